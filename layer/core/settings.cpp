@@ -1,0 +1,183 @@
+#include "core/settings.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+extern char** environ;
+
+namespace bindery {
+namespace {
+
+std::string Trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+bool ParseMode(const std::string& value, Mode* out) {
+  const std::string v = Lower(Trim(value));
+  if (v == "off" || v == "0" || v == "false") { *out = Mode::kOff; return true; }
+  if (v == "auto" || v == "on" || v == "1" || v == "true") { *out = Mode::kAuto; return true; }
+  if (v == "force") { *out = Mode::kForce; return true; }
+  return false;
+}
+
+bool ParseLogLevel(const std::string& value, LogLevel* out) {
+  const std::string v = Lower(Trim(value));
+  if (v == "error") { *out = LogLevel::kError; return true; }
+  if (v == "warn" || v == "warning") { *out = LogLevel::kWarn; return true; }
+  if (v == "info") { *out = LogLevel::kInfo; return true; }
+  if (v == "debug" || v == "verbose") { *out = LogLevel::kDebug; return true; }
+  return false;
+}
+
+// Applies one setting by its short name ("transfers", "log_level", ...).
+// `origin` names where it came from, for warnings.
+void Apply(Settings& s, const std::string& name, const std::string& value, const std::string& origin) {
+  auto bad_value = [&](const char* expected) {
+    s.warnings.push_back(origin + ": value '" + value + "' is not one of " + expected + "; keeping the default");
+  };
+  if (name == "indirect_bindings" || name == "transfers" || name == "timeline") {
+    Mode* target = name == "indirect_bindings" ? &s.indirect_bindings
+                   : name == "transfers"       ? &s.transfers
+                                               : &s.timeline;
+    if (!ParseMode(value, target)) bad_value("off|auto|force");
+  } else if (name == "log_level") {
+    if (!ParseLogLevel(value, &s.log_level)) bad_value("error|warn|info|debug");
+  } else if (name == "log_file") {
+    s.log_file = Trim(value);
+  } else {
+    s.warnings.push_back(origin + ": unknown setting, ignored");
+  }
+}
+
+bool IsRegularFile(const std::string& path) {
+  struct stat st;
+  return !path.empty() && stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return !path.empty() && stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
+KeyValues ParseSettingsText(const std::string& text) {
+  KeyValues out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    std::string key = Trim(line.substr(0, eq));
+    if (key.empty()) continue;
+    out.emplace_back(std::move(key), Trim(line.substr(eq + 1)));
+  }
+  return out;
+}
+
+Settings ResolveSettings(const KeyValues& file_entries, const KeyValues& environment) {
+  Settings s;
+  static const char kFilePrefix[] = "bindery.";
+  static const char kEnvPrefix[] = "BINDERY_";
+  for (const auto& [key, value] : file_entries) {
+    if (key.rfind(kFilePrefix, 0) != 0) continue;  // another layer's key
+    Apply(s, key.substr(sizeof(kFilePrefix) - 1), value, "settings file key '" + key + "'");
+  }
+  for (const auto& [name, value] : environment) {
+    if (name.rfind(kEnvPrefix, 0) != 0) continue;
+    Apply(s, Lower(name.substr(sizeof(kEnvPrefix) - 1)), value, "environment variable " + name);
+  }
+  return s;
+}
+
+std::string FindSettingsFile() {
+  if (const char* p = std::getenv("VK_LAYER_SETTINGS_PATH"); p != nullptr && *p != '\0') {
+    const std::string path = p;
+    if (IsDirectory(path)) {
+      const std::string file = path + "/vk_layer_settings.txt";
+      return IsRegularFile(file) ? file : "";
+    }
+    return IsRegularFile(path) ? path : "";
+  }
+  std::string data_home;
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x != nullptr && *x != '\0') {
+    data_home = x;
+  } else if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') {
+    data_home = std::string(h) + "/.local/share";
+  }
+  if (!data_home.empty()) {
+    const std::string file = data_home + "/vulkan/settings.d/vk_layer_settings.txt";
+    if (IsRegularFile(file)) return file;
+  }
+  return IsRegularFile("vk_layer_settings.txt") ? "vk_layer_settings.txt" : "";
+}
+
+Settings LoadSettings() {
+  KeyValues file_entries;
+  const std::string path = FindSettingsFile();
+  if (!path.empty()) {
+    std::ifstream in(path);
+    std::stringstream buf;
+    buf << in.rdbuf();
+    file_entries = ParseSettingsText(buf.str());
+  }
+  KeyValues environment;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const char* eq = std::strchr(*e, '=');
+    if (eq == nullptr || std::strncmp(*e, "BINDERY_", 8) != 0) continue;
+    environment.emplace_back(std::string(*e, static_cast<size_t>(eq - *e)), std::string(eq + 1));
+  }
+  Settings s = ResolveSettings(file_entries, environment);
+  s.source_file = path;
+  return s;
+}
+
+const char* ToString(Mode mode) {
+  switch (mode) {
+    case Mode::kOff: return "off";
+    case Mode::kAuto: return "auto";
+    case Mode::kForce: return "force";
+  }
+  return "?";
+}
+
+const char* ToString(LogLevel level) {
+  switch (level) {
+    case LogLevel::kError: return "error";
+    case LogLevel::kWarn: return "warn";
+    case LogLevel::kInfo: return "info";
+    case LogLevel::kDebug: return "debug";
+  }
+  return "?";
+}
+
+std::string Describe(const Settings& s) {
+  std::string out = "indirect_bindings=";
+  out += ToString(s.indirect_bindings);
+  out += " transfers=";
+  out += ToString(s.transfers);
+  out += " timeline=";
+  out += ToString(s.timeline);
+  out += " log_level=";
+  out += ToString(s.log_level);
+  if (!s.log_file.empty()) out += " log_file=" + s.log_file;
+  out += " settings_file=" + (s.source_file.empty() ? std::string("(none)") : s.source_file);
+  return out;
+}
+
+}  // namespace bindery

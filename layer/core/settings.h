@@ -1,0 +1,56 @@
+// Layer settings: one mode per capability, a log level and an optional log file.
+//
+// Read once at instance creation. Sources, later ones winning:
+//   1. the loader's standard settings file vk_layer_settings.txt, keys `bindery.<name>`
+//      (found through VK_LAYER_SETTINGS_PATH, then the Vulkan Configurator's
+//      $XDG_DATA_HOME/vulkan/settings.d/, then the working directory);
+//   2. environment variables `BINDERY_<NAME>` (upper case).
+// Unknown `bindery.*` keys and `BINDERY_*` variables, and unparsable values, are kept
+// as warnings for the logger to report once it exists.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace bindery {
+
+// off: never; auto: where the driver lacks the feature or where measurement says it
+// pays; force: always, even where the driver has it (testing, broken drivers).
+enum class Mode { kOff, kAuto, kForce };
+
+enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
+
+struct Settings {
+  Mode indirect_bindings = Mode::kAuto;
+  Mode transfers = Mode::kAuto;
+  Mode timeline = Mode::kAuto;
+  LogLevel log_level = LogLevel::kWarn;
+  std::string log_file;  // empty: messengers, else stderr
+
+  std::vector<std::string> warnings;  // problems met while reading, reported later
+  std::string source_file;            // the settings file that was read, if any
+};
+
+using KeyValues = std::vector<std::pair<std::string, std::string>>;
+
+// Parses vk_layer_settings.txt text: `key = value` lines, `#` comments.
+KeyValues ParseSettingsText(const std::string& text);
+
+// Builds Settings from file entries (all keys; non-bindery ones are ignored) and
+// environment entries (NAME=value pairs; non-BINDERY_ ones are ignored).
+Settings ResolveSettings(const KeyValues& file_entries, const KeyValues& environment);
+
+// Finds and reads the settings file and the process environment, then resolves.
+Settings LoadSettings();
+
+// The path of the settings file the loader convention points to, or "" if none exists.
+std::string FindSettingsFile();
+
+const char* ToString(Mode mode);
+const char* ToString(LogLevel level);
+
+// One-line description of the effective settings, for the info log.
+std::string Describe(const Settings& settings);
+
+}  // namespace bindery

@@ -1,0 +1,55 @@
+// Device lifetime: chain to the next layer, build the dispatch table, keep state, and
+// print the summary of what the layer did when the device goes away.
+#include <vulkan/vk_dispatch_table_helper.h>
+
+#include "core/state.h"
+#include "entry/hooks.h"
+
+namespace bindery {
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCreateInfo* pCreateInfo,
+                                            const VkAllocationCallbacks* pAllocator, VkDevice* pDevice) {
+  InstanceState* instance = StateRegistry::Get().FindInstance(physicalDevice);
+  VkLayerDeviceCreateInfo* link = nullptr;
+  for (auto* s = static_cast<const VkBaseInStructure*>(pCreateInfo->pNext); s != nullptr; s = s->pNext) {
+    if (s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO) {
+      auto* info = reinterpret_cast<VkLayerDeviceCreateInfo*>(const_cast<VkBaseInStructure*>(s));
+      if (info->function == VK_LAYER_LINK_INFO) link = info;
+      if (link != nullptr) break;
+    }
+  }
+  if (instance == nullptr || link == nullptr || link->u.pLayerInfo == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
+
+  PFN_vkGetInstanceProcAddr next_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+  PFN_vkGetDeviceProcAddr next_gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
+  auto next_create = reinterpret_cast<PFN_vkCreateDevice>(next_gipa(instance->handle, "vkCreateDevice"));
+  if (next_create == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
+
+  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+  VkResult result = next_create(physicalDevice, pCreateInfo, pAllocator, pDevice);
+  if (result != VK_SUCCESS) return result;
+
+  auto state = std::make_unique<DeviceState>();
+  state->handle = *pDevice;
+  state->physical_device = physicalDevice;
+  state->instance = instance;
+  state->next_get_device_proc_addr = next_gdpa;
+  layer_init_device_dispatch_table(*pDevice, &state->dispatch, next_gdpa);
+  if (!StateRegistry::Get().AddDevice(state.get())) {
+    state->dispatch.DestroyDevice(*pDevice, pAllocator);
+    return VK_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  DeviceState* raw = state.release();
+  BINDERY_LOG(raw->log(), kDebug, "device", "device created");
+  return VK_SUCCESS;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCallbacks* pAllocator) {
+  if (device == VK_NULL_HANDLE) return;
+  std::unique_ptr<DeviceState> state = StateRegistry::Get().RemoveDevice(device);
+  if (state == nullptr) return;
+  BINDERY_LOG(state->log(), kInfo, "summary", "device summary: %s", state->stats.Summary().c_str());
+  state->dispatch.DestroyDevice(device, pAllocator);
+}
+
+}  // namespace bindery

@@ -1,0 +1,201 @@
+// Instance-level hooks: creation and destruction, physical-device bookkeeping,
+// enumeration answers for the layer, and debug messengers (so the logger can reach them).
+#include <cstring>
+#include <vector>
+
+#include <vulkan/vk_dispatch_table_helper.h>
+
+#include "core/layer_info.h"
+#include "core/pnext.h"
+#include "core/state.h"
+#include "entry/hooks.h"
+
+namespace bindery {
+namespace {
+
+// The loader's link info for this layer in an instance or device create info.
+template <typename LayerCreateInfo>
+LayerCreateInfo* FindLinkInfo(const void* pnext, VkStructureType stype) {
+  for (auto* s = static_cast<const VkBaseInStructure*>(pnext); s != nullptr; s = s->pNext) {
+    if (s->sType == stype) {
+      auto* info = reinterpret_cast<LayerCreateInfo*>(const_cast<VkBaseInStructure*>(s));
+      if (info->function == VK_LAYER_LINK_INFO) return info;
+    }
+  }
+  return nullptr;
+}
+
+template <typename T>
+VkResult FillProperties(const T* ours, uint32_t count, uint32_t* pCount, T* pProperties) {
+  if (pProperties == nullptr) {
+    *pCount = count;
+    return VK_SUCCESS;
+  }
+  const uint32_t n = *pCount < count ? *pCount : count;
+  for (uint32_t i = 0; i < n; ++i) pProperties[i] = ours[i];
+  *pCount = n;
+  return n < count ? VK_INCOMPLETE : VK_SUCCESS;
+}
+
+VkLayerProperties OurLayerProperties() {
+  VkLayerProperties p{};
+  std::strncpy(p.layerName, kLayerName, sizeof(p.layerName) - 1);
+  std::strncpy(p.description, kLayerDescription, sizeof(p.description) - 1);
+  p.specVersion = kLayerSpecVersion;
+  p.implementationVersion = kLayerImplementationVersion;
+  return p;
+}
+
+}  // namespace
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreateInfo,
+                                              const VkAllocationCallbacks* pAllocator, VkInstance* pInstance) {
+  auto* link = FindLinkInfo<VkLayerInstanceCreateInfo>(pCreateInfo->pNext, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
+  if (link == nullptr || link->u.pLayerInfo == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
+  PFN_vkGetInstanceProcAddr next_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+  auto next_create = reinterpret_cast<PFN_vkCreateInstance>(next_gipa(VK_NULL_HANDLE, "vkCreateInstance"));
+  if (next_create == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
+
+  auto state = std::make_unique<InstanceState>();
+  state->settings = LoadSettings();
+  state->logger = std::make_unique<Logger>(state->settings.log_level, state->settings.log_file);
+  state->logger->SetInstanceLifetimeMessengers(pCreateInfo->pNext);
+  state->logger->SetInstanceLifetimeScope(true);
+  state->next_get_instance_proc_addr = next_gipa;
+  if (pCreateInfo->pApplicationInfo != nullptr && pCreateInfo->pApplicationInfo->apiVersion != 0) {
+    state->api_version = pCreateInfo->pApplicationInfo->apiVersion;
+  }
+
+  // Advance the link for the next layer; the loader owns this struct and expects it.
+  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+  VkResult result = next_create(pCreateInfo, pAllocator, pInstance);
+  if (result != VK_SUCCESS) return result;
+
+  state->handle = *pInstance;
+  layer_init_instance_dispatch_table(*pInstance, &state->dispatch, next_gipa);
+  InstanceState* raw = state.get();
+  if (!StateRegistry::Get().AddInstance(raw)) {
+    raw->dispatch.DestroyInstance(*pInstance, pAllocator);
+    return VK_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  state.release();
+
+  for (const std::string& warning : raw->settings.warnings) {
+    raw->log().Log(LogLevel::kWarn, "settings", "%s", warning.c_str());
+  }
+  BINDERY_LOG(raw->log(), kInfo, "instance", "layer active on instance (API %u.%u); %s",
+              VK_API_VERSION_MAJOR(raw->api_version), VK_API_VERSION_MINOR(raw->api_version),
+              Describe(raw->settings).c_str());
+  raw->logger->SetInstanceLifetimeScope(false);
+  return VK_SUCCESS;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyInstance(VkInstance instance, const VkAllocationCallbacks* pAllocator) {
+  if (instance == VK_NULL_HANDLE) return;
+  std::unique_ptr<InstanceState> state = StateRegistry::Get().RemoveInstance(instance);
+  if (state == nullptr) return;
+  state->logger->SetInstanceLifetimeScope(true);
+  state->dispatch.DestroyInstance(instance, pAllocator);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL EnumeratePhysicalDevices(VkInstance instance, uint32_t* pCount,
+                                                        VkPhysicalDevice* pPhysicalDevices) {
+  InstanceState* state = StateRegistry::Get().FindInstance(instance);
+  VkResult result = state->dispatch.EnumeratePhysicalDevices(instance, pCount, pPhysicalDevices);
+  if ((result == VK_SUCCESS || result == VK_INCOMPLETE) && pPhysicalDevices != nullptr) {
+    StateRegistry::Get().MapPhysicalDevices(state, pPhysicalDevices, *pCount);
+  }
+  return result;
+}
+
+static VkResult EnumerateGroups(PFN_vkEnumeratePhysicalDeviceGroups next, VkInstance instance, uint32_t* pCount,
+                                VkPhysicalDeviceGroupProperties* pGroups) {
+  InstanceState* state = StateRegistry::Get().FindInstance(instance);
+  VkResult result = next(instance, pCount, pGroups);
+  if ((result == VK_SUCCESS || result == VK_INCOMPLETE) && pGroups != nullptr) {
+    for (uint32_t i = 0; i < *pCount; ++i) {
+      StateRegistry::Get().MapPhysicalDevices(state, pGroups[i].physicalDevices, pGroups[i].physicalDeviceCount);
+    }
+  }
+  return result;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t* pCount,
+                                                             VkPhysicalDeviceGroupProperties* pGroups) {
+  return EnumerateGroups(StateRegistry::Get().FindInstance(instance)->dispatch.EnumeratePhysicalDeviceGroups, instance,
+                         pCount, pGroups);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL EnumeratePhysicalDeviceGroupsKHR(VkInstance instance, uint32_t* pCount,
+                                                                VkPhysicalDeviceGroupProperties* pGroups) {
+  return EnumerateGroups(StateRegistry::Get().FindInstance(instance)->dispatch.EnumeratePhysicalDeviceGroupsKHR,
+                         instance, pCount, pGroups);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL EnumerateInstanceLayerProperties(uint32_t* pCount, VkLayerProperties* pProperties) {
+  const VkLayerProperties ours = OurLayerProperties();
+  return FillProperties(&ours, 1, pCount, pProperties);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL EnumerateInstanceExtensionProperties(const char* pLayerName, uint32_t* pCount,
+                                                                    VkExtensionProperties* pProperties) {
+  // The loader asks a layer only about its own extensions; Bindery adds no instance
+  // extension.
+  if (pLayerName == nullptr || std::strcmp(pLayerName, kLayerName) != 0) return VK_ERROR_LAYER_NOT_PRESENT;
+  return FillProperties<VkExtensionProperties>(nullptr, 0, pCount, pProperties);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL EnumerateDeviceLayerProperties(VkPhysicalDevice, uint32_t* pCount,
+                                                              VkLayerProperties* pProperties) {
+  const VkLayerProperties ours = OurLayerProperties();
+  return FillProperties(&ours, 1, pCount, pProperties);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL EnumerateDeviceExtensionProperties(VkPhysicalDevice physicalDevice,
+                                                                  const char* pLayerName, uint32_t* pCount,
+                                                                  VkExtensionProperties* pProperties) {
+  const std::vector<VkExtensionProperties> ours = LayerDeviceExtensions();
+  if (pLayerName != nullptr && std::strcmp(pLayerName, kLayerName) == 0) {
+    return FillProperties(ours.data(), static_cast<uint32_t>(ours.size()), pCount, pProperties);
+  }
+  InstanceState* instance = StateRegistry::Get().FindInstance(physicalDevice);
+  if (instance == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
+  auto next = instance->dispatch.EnumerateDeviceExtensionProperties;
+  if (pLayerName != nullptr || ours.empty()) return next(physicalDevice, pLayerName, pCount, pProperties);
+
+  // The driver's list with ours appended (skipping any the driver already has).
+  uint32_t driver_count = 0;
+  VkResult result = next(physicalDevice, nullptr, &driver_count, nullptr);
+  if (result != VK_SUCCESS) return result;
+  std::vector<VkExtensionProperties> all(driver_count);
+  result = next(physicalDevice, nullptr, &driver_count, all.data());
+  if (result != VK_SUCCESS && result != VK_INCOMPLETE) return result;
+  all.resize(driver_count);
+  for (const VkExtensionProperties& ext : ours) {
+    bool present = false;
+    for (const VkExtensionProperties& d : all) present = present || std::strcmp(d.extensionName, ext.extensionName) == 0;
+    if (!present) all.push_back(ext);
+  }
+  return FillProperties(all.data(), static_cast<uint32_t>(all.size()), pCount, pProperties);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateDebugUtilsMessengerEXT(VkInstance instance,
+                                                            const VkDebugUtilsMessengerCreateInfoEXT* pCreateInfo,
+                                                            const VkAllocationCallbacks* pAllocator,
+                                                            VkDebugUtilsMessengerEXT* pMessenger) {
+  InstanceState* state = StateRegistry::Get().FindInstance(instance);
+  VkResult result = state->dispatch.CreateDebugUtilsMessengerEXT(instance, pCreateInfo, pAllocator, pMessenger);
+  if (result == VK_SUCCESS) state->log().AddMessenger(*pMessenger, *pCreateInfo);
+  return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyDebugUtilsMessengerEXT(VkInstance instance, VkDebugUtilsMessengerEXT messenger,
+                                                         const VkAllocationCallbacks* pAllocator) {
+  InstanceState* state = StateRegistry::Get().FindInstance(instance);
+  state->log().RemoveMessenger(messenger);
+  state->dispatch.DestroyDebugUtilsMessengerEXT(instance, messenger, pAllocator);
+}
+
+std::vector<VkExtensionProperties> LayerDeviceExtensions() { return {}; }
+
+}  // namespace bindery

@@ -1,0 +1,113 @@
+// The layer answers enumeration correctly, resolves only what the next layer provides,
+// says what it did at device destruction, and leaves no state behind.
+#include <cstring>
+#include <vector>
+
+#include "integration/test_env.h"
+
+namespace bindery::test {
+namespace {
+
+TEST(LayerIdentity, EnumeratedByTheLoaderWithItsDescription) {
+  uint32_t count = 0;
+  ASSERT_EQ(vkEnumerateInstanceLayerProperties(&count, nullptr), VK_SUCCESS);
+  std::vector<VkLayerProperties> layers(count);
+  ASSERT_EQ(vkEnumerateInstanceLayerProperties(&count, layers.data()), VK_SUCCESS);
+  bool found = false;
+  for (const VkLayerProperties& l : layers) {
+    if (std::strcmp(l.layerName, "VK_LAYER_bindery") == 0) {
+      found = true;
+      EXPECT_NE(std::strstr(l.description, "Bindery"), nullptr);
+      EXPECT_EQ(l.implementationVersion, 1u);
+    }
+  }
+  EXPECT_TRUE(found) << "VK_LAYER_bindery not found: is VK_ADD_LAYER_PATH set to build/manifest/explicit?";
+}
+
+TEST(LayerIdentity, InstanceExtensionQueryForTheLayerSucceedsEmpty) {
+  uint32_t count = 99;
+  EXPECT_EQ(vkEnumerateInstanceExtensionProperties("VK_LAYER_bindery", &count, nullptr), VK_SUCCESS);
+  EXPECT_EQ(count, 0u);
+}
+
+TEST(LayerIdentity, DeviceExtensionListsMatchTheDriverPlusTheLayersOwn) {
+  VkHarness with({.bindery = true});
+  VkHarness without({.bindery = false});
+  ASSERT_TRUE(with.ok()) << with.error();
+  ASSERT_TRUE(without.ok()) << without.error();
+  auto names = [](VkPhysicalDevice pd, const char* layer) {
+    uint32_t n = 0;
+    EXPECT_EQ(vkEnumerateDeviceExtensionProperties(pd, layer, &n, nullptr), VK_SUCCESS);
+    std::vector<VkExtensionProperties> props(n);
+    EXPECT_EQ(vkEnumerateDeviceExtensionProperties(pd, layer, &n, props.data()), VK_SUCCESS);
+    std::vector<std::string> out;
+    for (uint32_t i = 0; i < n; ++i) out.push_back(props[i].extensionName);
+    return out;
+  };
+  const auto ours = names(with.physical_device(), "VK_LAYER_bindery");
+  const auto with_all = names(with.physical_device(), nullptr);
+  const auto without_all = names(without.physical_device(), nullptr);
+  EXPECT_EQ(with_all.size(), without_all.size() + ours.size());
+  for (const std::string& ext : without_all) {
+    EXPECT_NE(std::find(with_all.begin(), with_all.end(), ext), with_all.end()) << ext;
+  }
+  // A short buffer gets VK_INCOMPLETE, as the spec requires.
+  uint32_t one = 1;
+  VkExtensionProperties first;
+  EXPECT_EQ(vkEnumerateDeviceExtensionProperties(with.physical_device(), nullptr, &one, &first), VK_INCOMPLETE);
+  EXPECT_VALIDATION_SILENT(with);
+}
+
+TEST(LayerIdentity, ProcAddrResolvesOnlyWhatTheDriverProvides) {
+  VkHarness h({.bindery = true});
+  ASSERT_TRUE(h.ok()) << h.error();
+  EXPECT_NE(vkGetDeviceProcAddr(h.device(), "vkCmdDispatch"), nullptr);
+  EXPECT_NE(vkGetDeviceProcAddr(h.device(), "vkDestroyDevice"), nullptr);
+  EXPECT_EQ(vkGetDeviceProcAddr(h.device(), "vkNoSuchFunctionBINDERY"), nullptr);
+  // An extension the device was not created with stays unavailable through the layer.
+  EXPECT_EQ(vkGetDeviceProcAddr(h.device(), "vkCmdDrawMeshTasksNV"), nullptr);
+  EXPECT_NE(vkGetInstanceProcAddr(h.instance(), "vkCreateDevice"), nullptr);
+  EXPECT_EQ(vkGetInstanceProcAddr(h.instance(), "vkNoSuchFunctionBINDERY"), nullptr);
+  EXPECT_VALIDATION_SILENT(h);
+}
+
+TEST(LayerIdentity, DeviceDestructionPrintsOneSummaryLineAtInfo) {
+  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
+  VkHarness h({.bindery = true});
+  ASSERT_TRUE(h.ok()) << h.error();
+  h.DestroyDevice();
+  int summaries = 0;
+  for (const Message& m : h.BinderyMessages()) {
+    if (m.id == "BINDERY-summary") {
+      ++summaries;
+      EXPECT_NE(m.text.find("pipelines rewritten 0"), std::string::npos) << m.text;
+      EXPECT_NE(m.text.find("transfers polyfilled 0"), std::string::npos) << m.text;
+      EXPECT_NE(m.text.find("submissions parked 0"), std::string::npos) << m.text;
+    }
+  }
+  EXPECT_EQ(summaries, 1);
+  EXPECT_VALIDATION_SILENT(h);
+}
+
+TEST(LayerIdentity, SummaryIsQuietAtDefaultLogLevel) {
+  VkHarness h({.bindery = true});
+  ASSERT_TRUE(h.ok()) << h.error();
+  h.DestroyDevice();
+  EXPECT_TRUE(h.BinderyMessages().empty()) << VkHarness::Format(h.BinderyMessages());
+}
+
+TEST(LayerIdentity, ManyInstancesAndDevicesComeAndGo) {
+  // Creation and destruction in a loop, two alive at once: state is found by dispatch
+  // key and erased on destroy (LeakSanitizer checks the rest in the sanitizer build).
+  for (int round = 0; round < 3; ++round) {
+    VkHarness a({.bindery = true, .validation = false});
+    VkHarness b({.bindery = true, .validation = false});
+    ASSERT_TRUE(a.ok()) << a.error();
+    ASSERT_TRUE(b.ok()) << b.error();
+    VkCommandBuffer cb = a.BeginCommands();
+    EXPECT_EQ(a.SubmitAndWait(cb), VK_SUCCESS);
+  }
+}
+
+}  // namespace
+}  // namespace bindery::test

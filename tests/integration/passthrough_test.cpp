@@ -1,0 +1,88 @@
+// A compute dispatch gives the same bytes with and without the layer, validation silent.
+#include <cstring>
+#include <vector>
+
+#include "integration/test_env.h"
+#include "scale_add_comp.h"
+
+namespace bindery::test {
+namespace {
+
+constexpr uint32_t kCount = 4096 + 17;  // not a multiple of the workgroup size
+
+std::vector<uint32_t> RunScaleAdd(bool with_layer, std::vector<Message>* problems) {
+  VkHarness h({.bindery = with_layer});
+  EXPECT_TRUE(h.ok()) << h.error();
+  if (!h.ok()) return {};
+  const VkDeviceSize bytes = kCount * sizeof(uint32_t);
+  HostBuffer in = h.CreateHostBuffer(bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer out = h.CreateHostBuffer(bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  auto* src = static_cast<uint32_t*>(in.mapped);
+  for (uint32_t i = 0; i < kCount; ++i) src[i] = i * 2654435761u;
+  std::memset(out.mapped, 0xAB, bytes);
+
+  ComputeKernel k = h.CreateKernel(scale_add_comp, sizeof(scale_add_comp), 2, 12);
+  VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2};
+  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  dpci.maxSets = 1;
+  dpci.poolSizeCount = 1;
+  dpci.pPoolSizes = &pool_size;
+  VkDescriptorPool pool;
+  vkCreateDescriptorPool(h.device(), &dpci, nullptr, &pool);
+  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  dsai.descriptorPool = pool;
+  dsai.descriptorSetCount = 1;
+  dsai.pSetLayouts = &k.set_layout;
+  VkDescriptorSet set;
+  vkAllocateDescriptorSets(h.device(), &dsai, &set);
+  VkDescriptorBufferInfo infos[2] = {{in.buffer, 0, VK_WHOLE_SIZE}, {out.buffer, 0, VK_WHOLE_SIZE}};
+  VkWriteDescriptorSet writes[2];
+  for (uint32_t b = 0; b < 2; ++b) {
+    writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[b].dstSet = set;
+    writes[b].dstBinding = b;
+    writes[b].descriptorCount = 1;
+    writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[b].pBufferInfo = &infos[b];
+  }
+  vkUpdateDescriptorSets(h.device(), 2, writes, 0, nullptr);
+
+  VkCommandBuffer cb = h.BeginCommands();
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &set, 0, nullptr);
+  const uint32_t params[3] = {3, 0x5a5a, kCount};
+  vkCmdPushConstants(cb, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), params);
+  vkCmdDispatch(cb, (kCount + 63) / 64, 1, 1);
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
+                       nullptr, 0, nullptr);
+  EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
+
+  std::vector<uint32_t> result(kCount);
+  std::memcpy(result.data(), out.mapped, bytes);
+  vkDestroyDescriptorPool(h.device(), pool, nullptr);
+  h.Destroy(k);
+  h.Destroy(in);
+  h.Destroy(out);
+  *problems = h.ValidationProblems();
+  return result;
+}
+
+TEST(PassThrough, ComputeDispatchIsByteIdenticalWithAndWithoutLayer) {
+  std::vector<Message> problems_on, problems_off;
+  const std::vector<uint32_t> with_layer = RunScaleAdd(true, &problems_on);
+  const std::vector<uint32_t> without_layer = RunScaleAdd(false, &problems_off);
+  ASSERT_EQ(with_layer.size(), kCount);
+  ASSERT_EQ(without_layer.size(), kCount);
+  EXPECT_EQ(std::memcmp(with_layer.data(), without_layer.data(), kCount * 4), 0);
+  for (uint32_t i = 0; i < kCount; ++i) {
+    ASSERT_EQ(with_layer[i], (i * 2654435761u) * 3 + (i ^ 0x5a5au)) << "element " << i;
+  }
+  EXPECT_TRUE(problems_on.empty()) << VkHarness::Format(problems_on);
+  EXPECT_TRUE(problems_off.empty()) << VkHarness::Format(problems_off);
+}
+
+}  // namespace
+}  // namespace bindery::test

@@ -1,0 +1,47 @@
+// Helpers shared by the integration tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "support/vk_harness.h"
+
+namespace bindery::test {
+
+// Sets an environment variable for one scope (the layer reads settings at vkCreateInstance).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) {
+      had_old_ = true;
+      old_ = old;
+    }
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (had_old_) ::setenv(name_, old_.c_str(), 1);
+    else ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  bool had_old_ = false;
+  std::string old_;
+};
+
+inline bool HasMessage(const std::vector<Message>& messages, const std::string& id, const std::string& needle = "") {
+  for (const Message& m : messages) {
+    if (m.id == id && m.text.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace bindery::test
+
+// Fails the test on any validation warning or error captured by the harness.
+#define EXPECT_VALIDATION_SILENT(harness)                                       \
+  EXPECT_TRUE((harness).ValidationProblems().empty())                          \
+      << "validation reported:\n"                                               \
+      << ::bindery::test::VkHarness::Format((harness).ValidationProblems())

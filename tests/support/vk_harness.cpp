@@ -1,0 +1,265 @@
+#include "support/vk_harness.h"
+
+#include <cstring>
+#include <sstream>
+
+namespace bindery::test {
+
+VKAPI_ATTR VkBool32 VKAPI_CALL VkHarness::Callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                   VkDebugUtilsMessageTypeFlagsEXT,
+                                                   const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+  auto* self = static_cast<VkHarness*>(user);
+  std::lock_guard<std::mutex> lock(self->messages_mutex_);
+  self->messages_.push_back({severity, data->pMessageIdName ? data->pMessageIdName : "",
+                             data->pMessage ? data->pMessage : ""});
+  return VK_FALSE;
+}
+
+VkHarness::VkHarness(const HarnessOptions& options) {
+  std::vector<const char*> layers;
+  if (options.bindery) layers.push_back("VK_LAYER_bindery");
+  for (const std::string& l : options.layers_between) layers.push_back(l.c_str());
+  if (options.validation) layers.push_back("VK_LAYER_KHRONOS_validation");
+
+  const VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+  VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+  features.pNext = options.instance_pnext;
+  features.enabledValidationFeatureCount = 1;
+  features.pEnabledValidationFeatures = enables;
+
+  VkDebugUtilsMessengerCreateInfoEXT messenger_info{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+  messenger_info.pNext = options.validation ? static_cast<const void*>(&features) : options.instance_pnext;
+  messenger_info.messageSeverity =
+      VK_DEBUG_UTILS_MESSAGE_SEVERITY_VERBOSE_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT |
+      VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  messenger_info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                               VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                               VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+  messenger_info.pfnUserCallback = &VkHarness::Callback;
+  messenger_info.pUserData = this;
+
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "bindery-test";
+  app.apiVersion = options.api_version;
+  const char* instance_exts[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+  VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  ici.pNext = &messenger_info;
+  ici.pApplicationInfo = &app;
+  ici.enabledLayerCount = static_cast<uint32_t>(layers.size());
+  ici.ppEnabledLayerNames = layers.data();
+  ici.enabledExtensionCount = 1;
+  ici.ppEnabledExtensionNames = instance_exts;
+  VkResult r = vkCreateInstance(&ici, nullptr, &instance_);
+  if (r != VK_SUCCESS) {
+    error_ = "vkCreateInstance failed: " + std::to_string(r) +
+             " (is VK_ADD_LAYER_PATH pointing at the build tree's manifest/explicit?)";
+    instance_ = VK_NULL_HANDLE;
+    return;
+  }
+  auto create_messenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+      vkGetInstanceProcAddr(instance_, "vkCreateDebugUtilsMessengerEXT"));
+  messenger_info.pNext = nullptr;
+  create_messenger(instance_, &messenger_info, nullptr, &messenger_);
+
+  uint32_t count = 0;
+  vkEnumeratePhysicalDevices(instance_, &count, nullptr);
+  if (count == 0) {
+    error_ = "no physical device";
+    return;
+  }
+  std::vector<VkPhysicalDevice> devices(count);
+  vkEnumeratePhysicalDevices(instance_, &count, devices.data());
+  physical_ = devices[0];
+
+  uint32_t family_count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &family_count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(family_count);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &family_count, families.data());
+  queue_family_ = UINT32_MAX;
+  for (uint32_t i = 0; i < family_count; ++i) {
+    if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+      queue_family_ = i;
+      break;
+    }
+  }
+  if (queue_family_ == UINT32_MAX) {
+    error_ = "no compute queue";
+    return;
+  }
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  qci.queueFamilyIndex = queue_family_;
+  qci.queueCount = 1;
+  qci.pQueuePriorities = &priority;
+  VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  dci.pNext = options.device_pnext;
+  dci.queueCreateInfoCount = 1;
+  dci.pQueueCreateInfos = &qci;
+  dci.enabledExtensionCount = static_cast<uint32_t>(options.device_extensions.size());
+  dci.ppEnabledExtensionNames = options.device_extensions.data();
+  r = vkCreateDevice(physical_, &dci, nullptr, &device_);
+  if (r != VK_SUCCESS) {
+    error_ = "vkCreateDevice failed: " + std::to_string(r);
+    device_ = VK_NULL_HANDLE;
+    return;
+  }
+  vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+  VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pci.queueFamilyIndex = queue_family_;
+  vkCreateCommandPool(device_, &pci, nullptr, &pool_);
+}
+
+void VkHarness::DestroyDevice() {
+  if (device_ == VK_NULL_HANDLE) return;
+  vkDeviceWaitIdle(device_);
+  if (pool_ != VK_NULL_HANDLE) vkDestroyCommandPool(device_, pool_, nullptr);
+  vkDestroyDevice(device_, nullptr);
+  device_ = VK_NULL_HANDLE;
+  pool_ = VK_NULL_HANDLE;
+}
+
+VkHarness::~VkHarness() {
+  DestroyDevice();
+  if (instance_ != VK_NULL_HANDLE) {
+    if (messenger_ != VK_NULL_HANDLE) {
+      auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+          vkGetInstanceProcAddr(instance_, "vkDestroyDebugUtilsMessengerEXT"));
+      destroy(instance_, messenger_, nullptr);
+    }
+    vkDestroyInstance(instance_, nullptr);
+  }
+}
+
+std::vector<Message> VkHarness::Messages() const {
+  std::lock_guard<std::mutex> lock(messages_mutex_);
+  return messages_;
+}
+
+std::vector<Message> VkHarness::ValidationProblems() const {
+  std::vector<Message> out;
+  for (const Message& m : Messages()) {
+    if (m.severity < VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) continue;
+    if (m.id.rfind("BINDERY-", 0) == 0 || m.id == "Loader Message") continue;
+    out.push_back(m);
+  }
+  return out;
+}
+
+std::vector<Message> VkHarness::BinderyMessages() const {
+  std::vector<Message> out;
+  for (const Message& m : Messages()) {
+    if (m.id.rfind("BINDERY-", 0) == 0) out.push_back(m);
+  }
+  return out;
+}
+
+std::string VkHarness::Format(const std::vector<Message>& messages) {
+  std::ostringstream out;
+  for (const Message& m : messages) out << "  [" << m.id << "] " << m.text << "\n";
+  return out.str();
+}
+
+uint32_t VkHarness::FindMemoryType(uint32_t type_bits, VkMemoryPropertyFlags flags) const {
+  VkPhysicalDeviceMemoryProperties props;
+  vkGetPhysicalDeviceMemoryProperties(physical_, &props);
+  for (uint32_t i = 0; i < props.memoryTypeCount; ++i) {
+    if ((type_bits & (1u << i)) && (props.memoryTypes[i].propertyFlags & flags) == flags) return i;
+  }
+  return UINT32_MAX;
+}
+
+HostBuffer VkHarness::CreateHostBuffer(VkDeviceSize size, VkBufferUsageFlags usage) {
+  HostBuffer b;
+  b.size = size;
+  VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  bci.size = size;
+  bci.usage = usage;
+  bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  if (vkCreateBuffer(device_, &bci, nullptr, &b.buffer) != VK_SUCCESS) return {};
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(device_, b.buffer, &req);
+  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  mai.allocationSize = req.size;
+  mai.memoryTypeIndex =
+      FindMemoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+  if (vkAllocateMemory(device_, &mai, nullptr, &b.memory) != VK_SUCCESS) {
+    vkDestroyBuffer(device_, b.buffer, nullptr);
+    return {};
+  }
+  vkBindBufferMemory(device_, b.buffer, b.memory, 0);
+  vkMapMemory(device_, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped);
+  return b;
+}
+
+void VkHarness::Destroy(HostBuffer& b) {
+  if (b.buffer != VK_NULL_HANDLE) vkDestroyBuffer(device_, b.buffer, nullptr);
+  if (b.memory != VK_NULL_HANDLE) vkFreeMemory(device_, b.memory, nullptr);
+  b = {};
+}
+
+ComputeKernel VkHarness::CreateKernel(const uint32_t* spirv, size_t spirv_bytes, uint32_t set_bindings,
+                                      uint32_t push_constant_bytes) {
+  ComputeKernel k;
+  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  smci.codeSize = spirv_bytes;
+  smci.pCode = spirv;
+  vkCreateShaderModule(device_, &smci, nullptr, &k.module);
+  std::vector<VkDescriptorSetLayoutBinding> bindings(set_bindings);
+  for (uint32_t i = 0; i < set_bindings; ++i) {
+    bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  }
+  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  dslci.bindingCount = set_bindings;
+  dslci.pBindings = bindings.data();
+  vkCreateDescriptorSetLayout(device_, &dslci, nullptr, &k.set_layout);
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_constant_bytes};
+  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  plci.setLayoutCount = 1;
+  plci.pSetLayouts = &k.set_layout;
+  plci.pushConstantRangeCount = push_constant_bytes ? 1 : 0;
+  plci.pPushConstantRanges = &range;
+  vkCreatePipelineLayout(device_, &plci, nullptr, &k.layout);
+  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cpci.stage.module = k.module;
+  cpci.stage.pName = "main";
+  cpci.layout = k.layout;
+  vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &cpci, nullptr, &k.pipeline);
+  return k;
+}
+
+void VkHarness::Destroy(ComputeKernel& k) {
+  vkDestroyPipeline(device_, k.pipeline, nullptr);
+  vkDestroyPipelineLayout(device_, k.layout, nullptr);
+  vkDestroyDescriptorSetLayout(device_, k.set_layout, nullptr);
+  vkDestroyShaderModule(device_, k.module, nullptr);
+  k = {};
+}
+
+VkCommandBuffer VkHarness::BeginCommands() {
+  VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  cbai.commandPool = pool_;
+  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cbai.commandBufferCount = 1;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  vkAllocateCommandBuffers(device_, &cbai, &cb);
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  vkBeginCommandBuffer(cb, &begin);
+  return cb;
+}
+
+VkResult VkHarness::SubmitAndWait(VkCommandBuffer cb) {
+  vkEndCommandBuffer(cb);
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cb;
+  VkResult r = vkQueueSubmit(queue_, 1, &si, VK_NULL_HANDLE);
+  if (r == VK_SUCCESS) r = vkQueueWaitIdle(queue_);
+  vkFreeCommandBuffers(device_, pool_, 1, &cb);
+  return r;
+}
+
+}  // namespace bindery::test

@@ -1,0 +1,103 @@
+// A small Vulkan harness for integration tests and benchmarks: one instance + device on
+// the first physical device (lavapipe in CI), with VK_LAYER_bindery enabled by name and
+// VK_LAYER_KHRONOS_validation *below* it (listed after it), synchronization validation
+// on, and a messenger that captures every message so tests can fail on any validation
+// warning or error.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+namespace bindery::test {
+
+struct HarnessOptions {
+  bool bindery = true;     // enable VK_LAYER_bindery by name (closest to the app)
+  bool validation = true;  // enable VK_LAYER_KHRONOS_validation below every other layer
+  std::vector<std::string> layers_between;  // extra layers below bindery, above validation
+  const void* instance_pnext = nullptr;     // appended to the instance create chain
+  const void* device_pnext = nullptr;       // device create chain (before the harness's own)
+  uint32_t api_version = VK_API_VERSION_1_3;
+  std::vector<const char*> device_extensions;
+};
+
+struct Message {
+  VkDebugUtilsMessageSeverityFlagBitsEXT severity;
+  std::string id;
+  std::string text;
+};
+
+struct HostBuffer {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  void* mapped = nullptr;
+  VkDeviceSize size = 0;
+};
+
+struct ComputeKernel {
+  VkShaderModule module = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+};
+
+class VkHarness {
+ public:
+  explicit VkHarness(const HarnessOptions& options = {});
+  ~VkHarness();
+  VkHarness(const VkHarness&) = delete;
+  VkHarness& operator=(const VkHarness&) = delete;
+
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+
+  VkInstance instance() const { return instance_; }
+  VkPhysicalDevice physical_device() const { return physical_; }
+  VkDevice device() const { return device_; }
+  VkQueue queue() const { return queue_; }
+  uint32_t queue_family() const { return queue_family_; }
+  VkCommandPool command_pool() const { return pool_; }
+
+  // Every captured message; validation problems are warnings/errors that come from
+  // neither Bindery ("BINDERY-*") nor the loader's own chatter.
+  std::vector<Message> Messages() const;
+  std::vector<Message> ValidationProblems() const;
+  std::vector<Message> BinderyMessages() const;
+  static std::string Format(const std::vector<Message>& messages);
+
+  HostBuffer CreateHostBuffer(VkDeviceSize size, VkBufferUsageFlags usage);
+  void Destroy(HostBuffer& buffer);
+  // `set_bindings` storage buffers in set 0, optional push-constant bytes.
+  ComputeKernel CreateKernel(const uint32_t* spirv, size_t spirv_bytes, uint32_t set_bindings,
+                             uint32_t push_constant_bytes = 0);
+  void Destroy(ComputeKernel& kernel);
+
+  // Destroys the device early (tests that check what the layer says at device destruction).
+  void DestroyDevice();
+
+  VkCommandBuffer BeginCommands();
+  // Ends, submits, waits for the queue to idle and frees the command buffer.
+  VkResult SubmitAndWait(VkCommandBuffer cb);
+
+ private:
+  static VKAPI_ATTR VkBool32 VKAPI_CALL Callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                 VkDebugUtilsMessageTypeFlagsEXT types,
+                                                 const VkDebugUtilsMessengerCallbackDataEXT* data, void* user);
+  uint32_t FindMemoryType(uint32_t type_bits, VkMemoryPropertyFlags flags) const;
+
+  std::string error_;
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  uint32_t queue_family_ = 0;
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  mutable std::mutex messages_mutex_;
+  std::vector<Message> messages_;
+};
+
+}  // namespace bindery::test

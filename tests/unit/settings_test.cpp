@@ -1,0 +1,97 @@
+#include "core/settings.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+namespace bindery {
+namespace {
+
+TEST(SettingsParse, ReadsKeyValueLinesAndSkipsComments) {
+  const KeyValues kv = ParseSettingsText(
+      "# a comment\n"
+      "bindery.transfers = force\n"
+      "  khronos_validation.enables = X  # trailing comment\n"
+      "no equals sign here\n"
+      "bindery.log_file=/tmp/x.log\n");
+  ASSERT_EQ(kv.size(), 3u);
+  EXPECT_EQ(kv[0].first, "bindery.transfers");
+  EXPECT_EQ(kv[0].second, "force");
+  EXPECT_EQ(kv[1].first, "khronos_validation.enables");
+  EXPECT_EQ(kv[1].second, "X");
+  EXPECT_EQ(kv[2].second, "/tmp/x.log");
+}
+
+TEST(SettingsResolve, DefaultsAreAutoAndWarn) {
+  const Settings s = ResolveSettings({}, {});
+  EXPECT_EQ(s.indirect_bindings, Mode::kAuto);
+  EXPECT_EQ(s.transfers, Mode::kAuto);
+  EXPECT_EQ(s.timeline, Mode::kAuto);
+  EXPECT_EQ(s.log_level, LogLevel::kWarn);
+  EXPECT_TRUE(s.log_file.empty());
+  EXPECT_TRUE(s.warnings.empty());
+}
+
+TEST(SettingsResolve, FileKeysApplyAndOtherLayersKeysAreIgnored) {
+  const Settings s = ResolveSettings(
+      {{"bindery.timeline", "force"}, {"bindery.indirect_bindings", "off"}, {"khronos_validation.x", "1"}}, {});
+  EXPECT_EQ(s.timeline, Mode::kForce);
+  EXPECT_EQ(s.indirect_bindings, Mode::kOff);
+  EXPECT_TRUE(s.warnings.empty());
+}
+
+TEST(SettingsResolve, EnvironmentWinsOverFile) {
+  const Settings s = ResolveSettings({{"bindery.transfers", "off"}, {"bindery.log_level", "error"}},
+                                     {{"BINDERY_TRANSFERS", "force"}, {"PATH", "/bin"}});
+  EXPECT_EQ(s.transfers, Mode::kForce);
+  EXPECT_EQ(s.log_level, LogLevel::kError);
+}
+
+TEST(SettingsResolve, ValuesAreCaseInsensitiveAndOnMeansAuto) {
+  const Settings s = ResolveSettings({}, {{"BINDERY_TIMELINE", "FORCE"}, {"BINDERY_TRANSFERS", "On"},
+                                          {"BINDERY_LOG_LEVEL", "Debug"}});
+  EXPECT_EQ(s.timeline, Mode::kForce);
+  EXPECT_EQ(s.transfers, Mode::kAuto);
+  EXPECT_EQ(s.log_level, LogLevel::kDebug);
+}
+
+TEST(SettingsResolve, UnknownKeysAndBadValuesBecomeWarnings) {
+  const Settings s = ResolveSettings({{"bindery.no_such_thing", "1"}, {"bindery.timeline", "sometimes"}},
+                                     {{"BINDERY_BOGUS", "1"}});
+  ASSERT_EQ(s.warnings.size(), 3u);
+  EXPECT_NE(s.warnings[0].find("bindery.no_such_thing"), std::string::npos);
+  EXPECT_NE(s.warnings[1].find("sometimes"), std::string::npos);
+  EXPECT_NE(s.warnings[2].find("BINDERY_BOGUS"), std::string::npos);
+  EXPECT_EQ(s.timeline, Mode::kAuto) << "a bad value keeps the default";
+}
+
+TEST(SettingsFile, FoundThroughVkLayerSettingsPathAsFileOrDirectory) {
+  const std::string dir = ::testing::TempDir() + "bindery_settings_dir";
+  std::system(("mkdir -p " + dir).c_str());
+  const std::string file = dir + "/vk_layer_settings.txt";
+  std::ofstream(file) << "bindery.timeline = force\nbindery.log_level = debug\n";
+
+  ::setenv("VK_LAYER_SETTINGS_PATH", dir.c_str(), 1);
+  EXPECT_EQ(FindSettingsFile(), file);
+  ::setenv("VK_LAYER_SETTINGS_PATH", file.c_str(), 1);
+  EXPECT_EQ(FindSettingsFile(), file);
+  const Settings s = LoadSettings();
+  EXPECT_EQ(s.timeline, Mode::kForce);
+  EXPECT_EQ(s.log_level, LogLevel::kDebug);
+  EXPECT_EQ(s.source_file, file);
+
+  ::setenv("VK_LAYER_SETTINGS_PATH", (dir + "/missing.txt").c_str(), 1);
+  EXPECT_EQ(FindSettingsFile(), "");
+  ::unsetenv("VK_LAYER_SETTINGS_PATH");
+}
+
+TEST(SettingsDescribe, NamesEveryCapability) {
+  const std::string d = Describe(ResolveSettings({}, {{"BINDERY_TIMELINE", "force"}}));
+  EXPECT_NE(d.find("indirect_bindings=auto"), std::string::npos);
+  EXPECT_NE(d.find("transfers=auto"), std::string::npos);
+  EXPECT_NE(d.find("timeline=force"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bindery
