@@ -53,6 +53,12 @@ void Apply(Settings& s, const std::string& name, const std::string& value, const
                    : name == "transfers"       ? &s.transfers
                                                : &s.timeline;
     if (!ParseMode(value, target)) bad_value("off|auto|force");
+  } else if (name == "transfer_strategy") {
+    const std::string v = Lower(Trim(value));
+    if (v == "auto") s.transfer_strategy = TransferStrategy::kAuto;
+    else if (v == "native") s.transfer_strategy = TransferStrategy::kNative;
+    else if (v == "compute") s.transfer_strategy = TransferStrategy::kCompute;
+    else bad_value("auto|native|compute");
   } else if (name == "log_level") {
     if (!ParseLogLevel(value, &s.log_level)) bad_value("error|warn|info|debug");
   } else if (name == "log_file") {
@@ -156,6 +162,15 @@ const char* ToString(Mode mode) {
   return "?";
 }
 
+const char* ToString(TransferStrategy strategy) {
+  switch (strategy) {
+    case TransferStrategy::kAuto: return "auto";
+    case TransferStrategy::kNative: return "native";
+    case TransferStrategy::kCompute: return "compute";
+  }
+  return "?";
+}
+
 const char* ToString(LogLevel level) {
   switch (level) {
     case LogLevel::kError: return "error";
@@ -173,6 +188,8 @@ std::string Describe(const Settings& s) {
   out += ToString(s.transfers);
   out += " timeline=";
   out += ToString(s.timeline);
+  out += " transfer_strategy=";
+  out += ToString(s.transfer_strategy);
   out += " log_level=";
   out += ToString(s.log_level);
   if (!s.log_file.empty()) out += " log_file=" + s.log_file;

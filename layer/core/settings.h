@@ -19,12 +19,18 @@ namespace bindery {
 // pays; force: always, even where the driver has it (testing, broken drivers).
 enum class Mode { kOff, kAuto, kForce };
 
+// How transfers are carried out when they are polyfilled or accelerated.
+// auto: the per-device table (transfer/policy.cpp); native: aligned middle by the native
+// command, edges from staging; compute: compute kernels wherever they are allowed.
+enum class TransferStrategy { kAuto, kNative, kCompute };
+
 enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
 
 struct Settings {
   Mode indirect_bindings = Mode::kAuto;
   Mode transfers = Mode::kAuto;
   Mode timeline = Mode::kAuto;
+  TransferStrategy transfer_strategy = TransferStrategy::kAuto;
   LogLevel log_level = LogLevel::kWarn;
   std::string log_file;  // empty: messengers, else stderr
 
@@ -49,6 +55,7 @@ std::string FindSettingsFile();
 
 const char* ToString(Mode mode);
 const char* ToString(LogLevel level);
+const char* ToString(TransferStrategy strategy);
 
 // One-line description of the effective settings, for the info log.
 std::string Describe(const Settings& settings);

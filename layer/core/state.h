@@ -27,13 +27,26 @@ struct InstanceState {
   Logger& log() { return *logger; }
 };
 
+// Base of the per-device state each capability keeps (transfers, later bindings and
+// timelines); DeviceState owns one of each that is active on the device.
+struct DeviceCapability {
+  virtual ~DeviceCapability() = default;
+};
+
+namespace transfer {
+class DeviceTransfers;
+}
+
 struct DeviceState {
   VkDevice handle = VK_NULL_HANDLE;
   VkPhysicalDevice physical_device = VK_NULL_HANDLE;
   InstanceState* instance = nullptr;
   VkLayerDispatchTable dispatch{};
   PFN_vkGetDeviceProcAddr next_get_device_proc_addr = nullptr;
+  VkPhysicalDeviceProperties properties{};
   Stats stats;
+  std::unique_ptr<DeviceCapability> transfers_capability;
+  transfer::DeviceTransfers* transfers = nullptr;  // typed view of transfers_capability
 
   Logger& log() { return instance->log(); }
 };

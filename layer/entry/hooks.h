@@ -9,6 +9,8 @@
 
 namespace bindery {
 
+struct InstanceState;
+
 VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo*, const VkAllocationCallbacks*, VkInstance*);
 VKAPI_ATTR void VKAPI_CALL DestroyInstance(VkInstance, const VkAllocationCallbacks*);
 VKAPI_ATTR VkResult VKAPI_CALL EnumeratePhysicalDevices(VkInstance, uint32_t*, VkPhysicalDevice*);
@@ -33,6 +35,6 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice, const char*
 VKAPI_ATTR VkResult VKAPI_CALL NegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface*);
 
 // Device extensions the layer itself implements (advertised through enumeration).
-std::vector<VkExtensionProperties> LayerDeviceExtensions();
+std::vector<VkExtensionProperties> LayerDeviceExtensions(const InstanceState* instance);
 
 }  // namespace bindery

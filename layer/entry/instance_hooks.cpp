@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include <vulkan/vk_bindery.h>
 #include <vulkan/vk_dispatch_table_helper.h>
 
 #include "core/layer_info.h"
@@ -154,11 +155,11 @@ VKAPI_ATTR VkResult VKAPI_CALL EnumerateDeviceLayerProperties(VkPhysicalDevice, 
 VKAPI_ATTR VkResult VKAPI_CALL EnumerateDeviceExtensionProperties(VkPhysicalDevice physicalDevice,
                                                                   const char* pLayerName, uint32_t* pCount,
                                                                   VkExtensionProperties* pProperties) {
-  const std::vector<VkExtensionProperties> ours = LayerDeviceExtensions();
+  InstanceState* instance = StateRegistry::Get().FindInstance(physicalDevice);
+  const std::vector<VkExtensionProperties> ours = LayerDeviceExtensions(instance);
   if (pLayerName != nullptr && std::strcmp(pLayerName, kLayerName) == 0) {
     return FillProperties(ours.data(), static_cast<uint32_t>(ours.size()), pCount, pProperties);
   }
-  InstanceState* instance = StateRegistry::Get().FindInstance(physicalDevice);
   if (instance == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
   auto next = instance->dispatch.EnumerateDeviceExtensionProperties;
   if (pLayerName != nullptr || ours.empty()) return next(physicalDevice, pLayerName, pCount, pProperties);
@@ -196,6 +197,15 @@ VKAPI_ATTR void VKAPI_CALL DestroyDebugUtilsMessengerEXT(VkInstance instance, Vk
   state->dispatch.DestroyDebugUtilsMessengerEXT(instance, messenger, pAllocator);
 }
 
-std::vector<VkExtensionProperties> LayerDeviceExtensions() { return {}; }
+std::vector<VkExtensionProperties> LayerDeviceExtensions(const InstanceState* instance) {
+  std::vector<VkExtensionProperties> out;
+  if (instance != nullptr && instance->settings.transfers != Mode::kOff) {
+    VkExtensionProperties ext{};
+    std::strncpy(ext.extensionName, VK_BINDERY_TRANSFER_ANY_ALIGNMENT_EXTENSION_NAME, sizeof(ext.extensionName) - 1);
+    ext.specVersion = VK_BINDERY_TRANSFER_ANY_ALIGNMENT_SPEC_VERSION;
+    out.push_back(ext);
+  }
+  return out;
+}
 
 }  // namespace bindery

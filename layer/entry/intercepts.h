@@ -35,5 +35,8 @@ struct InterceptTable {
   unsigned count;
 };
 InterceptTable CoreIntercepts();
+namespace transfer {
+InterceptTable TransferIntercepts();
+}
 
 }  // namespace bindery

@@ -43,7 +43,13 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetInstanceProcAddr(VkInstance instance
   if (state == nullptr) return nullptr;
   PFN_vkVoidFunction next = state->next_get_instance_proc_addr(instance, pName);
   // Only wrap what the next layer provides, so the application sees what the driver offers.
-  if (intercept != nullptr && next != nullptr) return intercept->function;
+  // Device intercepts that are active only on some devices are reached through
+  // vkGetDeviceProcAddr, where the device is known; here (a layer above asking by
+  // instance; the loader answers device functions itself) the next layer's is returned.
+  if (intercept != nullptr && next != nullptr &&
+      !(intercept->scope == InterceptScope::kDevice && intercept->active_on != nullptr)) {
+    return intercept->function;
+  }
   return next;
 }
 

@@ -62,7 +62,7 @@ Usage: $0 --layer-path DIR --out DIR [options]
                           'compare -fuzz PERCENT%' (default 1)
   --max-diff-pixels N     number of pixels allowed to differ beyond the
                           tolerance (default 0)
-  --timeout SECONDS       time limit for each vkcube run (default 300)
+  --timeout SECONDS       time limit for each vkcube run (default 100)
   --icd FILE              Vulkan driver manifest (default $LVP_ICD_DEFAULT)
   --no-bindery            development mode: do not request $LAYER_NAME;
                           the "with-layer" run then uses validation only
@@ -81,7 +81,7 @@ out_dir=""
 frames=60
 tolerance=1
 max_diff_pixels=0
-run_timeout=300
+run_timeout=100
 icd_file="$LVP_ICD_DEFAULT"
 use_bindery=1
 
@@ -156,6 +156,14 @@ mkdir "$fb_dir"
 
 xvfb_pid=""
 underlay_pid=""
+vkcube_pid=""
+
+# Children get SIGTERM if this script dies without running its traps (e.g.
+# SIGKILL from a test-runner timeout), so no Xvfb is left behind.
+pdeath=()
+if command -v setpriv >/dev/null 2>&1 && setpriv --pdeathsig TERM true 2>/dev/null; then
+    pdeath=(setpriv --pdeathsig TERM)
+fi
 
 stop_pid() {
     local pid="$1"
@@ -168,14 +176,15 @@ stop_pid() {
 
 cleanup() {
     local rc=$?
+    stop_pid "$vkcube_pid"
     stop_pid "$underlay_pid"
     stop_pid "$xvfb_pid"
     rm -rf "$work_dir"
     exit "$rc"
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'log "interrupted"; exit 130' INT
+trap 'log "terminated"; exit 143' TERM
 
 # --------------------------------------------------------------------- Xvfb
 # Screen big enough for vkcube's window, which it places at (100,100).
@@ -187,7 +196,7 @@ start_xvfb() {
     : >"$fd_file"
     # -displayfd: the server picks a free display number and writes it once
     # it accepts connections.
-    Xvfb -displayfd 3 -screen 0 "${screen_w}x${screen_h}x24" -fbdir "$fb_dir" \
+    "${pdeath[@]}" Xvfb -displayfd 3 -screen 0 "${screen_w}x${screen_h}x24" -fbdir "$fb_dir" \
         -nocursor -noreset -nolisten tcp 3>"$fd_file" >"$work_dir/xvfb.log" 2>&1 &
     xvfb_pid=$!
     for ((i = 0; i < 200; i++)); do
@@ -241,7 +250,7 @@ PYEOF
 start_underlay() {
     local ready="$work_dir/underlay.ready" i
     : >"$ready"
-    python3 "$work_dir/underlay.py" "$screen_w" "$screen_h" >"$ready" 2>&1 &
+    "${pdeath[@]}" python3 "$work_dir/underlay.py" "$screen_w" "$screen_h" >"$ready" 2>&1 &
     underlay_pid=$!
     for ((i = 0; i < 200; i++)); do
         grep -q '^ready$' "$ready" && return 0
@@ -303,9 +312,12 @@ EOF
 
 # --------------------------------------------------------------- the runs
 # Decide the VK_INSTANCE_LAYERS spelling that puts bindery closest to the
-# application.  The meaning of the list order has changed between loader
-# releases (1.3.239 puts the *last* listed layer closest to the app), so ask
-# the loader instead of assuming.
+# application (validation below it).  Do not assume the list order is
+# honoured: the loader in Debian 12 (1.3.239) ignores it and stacks the
+# layers in the order their manifests are found (VK_ADD_LAYER_PATH folders
+# first, so bindery lands on top either way); later loaders put the first
+# listed layer closest to the application.  So ask the loader, with
+# VK_LOADER_DEBUG=layer, and check the chain again in the real run.
 instance_layers_with=""
 probe_loader_order() {
     local probe_log="$out_dir/loader-probe.log" order chain ib iv
@@ -313,7 +325,7 @@ probe_loader_order() {
         {
             echo "### VK_INSTANCE_LAYERS=$order"
             VK_ADD_LAYER_PATH="$layer_path" VK_LOADER_DEBUG=layer VK_INSTANCE_LAYERS="$order" \
-                timeout --kill-after=10 60 vulkaninfo --summary 2>&1 || echo "### vulkaninfo exit status $?"
+                timeout --kill-after=10 30 vulkaninfo --summary 2>&1 || echo "### vulkaninfo exit status $?"
         } >"$probe_log.part" 2>&1
         cat "$probe_log.part" >>"$probe_log"
         chain="$(layer_chain vkCreateInstance "$probe_log.part")"
@@ -371,9 +383,13 @@ run_vkcube() {
         export VK_INSTANCE_LAYERS="$layers"
         export VK_LAYER_SETTINGS_PATH="$dir/vk_layer_settings.txt"
         export VK_LOADER_DEBUG=layer
-        exec timeout --kill-after=10 "$run_timeout" vkcube --c "$frames" --suppress_popups \
+        exec "${pdeath[@]}" timeout --kill-after=10 "$run_timeout" vkcube --c "$frames" --suppress_popups \
             --width "$WIDTH" --height "$HEIGHT" --present_mode "$PRESENT_MODE"
-    ) >"$vklog" 2>&1 || rc=$?
+    ) >"$vklog" 2>&1 &
+    # wait (rather than a foreground child) keeps the INT/TERM traps responsive
+    vkcube_pid=$!
+    wait "$vkcube_pid" || rc=$?
+    vkcube_pid=""
     log "$name: vkcube exited with status $rc after $((SECONDS - t0))s"
     if [[ $rc -ne 0 ]]; then
         echo "----- last lines of $vklog -----" >&2
@@ -403,6 +419,8 @@ run_vkcube() {
 
     check_validation_log "$name" "$dir/validation.log"
     log "$name: validation log empty (sync validation on, report_flags=error,warn)"
+    # Show what the layer itself said (bindery.log_level = info).
+    grep -i '^bindery' "$vklog" | head -n 20 | sed "s/^/[vkcube-smoke]   /" || true
 
     # Grab frame N from the framebuffer file and cut out vkcube's window.
     local shot="$work_dir/$name.xwd" bbox colors

@@ -76,7 +76,14 @@ VkHarness::VkHarness(const HarnessOptions& options) {
   std::vector<VkQueueFamilyProperties> families(family_count);
   vkGetPhysicalDeviceQueueFamilyProperties(physical_, &family_count, families.data());
   queue_family_ = UINT32_MAX;
-  for (uint32_t i = 0; i < family_count; ++i) {
+  if (options.queue_family != UINT32_MAX) {
+    if (options.queue_family >= family_count) {
+      error_ = "no queue family " + std::to_string(options.queue_family);
+      return;
+    }
+    queue_family_ = options.queue_family;
+  }
+  for (uint32_t i = 0; i < family_count && queue_family_ == UINT32_MAX; ++i) {
     if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
       queue_family_ = i;
       break;

@@ -1,0 +1,71 @@
+// One benchmark device: a harness instance + device with VK_LAYER_bindery on or off
+// (never validation), plus everything the record workloads need, created up front so
+// that the timed loops only record.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <vulkan/vulkan.h>
+
+#include "support/vk_harness.h"
+
+namespace bindery::bench {
+
+// Dispatches recorded into one command buffer per benchmark iteration.
+inline constexpr uint32_t kDispatchesPerIteration = 1000;
+
+// Device-level entry points from vkGetDeviceProcAddr, as a performance-minded
+// application (volk, IREE) calls them: no loader trampoline, so with Bindery on the
+// call goes straight into the layer and with it off straight into the driver.
+struct DeviceFns {
+  PFN_vkResetCommandPool ResetCommandPool = nullptr;
+  PFN_vkBeginCommandBuffer BeginCommandBuffer = nullptr;
+  PFN_vkEndCommandBuffer EndCommandBuffer = nullptr;
+  PFN_vkResetDescriptorPool ResetDescriptorPool = nullptr;
+  PFN_vkAllocateDescriptorSets AllocateDescriptorSets = nullptr;
+  PFN_vkUpdateDescriptorSets UpdateDescriptorSets = nullptr;
+  PFN_vkCmdBindPipeline CmdBindPipeline = nullptr;
+  PFN_vkCmdBindDescriptorSets CmdBindDescriptorSets = nullptr;
+  PFN_vkCmdPushConstants CmdPushConstants = nullptr;
+  PFN_vkCmdDispatch CmdDispatch = nullptr;
+};
+
+class BenchDevice {
+ public:
+  // Returns null and fills *error when anything fails.
+  static std::unique_ptr<BenchDevice> Create(bool bindery, std::string* error);
+  ~BenchDevice();
+  BenchDevice(const BenchDevice&) = delete;
+  BenchDevice& operator=(const BenchDevice&) = delete;
+
+  bool bindery() const { return bindery_; }
+  VkDevice device() const { return harness_.device(); }
+  const DeviceFns& fn() const { return fn_; }
+  VkCommandPool command_pool() const { return command_pool_; }
+  VkCommandBuffer command_buffer() const { return command_buffer_; }
+  VkDescriptorPool set_pool() const { return set_pool_; }
+  const test::ComputeKernel& four_buffers() const { return four_buffers_; }
+  const test::ComputeKernel& push_addresses() const { return push_addresses_; }
+  const test::HostBuffer& buffer(int i) const { return buffers_[i]; }
+  // "deviceName; driver driverName driverInfo" from VkPhysicalDevice[Driver]Properties.
+  std::string Description() const;
+
+ private:
+  explicit BenchDevice(bool bindery);
+  std::string Init();
+
+  bool bindery_;
+  VkPhysicalDeviceBufferDeviceAddressFeatures bda_features_;  // before harness_: it points here
+  test::VkHarness harness_;
+  DeviceFns fn_;
+  VkCommandPool command_pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;
+  VkDescriptorPool set_pool_ = VK_NULL_HANDLE;
+  test::ComputeKernel four_buffers_;
+  test::ComputeKernel push_addresses_;
+  test::HostBuffer buffers_[4];
+};
+
+}  // namespace bindery::bench

@@ -1,0 +1,66 @@
+// The compute kernels of the transfer polyfills (shaders/*.comp, embedded at build time)
+// and the recipe for recording them inside an application's command buffer.
+//
+// Recipe (RecordKernels): suspend conditional rendering; barrier TRANSFER -> COMPUTE so
+// the kernels chain after whatever transfer-scoped dependency the application recorded
+// before its copy/fill; dispatch; barrier COMPUTE -> TRANSFER so the application's next
+// transfer-scoped dependency chains after the kernels; restore the application's compute
+// pipeline, push constants and conditional rendering.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+
+#include <vulkan/vulkan.h>
+
+namespace bindery {
+struct DeviceState;
+}
+
+namespace bindery::transfer {
+
+class CommandState;
+
+enum class KernelKind { kFillVec4 = 0, kCopyVec4 = 1, kCopyShift = 2, kCount = 3 };
+
+// Push constants shared by every kernel (shaders/transfer_common.glsl).
+struct KernelParams {
+  uint32_t dst[2];
+  uint32_t src[2];
+  uint32_t count;  // 16-byte blocks
+  uint32_t value;  // fill pattern or shift in bits
+};
+
+struct KernelJob {
+  KernelKind kind;
+  uint64_t dst_address;
+  uint64_t src_address;
+  uint64_t blocks;  // 16-byte blocks to write
+  uint32_t value;
+};
+
+class Kernels {
+ public:
+  explicit Kernels(DeviceState& device) : device_(device) {}
+  ~Kernels();
+  Kernels(const Kernels&) = delete;
+  Kernels& operator=(const Kernels&) = delete;
+
+  // Creates the pipelines on first use; false if that failed (the caller goes native).
+  bool Ready();
+
+  // Records `jobs` with the barriers and state restoration described above.
+  void Record(VkCommandBuffer cb, const CommandState& state, const KernelJob* jobs, uint32_t count);
+
+ private:
+  bool Create();
+
+  DeviceState& device_;
+  std::once_flag once_;
+  bool ready_ = false;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  VkShaderModule modules_[static_cast<int>(KernelKind::kCount)] = {};
+  VkPipeline pipelines_[static_cast<int>(KernelKind::kCount)] = {};
+};
+
+}  // namespace bindery::transfer

@@ -1,0 +1,36 @@
+// Which path each transfer takes on a device: native commands, or compute kernels.
+//
+// The table in policy.cpp is keyed by driver and comes from measurements (bench/,
+// README "Transfers"). `bindery.transfer_strategy` overrides it.
+#pragma once
+
+#include <cstdint>
+
+#include <vulkan/vulkan.h>
+
+#include "core/settings.h"
+
+namespace bindery::transfer {
+
+struct Policy {
+  const char* name = "native";
+  // Copies whose kernel-eligible middle is at least this many bytes go to a kernel;
+  // UINT64_MAX means never. Separate thresholds for copies the driver handles in its
+  // fast path (source, destination and size 4-byte aligned) and the rest.
+  uint64_t copy_kernel_min_aligned = UINT64_MAX;
+  uint64_t copy_kernel_min_unaligned = UINT64_MAX;
+  // Fills whose middle is at least this many bytes use the fill kernel.
+  uint64_t fill_kernel_min = UINT64_MAX;
+
+  bool UsesKernels() const {
+    return copy_kernel_min_aligned != UINT64_MAX || copy_kernel_min_unaligned != UINT64_MAX ||
+           fill_kernel_min != UINT64_MAX;
+  }
+  uint64_t CopyThreshold(bool aligned) const { return aligned ? copy_kernel_min_aligned : copy_kernel_min_unaligned; }
+};
+
+// vendor_id / driver_id from VkPhysicalDeviceProperties / VkPhysicalDeviceDriverProperties
+// (driver_id 0 when unknown).
+Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy strategy);
+
+}  // namespace bindery::transfer

@@ -1,0 +1,132 @@
+// Shared by the transfer_*_test.cpp files: a CPU model of buffer bytes for fill, update
+// and copy (the semantics Bindery promises at any byte), canary patterns, byte-exact
+// comparison, the layer configurations the tests run under, and the parser for the
+// layer's device summary (so a test can tell which strategy really ran).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "integration/test_env.h"
+
+#include <vulkan/vk_bindery.h>
+
+namespace bindery::test::transfer {
+
+// ---- CPU model ---------------------------------------------------------------------
+
+// Canary bytes 0xE0..0xEF: none of them is a byte of the fill patterns the tests use.
+inline uint8_t CanaryByte(uint64_t i) { return static_cast<uint8_t>(0xE0u | ((i * 7u + (i >> 4)) & 0x0Fu)); }
+void WriteCanary(void* dst, uint64_t size);
+std::vector<uint8_t> RandomBytes(uint64_t size, uint32_t seed);
+
+// The bytes of one buffer as Bindery promises them.
+class ByteModel {
+ public:
+  explicit ByteModel(uint64_t size);  // starts as the canary pattern (WriteCanary)
+  uint64_t size() const { return bytes_.size(); }
+  uint8_t* data() { return bytes_.data(); }
+  const uint8_t* data() const { return bytes_.data(); }
+
+  // dst[offset + i] = byte (i % 4) of data, little-endian; VK_WHOLE_SIZE: to the end.
+  void Fill(uint64_t offset, uint64_t size, uint32_t data);
+  void Update(uint64_t offset, const void* data, uint64_t size);
+  void Copy(const uint8_t* src, uint64_t src_offset, uint64_t dst_offset, uint64_t size);
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+// Byte-exact comparison; `where(i)` names the case that byte i belongs to.
+::testing::AssertionResult SameBytes(const void* got, const void* want, uint64_t size,
+                                     const std::function<std::string(uint64_t)>& where = {});
+
+// ---- configurations --------------------------------------------------------------
+
+struct Config {
+  const char* name;
+  bool bindery;          // layer loaded
+  const char* transfers;  // BINDERY_TRANSFERS
+  const char* strategy;   // BINDERY_TRANSFER_STRATEGY
+  // Only calls that are valid Vulkan without the layer may be recorded.
+  bool NativeOnly() const { return !bindery || std::string(transfers) == "off"; }
+  bool Is(const char* transfers_mode, const char* strategy_name) const {
+    return bindery && std::string(transfers) == transfers_mode && std::string(strategy) == strategy_name;
+  }
+};
+
+inline const Config kLayerOff{"LayerOff", false, "auto", "auto"};
+inline const Config kTransfersOff{"TransfersOff", true, "off", "auto"};
+inline const Config kForceNative{"ForceNative", true, "force", "native"};
+inline const Config kForceCompute{"ForceCompute", true, "force", "compute"};
+inline const Config kAuto{"Auto", true, "auto", "auto"};
+
+inline void PrintTo(const Config& config, std::ostream* os) { *os << config.name; }
+inline std::string ConfigName(const ::testing::TestParamInfo<Config>& info) { return info.param.name; }
+
+// What the layer says it did on a device ("BINDERY-summary" at device destruction).
+struct Summary {
+  bool found = false;     // a summary message was captured
+  bool detailed = false;  // it has the "(kernels K, edge copies E)" part
+  uint64_t polyfilled = 0, kernels = 0, edge_copies = 0, passed_through = 0;
+  std::string text;
+};
+Summary ParseSummary(const std::vector<Message>& bindery_messages);
+
+// A queue family to run on: the first family of each kind (graphics, compute-only,
+// transfer-only) that the physical device has.
+struct Family {
+  uint32_t index;
+  std::string kind;
+  VkQueueFlags flags;
+  bool HasCompute() const { return (flags & VK_QUEUE_COMPUTE_BIT) != 0; }
+};
+std::vector<Family> TransferFamilies();
+
+// One harness under a configuration: sets the environment, creates the instance and
+// device (validation below the layer), and at Finish() destroys the device and returns
+// the layer's summary.
+class Rig {
+ public:
+  explicit Rig(const Config& config, uint32_t queue_family = UINT32_MAX,
+               std::vector<const char*> device_extensions = {});
+  ~Rig();
+  Rig(const Rig&) = delete;
+  Rig& operator=(const Rig&) = delete;
+  VkHarness& h() { return *harness_; }
+  bool ok() const { return harness_->ok(); }
+  const std::string& error() const { return harness_->error(); }
+  bool compute_queue() const { return compute_queue_; }
+
+  HostBuffer Buffer(uint64_t size, VkBufferUsageFlags extra_usage = 0);
+  VkCommandBuffer Allocate(VkCommandBufferLevel level = VK_COMMAND_BUFFER_LEVEL_PRIMARY);
+  // Ends (if `end`), submits, waits idle; the command buffer stays allocated.
+  VkResult Submit(VkCommandBuffer cb, bool end = true);
+  // Transfer and compute writes -> host reads (on queues without compute, transfer only).
+  void HostReadBarrier(VkCommandBuffer cb);
+
+  // Destroys buffers created through Buffer(), then the device; parses the summary.
+  Summary Finish();
+
+ private:
+  Config config_;
+  std::vector<std::unique_ptr<ScopedEnv>> env_;
+  std::unique_ptr<VkHarness> harness_;
+  std::vector<std::unique_ptr<HostBuffer>> buffers_;
+  bool compute_queue_ = true;
+};
+
+// Expectations on the summary shared by the tests. `unaligned_recorded`: the test
+// recorded calls only the layer makes valid (unaligned fill/update, big update), so the
+// layer must have polyfilled something; `edges_expected`: under the native strategy
+// those calls had edge bytes.
+void ExpectStrategyRan(const Config& config, const Summary& summary, bool compute_queue, bool unaligned_recorded,
+                       bool edges_expected);
+
+}  // namespace bindery::test::transfer

@@ -1,0 +1,114 @@
+#include "transfer/plan.h"
+#include "transfer/policy.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+namespace bindery::transfer {
+namespace {
+
+TEST(TransferPlan, FillByteAtFollowsThePatternFromTheFillStart) {
+  const uint32_t data = 0x44332211;
+  EXPECT_EQ(FillByteAt(data, 5, 5), 0x11);
+  EXPECT_EQ(FillByteAt(data, 5, 6), 0x22);
+  EXPECT_EQ(FillByteAt(data, 5, 8), 0x44);
+  EXPECT_EQ(FillByteAt(data, 5, 9), 0x11);
+}
+
+TEST(TransferPlan, RotatedPatternContinuesTheFillAtEveryPhase) {
+  const uint32_t data = 0x44332211;
+  for (uint64_t start = 0; start < 8; ++start) {
+    for (uint64_t at = start; at < start + 8; ++at) {
+      const uint32_t word = RotatedPattern(data, start, at);
+      for (int k = 0; k < 4; ++k) {
+        EXPECT_EQ(static_cast<uint8_t>(word >> (8 * k)), FillByteAt(data, start, at + k))
+            << "start " << start << " at " << at << " byte " << k;
+      }
+    }
+  }
+}
+
+TEST(TransferPlan, SplitAlignedCoversTheRangeExactlyOnce) {
+  for (uint64_t alignment : {4u, 16u}) {
+    for (uint64_t bias : {0u, 8u, 4096u}) {
+      for (uint64_t offset = 0; offset < 40; ++offset) {
+        for (uint64_t size = 0; size < 70; ++size) {
+          const Split s = SplitAligned({offset, size}, alignment, bias);
+          EXPECT_EQ(s.head.size + s.middle.size + s.tail.size, size);
+          EXPECT_EQ(s.head.offset, offset);
+          if (!s.middle.empty()) {
+            EXPECT_EQ(s.head.end(), s.middle.offset);
+            EXPECT_EQ(s.middle.end(), s.tail.offset);
+            EXPECT_EQ((bias + s.middle.offset) % alignment, 0u);
+            EXPECT_EQ(s.middle.size % alignment, 0u);
+            EXPECT_LT(s.head.size, alignment);
+            EXPECT_LT(s.tail.size, alignment);
+          } else {
+            EXPECT_TRUE(s.tail.empty());
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(TransferPlan, NativeRulesMatchTheSpec) {
+  EXPECT_TRUE(NativeFillAllowed(0, 4));
+  EXPECT_FALSE(NativeFillAllowed(1, 4));
+  EXPECT_FALSE(NativeFillAllowed(0, 6));
+  EXPECT_FALSE(NativeFillAllowed(0, 0));
+  EXPECT_TRUE(NativeUpdateAllowed(8, 65536));
+  EXPECT_FALSE(NativeUpdateAllowed(8, 65540));
+  EXPECT_FALSE(NativeUpdateAllowed(2, 8));
+}
+
+TEST(TransferPlan, WholeSizeReachesTheEndWithoutRounding) {
+  EXPECT_EQ(ResolveFillSize(10, 3, ~0ull), 7u);
+  EXPECT_EQ(ResolveFillSize(10, 10, ~0ull), 0u);
+  EXPECT_EQ(ResolveFillSize(10, 12, ~0ull), 0u);
+  EXPECT_EQ(ResolveFillSize(10, 3, 5), 5u);
+}
+
+// A CPU model of the shifting copy kernel (shaders/copy_shift.comp) over PlanKernelCopy's
+// parameters: it must reproduce memcpy for every source phase.
+TEST(TransferPlan, KernelCopyShiftModelMatchesMemcpy) {
+  std::vector<uint8_t> src(256), dst(256), expected(256);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 37 + 11);
+  for (uint64_t src_off = 0; src_off < 8; ++src_off) {
+    const uint64_t dst_off = 32, bytes = 64;
+    const KernelCopy k = PlanKernelCopy(src_off, dst_off, bytes);
+    ASSERT_EQ(k.src_word_address % 4, 0u);
+    EXPECT_EQ(k.src_vec4_aligned, src_off % 16 == 0);
+    std::fill(dst.begin(), dst.end(), 0);
+    auto word = [&](uint64_t w) {
+      uint32_t v;
+      std::memcpy(&v, &src[k.src_word_address + 4 * w], 4);
+      return v;
+    };
+    for (uint64_t w = 0; w < bytes / 4; ++w) {
+      const uint32_t out = k.shift_bits == 0 ? word(w) : (word(w) >> k.shift_bits) | (word(w + 1) << (32 - k.shift_bits));
+      std::memcpy(&dst[dst_off + 4 * w], &out, 4);
+    }
+    std::fill(expected.begin(), expected.end(), 0);
+    std::memcpy(&expected[dst_off], &src[src_off], bytes);
+    EXPECT_EQ(dst, expected) << "source offset " << src_off;
+  }
+}
+
+TEST(TransferPolicy, TableAndOverrides) {
+  const Policy lavapipe = ChoosePolicy(0x10005, VK_DRIVER_ID_MESA_LLVMPIPE, TransferStrategy::kAuto);
+  EXPECT_FALSE(lavapipe.UsesKernels()) << "native is fastest on lavapipe";
+  const Policy nvidia = ChoosePolicy(0x10DE, VK_DRIVER_ID_NVIDIA_PROPRIETARY, TransferStrategy::kAuto);
+  EXPECT_TRUE(nvidia.UsesKernels());
+  EXPECT_EQ(nvidia.fill_kernel_min, UINT64_MAX) << "native fill is at bandwidth on the H100";
+  EXPECT_LT(nvidia.CopyThreshold(false), UINT64_MAX);
+  EXPECT_FALSE(ChoosePolicy(0x10DE, VK_DRIVER_ID_NVIDIA_PROPRIETARY, TransferStrategy::kNative).UsesKernels());
+  const Policy compute = ChoosePolicy(0x10005, VK_DRIVER_ID_MESA_LLVMPIPE, TransferStrategy::kCompute);
+  EXPECT_EQ(compute.CopyThreshold(true), 16u);
+  EXPECT_EQ(compute.fill_kernel_min, 16u);
+}
+
+}  // namespace
+}  // namespace bindery::transfer
