@@ -1,9 +1,14 @@
-// bindery_bench: record-only CPU cost per dispatch with VK_LAYER_bindery on and off, in
-// one process. Google Benchmark flags work as usual; ours are --markdown FILE (also
-// write the final table as Markdown) and --rounds N (times each workload pair runs).
+// bindery_bench: record-only CPU cost per dispatch with VK_LAYER_bindery on and off, and
+// transfer bandwidth (transfer/*: no layer vs each Bindery transfer strategy), in one
+// process. Google Benchmark flags work as usual; ours are --markdown FILE (also write the
+// final tables as Markdown), --rounds N (times each record workload pair runs),
+// --transfer-max-size BYTES (largest transfer size) and --csv FILE (transfer bandwidth
+// as CSV, for scripts/plot-transfers).
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +24,8 @@
 #include "bench_device.h"
 #include "record_benchmarks.h"
 #include "table_reporter.h"
+#include "transfer_benchmarks.h"
+#include "transfer_report.h"
 
 #ifndef BINDERY_EXPLICIT_MANIFEST_DIR
 #define BINDERY_EXPLICIT_MANIFEST_DIR ""
@@ -36,7 +43,23 @@ struct Options {
   int rounds = kDefaultRounds;
   bool min_time_given = false;
   int color = -1;  // -1 auto (a terminal), 0 off, 1 on
+  uint64_t transfer_max_size = kDefaultTransferMaxSize;
+  std::string csv;  // empty: no CSV file
 };
+
+// "1073741824", "64M", "1GiB", "4k": bytes (binary suffixes). 0 if malformed.
+uint64_t ParseBytes(const std::string& text) {
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(text.c_str(), &end, 10);
+  if (end == text.c_str()) return 0;
+  std::string suffix = end;
+  for (char& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (suffix == "" || suffix == "b") return n;
+  if (suffix == "k" || suffix == "kib") return n << 10;
+  if (suffix == "m" || suffix == "mib") return n << 20;
+  if (suffix == "g" || suffix == "gib") return n << 30;
+  return 0;
+}
 
 // Takes our flags out of argv (Google Benchmark rejects flags it does not know) and
 // notes the benchmark flags whose defaults we choose. False on a malformed flag.
@@ -63,7 +86,13 @@ bool ParseOwnFlags(int* argc, char** argv, Options* o) {
     } else if (value("--rounds", &v)) {
       o->rounds = std::atoi(v.c_str());
       if (o->rounds < 1) return false;
-    } else if (a == "--markdown" || a == "--rounds") {
+    } else if (value("--transfer-max-size", &v)) {
+      o->transfer_max_size = ParseBytes(v);
+      if (o->transfer_max_size < 4096) return false;
+    } else if (value("--csv", &v)) {
+      if (v.empty()) return false;
+      o->csv = v;
+    } else if (a == "--markdown" || a == "--rounds" || a == "--transfer-max-size" || a == "--csv") {
       return false;  // missing value
     } else {
       if (a.rfind("--benchmark_min_time", 0) == 0) o->min_time_given = true;
@@ -72,10 +101,16 @@ bool ParseOwnFlags(int* argc, char** argv, Options* o) {
         o->color = (c == "false" || c == "no" || c == "0") ? 0 : (c == "true" || c == "yes" || c == "1") ? 1 : -1;
       }
       if (a == "--help" || a == "-h") {
-        std::printf("bindery_bench flags: --markdown FILE  also write the result table as Markdown\n"
-                    "                     --rounds N       run each no-layer/bindery pair N times (default %d)\n"
-                    "Google Benchmark flags follow (default min time here: %.2fs).\n\n",
-                    kDefaultRounds, kDefaultMinTimeS);
+        std::printf("bindery_bench flags: --markdown FILE  also write the result tables as Markdown (the transfer\n"
+                    "                                      tables are appended)\n"
+                    "                     --rounds N       run each no-layer/bindery record pair N times (default %d)\n"
+                    "                     --transfer-max-size BYTES  largest transfer size, 4 KiB..1 GiB (default\n"
+                    "                                      %llu; suffixes K, M, G)\n"
+                    "                     --csv FILE       write transfer bandwidth as CSV (scripts/plot-transfers)\n"
+                    "Select benchmarks with --benchmark_filter, e.g. '^record/' or '^transfer/'.\n"
+                    "Google Benchmark flags follow (default min time here: %.2fs; transfer benchmarks: a shorter\n"
+                    "one of their own unless --benchmark_min_time is given).\n\n",
+                    kDefaultRounds, static_cast<unsigned long long>(kDefaultTransferMaxSize), kDefaultMinTimeS);
       }
       argv[kept++] = argv[i];
     }
@@ -130,12 +165,86 @@ std::string Today() {
   return buf;
 }
 
+// The record-only table (and its Markdown file). False if the file could not be written.
+bool PrintRecordTable(const std::vector<TableRow>& rows, const std::string& device, const Options& options) {
+  std::printf("\nRecord-only CPU time per dispatch on %s (median of %zu run(s) per cell; ratio = bindery / no layer)\n\n%s",
+              device.c_str(), rows.front().samples, FormatTable(rows).c_str());
+  double spread = 0;
+  for (const TableRow& r : rows) spread = std::max(spread, r.spread);
+  if (spread > 0.05) {
+    std::printf("\nnote: runs of one cell differed by up to %.0f%% (busy machine?); ratios closer to 1 than that are "
+                "noise. Try more --rounds or a longer --benchmark_min_time on an idle machine.\n",
+                100 * spread);
+  }
+  if (!options.markdown.empty()) {
+    std::string note = "Record-only CPU time per dispatch: " + std::to_string(kDispatchesPerIteration) +
+                       " dispatches recorded per command buffer (pool reset, begin, record, end; never submitted), "
+                       "device-level entry points from vkGetDeviceProcAddr, median of " +
+                       std::to_string(rows.front().samples) + " interleaved run(s) per cell; ratio = bindery / no layer.";
+    if (spread > 0.05) {
+      note += " Runs of one cell differed by up to " + std::to_string(static_cast<int>(100 * spread + 0.5)) + "%.";
+    }
+    std::ofstream out(options.markdown);
+    out << FormatMarkdown(rows, device, Today(), note);
+    if (!out) {
+      std::fprintf(stderr, "bindery_bench: error: could not write %s\n", options.markdown.c_str());
+      return false;
+    }
+    std::printf("\nMarkdown table written to %s\n", options.markdown.c_str());
+  }
+  return true;
+}
+
+// The transfer tables, what each configuration did, and the Markdown / CSV files. Destroys
+// the transfer devices (the layer reports its counters then). False if a file could not
+// be written.
+bool PrintTransferTables(const std::vector<TransferResult>& results, TransferSuite& transfers,
+                         const Options& options) {
+  const std::vector<ConfigReport> reports = transfers.Finish();
+  const std::string device = transfers.device_description();
+  std::printf("\nTransfer benchmarks on %s; buffers in %s\n", device.c_str(), transfers.memory_description().c_str());
+  std::printf("%s", FormatTransferTables(results).c_str());
+  std::printf("\nConfigurations:\n%s", FormatConfigReports(reports, false).c_str());
+  bool ok = true;
+  if (!options.markdown.empty() && !results.empty()) {
+    const std::string note =
+        "GPU time from vkCmdWriteTimestamp (TOP_OF_PIPE / BOTTOM_OF_PIPE) around one command per command buffer "
+        "(the small-command rows: " + std::to_string(kSmallCommands) +
+        " commands), median over repetitions; bandwidth counts bytes read + written (fill: written; copy: 2x size); "
+        "buffers in " + transfers.memory_description() +
+        ". Unaligned: fill at offset 1, size - 2; copy src + 1 -> dst + 3, size - 4. One instance and device per "
+        "configuration, in one process: no layer, and VK_LAYER_bindery with BINDERY_TRANSFER_STRATEGY=auto, native, "
+        "compute.\n\nConfigurations:\n\n" + FormatConfigReports(reports, true);
+    std::ofstream out(options.markdown, std::ios::app);
+    out << "\n" << FormatTransferMarkdown(results, device, Today(), note);
+    if (!out) {
+      std::fprintf(stderr, "bindery_bench: error: could not write %s\n", options.markdown.c_str());
+      ok = false;
+    } else {
+      std::printf("\nTransfer tables appended to %s\n", options.markdown.c_str());
+    }
+  }
+  if (!options.csv.empty()) {
+    std::ofstream out(options.csv);
+    out << FormatTransferCsv(results);
+    if (!out) {
+      std::fprintf(stderr, "bindery_bench: error: could not write %s\n", options.csv.c_str());
+      ok = false;
+    } else {
+      std::printf("Transfer bandwidth CSV written to %s\n", options.csv.c_str());
+    }
+  }
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Options options;
   if (!ParseOwnFlags(&argc, argv, &options)) {
-    std::fprintf(stderr, "bindery_bench: usage: --markdown FILE, --rounds N (N >= 1)\n");
+    std::fprintf(stderr,
+                 "bindery_bench: usage: --markdown FILE, --rounds N (N >= 1), --transfer-max-size BYTES (>= 4096), "
+                 "--csv FILE\n");
     return 1;
   }
   PrepareEnvironment();
@@ -173,45 +282,26 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
 
   const std::vector<Registration> registrations = RegisterRecordBenchmarks(*no_layer, *bindery, options.rounds);
+  // Transfer devices (one per configuration) are created when the first transfer
+  // benchmark runs, so that filtering them out costs nothing.
+  TransferOptions transfer_options;
+  transfer_options.max_size = options.transfer_max_size;
+  transfer_options.set_min_time = !options.min_time_given;
+  TransferSuite transfers(transfer_options);
+  transfers.Register();
   const bool color = options.color == 1 || (options.color == -1 && isatty(STDOUT_FILENO));
-  TableReporter reporter(color ? benchmark::ConsoleReporter::OO_ColorTabular : benchmark::ConsoleReporter::OO_Tabular,
-                         WorkloadNames(), registrations, kDispatchesPerIteration);
+  TransferReporter reporter(color ? benchmark::ConsoleReporter::OO_ColorTabular : benchmark::ConsoleReporter::OO_Tabular,
+                            WorkloadNames(), registrations, kDispatchesPerIteration, transfers.registrations());
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
 
   const std::vector<TableRow> rows = reporter.Rows();
-  if (rows.empty()) {  // listing, or a filter that left no complete pair
-    if (reporter.errors() > 0) std::fprintf(stderr, "bindery_bench: %d benchmark(s) failed\n", reporter.errors());
-    return reporter.errors() > 0 ? 1 : 0;
-  }
-  std::printf("\nRecord-only CPU time per dispatch on %s (median of %zu run(s) per cell; ratio = bindery / no layer)\n\n%s",
-              device.c_str(), rows.front().samples, FormatTable(rows).c_str());
-  double spread = 0;
-  for (const TableRow& r : rows) spread = std::max(spread, r.spread);
-  if (spread > 0.05) {
-    std::printf("\nnote: runs of one cell differed by up to %.0f%% (busy machine?); ratios closer to 1 than that are "
-                "noise. Try more --rounds or a longer --benchmark_min_time on an idle machine.\n",
-                100 * spread);
-  }
-  if (!options.markdown.empty()) {
-    std::string note = "Record-only CPU time per dispatch: " + std::to_string(kDispatchesPerIteration) +
-                       " dispatches recorded per command buffer (pool reset, begin, record, end; never submitted), "
-                       "device-level entry points from vkGetDeviceProcAddr, median of " +
-                       std::to_string(rows.front().samples) + " interleaved run(s) per cell; ratio = bindery / no layer.";
-    if (spread > 0.05) {
-      note += " Runs of one cell differed by up to " + std::to_string(static_cast<int>(100 * spread + 0.5)) + "%.";
-    }
-    std::ofstream out(options.markdown);
-    out << FormatMarkdown(rows, device, Today(), note);
-    if (!out) {
-      std::fprintf(stderr, "bindery_bench: error: could not write %s\n", options.markdown.c_str());
-      return 1;
-    }
-    std::printf("\nMarkdown table written to %s\n", options.markdown.c_str());
-  }
+  if (!rows.empty() && !PrintRecordTable(rows, device, options)) return 1;
+  if (transfers.started() && !PrintTransferTables(reporter.TransferResults(), transfers, options)) return 1;
   if (reporter.errors() > 0) {
     std::fprintf(stderr, "bindery_bench: %d benchmark(s) reported an error\n", reporter.errors());
     return 1;
   }
   return 0;
 }
+

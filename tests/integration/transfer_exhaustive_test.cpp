@@ -210,43 +210,6 @@ TEST_P(TransferExhaustive, CopyEverySrcAndDstOffset) { RunCopies(GetParam(), fal
 
 TEST_P(TransferExhaustive, Copy2EverySrcAndDstOffset) { RunCopies(GetParam(), true); }
 
-// A copy region of size 0 does nothing (Vulkan itself forbids it; the layer drops it),
-// also when it sits between real regions of the same call.
-TEST_P(TransferExhaustive, ZeroSizeCopyRegionsDoNothing) {
-  const Config& config = GetParam();
-  if (config.NativeOnly()) GTEST_SKIP() << "size-0 copy regions are invalid without the layer";
-  Rig rig(config);
-  ASSERT_TRUE(rig.ok()) << rig.error();
-  const uint64_t bytes = 8 * kSmallSlot;
-  HostBuffer src = rig.Buffer(bytes);
-  HostBuffer dst = rig.Buffer(bytes);
-  const std::vector<uint8_t> src_bytes = RandomBytes(bytes, 5);
-  std::memcpy(src.mapped, src_bytes.data(), bytes);
-  WriteCanary(dst.mapped, bytes);
-  ByteModel model(bytes);
-
-  VkCommandBuffer cb = rig.h().BeginCommands();
-  const VkBufferCopy regions[] = {{1, 3, 0}, {kSmallSlot + 1, kSmallSlot + 2, 5}, {2 * kSmallSlot, 2 * kSmallSlot, 0},
-                                  {3 * kSmallSlot + 4, 3 * kSmallSlot, 8}};
-  for (const VkBufferCopy& r : regions) model.Copy(src_bytes.data(), r.srcOffset, r.dstOffset, r.size);
-  vkCmdCopyBuffer(cb, src.buffer, dst.buffer, 4, regions);
-  VkBufferCopy2 zero{VK_STRUCTURE_TYPE_BUFFER_COPY_2};
-  zero.srcOffset = 5 * kSmallSlot + 3;
-  zero.dstOffset = 5 * kSmallSlot + 1;
-  zero.size = 0;
-  VkCopyBufferInfo2 info{VK_STRUCTURE_TYPE_COPY_BUFFER_INFO_2};
-  info.srcBuffer = src.buffer;
-  info.dstBuffer = dst.buffer;
-  info.regionCount = 1;
-  info.pRegions = &zero;
-  vkCmdCopyBuffer2(cb, &info);
-  rig.HostReadBarrier(cb);
-  ASSERT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
-  EXPECT_TRUE(SameBytes(dst.mapped, model.data(), bytes));
-  rig.Finish();
-  EXPECT_VALIDATION_SILENT(rig.h());
-}
-
 INSTANTIATE_TEST_SUITE_P(Transfer, TransferExhaustive,
                          ::testing::Values(kLayerOff, kTransfersOff, kForceNative, kForceCompute, kAuto), ConfigName);
 

@@ -105,6 +105,11 @@ TEST_P(TransferStateRestore, DispatchAfterPolyfillUsesTheAppsPipelineSetAndPushC
   const Summary summary = rig.Finish();
   EXPECT_VALIDATION_SILENT(h);
   ExpectStrategyRan(config, summary, rig.compute_queue(), !config.NativeOnly(), true);
+  if (config.Is("force", "compute")) {
+    EXPECT_GE(summary.kernels, 2u) << "the copy and the fill should each have run a kernel between the app's binds "
+                                      "and its dispatch: "
+                                   << summary.text;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Transfer, TransferStateRestore, ::testing::Values(kLayerOff, kForceCompute, kAuto),

@@ -121,9 +121,11 @@ void VkHarness::DestroyDevice() {
   if (device_ == VK_NULL_HANDLE) return;
   vkDeviceWaitIdle(device_);
   if (pool_ != VK_NULL_HANDLE) vkDestroyCommandPool(device_, pool_, nullptr);
+  if (descriptor_pool_ != VK_NULL_HANDLE) vkDestroyDescriptorPool(device_, descriptor_pool_, nullptr);
   vkDestroyDevice(device_, nullptr);
   device_ = VK_NULL_HANDLE;
   pool_ = VK_NULL_HANDLE;
+  descriptor_pool_ = VK_NULL_HANDLE;
 }
 
 VkHarness::~VkHarness() {
@@ -243,6 +245,36 @@ void VkHarness::Destroy(ComputeKernel& k) {
   vkDestroyDescriptorSetLayout(device_, k.set_layout, nullptr);
   vkDestroyShaderModule(device_, k.module, nullptr);
   k = {};
+}
+
+VkDescriptorSet VkHarness::AllocateStorageSet(const ComputeKernel& kernel, const std::vector<VkBuffer>& buffers) {
+  if (descriptor_pool_ == VK_NULL_HANDLE) {
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 64};
+    VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    dpci.maxSets = 16;
+    dpci.poolSizeCount = 1;
+    dpci.pPoolSizes = &size;
+    if (vkCreateDescriptorPool(device_, &dpci, nullptr, &descriptor_pool_) != VK_SUCCESS) return VK_NULL_HANDLE;
+  }
+  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  dsai.descriptorPool = descriptor_pool_;
+  dsai.descriptorSetCount = 1;
+  dsai.pSetLayouts = &kernel.set_layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  if (vkAllocateDescriptorSets(device_, &dsai, &set) != VK_SUCCESS) return VK_NULL_HANDLE;
+  std::vector<VkDescriptorBufferInfo> infos(buffers.size());
+  std::vector<VkWriteDescriptorSet> writes(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    infos[i] = {buffers[i], 0, VK_WHOLE_SIZE};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = set;
+    writes[i].dstBinding = static_cast<uint32_t>(i);
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  vkUpdateDescriptorSets(device_, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+  return set;
 }
 
 VkCommandBuffer VkHarness::BeginCommands() {

@@ -76,6 +76,9 @@ class VkHarness {
   ComputeKernel CreateKernel(const uint32_t* spirv, size_t spirv_bytes, uint32_t set_bindings,
                              uint32_t push_constant_bytes = 0);
   void Destroy(ComputeKernel& kernel);
+  // A descriptor set for `kernel` with buffers[i] (whole range) at binding i, from a pool
+  // the harness owns and frees with the device.
+  VkDescriptorSet AllocateStorageSet(const ComputeKernel& kernel, const std::vector<VkBuffer>& buffers);
 
   // Destroys the device early (tests that check what the layer says at device destruction).
   void DestroyDevice();
@@ -98,6 +101,7 @@ class VkHarness {
   VkQueue queue_ = VK_NULL_HANDLE;
   uint32_t queue_family_ = 0;
   VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
   mutable std::mutex messages_mutex_;
   std::vector<Message> messages_;
 };
