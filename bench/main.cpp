@@ -198,8 +198,7 @@ bool PrintRecordTable(const std::vector<TableRow>& rows, const std::string& devi
 // The transfer tables, what each configuration did, and the Markdown / CSV files. Destroys
 // the transfer devices (the layer reports its counters then). False if a file could not
 // be written.
-bool PrintTransferTables(const std::vector<TransferResult>& results, TransferSuite& transfers,
-                         const Options& options) {
+bool PrintTransferTables(const std::vector<TransferResult>& results, TransferSuite& transfers, const Options& options) {
   const std::vector<ConfigReport> reports = transfers.Finish();
   const std::string device = transfers.device_description();
   std::printf("\nTransfer benchmarks on %s; buffers in %s\n", device.c_str(), transfers.memory_description().c_str());
@@ -290,8 +289,8 @@ int main(int argc, char** argv) {
   TransferSuite transfers(transfer_options);
   transfers.Register();
   const bool color = options.color == 1 || (options.color == -1 && isatty(STDOUT_FILENO));
-  TransferReporter reporter(color ? benchmark::ConsoleReporter::OO_ColorTabular : benchmark::ConsoleReporter::OO_Tabular,
-                            WorkloadNames(), registrations, kDispatchesPerIteration, transfers.registrations());
+  const auto output = color ? benchmark::ConsoleReporter::OO_ColorTabular : benchmark::ConsoleReporter::OO_Tabular;
+  TransferReporter reporter(output, WorkloadNames(), registrations, kDispatchesPerIteration, transfers.registrations());
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
 
@@ -304,4 +303,3 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
-

@@ -16,24 +16,31 @@ constexpr uint32_t kFillData = 0x01020304u;
 constexpr uint64_t kSmallStride = 128;  // small command i writes at i * kSmallStride (+1 when unaligned)
 constexpr uint64_t kSmallSpan = kSmallStride * kSmallCommands;
 constexpr uint64_t kSlack = 4096;  // room past the largest size for the unaligned offsets
-constexpr uint8_t kUpdateData[64] = {0x10, 0x21, 0x32, 0x43, 0x54, 0x65, 0x76, 0x87, 0x98, 0xa9, 0xba,
-                                     0xcb, 0xdc, 0xed, 0xfe, 0x0f, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66,
-                                     0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x00, 0x12,
-                                     0x23, 0x34, 0x45, 0x56, 0x67, 0x78, 0x89, 0x9a, 0xab, 0xbc, 0xcd,
-                                     0xde, 0xef, 0xf0, 0x01, 0x13, 0x24, 0x35, 0x46, 0x57, 0x68, 0x79,
-                                     0x8a, 0x9b, 0xac, 0xbd, 0xce, 0xdf, 0xe0, 0xf1, 0x02};
+constexpr uint8_t kUpdateData[64] = {0x10, 0x21, 0x32, 0x43, 0x54, 0x65, 0x76, 0x87, 0x98, 0xa9, 0xba, 0xcb, 0xdc,
+                                     0xed, 0xfe, 0x0f, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa,
+                                     0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x00, 0x12, 0x23, 0x34, 0x45, 0x56, 0x67, 0x78,
+                                     0x89, 0x9a, 0xab, 0xbc, 0xcd, 0xde, 0xef, 0xf0, 0x01, 0x13, 0x24, 0x35, 0x46,
+                                     0x57, 0x68, 0x79, 0x8a, 0x9b, 0xac, 0xbd, 0xce, 0xdf, 0xe0, 0xf1, 0x02};
 
 // Minimum (manual, GPU) time per benchmark unless --benchmark_min_time is given. Small
 // sizes are capped by Google Benchmark's own limit of 5x this in wall time (submission
 // overhead dominates them); the largest ones run only a few iterations.
 constexpr double kMinTimeS = 0.03;
 
-constexpr uint64_t kAllSizes[] = {4ull << 10, 64ull << 10, 1ull << 20, 16ull << 20, 64ull << 20, 256ull << 20,
-                                  1ull << 30};
+constexpr uint64_t kAllSizes[] = {4ull << 10,  64ull << 10,  1ull << 20, 16ull << 20,
+                                  64ull << 20, 256ull << 20, 1ull << 30};
 
 // Index constants for TransferWorkloads().
-enum : int { kFillAligned, kFillUnaligned, kCopyAligned, kCopyUnaligned, kSmallFill, kSmallFillU, kSmallUpdate,
-             kSmallUpdateU };
+enum : int {
+  kFillAligned,
+  kFillUnaligned,
+  kCopyAligned,
+  kCopyUnaligned,
+  kSmallFill,
+  kSmallFillU,
+  kSmallUpdate,
+  kSmallUpdateU
+};
 
 // Bytes one execution reads + writes.
 double BytesMoved(const TransferWorkload& w, uint64_t size) {
@@ -299,8 +306,9 @@ void TransferSuite::SetUp() {
                                   .c_str());
     std::fflush(stdout);
     for (const CheckResult& c : report.checks) {
-      if (!c.ok) std::fprintf(stderr, "bindery_bench: warning: %s: check '%s' failed: %s\n", ConfigName(config),
-                              c.name.c_str(), c.detail.c_str());
+      if (!c.ok)
+        std::fprintf(stderr, "bindery_bench: warning: %s: check '%s' failed: %s\n", ConfigName(config), c.name.c_str(),
+                     c.detail.c_str());
     }
     devices_[i] = std::move(d);
   }

@@ -151,12 +151,12 @@ std::vector<CheckResult> CheckTransfers(TransferDevice& device) {
   results.push_back(checker.Run("copy unaligned 2", {{TransferOp::kCopy, 6, 1, kC - 8}}));
   if (!UsesBindery(device.config())) return results;
   results.push_back(checker.Run("fill unaligned", {{TransferOp::kFill, 0, 1, kC - 2}}));
-  results.push_back(checker.Run("fill unaligned small",
-                                {{TransferOp::kFill, 0, 4097, 2}, {TransferOp::kFill, 0, 8195, 7},
-                                 {TransferOp::kFill, 0, 12289, 63}}));
-  results.push_back(checker.Run("update unaligned",
-                                {{TransferOp::kUpdate, 0, 4097, 63}, {TransferOp::kUpdate, 64, 8194, 5},
-                                 {TransferOp::kUpdate, 80, 12291, 130}}));
+  results.push_back(checker.Run(
+      "fill unaligned small",
+      {{TransferOp::kFill, 0, 4097, 2}, {TransferOp::kFill, 0, 8195, 7}, {TransferOp::kFill, 0, 12289, 63}}));
+  results.push_back(checker.Run(
+      "update unaligned",
+      {{TransferOp::kUpdate, 0, 4097, 63}, {TransferOp::kUpdate, 64, 8194, 5}, {TransferOp::kUpdate, 80, 12291, 130}}));
   return results;
 }
 

@@ -43,10 +43,14 @@ class ScopedEnvironment {
 
 const char* StrategyValue(TransferConfig config) {
   switch (config) {
-    case TransferConfig::kBinderyAuto: return "auto";
-    case TransferConfig::kBinderyNative: return "native";
-    case TransferConfig::kBinderyCompute: return "compute";
-    case TransferConfig::kNoLayer: break;
+    case TransferConfig::kBinderyAuto:
+      return "auto";
+    case TransferConfig::kBinderyNative:
+      return "native";
+    case TransferConfig::kBinderyCompute:
+      return "compute";
+    case TransferConfig::kNoLayer:
+      break;
   }
   return nullptr;
 }
@@ -61,20 +65,28 @@ bool Load(VkDevice device, const char* name, Fn* out) {
 
 const char* ConfigName(TransferConfig config) {
   switch (config) {
-    case TransferConfig::kNoLayer: return "no layer";
-    case TransferConfig::kBinderyAuto: return "bindery auto";
-    case TransferConfig::kBinderyNative: return "bindery native";
-    case TransferConfig::kBinderyCompute: return "bindery compute";
+    case TransferConfig::kNoLayer:
+      return "no layer";
+    case TransferConfig::kBinderyAuto:
+      return "bindery auto";
+    case TransferConfig::kBinderyNative:
+      return "bindery native";
+    case TransferConfig::kBinderyCompute:
+      return "bindery compute";
   }
   return "?";
 }
 
 const char* ConfigSlug(TransferConfig config) {
   switch (config) {
-    case TransferConfig::kNoLayer: return "no-layer";
-    case TransferConfig::kBinderyAuto: return "bindery-auto";
-    case TransferConfig::kBinderyNative: return "bindery-native";
-    case TransferConfig::kBinderyCompute: return "bindery-compute";
+    case TransferConfig::kNoLayer:
+      return "no-layer";
+    case TransferConfig::kBinderyAuto:
+      return "bindery-auto";
+    case TransferConfig::kBinderyNative:
+      return "bindery-native";
+    case TransferConfig::kBinderyCompute:
+      return "bindery-compute";
   }
   return "?";
 }
@@ -112,13 +124,11 @@ std::string TransferDevice::Init(VkDeviceSize buffer_bytes) {
   bool ok = Load(dev, "vkResetCommandPool", &fn_.ResetCommandPool) &&
             Load(dev, "vkBeginCommandBuffer", &fn_.BeginCommandBuffer) &&
             Load(dev, "vkEndCommandBuffer", &fn_.EndCommandBuffer) &&
-            Load(dev, "vkCmdFillBuffer", &fn_.CmdFillBuffer) &&
-            Load(dev, "vkCmdUpdateBuffer", &fn_.CmdUpdateBuffer) &&
+            Load(dev, "vkCmdFillBuffer", &fn_.CmdFillBuffer) && Load(dev, "vkCmdUpdateBuffer", &fn_.CmdUpdateBuffer) &&
             Load(dev, "vkCmdCopyBuffer", &fn_.CmdCopyBuffer) &&
             Load(dev, "vkCmdPipelineBarrier", &fn_.CmdPipelineBarrier) &&
             Load(dev, "vkCmdResetQueryPool", &fn_.CmdResetQueryPool) &&
-            Load(dev, "vkCmdWriteTimestamp", &fn_.CmdWriteTimestamp) &&
-            Load(dev, "vkQueueSubmit", &fn_.QueueSubmit);
+            Load(dev, "vkCmdWriteTimestamp", &fn_.CmdWriteTimestamp) && Load(dev, "vkQueueSubmit", &fn_.QueueSubmit);
   if (!ok) return "vkGetDeviceProcAddr returned null for a core command";
 
   // Timestamps on the harness's queue.
@@ -224,7 +234,8 @@ std::string TransferDevice::SubmitAndWait() {
   VkResult r = fn_.QueueSubmit(harness_->queue(), 1, &si, fence_);
   if (r != VK_SUCCESS) return "vkQueueSubmit failed: " + std::to_string(r);
   r = vkWaitForFences(device(), 1, &fence_, VK_TRUE, kFenceTimeoutNs);
-  if (r == VK_TIMEOUT) return "the submission did not finish within " + std::to_string(kFenceTimeoutNs / 1000000000) + " s";
+  if (r == VK_TIMEOUT)
+    return "the submission did not finish within " + std::to_string(kFenceTimeoutNs / 1000000000) + " s";
   if (r != VK_SUCCESS) return "vkWaitForFences failed: " + std::to_string(r);
   r = vkResetFences(device(), 1, &fence_);
   if (r != VK_SUCCESS) return "vkResetFences failed: " + std::to_string(r);

@@ -18,8 +18,7 @@ namespace bindery::bench {
 
 enum class TransferConfig { kNoLayer = 0, kBinderyAuto, kBinderyNative, kBinderyCompute };
 inline constexpr TransferConfig kTransferConfigs[] = {TransferConfig::kNoLayer, TransferConfig::kBinderyAuto,
-                                                      TransferConfig::kBinderyNative,
-                                                      TransferConfig::kBinderyCompute};
+                                                      TransferConfig::kBinderyNative, TransferConfig::kBinderyCompute};
 inline constexpr size_t kTransferConfigCount = 4;
 
 const char* ConfigName(TransferConfig config);  // "no layer", "bindery auto", ...

@@ -120,8 +120,9 @@ std::vector<Table> BuildTables(const std::vector<TransferResult>& results) {
             " small commands per command buffer (per command: GPU time from timestamps, CPU time to record; "
             "ratio = config / no layer aligned; target for unaligned <= " +
             Fixed(kSmallTarget, 1) + "x)";
-  t.header = {"workload", "config", "GPU ns/cmd", "record ns/cmd", "GPU vs native aligned", "record vs native aligned",
-              "within target"};
+  t.header = {
+      "workload",     "config", "GPU ns/cmd", "record ns/cmd", "GPU vs native aligned", "record vs native aligned",
+      "within target"};
   t.numeric = {false, false, true, true, true, true, false};
   for (size_t wi = 0; wi < workloads.size(); ++wi) {
     const TransferWorkload& w = workloads[wi];
@@ -134,7 +135,10 @@ std::vector<Table> BuildTables(const std::vector<TransferResult>& results) {
       if (!w.aligned && base != nullptr) {
         const bool gpu_ok = r->gpu_ns_per_cmd <= kSmallTarget * base->gpu_ns_per_cmd;
         const bool cpu_ok = r->record_ns_per_cmd <= kSmallTarget * base->record_ns_per_cmd;
-        verdict = gpu_ok && cpu_ok ? "yes" : !gpu_ok && !cpu_ok ? "no (GPU, record)" : !gpu_ok ? "no (GPU)" : "no (record)";
+        verdict = gpu_ok && cpu_ok     ? "yes"
+                  : !gpu_ok && !cpu_ok ? "no (GPU, record)"
+                  : !gpu_ok            ? "no (GPU)"
+                                       : "no (record)";
       }
       t.rows.push_back({w.name, ConfigName(config), Number(r->gpu_ns_per_cmd), Number(r->record_ns_per_cmd),
                         Ratio(r->gpu_ns_per_cmd, base ? base->gpu_ns_per_cmd : 0),
@@ -161,10 +165,16 @@ TransferReporter::TransferReporter(OutputOptions options, std::vector<std::strin
 void TransferReporter::ReportRuns(const std::vector<Run>& runs) {
   TableReporter::ReportRuns(runs);  // console output, error count, record samples
   for (const Run& run : runs) {
-    if (run.error_occurred || run.run_type != Run::RT_Iteration || run.iterations == 0) continue;
+    // Single runs; with --benchmark_display_aggregates_only only the aggregates come,
+    // and their median stands in for the runs.
+    const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+    if (run.error_occurred || (run.run_type != Run::RT_Iteration && !median) || run.iterations == 0) continue;
     auto it = transfers_.find(run.run_name.function_name);
     if (it == transfers_.end()) continue;
     Samples& s = it->second;
+    const bool have_runs = !s.from_median && !(s.gbps.empty() && s.gpu_ns.empty());
+    if (median && have_runs) continue;
+    if (median) s.from_median = true;
     // Manual time: real_accumulated_time is the sum of the GPU times.
     const double seconds = run.real_accumulated_time / static_cast<double>(run.iterations);
     if (seconds <= 0) continue;
@@ -233,7 +243,8 @@ std::string FormatConfigReports(const std::vector<ConfigReport>& reports, bool m
   const std::string bullet = markdown ? "- " : "  ";
   std::string out;
   for (const ConfigReport& r : reports) {
-    std::string line = bullet + (markdown ? "**" + std::string(ConfigName(r.config)) + "**" : ConfigName(r.config)) + ": ";
+    std::string line =
+        bullet + (markdown ? "**" + std::string(ConfigName(r.config)) + "**" : ConfigName(r.config)) + ": ";
     if (!r.created || !r.error.empty()) {
       out += line + "FAILED: " + r.error + "\n";
       continue;
@@ -241,9 +252,9 @@ std::string FormatConfigReports(const std::vector<ConfigReport>& reports, bool m
     if (!r.policy.empty()) line += r.policy + "; ";
     int failed = 0;
     for (const CheckResult& c : r.checks) failed += c.ok ? 0 : 1;
-    line += failed == 0 ? "result checks ok (" + std::to_string(r.checks.size()) + ")"
-                        : "WRONG RESULTS in " + std::to_string(failed) + " of " + std::to_string(r.checks.size()) +
-                              " checks";
+    line += failed == 0
+                ? "result checks ok (" + std::to_string(r.checks.size()) + ")"
+                : "WRONG RESULTS in " + std::to_string(failed) + " of " + std::to_string(r.checks.size()) + " checks";
     out += line + "\n";
     const std::string sub = markdown ? "  - " : "      ";
     for (const CheckResult& c : r.checks) {

@@ -38,6 +38,7 @@ class TransferReporter : public TableReporter {
     TransferRegistration registration;
     size_t order = 0;
     std::vector<double> gbps, gpu_ns, record_ns;
+    bool from_median = false;  // the samples are medians of repetitions
   };
   std::map<std::string, Samples> transfers_;
 };

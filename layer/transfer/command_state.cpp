@@ -1,10 +1,48 @@
 #include "transfer/command_state.h"
 
+#include <atomic>
 #include <cstring>
+
+#include "transfer/transfer_device.h"
 
 #include <vulkan/vk_layer_dispatch_table.h>
 
 namespace bindery::transfer {
+
+namespace {
+
+// Bumped whenever a command buffer's state is erased on any device: a cached pointer is
+// valid only while the generation it was read under is current.
+std::atomic<uint64_t> g_command_generation{1};
+
+struct CommandCache {
+  const DeviceTransfers* transfers = nullptr;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  CommandState* state = nullptr;
+  uint64_t generation = 0;
+};
+thread_local CommandCache t_command_cache;
+
+}  // namespace
+
+CommandState* DeviceTransfers::FindCommand(VkCommandBuffer cb) {
+  const uint64_t generation = g_command_generation.load(std::memory_order_acquire);
+  CommandCache& cache = t_command_cache;
+  if (cache.cb == cb && cache.transfers == this && cache.generation == generation) return cache.state;
+  CommandState* state = commands.Find(cb);
+  cache = {this, cb, state, generation};
+  return state;
+}
+
+DeviceTransfers::~DeviceTransfers() {
+  // Another device's transfers may later live at this address: drop every cached answer.
+  g_command_generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+std::unique_ptr<CommandState> DeviceTransfers::ForgetCommand(VkCommandBuffer cb) {
+  g_command_generation.fetch_add(1, std::memory_order_acq_rel);
+  return commands.Erase(cb);
+}
 
 void CommandState::Reset(bool inherits_conditional_rendering) {
   compute_pipeline_ = VK_NULL_HANDLE;

@@ -18,15 +18,22 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
     case TransferStrategy::kAuto:
       break;
   }
-  // NVIDIA's proprietary driver: vkCmdCopyBuffer is far below memory bandwidth (H100,
-  // 2026-11-21: 850 GB/s aligned, 53 GB/s with src+1/dst+3, vs ~2980 GB/s for a compute
-  // copy), while vkCmdFillBuffer is already at bandwidth. Thresholds from bench/ on the
-  // H100 (README "Transfers"): below them the dispatch and its two barriers cost more than
-  // the native command.
+  // NVIDIA's proprietary driver: vkCmdCopyBuffer is far below memory bandwidth, while
+  // vkCmdFillBuffer is at bandwidth from well-aligned offsets only. Measured with bench/
+  // on an H200, driver 580.159.04, 2026-11-21 (README "Transfers"; the H100 baseline in
+  // DESIGN.md shows the same shape): 1 GiB copy 850 GB/s aligned and 53 GB/s src+1/dst+3
+  // natively, ~4000 GB/s as a kernel; at 1 MiB the kernel is ahead for aligned copies
+  // (168 vs 149 GB/s) and far ahead for unaligned ones (165 vs 30 GB/s), at 64 KiB behind
+  // (the dispatch and its two barriers cost more than the copy). A fill whose middle starts
+  // 4-byte but not 256-byte aligned runs at ~1630 GB/s instead of ~4350 GB/s: realigning
+  // the native middle to 256 bytes (edges from staging) restores full speed, and beats
+  // the fill kernel (~4030 GB/s).
   if (driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY || (driver_id == 0 && vendor_id == 0x10DE)) {
     p.name = "nvidia: compute copies";
     p.copy_kernel_min_aligned = 1ull << 20;
     p.copy_kernel_min_unaligned = 64ull << 10;
+    p.fill_native_alignment = 256;
+    p.fill_realign_min = 1ull << 20;
     return p;
   }
   // lavapipe and every device not measured yet: native commands, which are the fastest

@@ -21,6 +21,12 @@ struct Policy {
   uint64_t copy_kernel_min_unaligned = UINT64_MAX;
   // Fills whose middle is at least this many bytes use the fill kernel.
   uint64_t fill_kernel_min = UINT64_MAX;
+  // The native fill's middle starts and ends at multiples of this (the rest comes from
+  // staging): some drivers fill at full speed only from well-aligned offsets.
+  uint64_t fill_native_alignment = 4;
+  // Fills at least this large whose offset or size is not a multiple of
+  // fill_native_alignment are split that way even when the driver would take them.
+  uint64_t fill_realign_min = UINT64_MAX;
 
   bool UsesKernels() const {
     return copy_kernel_min_aligned != UINT64_MAX || copy_kernel_min_unaligned != UINT64_MAX ||

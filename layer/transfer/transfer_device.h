@@ -49,6 +49,7 @@ void PlanDevice(InstanceState& instance, VkPhysicalDevice physical_device, Chain
 class DeviceTransfers : public DeviceCapability {
  public:
   DeviceTransfers(DeviceState& device, const DevicePlan& plan);
+  ~DeviceTransfers() override;
 
   // Compute kernels can run on this device, so the application's compute state is
   // tracked (pipeline, push constants, conditional rendering) to be restored after them.
@@ -65,6 +66,13 @@ class DeviceTransfers : public DeviceCapability {
   ShardedHandleMap<VkDeviceMemory, MemoryInfo> memories;
   ShardedHandleMap<VkCommandPool, PoolInfo> pools;
   ShardedHandleMap<VkCommandBuffer, CommandState> commands;
+
+  // The state of a command buffer being recorded. Recording is single-threaded per
+  // command buffer and a thread records many commands into one in a row, so a
+  // per-thread cache of the last answer skips the map on the record path; it is
+  // invalidated whenever any command buffer state is erased (ForgetCommand).
+  CommandState* FindCommand(VkCommandBuffer cb);
+  std::unique_ptr<CommandState> ForgetCommand(VkCommandBuffer cb);
 };
 
 }  // namespace bindery::transfer

@@ -15,6 +15,9 @@
 namespace bindery::transfer {
 namespace {
 
+// Unaligned fills up to this size are written entirely from staging (one copy command).
+constexpr VkDeviceSize kSmallFillFromStaging = 4096;
+
 DeviceState& Device(VkDevice device) { return *StateRegistry::Get().FindDevice(device); }
 DeviceState& Device(VkCommandBuffer cb) { return *StateRegistry::Get().FindDevice(cb); }
 
@@ -96,11 +99,11 @@ VkDeviceAddress AddressOf(DeviceTransfers& t, VkBuffer buffer) {
   return info == nullptr ? 0 : info->address;
 }
 
-// Writes `size` bytes produced by `bytes(i)` to dst through staging; false if staging
-// memory could not be had.
-template <typename ByteFn>
+// Copies `range_count` ranges of dst from staging, one copy command; `write(data, range)`
+// puts each range's bytes into staging. False if no staging memory could be had.
+template <typename WriteFn>
 bool StagingCopy(DeviceTransfers& t, VkCommandBuffer cb, CommandState& state, VkBuffer dst, const ByteRange* ranges,
-                 uint32_t range_count, ByteFn&& byte_at) {
+                 uint32_t range_count, WriteFn&& write) {
   VkDeviceSize total = 0;
   for (uint32_t i = 0; i < range_count; ++i) total += ranges[i].size;
   if (total == 0) return true;
@@ -109,15 +112,23 @@ bool StagingCopy(DeviceTransfers& t, VkCommandBuffer cb, CommandState& state, Vk
   VkBufferCopy regions[2];
   uint32_t n = 0;
   VkDeviceSize at = 0;
-  for (uint32_t i = 0; i < range_count; ++i) {
+  for (uint32_t i = 0; i < range_count && n < 2; ++i) {
     if (ranges[i].empty()) continue;
-    for (VkDeviceSize b = 0; b < ranges[i].size; ++b) slice.data[at + b] = byte_at(ranges[i].offset + b);
+    write(slice.data + at, ranges[i]);
     regions[n++] = {slice.offset + at, ranges[i].offset, ranges[i].size};
     at += ranges[i].size;
   }
   t.device.dispatch.CmdCopyBuffer(cb, slice.buffer, dst, n, regions);
   Stats::Bump(t.device.stats.transfer_edge_copies);
   return true;
+}
+
+// Writes the bytes a fill of `data` begun at `fill_offset` leaves in `range`.
+void WriteFillBytes(uint8_t* out, ByteRange range, uint32_t data, VkDeviceSize fill_offset) {
+  const uint32_t word = RotatedPattern(data, fill_offset, range.offset);
+  VkDeviceSize i = 0;
+  for (; i + 4 <= range.size; i += 4) std::memcpy(out + i, &word, 4);
+  for (; i < range.size; ++i) out[i] = static_cast<uint8_t>(word >> (8 * (i % 4)));
 }
 
 }  // namespace
@@ -254,7 +265,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateCommandPool(VkDevice device, const VkComman
 }
 
 static void ForgetCommandBuffer(DeviceTransfers& t, VkCommandBuffer cb) {
-  std::unique_ptr<CommandState> state = t.commands.Erase(cb);
+  std::unique_ptr<CommandState> state = t.ForgetCommand(cb);
   if (state != nullptr) state->staging().ReleaseAll(t.staging);
 }
 
@@ -274,7 +285,7 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetCommandPool(VkDevice device, VkCommandPool p
   const VkResult result = d.dispatch.ResetCommandPool(device, pool, flags);
   if (const PoolInfo* info = t.pools.Find(pool)) {
     for (VkCommandBuffer cb : info->members) {
-      if (CommandState* state = t.commands.Find(cb)) {
+      if (CommandState* state = t.FindCommand(cb)) {
         state->Reset(false);
         state->staging().ReleaseAll(t.staging);
       }
@@ -325,7 +336,7 @@ VKAPI_ATTR void VKAPI_CALL FreeCommandBuffers(VkDevice device, VkCommandPool poo
 VKAPI_ATTR VkResult VKAPI_CALL BeginCommandBuffer(VkCommandBuffer cb, const VkCommandBufferBeginInfo* pBeginInfo) {
   DeviceState& d = Device(cb);
   DeviceTransfers& t = *d.transfers;
-  if (CommandState* state = t.commands.Find(cb)) {
+  if (CommandState* state = t.FindCommand(cb)) {
     bool inherits_conditional = false;
     if (pBeginInfo->pInheritanceInfo != nullptr) {
       for (auto* s = static_cast<const VkBaseInStructure*>(pBeginInfo->pInheritanceInfo->pNext); s; s = s->pNext) {
@@ -347,7 +358,7 @@ VKAPI_ATTR VkResult VKAPI_CALL BeginCommandBuffer(VkCommandBuffer cb, const VkCo
 VKAPI_ATTR VkResult VKAPI_CALL ResetCommandBuffer(VkCommandBuffer cb, VkCommandBufferResetFlags flags) {
   DeviceState& d = Device(cb);
   DeviceTransfers& t = *d.transfers;
-  if (CommandState* state = t.commands.Find(cb)) {
+  if (CommandState* state = t.FindCommand(cb)) {
     state->Reset(false);
     state->staging().ReleaseAll(t.staging);
   }
@@ -360,27 +371,27 @@ VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoi
   DeviceState& d = Device(cb);
   d.dispatch.CmdBindPipeline(cb, bind_point, pipeline);
   if (bind_point != VK_PIPELINE_BIND_POINT_COMPUTE) return;
-  if (CommandState* state = d.transfers->commands.Find(cb)) state->OnBindComputePipeline(pipeline);
+  if (CommandState* state = d.transfers->FindCommand(cb)) state->OnBindComputePipeline(pipeline);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stages,
                                             uint32_t offset, uint32_t size, const void* values) {
   DeviceState& d = Device(cb);
   d.dispatch.CmdPushConstants(cb, layout, stages, offset, size, values);
-  if (CommandState* state = d.transfers->commands.Find(cb)) state->OnPushConstants(layout, stages, offset, size, values);
+  if (CommandState* state = d.transfers->FindCommand(cb)) state->OnPushConstants(layout, stages, offset, size, values);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdBeginConditionalRenderingEXT(VkCommandBuffer cb,
                                                            const VkConditionalRenderingBeginInfoEXT* info) {
   DeviceState& d = Device(cb);
   d.dispatch.CmdBeginConditionalRenderingEXT(cb, info);
-  if (CommandState* state = d.transfers->commands.Find(cb)) state->OnBeginConditionalRendering(*info);
+  if (CommandState* state = d.transfers->FindCommand(cb)) state->OnBeginConditionalRendering(*info);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdEndConditionalRenderingEXT(VkCommandBuffer cb) {
   DeviceState& d = Device(cb);
   d.dispatch.CmdEndConditionalRenderingEXT(cb);
-  if (CommandState* state = d.transfers->commands.Find(cb)) state->OnEndConditionalRendering();
+  if (CommandState* state = d.transfers->FindCommand(cb)) state->OnEndConditionalRendering();
 }
 
 // ---- transfers -------------------------------------------------------------------------
@@ -390,28 +401,40 @@ VKAPI_ATTR void VKAPI_CALL CmdFillBuffer(VkCommandBuffer cb, VkBuffer dst, VkDev
   DeviceState& d = Device(cb);
   DeviceTransfers& t = *d.transfers;
   const bool fill_kernels = t.KernelsPossible() && t.policy.fill_kernel_min != UINT64_MAX;
-  if (!fill_kernels && size != VK_WHOLE_SIZE && NativeFillAllowed(offset, size)) {
+  const uint64_t align = t.policy.fill_native_alignment;
+  const bool realign = size != VK_WHOLE_SIZE && size >= t.policy.fill_realign_min && ((offset | size) % align) != 0;
+  if (!fill_kernels && !realign && size != VK_WHOLE_SIZE && NativeFillAllowed(offset, size)) {
     Stats::Bump(d.stats.transfers_passed_through);
     d.dispatch.CmdFillBuffer(cb, dst, offset, size, data);
     return;
   }
-  const BufferInfo* info = t.buffers.Find(dst);
+  // The buffer's size (VK_WHOLE_SIZE) and address (kernels) only when needed.
+  const BufferInfo* info = size == VK_WHOLE_SIZE || fill_kernels ? t.buffers.Find(dst) : nullptr;
   const VkDeviceSize bytes = info != nullptr ? ResolveFillSize(info->size, offset, size) : size;
   if (bytes == 0 || bytes == VK_WHOLE_SIZE) {
     if (bytes == VK_WHOLE_SIZE) d.dispatch.CmdFillBuffer(cb, dst, offset, size, data);  // unknown buffer
     return;
   }
-  CommandState* state = t.commands.Find(cb);
+  CommandState* state = t.FindCommand(cb);
   const VkDeviceAddress address = info != nullptr ? info->address : 0;
   const bool kernel = fill_kernels && bytes >= t.policy.fill_kernel_min && KernelUsable(t, state, address);
-  if (!kernel && NativeFillAllowed(offset, bytes)) {
+  if (!kernel && !realign && NativeFillAllowed(offset, bytes)) {
     Stats::Bump(d.stats.transfers_passed_through);
     d.dispatch.CmdFillBuffer(cb, dst, offset, bytes, data);
     return;
   }
   Stats::Bump(d.stats.transfers_polyfilled);
-  // Middle: 16-byte blocks by address for the kernel, 4-byte words for the native fill.
-  const Split split = SplitAligned({offset, bytes}, kernel ? 16 : 4, kernel ? address : 0);
+  auto write = [&](uint8_t* out, ByteRange range) { WriteFillBytes(out, range, data, offset); };
+  // Small ranges: the whole range from staging is one command where a native middle plus
+  // edges would be two.
+  const ByteRange whole{offset, bytes};
+  if (!kernel && bytes <= kSmallFillFromStaging && state != nullptr &&
+      StagingCopy(t, cb, *state, dst, &whole, 1, write)) {
+    return;
+  }
+  // Middle: 16-byte blocks by address for the kernel, the policy's alignment (at least
+  // 4-byte words) for the native fill.
+  const Split split = SplitAligned({offset, bytes}, kernel ? 16 : align, kernel ? address : 0);
   if (!split.middle.empty()) {
     const uint32_t pattern = RotatedPattern(data, offset, split.middle.offset);
     if (kernel) {
@@ -423,8 +446,7 @@ VKAPI_ATTR void VKAPI_CALL CmdFillBuffer(VkCommandBuffer cb, VkBuffer dst, VkDev
     }
   }
   const ByteRange edges[2] = {split.head, split.tail};
-  if (state == nullptr ||
-      !StagingCopy(t, cb, *state, dst, edges, 2, [&](VkDeviceSize at) { return FillByteAt(data, offset, at); })) {
+  if (state == nullptr || !StagingCopy(t, cb, *state, dst, edges, 2, write)) {
     BINDERY_LOG(d.log(), kError, "transfer-staging",
                 "no staging memory for the %llu edge bytes of an unaligned vkCmdFillBuffer; they were not written",
                 static_cast<unsigned long long>(split.head.size + split.tail.size));
@@ -436,7 +458,7 @@ template <typename RegionFn>
 void CopyBufferCommon(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t count, RegionFn&& region) {
   DeviceState& d = Device(cb);
   DeviceTransfers& t = *d.transfers;
-  CommandState* state = t.commands.Find(cb);
+  CommandState* state = t.FindCommand(cb);
   const VkDeviceAddress src_address = AddressOf(t, src);
   const VkDeviceAddress dst_address = AddressOf(t, dst);
   const bool kernels_ok = KernelUsable(t, state, src_address, dst_address);
@@ -479,7 +501,7 @@ VKAPI_ATTR void VKAPI_CALL CmdUpdateBuffer(VkCommandBuffer cb, VkBuffer dst, VkD
     return;
   }
   if (size == 0) return;
-  CommandState* state = t.commands.Find(cb);
+  CommandState* state = t.FindCommand(cb);
   // The data is captured now, into staging, and copied like any other source.
   const StagingSlice slice = state != nullptr ? state->staging().Allocate(t.staging, size) : StagingSlice{};
   if (slice.data == nullptr) {

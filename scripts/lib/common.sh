@@ -47,5 +47,5 @@ configure_and_build() {
   [ "${CI:-}" = true ] && werror=ON
   cmake -S "$BINDERY_ROOT" -B "$dir" -G Ninja -DBINDERY_WERROR=$werror "${launcher[@]}" "$@" >"$dir.configure.log" 2>&1 \
     || { cat "$dir.configure.log"; die "cmake configure failed"; }
-  cmake --build "$dir" -j "${BINDERY_JOBS:-2}"
+  cmake --build "$dir" -j "${BUILD_JOBS:-2}"
 }

@@ -104,6 +104,9 @@ TEST(TransferPolicy, TableAndOverrides) {
   EXPECT_TRUE(nvidia.UsesKernels());
   EXPECT_EQ(nvidia.fill_kernel_min, UINT64_MAX) << "native fill is at bandwidth on the H100";
   EXPECT_LT(nvidia.CopyThreshold(false), UINT64_MAX);
+  EXPECT_EQ(nvidia.fill_native_alignment, 256u) << "NVIDIA fills at full speed from 256-byte offsets";
+  EXPECT_EQ(lavapipe.fill_native_alignment, 4u);
+  EXPECT_EQ(lavapipe.fill_realign_min, UINT64_MAX) << "lavapipe takes any word-aligned fill at full speed";
   EXPECT_FALSE(ChoosePolicy(0x10DE, VK_DRIVER_ID_NVIDIA_PROPRIETARY, TransferStrategy::kNative).UsesKernels());
   const Policy compute = ChoosePolicy(0x10005, VK_DRIVER_ID_MESA_LLVMPIPE, TransferStrategy::kCompute);
   EXPECT_EQ(compute.CopyThreshold(true), 16u);
