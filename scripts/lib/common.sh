@@ -45,7 +45,8 @@ configure_and_build() {
   command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   local werror=OFF
   [ "${CI:-}" = true ] && werror=ON
-  cmake -S "$BINDERY_ROOT" -B "$dir" -G Ninja -DBINDERY_WERROR=$werror "${launcher[@]}" "$@" >"$dir.configure.log" 2>&1 \
-    || { cat "$dir.configure.log"; die "cmake configure failed"; }
+  mkdir -p "$dir"
+  cmake -S "$BINDERY_ROOT" -B "$dir" -G Ninja -DBINDERY_WERROR=$werror "${launcher[@]}" "$@" >"$dir/configure.log" 2>&1 \
+    || { cat "$dir/configure.log"; die "cmake configure failed"; }
   cmake --build "$dir" -j "${BUILD_JOBS:-2}"
 }
