@@ -5,7 +5,6 @@
 #include <utility>
 
 namespace bindery::bench {
-namespace {
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -18,6 +17,8 @@ std::string Fixed(double value, int decimals) {
   std::snprintf(buf, sizeof(buf), "%.*f", decimals, value);
   return buf;
 }
+
+namespace {
 
 std::vector<std::string> Cells(const TableRow& r) {
   return {r.workload, Fixed(r.no_layer_ns, 1), Fixed(r.bindery_ns, 1), Fixed(r.bindery_ns / r.no_layer_ns, 3) + "x"};

@@ -11,6 +11,10 @@
 
 namespace bindery::bench {
 
+// Shared by the report printers.
+double Median(std::vector<double> values);
+std::string Fixed(double value, int decimals);  // printf "%.*f"
+
 struct TableRow {
   std::string workload;
   double no_layer_ns = 0;  // median CPU ns per dispatch over every round/repetition

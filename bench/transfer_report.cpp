@@ -10,18 +10,6 @@ namespace {
 // An unaligned small command should cost at most this much more than the aligned native one.
 constexpr double kSmallTarget = 1.5;
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::string Fixed(double value, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", decimals, value);
-  return buf;
-}
-
 // Three significant digits or so, never scientific.
 std::string Number(double v) { return Fixed(v, v >= 100 ? 0 : v >= 10 ? 1 : v >= 1 ? 2 : 3); }
 

@@ -73,6 +73,10 @@ class StateRegistry {
 
   size_t InstanceCount() const { return instances_.Size(); }
   size_t DeviceCount() const { return devices_.Size(); }
+  size_t PhysicalDeviceCount() const {
+    std::lock_guard<std::mutex> lock(physical_mutex_);
+    return physical_devices_.size();
+  }
 
  private:
   DispatchKeyMap<InstanceState> instances_;

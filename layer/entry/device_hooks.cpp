@@ -57,7 +57,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
     state->transfers = transfers.get();
     state->transfers_capability = std::move(transfers);
     if (transfer_plan.why_no_kernels != nullptr) {
-      BINDERY_LOG(instance->log(), kWarn, "transfer-kernels",
+      BINDERY_LOG(instance->log(), kInfo, "transfer-kernels",
                   "transfer policy '%s' wants compute kernels, but they are off on this device: %s; native paths "
                   "(with edge polyfills) are used instead",
                   transfer_plan.policy.name, transfer_plan.why_no_kernels);
@@ -80,6 +80,12 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
   std::unique_ptr<DeviceState> state = StateRegistry::Get().RemoveDevice(device);
   if (state == nullptr) return;
   BINDERY_LOG(state->log(), kInfo, "summary", "device summary: %s", state->stats.Summary().c_str());
+  if (transfer::DeviceTransfers* t = state->transfers) {
+    BINDERY_LOG(state->log(), kDebug, "teardown",
+                "device teardown: still tracked %zu buffers, %zu memory objects, %zu command pools, %zu command "
+                "buffers (left by the application; freed with the device)",
+                t->buffers.Size(), t->memories.Size(), t->pools.Size(), t->commands.Size());
+  }
   // The layer's own objects go before the device does.
   state->transfers = nullptr;
   state->transfers_capability.reset();

@@ -97,6 +97,10 @@ VKAPI_ATTR void VKAPI_CALL DestroyInstance(VkInstance instance, const VkAllocati
   if (state == nullptr) return;
   state->logger->SetInstanceLifetimeScope(true);
   state->dispatch.DestroyInstance(instance, pAllocator);
+  const StateRegistry& registry = StateRegistry::Get();
+  BINDERY_LOG(state->log(), kDebug, "teardown",
+              "after vkDestroyInstance the layer tracks %zu instances, %zu devices, %zu physical devices",
+              registry.InstanceCount(), registry.DeviceCount(), registry.PhysicalDeviceCount());
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL EnumeratePhysicalDevices(VkInstance instance, uint32_t* pCount,

@@ -1,6 +1,8 @@
 // The layer answers enumeration correctly, resolves only what the next layer provides,
 // says what it did at device destruction, and leaves no state behind.
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 #include "integration/test_env.h"
@@ -107,6 +109,34 @@ TEST(LayerIdentity, ManyInstancesAndDevicesComeAndGo) {
     VkCommandBuffer cb = a.BeginCommands();
     EXPECT_EQ(a.SubmitAndWait(cb), VK_SUCCESS);
   }
+}
+
+TEST(LayerIdentity, NothingStaysTrackedAfterTheApplicationDestroysEverything) {
+  const std::string log = ::testing::TempDir() + "bindery_teardown.log";
+  std::remove(log.c_str());
+  {
+    ScopedEnv level("BINDERY_LOG_LEVEL", "debug");
+    ScopedEnv file("BINDERY_LOG_FILE", log);
+    ScopedEnv strategy("BINDERY_TRANSFER_STRATEGY", "compute");  // tracks memory too
+    VkHarness h({.bindery = true});
+    ASSERT_TRUE(h.ok()) << h.error();
+    HostBuffer b = h.CreateHostBuffer(4096, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+    VkCommandBuffer cb = h.BeginCommands();
+    vkCmdFillBuffer(cb, b.buffer, 3, 1000, 7);  // staging in use
+    EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
+    h.Destroy(b);
+    EXPECT_VALIDATION_SILENT(h);
+  }
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("device teardown: still tracked 0 buffers, 0 memory objects, 0 command pools, 0 command "
+                            "buffers"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("after vkDestroyInstance the layer tracks 0 instances, 0 devices, 0 physical devices"),
+            std::string::npos)
+      << text.str();
 }
 
 }  // namespace

@@ -22,30 +22,8 @@ std::vector<uint32_t> RunScaleAdd(bool with_layer, std::vector<Message>* problem
   std::memset(out.mapped, 0xAB, bytes);
 
   ComputeKernel k = h.CreateKernel(scale_add_comp, sizeof(scale_add_comp), 2, 12);
-  VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2};
-  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  dpci.maxSets = 1;
-  dpci.poolSizeCount = 1;
-  dpci.pPoolSizes = &pool_size;
-  VkDescriptorPool pool;
-  vkCreateDescriptorPool(h.device(), &dpci, nullptr, &pool);
-  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  dsai.descriptorPool = pool;
-  dsai.descriptorSetCount = 1;
-  dsai.pSetLayouts = &k.set_layout;
-  VkDescriptorSet set;
-  vkAllocateDescriptorSets(h.device(), &dsai, &set);
-  VkDescriptorBufferInfo infos[2] = {{in.buffer, 0, VK_WHOLE_SIZE}, {out.buffer, 0, VK_WHOLE_SIZE}};
-  VkWriteDescriptorSet writes[2];
-  for (uint32_t b = 0; b < 2; ++b) {
-    writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    writes[b].dstSet = set;
-    writes[b].dstBinding = b;
-    writes[b].descriptorCount = 1;
-    writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[b].pBufferInfo = &infos[b];
-  }
-  vkUpdateDescriptorSets(h.device(), 2, writes, 0, nullptr);
+  const VkDescriptorSet set = h.AllocateStorageSet(k, {in.buffer, out.buffer});
+  EXPECT_NE(set, VK_NULL_HANDLE);
 
   VkCommandBuffer cb = h.BeginCommands();
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
@@ -62,7 +40,6 @@ std::vector<uint32_t> RunScaleAdd(bool with_layer, std::vector<Message>* problem
 
   std::vector<uint32_t> result(kCount);
   std::memcpy(result.data(), out.mapped, bytes);
-  vkDestroyDescriptorPool(h.device(), pool, nullptr);
   h.Destroy(k);
   h.Destroy(in);
   h.Destroy(out);
