@@ -73,6 +73,22 @@ TEST(LayerIdentity, ProcAddrResolvesOnlyWhatTheDriverProvides) {
   EXPECT_VALIDATION_SILENT(h);
 }
 
+TEST(LayerIdentity, UninterceptedCommandsAreTheDriversOwnFunctions) {
+  // Zero pass-through overhead by construction: where no capability needs a command,
+  // vkGetDeviceProcAddr through the layer yields the very function the driver gives.
+  VkHarness with({.bindery = true, .validation = false});
+  VkHarness without({.bindery = false, .validation = false});
+  ASSERT_TRUE(with.ok()) << with.error();
+  ASSERT_TRUE(without.ok()) << without.error();
+  for (const char* name : {"vkCmdDispatch", "vkCmdDraw", "vkCmdBindDescriptorSets", "vkUpdateDescriptorSets",
+                           "vkQueueSubmit", "vkCmdPipelineBarrier"}) {
+    EXPECT_EQ(vkGetDeviceProcAddr(with.device(), name), vkGetDeviceProcAddr(without.device(), name)) << name;
+  }
+  // ...and a command the transfers capability needs on every device is the layer's.
+  EXPECT_NE(vkGetDeviceProcAddr(with.device(), "vkCmdFillBuffer"),
+            vkGetDeviceProcAddr(without.device(), "vkCmdFillBuffer"));
+}
+
 TEST(LayerIdentity, DeviceDestructionPrintsOneSummaryLineAtInfo) {
   ScopedEnv level("BINDERY_LOG_LEVEL", "info");
   VkHarness h({.bindery = true});

@@ -64,6 +64,41 @@ TEST(UnknownPNext, DeviceChainReachesTheLayerBelowUntouched) {
   EXPECT_EQ(unknown.payload[0], 5u);
 }
 
+// Where compute kernels will run, Bindery must turn bufferDeviceAddress on. It adds its
+// own feature struct in front when the chain has none, and when the application's
+// VkPhysicalDeviceVulkan12Features says no, it hands down a copy that says yes — the
+// application's struct is never written, the rest of the chain is shared as it is.
+TEST(UnknownPNext, BufferDeviceAddressIsEnabledWithoutTouchingTheApplicationsStructs) {
+  ScopedEnv strategy("BINDERY_TRANSFER_STRATEGY", "compute");
+  {
+    UnknownStruct unknown{kUnknownStype, nullptr, {1, 1, 1, 1}};
+    VkHarness h({.bindery = true, .validation = false, .layers_between = {"VK_LAYER_bindery_test_spy"},
+                 .device_pnext = &unknown});
+    ASSERT_TRUE(h.ok()) << h.error();
+    const auto chain = SpyChain(kSpyDeviceChain);
+    ASSERT_EQ(chain.size(), 2u);
+    EXPECT_EQ(chain[0].stype, static_cast<uint32_t>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES));
+    EXPECT_EQ(chain[0].buffer_device_address, VK_TRUE);
+    EXPECT_EQ(chain[1].address, &unknown) << "the application's chain follows, untouched";
+  }
+  {
+    UnknownStruct unknown{kUnknownStype, nullptr, {2, 2, 2, 2}};
+    VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &unknown};
+    v12.timelineSemaphore = VK_TRUE;
+    VkHarness h({.bindery = true, .validation = false, .layers_between = {"VK_LAYER_bindery_test_spy"},
+                 .device_pnext = &v12});
+    ASSERT_TRUE(h.ok()) << h.error();
+    const auto chain = SpyChain(kSpyDeviceChain);
+    ASSERT_EQ(chain.size(), 2u);
+    ASSERT_EQ(chain[0].stype, static_cast<uint32_t>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES));
+    EXPECT_NE(chain[0].address, &v12) << "a copy goes down";
+    EXPECT_EQ(chain[0].buffer_device_address, VK_TRUE);
+    EXPECT_EQ(chain[0].timeline_semaphore, VK_TRUE) << "the copy keeps the application's other choices";
+    EXPECT_EQ(v12.bufferDeviceAddress, VK_FALSE) << "the application's struct is not written";
+    EXPECT_EQ(chain[1].address, &unknown);
+  }
+}
+
 TEST(UnknownPNext, KnownExtensionStructsWorkUnderValidation) {
   // The same device chain with only real structs, validation below: silent.
   VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};

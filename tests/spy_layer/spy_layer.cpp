@@ -29,7 +29,16 @@ void Record(int which, const void* chain) {
         s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO) {
       continue;  // the loader's own link structs
     }
-    g_chains[which].push_back({static_cast<uint32_t>(s->sType), s});
+    SpyChainEntry entry{static_cast<uint32_t>(s->sType), s, -1, -1};
+    if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES) {
+      entry.buffer_device_address =
+          static_cast<int32_t>(reinterpret_cast<const VkPhysicalDeviceBufferDeviceAddressFeatures*>(s)->bufferDeviceAddress);
+    } else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) {
+      const auto* v12 = reinterpret_cast<const VkPhysicalDeviceVulkan12Features*>(s);
+      entry.buffer_device_address = static_cast<int32_t>(v12->bufferDeviceAddress);
+      entry.timeline_semaphore = static_cast<int32_t>(v12->timelineSemaphore);
+    }
+    g_chains[which].push_back(entry);
   }
 }
 

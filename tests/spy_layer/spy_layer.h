@@ -6,7 +6,11 @@
 
 struct SpyChainEntry {
   uint32_t stype;
-  const void* address;
+  const void* address;  // only for identity: the struct may be gone after the call
+  // For buffer-device-address and Vulkan 1.2 feature structs, as seen during the call
+  // (-1 for other structs).
+  int32_t buffer_device_address;
+  int32_t timeline_semaphore;
 };
 
 enum { kSpyInstanceChain = 0, kSpyDeviceChain = 1 };
