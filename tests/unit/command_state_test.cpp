@@ -1,0 +1,113 @@
+// The bookkeeping a copy kernel relies on to give the application its state back.
+#include "transfer/command_state.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace bindery::transfer {
+namespace {
+
+// Records what RestoreAfterKernel / SuspendForKernel send down.
+struct Recorder {
+  struct Push {
+    VkPipelineLayout layout;
+    VkShaderStageFlags stages;
+    uint32_t offset, size;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<VkPipeline> bound;
+  std::vector<Push> pushes;
+  int conditional_begins = 0, conditional_ends = 0;
+};
+Recorder* g_recorder = nullptr;
+
+VKAPI_ATTR void VKAPI_CALL Bind(VkCommandBuffer, VkPipelineBindPoint, VkPipeline p) { g_recorder->bound.push_back(p); }
+VKAPI_ATTR void VKAPI_CALL Push(VkCommandBuffer, VkPipelineLayout l, VkShaderStageFlags s, uint32_t o, uint32_t n,
+                                const void* v) {
+  const auto* b = static_cast<const uint8_t*>(v);
+  g_recorder->pushes.push_back({l, s, o, n, std::vector<uint8_t>(b, b + n)});
+}
+VKAPI_ATTR void VKAPI_CALL BeginCond(VkCommandBuffer, const VkConditionalRenderingBeginInfoEXT*) {
+  ++g_recorder->conditional_begins;
+}
+VKAPI_ATTR void VKAPI_CALL EndCond(VkCommandBuffer) { ++g_recorder->conditional_ends; }
+
+class CommandStateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    g_recorder = &recorder_;
+    table_.CmdBindPipeline = &Bind;
+    table_.CmdPushConstants = &Push;
+    table_.CmdBeginConditionalRenderingEXT = &BeginCond;
+    table_.CmdEndConditionalRenderingEXT = &EndCond;
+  }
+  static VkPipelineLayout Layout(uintptr_t v) { return reinterpret_cast<VkPipelineLayout>(v); }
+  Recorder recorder_;
+  VkLayerDispatchTable table_{};
+  PoolInfo compute_pool_{0, VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT, false, {}};
+};
+
+TEST_F(CommandStateTest, RestoresPipelineAndReplaysTheLatestPushesInOrder) {
+  CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
+  s.Reset(false);
+  const uint32_t a[2] = {1, 2}, b[2] = {3, 4}, c[1] = {5};
+  s.OnBindComputePipeline(reinterpret_cast<VkPipeline>(uintptr_t{7}));
+  s.OnPushConstants(Layout(1), VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, a);
+  s.OnPushConstants(Layout(1), VK_SHADER_STAGE_COMPUTE_BIT, 8, 4, c);
+  s.OnPushConstants(Layout(2), VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, b);  // same range again: replaces, moves last
+  s.RestoreAfterKernel(VK_NULL_HANDLE, table_);
+  ASSERT_EQ(recorder_.bound.size(), 1u);
+  EXPECT_EQ(recorder_.bound[0], reinterpret_cast<VkPipeline>(uintptr_t{7}));
+  ASSERT_EQ(recorder_.pushes.size(), 2u);
+  EXPECT_EQ(recorder_.pushes[0].offset, 8u);
+  EXPECT_EQ(recorder_.pushes[1].layout, Layout(2));
+  EXPECT_EQ(recorder_.pushes[1].bytes, (std::vector<uint8_t>{3, 0, 0, 0, 4, 0, 0, 0}));
+}
+
+TEST_F(CommandStateTest, NothingToRestoreAfterReset) {
+  CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
+  const uint32_t a = 9;
+  s.OnBindComputePipeline(reinterpret_cast<VkPipeline>(uintptr_t{7}));
+  s.OnPushConstants(Layout(1), VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &a);
+  s.Reset(false);
+  s.RestoreAfterKernel(VK_NULL_HANDLE, table_);
+  EXPECT_TRUE(recorder_.bound.empty());
+  EXPECT_TRUE(recorder_.pushes.empty());
+}
+
+TEST_F(CommandStateTest, ConditionalRenderingIsSuspendedAndResumed) {
+  CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
+  s.SuspendForKernel(VK_NULL_HANDLE, table_);
+  EXPECT_EQ(recorder_.conditional_ends, 0) << "no block active";
+  VkConditionalRenderingBeginInfoEXT info{VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_EXT};
+  s.OnBeginConditionalRendering(info);
+  s.SuspendForKernel(VK_NULL_HANDLE, table_);
+  s.RestoreAfterKernel(VK_NULL_HANDLE, table_);
+  EXPECT_EQ(recorder_.conditional_ends, 1);
+  EXPECT_EQ(recorder_.conditional_begins, 1);
+  s.OnEndConditionalRendering();
+  s.SuspendForKernel(VK_NULL_HANDLE, table_);
+  EXPECT_EQ(recorder_.conditional_ends, 1);
+}
+
+TEST_F(CommandStateTest, KernelsAllowedOnlyWhereTheyCanBeUndone) {
+  PoolInfo transfer_only{1, VK_QUEUE_TRANSFER_BIT, false, {}};
+  EXPECT_FALSE(CommandState(VK_NULL_HANDLE, transfer_only, false, 128).KernelsAllowed()) << "no compute";
+  PoolInfo protected_pool{0, VK_QUEUE_COMPUTE_BIT, true, {}};
+  EXPECT_FALSE(CommandState(VK_NULL_HANDLE, protected_pool, false, 128).KernelsAllowed()) << "protected";
+  CommandState secondary(VK_NULL_HANDLE, compute_pool_, true, 128);
+  secondary.Reset(/*inherits_conditional_rendering=*/true);
+  EXPECT_FALSE(secondary.KernelsAllowed()) << "cannot suspend the primary's conditional rendering";
+
+  CommandState many(VK_NULL_HANDLE, compute_pool_, false, 128);
+  EXPECT_TRUE(many.KernelsAllowed());
+  const uint32_t v = 1;
+  for (uint32_t i = 0; i < 9; ++i) many.OnPushConstants(Layout(1), VK_SHADER_STAGE_COMPUTE_BIT, 4 * i, 4, &v);
+  EXPECT_FALSE(many.KernelsAllowed()) << "more distinct push ranges than can be replayed";
+  many.Reset(false);
+  EXPECT_TRUE(many.KernelsAllowed());
+}
+
+}  // namespace
+}  // namespace bindery::transfer
