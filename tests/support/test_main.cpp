@@ -17,7 +17,8 @@ extern "C" __attribute__((visibility("default"), used)) const char* __lsan_defau
 // then shows their frames as "<unknown module>", which no suppression can name. Keeping
 // them loaded (RTLD_NODELETE sticks to later dlopen/dlclose pairs) keeps the names.
 static void PinDriverStack() {
-  for (const char* lib : {"libvulkan_lvp.so", "libVkLayer_khronos_validation.so", BINDERY_TEST_LAYER_LIBRARY}) {
+  for (const char* lib : {"libvulkan_lvp.so", "libVkLayer_khronos_validation.so", "libVkLayer_MESA_device_select.so",
+                          BINDERY_TEST_LAYER_LIBRARY}) {
     dlopen(lib, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   }
 }
