@@ -39,7 +39,9 @@ enum : int {
   kSmallFill,
   kSmallFillU,
   kSmallUpdate,
-  kSmallUpdateU
+  kSmallUpdateU,
+  kSmallCopy,
+  kSmallCopyRegions
 };
 
 // Bytes one execution reads + writes.
@@ -151,6 +153,10 @@ const std::vector<TransferWorkload>& TransferWorkloads() {
       {"fill x1000 63B unaligned", TransferOp::kFill, false, true, kSmallFill, -1},
       {"update x1000 64B aligned", TransferOp::kUpdate, true, true, kSmallUpdate, -1},
       {"update x1000 63B unaligned", TransferOp::kUpdate, false, true, kSmallUpdate, -1},
+      // Copies: 1000 commands of 64 B, and one command with 1000 regions of 63 B at
+      // src + 1 -> dst + 3 (per region); the batched-regions kernel competes with the latter.
+      {"copy x1000 64B aligned", TransferOp::kCopy, true, true, kSmallCopy, -1},
+      {"copy 1000 regions 63B unaligned", TransferOp::kCopy, false, true, kSmallCopy, kSmallCopyRegions},
   };
   return kWorkloads;
 }
@@ -181,8 +187,17 @@ void TransferSuite::RecordWorkload(const TransferDevice& d, const TransferWorklo
   if (w.small) {
     const uint64_t shift = w.aligned ? 0 : 1;
     const uint64_t bytes = w.aligned ? 64 : 63;
+    if (w.op == TransferOp::kCopy && !w.aligned) {
+      static VkBufferCopy regions[kSmallCommands];
+      for (uint64_t i = 0; i < kSmallCommands; ++i) regions[i] = {i * kSmallStride + 1, i * kSmallStride + 3, 63};
+      fn.CmdCopyBuffer(cb, src, dst, kSmallCommands, regions);
+      return;
+    }
     for (uint64_t i = 0; i < kSmallCommands; ++i) {
-      if (w.op == TransferOp::kFill) {
+      if (w.op == TransferOp::kCopy) {
+        const VkBufferCopy region{i * kSmallStride, i * kSmallStride, bytes};
+        fn.CmdCopyBuffer(cb, src, dst, 1, &region);
+      } else if (w.op == TransferOp::kFill) {
         fn.CmdFillBuffer(cb, dst, i * kSmallStride + shift, bytes, kFillData);
       } else {
         fn.CmdUpdateBuffer(cb, dst, i * kSmallStride + shift, bytes, kUpdateData);

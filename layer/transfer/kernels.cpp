@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "copy_regions_comp.h"
 #include "copy_shift_comp.h"
 #include "copy_vec4_comp.h"
 #include "core/state.h"
@@ -54,7 +55,8 @@ bool Kernels::Create() {
     size_t bytes;
   } sources[] = {{fill_vec4_comp, sizeof(fill_vec4_comp)},
                  {copy_vec4_comp, sizeof(copy_vec4_comp)},
-                 {copy_shift_comp, sizeof(copy_shift_comp)}};
+                 {copy_shift_comp, sizeof(copy_shift_comp)},
+                 {copy_regions_comp, sizeof(copy_regions_comp)}};
   for (int i = 0; i < static_cast<int>(KernelKind::kCount); ++i) {
     VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     smci.codeSize = sources[i].bytes;
@@ -86,6 +88,15 @@ void Kernels::Record(VkCommandBuffer cb, const CommandState& state, const Kernel
     if (job.kind != bound) {
       d.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_[static_cast<int>(job.kind)]);
       bound = job.kind;
+    }
+    if (job.kind == KernelKind::kCopyRegions) {  // one workgroup per region
+      const KernelParams params{{static_cast<uint32_t>(job.dst_address), static_cast<uint32_t>(job.dst_address >> 32)},
+                                {0, 0},
+                                static_cast<uint32_t>(job.blocks),
+                                0};
+      d.CmdPushConstants(cb, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), &params);
+      d.CmdDispatch(cb, static_cast<uint32_t>(std::min<uint64_t>(job.blocks, kMaxGroups)), 1, 1);
+      continue;
     }
     for (uint64_t done = 0; done < job.blocks;) {
       const uint64_t blocks = std::min(job.blocks - done, kMaxBlocksPerDispatch);

@@ -21,7 +21,18 @@ namespace bindery::transfer {
 
 class CommandState;
 
-enum class KernelKind { kFillVec4 = 0, kCopyVec4 = 1, kCopyShift = 2, kCount = 3 };
+enum class KernelKind { kFillVec4 = 0, kCopyVec4 = 1, kCopyShift = 2, kCopyRegions = 3, kCount = 4 };
+
+// One entry of the region table kCopyRegions reads (shaders/copy_regions.comp).
+struct RegionRecord {
+  uint32_t src_word[2];
+  uint32_t dst_word[2];
+  uint32_t size;
+  uint32_t src_shift;
+  uint32_t dst_shift;
+  uint32_t unused;
+};
+static_assert(sizeof(RegionRecord) == 32, "matches the std430 struct in copy_regions.comp");
 
 // Push constants shared by every kernel (shaders/transfer_common.glsl).
 struct KernelParams {
@@ -33,9 +44,9 @@ struct KernelParams {
 
 struct KernelJob {
   KernelKind kind;
-  uint64_t dst_address;
+  uint64_t dst_address;  // kCopyRegions: the region table
   uint64_t src_address;
-  uint64_t blocks;  // 16-byte blocks to write
+  uint64_t blocks;  // 16-byte blocks to write; kCopyRegions: regions in the table
   uint32_t value;
 };
 

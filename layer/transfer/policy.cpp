@@ -14,6 +14,7 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
       p.copy_kernel_min_aligned = 16;
       p.copy_kernel_min_unaligned = 16;
       p.fill_kernel_min = 16;
+      p.copy_batch_min_regions = 2;
       return p;
     case TransferStrategy::kAuto:
       break;
@@ -32,6 +33,9 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
     p.name = "nvidia: compute copies";
     p.copy_kernel_min_aligned = 1ull << 20;
     p.copy_kernel_min_unaligned = 64ull << 10;
+    // Its copy engine also takes ~1.4 us per region (H100: 1000 regions of 63 B in one
+    // vkCmdCopyBuffer, 1.37 ms), so small regions are batched into one dispatch.
+    p.copy_batch_min_regions = 4;
     p.fill_native_alignment = 256;
     p.fill_realign_min = 1ull << 20;
     return p;

@@ -19,6 +19,10 @@ struct Policy {
   // fast path (source, destination and size 4-byte aligned) and the rest.
   uint64_t copy_kernel_min_aligned = UINT64_MAX;
   uint64_t copy_kernel_min_unaligned = UINT64_MAX;
+  // A copy with at least this many regions of at most copy_batch_max_region bytes copies
+  // them in one dispatch (shaders/copy_regions.comp) instead of region by region.
+  uint32_t copy_batch_min_regions = UINT32_MAX;
+  uint64_t copy_batch_max_region = 64 * 1024;
   // Fills whose middle is at least this many bytes use the fill kernel.
   uint64_t fill_kernel_min = UINT64_MAX;
   // The native fill's middle starts and ends at multiples of this (the rest comes from
@@ -30,7 +34,7 @@ struct Policy {
 
   bool UsesKernels() const {
     return copy_kernel_min_aligned != UINT64_MAX || copy_kernel_min_unaligned != UINT64_MAX ||
-           fill_kernel_min != UINT64_MAX;
+           fill_kernel_min != UINT64_MAX || copy_batch_min_regions != UINT32_MAX;
   }
   uint64_t CopyThreshold(bool aligned) const { return aligned ? copy_kernel_min_aligned : copy_kernel_min_unaligned; }
 };

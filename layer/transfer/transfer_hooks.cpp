@@ -453,7 +453,37 @@ VKAPI_ATTR void VKAPI_CALL CmdFillBuffer(VkCommandBuffer cb, VkBuffer dst, VkDev
   }
 }
 
+// Writes the batch-kernel table for the regions `in_batch` selects and queues one
+// dispatch for them; false (nothing queued) if there are too few or no staging memory.
+template <typename RegionFn, typename Select>
+bool BatchSmallRegions(DeviceTransfers& t, CommandState& state, CopyRecorder& rec, VkDeviceAddress src_address,
+                       VkDeviceAddress dst_address, uint32_t count, RegionFn&& region, Select&& in_batch) {
+  uint32_t batch = 0;
+  for (uint32_t i = 0; i < count; ++i) batch += in_batch(region(i)) ? 1 : 0;
+  if (batch < t.policy.copy_batch_min_regions) return false;
+  const StagingSlice table = state.staging().Allocate(t.staging, VkDeviceSize{batch} * sizeof(RegionRecord));
+  if (table.data == nullptr || table.address == 0) return false;
+  auto* records = reinterpret_cast<RegionRecord*>(table.data);
+  for (uint32_t i = 0, n = 0; i < count; ++i) {
+    const VkBufferCopy r = region(i);
+    if (!in_batch(r)) continue;
+    const uint64_t src = src_address + r.srcOffset, dst = dst_address + r.dstOffset;
+    const uint64_t src_word = src & ~uint64_t{3}, dst_word = dst & ~uint64_t{3};
+    records[n++] = {{static_cast<uint32_t>(src_word), static_cast<uint32_t>(src_word >> 32)},
+                    {static_cast<uint32_t>(dst_word), static_cast<uint32_t>(dst_word >> 32)},
+                    static_cast<uint32_t>(r.size),
+                    static_cast<uint32_t>(src & 3),
+                    static_cast<uint32_t>(dst & 3),
+                    0};
+  }
+  rec.Kernel({KernelKind::kCopyRegions, table.address, 0, batch, 0});
+  return true;
+}
+
 // vkCmdCopyBuffer and vkCmdCopyBuffer2 share this; `region(i)` yields a VkBufferCopy.
+// Many small regions go to one batched dispatch where the policy says so; every other
+// region is split between a kernel (its aligned middle) and native edges, or copied
+// natively, by CopyRegion.
 template <typename RegionFn>
 void CopyBufferCommon(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t count, RegionFn&& region) {
   DeviceState& d = Device(cb);
@@ -463,10 +493,15 @@ void CopyBufferCommon(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t c
   const VkDeviceAddress dst_address = AddressOf(t, dst);
   const bool kernels_ok = KernelUsable(t, state, src_address, dst_address);
   CopyRecorder rec(t, cb, state, src, dst);
-  bool polyfilled = false;
+  auto small = [&](const VkBufferCopy& r) { return r.size != 0 && r.size <= t.policy.copy_batch_max_region; };
+  const bool batched = kernels_ok && count >= t.policy.copy_batch_min_regions &&
+                       BatchSmallRegions(t, *state, rec, src_address, dst_address, count, region, small);
+  bool polyfilled = batched;
   for (uint32_t i = 0; i < count; ++i) {
     const VkBufferCopy r = region(i);
-    if (r.size != 0) polyfilled |= CopyRegion(t, rec, kernels_ok, src_address, dst_address, r);
+    if (r.size != 0 && !(batched && small(r))) {
+      polyfilled |= CopyRegion(t, rec, kernels_ok, src_address, dst_address, r);
+    }
   }
   Stats::Bump(polyfilled ? d.stats.transfers_polyfilled : d.stats.transfers_passed_through);
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "copy_regions_comp.h"
 #include "copy_shift_comp.h"
 #include "copy_vec4_comp.h"
 #include "fill_vec4_comp.h"
@@ -26,6 +27,7 @@ TEST(TransferKernels, EmbeddedSpirvValidates) {
   ExpectValid(fill_vec4_comp, sizeof(fill_vec4_comp), "fill_vec4");
   ExpectValid(copy_vec4_comp, sizeof(copy_vec4_comp), "copy_vec4");
   ExpectValid(copy_shift_comp, sizeof(copy_shift_comp), "copy_shift");
+  ExpectValid(copy_regions_comp, sizeof(copy_regions_comp), "copy_regions");
 }
 
 }  // namespace
