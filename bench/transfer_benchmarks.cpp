@@ -61,6 +61,20 @@ std::string Fail(TransferDevice* d, const std::string& what) {
   return what;
 }
 
+// Submits the recorded command buffer, waits, and reports the GPU time between its two
+// timestamps as the iteration time; false (benchmark skipped) on an error.
+bool SubmitAndTime(benchmark::State& state, TransferDevice* d) {
+  std::string error = d->SubmitAndWait();
+  double seconds = 0;
+  if (error.empty()) error = d->ElapsedSeconds(&seconds);
+  if (!error.empty()) {
+    state.SkipWithError(Fail(d, error).c_str());
+    return false;
+  }
+  state.SetIterationTime(std::max(seconds, 1e-9));
+  return true;
+}
+
 // Bandwidth: record once (timestamp, command, timestamp), then submit per iteration.
 void RunBandwidth(benchmark::State& state, TransferSuite* suite, size_t workload, uint64_t size,
                   TransferConfig config) {
@@ -85,14 +99,7 @@ void RunBandwidth(benchmark::State& state, TransferSuite* suite, size_t workload
     return;
   }
   for (auto _ : state) {
-    error = d->SubmitAndWait();
-    double seconds = 0;
-    if (error.empty()) error = d->ElapsedSeconds(&seconds);
-    if (!error.empty()) {
-      state.SkipWithError(Fail(d, error).c_str());
-      break;
-    }
-    state.SetIterationTime(std::max(seconds, 1e-9));
+    if (!SubmitAndTime(state, d)) break;
   }
   // Read + written bytes per second of GPU time.
   state.counters["rw bytes"] = benchmark::Counter(BytesMoved(w, size), benchmark::Counter::kIsIterationInvariantRate);
@@ -126,14 +133,7 @@ void RunSmall(benchmark::State& state, TransferSuite* suite, size_t workload, Tr
       state.SkipWithError(Fail(d, "vkEndCommandBuffer failed").c_str());
       break;
     }
-    error = d->SubmitAndWait();
-    double seconds = 0;
-    if (error.empty()) error = d->ElapsedSeconds(&seconds);
-    if (!error.empty()) {
-      state.SkipWithError(Fail(d, error).c_str());
-      break;
-    }
-    state.SetIterationTime(std::max(seconds, 1e-9));
+    if (!SubmitAndTime(state, d)) break;
   }
   // GPU seconds per command (from the manual time) and CPU recording seconds per command.
   state.counters["gpu/cmd"] =

@@ -67,7 +67,7 @@ class CopyRecorder {
 };
 
 // Can a kernel run in this command buffer now, on buffers with these addresses?
-bool KernelUsable(DeviceTransfers& t, CommandState* state, VkDeviceAddress a, VkDeviceAddress b = 1) {
+bool KernelUsable(DeviceTransfers& t, CommandState* state, VkDeviceAddress a, VkDeviceAddress b) {
   return t.KernelsPossible() && state != nullptr && state->KernelsAllowed() && a != 0 && b != 0 && t.kernels.Ready();
 }
 
@@ -417,7 +417,7 @@ VKAPI_ATTR void VKAPI_CALL CmdFillBuffer(VkCommandBuffer cb, VkBuffer dst, VkDev
   }
   CommandState* state = t.FindCommand(cb);
   const VkDeviceAddress address = info != nullptr ? info->address : 0;
-  const bool kernel = fill_kernels && bytes >= t.policy.fill_kernel_min && KernelUsable(t, state, address);
+  const bool kernel = fill_kernels && bytes >= t.policy.fill_kernel_min && KernelUsable(t, state, address, address);
   if (!kernel && !realign && NativeFillAllowed(offset, bytes)) {
     Stats::Bump(d.stats.transfers_passed_through);
     d.dispatch.CmdFillBuffer(cb, dst, offset, bytes, data);
