@@ -103,13 +103,24 @@ std::vector<Family> TransferFamilies() {
   return out;
 }
 
-Rig::Rig(const Config& config, uint32_t queue_family, std::vector<const char*> device_extensions) : config_(config) {
+Rig::Rig(const Config& config, uint32_t queue_family, std::vector<const char*> device_extensions)
+    : Rig(config, VK_API_VERSION_1_3, nullptr, std::move(device_extensions), queue_family) {}
+
+Rig::Rig(const Config& config, uint32_t api_version, const void* device_pnext,
+         std::vector<const char*> device_extensions)
+    : Rig(config, api_version, device_pnext, std::move(device_extensions), UINT32_MAX) {}
+
+Rig::Rig(const Config& config, uint32_t api_version, const void* device_pnext,
+         std::vector<const char*> device_extensions, uint32_t queue_family)
+    : config_(config) {
   env_.push_back(std::make_unique<ScopedEnv>("BINDERY_TRANSFERS", config.transfers));
   env_.push_back(std::make_unique<ScopedEnv>("BINDERY_TRANSFER_STRATEGY", config.strategy));
   env_.push_back(std::make_unique<ScopedEnv>("BINDERY_LOG_LEVEL", "info"));
   HarnessOptions options;
   options.bindery = config.bindery;
   options.queue_family = queue_family;
+  options.api_version = api_version;
+  options.device_pnext = device_pnext;
   options.device_extensions = std::move(device_extensions);
   harness_ = std::make_unique<VkHarness>(options);
   if (harness_->ok()) {

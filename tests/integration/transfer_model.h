@@ -96,6 +96,8 @@ class Rig {
  public:
   explicit Rig(const Config& config, uint32_t queue_family = UINT32_MAX,
                std::vector<const char*> device_extensions = {});
+  // The application's API version and its own device create chain (feature structs).
+  Rig(const Config& config, uint32_t api_version, const void* device_pnext, std::vector<const char*> device_extensions);
   ~Rig();
   Rig(const Rig&) = delete;
   Rig& operator=(const Rig&) = delete;
@@ -115,6 +117,8 @@ class Rig {
   Summary Finish();
 
  private:
+  Rig(const Config& config, uint32_t api_version, const void* device_pnext,
+      std::vector<const char*> device_extensions, uint32_t queue_family);
   Config config_;
   std::vector<std::unique_ptr<ScopedEnv>> env_;
   std::unique_ptr<VkHarness> harness_;
