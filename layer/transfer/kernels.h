@@ -61,7 +61,8 @@ class Kernels {
 
   // Builds the pipelines (at vkCreateDevice, off the application's recording thread);
   // false if that failed (the caller goes native).
-  bool Build();
+  // ext_address_form: the device's addresses come from VK_EXT_buffer_device_address.
+  bool Build(bool ext_address_form);
   bool Ready() const { return ready_; }
 
   // Records `jobs` with the barriers and state restoration described above.

@@ -112,7 +112,7 @@ DeviceTransfers::DeviceTransfers(DeviceState& device_state, const TransferPlan& 
                &device_state.counters.Register("edge copies")} {
   // The kernel pipelines are built now, not lazily on the application's recording thread.
   kernels_possible_ = plan.kernels && device_state.addressing.enabled() && device_state.trackers != nullptr &&
-                      kernels.Build();
+                      kernels.Build(device_state.addressing.mode == AddressMode::kExt);
 }
 
 DeviceTransfers::~DeviceTransfers() = default;
