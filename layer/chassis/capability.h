@@ -97,9 +97,15 @@ class Capability {
   virtual const char* Name() const = 0;
   virtual HookTable DeviceHooks() const = 0;
 
+  // Instance-level functions the capability hooks (physical-device queries, e.g. to
+  // report a feature it emulates). Installed on instances where PlanInstance returned
+  // true; a Hook's `active` predicate must be nullptr here.
+  virtual HookTable InstanceHooks() const { return {}; }
+
   // At vkCreateInstance: instance extensions the capability may need on this instance
   // (e.g. VK_KHR_get_physical_device_properties2 under a Vulkan 1.0 application).
-  virtual void PlanInstance(const Settings&, InstanceEditor&) const {}
+  // Returns whether its instance hooks are installed on this instance.
+  virtual bool PlanInstance(const Settings&, InstanceEditor&) const { return false; }
 
   // Before vkCreateDevice; nullptr: off on this device.
   virtual std::unique_ptr<DevicePlan> PlanDevice(DeviceEditor& editor) const = 0;

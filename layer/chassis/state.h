@@ -28,6 +28,11 @@ namespace bindery {
 class Trackers;
 
 struct InstanceState {
+  struct Slot {
+    bool active = false;                // the capability's instance hooks are installed
+    VkLayerInstanceDispatchTable next{};  // what its instance hooks call down to
+  };
+
   VkInstance handle = VK_NULL_HANDLE;
   VkLayerInstanceDispatchTable dispatch{};
   PFN_vkGetInstanceProcAddr next_get_instance_proc_addr = nullptr;
@@ -36,8 +41,10 @@ struct InstanceState {
   Settings settings;
   std::unique_ptr<Logger> logger;
   CapabilityList capabilities;
+  std::array<Slot, kMaxCapabilities> slots;
 
   Logger& log() { return *logger; }
+  const VkLayerInstanceDispatchTable& Next(uint32_t slot) const { return slots[slot].next; }
   bool ExtensionEnabled(const char* name) const;
   // vkGetPhysicalDeviceFeatures2 / Properties2, core or KHR as this instance allows;
   // nullptr when neither can be called.

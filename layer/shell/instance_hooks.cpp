@@ -6,6 +6,7 @@
 #include <vulkan/vk_dispatch_table_helper.h>
 
 #include "chassis/instance_editor.h"
+#include "chassis/instance_stack.h"
 #include "chassis/link.h"
 #include "chassis/state.h"
 #include "core/layer_info.h"
@@ -58,7 +59,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreat
   // merged into one create info; the application's own structs are never written.
   InstanceEditor editor(*pCreateInfo);
   for (std::size_t i = 0; i < state->capabilities.count; ++i) {
-    state->capabilities.items[i]->PlanInstance(state->settings, editor);
+    state->slots[i].active = state->capabilities.items[i]->PlanInstance(state->settings, editor);
   }
   state->api_version = editor.api_version();
 
@@ -77,7 +78,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreat
   state->enabled_extensions = editor.enabled_extensions();
 
   state->handle = *pInstance;
-  layer_init_instance_dispatch_table(*pInstance, &state->dispatch, next_gipa);
+  BuildInstanceStack(*state);
   InstanceState* raw = state.get();
   if (!StateRegistry::Get().AddInstance(raw)) {
     raw->dispatch.DestroyInstance(*pInstance, pAllocator);

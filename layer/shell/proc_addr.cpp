@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "chassis/device_stack.h"
+#include "chassis/instance_stack.h"
 #include "chassis/state.h"
 #include "core/layer_info.h"
 #include "shell/hooks.h"
@@ -68,6 +69,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetInstanceProcAddr(VkInstance instance
   InstanceState* state = instance == VK_NULL_HANDLE ? nullptr : StateRegistry::Get().FindInstance(instance);
   if (state == nullptr) return nullptr;
   PFN_vkVoidFunction next = state->next_get_instance_proc_addr(instance, pName);
+  if (hook == nullptr) return ResolveInstanceFunction(*state, -1, pName);  // capabilities' instance hooks, or next
   // Only wrap what the next layer provides, so the application sees what the driver
   // offers. Capability hooks of device functions are reached through vkGetDeviceProcAddr,
   // where the device (and so the stack built for it) is known; asked by instance (a layer

@@ -29,13 +29,14 @@ class Transfers final : public Capability {
   const char* Name() const override { return "transfers"; }
   HookTable DeviceHooks() const override { return MakeHookTable(kHooks); }
 
-  void PlanInstance(const Settings& settings, InstanceEditor& editor) const override {
+  bool PlanInstance(const Settings& settings, InstanceEditor& editor) const override {
     // Kernels address buffers through VK_KHR_buffer_device_address under applications
     // older than Vulkan 1.2; under 1.0 that extension needs these two instance extensions
     // (promoted to 1.1).
-    if (settings.transfers == Mode::kOff || editor.api_version() >= VK_API_VERSION_1_1) return;
+    if (settings.transfers == Mode::kOff || editor.api_version() >= VK_API_VERSION_1_1) return false;
     editor.RequestExtension(VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
     editor.RequestExtension(VK_KHR_DEVICE_GROUP_CREATION_EXTENSION_NAME);
+    return false;  // no instance-level hooks
   }
 
   std::unique_ptr<DevicePlan> PlanDevice(DeviceEditor& editor) const override {
