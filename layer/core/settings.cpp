@@ -153,6 +153,25 @@ Settings LoadSettings() {
   return s;
 }
 
+// ---- The settings table (see settings.h); Apply() above parses each of these keys ----------
+namespace {
+const char* const kModeValues[] = {"auto", "off", "force"};
+const char* const kStrategyValues[] = {"auto", "native", "compute"};
+const char* const kLogLevelValues[] = {"warn", "error", "info", "debug"};
+#define BINDERY_SETTING(key, env, values) SettingInfo{key, env, values, sizeof(values) / sizeof(values[0])}
+const SettingInfo kSettingsTable[] = {
+    BINDERY_SETTING("indirect_bindings", "BINDERY_INDIRECT_BINDINGS", kModeValues),
+    BINDERY_SETTING("transfers", "BINDERY_TRANSFERS", kModeValues),
+    BINDERY_SETTING("transfer_strategy", "BINDERY_TRANSFER_STRATEGY", kStrategyValues),
+    BINDERY_SETTING("timeline", "BINDERY_TIMELINE", kModeValues),
+    BINDERY_SETTING("log_level", "BINDERY_LOG_LEVEL", kLogLevelValues),
+    SettingInfo{"log_file", "BINDERY_LOG_FILE", nullptr, 0},
+};
+#undef BINDERY_SETTING
+}  // namespace
+
+SettingsTableView SettingsTable() { return {kSettingsTable, sizeof(kSettingsTable) / sizeof(kSettingsTable[0])}; }
+
 const char* ToString(Mode mode) {
   switch (mode) {
     case Mode::kOff: return "off";
