@@ -42,13 +42,19 @@ bool ParseLogLevel(const std::string& value, LogLevel* out) {
   return false;
 }
 
+bool InSettingsTable(const std::string& name);
+
 // Applies one setting by its short name ("transfers", "log_level", ...).
-// `origin` names where it came from, for warnings.
+// `origin` names where it came from, for warnings. Only names in the settings table are
+// read, so a setting cannot be parsed here without being declared there (and in the
+// manifest, which tests compare with the table).
 void Apply(Settings& s, const std::string& name, const std::string& value, const std::string& origin) {
   auto bad_value = [&](const char* expected) {
     s.warnings.push_back(origin + ": value '" + value + "' is not one of " + expected + "; keeping the default");
   };
-  if (name == "indirect_bindings" || name == "transfers" || name == "timeline") {
+  if (!InSettingsTable(name)) {
+    s.warnings.push_back(origin + ": unknown setting, ignored");
+  } else if (name == "indirect_bindings" || name == "transfers" || name == "timeline") {
     Mode* target = name == "indirect_bindings" ? &s.indirect_bindings
                    : name == "transfers"       ? &s.transfers
                                                : &s.timeline;
@@ -168,6 +174,15 @@ const SettingInfo kSettingsTable[] = {
     SettingInfo{"log_file", "BINDERY_LOG_FILE", nullptr, 0},
 };
 #undef BINDERY_SETTING
+}  // namespace
+
+namespace {
+bool InSettingsTable(const std::string& name) {
+  for (const SettingInfo& s : kSettingsTable) {
+    if (name == s.key) return true;
+  }
+  return false;
+}
 }  // namespace
 
 SettingsTableView SettingsTable() { return {kSettingsTable, sizeof(kSettingsTable) / sizeof(kSettingsTable[0])}; }
