@@ -53,6 +53,23 @@ Settings LoadSettings();
 // The path of the settings file the loader convention points to, or "" if none exists.
 std::string FindSettingsFile();
 
+// ---- The settings table -------------------------------------------------------------------
+// Every setting the layer reads, as the layer manifest must declare it for the Vulkan
+// Configurator (tests/unit/manifest_settings_check.py compares the two, so they cannot
+// drift). `values` lists the accepted spellings the manifest offers (first = default);
+// none means free text (a file path).
+struct SettingInfo {
+  const char* key;  // short name: `bindery.<key>` in vk_layer_settings.txt
+  const char* env;  // environment variable
+  const char* const* values;
+  unsigned value_count;
+};
+struct SettingsTableView {
+  const SettingInfo* entries;
+  unsigned count;
+};
+SettingsTableView SettingsTable();
+
 const char* ToString(Mode mode);
 const char* ToString(LogLevel level);
 const char* ToString(TransferStrategy strategy);

@@ -59,6 +59,29 @@ const ShellHook* FindShellHook(const char* name) {
   return nullptr;
 }
 
+// ---- Loader-layer contract: answers that need no instance ------------------------------
+// Layers written after the loader documentation's sample code (MangoHud, vkBasalt and
+// others) fetch the next layer's vkCreateDevice with GetInstanceProcAddr(NULL,
+// "vkCreateDevice"); the loader's layer interface document warns that older layers
+// expect the instance to be ignored for vkCreateDevice. The Khronos validation layer
+// answers every name it intercepts with its own function whatever the instance (NULL
+// included). Bindery does the same for its own entry points that work for any instance:
+// the global commands, and the Vulkan 1.0 instance/device commands the shell always
+// hooks. Each finds its state from its dispatchable argument, so the answer is right for
+// every instance. Not here (NULL for a NULL or unknown instance): extension and 1.1
+// commands, which exist only where the instance enabled them, and capability hooks.
+bool AnsweredForAnyInstance(const ShellHook& hook) {
+  static const char* const kInstanceIndependent[] = {
+      "vkCreateDevice",   "vkDestroyInstance",   "vkEnumeratePhysicalDevices", "vkEnumerateDeviceExtensionProperties",
+      "vkEnumerateDeviceLayerProperties", "vkGetDeviceProcAddr", "vkDestroyDevice",
+  };
+  if (hook.scope == Scope::kGlobal) return true;
+  for (const char* name : kInstanceIndependent) {
+    if (std::strcmp(hook.name, name) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool IsShellHook(const char* name) { return FindShellHook(name) != nullptr; }
@@ -67,7 +90,10 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetInstanceProcAddr(VkInstance instance
   const ShellHook* hook = FindShellHook(pName);
   if (hook != nullptr && hook->scope == Scope::kGlobal) return hook->function;
   InstanceState* state = instance == VK_NULL_HANDLE ? nullptr : StateRegistry::Get().FindInstance(instance);
-  if (state == nullptr) return nullptr;
+  if (state == nullptr) {
+    // NULL (or an instance created without Bindery): only the instance-independent answers.
+    return hook != nullptr && AnsweredForAnyInstance(*hook) ? hook->function : nullptr;
+  }
   PFN_vkVoidFunction next = state->next_get_instance_proc_addr(instance, pName);
   if (hook == nullptr) return ResolveInstanceFunction(*state, -1, pName);  // capabilities' instance hooks, or next
   // Only wrap what the next layer provides, so the application sees what the driver
@@ -92,15 +118,22 @@ VKAPI_ATTR VkResult VKAPI_CALL NegotiateLoaderLayerInterfaceVersion(VkNegotiateL
   if (pVersionStruct == nullptr || pVersionStruct->sType != LAYER_NEGOTIATE_INTERFACE_STRUCT) {
     return VK_ERROR_INITIALIZATION_FAILED;
   }
-  if (pVersionStruct->loaderLayerInterfaceVersion < 2) {
-    BINDERY_LOG(FallbackLogger(), kError, "negotiate", "loader layer interface %u is too old; version 2 is required",
+  // Loader-layer contract: answer the lower of the loader's version and ours (2). Version 1
+  // differs only in that the loader takes the proc-addr functions from the manifest's
+  // "functions" names (exported by the shell) instead of this struct, which works too;
+  // version 0 loaders never call this function.
+  if (pVersionStruct->loaderLayerInterfaceVersion < 1) {
+    BINDERY_LOG(FallbackLogger(), kError, "negotiate", "loader layer interface %u is too old; version 1 or 2 is needed",
                 pVersionStruct->loaderLayerInterfaceVersion);
     return VK_ERROR_INITIALIZATION_FAILED;
   }
-  pVersionStruct->loaderLayerInterfaceVersion = 2;
+  if (pVersionStruct->loaderLayerInterfaceVersion > 2) pVersionStruct->loaderLayerInterfaceVersion = 2;
+  if (pVersionStruct->loaderLayerInterfaceVersion < 2) return VK_SUCCESS;
   pVersionStruct->pfnGetInstanceProcAddr = &GetInstanceProcAddr;
   pVersionStruct->pfnGetDeviceProcAddr = &GetDeviceProcAddr;
-  pVersionStruct->pfnGetPhysicalDeviceProcAddr = nullptr;  // no unknown physical-device functions
+  // NULL is allowed for a layer that adds no physical-device commands (Bindery adds none;
+  // the loader then links the layers above straight to the next layer's function).
+  pVersionStruct->pfnGetPhysicalDeviceProcAddr = nullptr;
   return VK_SUCCESS;
 }
 

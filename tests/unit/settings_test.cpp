@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 
@@ -91,6 +92,35 @@ TEST(SettingsDescribe, NamesEveryCapability) {
   EXPECT_NE(d.find("indirect_bindings=auto"), std::string::npos);
   EXPECT_NE(d.find("transfers=auto"), std::string::npos);
   EXPECT_NE(d.find("timeline=force"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bindery
+
+namespace bindery {
+namespace {
+
+// The settings table (what the manifest is checked against) and the parser agree: every
+// value the table offers is accepted without a warning, under the file key and under the
+// environment variable, and the variable is the key's upper-case BINDERY_ name.
+TEST(SettingsTable, EveryDeclaredValueParsesAndEveryEnvNameMatchesItsKey) {
+  const SettingsTableView table = SettingsTable();
+  ASSERT_GE(table.count, 6u);
+  for (unsigned i = 0; i < table.count; ++i) {
+    const SettingInfo& s = table.entries[i];
+    std::string upper = s.key;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    EXPECT_EQ(std::string(s.env), "BINDERY_" + upper);
+    const std::vector<std::string> values =
+        s.value_count == 0 ? std::vector<std::string>{"/tmp/bindery.log"}
+                           : std::vector<std::string>(s.values, s.values + s.value_count);
+    for (const std::string& v : values) {
+      const Settings from_file = ResolveSettings({{std::string("bindery.") + s.key, v}}, {});
+      EXPECT_TRUE(from_file.warnings.empty()) << s.key << "=" << v << ": " << from_file.warnings.front();
+      const Settings from_env = ResolveSettings({}, {{s.env, v}});
+      EXPECT_TRUE(from_env.warnings.empty()) << s.env << "=" << v;
+    }
+  }
 }
 
 }  // namespace
