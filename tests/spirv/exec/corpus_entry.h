@@ -11,7 +11,7 @@
 //   @keep SET BINDING                     leave this binding a descriptor (not in the layout)
 //   @ubo                                  convert uniform buffers too
 //   @requires FEATURE...                  int64 int64atomics int8 int16 float16 vmm nonuniform
-//                                         runtimearray floatatomics scalar
+//                                         runtimearray floatatomics scalar variablepointers
 //   @entry NAME...                        entry points to run (default main)
 //   @spec ID VALUE                        a uint32 specialization constant
 //   @notconverted                         the pass must refuse it (report.converted false)

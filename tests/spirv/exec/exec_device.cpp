@@ -78,6 +78,7 @@ ExecDevice::ExecDevice(bool with_int64) {
   want.v11.storagePushConstant16 = have.v11.storagePushConstant16;
   want.v11.variablePointers = have.v11.variablePointers;
   want.v11.variablePointersStorageBuffer = have.v11.variablePointersStorageBuffer;
+  enabled_.variable_pointers = have.v11.variablePointersStorageBuffer;
   enabled_.int8 = have.v12.shaderInt8 && have.v12.storageBuffer8BitAccess;
   want.v12.shaderInt8 = have.v12.shaderInt8;
   want.v12.storageBuffer8BitAccess = have.v12.storageBuffer8BitAccess;
@@ -123,7 +124,8 @@ std::string ExecDevice::Missing(const CorpusEntry& entry) const {
       {"int64", enabled_.int64},         {"int64atomics", enabled_.int64atomics}, {"int8", enabled_.int8},
       {"int16", enabled_.int16},         {"float16", enabled_.float16},           {"vmm", enabled_.vmm},
       {"nonuniform", enabled_.nonuniform}, {"runtimearray", enabled_.runtimearray},
-      {"floatatomics", enabled_.floatatomics}, {"scalar", enabled_.scalar}};
+      {"floatatomics", enabled_.floatatomics}, {"scalar", enabled_.scalar},
+      {"variablepointers", enabled_.variable_pointers}};
   for (const std::string& f : entry.requires_features) {
     bool known = false;
     for (const auto& [name, on] : table) {

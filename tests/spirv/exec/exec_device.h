@@ -25,6 +25,7 @@ struct DeviceFeatures {
   bool runtimearray = false;
   bool floatatomics = false;
   bool scalar = false;
+  bool variable_pointers = false;
 };
 
 struct DeviceBuffer {
