@@ -1,4 +1,5 @@
 // vec3 in std430 (12-byte vectors, 16-byte array stride), component and swizzle stores.
+// (A component read-modify-write after the vec3 store: vec3_store_then_component_rmw.comp.)
 // @dispatch 1 1 1
 // @buffer 0 0 1024 float
 // @buffer 0 1 1024 zero
@@ -14,5 +15,4 @@ void main() {
   outb.p[i].pos.y = a.z * 2.0;
   outb.p[i].w = dot(a, a);
   outb.p[i].id = uvec3(i, i * 2u, i * 3u);
-  outb.p[i].id.y += 1u;
 }

@@ -83,6 +83,9 @@ std::string ParseLine(const std::string& key, std::istringstream& args, CorpusEn
     if (!need(3) || !ParseU32(a[0], ad.dst) || !ParseU32(a[1], ad.offset) || !ParseU32(a[2], ad.src) || ad.offset % 8)
       return "@address DST OFFSET SRC";
     e.addresses.push_back(ad);
+  } else if (key == "driverbug") {
+    for (const std::string& w : a) e.driver_bug += (e.driver_bug.empty() ? "" : " ") + w;
+    if (e.driver_bug.empty()) return "@driverbug needs a description";
   } else if (key == "notconverted") {
     e.expect_not_converted = true;
   } else {

@@ -15,6 +15,8 @@
 //   @entry NAME...                        entry points to run (default main)
 //   @spec ID VALUE                        a uint32 specialization constant
 //   @notconverted                         the pass must refuse it (report.converted false)
+//   @driverbug TEXT                       a driver bug (shown by a DriverCheck test) makes the
+//                                         rewritten run differ: skip with TEXT if it does
 //   @pushaddress OFFSET BUFFER            the device address of the BUFFER-th @buffer (0-based),
 //                                         written into push constants at OFFSET (the app's
 //                                         own buffer_reference pointers)
@@ -56,6 +58,7 @@ struct CorpusEntry {
   std::vector<std::string> entries;
   std::vector<std::pair<uint32_t, uint32_t>> spec;
   bool expect_not_converted = false;
+  std::string driver_bug;
   std::vector<std::pair<uint32_t, uint32_t>> push_addresses;  // {offset, buffer}
   struct Address {
     uint32_t dst = 0, offset = 0, src = 0;

