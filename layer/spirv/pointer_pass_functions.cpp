@@ -318,13 +318,32 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
                              types_.ScalarAlignment(pointee_of(in[i].operand(1))));
       if (m_.version >= 0x00010400) {
         // Two operand sets: the first for the target, the second for the source.
-        std::vector<uint32_t> ops;
-        for (uint32_t k = first; k < inst.operand_count(); ++k) ops.push_back(inst.operand(k));
-        if (!ops.empty()) return "OpCopyMemory with memory operands on a buffer pointer";
-        inst.add_operand(spv::MemoryAccessAlignedMask);
-        inst.add_operand(types_.ScalarAlignment(pointee_of(in[i].operand(0))));
-        inst.add_operand(spv::MemoryAccessAlignedMask);
-        inst.add_operand(types_.ScalarAlignment(pointee_of(in[i].operand(1))));
+        // A set is a mask then its operands (Aligned literal, MakePointer* scope ids); one
+        // set given applies to both.
+        auto set_length = [](uint32_t mask) {
+          return 1u + ((mask & spv::MemoryAccessAlignedMask) ? 1u : 0u) +
+                 ((mask & spv::MemoryAccessMakePointerAvailableMask) ? 1u : 0u) +
+                 ((mask & spv::MemoryAccessMakePointerVisibleMask) ? 1u : 0u);
+        };
+        std::vector<uint32_t> sets[2];
+        uint32_t k = first;
+        for (int s = 0; s < 2 && k < inst.operand_count(); ++s) {
+          uint32_t n = set_length(inst.operand(k));
+          if (k + n > inst.operand_count()) return "malformed memory operands";
+          sets[s].assign(inst.words().begin() + inst.first_operand_index() + k,
+                         inst.words().begin() + inst.first_operand_index() + k + n);
+          k += n;
+        }
+        if (sets[1].empty()) sets[1] = sets[0];
+        inst.truncate_operands(first);
+        for (int s = 0; s < 2; ++s) {
+          Instruction one(spv::OpNop, 0, 0, {});
+          for (uint32_t w : sets[s]) one.add_operand(w);
+          // Both sets state the alignment: SPIRV-Tools checks the first set for either side.
+          AddAligned(&one, 0, at);
+          if (one.operand_count() == 0) one.add_operand(spv::MemoryAccessMaskNone);
+          for (uint32_t w = 0; w < one.operand_count(); ++w) inst.add_operand(one.operand(w));
+        }
       } else {
         AddAligned(&inst, first, at);
       }
