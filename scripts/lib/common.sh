@@ -10,10 +10,11 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 BINDERY_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config python3
   libvulkan-dev vulkan-tools vulkan-validationlayers vulkan-validationlayers-dev mesa-vulkan-drivers
-  spirv-tools glslang-dev glslang-tools libspirv-cross-c-shared-dev
+  spirv-tools spirv-headers glslang-dev glslang-tools libspirv-cross-c-shared-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   xvfb x11-apps imagemagick
   mangohud vkbasalt gfxreconstruct
+  clang libclang-rt-14-dev
 )
 
 # Installs whatever of BINDERY_PACKAGES is missing (apt, as root or through sudo).

@@ -1,0 +1,80 @@
+#include "rewrite_invariants.h"
+
+#include <cstring>
+#include <vector>
+
+#include <spirv-tools/libspirv.hpp>
+
+#include "spirv/rewrite.h"
+
+namespace bindery::spirv_fuzz {
+namespace {
+
+using bindery::spirv::TargetEnv;
+
+constexpr TargetEnv kTargets[] = {TargetEnv::kVulkan1_0, TargetEnv::kVulkan1_1, TargetEnv::kVulkan1_1Spirv1_4,
+                                  TargetEnv::kVulkan1_2, TargetEnv::kVulkan1_3};
+constexpr spv_target_env kEnvs[] = {SPV_ENV_VULKAN_1_0, SPV_ENV_VULKAN_1_1, SPV_ENV_VULKAN_1_1_SPIRV_1_4,
+                                    SPV_ENV_VULKAN_1_2, SPV_ENV_VULKAN_1_3};
+
+uint32_t Hash(const std::vector<uint32_t>& words) {
+  uint32_t h = 2166136261u;
+  for (uint32_t w : words) h = (h ^ w) * 16777619u;
+  return h;
+}
+
+bool Valid(spv_target_env env, const std::vector<uint32_t>& words) {
+  spvtools::SpirvTools tools(env);
+  tools.SetMessageConsumer([](spv_message_level_t, const char*, const spv_position_t&, const char*) {});
+  return tools.Validate(words.data(), words.size());
+}
+
+}  // namespace
+
+std::string CheckRewriteInvariants(const uint8_t* data, size_t size) {
+  const size_t word_count = size / 4;
+  std::vector<uint32_t> words(word_count);
+  if (word_count) std::memcpy(words.data(), data, word_count * 4);
+  uint32_t bits = 0;
+  if (size % 4) {
+    for (size_t i = word_count * 4; i < size; ++i) bits = (bits << 8) | data[i];
+  } else {
+    bits = Hash(words);
+  }
+
+  const spirv::ModuleInfo info = spirv::Inspect(words.data(), words.size());
+  const uint32_t root_offset = (bits & 1) ? 0u : ((info.push_constant_bytes + 7u) & ~7u) + 8u * ((bits >> 1) & 3u);
+  const bool ubo = (bits >> 3) & 1;
+  spirv::RewriteOptions options = spirv::DefaultLayout(info, root_offset, ubo);
+  const size_t target = ((bits >> 4) & 7u) % 5u;
+  options.target = kTargets[target];
+  options.shader_int64 = (bits >> 7) & 1;
+  options.bounds_checks = (bits >> 8) & 1;
+  options.convert_uniform_buffers = ubo;
+  // Now and then a layout the module does not match: a dropped binding, a bigger array.
+  if ((bits >> 9) & 1) {
+    for (auto& set : options.sets) {
+      if (!set.bindings.empty()) set.bindings.pop_back();
+    }
+  }
+  if ((bits >> 10) & 1) {
+    for (auto& set : options.sets) {
+      for (auto& b : set.bindings) b.array_size += 1;
+    }
+  }
+
+  const spirv::RewriteResult r = spirv::RewriteDescriptorsToPointers(words.data(), words.size(), options);
+  if (!r.error.empty()) return "";  // unreadable input: a clear error is all we ask
+  if (!r.report.converted) {
+    if (r.module != words) return "a refused module must come back unchanged\n" + r.report.ToString();
+    return "";
+  }
+  const spirv::ModuleInfo after = spirv::Inspect(r.module.data(), r.module.size());
+  if (!after.error.empty()) return "the rewritten module does not read back: " + after.error + "\n" + r.report.ToString();
+  if (info.error.empty() && Valid(kEnvs[target], words) && !Valid(kEnvs[target], r.module)) {
+    return "valid input, converted, but the output fails spirv-val\n" + r.report.ToString();
+  }
+  return "";
+}
+
+}  // namespace bindery::spirv_fuzz

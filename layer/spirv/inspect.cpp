@@ -1,0 +1,204 @@
+// Inspect and DefaultLayout (rewrite.h), and the variable classification they share with
+// the rewrite (resources.h).
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "spirv/resources.h"
+
+namespace bindery::spirv {
+
+std::string NameOf(const Module& module, uint32_t id) {
+  for (const Instruction& d : module.debug)
+    if (d.opcode() == spv::OpName && d.operand_count() >= 2 && d.operand(0) == id) return d.string_operand(1);
+  return "";
+}
+
+const char* ExecutionModelName(uint32_t model) {
+  switch (model) {
+    case spv::ExecutionModelVertex: return "Vertex";
+    case spv::ExecutionModelTessellationControl: return "TessellationControl";
+    case spv::ExecutionModelTessellationEvaluation: return "TessellationEvaluation";
+    case spv::ExecutionModelGeometry: return "Geometry";
+    case spv::ExecutionModelFragment: return "Fragment";
+    case spv::ExecutionModelGLCompute: return "GLCompute";
+    case spv::ExecutionModelKernel: return "Kernel";
+    case spv::ExecutionModelTaskNV: return "TaskNV";
+    case spv::ExecutionModelMeshNV: return "MeshNV";
+    case spv::ExecutionModelTaskEXT: return "TaskEXT";
+    case spv::ExecutionModelMeshEXT: return "MeshEXT";
+    case spv::ExecutionModelRayGenerationKHR: return "RayGeneration";
+    case spv::ExecutionModelIntersectionKHR: return "Intersection";
+    case spv::ExecutionModelAnyHitKHR: return "AnyHit";
+    case spv::ExecutionModelClosestHitKHR: return "ClosestHit";
+    case spv::ExecutionModelMissKHR: return "Miss";
+    case spv::ExecutionModelCallableKHR: return "Callable";
+    default: return "Unknown";
+  }
+}
+
+std::vector<VariableInfo> ClassifyVariables(const Module& module, const TypeManager& types) {
+  std::vector<VariableInfo> out;
+  for (const Instruction& inst : module.types_values) {
+    if (inst.opcode() != spv::OpVariable || inst.operand_count() < 1) continue;
+    VariableInfo v;
+    v.id = inst.result_id();
+    v.pointer_type = inst.type_id();
+    v.storage = static_cast<spv::StorageClass>(inst.operand(0));
+    v.name = NameOf(module, v.id);
+    uint32_t pointee = types.PointeeType(v.pointer_type);
+    const Instruction* t = types.Def(pointee);
+    if (t && (t->opcode() == spv::OpTypeArray || t->opcode() == spv::OpTypeRuntimeArray) && t->operand_count() >= 1) {
+      v.array_type = pointee;
+      if (t->opcode() == spv::OpTypeRuntimeArray) {
+        v.array_size = 0;
+      } else if (!types.GetConstantValue(t->operand(1), &v.array_size)) {
+        v.array_size = 1;  // spec-constant sized: treated as one for reporting
+      }
+      pointee = t->operand(0);
+      t = types.Def(pointee);
+    }
+    v.block_type = pointee;
+    bool has_binding = types.GetDecoration(v.id, spv::DecorationBinding, &v.binding);
+    types.GetDecoration(v.id, spv::DecorationDescriptorSet, &v.set);
+    bool is_struct = t && t->opcode() == spv::OpTypeStruct;
+    switch (v.storage) {
+      case spv::StorageClassStorageBuffer:
+        v.kind = ResourceKind::kStorageBuffer;
+        v.is_resource = has_binding;
+        break;
+      case spv::StorageClassUniform:
+        v.kind = (is_struct && types.HasDecoration(pointee, spv::DecorationBufferBlock)) ? ResourceKind::kStorageBuffer
+                                                                                          : ResourceKind::kUniformBuffer;
+        v.is_resource = has_binding;
+        break;
+      case spv::StorageClassPushConstant:
+        v.kind = ResourceKind::kPushConstants;
+        v.is_resource = true;
+        break;
+      case spv::StorageClassUniformConstant:
+        v.kind = ResourceKind::kOther;
+        v.is_resource = has_binding;
+        break;
+      default:
+        break;
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::vector<std::vector<uint32_t>> GlobalsUsedByEntryPoints(const Module& module) {
+  // Per function: the globals it names and the functions it calls.
+  std::map<uint32_t, uint32_t> index_of;
+  for (uint32_t i = 0; i < module.functions.size(); ++i) index_of[module.functions[i].id()] = i;
+  std::vector<bool> is_global(module.bound, false);
+  for (const Instruction& inst : module.types_values)
+    if (inst.opcode() == spv::OpVariable && inst.result_id() < module.bound) is_global[inst.result_id()] = true;
+  std::vector<std::vector<uint32_t>> globals(module.functions.size()), callees(module.functions.size());
+  for (uint32_t f = 0; f < module.functions.size(); ++f) {
+    for (const Instruction& inst : module.functions[f].instructions) {
+      if (inst.opcode() == spv::OpFunctionCall && inst.operand_count() >= 1) {
+        auto it = index_of.find(inst.operand(0));
+        if (it != index_of.end()) callees[f].push_back(it->second);
+      }
+      for (uint32_t i = 0; i < inst.operand_count(); ++i) {
+        uint32_t w = inst.operand(i);
+        if (w < module.bound && is_global[w]) globals[f].push_back(w);
+      }
+    }
+  }
+  std::vector<std::vector<uint32_t>> out;
+  for (const Instruction& ep : module.entry_points) {
+    std::set<uint32_t> used;
+    if (ep.operand_count() >= 2) {
+      std::vector<bool> seen(module.functions.size(), false);
+      std::vector<uint32_t> stack;
+      auto it = index_of.find(ep.operand(1));
+      if (it != index_of.end()) stack.push_back(it->second);
+      while (!stack.empty()) {
+        uint32_t f = stack.back();
+        stack.pop_back();
+        if (seen[f]) continue;
+        seen[f] = true;
+        used.insert(globals[f].begin(), globals[f].end());
+        for (uint32_t c : callees[f]) stack.push_back(c);
+      }
+    }
+    out.emplace_back(used.begin(), used.end());
+  }
+  return out;
+}
+
+ModuleInfo Inspect(const uint32_t* words, std::size_t word_count) {
+  ModuleInfo info;
+  Module module;
+  info.error = ParseModule(words, word_count, &module);
+  if (!info.error.empty()) return info;
+  info.spirv_version = module.version;
+  TypeManager types(module);
+  std::vector<VariableInfo> vars = ClassifyVariables(module, types);
+  for (const VariableInfo& v : vars)
+    if (v.kind == ResourceKind::kPushConstants)
+      info.push_constant_bytes = std::max(info.push_constant_bytes, types.SizeOf(v.block_type));
+  std::vector<std::vector<uint32_t>> used = GlobalsUsedByEntryPoints(module);
+  for (uint32_t e = 0; e < module.entry_points.size(); ++e) {
+    const Instruction& ep = module.entry_points[e];
+    EntryPointInfo epi;
+    if (ep.operand_count() >= 3) {
+      epi.execution_model = ExecutionModelName(ep.operand(0));
+      epi.name = ep.string_operand(2);
+    }
+    for (const VariableInfo& v : vars) {
+      if (!v.is_resource || !std::binary_search(used[e].begin(), used[e].end(), v.id)) continue;
+      ResourceInfo r;
+      r.set = v.set;
+      r.binding = v.binding;
+      r.kind = v.kind;
+      r.array_size = v.array_size;
+      r.name = v.name;
+      epi.resources.push_back(std::move(r));
+    }
+    std::sort(epi.resources.begin(), epi.resources.end(), [](const ResourceInfo& a, const ResourceInfo& b) {
+      return a.kind == ResourceKind::kPushConstants ? false
+             : b.kind == ResourceKind::kPushConstants ? true
+             : a.set != b.set ? a.set < b.set : a.binding < b.binding;
+    });
+    info.entry_points.push_back(std::move(epi));
+  }
+  return info;
+}
+
+RewriteOptions DefaultLayout(const ModuleInfo& info, uint32_t root_offset, bool ubo) {
+  RewriteOptions options;
+  options.convert_uniform_buffers = ubo;
+  std::map<uint32_t, std::map<uint32_t, uint32_t>> sets;  // set -> binding -> array size
+  for (const EntryPointInfo& ep : info.entry_points)
+    for (const ResourceInfo& r : ep.resources)
+      if (r.kind == ResourceKind::kStorageBuffer || (ubo && r.kind == ResourceKind::kUniformBuffer)) {
+        // A runtime-sized descriptor array gets one record by default.
+        uint32_t n = r.array_size == 0 ? 1 : r.array_size;
+        uint32_t& slot = sets[r.set][r.binding];
+        slot = std::max(slot, n);
+      }
+  uint32_t root = (root_offset + 7u) & ~7u;
+  for (auto& [set, bindings] : sets) {
+    SetLayout s;
+    s.set = set;
+    s.root_offset = root;
+    root += 8;
+    uint32_t record = 0;
+    for (auto& [binding, count] : bindings) {
+      BindingLayout b;
+      b.binding = binding;
+      b.array_size = count;
+      b.first_record = record;
+      record += count;
+      s.bindings.push_back(b);
+    }
+    options.sets.push_back(std::move(s));
+  }
+  return options;
+}
+
+}  // namespace bindery::spirv

@@ -1,0 +1,98 @@
+// One SPIR-V instruction kept as its words (opcode word first), with accessors for the
+// type, result and the operands after them. Compact on purpose: the pass copies and
+// rebuilds instruction streams, so an instruction is one small vector and two offsets.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#define SPV_ENABLE_UTILITY_CODE
+#include <spirv/unified1/spirv.hpp>
+
+namespace bindery::spirv {
+
+class Instruction {
+ public:
+  Instruction() = default;
+  // `words` is a whole instruction as it appears in a module (word count in the high half).
+  explicit Instruction(std::vector<uint32_t> words) : words_(std::move(words)) { Classify(); }
+  // Builds an instruction; pass 0 for `type` / `result` when the opcode has none.
+  Instruction(spv::Op op, uint32_t type, uint32_t result, std::initializer_list<uint32_t> operands) {
+    bool has_result = false, has_type = false;
+    spv::HasResultAndType(op, &has_result, &has_type);
+    words_.clear();
+    words_.reserve(1 + (has_type ? 1 : 0) + (has_result ? 1 : 0) + operands.size());
+    words_.push_back(static_cast<uint32_t>(op));
+    if (has_type) words_.push_back(type);
+    if (has_result) words_.push_back(result);
+    words_.insert(words_.end(), operands.begin(), operands.end());
+    UpdateWordCount();
+    Classify();
+  }
+
+  spv::Op opcode() const { return static_cast<spv::Op>(words_[0] & 0xffffu); }
+  uint32_t word_count() const { return static_cast<uint32_t>(words_.size()); }
+  bool has_type() const { return type_index_ != 0; }
+  bool has_result() const { return result_index_ != 0; }
+  uint32_t type_id() const { return type_index_ ? words_[type_index_] : 0; }
+  uint32_t result_id() const { return result_index_ ? words_[result_index_] : 0; }
+  void set_type_id(uint32_t id) { if (type_index_) words_[type_index_] = id; }
+  void set_result_id(uint32_t id) { if (result_index_) words_[result_index_] = id; }
+
+  // Operands: the words after opcode, type and result.
+  uint32_t first_operand_index() const { return first_operand_; }
+  uint32_t operand_count() const { return word_count() - first_operand_; }
+  uint32_t operand(uint32_t i) const { return words_[first_operand_ + i]; }
+  void set_operand(uint32_t i, uint32_t value) { words_[first_operand_ + i] = value; }
+  void add_operand(uint32_t value) { words_.push_back(value); UpdateWordCount(); }
+  void truncate_operands(uint32_t count) { words_.resize(first_operand_ + count); UpdateWordCount(); }
+
+  // A literal string starting at operand i (nul-terminated, padded to words); `*next`
+  // receives the operand index after it. Stops at the end of the instruction.
+  std::string string_operand(uint32_t i, uint32_t* next = nullptr) const {
+    std::string s;
+    uint32_t w = first_operand_ + i;
+    for (; w < word_count(); ++w) {
+      bool done = false;
+      for (int b = 0; b < 4; ++b) {
+        char c = static_cast<char>((words_[w] >> (8 * b)) & 0xffu);
+        if (c == 0) { done = true; break; }
+        s.push_back(c);
+      }
+      if (done) { ++w; break; }
+    }
+    if (next) *next = w - first_operand_;
+    return s;
+  }
+
+  const std::vector<uint32_t>& words() const { return words_; }
+
+ private:
+  void UpdateWordCount() {
+    words_[0] = (static_cast<uint32_t>(words_.size()) << 16) | (words_[0] & 0xffffu);
+  }
+  void Classify() {
+    bool has_result = false, has_type = false;
+    spv::HasResultAndType(opcode(), &has_result, &has_type);
+    uint32_t next = 1;
+    type_index_ = (has_type && next < words_.size()) ? next++ : 0;
+    result_index_ = (has_result && next < words_.size()) ? next++ : 0;
+    first_operand_ = next;
+  }
+
+  std::vector<uint32_t> words_{0};
+  uint32_t type_index_ = 0;
+  uint32_t result_index_ = 0;
+  uint32_t first_operand_ = 1;
+};
+
+// Words of a literal string operand (nul-terminated, zero-padded).
+inline std::vector<uint32_t> StringWords(const std::string& s) {
+  std::vector<uint32_t> w((s.size() + 4) / 4, 0u);
+  for (size_t i = 0; i < s.size(); ++i) w[i / 4] |= static_cast<uint32_t>(static_cast<unsigned char>(s[i])) << (8 * (i % 4));
+  return w;
+}
+
+}  // namespace bindery::spirv

@@ -1,0 +1,202 @@
+// Parsing and writing of Module (module.h).
+#include "spirv/module.h"
+
+#include <cstdio>
+
+namespace bindery::spirv {
+namespace {
+
+// Section of an instruction outside functions, in logical-layout order.
+enum Section : int {
+  kCapability, kExtension, kExtInstImport, kMemoryModel, kEntryPoint, kExecutionMode,
+  kDebug, kAnnotation, kTypesValues, kFunctions,
+};
+
+Section SectionOf(spv::Op op) {
+  switch (op) {
+    case spv::OpCapability: return kCapability;
+    case spv::OpExtension: return kExtension;
+    case spv::OpExtInstImport: return kExtInstImport;
+    case spv::OpMemoryModel: return kMemoryModel;
+    case spv::OpEntryPoint: return kEntryPoint;
+    case spv::OpExecutionMode:
+    case spv::OpExecutionModeId: return kExecutionMode;
+    case spv::OpString:
+    case spv::OpSourceExtension:
+    case spv::OpSource:
+    case spv::OpSourceContinued:
+    case spv::OpName:
+    case spv::OpMemberName:
+    case spv::OpModuleProcessed: return kDebug;
+    case spv::OpDecorate:
+    case spv::OpMemberDecorate:
+    case spv::OpDecorationGroup:
+    case spv::OpGroupDecorate:
+    case spv::OpGroupMemberDecorate:
+    case spv::OpDecorateId:
+    case spv::OpDecorateString:
+    case spv::OpMemberDecorateString: return kAnnotation;
+    case spv::OpFunction: return kFunctions;
+    default: return kTypesValues;
+  }
+}
+
+std::string Hex(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string CheckTypesDefinedBeforeUse(const Module& module);
+
+std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* module) {
+  *module = Module{};
+  if (words == nullptr || word_count < 5) return "truncated header: a module has at least 5 words";
+  if (word_count > kMaxModuleWords) return "module too large (" + std::to_string(word_count) + " words)";
+  if (words[0] != spv::MagicNumber) {
+    if (words[0] == 0x03022307u) return "byte-swapped module (big-endian) is not supported";
+    return "bad magic number " + Hex(words[0]);
+  }
+  const uint32_t version = words[1];
+  if ((version & 0xff0000ffu) != 0 || version < 0x00010000u || version > 0x00010600u)
+    return "unsupported SPIR-V version " + Hex(version);
+  if (words[3] == 0) return "id bound is 0";
+  if (words[3] > kMaxIdBound) return "id bound " + std::to_string(words[3]) + " exceeds the limit " + std::to_string(kMaxIdBound);
+  module->version = version;
+  module->generator = words[2];
+  module->bound = words[3];
+  module->schema = words[4];
+
+  int section = kCapability;
+  bool in_function = false;
+  std::size_t pos = 5;
+  while (pos < word_count) {
+    const uint32_t count = words[pos] >> 16;
+    const auto op = static_cast<spv::Op>(words[pos] & 0xffffu);
+    const std::string where = " at word " + std::to_string(pos);
+    if (count == 0) return "instruction with word count 0" + where;
+    if (count > word_count - pos) return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") runs past the end of the module" + where;
+    Instruction inst(std::vector<uint32_t>(words + pos, words + pos + count));
+    bool has_result = false, has_type = false;
+    spv::HasResultAndType(op, &has_result, &has_type);
+    if (count < 1u + has_result + has_type) return "instruction too short for its type and result" + where;
+    if (has_result && (inst.result_id() == 0 || inst.result_id() >= module->bound))
+      return "result id " + std::to_string(inst.result_id()) + " outside the bound " + std::to_string(module->bound) + where;
+    if (has_type && (inst.type_id() == 0 || inst.type_id() >= module->bound))
+      return "type id " + std::to_string(inst.type_id()) + " outside the bound" + where;
+    pos += count;
+
+    if (in_function) {
+      if (op == spv::OpFunction) return "OpFunction inside a function" + where;
+      module->functions.back().instructions.push_back(std::move(inst));
+      if (op == spv::OpFunctionEnd) in_function = false;
+      continue;
+    }
+    if (op == spv::OpFunctionEnd || op == spv::OpFunctionParameter || op == spv::OpLabel)
+      return "function instruction outside a function" + where;
+    int s = SectionOf(op);
+    // OpLine/OpNoLine may appear among the types and in functions; anything else must
+    // not go back to an earlier section.
+    if ((op == spv::OpLine || op == spv::OpNoLine) && section < kTypesValues) s = kTypesValues;
+    if (s < section) return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") out of the logical layout order" + where;
+    section = s;
+    switch (s) {
+      case kCapability: module->capabilities.push_back(std::move(inst)); break;
+      case kExtension: module->extensions.push_back(std::move(inst)); break;
+      case kExtInstImport: module->ext_inst_imports.push_back(std::move(inst)); break;
+      case kMemoryModel:
+        if (!module->memory_model.empty()) return "more than one OpMemoryModel" + where;
+        module->memory_model.push_back(std::move(inst));
+        break;
+      case kEntryPoint: module->entry_points.push_back(std::move(inst)); break;
+      case kExecutionMode: module->execution_modes.push_back(std::move(inst)); break;
+      case kDebug: module->debug.push_back(std::move(inst)); break;
+      case kAnnotation: module->annotations.push_back(std::move(inst)); break;
+      case kTypesValues: module->types_values.push_back(std::move(inst)); break;
+      case kFunctions:
+        module->functions.emplace_back();
+        module->functions.back().instructions.push_back(std::move(inst));
+        in_function = true;
+        break;
+    }
+  }
+  if (in_function) return "module ends inside a function (no OpFunctionEnd)";
+  if (module->memory_model.empty()) return "no OpMemoryModel";
+  return CheckTypesDefinedBeforeUse(*module);
+}
+
+// SPIR-V defines every type before a type uses it (a pointer may name a struct declared
+// later only through OpTypeForwardPointer). Checked here because the type manager and the
+// pass walk composite types recursively: a cycle in malformed input (found by the fuzzer)
+// would recurse without end.
+std::string CheckTypesDefinedBeforeUse(const Module& module) {
+  std::vector<bool> defined(module.bound, false);
+  std::vector<bool> forward(module.bound, false);
+  // A forward-declared pointer may be used (as a member or element) before its OpTypePointer.
+  auto is_defined = [&](uint32_t id) { return id < module.bound && (defined[id] || forward[id]); };
+  for (const Instruction& inst : module.types_values) {
+    const spv::Op op = inst.opcode();
+    const uint32_t n = inst.operand_count();
+    bool ok = true;
+    switch (op) {
+      case spv::OpTypeVector:
+      case spv::OpTypeMatrix:
+      case spv::OpTypeRuntimeArray:
+        ok = n >= 1 && is_defined(inst.operand(0));
+        break;
+      case spv::OpTypeArray:
+        ok = n >= 2 && is_defined(inst.operand(0)) && is_defined(inst.operand(1));
+        break;
+      case spv::OpTypeStruct:
+        for (uint32_t i = 0; i < n && ok; ++i) ok = is_defined(inst.operand(i));
+        break;
+      case spv::OpTypePointer:
+        ok = n >= 2 && (is_defined(inst.operand(1)) || (inst.result_id() < module.bound && forward[inst.result_id()]));
+        // The pointee of a forward-declared pointer may come later.
+        break;
+      case spv::OpTypeForwardPointer:
+        if (n >= 1 && inst.operand(0) < module.bound) forward[inst.operand(0)] = true;
+        break;
+      default: break;
+    }
+    // Only a pointer may define a forward-declared id (else a struct could contain itself).
+    if (op != spv::OpTypePointer && inst.result_id() != 0 && inst.result_id() < module.bound &&
+        forward[inst.result_id()]) {
+      ok = false;
+    }
+    if (!ok) {
+      return "type " + std::to_string(inst.result_id()) + " (opcode " + std::to_string(static_cast<uint32_t>(op)) +
+             ") uses a type or constant not defined before it";
+    }
+    if (inst.result_id() != 0 && inst.result_id() < module.bound) defined[inst.result_id()] = true;
+  }
+  return "";
+}
+
+std::size_t Module::WordCount() const {
+  std::size_t n = 5;
+  for (const auto* sec : {&capabilities, &extensions, &ext_inst_imports, &memory_model, &entry_points,
+                          &execution_modes, &debug, &annotations, &types_values})
+    for (const auto& i : *sec) n += i.word_count();
+  for (const auto& f : functions)
+    for (const auto& i : f.instructions) n += i.word_count();
+  return n;
+}
+
+std::vector<uint32_t> Module::Write() const {
+  std::vector<uint32_t> out;
+  out.reserve(WordCount());
+  out.insert(out.end(), {spv::MagicNumber, version, generator, bound, schema});
+  auto put = [&out](const std::vector<Instruction>& v) {
+    for (const auto& i : v) out.insert(out.end(), i.words().begin(), i.words().end());
+  };
+  for (const auto* sec : {&capabilities, &extensions, &ext_inst_imports, &memory_model, &entry_points,
+                          &execution_modes, &debug, &annotations, &types_values})
+    put(*sec);
+  for (const auto& f : functions) put(f.instructions);
+  return out;
+}
+
+}  // namespace bindery::spirv

@@ -1,0 +1,107 @@
+// The descriptor-to-pointer pass (rewrite.h describes what it does). One object per
+// rewrite: Analyze() finds the converted variables and the closure of ids whose pointer
+// type changes (access chains, phis, selects, copies, function parameters and returns,
+// function variables holding pointers) and refuses what it cannot retype; Apply() edits
+// the module. Both report failure as a reason string, never by aborting.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+#include "spirv/resources.h"
+#include "spirv/rewrite.h"
+#include "spirv/type_manager.h"
+
+namespace bindery::spirv {
+
+class PointerPass {
+ public:
+  PointerPass(Module& module, const RewriteOptions& options) : m_(module), types_(module), options_(options) {}
+
+  // "" when the module can be rewritten; else the reason it cannot.
+  std::string Analyze(RewriteReport* report);
+  std::string Apply(RewriteReport* report);
+
+ private:
+  struct Converted {
+    VariableInfo var;
+    const SetLayout* set = nullptr;
+    const BindingLayout* binding = nullptr;
+    uint32_t psb_block_pointer = 0;  // ptr<PhysicalStorageBuffer, block>
+    bool needs_size = false;
+  };
+  // A pointer whose buffer is known: where its size lives (for OpArrayLength and checks).
+  struct Root {
+    uint32_t converted = 0;   // index into converted_
+    uint32_t size = 0;        // id of the size value (offset type), 0 if not loaded
+  };
+  struct Use { uint32_t function; uint32_t index; uint32_t operand; };
+
+  // Analysis.
+  std::string FindConverted(RewriteReport* report);
+  void BuildUses();
+  std::string Close();
+  bool MarkRetyped(uint32_t id, std::vector<uint32_t>* work);
+  uint32_t MappedType(uint32_t old_type);
+  const Instruction* LocalDef(uint32_t id) const;
+
+  // Rewrite.
+  void SetUpTypes();
+  void SetUpPushConstants(RewriteReport* report);
+  std::string RewriteFunction(uint32_t f);
+  std::string FinishModule();
+  // Emits the loads of record `record_index` (an id, u32) of converted variable `c`:
+  // returns the pointer id (into `result_id` when non-zero) and sets *size when asked.
+  uint32_t EmitRecordPointer(uint32_t c, uint32_t record_index, uint32_t result_id, uint32_t* size);
+  uint32_t EmitRootPointer(uint32_t set_index);
+  uint32_t Emit(spv::Op op, uint32_t type, std::initializer_list<uint32_t> operands);
+  void EmitWithId(spv::Op op, uint32_t type, uint32_t result, std::initializer_list<uint32_t> operands);
+  uint32_t EmitArrayLength(uint32_t c, uint32_t size, uint32_t result_id);
+  // Bounds checks: the byte offset of pointer `id` from its root, in the offset type, and
+  // whether an access of `bytes` there is inside; "" or why not.
+  std::string EmitInBounds(uint32_t id, uint32_t bytes, uint32_t* condition);
+  std::string EmitOffset(uint32_t id, uint32_t* offset, uint32_t* overflow, Root* root);
+  void AddAligned(Instruction* inst, uint32_t first_memory_operand, uint32_t alignment);
+
+  Module& m_;
+  TypeManager types_;
+  const RewriteOptions& options_;
+  std::vector<VariableInfo> vars_;
+  std::vector<Converted> converted_;
+  std::vector<int32_t> converted_of_var_;   // var id -> index in converted_, -1
+  std::vector<uint8_t> retyped_;            // id -> its pointer type changes
+  std::vector<uint32_t> retyped_params_;    // function parameter ids retyped
+  std::vector<uint8_t> retyped_return_;     // function index -> returns a retyped pointer
+  std::unordered_map<uint32_t, uint32_t> function_index_;  // function id -> index
+  std::vector<std::vector<Use>> uses_;      // id -> uses in functions
+  std::vector<std::pair<uint32_t, uint32_t>> local_def_;  // id -> (function+1, index)
+  std::unordered_map<uint32_t, uint32_t> mapped_type_;
+  bool vulkan_memory_model_ = false;
+
+  // Types used by the emitted code.
+  uint32_t u32_ = 0, u64_ = 0, uvec2_ = 0, bool_ = 0, offset_type_ = 0;
+  uint32_t address_type_ = 0;   // u64 or uvec2
+  uint32_t records_pointer_ = 0, address_pointer_ = 0;  // PSB pointers to the record array / one address
+  uint32_t pc_var_ = 0, pc_struct_ = 0, pc_address_pointer_ = 0, pc_u32_pointer_ = 0;
+  bool new_pc_var_ = false;
+  std::vector<uint32_t> root_member_;      // per set in options_.sets: member index of its address
+  std::vector<uint32_t> dynamic_member_;   // per converted: member index of its dynamic offsets, or ~0
+  bool uses_int64_ = false;
+
+  // Per function being rewritten.
+  std::vector<Instruction> out_;
+  std::unordered_map<uint32_t, uint32_t> replace_;  // old id -> new id (this function)
+  std::unordered_map<uint32_t, Root> roots_;        // pointer id -> its root
+  std::unordered_map<uint32_t, uint32_t> label_after_split_;  // original label -> last label
+  uint32_t current_label_ = 0;
+  uint32_t block_label_ = 0;
+  std::vector<uint32_t> set_records_;                    // per set: records pointer in this function
+  std::unordered_map<uint32_t, uint32_t> split_root_;     // chain result -> its element pointer
+  std::set<uint32_t> loop_headers_;
+  std::unordered_map<uint32_t, uint32_t> undef_of_type_;
+};
+
+}  // namespace bindery::spirv

@@ -1,0 +1,261 @@
+// PointerPass analysis: which variables convert, and which ids change type with them.
+#include <algorithm>
+
+#include "spirv/pointer_pass.h"
+#include "spirv/use_kinds.h"
+
+namespace bindery::spirv {
+namespace {
+
+std::string OpName(spv::Op op) { return "opcode " + std::to_string(static_cast<uint32_t>(op)); }
+
+}  // namespace
+
+const Instruction* PointerPass::LocalDef(uint32_t id) const {
+  if (id >= local_def_.size() || local_def_[id].first == 0) return nullptr;
+  return &m_.functions[local_def_[id].first - 1].instructions[local_def_[id].second];
+}
+
+std::string PointerPass::FindConverted(RewriteReport* report) {
+  vars_ = ClassifyVariables(m_, types_);
+  converted_of_var_.assign(m_.bound, -1);
+  for (const VariableInfo& v : vars_) {
+    if (!v.is_resource || v.kind == ResourceKind::kPushConstants) continue;
+    BindingReport br;
+    br.set = v.set;
+    br.binding = v.binding;
+    br.name = v.name;
+    const SetLayout* set = nullptr;
+    const BindingLayout* binding = nullptr;
+    for (const SetLayout& s : options_.sets)
+      if (s.set == v.set)
+        for (const BindingLayout& b : s.bindings)
+          if (b.binding == v.binding) { set = &s; binding = &b; }
+    if (v.kind == ResourceKind::kOther) {
+      br.outcome = BindingOutcome::kNotABuffer;
+    } else if (v.kind == ResourceKind::kUniformBuffer && !options_.convert_uniform_buffers) {
+      br.outcome = BindingOutcome::kUniformBufferKept;
+    } else if (!binding) {
+      br.outcome = BindingOutcome::kNotInLayout;
+    } else {
+      const Instruction* block = types_.Def(v.block_type);
+      if (!block || block->opcode() != spv::OpTypeStruct)
+        return "set " + std::to_string(v.set) + " binding " + std::to_string(v.binding) + " is not a struct block";
+      if (v.array_size > binding->array_size)
+        return "set " + std::to_string(v.set) + " binding " + std::to_string(v.binding) + " has " +
+               std::to_string(v.array_size) + " descriptors but the layout gives " + std::to_string(binding->array_size);
+      if (v.array_type && v.array_size == 1 && types_.Def(v.array_type)->opcode() == spv::OpTypeArray) {
+        uint32_t n = 0;
+        if (!types_.GetConstantValue(types_.Def(v.array_type)->operand(1), &n))
+          return "descriptor array sized by a specialization constant";
+      }
+      if (set->root_offset % 8 != 0) return "root offset " + std::to_string(set->root_offset) + " is not 8-byte aligned";
+      br.outcome = BindingOutcome::kConverted;
+      br.detail = "records " + std::to_string(binding->first_record) + ".." +
+                  std::to_string(binding->first_record + std::max(1u, binding->array_size) - 1) + ", root at " +
+                  std::to_string(set->root_offset);
+      Converted c;
+      c.var = v;
+      c.set = set;
+      c.binding = binding;
+      converted_of_var_[v.id] = static_cast<int32_t>(converted_.size());
+      converted_.push_back(c);
+    }
+    report->bindings.push_back(std::move(br));
+  }
+  std::sort(report->bindings.begin(), report->bindings.end(), [](const BindingReport& a, const BindingReport& b) {
+    return a.set != b.set ? a.set < b.set : a.binding < b.binding;
+  });
+  if (converted_.empty()) return "no buffer of the module is in the layout";
+  // A block struct whose BufferBlock decoration we change to Block must not be shared
+  // with a variable that stays a descriptor.
+  for (const VariableInfo& v : vars_) {
+    if (converted_of_var_[v.id] >= 0) continue;
+    for (const Converted& c : converted_)
+      if (c.var.block_type == v.block_type && v.storage != spv::StorageClassFunction)
+        return "block type of " + (c.var.name.empty() ? std::string("a converted buffer") : c.var.name) +
+               " is shared with a variable that stays a descriptor";
+  }
+  return "";
+}
+
+void PointerPass::BuildUses() {
+  uses_.assign(m_.bound, {});
+  local_def_.assign(m_.bound, {0, 0});
+  for (uint32_t f = 0; f < m_.functions.size(); ++f) {
+    function_index_[m_.functions[f].id()] = f;
+    const auto& insts = m_.functions[f].instructions;
+    for (uint32_t i = 0; i < insts.size(); ++i) {
+      const Instruction& inst = insts[i];
+      if (inst.has_result() && inst.result_id() < m_.bound) local_def_[inst.result_id()] = {f + 1, i};
+      for (uint32_t k = 0; k < inst.operand_count(); ++k) {
+        uint32_t w = inst.operand(k);
+        if (w < m_.bound && MayHoldPointer(inst, k)) uses_[w].push_back({f, i, k});
+      }
+    }
+  }
+}
+
+bool PointerPass::MarkRetyped(uint32_t id, std::vector<uint32_t>* work) {
+  if (id >= m_.bound || retyped_[id]) return false;
+  retyped_[id] = 1;
+  work->push_back(id);
+  return true;
+}
+
+// The closure: every id whose type mentions a converted buffer's storage class changes.
+std::string PointerPass::Close() {
+  retyped_.assign(m_.bound, 0);
+  retyped_return_.assign(m_.functions.size(), 0);
+  std::vector<uint32_t> work;
+  for (const Converted& c : converted_) {
+    retyped_[c.var.id] = 1;
+    work.push_back(c.var.id);
+  }
+  while (!work.empty()) {
+    uint32_t id = work.back();
+    work.pop_back();
+    const bool is_var = converted_of_var_[id] >= 0;
+    const bool arrayed = is_var && converted_[static_cast<uint32_t>(converted_of_var_[id])].var.array_type != 0;
+    for (const Use& u : uses_[id]) {
+      const Instruction& inst = m_.functions[u.function].instructions[u.index];
+      const spv::Op op = inst.opcode();
+      if (arrayed && !((op == spv::OpAccessChain || op == spv::OpInBoundsAccessChain) && u.operand == 0 &&
+                       inst.operand_count() >= 2))
+        return "a descriptor array is used other than through an access chain (" + OpName(op) + ")";
+      if (IsAccessChain(op) || op == spv::OpCopyObject || op == spv::OpSelect || op == spv::OpPhi) {
+        if (is_var && (op == spv::OpPtrAccessChain || op == spv::OpInBoundsPtrAccessChain))
+          return "OpPtrAccessChain directly on a buffer variable";
+        MarkRetyped(inst.result_id(), &work);
+      } else if (op == spv::OpLoad) {
+        if (types_.IsPointerType(inst.type_id())) MarkRetyped(inst.result_id(), &work);
+      } else if (op == spv::OpStore) {
+        if (u.operand == 1) {
+          const Instruction* target = LocalDef(inst.operand(0));
+          if (!target || target->opcode() != spv::OpVariable)
+            return "a buffer pointer is stored somewhere other than a function variable";
+          MarkRetyped(target->result_id(), &work);
+        }
+      } else if (op == spv::OpFunctionCall) {
+        auto it = function_index_.find(inst.operand(0));
+        if (it == function_index_.end()) return "call to an unknown function";
+        // Parameter u.operand - 1 of the callee.
+        uint32_t n = 0;
+        for (const Instruction& p : m_.functions[it->second].instructions) {
+          if (p.opcode() != spv::OpFunctionParameter) continue;
+          if (n++ == u.operand - 1) {
+            if (MarkRetyped(p.result_id(), &work)) retyped_params_.push_back(p.result_id());
+            break;
+          }
+        }
+      } else if (op == spv::OpReturnValue) {
+        if (!retyped_return_[u.function]) {
+          retyped_return_[u.function] = 1;
+          uint32_t fid = m_.functions[u.function].id();
+          for (const auto& fn : m_.functions)
+            for (const Instruction& call : fn.instructions)
+              if (call.opcode() == spv::OpFunctionCall && call.operand(0) == fid) MarkRetyped(call.result_id(), &work);
+        }
+      } else if (op == spv::OpArrayLength) {
+        // Needs the root's size: the variable itself or one element of a descriptor array.
+        bool root = is_var;
+        if (const Instruction* d = LocalDef(id))
+          root = (d->opcode() == spv::OpAccessChain || d->opcode() == spv::OpInBoundsAccessChain) &&
+                 d->operand_count() == 2 && converted_of_var_[d->operand(0)] >= 0;
+        if (!root) return "OpArrayLength on a pointer whose buffer is not known statically";
+      } else if (op == spv::OpVariable) {
+        // A function variable initialized with a buffer pointer.
+        MarkRetyped(inst.result_id(), &work);
+      } else if (op == spv::OpCopyMemory || op == spv::OpCopyMemorySized || IsAtomic(op)) {
+        // Fine: only the memory operands change.
+      } else {
+        return "a buffer pointer is used by " + OpName(op) + ", which the rewrite does not handle";
+      }
+    }
+  }
+  // Everything that merges pointers must merge only retyped ones.
+  for (uint32_t f = 0; f < m_.functions.size(); ++f) {
+    for (const Instruction& inst : m_.functions[f].instructions) {
+      const spv::Op op = inst.opcode();
+      if (!inst.has_result() || !retyped_[inst.result_id()]) {
+        if (op == spv::OpFunctionCall) {
+          // Arguments of retyped parameters must all be retyped (checked below per param).
+        }
+        continue;
+      }
+      auto check = [&](uint32_t v) -> bool {
+        if (v < m_.bound && retyped_[v]) return true;
+        const Instruction* g = types_.Def(v);
+        return g && (g->opcode() == spv::OpUndef);
+      };
+      if (op == spv::OpSelect && !(check(inst.operand(1)) && check(inst.operand(2))))
+        return "OpSelect mixes a converted buffer with another pointer";
+      if (op == spv::OpPhi)
+        for (uint32_t k = 0; k < inst.operand_count(); k += 2)
+          if (!check(inst.operand(k))) return "OpPhi mixes a converted buffer with another pointer";
+      if (op == spv::OpVariable) {
+        for (const Use& u : uses_[inst.result_id()]) {
+          const Instruction& s = m_.functions[u.function].instructions[u.index];
+          if (s.opcode() == spv::OpStore && u.operand == 0 && !check(s.operand(1)))
+            return "a function variable holds both converted and other pointers";
+          if (s.opcode() != spv::OpStore && s.opcode() != spv::OpLoad)
+            return "a function variable holding a buffer pointer is used by " + OpName(s.opcode());
+        }
+        if (types_.PointerStorageClass(inst.type_id()) != spv::StorageClassFunction)
+          return "a buffer pointer is held in a non-function variable";
+      }
+    }
+  }
+  for (uint32_t param : retyped_params_) {
+    // Which function and position is it?
+    auto [fplus, index] = local_def_[param];
+    const Function& fn = m_.functions[fplus - 1];
+    uint32_t position = 0;
+    for (uint32_t i = 1; i < index; ++i)
+      if (fn.instructions[i].opcode() == spv::OpFunctionParameter) ++position;
+    for (const auto& other : m_.functions)
+      for (const Instruction& call : other.instructions)
+        if (call.opcode() == spv::OpFunctionCall && call.operand(0) == fn.id() &&
+            !(call.operand(1 + position) < m_.bound && retyped_[call.operand(1 + position)]))
+          return "a function takes both converted buffers and other pointers";
+  }
+  for (uint32_t f = 0; f < m_.functions.size(); ++f)
+    if (retyped_return_[f])
+      for (const Instruction& inst : m_.functions[f].instructions)
+        if (inst.opcode() == spv::OpReturnValue && !retyped_[inst.operand(0)])
+          return "a function returns both converted buffers and other pointers";
+  // Converted variables must not be named by global instructions other than names,
+  // decorations and entry-point interfaces (e.g. debug-info extended instructions).
+  for (const Instruction& inst : m_.types_values)
+    if (inst.opcode() == spv::OpExtInst || inst.opcode() == spv::OpSpecConstantOp)
+      for (uint32_t k = 0; k < inst.operand_count(); ++k)
+        if (inst.operand(k) < m_.bound && converted_of_var_[inst.operand(k)] >= 0)
+          return "a converted buffer is named by a global instruction (" + OpName(inst.opcode()) + ")";
+  return "";
+}
+
+std::string PointerPass::Analyze(RewriteReport* report) {
+  const Instruction& mm = m_.memory_model.front();
+  if (mm.operand_count() < 2) return "malformed OpMemoryModel";
+  if (mm.operand(0) != spv::AddressingModelLogical && mm.operand(0) != spv::AddressingModelPhysicalStorageBuffer64)
+    return "addressing model " + std::to_string(mm.operand(0)) + " is not Logical";
+  vulkan_memory_model_ = mm.operand(1) == spv::MemoryModelVulkan;
+  uint32_t max_version = 0x00010000;
+  switch (options_.target) {
+    case TargetEnv::kVulkan1_0: max_version = 0x00010000; break;
+    case TargetEnv::kVulkan1_1: max_version = 0x00010300; break;
+    case TargetEnv::kVulkan1_1Spirv1_4: max_version = 0x00010400; break;
+    case TargetEnv::kVulkan1_2: max_version = 0x00010500; break;
+    case TargetEnv::kVulkan1_3: max_version = 0x00010600; break;
+  }
+  if (m_.version > max_version) return "the module's SPIR-V version is newer than the target environment allows";
+  for (const Instruction& c : m_.capabilities)
+    if (c.operand_count() && (c.operand(0) == spv::CapabilityKernel || c.operand(0) == spv::CapabilityAddresses))
+      return "OpenCL kernel modules are not supported";
+  std::string why = FindConverted(report);
+  if (!why.empty()) return why;
+  BuildUses();
+  return Close();
+}
+
+}  // namespace bindery::spirv

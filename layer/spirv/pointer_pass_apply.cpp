@@ -1,0 +1,267 @@
+// PointerPass rewrite: push-constant root, record loads, retyping, Aligned operands,
+// OpArrayLength from the stored size, bounds checks, capabilities and interfaces.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "spirv/pointer_pass.h"
+#include "spirv/use_kinds.h"
+
+namespace bindery::spirv {
+namespace {
+
+constexpr uint32_t kNone = 0xffffffffu;
+constexpr uint32_t kRecordAlignment = 8;
+
+}  // namespace
+
+uint32_t PointerPass::MappedType(uint32_t old_type) {
+  auto it = mapped_type_.find(old_type);
+  if (it != mapped_type_.end()) return it->second;
+  uint32_t mapped = old_type;
+  const Instruction* t = types_.Def(old_type);
+  if (t && t->opcode() == spv::OpTypePointer) {
+    auto sc = static_cast<spv::StorageClass>(t->operand(0));
+    uint32_t pointee = t->operand(1);
+    if (sc == spv::StorageClassStorageBuffer || sc == spv::StorageClassUniform) {
+      uint32_t stride = 0;
+      types_.GetDecoration(old_type, spv::DecorationArrayStride, &stride);
+      mapped = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, pointee, stride);
+    } else if (types_.IsPointerType(pointee)) {
+      mapped = types_.GetPointerType(sc, MappedType(pointee));
+    }
+  }
+  mapped_type_[old_type] = mapped;
+  return mapped;
+}
+
+uint32_t PointerPass::Emit(spv::Op op, uint32_t type, std::initializer_list<uint32_t> operands) {
+  uint32_t id = m_.TakeId();
+  out_.emplace_back(op, type, id, operands);
+  return id;
+}
+
+void PointerPass::EmitWithId(spv::Op op, uint32_t type, uint32_t result, std::initializer_list<uint32_t> operands) {
+  out_.emplace_back(op, type, result, operands);
+}
+
+void PointerPass::SetUpTypes() {
+  u32_ = types_.GetUintType();
+  bool_ = types_.GetBoolType();
+  if (options_.shader_int64) {
+    u64_ = types_.GetIntType(64, false);
+    address_type_ = offset_type_ = u64_;
+    uses_int64_ = true;
+  } else {
+    uvec2_ = types_.GetVectorType(u32_, 2);
+    address_type_ = uvec2_;
+    offset_type_ = u32_;
+  }
+  uint32_t record = types_.GetStructType({address_type_, address_type_}, {0, 8}, false);
+  uint32_t records = types_.GetRuntimeArrayType(record, 16);
+  uint32_t block = types_.GetStructType({records}, {0}, true);
+  records_pointer_ = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, block);
+  address_pointer_ = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, address_type_);
+  for (Converted& c : converted_)
+    c.psb_block_pointer = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, c.var.block_type);
+}
+
+// The root members (one address per set, dynamic offsets) join the module's push-constant
+// block, or a new block when it has none. Their types are created after the existing
+// block, so the block is re-declared at the end of the types with the old members first.
+void PointerPass::SetUpPushConstants(RewriteReport* report) {
+  struct Member { uint32_t offset; uint32_t type; uint32_t* index; std::string name; };
+  std::vector<Member> members;
+  root_member_.assign(options_.sets.size(), kNone);
+  dynamic_member_.assign(converted_.size(), kNone);
+  for (uint32_t s = 0; s < options_.sets.size(); ++s)
+    for (const Converted& c : converted_)
+      if (c.set == &options_.sets[s]) {
+        members.push_back({options_.sets[s].root_offset, address_type_, &root_member_[s],
+                           "bindery_set" + std::to_string(options_.sets[s].set)});
+        break;
+      }
+  for (uint32_t i = 0; i < converted_.size(); ++i)
+    if (converted_[i].binding->dynamic_offsets_root_offset != kNoRootOffset)
+      members.push_back({converted_[i].binding->dynamic_offsets_root_offset,
+                         types_.GetArrayType(u32_, std::max(1u, converted_[i].binding->array_size), 4),
+                         &dynamic_member_[i], "bindery_dynamic_offsets" + std::to_string(i)});
+  std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.offset < b.offset; });
+
+  std::vector<uint32_t> member_types, offsets;
+  std::vector<Instruction> member_decorations;
+  const VariableInfo* pc = nullptr;
+  for (const VariableInfo& v : vars_)
+    if (v.kind == ResourceKind::kPushConstants) pc = &v;
+  uint32_t old_end = 0;
+  if (pc) {
+    const Instruction* old_struct = types_.Def(pc->block_type);
+    // Malformed input (found by the fuzzer): a push-constant variable whose pointee is not
+    // a struct defined in the module. Not converted, never a crash.
+    if (old_struct == nullptr || old_struct->opcode() != spv::OpTypeStruct) {
+      report->reason = "the push-constant variable's type is not a struct";
+      return;
+    }
+    old_end = types_.SizeOf(pc->block_type);
+    for (uint32_t i = 0; i < old_struct->operand_count(); ++i) member_types.push_back(old_struct->operand(i));
+    for (uint32_t i : types_.DecorationsOf(pc->block_type))
+      if (m_.annotations[i].opcode() == spv::OpMemberDecorate) member_decorations.push_back(m_.annotations[i]);
+  }
+  uint32_t end = old_end;
+  for (Member& mb : members) {
+    if (mb.offset < end) {
+      report->reason = "root at byte " + std::to_string(mb.offset) + " overlaps push constants ending at " + std::to_string(end);
+      return;
+    }
+    *mb.index = static_cast<uint32_t>(member_types.size());
+    member_types.push_back(mb.type);
+    offsets.push_back(mb.offset);
+    end = mb.offset + types_.SizeOf(mb.type);
+  }
+  report->push_constant_end = end;
+  pc_struct_ = types_.CreateType(spv::OpTypeStruct, member_types);
+  types_.AddDecoration(pc_struct_, spv::DecorationBlock);
+  for (Instruction d : member_decorations) {
+    d.set_operand(0, pc_struct_);
+    m_.annotations.push_back(std::move(d));
+  }
+  uint32_t first_new = static_cast<uint32_t>(member_types.size() - members.size());
+  for (uint32_t i = 0; i < members.size(); ++i) {
+    types_.AddMemberDecoration(pc_struct_, first_new + i, spv::DecorationOffset, {offsets[i]});
+    Instruction name(spv::OpMemberName, 0, 0, {pc_struct_, first_new + i});
+    for (uint32_t w : StringWords(members[i].name)) name.add_operand(w);
+    m_.debug.push_back(std::move(name));
+  }
+  uint32_t pointer = types_.CreateType(spv::OpTypePointer, {spv::StorageClassPushConstant, pc_struct_});
+  if (pc) {
+    pc_var_ = pc->id;
+    // Member names of the old block carry over.
+    std::vector<Instruction> names;
+    for (const Instruction& d : m_.debug)
+      if (d.opcode() == spv::OpMemberName && d.operand(0) == pc->block_type) {
+        names.push_back(d);
+        names.back().set_operand(0, pc_struct_);
+      }
+    for (auto& n : names) m_.debug.push_back(std::move(n));
+    int idx = types_.DefIndex(pc_var_);
+    Instruction var = m_.types_values[static_cast<uint32_t>(idx)];
+    var.set_type_id(pointer);
+    m_.types_values.erase(m_.types_values.begin() + idx);
+    m_.types_values.push_back(std::move(var));
+    types_.Reindex();  // positions moved: re-index
+  } else {
+    pc_var_ = m_.TakeId();
+    new_pc_var_ = true;
+    types_.AddGlobal(Instruction(spv::OpVariable, pointer, pc_var_, {spv::StorageClassPushConstant}));
+    Instruction name(spv::OpName, 0, 0, {pc_var_});
+    for (uint32_t w : StringWords("bindery_root")) name.add_operand(w);
+    m_.debug.push_back(std::move(name));
+  }
+  pc_address_pointer_ = types_.GetPointerType(spv::StorageClassPushConstant, address_type_);
+  pc_u32_pointer_ = types_.GetPointerType(spv::StorageClassPushConstant, u32_);
+}
+
+uint32_t PointerPass::EmitRootPointer(uint32_t set_index) {
+  uint32_t member = types_.GetUintConstant(root_member_[set_index]);
+  uint32_t chain = Emit(spv::OpAccessChain, pc_address_pointer_, {pc_var_, member});
+  uint32_t root = Emit(spv::OpLoad, address_type_, {chain});
+  return Emit(options_.shader_int64 ? spv::OpConvertUToPtr : spv::OpBitcast, records_pointer_, {root});
+}
+
+uint32_t PointerPass::EmitRecordPointer(uint32_t c, uint32_t element, uint32_t result_id, uint32_t* size) {
+  const Converted& cv = converted_[c];
+  uint32_t set_index = static_cast<uint32_t>(cv.set - options_.sets.data());
+  uint32_t records = set_records_[set_index];
+  uint32_t first = types_.GetUintConstant(cv.binding->first_record);
+  uint32_t index = first;
+  uint32_t element_u32 = element;
+  if (element != 0) {
+    index = Emit(spv::OpIAdd, u32_, {first, element});
+  } else {
+    element_u32 = types_.GetUintConstant(0);
+  }
+  uint32_t c0 = types_.GetUintConstant(0), c1 = types_.GetUintConstant(1);
+  uint32_t address_at = Emit(spv::OpAccessChain, address_pointer_, {records, c0, index, c0});
+  uint32_t address = Emit(spv::OpLoad, address_type_, {address_at, spv::MemoryAccessAlignedMask, kRecordAlignment});
+  uint32_t dynamic = 0;
+  if (dynamic_member_[c] != kNone) {
+    uint32_t at = Emit(spv::OpAccessChain, pc_u32_pointer_, {pc_var_, types_.GetUintConstant(dynamic_member_[c]), element_u32});
+    dynamic = Emit(spv::OpLoad, u32_, {at});
+    if (options_.shader_int64) {
+      uint32_t wide = Emit(spv::OpUConvert, u64_, {dynamic});
+      address = Emit(spv::OpIAdd, u64_, {address, wide});
+    } else {
+      uint32_t pair = types_.GetType(spv::OpTypeStruct, {u32_, u32_});
+      uint32_t lo = Emit(spv::OpCompositeExtract, u32_, {address, 0});
+      uint32_t hi = Emit(spv::OpCompositeExtract, u32_, {address, 1});
+      uint32_t sum = Emit(spv::OpIAddCarry, pair, {lo, dynamic});
+      uint32_t new_lo = Emit(spv::OpCompositeExtract, u32_, {sum, 0});
+      uint32_t carry = Emit(spv::OpCompositeExtract, u32_, {sum, 1});
+      uint32_t new_hi = Emit(spv::OpIAdd, u32_, {hi, carry});
+      address = Emit(spv::OpCompositeConstruct, uvec2_, {new_lo, new_hi});
+    }
+  }
+  if (result_id == 0) result_id = m_.TakeId();
+  EmitWithId(options_.shader_int64 ? spv::OpConvertUToPtr : spv::OpBitcast, cv.psb_block_pointer, result_id, {address});
+  if (size) {
+    uint32_t size_at = Emit(spv::OpAccessChain, address_pointer_, {records, c0, index, c1});
+    uint32_t raw = Emit(spv::OpLoad, address_type_, {size_at, spv::MemoryAccessAlignedMask, kRecordAlignment});
+    uint32_t s = raw;
+    if (!options_.shader_int64) {
+      // Without 64-bit integers sizes are 32-bit: a buffer of 4 GiB or more reads as 4 GiB - 1.
+      uint32_t lo = Emit(spv::OpCompositeExtract, u32_, {raw, 0});
+      uint32_t hi = Emit(spv::OpCompositeExtract, u32_, {raw, 1});
+      uint32_t big = Emit(spv::OpINotEqual, bool_, {hi, types_.GetUintConstant(0)});
+      s = Emit(spv::OpSelect, u32_, {big, types_.GetUintConstant(0xffffffffu), lo});
+    }
+    if (dynamic) {
+      uint32_t d = options_.shader_int64 ? Emit(spv::OpUConvert, u64_, {dynamic}) : dynamic;
+      uint32_t below = Emit(spv::OpULessThan, bool_, {s, d});
+      uint32_t diff = Emit(spv::OpISub, offset_type_, {s, d});
+      s = Emit(spv::OpSelect, offset_type_, {below, types_.GetNullConstant(offset_type_), diff});
+    }
+    *size = s;
+  }
+  return result_id;
+}
+
+uint32_t PointerPass::EmitArrayLength(uint32_t c, uint32_t size, uint32_t result_id) {
+  const Converted& cv = converted_[c];
+  const Instruction* block = types_.Def(cv.var.block_type);
+  uint32_t last = block->operand_count() - 1;
+  uint32_t offset = 0, stride = 1;
+  types_.GetMemberDecoration(cv.var.block_type, last, spv::DecorationOffset, &offset);
+  types_.GetDecoration(block->operand(last), spv::DecorationArrayStride, &stride);
+  auto constant = [&](uint32_t v) {
+    return options_.shader_int64 ? types_.GetConstant(u64_, {v, 0}) : types_.GetUintConstant(v);
+  };
+  uint32_t below = Emit(spv::OpULessThan, bool_, {size, constant(offset)});
+  uint32_t diff = Emit(spv::OpISub, offset_type_, {size, constant(offset)});
+  uint32_t bytes = Emit(spv::OpSelect, offset_type_, {below, types_.GetNullConstant(offset_type_), diff});
+  if (options_.shader_int64) {
+    uint32_t count = Emit(spv::OpUDiv, u64_, {bytes, constant(std::max(1u, stride))});
+    EmitWithId(spv::OpUConvert, u32_, result_id, {count});
+  } else {
+    EmitWithId(spv::OpUDiv, u32_, result_id, {bytes, constant(std::max(1u, stride))});
+  }
+  return result_id;
+}
+
+void PointerPass::AddAligned(Instruction* inst, uint32_t first, uint32_t alignment) {
+  // Memory operands: a mask, then the Aligned literal first among the mask's operands.
+  if (inst->operand_count() <= first) {
+    inst->add_operand(spv::MemoryAccessAlignedMask);
+    inst->add_operand(alignment);
+    return;
+  }
+  uint32_t mask = inst->operand(first);
+  if (mask & spv::MemoryAccessAlignedMask) return;  // already states an alignment
+  std::vector<uint32_t> rest;
+  for (uint32_t k = first + 1; k < inst->operand_count(); ++k) rest.push_back(inst->operand(k));
+  inst->truncate_operands(first);
+  inst->add_operand(mask | spv::MemoryAccessAlignedMask);
+  inst->add_operand(alignment);
+  for (uint32_t w : rest) inst->add_operand(w);
+}
+
+}  // namespace bindery::spirv

@@ -1,0 +1,407 @@
+// PointerPass: rewriting each function's instructions, and the module-level finish.
+#include <algorithm>
+
+#include "spirv/pointer_pass.h"
+#include "spirv/use_kinds.h"
+
+namespace bindery::spirv {
+namespace {
+
+bool IsTerminator(spv::Op op) {
+  return op == spv::OpBranch || op == spv::OpBranchConditional || op == spv::OpSwitch || op == spv::OpReturn ||
+         op == spv::OpReturnValue || op == spv::OpKill || op == spv::OpUnreachable ||
+         op == spv::OpTerminateInvocation;
+}
+
+}  // namespace
+
+// Byte offset of old pointer id `id` from the start of its buffer, walking access chains
+// back to a root. In 32-bit mode `overflow` collects wrap-arounds (the access is then out
+// of bounds).
+std::string PointerPass::EmitOffset(uint32_t id, uint32_t* offset, uint32_t* overflow, Root* root) {
+  std::vector<const Instruction*> chains;
+  uint32_t cur = id;
+  uint32_t root_type = 0;
+  for (;;) {
+    auto r = roots_.find(cur);
+    if (r != roots_.end()) {
+      *root = r->second;
+      root_type = converted_[r->second.converted].var.block_type;
+      break;
+    }
+    const Instruction* d = LocalDef(cur);
+    if (!d) return "bounds checks: an access whose buffer is not known statically";
+    if (d->opcode() == spv::OpCopyObject) { cur = d->operand(0); continue; }
+    if (!IsAccessChain(d->opcode())) return "bounds checks: an access through a merged or passed pointer";
+    chains.push_back(d);
+    cur = d->operand(0);
+    auto split = split_root_.find(d->result_id());
+    if (split != split_root_.end()) {
+      auto rr = roots_.find(split->second);
+      *root = rr->second;
+      root_type = converted_[rr->second.converted].var.block_type;
+      break;
+    }
+  }
+  const bool wide = options_.shader_int64;
+  uint32_t constant_part = 0;
+  uint32_t dynamic = 0;  // id of the dynamic part, 0 if none
+  uint32_t ovf = 0;
+  auto add_dynamic = [&](uint32_t index, uint32_t stride) -> std::string {
+    const Instruction* it = types_.Def(LocalDef(index) ? LocalDef(index)->type_id() : (types_.Def(index) ? types_.Def(index)->type_id() : 0));
+    uint32_t width = it && it->opcode() == spv::OpTypeInt ? it->operand(0) : 32;
+    uint32_t value = 0;
+    if (types_.GetConstantValue(index, &value) && (value < (1u << 20))) { constant_part += value * stride; return ""; }
+    if (wide) {
+      uint32_t w = width == 64 ? index : Emit(spv::OpUConvert, u64_, {index});
+      uint32_t term = Emit(spv::OpIMul, u64_, {w, types_.GetConstant(u64_, {stride, 0})});
+      dynamic = dynamic ? Emit(spv::OpIAdd, u64_, {dynamic, term}) : term;
+    } else {
+      if (width != 32) return "bounds checks: a 64-bit index without shaderInt64";
+      if (it && it->operand(1) != 0) index = Emit(spv::OpBitcast, u32_, {index});
+      uint32_t pair = types_.GetType(spv::OpTypeStruct, {u32_, u32_});
+      uint32_t prod = Emit(spv::OpUMulExtended, pair, {index, types_.GetUintConstant(stride)});
+      uint32_t lo = Emit(spv::OpCompositeExtract, u32_, {prod, 0});
+      uint32_t hi = Emit(spv::OpCompositeExtract, u32_, {prod, 1});
+      uint32_t term = lo;
+      uint32_t bad = Emit(spv::OpINotEqual, bool_, {hi, types_.GetUintConstant(0)});
+      if (dynamic) {
+        uint32_t sum = Emit(spv::OpIAddCarry, pair, {dynamic, term});
+        term = Emit(spv::OpCompositeExtract, u32_, {sum, 0});
+        uint32_t carry = Emit(spv::OpCompositeExtract, u32_, {sum, 1});
+        uint32_t c = Emit(spv::OpINotEqual, bool_, {carry, types_.GetUintConstant(0)});
+        bad = Emit(spv::OpLogicalOr, bool_, {bad, c});
+      }
+      dynamic = term;
+      ovf = ovf ? Emit(spv::OpLogicalOr, bool_, {ovf, bad}) : bad;
+    }
+    return "";
+  };
+  uint32_t type = root_type;
+  for (auto it = chains.rbegin(); it != chains.rend(); ++it) {
+    const Instruction* ch = *it;
+    uint32_t first = split_root_.count(ch->result_id()) ? 2 : 1;
+    if (ch->opcode() == spv::OpPtrAccessChain || ch->opcode() == spv::OpInBoundsPtrAccessChain) {
+      uint32_t base_type = LocalDef(ch->operand(0)) ? LocalDef(ch->operand(0))->type_id() : 0;
+      uint32_t stride = 0;
+      if (!types_.GetDecoration(base_type, spv::DecorationArrayStride, &stride)) return "bounds checks: OpPtrAccessChain without ArrayStride";
+      std::string e = add_dynamic(ch->operand(1), stride);
+      if (!e.empty()) return e;
+      first = 2;
+    }
+    for (uint32_t k = first; k < ch->operand_count(); ++k) {
+      const Instruction* t = types_.Def(type);
+      if (!t) return "bounds checks: unknown type";
+      uint32_t index = ch->operand(k);
+      switch (t->opcode()) {
+        case spv::OpTypeStruct: {
+          uint32_t member = 0, off = 0;
+          if (!types_.GetConstantValue(index, &member) || member >= t->operand_count()) return "bounds checks: bad struct index";
+          types_.GetMemberDecoration(type, member, spv::DecorationOffset, &off);
+          const Instruction* mt = types_.Def(t->operand(member));
+          if (mt && mt->opcode() == spv::OpTypeMatrix) return "bounds checks: access into a matrix";
+          constant_part += off;
+          type = t->operand(member);
+          break;
+        }
+        case spv::OpTypeArray:
+        case spv::OpTypeRuntimeArray: {
+          uint32_t stride = 0;
+          if (!types_.GetDecoration(type, spv::DecorationArrayStride, &stride)) return "bounds checks: array without ArrayStride";
+          std::string e = add_dynamic(index, stride);
+          if (!e.empty()) return e;
+          type = t->operand(0);
+          break;
+        }
+        case spv::OpTypeVector: {
+          std::string e = add_dynamic(index, types_.SizeOf(t->operand(0)));
+          if (!e.empty()) return e;
+          type = t->operand(0);
+          break;
+        }
+        default:
+          return "bounds checks: access chain into an unsupported type";
+      }
+    }
+  }
+  uint32_t c = wide ? types_.GetConstant(u64_, {constant_part, 0}) : types_.GetUintConstant(constant_part);
+  if (!dynamic) {
+    *offset = c;
+  } else if (wide) {
+    *offset = Emit(spv::OpIAdd, u64_, {dynamic, c});
+  } else {
+    uint32_t pair = types_.GetType(spv::OpTypeStruct, {u32_, u32_});
+    uint32_t sum = Emit(spv::OpIAddCarry, pair, {dynamic, c});
+    *offset = Emit(spv::OpCompositeExtract, u32_, {sum, 0});
+    uint32_t carry = Emit(spv::OpCompositeExtract, u32_, {sum, 1});
+    uint32_t b = Emit(spv::OpINotEqual, bool_, {carry, types_.GetUintConstant(0)});
+    ovf = ovf ? Emit(spv::OpLogicalOr, bool_, {ovf, b}) : b;
+  }
+  *overflow = ovf;
+  return "";
+}
+
+std::string PointerPass::EmitInBounds(uint32_t id, uint32_t bytes, uint32_t* condition) {
+  uint32_t offset = 0, overflow = 0;
+  Root root;
+  std::string e = EmitOffset(id, &offset, &overflow, &root);
+  if (!e.empty()) return e;
+  if (!root.size) return "bounds checks: buffer size not loaded";
+  if (options_.shader_int64) {
+    uint32_t end = Emit(spv::OpIAdd, u64_, {offset, types_.GetConstant(u64_, {bytes, 0})});
+    *condition = Emit(spv::OpULessThanEqual, bool_, {end, root.size});
+  } else {
+    uint32_t pair = types_.GetType(spv::OpTypeStruct, {u32_, u32_});
+    uint32_t sum = Emit(spv::OpIAddCarry, pair, {offset, types_.GetUintConstant(bytes)});
+    uint32_t end = Emit(spv::OpCompositeExtract, u32_, {sum, 0});
+    uint32_t carry = Emit(spv::OpCompositeExtract, u32_, {sum, 1});
+    uint32_t fits = Emit(spv::OpULessThanEqual, bool_, {end, root.size});
+    uint32_t no_carry = Emit(spv::OpIEqual, bool_, {carry, types_.GetUintConstant(0)});
+    uint32_t ok = Emit(spv::OpLogicalAnd, bool_, {fits, no_carry});
+    if (overflow) ok = Emit(spv::OpLogicalAnd, bool_, {ok, Emit(spv::OpLogicalNot, bool_, {overflow})});
+    *condition = ok;
+  }
+  return "";
+}
+
+std::string PointerPass::RewriteFunction(uint32_t f) {
+  const std::vector<Instruction>& in = m_.functions[f].instructions;
+  out_.clear();
+  out_.reserve(in.size() + 32);
+  replace_.clear();
+  roots_.clear();
+  split_root_.clear();
+  label_after_split_.clear();
+  set_records_.assign(options_.sets.size(), 0);
+  // Converted variables this function names directly, and the sets they need.
+  std::vector<uint32_t> direct;
+  for (uint32_t c = 0; c < converted_.size(); ++c)
+    for (const Use& u : uses_[converted_[c].var.id])
+      if (u.function == f) { direct.push_back(c); break; }
+  bool any_retyped = !direct.empty();
+  for (const Instruction& inst : in)
+    if ((inst.has_result() && retyped_[inst.result_id()]) || retyped_return_[f]) { any_retyped = true; break; }
+  if (!any_retyped) { return ""; }
+
+  auto pointee_of = [&](uint32_t old_id) -> uint32_t {
+    const Instruction* d = LocalDef(old_id);
+    if (!d) d = types_.Def(old_id);
+    return d ? types_.PointeeType(d->type_id()) : 0;
+  };
+  auto is_psb = [&](uint32_t old_id) {
+    if (old_id >= m_.bound || !retyped_[old_id]) return false;
+    const Instruction* d = LocalDef(old_id);
+    if (!d) return converted_of_var_[old_id] >= 0;
+    return types_.PointerStorageClass(MappedType(d->type_id())) == spv::StorageClassPhysicalStorageBuffer;
+  };
+  auto undef_of = [&](uint32_t type) {
+    auto it = undef_of_type_.find(type);
+    if (it != undef_of_type_.end()) return it->second;
+    uint32_t id = m_.TakeId();
+    types_.AddGlobal(Instruction(spv::OpUndef, type, id, {}));
+    undef_of_type_[type] = id;
+    return id;
+  };
+
+  std::vector<size_t> original_phis;
+  bool prologue_done = false;
+  bool seen_label = false;
+  for (uint32_t i = 0; i < in.size(); ++i) {
+    Instruction inst = in[i];
+    const spv::Op op = inst.opcode();
+    if (seen_label && !prologue_done && op != spv::OpVariable && op != spv::OpLine && op != spv::OpNoLine) {
+      prologue_done = true;
+      for (uint32_t c : direct) {
+        uint32_t s = static_cast<uint32_t>(converted_[c].set - options_.sets.data());
+        if (!set_records_[s]) set_records_[s] = EmitRootPointer(s);
+      }
+      for (uint32_t c : direct) {
+        if (converted_[c].var.array_type) continue;
+        uint32_t size = 0;
+        uint32_t p = EmitRecordPointer(c, 0, 0, converted_[c].needs_size ? &size : nullptr);
+        replace_[converted_[c].var.id] = p;
+        roots_[converted_[c].var.id] = Root{c, size};
+        if (!converted_[c].var.name.empty()) {
+          Instruction name(spv::OpName, 0, 0, {p});
+          for (uint32_t w : StringWords(converted_[c].var.name)) name.add_operand(w);
+          m_.debug.push_back(std::move(name));
+        }
+      }
+    }
+    if (op == spv::OpLabel) {
+      seen_label = true;
+      current_label_ = block_label_ = inst.result_id();
+      out_.push_back(std::move(inst));
+      continue;
+    }
+    if (op == spv::OpFunction) {
+      bool change = retyped_return_[f] != 0;
+      std::vector<uint32_t> params;
+      for (uint32_t k = i + 1; k < in.size() && in[k].opcode() == spv::OpFunctionParameter; ++k) {
+        uint32_t t = in[k].type_id();
+        if (retyped_[in[k].result_id()]) { t = MappedType(t); change = true; }
+        params.push_back(t);
+      }
+      if (change) {
+        uint32_t ret = retyped_return_[f] ? MappedType(inst.type_id()) : inst.type_id();
+        params.insert(params.begin(), ret);
+        inst.set_type_id(ret);
+        inst.set_operand(1, types_.GetType(spv::OpTypeFunction, params));
+      }
+      out_.push_back(std::move(inst));
+      continue;
+    }
+    // Uses of non-arrayed converted variables become the loaded pointer.
+    for (uint32_t k = 0; k < inst.operand_count(); ++k) {
+      uint32_t w = inst.operand(k);
+      if (w < m_.bound && MayHoldPointer(inst, k)) {
+        auto r = replace_.find(w);
+        if (r != replace_.end()) inst.set_operand(k, r->second);
+      }
+    }
+    const uint32_t result = inst.has_result() ? inst.result_id() : 0;
+    const bool retyped_result = result && result < m_.bound && retyped_[result];
+
+    if ((op == spv::OpAccessChain || op == spv::OpInBoundsAccessChain) && in[i].operand(0) < m_.bound &&
+        converted_of_var_[in[i].operand(0)] >= 0 && converted_[converted_of_var_[in[i].operand(0)]].var.array_type) {
+      uint32_t c = static_cast<uint32_t>(converted_of_var_[in[i].operand(0)]);
+      uint32_t size = 0;
+      uint32_t* want_size = converted_[c].needs_size ? &size : nullptr;
+      if (inst.operand_count() == 2) {
+        EmitRecordPointer(c, inst.operand(1), result, want_size);
+        roots_[result] = Root{c, size};
+      } else {
+        uint32_t p = EmitRecordPointer(c, inst.operand(1), 0, want_size);
+        roots_[p] = Root{c, size};
+        split_root_[result] = p;
+        Instruction chain(op, MappedType(inst.type_id()), result, {p});
+        for (uint32_t k = 2; k < inst.operand_count(); ++k) chain.add_operand(inst.operand(k));
+        out_.push_back(std::move(chain));
+      }
+      continue;
+    }
+    if (op == spv::OpArrayLength && is_psb(in[i].operand(0))) {
+      auto r = roots_.find(in[i].operand(0));
+      if (r == roots_.end() || !r->second.size) return "OpArrayLength on a pointer whose buffer is not known";
+      EmitArrayLength(r->second.converted, r->second.size, result);
+      continue;
+    }
+    if (op == spv::OpFunctionParameter && retyped_result) {
+      inst.set_type_id(MappedType(inst.type_id()));
+      if (types_.PointerStorageClass(inst.type_id()) == spv::StorageClassPhysicalStorageBuffer)
+        types_.AddDecoration(result, spv::DecorationAliased);
+      out_.push_back(std::move(inst));
+      continue;
+    }
+    if (retyped_result) {
+      inst.set_type_id(MappedType(inst.type_id()));
+      if (op == spv::OpVariable) types_.AddDecoration(result, spv::DecorationAliasedPointer);
+      if (op == spv::OpPhi || op == spv::OpSelect)
+        for (uint32_t k = op == spv::OpSelect ? 1 : 0; k < inst.operand_count(); k += op == spv::OpSelect ? 1 : 2) {
+          const Instruction* g = types_.Def(inst.operand(k));
+          if (g && g->opcode() == spv::OpUndef) inst.set_operand(k, undef_of(inst.type_id()));
+        }
+    }
+
+    // Memory accesses through buffer pointers: Aligned operands and bounds checks.
+    uint32_t guard_pointer[2] = {0, 0};
+    uint32_t guard_bytes[2] = {0, 0};
+    if ((op == spv::OpLoad || op == spv::OpStore) && is_psb(in[i].operand(0))) {
+      uint32_t pointee = pointee_of(in[i].operand(0));
+      AddAligned(&inst, op == spv::OpLoad ? 1 : 2, types_.ScalarAlignment(pointee));
+      guard_pointer[0] = in[i].operand(0);
+      guard_bytes[0] = types_.SizeOf(pointee);
+    } else if ((op == spv::OpCopyMemory || op == spv::OpCopyMemorySized) &&
+               (is_psb(in[i].operand(0)) || is_psb(in[i].operand(1)))) {
+      uint32_t first = op == spv::OpCopyMemory ? 2 : 3;
+      uint32_t at = std::min(types_.ScalarAlignment(pointee_of(in[i].operand(0))),
+                             types_.ScalarAlignment(pointee_of(in[i].operand(1))));
+      if (m_.version >= 0x00010400) {
+        // Two operand sets: the first for the target, the second for the source.
+        // A set is a mask then its operands (Aligned literal, MakePointer* scope ids); one
+        // set given applies to both.
+        auto set_length = [](uint32_t mask) {
+          return 1u + ((mask & spv::MemoryAccessAlignedMask) ? 1u : 0u) +
+                 ((mask & spv::MemoryAccessMakePointerAvailableMask) ? 1u : 0u) +
+                 ((mask & spv::MemoryAccessMakePointerVisibleMask) ? 1u : 0u);
+        };
+        std::vector<uint32_t> sets[2];
+        uint32_t k = first;
+        for (int s = 0; s < 2 && k < inst.operand_count(); ++s) {
+          uint32_t n = set_length(inst.operand(k));
+          if (k + n > inst.operand_count()) return "malformed memory operands";
+          sets[s].assign(inst.words().begin() + inst.first_operand_index() + k,
+                         inst.words().begin() + inst.first_operand_index() + k + n);
+          k += n;
+        }
+        if (sets[1].empty()) sets[1] = sets[0];
+        inst.truncate_operands(first);
+        for (int s = 0; s < 2; ++s) {
+          Instruction one(spv::OpNop, 0, 0, {});
+          for (uint32_t w : sets[s]) one.add_operand(w);
+          // Both sets state the alignment: SPIRV-Tools checks the first set for either side.
+          AddAligned(&one, 0, at);
+          if (one.operand_count() == 0) one.add_operand(spv::MemoryAccessMaskNone);
+          for (uint32_t w = 0; w < one.operand_count(); ++w) inst.add_operand(one.operand(w));
+        }
+      } else {
+        AddAligned(&inst, first, at);
+      }
+      for (int s = 0; s < 2; ++s)
+        if (is_psb(in[i].operand(s))) {
+          guard_pointer[s] = in[i].operand(s);
+          guard_bytes[s] = op == spv::OpCopyMemory ? types_.SizeOf(pointee_of(in[i].operand(s))) : 0;
+        }
+      if (op == spv::OpCopyMemorySized && options_.bounds_checks) return "bounds checks: OpCopyMemorySized";
+    } else if (IsAtomic(op) && is_psb(in[i].operand(0))) {
+      guard_pointer[0] = in[i].operand(0);
+      guard_bytes[0] = types_.SizeOf(pointee_of(in[i].operand(0)));
+    }
+
+    if (options_.bounds_checks && guard_pointer[0] + guard_pointer[1] != 0) {
+      if (loop_headers_.count(block_label_)) return "bounds checks: a buffer access in a loop header block";
+      uint32_t cond = 0;
+      for (int s = 0; s < 2; ++s) {
+        if (!guard_pointer[s]) continue;
+        uint32_t c = 0;
+        std::string e = EmitInBounds(guard_pointer[s], guard_bytes[s], &c);
+        if (!e.empty()) return e;
+        cond = cond ? Emit(spv::OpLogicalAnd, bool_, {cond, c}) : c;
+      }
+      uint32_t then_label = m_.TakeId(), merge_label = m_.TakeId();
+      uint32_t header = current_label_;
+      out_.emplace_back(spv::OpSelectionMerge, 0, 0, std::initializer_list<uint32_t>{merge_label, spv::SelectionControlMaskNone});
+      out_.emplace_back(spv::OpBranchConditional, 0, 0, std::initializer_list<uint32_t>{cond, then_label, merge_label});
+      out_.emplace_back(spv::OpLabel, 0, then_label, std::initializer_list<uint32_t>{});
+      uint32_t inner = 0;
+      uint32_t type = inst.type_id();
+      if (result) {
+        inner = m_.TakeId();
+        inst.set_result_id(inner);
+      }
+      out_.push_back(std::move(inst));
+      out_.emplace_back(spv::OpBranch, 0, 0, std::initializer_list<uint32_t>{merge_label});
+      out_.emplace_back(spv::OpLabel, 0, merge_label, std::initializer_list<uint32_t>{});
+      current_label_ = merge_label;
+      if (result)
+        out_.emplace_back(spv::OpPhi, type, result,
+                          std::initializer_list<uint32_t>{inner, then_label, types_.GetNullConstant(type), header});
+      continue;
+    }
+    if (IsTerminator(op) && current_label_ != block_label_) label_after_split_[block_label_] = current_label_;
+    if (op == spv::OpPhi) original_phis.push_back(out_.size());
+    out_.push_back(std::move(inst));
+  }
+  // Phis of the original code name the split block's last part as the predecessor.
+  for (size_t position : original_phis) {
+    Instruction& phi = out_[position];
+    for (uint32_t k = 1; k < phi.operand_count(); k += 2) {
+      auto it = label_after_split_.find(phi.operand(k));
+      if (it != label_after_split_.end()) phi.set_operand(k, it->second);
+    }
+  }
+  m_.functions[f].instructions.swap(out_);
+  return "";
+}
+
+}  // namespace bindery::spirv

@@ -1,0 +1,129 @@
+// RewriteDescriptorsToPointers (rewrite.h): parse, analyze, rewrite, and the module-level
+// edits (capabilities, addressing model, interfaces, removed variables).
+#include <algorithm>
+
+#include "spirv/pointer_pass.h"
+#include "spirv/use_kinds.h"
+
+namespace bindery::spirv {
+namespace {
+
+bool HasCapability(const Module& m, spv::Capability c) {
+  for (const Instruction& i : m.capabilities)
+    if (i.operand_count() && i.operand(0) == static_cast<uint32_t>(c)) return true;
+  return false;
+}
+
+void AddCapability(Module& m, spv::Capability c) {
+  if (!HasCapability(m, c)) m.capabilities.emplace_back(spv::OpCapability, 0, 0, std::initializer_list<uint32_t>{static_cast<uint32_t>(c)});
+}
+
+void AddExtension(Module& m, const std::string& name) {
+  for (const Instruction& i : m.extensions)
+    if (i.string_operand(0) == name) return;
+  Instruction e(spv::OpExtension, 0, 0, {});
+  for (uint32_t w : StringWords(name)) e.add_operand(w);
+  m.extensions.push_back(std::move(e));
+}
+
+}  // namespace
+
+std::string PointerPass::Apply(RewriteReport* report) {
+  bool any_array_length = false;
+  for (const Function& fn : m_.functions)
+    for (const Instruction& inst : fn.instructions)
+      if (inst.opcode() == spv::OpArrayLength) any_array_length = true;
+  for (Converted& c : converted_) c.needs_size = options_.bounds_checks || any_array_length;
+  for (const Function& fn : m_.functions)
+    for (uint32_t i = 0; i < fn.instructions.size(); ++i)
+      if (fn.instructions[i].opcode() == spv::OpLoopMerge)
+        for (uint32_t k = i; k-- > 0;)
+          if (fn.instructions[k].opcode() == spv::OpLabel) { loop_headers_.insert(fn.instructions[k].result_id()); break; }
+
+  SetUpTypes();
+  SetUpPushConstants(report);
+  if (!report->reason.empty()) return report->reason;
+  for (uint32_t f = 0; f < m_.functions.size(); ++f) {
+    std::string e = RewriteFunction(f);
+    if (!e.empty()) return e;
+  }
+  return FinishModule();
+}
+
+std::string PointerPass::FinishModule() {
+  // Converted variables, their decorations and names go.
+  auto gone = [&](uint32_t id) { return id < converted_of_var_.size() && converted_of_var_[id] >= 0; };
+  m_.types_values.erase(std::remove_if(m_.types_values.begin(), m_.types_values.end(),
+                                       [&](const Instruction& i) { return i.opcode() == spv::OpVariable && gone(i.result_id()); }),
+                        m_.types_values.end());
+  std::vector<uint32_t> blocks;
+  for (const Converted& c : converted_) blocks.push_back(c.var.block_type);
+  std::vector<Instruction> annotations;
+  for (Instruction& a : m_.annotations) {
+    if ((a.opcode() == spv::OpDecorate || a.opcode() == spv::OpDecorateId || a.opcode() == spv::OpDecorateString) &&
+        a.operand_count() && gone(a.operand(0)))
+      continue;
+    // The pointee of a physical pointer is a Block, never a (legacy) BufferBlock.
+    if (a.opcode() == spv::OpDecorate && a.operand_count() >= 2 && a.operand(1) == spv::DecorationBufferBlock &&
+        std::find(blocks.begin(), blocks.end(), a.operand(0)) != blocks.end())
+      a.set_operand(1, spv::DecorationBlock);
+    annotations.push_back(std::move(a));
+  }
+  m_.annotations.swap(annotations);
+  m_.debug.erase(std::remove_if(m_.debug.begin(), m_.debug.end(),
+                                [&](const Instruction& i) { return i.opcode() == spv::OpName && i.operand_count() && gone(i.operand(0)); }),
+                 m_.debug.end());
+
+  // Entry-point interfaces: SPIR-V >= 1.4 lists every global an entry point uses.
+  std::vector<std::vector<uint32_t>> used = GlobalsUsedByEntryPoints(m_);
+  for (uint32_t e = 0; e < m_.entry_points.size(); ++e) {
+    Instruction& ep = m_.entry_points[e];
+    uint32_t name_end = 0;
+    ep.string_operand(2, &name_end);
+    std::vector<uint32_t> keep;
+    for (uint32_t k = name_end; k < ep.operand_count(); ++k)
+      if (!gone(ep.operand(k))) keep.push_back(ep.operand(k));
+    if (m_.version >= 0x00010400 && std::binary_search(used[e].begin(), used[e].end(), pc_var_) &&
+        std::find(keep.begin(), keep.end(), pc_var_) == keep.end())
+      keep.push_back(pc_var_);
+    ep.truncate_operands(name_end);
+    for (uint32_t id : keep) ep.add_operand(id);
+  }
+
+  AddCapability(m_, spv::CapabilityPhysicalStorageBufferAddresses);
+  if (uses_int64_) AddCapability(m_, spv::CapabilityInt64);
+  if (m_.version < 0x00010500) AddExtension(m_, "SPV_KHR_physical_storage_buffer");
+  m_.memory_model.front().set_operand(0, spv::AddressingModelPhysicalStorageBuffer64);
+  return "";
+}
+
+RewriteResult RewriteDescriptorsToPointers(const uint32_t* words, std::size_t word_count, const RewriteOptions& options) {
+  RewriteResult result;
+  Module module;
+  result.error = ParseModule(words, word_count, &module);
+  if (!result.error.empty()) return result;
+  auto keep_original = [&](const std::string& why) {
+    result.report.converted = false;
+    result.report.reason = "not converted: " + why;
+    result.report.push_constant_end = 0;
+    result.module.assign(words, words + word_count);
+  };
+  {
+    PointerPass pass(module, options);
+    std::string why = pass.Analyze(&result.report);
+    if (!why.empty()) {
+      keep_original(why);
+      return result;
+    }
+    why = pass.Apply(&result.report);
+    if (!why.empty()) {
+      keep_original(why);
+      return result;
+    }
+  }
+  result.report.converted = true;
+  result.module = module.Write();
+  return result;
+}
+
+}  // namespace bindery::spirv

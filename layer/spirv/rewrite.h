@@ -1,0 +1,132 @@
+// The descriptor-to-pointer rewrite: the public contract of layer/spirv/ (no Vulkan
+// runtime, no layer state). The indirect-bindings runtime, the `bindery-spirv` tool, the
+// execution harness, the fuzzer and the benchmark all go through this header.
+//
+// What the rewrite does: every buffer variable named by the layout (StorageBuffer class,
+// legacy Uniform + BufferBlock, and Uniform + Block when convert_uniform_buffers is set)
+// stops being a descriptor. Its pointer is loaded at run time from the argument block of
+// its set: an array of 16-byte records { uint64 address; uint64 size; }, one per
+// descriptor (array element), at index first_record + array_index. The block's own
+// address is a push-constant member (uint64, or uvec2 without shaderInt64) at
+// SetLayout::root_offset, placed by the caller after the application's push constants.
+//
+// Failure is a value: malformed input gives `error`; anything the pass does not support
+// gives report.converted == false with report.reason ("not converted: <reason>") and the
+// original module, never a wrong module.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bindery::spirv {
+
+inline constexpr uint32_t kNoRootOffset = 0xffffffffu;
+
+// Vulkan environment the rewritten module targets (decides the SPIR-V version rules, e.g.
+// whether OpEntryPoint lists every global variable, SPIR-V >= 1.4).
+enum class TargetEnv { kVulkan1_0, kVulkan1_1, kVulkan1_1Spirv1_4, kVulkan1_2, kVulkan1_3 };
+
+// One binding of a converted set.
+struct BindingLayout {
+  uint32_t binding = 0;
+  // Descriptors in the binding. For a runtime-sized descriptor array in the shader, the
+  // number of records the block holds for it (accesses beyond it are the app's bug).
+  uint32_t array_size = 1;
+  // Index of the binding's first record in the set's block (records are laid out in
+  // binding order, one per array element).
+  uint32_t first_record = 0;
+  // Dynamic buffers: byte offset in push constants of array_size uint32 dynamic offsets
+  // (one per element) that are added to the record's address and subtracted from its size
+  // at run time; kNoRootOffset when the binding is not dynamic.
+  uint32_t dynamic_offsets_root_offset = kNoRootOffset;
+};
+
+struct SetLayout {
+  uint32_t set = 0;
+  // Byte offset in push constants of the address of this set's argument block
+  // (8-byte aligned; uint64 with shaderInt64, else uvec2 {low, high}).
+  uint32_t root_offset = 0;
+  std::vector<BindingLayout> bindings;  // bindings of this set to convert
+};
+
+struct RewriteOptions {
+  std::vector<SetLayout> sets;
+  TargetEnv target = TargetEnv::kVulkan1_2;
+  bool shader_int64 = true;            // else addresses travel as uvec2 and are bitcast
+  bool bounds_checks = false;          // reads out of bounds give 0, writes/atomics dropped
+  bool convert_uniform_buffers = false;
+};
+
+enum class BindingOutcome {
+  kConverted,
+  kNotInLayout,        // the layout does not name it: left a descriptor
+  kUniformBufferKept,  // a uniform buffer and convert_uniform_buffers is off
+  kNotABuffer,         // image, sampler, texel buffer...: always native
+};
+
+struct BindingReport {
+  uint32_t set = 0;
+  uint32_t binding = 0;
+  std::string name;  // OpName of the variable, if any
+  BindingOutcome outcome = BindingOutcome::kConverted;
+  std::string detail;
+};
+
+struct RewriteReport {
+  bool converted = false;  // false: `module` is the input, unchanged
+  std::string reason;      // when !converted: "not converted: <reason>"
+  std::vector<BindingReport> bindings;
+  // One past the last push-constant byte the rewritten module reads (its own block and
+  // the root); the caller's pipeline layout must cover [0, this) for the module's stages.
+  uint32_t push_constant_end = 0;
+  std::string ToString() const;  // human-readable, one line per binding
+};
+
+struct RewriteResult {
+  std::string error;            // non-empty: the input is not a module we can read (why)
+  std::vector<uint32_t> module;  // rewritten (or the unchanged input when not converted)
+  RewriteReport report;
+};
+
+RewriteResult RewriteDescriptorsToPointers(const uint32_t* words, std::size_t word_count,
+                                           const RewriteOptions& options);
+
+// ---- inspection (the CLI's `info`, and building layouts) -----------------------------
+
+enum class ResourceKind {
+  kStorageBuffer,   // StorageBuffer class or Uniform + BufferBlock
+  kUniformBuffer,   // Uniform + Block
+  kPushConstants,
+  kOther,           // images, samplers, texel buffers, acceleration structures...
+};
+
+struct ResourceInfo {
+  uint32_t set = 0;
+  uint32_t binding = 0;
+  ResourceKind kind = ResourceKind::kOther;
+  uint32_t array_size = 1;  // 0 for a runtime-sized descriptor array
+  std::string name;
+};
+
+struct EntryPointInfo {
+  std::string name;
+  std::string execution_model;  // "GLCompute", "Vertex", "Fragment", ...
+  std::vector<ResourceInfo> resources;  // what the entry point's call tree uses
+};
+
+struct ModuleInfo {
+  std::string error;  // non-empty: could not be read
+  uint32_t spirv_version = 0;  // e.g. 0x00010300
+  uint32_t push_constant_bytes = 0;  // size of the module's own push-constant block(s)
+  std::vector<EntryPointInfo> entry_points;
+};
+
+ModuleInfo Inspect(const uint32_t* words, std::size_t word_count);
+
+// A layout converting every storage buffer (and uniform buffer when `ubo`) the module
+// uses, sets in ascending order, roots packed from `root_offset` (8 bytes per set).
+RewriteOptions DefaultLayout(const ModuleInfo& info, uint32_t root_offset, bool ubo);
+
+}  // namespace bindery::spirv

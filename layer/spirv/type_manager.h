@@ -1,0 +1,87 @@
+// Types, constants and decorations of a Module: Find* looks up, Get* finds or creates,
+// Create* always creates (GPU-AV's naming). New types and constants go at the end of the
+// types/values section, so they may only refer to ids defined before them (always true
+// here: a new type is built from existing or earlier new ones). Non-aggregate types are
+// never duplicated (SPIR-V forbids it); a pointer or aggregate is reused only when its
+// layout decorations (ArrayStride, Offset, Block) match too.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include "spirv/module.h"
+
+namespace bindery::spirv {
+
+class TypeManager {
+ public:
+  explicit TypeManager(Module& module);
+  // Rebuilds every index (after instructions were moved or removed).
+  void Reindex();
+
+  // Definition of a global id (type, constant, global variable), or nullptr.
+  const Instruction* Def(uint32_t id) const;
+  // Index of the definition in module.types_values, or -1.
+  int DefIndex(uint32_t id) const { return id < def_index_.size() ? def_index_[id] : -1; }
+
+  // ---- decorations ----
+  bool HasDecoration(uint32_t id, spv::Decoration d) const;
+  // First literal of decoration `d` on `id`; false if absent.
+  bool GetDecoration(uint32_t id, spv::Decoration d, uint32_t* value) const;
+  bool GetMemberDecoration(uint32_t struct_id, uint32_t member, spv::Decoration d, uint32_t* value) const;
+  void AddDecoration(uint32_t id, spv::Decoration d, std::initializer_list<uint32_t> literals = {});
+  void AddMemberDecoration(uint32_t id, uint32_t member, spv::Decoration d, std::initializer_list<uint32_t> literals = {});
+  // Indices into module.annotations of the OpDecorate* / OpMemberDecorate* naming `id`.
+  const std::vector<uint32_t>& DecorationsOf(uint32_t id) const;
+
+  // ---- types ----
+  uint32_t FindType(spv::Op op, const std::vector<uint32_t>& operands) const;
+  uint32_t GetType(spv::Op op, const std::vector<uint32_t>& operands);
+  uint32_t GetVoidType() { return GetType(spv::OpTypeVoid, {}); }
+  uint32_t GetBoolType() { return GetType(spv::OpTypeBool, {}); }
+  uint32_t GetIntType(uint32_t width, bool is_signed) { return GetType(spv::OpTypeInt, {width, is_signed ? 1u : 0u}); }
+  uint32_t GetUintType() { return GetIntType(32, false); }
+  uint32_t GetVectorType(uint32_t component, uint32_t count) { return GetType(spv::OpTypeVector, {component, count}); }
+  // A pointer with no ArrayStride (stride 0) or with that ArrayStride.
+  uint32_t GetPointerType(spv::StorageClass sc, uint32_t pointee, uint32_t array_stride = 0);
+  uint32_t GetRuntimeArrayType(uint32_t element, uint32_t array_stride);
+  uint32_t GetArrayType(uint32_t element, uint32_t length, uint32_t array_stride);
+  // A struct with these members at these Offsets; Block when `block`.
+  uint32_t GetStructType(const std::vector<uint32_t>& members, const std::vector<uint32_t>& offsets, bool block);
+  uint32_t CreateType(spv::Op op, const std::vector<uint32_t>& operands);
+
+  // ---- constants ----
+  uint32_t GetConstant(uint32_t type, const std::vector<uint32_t>& value_words);
+  uint32_t GetUintConstant(uint32_t v) { return GetConstant(GetUintType(), {v}); }
+  uint32_t GetNullConstant(uint32_t type);
+  uint32_t GetBoolConstant(bool v);
+  // The value of an OpConstant of a 32-bit integer type (not a spec constant).
+  bool GetConstantValue(uint32_t id, uint32_t* value) const;
+
+  // ---- layout ----
+  // Byte size of a type with explicit layout (0 for runtime arrays / unknown).
+  uint32_t SizeOf(uint32_t type) const;
+  // Largest scalar size inside a type: a truthful alignment for any access to it under
+  // the layout rules of buffers (every scalar sits at a multiple of its own size).
+  uint32_t ScalarAlignment(uint32_t type) const;
+  bool IsPointerType(uint32_t type) const;
+  spv::StorageClass PointerStorageClass(uint32_t pointer_type) const;
+  uint32_t PointeeType(uint32_t pointer_type) const;
+
+  // Appends a new global (OpVariable, OpUndef...) and indexes it.
+  void AddGlobal(Instruction inst);
+
+ private:
+  void Index(uint32_t position);
+  std::vector<uint32_t> LayoutSignature(uint32_t id) const;
+  uint32_t FindWithLayout(spv::Op op, const std::vector<uint32_t>& operands, const std::vector<uint32_t>& layout) const;
+
+  Module& m_;
+  std::vector<int32_t> def_index_;
+  std::map<std::vector<uint32_t>, std::vector<uint32_t>> by_key_;  // opcode+operands -> ids
+  std::unordered_map<uint32_t, std::vector<uint32_t>> decorations_;
+};
+
+}  // namespace bindery::spirv

@@ -1,0 +1,267 @@
+#include "compute_run.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+namespace bindery::spirv_exec {
+
+std::vector<uint32_t> LoadSpirv(const std::string& path, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open " + path + " (was the corpus built?)";
+    return {};
+  }
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.empty() || bytes.size() % 4 != 0) {
+    error = path + ": not a SPIR-V binary";
+    return {};
+  }
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), bytes.size());
+  return words;
+}
+
+namespace {
+
+bool InLayout(const spirv::RewriteOptions* layout, uint32_t set, uint32_t binding) {
+  if (!layout) return false;
+  for (const spirv::SetLayout& s : layout->sets) {
+    if (s.set != set) continue;
+    for (const spirv::BindingLayout& b : s.bindings) {
+      if (b.binding == binding) return true;
+    }
+  }
+  return false;
+}
+
+struct DescriptorBinding {
+  VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  uint32_t count = 0;
+};
+
+// Everything one run creates, destroyed on every path out.
+struct RunObjects {
+  ExecDevice& device;
+  std::vector<DeviceBuffer> buffers;
+  std::vector<DeviceBuffer> blocks;
+  std::vector<VkDescriptorSetLayout> set_layouts;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkShaderModule module = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  explicit RunObjects(ExecDevice& d) : device(d) {}
+  ~RunObjects() {
+    VkDevice dev = device.device();
+    if (pipeline) vkDestroyPipeline(dev, pipeline, nullptr);
+    if (module) vkDestroyShaderModule(dev, module, nullptr);
+    if (layout) vkDestroyPipelineLayout(dev, layout, nullptr);
+    for (VkDescriptorSetLayout l : set_layouts) vkDestroyDescriptorSetLayout(dev, l, nullptr);
+    if (pool) vkDestroyDescriptorPool(dev, pool, nullptr);
+    for (DeviceBuffer& b : buffers) device.Destroy(b);
+    for (DeviceBuffer& b : blocks) device.Destroy(b);
+  }
+};
+
+}  // namespace
+
+RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::vector<uint32_t>& module,
+                     const std::string& entry_point, const spirv::RewriteOptions* layout,
+                     uint32_t push_constant_end) {
+  RunOutput out;
+  RunObjects o(device);
+  VkDevice dev = device.device();
+
+  // Buffers with their initial contents (the same bytes for every run).
+  for (const BufferSpec& spec : entry.buffers) {
+    DeviceBuffer b = device.CreateBuffer(spec.size);
+    if (b.buffer == VK_NULL_HANDLE) {
+      out.error = "buffer creation failed";
+      return out;
+    }
+    std::vector<uint8_t> init(spec.size);
+    FillPattern(spec.fill, init);
+    std::memcpy(b.mapped, init.data(), init.size());
+    o.buffers.push_back(b);
+  }
+
+  for (const auto& ad : entry.addresses) {
+    std::memcpy(static_cast<uint8_t*>(o.buffers[ad.dst].mapped) + ad.offset, &o.buffers[ad.src].address, 8);
+  }
+
+  // Descriptor bindings: every buffer the layout does not take.
+  std::map<uint32_t, std::map<uint32_t, DescriptorBinding>> sets;
+  for (const BufferSpec& spec : entry.buffers) {
+    if (InLayout(layout, spec.set, spec.binding)) continue;
+    DescriptorBinding& d = sets[spec.set][spec.binding];
+    d.type = spec.uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    d.count = std::max(d.count, spec.index + 1);
+  }
+  const uint32_t set_count = sets.empty() ? 0 : sets.rbegin()->first + 1;
+  for (uint32_t s = 0; s < set_count; ++s) {
+    std::vector<VkDescriptorSetLayoutBinding> bindings;
+    for (const auto& [binding, d] : sets[s]) {
+      bindings.push_back({binding, d.type, d.count, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+    }
+    VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    dslci.bindingCount = static_cast<uint32_t>(bindings.size());
+    dslci.pBindings = bindings.data();
+    VkDescriptorSetLayout l = VK_NULL_HANDLE;
+    if (vkCreateDescriptorSetLayout(dev, &dslci, nullptr, &l) != VK_SUCCESS) {
+      out.error = "vkCreateDescriptorSetLayout failed";
+      return out;
+    }
+    o.set_layouts.push_back(l);
+  }
+
+  // Push constants: the shader's own bytes, then (rewritten) one root per converted set.
+  uint32_t push_size = entry.push_size;
+  if (layout) push_size = std::max(push_size, push_constant_end);
+  push_size = (push_size + 3) & ~3u;
+  std::vector<uint8_t> push(entry.push_size);
+  FillPattern(entry.push_fill, push);
+  push.resize(push_size, 0);
+  for (const auto& [offset, buf] : entry.push_addresses) std::memcpy(&push[offset], &o.buffers[buf].address, 8);
+
+  // Argument blocks: one 16-byte record {address, size} per descriptor.
+  if (layout) {
+    for (const spirv::SetLayout& s : layout->sets) {
+      uint32_t records = 1;
+      for (const spirv::BindingLayout& b : s.bindings) records = std::max(records, b.first_record + b.array_size);
+      DeviceBuffer block = device.CreateBuffer(16ull * records);
+      if (block.buffer == VK_NULL_HANDLE) {
+        out.error = "argument block creation failed";
+        return out;
+      }
+      std::memset(block.mapped, 0, 16ull * records);
+      for (const spirv::BindingLayout& b : s.bindings) {
+        for (size_t i = 0; i < entry.buffers.size(); ++i) {
+          const BufferSpec& spec = entry.buffers[i];
+          if (spec.set != s.set || spec.binding != b.binding || spec.index >= b.array_size) continue;
+          const uint64_t record[2] = {o.buffers[i].address, spec.record_size ? spec.record_size : spec.size};
+          std::memcpy(static_cast<uint8_t*>(block.mapped) + 16ull * (b.first_record + spec.index), record, 16);
+        }
+      }
+      if (s.root_offset + 8 > push.size()) {
+        out.error = "root offset " + std::to_string(s.root_offset) + " beyond push_constant_end " +
+                    std::to_string(push_constant_end);
+        return out;
+      }
+      // uint64 and uvec2 {low, high} are the same bytes (little-endian).
+      std::memcpy(&push[s.root_offset], &block.address, 8);
+      o.blocks.push_back(block);
+    }
+  }
+
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size};
+  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  plci.setLayoutCount = static_cast<uint32_t>(o.set_layouts.size());
+  plci.pSetLayouts = o.set_layouts.data();
+  plci.pushConstantRangeCount = push_size ? 1 : 0;
+  plci.pPushConstantRanges = &range;
+  if (vkCreatePipelineLayout(dev, &plci, nullptr, &o.layout) != VK_SUCCESS) {
+    out.error = "vkCreatePipelineLayout failed";
+    return out;
+  }
+  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  smci.codeSize = module.size() * 4;
+  smci.pCode = module.data();
+  if (vkCreateShaderModule(dev, &smci, nullptr, &o.module) != VK_SUCCESS) {
+    out.error = "vkCreateShaderModule failed";
+    return out;
+  }
+  std::vector<VkSpecializationMapEntry> spec_entries;
+  std::vector<uint32_t> spec_data;
+  for (const auto& [id, value] : entry.spec) {
+    spec_entries.push_back({id, static_cast<uint32_t>(spec_data.size() * 4), 4});
+    spec_data.push_back(value);
+  }
+  VkSpecializationInfo spec_info{static_cast<uint32_t>(spec_entries.size()), spec_entries.data(),
+                                 spec_data.size() * 4, spec_data.data()};
+  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cpci.stage.module = o.module;
+  cpci.stage.pName = entry_point.c_str();
+  cpci.stage.pSpecializationInfo = spec_entries.empty() ? nullptr : &spec_info;
+  cpci.layout = o.layout;
+  if (vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &cpci, nullptr, &o.pipeline) != VK_SUCCESS) {
+    out.error = "vkCreateComputePipelines failed";
+    return out;
+  }
+
+  // Descriptor sets for what stayed descriptors.
+  std::vector<VkDescriptorSet> descriptor_sets(set_count, VK_NULL_HANDLE);
+  if (!sets.empty()) {
+    uint32_t storage = 0, uniform = 0;
+    for (const auto& [s, bindings] : sets) {
+      for (const auto& [b, d] : bindings) (d.type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER ? uniform : storage) += d.count;
+    }
+    std::vector<VkDescriptorPoolSize> sizes;
+    if (storage) sizes.push_back({VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, storage});
+    if (uniform) sizes.push_back({VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, uniform});
+    VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    dpci.maxSets = set_count;
+    dpci.poolSizeCount = static_cast<uint32_t>(sizes.size());
+    dpci.pPoolSizes = sizes.data();
+    if (vkCreateDescriptorPool(dev, &dpci, nullptr, &o.pool) != VK_SUCCESS) {
+      out.error = "vkCreateDescriptorPool failed";
+      return out;
+    }
+    std::vector<VkDescriptorBufferInfo> infos(entry.buffers.size());
+    std::vector<VkWriteDescriptorSet> writes;
+    for (const auto& [s, bindings] : sets) {
+      VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+      dsai.descriptorPool = o.pool;
+      dsai.descriptorSetCount = 1;
+      dsai.pSetLayouts = &o.set_layouts[s];
+      if (vkAllocateDescriptorSets(dev, &dsai, &descriptor_sets[s]) != VK_SUCCESS) {
+        out.error = "vkAllocateDescriptorSets failed";
+        return out;
+      }
+    }
+    for (size_t i = 0; i < entry.buffers.size(); ++i) {
+      const BufferSpec& spec = entry.buffers[i];
+      if (InLayout(layout, spec.set, spec.binding)) continue;
+      infos[i] = {o.buffers[i].buffer, 0, VK_WHOLE_SIZE};
+      VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      w.dstSet = descriptor_sets[spec.set];
+      w.dstBinding = spec.binding;
+      w.dstArrayElement = spec.index;
+      w.descriptorCount = 1;
+      w.descriptorType = spec.uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      w.pBufferInfo = &infos[i];
+      writes.push_back(w);
+    }
+    vkUpdateDescriptorSets(dev, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+  }
+
+  test::VkHarness& h = device.harness();
+  VkCommandBuffer cb = h.BeginCommands();
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.pipeline);
+  for (uint32_t s = 0; s < set_count; ++s) {
+    if (descriptor_sets[s] != VK_NULL_HANDLE) {
+      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.layout, s, 1, &descriptor_sets[s], 0, nullptr);
+    }
+  }
+  if (push_size) vkCmdPushConstants(cb, o.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push.data());
+  vkCmdDispatch(cb, entry.dispatch[0], entry.dispatch[1], entry.dispatch[2]);
+  // Make the shader's writes visible to the host reads below.
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
+                       nullptr, 0, nullptr);
+  if (h.SubmitAndWait(cb) != VK_SUCCESS) {
+    out.error = "submit failed";
+    return out;
+  }
+  for (size_t i = 0; i < entry.buffers.size(); ++i) {
+    const uint8_t* p = static_cast<const uint8_t*>(o.buffers[i].mapped);
+    out.buffers.emplace_back(p, p + entry.buffers[i].size);
+  }
+  return out;
+}
+
+}  // namespace bindery::spirv_exec

@@ -1,0 +1,32 @@
+// The rewrite half of a corpus case: the layout (DefaultLayout less the @keep bindings,
+// with the variant's options), the pass, and the checks every rewritten module must pass
+// whether or not it runs: spirv-val for its target, converted buffers gone from Inspect.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "corpus_entry.h"
+#include "spirv/rewrite.h"
+
+namespace bindery::spirv_exec {
+
+struct Variant {
+  bool int64 = true;
+  bool bounds = false;
+  std::string Name() const { return std::string(int64 ? "int64" : "uvec2") + (bounds ? "_bounds" : ""); }
+};
+
+struct RewriteCase {
+  std::string skip;   // non-empty: the library is not there yet (GTEST_SKIP with this)
+  std::string error;  // non-empty: the case failed (message for the test log)
+  spirv::RewriteOptions layout;
+  spirv::RewriteResult result;
+};
+
+bool LibraryIsStub();
+
+// Rewrites `original` for `entry` under `variant` and checks the result (see above).
+RewriteCase RewriteAndCheck(const CorpusEntry& entry, const std::vector<uint32_t>& original, const Variant& variant);
+
+}  // namespace bindery::spirv_exec
