@@ -5,9 +5,9 @@
 #include "copy_regions_comp.h"
 #include "copy_shift_comp.h"
 #include "copy_vec4_comp.h"
-#include "core/state.h"
+#include "chassis/command_state.h"
+#include "chassis/state.h"
 #include "fill_vec4_comp.h"
-#include "transfer/command_state.h"
 
 namespace bindery::transfer {
 namespace {
@@ -28,7 +28,7 @@ void Barrier(const VkLayerDispatchTable& d, VkCommandBuffer cb, VkPipelineStageF
 }  // namespace
 
 Kernels::~Kernels() {
-  const VkLayerDispatchTable& d = device_.dispatch;
+  const VkLayerDispatchTable& d = next_;
   for (VkPipeline p : pipelines_) {
     if (p != VK_NULL_HANDLE) d.DestroyPipeline(device_.handle, p, nullptr);
   }
@@ -38,13 +38,9 @@ Kernels::~Kernels() {
   if (layout_ != VK_NULL_HANDLE) d.DestroyPipelineLayout(device_.handle, layout_, nullptr);
 }
 
-bool Kernels::Ready() {
-  std::call_once(once_, [this] { ready_ = Create(); });
-  return ready_;
-}
-
-bool Kernels::Create() {
-  const VkLayerDispatchTable& d = device_.dispatch;
+bool Kernels::Build() {
+  ready_ = false;
+  const VkLayerDispatchTable& d = next_;
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(KernelParams)};
   VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   plci.pushConstantRangeCount = 1;
@@ -72,12 +68,13 @@ bool Kernels::Create() {
       return false;
     }
   }
+  ready_ = true;
   return true;
 }
 
 void Kernels::Record(VkCommandBuffer cb, const CommandState& state, const KernelJob* jobs, uint32_t count) {
-  const VkLayerDispatchTable& d = device_.dispatch;
-  state.SuspendForKernel(cb, d);
+  const VkLayerDispatchTable& d = next_;
+  state.SuspendForCompute(cb, d);
   // Chain after the application's transfer-scoped dependencies (and order after our own
   // edge copies, which touch other bytes).
   Barrier(d, cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -116,7 +113,7 @@ void Kernels::Record(VkCommandBuffer cb, const CommandState& state, const Kernel
   // transfer-scoped dependency.
   Barrier(d, cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
           VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
-  state.RestoreAfterKernel(cb, d);
+  state.RestoreCompute(cb, d);
 }
 
 }  // namespace bindery::transfer

@@ -2,11 +2,12 @@
 
 #include <algorithm>
 
-#include "core/state.h"
+#include "chassis/state.h"
 
 namespace bindery::transfer {
 
-StagingPool::StagingPool(DeviceState& device, bool device_address) : device_(device), device_address_(device_address) {
+StagingPool::StagingPool(DeviceState& device, const VkLayerDispatchTable& next, bool device_address)
+    : device_(device), next_(next), device_address_(device_address) {
   VkPhysicalDeviceMemoryProperties props;
   device.instance->dispatch.GetPhysicalDeviceMemoryProperties(device.physical_device, &props);
   // Prefer device-local memory the host can write (resizable BAR): the copy engine then
@@ -35,14 +36,14 @@ StagingChunk* StagingPool::Create(VkDeviceSize size) {
   bci.size = size;
   bci.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | (device_address_ ? VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT : 0);
   bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  const VkLayerDispatchTable& d = device_.dispatch;
+  const VkLayerDispatchTable& d = next_;
   if (d.CreateBuffer(device_.handle, &bci, nullptr, &chunk->buffer) != VK_SUCCESS) return nullptr;
   VkMemoryRequirements req;
   d.GetBufferMemoryRequirements(device_.handle, chunk->buffer, &req);
   VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
   flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
   VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  mai.pNext = device_address_ ? &flags : nullptr;
+  mai.pNext = device_address_ && device_.addressing.memory_flag ? &flags : nullptr;
   mai.allocationSize = req.size;
   mai.memoryTypeIndex = memory_type_;
   if ((req.memoryTypeBits & (1u << memory_type_)) == 0 ||
@@ -60,14 +61,14 @@ StagingChunk* StagingPool::Create(VkDeviceSize size) {
   if (device_address_) {
     VkBufferDeviceAddressInfo info{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
     info.buffer = chunk->buffer;
-    chunk->address = d.GetBufferDeviceAddress(device_.handle, &info);
+    chunk->address = device_.addressing.get_address(device_.handle, &info);
   }
   owned_.push_back(std::move(chunk));
   return owned_.back().get();
 }
 
 void StagingPool::Destroy(StagingChunk* chunk) {
-  const VkLayerDispatchTable& d = device_.dispatch;
+  const VkLayerDispatchTable& d = next_;
   if (chunk->buffer != VK_NULL_HANDLE) d.DestroyBuffer(device_.handle, chunk->buffer, nullptr);
   if (chunk->memory != VK_NULL_HANDLE) d.FreeMemory(device_.handle, chunk->memory, nullptr);
   chunk->buffer = VK_NULL_HANDLE;

@@ -14,6 +14,9 @@
 
 #include <vulkan/vulkan.h>
 
+#include <vulkan/vk_layer.h>
+#include <vulkan/vk_layer_dispatch_table.h>
+
 namespace bindery {
 struct DeviceState;
 }
@@ -40,7 +43,7 @@ class StagingPool {
   static constexpr VkDeviceSize kChunkSize = 64 * 1024;
   static constexpr VkDeviceSize kKeepLimit = 1 << 20;  // larger chunks are freed, not kept
 
-  StagingPool(DeviceState& device, bool device_address);
+  StagingPool(DeviceState& device, const VkLayerDispatchTable& next, bool device_address);
   ~StagingPool();
   StagingPool(const StagingPool&) = delete;
   StagingPool& operator=(const StagingPool&) = delete;
@@ -53,6 +56,7 @@ class StagingPool {
   void Destroy(StagingChunk* chunk);
 
   DeviceState& device_;
+  const VkLayerDispatchTable& next_;
   const bool device_address_;
   uint32_t memory_type_ = UINT32_MAX;
   std::mutex mutex_;
