@@ -6,16 +6,29 @@
 
 namespace bindery::test::newer {
 
+namespace {
+
+bool Listed(VkPhysicalDevice physical, const char* extension) {
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> props(count);
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, props.data());
+  for (const VkExtensionProperties& p : props) {
+    if (std::strcmp(p.extensionName, extension) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool DeviceHasExtension(const char* extension) {
+  VkHarness probe({.bindery = false, .validation = false});
+  return probe.ok() && Listed(probe.physical_device(), extension);
+}
+
 bool DeviceSupports(const char* extension, VkStructureType feature_type) {
   VkHarness probe({.bindery = false, .validation = false});
-  if (!probe.ok()) return false;
-  uint32_t count = 0;
-  vkEnumerateDeviceExtensionProperties(probe.physical_device(), nullptr, &count, nullptr);
-  std::vector<VkExtensionProperties> props(count);
-  vkEnumerateDeviceExtensionProperties(probe.physical_device(), nullptr, &count, props.data());
-  bool listed = false;
-  for (const VkExtensionProperties& p : props) listed |= std::strcmp(p.extensionName, extension) == 0;
-  if (!listed) return false;
+  if (!probe.ok() || !Listed(probe.physical_device(), extension)) return false;
   // Every feature struct used here is { sType, pNext, VkBool32 feature }.
   struct OneFeature {
     VkStructureType sType;

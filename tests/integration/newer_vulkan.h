@@ -82,6 +82,9 @@ using PFN_DestroyShader = void(VKAPI_PTR*)(VkDevice, ShaderEXT, const VkAllocati
 using PFN_CmdBindShaders = void(VKAPI_PTR*)(VkCommandBuffer, uint32_t, const VkShaderStageFlagBits*,
                                             const ShaderEXT*);
 
+// Does the first physical device (layer off, validation off) list `extension`?
+bool DeviceHasExtension(const char* extension);
+
 // Does the first physical device (layer off, validation off) have `extension` with the
 // feature struct `features` (sType set, one VkBool32 after pNext) reporting VK_TRUE?
 bool DeviceSupports(const char* extension, VkStructureType feature_type);

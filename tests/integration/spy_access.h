@@ -1,5 +1,5 @@
 // The spy layer (tests/spy_layer) from the test process: what reached the layer below
-// Bindery, and its fault injection. The spy must be loaded (RigOptions::layers_between).
+// Bindery. The spy must be loaded (RigOptions::layers_between).
 #pragma once
 
 #include <dlfcn.h>
@@ -30,10 +30,6 @@ inline std::vector<SpyEvent> SpyEvents() {
 
 inline void SpyClearEvents() {
   if (void* spy = SpyLibrary()) reinterpret_cast<BinderySpyClearEventsFn>(dlsym(spy, "bindery_spy_clear_events"))();
-}
-
-inline void SpySetFault(int fault) {
-  if (void* spy = SpyLibrary()) reinterpret_cast<BinderySpySetFaultFn>(dlsym(spy, "bindery_spy_set_fault"))(fault);
 }
 
 inline std::vector<SpyEvent> SpyEventsOf(uint32_t kind) {

@@ -11,14 +11,19 @@
 //   usage and expects the same memory requirements); its transfers take native paths.
 // - DeviceBufferRequirementsSeeTheAddedUsage: vkGetDeviceBufferMemoryRequirements
 //   (maintenance4, what VMA calls) must describe the buffer vkCreateBuffer makes.
-// - RefusedDeviceAddressMemory: when the driver refuses the allocation with the
-//   device-address flag and the layer retries without it, the buffer the layer gave the
-//   usage must still bind validly (VUID-vkBindBufferMemory-bufferDeviceAddress-03339).
+// - ImportedHostMemoryTakesNoFlag: imported memory (VK_EXT_external_memory_host) gets no
+//   device-address flag and its external buffer no usage; the copy into it is right. (In
+//   phase 1 this was RefusedDeviceAddressMemory, a spy-injected refusal of the flag that
+//   the layer retried without it, leaving a buffer with the usage on memory without the
+//   flag: VUID-vkBindBufferMemory-bufferDeviceAddress-03339. The reshaped layer no longer
+//   retries; it adds the flag only where it is valid.)
 // - Usage2BufferGetsAnAddressOnlyWithTheUsage (VK_KHR_maintenance5): with usage2 chained
 //   the legacy usage field is ignored; the layer must not ask for the address of a buffer
 //   whose effective usage lacks SHADER_DEVICE_ADDRESS.
 //
 // Kernels are forced on (lavapipe's own policy is native, which adds no usage at all).
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "integration/newer_vulkan.h"
@@ -189,27 +194,70 @@ TEST(TransferAddress, DeviceBufferRequirementsSeeTheAddedUsage) {
   EXPECT_VALIDATION_SILENT(h);
 }
 
-TEST(TransferAddress, RefusedDeviceAddressMemory) {
-  Rig rig(kForceCompute, WithSpy());
+TEST(TransferAddress, ImportedHostMemoryTakesNoFlag) {
+  // Imported memory cannot take the device-address flag, and a buffer bound to it is an
+  // external buffer: the layer must add neither the flag nor the usage.
+  RigOptions options = WithSpy();
+  options.device_extensions = {VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME};
+  if (!newer::DeviceHasExtension(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME)) {
+    GTEST_SKIP() << "the device has no VK_EXT_external_memory_host";
+  }
+  Rig rig(kForceCompute, options);
   ASSERT_TRUE(rig.ok()) << rig.error();
   VkHarness& h = rig.h();
+  VkPhysicalDeviceExternalMemoryHostPropertiesEXT host_props{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &host_props};
+  vkGetPhysicalDeviceProperties2(h.physical_device(), &props);
+  const VkDeviceSize alignment = std::max<VkDeviceSize>(host_props.minImportedHostPointerAlignment, 4096);
+  void* host = std::aligned_alloc(alignment, kBytes);
+  ASSERT_NE(host, nullptr);
+
+  VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
   VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  bci.pNext = &external;
   bci.size = kBytes;
   bci.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-  // The driver refuses the flag for this allocation only (as import paths may); the
-  // layer's retry without it succeeds.
-  SpySetFault(kSpyFaultRefuseDeviceAddressMemory);
-  ManualBuffer dst = MakeBuffer(h, bci);
-  SpySetFault(kSpyFaultNone);
-  ASSERT_EQ(dst.result, VK_SUCCESS) << "the allocation must succeed as the application asked for it";
+  VkBuffer buffer = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateBuffer(h.device(), &bci, nullptr, &buffer), VK_SUCCESS);
+  auto get_host_props = reinterpret_cast<PFN_vkGetMemoryHostPointerPropertiesEXT>(
+      vkGetDeviceProcAddr(h.device(), "vkGetMemoryHostPointerPropertiesEXT"));
+  VkMemoryHostPointerPropertiesEXT pointer_props{VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
+  ASSERT_EQ(get_host_props(h.device(), VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, host, &pointer_props),
+            VK_SUCCESS);
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(h.device(), buffer, &req);
+  VkImportMemoryHostPointerInfoEXT import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT};
+  import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+  import.pHostPointer = host;
+  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  mai.pNext = &import;
+  mai.allocationSize = kBytes;
+  mai.memoryTypeIndex = HostMemoryType(h.physical_device(), req.memoryTypeBits & pointer_props.memoryTypeBits);
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  ASSERT_EQ(vkAllocateMemory(h.device(), &mai, nullptr, &memory), VK_SUCCESS);
+  ASSERT_EQ(vkBindBufferMemory(h.device(), buffer, memory, 0), VK_SUCCESS);
+
+  const std::vector<SpyEvent> events = SpyEvents();
+  const SpyEvent* created = CreationOf(events, buffer);
+  ASSERT_NE(created, nullptr);
+  EXPECT_EQ(created->usage, static_cast<uint64_t>(bci.usage)) << "the layer changed an external buffer's usage";
+  for (const SpyEvent& e : events) {
+    if (e.kind == kSpyAllocateMemory && e.handle == reinterpret_cast<uint64_t>(memory)) {
+      EXPECT_EQ(e.flags & VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT, 0u) << "the device-address flag on an import";
+    }
+  }
   HostBuffer src = rig.Buffer(kBytes);
   const std::vector<uint8_t> source = RandomBytes(kBytes, 6);
   std::memcpy(src.mapped, source.data(), kBytes);
-  CopyAndCheck(rig, src.buffer, dst.buffer, dst.mapped, source);
+  CopyAndCheck(rig, src.buffer, buffer, host, source);
   EXPECT_TRUE(AddressesOnlyForAddressableBuffers(SpyEvents()));
-  Destroy(h, dst);
+  vkDestroyBuffer(h.device(), buffer, nullptr);
+  vkFreeMemory(h.device(), memory, nullptr);
   rig.Finish();
-  EXPECT_VALIDATION_SILENT(h);  // VUID-vkBindBufferMemory-bufferDeviceAddress-03339 if the usage stayed
+  std::free(host);
+  EXPECT_VALIDATION_SILENT(h);
 }
 
 TEST(TransferAddress, Usage2BufferGetsAnAddressOnlyWithTheUsage) {

@@ -273,7 +273,7 @@ TEST_P(TransferPushConstants, VertexPushSurvivesAComputePushAtTheSameOffsets) {
   if (!DriverKeepsPushConstantsPerStage()) {
     GTEST_SKIP() << "this driver shares push constants between stages natively (lavapipe does): a compute push "
                     "overwrites the vertex stage's values even without the layer. The bookkeeping itself is covered "
-                    "by the unit test CommandStateTest.EachPushIsReplayedWithItsOwnBytes";
+                    "by the unit test CommandStateTest.PushesToDifferentStagesAtTheSameOffsetsKeepTheirOwnBytes";
   }
   const StageViews views = RunVertexThenComputePush(config, true);
   EXPECT_EQ(views.vertex, kVertexValues) << "the vertex stage saw " << Show(views.vertex);

@@ -1,7 +1,7 @@
 // Test-only layer: records the pNext chains of vkCreateInstance / vkCreateDevice as it
 // receives them (i.e. as the layer above it sends them), records a few device calls
 // (buffer creation and requirements, device addresses, allocations and binds, buffer
-// copies), can refuse allocations on request, and passes everything else through.
+// copies), and passes everything through.
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -41,7 +41,6 @@ Link g_device_link;
 NextDevice g_next;
 std::vector<SpyChainEntry> g_chains[2];
 std::vector<SpyEvent> g_events;
-int g_fault = kSpyFaultNone;
 
 void Record(int which, const void* chain) {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -152,17 +151,7 @@ VKAPI_ATTR VkResult VKAPI_CALL SpyAllocateMemory(VkDevice device, const VkMemory
       e.flags |= reinterpret_cast<const VkMemoryAllocateFlagsInfo*>(s)->flags;
     }
   }
-  int fault;
-  {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    fault = g_fault;
-  }
-  VkResult result;
-  if (fault == kSpyFaultRefuseDeviceAddressMemory && (e.flags & VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT) != 0) {
-    result = VK_ERROR_INVALID_EXTERNAL_HANDLE;
-  } else {
-    result = g_next.AllocateMemory(device, info, alloc, out);
-  }
+  const VkResult result = g_next.AllocateMemory(device, info, alloc, out);
   e.handle = result == VK_SUCCESS ? reinterpret_cast<uint64_t>(*out) : 0;
   AddEvent(e);
   return result;
@@ -372,9 +361,4 @@ extern "C" __attribute__((visibility("default"))) size_t bindery_spy_events(SpyE
 extern "C" __attribute__((visibility("default"))) void bindery_spy_clear_events() {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_events.clear();
-}
-
-extern "C" __attribute__((visibility("default"))) void bindery_spy_set_fault(int fault) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  g_fault = fault;
 }

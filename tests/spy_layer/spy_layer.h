@@ -43,17 +43,10 @@ struct SpyEvent {
   const void* regions;
 };
 
-// Fault injection: while set, vkAllocateMemory calls that carry
-// VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT fail with VK_ERROR_INVALID_EXTERNAL_HANDLE
-// (as some import paths refuse the flag) without reaching the driver.
-enum { kSpyFaultNone = 0, kSpyFaultRefuseDeviceAddressMemory = 1 };
-
 // extern "C" size_t bindery_spy_events(SpyEvent* out, size_t max);  (returns the total)
 using BinderySpyEventsFn = size_t (*)(SpyEvent* out, size_t max);
 // extern "C" void bindery_spy_clear_events();
 using BinderySpyClearEventsFn = void (*)();
-// extern "C" void bindery_spy_set_fault(int fault);
-using BinderySpySetFaultFn = void (*)(int fault);
 
 // Structure types the spy reads that Debian's 1.3.239 headers may lack.
 constexpr uint32_t kSpyBufferUsageFlags2CreateInfo = 1000470006u;  // VK_KHR_maintenance5

@@ -66,24 +66,6 @@ TEST_F(CommandStateTest, RestoresPipelineAndReplaysTheLatestPushesInOrder) {
   EXPECT_EQ(recorder_.pushes[1].bytes, (std::vector<uint8_t>{3, 0, 0, 0, 4, 0, 0, 0}));
 }
 
-// Issue 6, part 4a: a VERTEX push then a COMPUTE push at the same offsets (two layouts).
-// A driver that keeps push constants per stage has the vertex values for the vertex
-// stage, so the replay must send each push with the bytes it was given, in order.
-TEST_F(CommandStateTest, EachPushIsReplayedWithItsOwnBytes) {
-  CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
-  s.Reset(false);
-  const uint32_t vertex[2] = {0x11111111u, 0x22222222u}, compute[2] = {0x55555555u, 0x66666666u};
-  s.OnPushConstants(Layout(1), VK_SHADER_STAGE_VERTEX_BIT, 0, 8, vertex);
-  s.OnPushConstants(Layout(2), VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, compute);
-  s.RestoreAfterKernel(VK_NULL_HANDLE, table_);
-  ASSERT_EQ(recorder_.pushes.size(), 2u);
-  EXPECT_EQ(recorder_.pushes[0].stages, static_cast<VkShaderStageFlags>(VK_SHADER_STAGE_VERTEX_BIT));
-  EXPECT_EQ(recorder_.pushes[0].bytes, (std::vector<uint8_t>{0x11, 0x11, 0x11, 0x11, 0x22, 0x22, 0x22, 0x22}))
-      << "the vertex push was replayed with the compute push's bytes";
-  EXPECT_EQ(recorder_.pushes[1].stages, static_cast<VkShaderStageFlags>(VK_SHADER_STAGE_COMPUTE_BIT));
-  EXPECT_EQ(recorder_.pushes[1].bytes, (std::vector<uint8_t>{0x55, 0x55, 0x55, 0x55, 0x66, 0x66, 0x66, 0x66}));
-}
-
 TEST_F(CommandStateTest, NothingToRestoreAfterReset) {
   CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
   const uint32_t a = 9;

@@ -56,6 +56,16 @@ TEST(SettingsResolve, ValuesAreCaseInsensitiveAndOnMeansAuto) {
   EXPECT_EQ(s.log_level, LogLevel::kDebug);
 }
 
+TEST(SettingsResolve, StagingLimitIsBytesOrNone) {
+  EXPECT_EQ(ResolveSettings({}, {}).staging_limit, ~0ull) << "no cap by default";
+  EXPECT_EQ(ResolveSettings({{"bindery.staging_limit", "65536"}}, {}).staging_limit, 65536ull);
+  EXPECT_EQ(ResolveSettings({}, {{"BINDERY_STAGING_LIMIT", "0"}}).staging_limit, 0ull);
+  EXPECT_EQ(ResolveSettings({}, {{"BINDERY_STAGING_LIMIT", "None"}}).staging_limit, ~0ull);
+  const Settings bad = ResolveSettings({}, {{"BINDERY_STAGING_LIMIT", "12k"}});
+  EXPECT_EQ(bad.staging_limit, ~0ull);
+  EXPECT_EQ(bad.warnings.size(), 1u);
+}
+
 TEST(SettingsResolve, UnknownKeysAndBadValuesBecomeWarnings) {
   const Settings s = ResolveSettings({{"bindery.no_such_thing", "1"}, {"bindery.timeline", "sometimes"}},
                                      {{"BINDERY_BOGUS", "1"}});
