@@ -6,8 +6,13 @@
 //
 // BINDERY_STAGING_LIMIT (bytes of staging memory per device) caps staging; 0 means none
 // can be had.
+//
+// StagingComesFromFewBlocks (part 5): ~6 MB of staged updates cost two allocations (4 MiB
+// blocks, not one per 64 KiB); freeing the command buffer trims the pool to one spare
+// block, which the next recording reuses. The spy layer below Bindery counts the calls.
 #include <cstring>
 
+#include "integration/spy_access.h"
 #include "integration/transfer_model.h"
 
 namespace bindery::test::transfer {
@@ -91,6 +96,52 @@ TEST_P(TransferStaging, AlignedUpdateAbove64KiBNeedsNoStaging) {
   const Summary summary = rig.Finish();
   EXPECT_VALIDATION_SILENT(rig.h());
   EXPECT_EQ(summary.edge_copies, 0u) << "an aligned update went through staging: " << summary.text;
+}
+
+// Records `count` unaligned 3001-byte updates (each captured whole into staging) into
+// disjoint slots of `dst`; `model` follows.
+void RecordStagedUpdates(VkCommandBuffer cb, HostBuffer& dst, ByteModel& model, uint32_t count, uint32_t seed) {
+  constexpr uint64_t kSlot = 3008, kSize = 3001;
+  const std::vector<uint8_t> data = RandomBytes(kSize, seed);
+  for (uint32_t i = 0; i < count; ++i) {
+    vkCmdUpdateBuffer(cb, dst.buffer, i * kSlot + 1, kSize, data.data());
+    model.Update(i * kSlot + 1, data.data(), kSize);
+  }
+}
+
+size_t Count(uint32_t kind) { return SpyEventsOf(kind).size(); }
+
+TEST(TransferStagingPool, StagingComesFromFewBlocks) {
+  RigOptions options;
+  options.layers_between = {kSpyLayerName};
+  Rig rig(kForceNative, options);
+  ASSERT_TRUE(rig.ok()) << rig.error();
+  VkHarness& h = rig.h();
+  constexpr uint32_t kUpdates = 2000;  // ~6 MB of staging
+  constexpr uint64_t kBytes = uint64_t{kUpdates} * 3008;
+  HostBuffer dst = rig.Buffer(kBytes);
+  WriteCanary(dst.mapped, kBytes);
+  ByteModel model(kBytes);
+  SpyClearEvents();
+
+  VkCommandBuffer cb = h.BeginCommands();  // freed by SubmitAndWait
+  RecordStagedUpdates(cb, dst, model, kUpdates, 1);
+  Rig::TransferHostReadBarrier(cb);
+  ASSERT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
+  EXPECT_TRUE(SameBytes(dst.mapped, model.data(), kBytes));
+  EXPECT_EQ(Count(kSpyAllocateMemory), 2u) << "~6 MB of staging should take two 4 MiB blocks";
+  EXPECT_EQ(Count(kSpyFreeMemory), 1u) << "freeing the command buffer should keep one spare block";
+
+  // The next recording reuses the spare block: no allocation.
+  SpyClearEvents();
+  cb = h.BeginCommands();
+  RecordStagedUpdates(cb, dst, model, 100, 2);
+  Rig::TransferHostReadBarrier(cb);
+  ASSERT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
+  EXPECT_TRUE(SameBytes(dst.mapped, model.data(), kBytes));
+  EXPECT_EQ(Count(kSpyAllocateMemory), 0u);
+  rig.Finish();
+  EXPECT_VALIDATION_SILENT(h);
 }
 
 INSTANTIATE_TEST_SUITE_P(Transfer, TransferStaging, ::testing::Values(kForceNative, kForceCompute, kAuto), ConfigName);

@@ -1,7 +1,7 @@
 // Test-only layer: records the pNext chains of vkCreateInstance / vkCreateDevice as it
 // receives them (i.e. as the layer above it sends them), records a few device calls
-// (buffer creation and requirements, device addresses, allocations and binds, buffer
-// copies), and passes everything through.
+// (buffer creation and requirements, device addresses, allocations, frees and binds,
+// buffer copies), and passes everything through.
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -27,6 +27,7 @@ struct NextDevice {
   PFN_vkGetBufferDeviceAddress GetBufferDeviceAddressKHR = nullptr;
   PFN_vkGetBufferDeviceAddress GetBufferDeviceAddressEXT = nullptr;
   PFN_vkAllocateMemory AllocateMemory = nullptr;
+  PFN_vkFreeMemory FreeMemory = nullptr;
   PFN_vkBindBufferMemory BindBufferMemory = nullptr;
   PFN_vkBindBufferMemory2 BindBufferMemory2 = nullptr;
   PFN_vkBindBufferMemory2 BindBufferMemory2KHR = nullptr;
@@ -157,6 +158,16 @@ VKAPI_ATTR VkResult VKAPI_CALL SpyAllocateMemory(VkDevice device, const VkMemory
   return result;
 }
 
+VKAPI_ATTR void VKAPI_CALL SpyFreeMemory(VkDevice device, VkDeviceMemory memory, const VkAllocationCallbacks* alloc) {
+  if (memory != VK_NULL_HANDLE) {
+    SpyEvent e{};
+    e.kind = kSpyFreeMemory;
+    e.handle = reinterpret_cast<uint64_t>(memory);
+    AddEvent(e);
+  }
+  g_next.FreeMemory(device, memory, alloc);
+}
+
 void RecordBind(VkBuffer buffer, VkDeviceMemory memory) {
   SpyEvent e{};
   e.kind = kSpyBindBufferMemory;
@@ -263,6 +274,7 @@ VKAPI_ATTR VkResult VKAPI_CALL SpyCreateDevice(VkPhysicalDevice pd, const VkDevi
   LoadNext(*out, "vkGetBufferDeviceAddressKHR", &g_next.GetBufferDeviceAddressKHR);
   LoadNext(*out, "vkGetBufferDeviceAddressEXT", &g_next.GetBufferDeviceAddressEXT);
   LoadNext(*out, "vkAllocateMemory", &g_next.AllocateMemory);
+  LoadNext(*out, "vkFreeMemory", &g_next.FreeMemory);
   LoadNext(*out, "vkBindBufferMemory", &g_next.BindBufferMemory);
   LoadNext(*out, "vkBindBufferMemory2", &g_next.BindBufferMemory2);
   LoadNext(*out, "vkBindBufferMemory2KHR", &g_next.BindBufferMemory2KHR);
@@ -297,6 +309,8 @@ PFN_vkVoidFunction SpyDeviceFunction(const char* name) {
        reinterpret_cast<const void*>(g_next.GetBufferDeviceAddressEXT)},
       {"vkAllocateMemory", reinterpret_cast<PFN_vkVoidFunction>(&SpyAllocateMemory),
        reinterpret_cast<const void*>(g_next.AllocateMemory)},
+      {"vkFreeMemory", reinterpret_cast<PFN_vkVoidFunction>(&SpyFreeMemory),
+       reinterpret_cast<const void*>(g_next.FreeMemory)},
       {"vkBindBufferMemory", reinterpret_cast<PFN_vkVoidFunction>(&SpyBindBufferMemory),
        reinterpret_cast<const void*>(g_next.BindBufferMemory)},
       {"vkBindBufferMemory2", reinterpret_cast<PFN_vkVoidFunction>(&SpyBindBufferMemory2),

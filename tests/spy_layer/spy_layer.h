@@ -28,6 +28,7 @@ enum SpyEventKind : uint32_t {
   kSpyBindBufferMemory = 5,           // handle: the buffer; other: the memory
   kSpyCmdCopyBuffer = 6,              // count: regions
   kSpyCmdCopyBuffer2 = 7,             // info/pnext/regions: the pointers received; count: regions
+  kSpyFreeMemory = 8,                 // handle: the memory
 };
 
 struct SpyEvent {
