@@ -69,6 +69,13 @@ void Apply(Settings& s, const std::string& name, const std::string& value, const
     if (!ParseLogLevel(value, &s.log_level)) bad_value("error|warn|info|debug");
   } else if (name == "log_file") {
     s.log_file = Trim(value);
+  } else if (name == "staging_limit") {
+    const std::string v = Lower(Trim(value));
+    char* end = nullptr;
+    const unsigned long long bytes = v.empty() ? 0 : std::strtoull(v.c_str(), &end, 10);
+    if (v == "none" || v.empty()) s.staging_limit = ~0ull;
+    else if (end != nullptr && *end == '\0' && v[0] != '-') s.staging_limit = bytes;
+    else bad_value("a number of bytes or none");
   } else {
     s.warnings.push_back(origin + ": unknown setting, ignored");
   }
@@ -172,6 +179,7 @@ const SettingInfo kSettingsTable[] = {
     BINDERY_SETTING("timeline", "BINDERY_TIMELINE", kModeValues),
     BINDERY_SETTING("log_level", "BINDERY_LOG_LEVEL", kLogLevelValues),
     SettingInfo{"log_file", "BINDERY_LOG_FILE", nullptr, 0},
+    SettingInfo{"staging_limit", "BINDERY_STAGING_LIMIT", nullptr, 0},  // debug: bytes, or "none"
 };
 #undef BINDERY_SETTING
 }  // namespace
@@ -227,6 +235,7 @@ std::string Describe(const Settings& s) {
   out += " log_level=";
   out += ToString(s.log_level);
   if (!s.log_file.empty()) out += " log_file=" + s.log_file;
+  if (s.staging_limit != ~0ull) out += " staging_limit=" + std::to_string(s.staging_limit);
   out += " settings_file=" + (s.source_file.empty() ? std::string("(none)") : s.source_file);
   return out;
 }

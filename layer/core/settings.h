@@ -33,6 +33,10 @@ struct Settings {
   TransferStrategy transfer_strategy = TransferStrategy::kAuto;
   LogLevel log_level = LogLevel::kWarn;
   std::string log_file;  // empty: messengers, else stderr
+  // Debug: the most bytes of staging memory the transfers capability may hold per device
+  // (UINT64_MAX: no cap). Lets tests make staging run out (vkEndCommandBuffer must then
+  // return the error instead of dropping work).
+  unsigned long long staging_limit = ~0ull;
 
   std::vector<std::string> warnings;  // problems met while reading, reported later
   std::string source_file;            // the settings file that was read, if any

@@ -43,7 +43,9 @@ class Transfers final : public Capability {
     const Settings& settings = editor.instance().settings;
     if (settings.transfers == Mode::kOff) return nullptr;
     auto plan = std::make_unique<TransferPlan>();
-    // Our own extension is implemented here: the driver never sees it.
+    // Our own extension is implemented here: the driver never sees it. Whether the
+    // application enabled it decides what VK_WHOLE_SIZE means for aligned fills.
+    plan->any_alignment = editor.Enabled(VK_BINDERY_TRANSFER_ANY_ALIGNMENT_EXTENSION_NAME);
     editor.HideExtension(VK_BINDERY_TRANSFER_ANY_ALIGNMENT_EXTENSION_NAME);
 
     TransferStrategy strategy = settings.transfer_strategy;
@@ -105,8 +107,10 @@ DeviceTransfers::DeviceTransfers(DeviceState& device_state, const TransferPlan& 
     : device(device_state),
       next(next_table),
       policy(plan.policy),
+      any_alignment(plan.any_alignment),
       kernels(device_state, next_table),
-      staging(device_state, next_table, plan.kernels && device_state.addressing.enabled()),
+      staging(device_state, next_table, plan.kernels && device_state.addressing.enabled(),
+              device_state.instance->settings.staging_limit),
       counters{&device_state.counters.Register("transfers polyfilled"),
                &device_state.counters.Register("passed through"),
                &device_state.counters.Register("transfer kernels"),

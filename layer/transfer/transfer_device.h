@@ -23,6 +23,9 @@ class TransferPlan : public DevicePlan {
   Policy policy;
   bool kernels = false;  // bufferDeviceAddress is on and the policy uses kernels
   const char* why_no_kernels = nullptr;
+  // The application enabled VK_BINDERY_transfer_any_alignment: VK_WHOLE_SIZE fills reach
+  // the last byte even from aligned offsets (vk_bindery.h).
+  bool any_alignment = false;
 };
 
 class DeviceTransfers : public CapabilityDevice {
@@ -38,6 +41,7 @@ class DeviceTransfers : public CapabilityDevice {
   DeviceState& device;
   const VkLayerDispatchTable& next;
   const Policy policy;
+  const bool any_alignment;  // TransferPlan::any_alignment
   Kernels kernels;
   StagingPool staging;
 
@@ -63,6 +67,11 @@ class TransferCommandData : public CommandData {
     error = VK_SUCCESS;
   }
   VkResult RecordingError() const override { return error; }
+
+  // Records the first error (later ones do not replace it).
+  void Fail(VkResult result) {
+    if (error == VK_SUCCESS) error = result;
+  }
 
   StagingArena arena;
   VkResult error = VK_SUCCESS;

@@ -4,6 +4,7 @@
 // need; vkCmdFillBuffer / vkCmdUpdateBuffer / vkCmdCopyBuffer(2) choose a path per call
 // (transfer/policy.h). Each intercept is installed only on devices where it is needed
 // (see the `active_on` predicates in the table at the end).
+#include <algorithm>
 #include <cstring>
 
 #include "chassis/state.h"
@@ -16,7 +17,8 @@
 namespace bindery::transfer {
 namespace {
 
-// Unaligned fills up to this size are written entirely from staging (one copy command).
+// Unaligned fills and updates up to this size are written entirely from staging (one copy
+// command).
 constexpr VkDeviceSize kSmallFillFromStaging = 4096;
 
 // The capability's state on the command buffer's device.
@@ -137,6 +139,34 @@ void WriteFillBytes(uint8_t* out, ByteRange range, uint32_t data, VkDeviceSize f
   for (; i < range.size; ++i) out[i] = static_cast<uint8_t>(word >> (8 * (i % 4)));
 }
 
+// Staging could not be had for work the layer must record: never drop it silently. The
+// command buffer keeps the error and vkEndCommandBuffer returns it (the tracking stage
+// asks every capability's command data), so the application never submits it.
+void FailRecording(DeviceTransfers& t, CommandState* state, const char* what, VkDeviceSize bytes) {
+  BINDERY_LOG(t.device.log(), kError, "transfer-staging",
+              "no staging memory for %s (%llu bytes); vkEndCommandBuffer will return VK_ERROR_OUT_OF_DEVICE_MEMORY",
+              what, static_cast<unsigned long long>(bytes));
+  if (TransferCommandData* data = DataOf(state)) data->Fail(VK_ERROR_OUT_OF_DEVICE_MEMORY);
+}
+
+// Does any region of this copy need the layer (a kernel or a batch)? If not, the
+// application's call goes down untouched.
+template <typename RegionFn>
+bool CopyNeedsLayer(DeviceTransfers& t, bool kernels_ok, VkDeviceAddress dst_address, uint32_t count,
+                    RegionFn&& region) {
+  if (!kernels_ok) return false;
+  uint32_t small = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    const VkBufferCopy r = region(i);
+    if (r.size == 0) continue;
+    if (r.size <= t.policy.copy_batch_max_region && ++small >= t.policy.copy_batch_min_regions) return true;
+    const bool aligned = ((r.srcOffset | r.dstOffset | r.size) & 3) == 0;
+    const Split split = SplitAligned({r.dstOffset, r.size}, 16, dst_address);
+    if (split.middle.size != 0 && split.middle.size >= t.policy.CopyThreshold(aligned)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 // ---- transfers -------------------------------------------------------------------------
@@ -144,20 +174,26 @@ void WriteFillBytes(uint8_t* out, ByteRange range, uint32_t data, VkDeviceSize f
 VKAPI_ATTR void VKAPI_CALL CmdFillBuffer(VkCommandBuffer cb, VkBuffer dst, VkDeviceSize offset, VkDeviceSize size,
                                          uint32_t data) {
   DeviceTransfers& t = Of(cb);
-  DeviceState& d = t.device;
   const bool fill_kernels = t.KernelsPossible() && t.policy.fill_kernel_min != UINT64_MAX;
   const uint64_t align = t.policy.fill_native_alignment;
   const bool realign = size != VK_WHOLE_SIZE && size >= t.policy.fill_realign_min && ((offset | size) % align) != 0;
-  if (!fill_kernels && !realign && size != VK_WHOLE_SIZE && NativeFillAllowed(offset, size)) {
+  // VK_WHOLE_SIZE from an aligned offset is valid natively and keeps its core meaning
+  // (rounded down to whole words) unless the application enabled
+  // VK_BINDERY_transfer_any_alignment (vk_bindery.h; DESIGN.md "Transparency rule").
+  const bool core_whole_size = size == VK_WHOLE_SIZE && offset % 4 == 0 && !t.any_alignment;
+  if (!fill_kernels && !realign &&
+      (core_whole_size || (size != VK_WHOLE_SIZE && NativeFillAllowed(offset, size)))) {
     t.counters.passed_through->Add();
     t.next.CmdFillBuffer(cb, dst, offset, size, data);
     return;
   }
   // The buffer's size (VK_WHOLE_SIZE) and address (kernels) only when needed.
   const BufferInfo* info = size == VK_WHOLE_SIZE || fill_kernels ? t.trackers().buffers.Find(dst) : nullptr;
-  const VkDeviceSize bytes = info != nullptr ? ResolveFillSize(info->size, offset, size) : size;
+  VkDeviceSize bytes = info != nullptr ? ResolveFillSize(info->size, offset, size) : size;
+  if (core_whole_size && bytes != VK_WHOLE_SIZE) bytes &= ~VkDeviceSize{3};
   if (bytes == 0 || bytes == VK_WHOLE_SIZE) {
-    if (bytes == VK_WHOLE_SIZE) t.next.CmdFillBuffer(cb, dst, offset, size, data);  // unknown buffer
+    // Nothing to write, or an unknown buffer: the call as the application made it.
+    if (bytes == VK_WHOLE_SIZE || core_whole_size) t.next.CmdFillBuffer(cb, dst, offset, size, data);
     return;
   }
   CommandState* state = t.trackers().FindCommand(cb);
@@ -190,11 +226,19 @@ VKAPI_ATTR void VKAPI_CALL CmdFillBuffer(VkCommandBuffer cb, VkBuffer dst, VkDev
       t.next.CmdFillBuffer(cb, dst, split.middle.offset, split.middle.size, pattern);
     }
   }
-  const ByteRange edges[2] = {split.head, split.tail};
-  if (state == nullptr || !StagingCopy(t, cb, *state, dst, edges, 2, write)) {
-    BINDERY_LOG(d.log(), kError, "transfer-staging",
-                "no staging memory for the %llu edge bytes of an unaligned vkCmdFillBuffer; they were not written",
-                static_cast<unsigned long long>(split.head.size + split.tail.size));
+  // Edges of whole words (a kernel's 16-byte split of an aligned fill, or the policy's
+  // realignment) are native fills: no staging, so a call valid without the layer never
+  // depends on staging. Only byte-granular edges are copied from staging.
+  ByteRange edges[2] = {split.head, split.tail};
+  for (ByteRange& edge : edges) {
+    if (!edge.empty() && NativeFillAllowed(edge.offset, edge.size)) {
+      t.next.CmdFillBuffer(cb, dst, edge.offset, edge.size, RotatedPattern(data, offset, edge.offset));
+      edge = {};
+    }
+  }
+  const VkDeviceSize staged = edges[0].size + edges[1].size;
+  if (staged != 0 && (state == nullptr || !StagingCopy(t, cb, *state, dst, edges, 2, write))) {
+    FailRecording(t, state, "the edge bytes of an unaligned vkCmdFillBuffer", staged);
   }
 }
 
@@ -227,20 +271,28 @@ bool BatchSmallRegions(DeviceTransfers& t, CommandState& state, CopyRecorder& re
   return true;
 }
 
-// vkCmdCopyBuffer and vkCmdCopyBuffer2 share this; `region(i)` yields a VkBufferCopy.
-// Many small regions go to one batched dispatch where the policy says so; every other
-// region is split between a kernel (its aligned middle) and native edges, or copied
+// vkCmdCopyBuffer and vkCmdCopyBuffer2 share this; `region(i)` yields a VkBufferCopy and
+// `forward()` sends the application's call down as it was made. Calls no region of which
+// needs the layer are forwarded untouched (vkCmdCopyBuffer2 keeps its pNext chains).
+// Otherwise many small regions go to one batched dispatch where the policy says so; every
+// other region is split between a kernel (its aligned middle) and native edges, or copied
 // natively, by CopyRegion.
-template <typename RegionFn>
-void CopyBufferCommon(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t count, RegionFn&& region) {
+template <typename RegionFn, typename ForwardFn>
+void CopyBufferCommon(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t count, RegionFn&& region,
+                      ForwardFn&& forward) {
   DeviceTransfers& t = Of(cb);
   CommandState* state = t.trackers().FindCommand(cb);
   const VkDeviceAddress src_address = AddressOf(t, src);
   const VkDeviceAddress dst_address = AddressOf(t, dst);
   const bool kernels_ok = KernelUsable(t, state, src_address, dst_address);
+  if (!CopyNeedsLayer(t, kernels_ok, dst_address, count, region)) {
+    t.counters.passed_through->Add();
+    forward();
+    return;
+  }
   CopyRecorder rec(t, cb, state, src, dst);
   auto small = [&](const VkBufferCopy& r) { return r.size != 0 && r.size <= t.policy.copy_batch_max_region; };
-  const bool batched = kernels_ok && count >= t.policy.copy_batch_min_regions &&
+  const bool batched = count >= t.policy.copy_batch_min_regions &&
                        BatchSmallRegions(t, *state, rec, src_address, dst_address, count, region, small);
   bool polyfilled = batched;
   for (uint32_t i = 0; i < count; ++i) {
@@ -254,50 +306,80 @@ void CopyBufferCommon(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t c
 
 VKAPI_ATTR void VKAPI_CALL CmdCopyBuffer(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t count,
                                          const VkBufferCopy* regions) {
-  CopyBufferCommon(cb, src, dst, count, [&](uint32_t i) { return regions[i]; });
+  CopyBufferCommon(
+      cb, src, dst, count, [&](uint32_t i) { return regions[i]; },
+      [&] { Of(cb).next.CmdCopyBuffer(cb, src, dst, count, regions); });
 }
 
-static void CopyBuffer2Common(VkCommandBuffer cb, const VkCopyBufferInfo2* info) {
-  CopyBufferCommon(cb, info->srcBuffer, info->dstBuffer, info->regionCount, [&](uint32_t i) {
-    const VkBufferCopy2& r = info->pRegions[i];
-    return VkBufferCopy{r.srcOffset, r.dstOffset, r.size};
-  });
+template <typename ForwardFn>
+static void CopyBuffer2Common(VkCommandBuffer cb, const VkCopyBufferInfo2* info, ForwardFn&& forward) {
+  CopyBufferCommon(
+      cb, info->srcBuffer, info->dstBuffer, info->regionCount,
+      [&](uint32_t i) {
+        const VkBufferCopy2& r = info->pRegions[i];
+        return VkBufferCopy{r.srcOffset, r.dstOffset, r.size};
+      },
+      forward);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdCopyBuffer2(VkCommandBuffer cb, const VkCopyBufferInfo2* info) {
-  CopyBuffer2Common(cb, info);
+  CopyBuffer2Common(cb, info, [&] { Of(cb).next.CmdCopyBuffer2(cb, info); });
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdCopyBuffer2KHR(VkCommandBuffer cb, const VkCopyBufferInfo2* info) {
-  CopyBuffer2Common(cb, info);
+  CopyBuffer2Common(cb, info, [&] { Of(cb).next.CmdCopyBuffer2KHR(cb, info); });
+}
+
+// Aligned words of an update go down as native updates of at most 65536 bytes each (no
+// staging); the rest — the unaligned edges (fewer than 4 bytes each, or a whole update of
+// under 8 bytes) — is captured into staging and copied.
+static void UpdateNatively(DeviceTransfers& t, VkCommandBuffer cb, CommandState* state, VkBuffer dst,
+                           VkDeviceSize offset, VkDeviceSize size, const void* data) {
+  constexpr VkDeviceSize kMaxNativeUpdate = 65536;
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  const Split split = SplitAligned({offset, size}, 4);
+  for (VkDeviceSize at = split.middle.offset; at < split.middle.end(); at += kMaxNativeUpdate) {
+    const VkDeviceSize n = std::min(kMaxNativeUpdate, split.middle.end() - at);
+    t.next.CmdUpdateBuffer(cb, dst, at, n, bytes + (at - offset));
+  }
+  const ByteRange edges[2] = {split.head, split.tail};
+  auto write = [&](uint8_t* out, ByteRange range) { std::memcpy(out, bytes + (range.offset - offset), range.size); };
+  const VkDeviceSize staged = split.head.size + split.tail.size;
+  if (staged != 0 && (state == nullptr || !StagingCopy(t, cb, *state, dst, edges, 2, write))) {
+    FailRecording(t, state, "the unaligned edges of a vkCmdUpdateBuffer", staged);
+  }
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdUpdateBuffer(VkCommandBuffer cb, VkBuffer dst, VkDeviceSize offset, VkDeviceSize size,
                                            const void* data) {
   DeviceTransfers& t = Of(cb);
-  DeviceState& d = t.device;
   if (NativeUpdateAllowed(offset, size)) {
     t.counters.passed_through->Add();
     t.next.CmdUpdateBuffer(cb, dst, offset, size, data);
     return;
   }
   if (size == 0) return;
+  t.counters.polyfilled->Add();
   CommandState* state = t.trackers().FindCommand(cb);
-  // The data is captured now, into staging, and copied like any other source.
+  const VkDeviceAddress dst_address = AddressOf(t, dst);
+  const bool aligned = ((offset | size) & 3) == 0;
+  // Where a kernel pays for the copy, the data is captured into staging and copied like
+  // any other source. Aligned updates (only too big for one native update) never need
+  // staging.
+  // Small unaligned updates are also captured whole: one copy command where a native
+  // update plus edge copies would be two or three.
   TransferCommandData* command = DataOf(state);
-  const StagingSlice slice = command != nullptr ? command->arena.Allocate(t.staging, size) : StagingSlice{};
+  const bool kernel = !aligned && t.KernelsPossible() && dst_address != 0 && size >= t.policy.CopyThreshold(false);
+  const bool whole = command != nullptr && !aligned && (kernel || size <= kSmallFillFromStaging);
+  const StagingSlice slice = whole ? command->arena.Allocate(t.staging, size) : StagingSlice{};
   if (slice.data == nullptr) {
-    BINDERY_LOG(d.log(), kError, "transfer-staging",
-                "no staging memory for a %llu-byte vkCmdUpdateBuffer the driver cannot take; it was dropped",
-                static_cast<unsigned long long>(size));
+    UpdateNatively(t, cb, state, dst, offset, size, data);
     return;
   }
   std::memcpy(slice.data, data, size);
-  t.counters.polyfilled->Add();
   t.counters.edge_copies->Add();
   const VkBufferCopy region{slice.offset, offset, size};
   const VkDeviceAddress chunk_address = slice.address == 0 ? 0 : slice.address - slice.offset;
-  const VkDeviceAddress dst_address = AddressOf(t, dst);
   CopyRecorder rec(t, cb, state, slice.buffer, dst);
   CopyRegion(t, rec, KernelUsable(t, state, chunk_address, dst_address), chunk_address, dst_address, region);
 }

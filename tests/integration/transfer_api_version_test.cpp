@@ -50,7 +50,9 @@ void RunKernelsAndCheck(Rig& rig) {
 class TransferApiVersion : public ::testing::TestWithParam<uint32_t> {};
 
 TEST_P(TransferApiVersion, KernelsRunUnderTheApplicationsApiVersion) {
-  Rig rig(kForceCompute, GetParam(), nullptr, {});
+  RigOptions options;
+  options.api_version = GetParam();
+  Rig rig(kForceCompute, options);
   RunKernelsAndCheck(rig);
 }
 
@@ -66,14 +68,18 @@ TEST(TransferFeatureForms, ApplicationsVulkan12FeaturesStructIsTheOneEdited) {
   // (a second, standalone struct beside it is invalid: VUID-VkDeviceCreateInfo-pNext-02830).
   VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   v12.timelineSemaphore = VK_TRUE;
-  Rig rig(kForceCompute, VK_API_VERSION_1_3, &v12, {});
+  RigOptions options;
+  options.device_pnext = &v12;
+  Rig rig(kForceCompute, options);
   RunKernelsAndCheck(rig);
   EXPECT_EQ(v12.bufferDeviceAddress, VK_FALSE) << "the application's struct was written";
 }
 
 TEST(TransferFeatureForms, ApplicationsOwnBufferDeviceAddressStructIsTheOneEdited) {
   VkPhysicalDeviceBufferDeviceAddressFeatures bda{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
-  Rig rig(kForceCompute, VK_API_VERSION_1_3, &bda, {});
+  RigOptions options;
+  options.device_pnext = &bda;
+  Rig rig(kForceCompute, options);
   RunKernelsAndCheck(rig);
   EXPECT_EQ(bda.bufferDeviceAddress, VK_FALSE) << "the application's struct was written";
 }
@@ -95,7 +101,11 @@ TEST(TransferFeatureForms, ApplicationsExtBufferDeviceAddressIsKeptAlone) {
   VkPhysicalDeviceBufferDeviceAddressFeaturesEXT ext{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES_EXT};
   // Vulkan 1.1: at 1.2 the EXT extension with the core feature absent is still valid,
   // but 1.1 is where applications that chose EXT live.
-  Rig rig(kForceCompute, VK_API_VERSION_1_1, &ext, {"VK_EXT_buffer_device_address"});
+  RigOptions options;
+  options.api_version = VK_API_VERSION_1_1;
+  options.device_pnext = &ext;
+  options.device_extensions = {"VK_EXT_buffer_device_address"};
+  Rig rig(kForceCompute, options);
   RunKernelsAndCheck(rig);
 }
 

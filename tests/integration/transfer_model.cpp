@@ -104,24 +104,23 @@ std::vector<Family> TransferFamilies() {
 }
 
 Rig::Rig(const Config& config, uint32_t queue_family, std::vector<const char*> device_extensions)
-    : Rig(config, VK_API_VERSION_1_3, nullptr, std::move(device_extensions), queue_family) {}
+    : Rig(config, RigOptions{queue_family, std::move(device_extensions)}) {}
 
-Rig::Rig(const Config& config, uint32_t api_version, const void* device_pnext,
-         std::vector<const char*> device_extensions)
-    : Rig(config, api_version, device_pnext, std::move(device_extensions), UINT32_MAX) {}
-
-Rig::Rig(const Config& config, uint32_t api_version, const void* device_pnext,
-         std::vector<const char*> device_extensions, uint32_t queue_family)
-    : config_(config) {
+Rig::Rig(const Config& config, const RigOptions& rig_options) : config_(config) {
   env_.push_back(std::make_unique<ScopedEnv>("BINDERY_TRANSFERS", config.transfers));
   env_.push_back(std::make_unique<ScopedEnv>("BINDERY_TRANSFER_STRATEGY", config.strategy));
   env_.push_back(std::make_unique<ScopedEnv>("BINDERY_LOG_LEVEL", "info"));
+  for (const auto& [name, value] : rig_options.env) {
+    env_.push_back(std::make_unique<ScopedEnv>(name.c_str(), value));
+  }
   HarnessOptions options;
   options.bindery = config.bindery;
-  options.queue_family = queue_family;
-  options.api_version = api_version;
-  options.device_pnext = device_pnext;
-  options.device_extensions = std::move(device_extensions);
+  options.validation = rig_options.validation;
+  options.layers_between = rig_options.layers_between;
+  options.device_pnext = rig_options.device_pnext;
+  options.api_version = rig_options.api_version;
+  options.queue_family = rig_options.queue_family;
+  options.device_extensions = rig_options.device_extensions;
   harness_ = std::make_unique<VkHarness>(options);
   if (harness_->ok()) {
     uint32_t count = 0;
@@ -176,6 +175,14 @@ void Rig::HostReadBarrier(VkCommandBuffer cb) {
   const VkPipelineStageFlags src =
       VK_PIPELINE_STAGE_TRANSFER_BIT | (compute_queue_ ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : 0);
   vkCmdPipelineBarrier(cb, src, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+}
+
+void Rig::TransferHostReadBarrier(VkCommandBuffer cb) {
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0,
+                       nullptr);
 }
 
 Summary Rig::Finish() {

@@ -57,6 +57,16 @@ TEST(SettingsResolve, ValuesAreCaseInsensitiveAndOnMeansAuto) {
   EXPECT_EQ(s.log_level, LogLevel::kDebug);
 }
 
+TEST(SettingsResolve, StagingLimitIsBytesOrNone) {
+  EXPECT_EQ(ResolveSettings({}, {}).staging_limit, ~0ull) << "no cap by default";
+  EXPECT_EQ(ResolveSettings({{"bindery.staging_limit", "65536"}}, {}).staging_limit, 65536ull);
+  EXPECT_EQ(ResolveSettings({}, {{"BINDERY_STAGING_LIMIT", "0"}}).staging_limit, 0ull);
+  EXPECT_EQ(ResolveSettings({}, {{"BINDERY_STAGING_LIMIT", "None"}}).staging_limit, ~0ull);
+  const Settings bad = ResolveSettings({}, {{"BINDERY_STAGING_LIMIT", "12k"}});
+  EXPECT_EQ(bad.staging_limit, ~0ull);
+  EXPECT_EQ(bad.warnings.size(), 1u);
+}
+
 TEST(SettingsResolve, UnknownKeysAndBadValuesBecomeWarnings) {
   const Settings s = ResolveSettings({{"bindery.no_such_thing", "1"}, {"bindery.timeline", "sometimes"}},
                                      {{"BINDERY_BOGUS", "1"}});
@@ -111,9 +121,11 @@ TEST(SettingsTable, EveryDeclaredValueParsesAndEveryEnvNameMatchesItsKey) {
     std::string upper = s.key;
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     EXPECT_EQ(std::string(s.env), "BINDERY_" + upper);
-    const std::vector<std::string> values =
-        s.value_count == 0 ? std::vector<std::string>{"/tmp/bindery.log"}
-                           : std::vector<std::string>(s.values, s.values + s.value_count);
+    // Free-form settings (no value list) get a valid sample of their kind.
+    const std::string sample = std::string(s.key) == "staging_limit" ? "65536" : "/tmp/bindery.log";
+    const std::vector<std::string> values = s.value_count == 0
+                                                ? std::vector<std::string>{sample}
+                                                : std::vector<std::string>(s.values, s.values + s.value_count);
     for (const std::string& v : values) {
       const Settings from_file = ResolveSettings({{std::string("bindery.") + s.key, v}}, {});
       EXPECT_TRUE(from_file.warnings.empty()) << s.key << "=" << v << ": " << from_file.warnings.front();
