@@ -27,27 +27,6 @@ void Barrier(const VkLayerDispatchTable& d, VkCommandBuffer cb, VkPipelineStageF
   d.CmdPipelineBarrier(cb, src_stage, dst_stage, 0, 1, &barrier, 0, nullptr, 0, nullptr);
 }
 
-// The kernels declare SPV_KHR_physical_storage_buffer, which Vulkan allows with the KHR
-// or core bufferDeviceAddress. Where the application chose VK_EXT_buffer_device_address,
-// the module must declare SPV_EXT_physical_storage_buffer instead (same capability value,
-// same semantics, VUID-VkShaderModuleCreateInfo-pCode-04147): the two names have the same
-// length, so the OpExtension string is rewritten in place.
-void UseExtAddressExtension(std::vector<uint32_t>& code) {
-  static const char kKhr[] = "SPV_KHR_physical_storage_buffer";
-  static const char kExt[] = "SPV_EXT_physical_storage_buffer";
-  static_assert(sizeof(kKhr) == sizeof(kExt), "same length: rewritten in place");
-  constexpr uint32_t kOpExtension = 10;
-  for (size_t at = 5; at < code.size();) {
-    const uint32_t words = code[at] >> 16;
-    if (words == 0 || at + words > code.size()) return;
-    if ((code[at] & 0xffffu) == kOpExtension && (words - 1) * 4 >= sizeof(kKhr)) {
-      char* name = reinterpret_cast<char*>(&code[at + 1]);
-      if (std::memcmp(name, kKhr, sizeof(kKhr)) == 0) std::memcpy(name, kExt, sizeof(kExt));
-    }
-    at += words;
-  }
-}
-
 }  // namespace
 
 Kernels::~Kernels() {
@@ -61,7 +40,7 @@ Kernels::~Kernels() {
   if (layout_ != VK_NULL_HANDLE) d.DestroyPipelineLayout(device_.handle, layout_, nullptr);
 }
 
-bool Kernels::Build(bool ext_address_form) {
+bool Kernels::Build() {
   ready_ = false;
   const VkLayerDispatchTable& d = next_;
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(KernelParams)};
@@ -78,10 +57,8 @@ bool Kernels::Build(bool ext_address_form) {
                  {copy_regions_comp, sizeof(copy_regions_comp)}};
   for (int i = 0; i < static_cast<int>(KernelKind::kCount); ++i) {
     VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    std::vector<uint32_t> code(sources[i].code, sources[i].code + sources[i].bytes / 4);
-    if (ext_address_form) UseExtAddressExtension(code);
-    smci.codeSize = code.size() * 4;
-    smci.pCode = code.data();
+    smci.codeSize = sources[i].bytes;
+    smci.pCode = sources[i].code;
     if (d.CreateShaderModule(device_.handle, &smci, nullptr, &modules_[i]) != VK_SUCCESS) return false;
     VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};

@@ -61,8 +61,7 @@ class Kernels {
 
   // Builds the pipelines (at vkCreateDevice, off the application's recording thread);
   // false if that failed (the caller goes native).
-  // ext_address_form: the device's addresses come from VK_EXT_buffer_device_address.
-  bool Build(bool ext_address_form);
+  bool Build();
   bool Ready() const { return ready_; }
 
   // Records `jobs` with the barriers and state restoration described above.

@@ -58,6 +58,14 @@ class Transfers final : public Capability {
 
     plan->why_no_kernels = editor.RequestFeature(DeviceFeature::kBufferDeviceAddress);
     if (plan->why_no_kernels != nullptr) return plan;
+    if (editor.address_mode() == AddressMode::kExt) {
+      // The kernels carry addresses as uvec2 and bitcast them to pointers, which only
+      // SPV_KHR_physical_storage_buffer allows (found on the H100); the EXT form the
+      // application chose cannot be mixed with the KHR one.
+      plan->why_no_kernels = "the application uses VK_EXT_buffer_device_address, whose SPIR-V form cannot carry the "
+                             "kernels' addresses";
+      return plan;
+    }
     plan->kernels = true;
     editor.tracking().command_state = true;
     editor.tracking().address_rules.push_back(
@@ -117,7 +125,7 @@ DeviceTransfers::DeviceTransfers(DeviceState& device_state, const TransferPlan& 
                &device_state.counters.Register("edge copies")} {
   // The kernel pipelines are built now, not lazily on the application's recording thread.
   kernels_possible_ = plan.kernels && device_state.addressing.enabled() && device_state.trackers != nullptr &&
-                      kernels.Build(device_state.addressing.mode == AddressMode::kExt);
+                      kernels.Build();
 }
 
 DeviceTransfers::~DeviceTransfers() = default;
