@@ -102,6 +102,9 @@ void BuildDeviceStack(DeviceState& device, const DeviceEditor& editor) {
 }
 
 void TearDownDeviceStack(DeviceState& device) {
+  // The trackers first: command buffers the application left alive hold capability data
+  // (e.g. staging) that must go back to its capability while that capability still exists.
+  device.trackers.reset();
   for (std::size_t s = 0; s < device.slot_count; ++s) device.slots[s].state.reset();
 }
 

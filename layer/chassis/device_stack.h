@@ -25,7 +25,8 @@ void PlanDeviceStack(DeviceState& device, DeviceEditor& editor);
 // caller to destroy.
 void BuildDeviceStack(DeviceState& device, const DeviceEditor& editor);
 
-// Destroys the capabilities' states, outermost first (before the device goes).
+// Destroys the trackers (with the command buffers the application left alive), then the
+// capabilities' states, outermost first (before the device goes).
 void TearDownDeviceStack(DeviceState& device);
 
 // `name` as seen from just below slot `above` (-1: the application's view).

@@ -9,16 +9,16 @@
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
 
+#include "core/pnext.h"
+
 namespace bindery {
 
 template <typename LayerCreateInfo>
 LayerCreateInfo* FindLinkInfo(const void* chain, VkStructureType stype) {
-  for (auto* s = static_cast<const VkBaseInStructure*>(chain); s != nullptr; s = s->pNext) {
-    if (s->sType != stype) continue;
-    auto* info = reinterpret_cast<LayerCreateInfo*>(const_cast<VkBaseInStructure*>(s));
-    if (info->function == VK_LAYER_LINK_INFO) return info;
-  }
-  return nullptr;
+  const VkBaseInStructure* found = FindFirstIf(chain, [stype](const VkBaseInStructure& s) {
+    return s.sType == stype && reinterpret_cast<const LayerCreateInfo&>(s).function == VK_LAYER_LINK_INFO;
+  });
+  return reinterpret_cast<LayerCreateInfo*>(const_cast<VkBaseInStructure*>(found));
 }
 
 inline VkLayerInstanceCreateInfo* FindInstanceLink(const VkInstanceCreateInfo* info) {

@@ -73,20 +73,20 @@ bool AddAddressUsage(const Trackers& t, VkBufferCreateInfo& info, ChainEditor& c
 }
 
 bool IsImport(const void* chain) {
-  for (auto* s = static_cast<const VkBaseInStructure*>(chain); s != nullptr; s = s->pNext) {
-    switch (s->sType) {
-      case VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR:
-      case VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT:
-      case VK_STRUCTURE_TYPE_IMPORT_MEMORY_WIN32_HANDLE_INFO_KHR:
-      case VK_STRUCTURE_TYPE_IMPORT_MEMORY_WIN32_HANDLE_INFO_NV:
-      case VK_STRUCTURE_TYPE_IMPORT_ANDROID_HARDWARE_BUFFER_INFO_ANDROID:
-      case VK_STRUCTURE_TYPE_IMPORT_MEMORY_ZIRCON_HANDLE_INFO_FUCHSIA:
-      case VK_STRUCTURE_TYPE_IMPORT_MEMORY_BUFFER_COLLECTION_FUCHSIA:
-        return true;
-      default: break;
-    }
-  }
-  return false;
+  return FindFirstIf(chain, [](const VkBaseInStructure& s) {
+           switch (s.sType) {
+             case VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR:
+             case VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT:
+             case VK_STRUCTURE_TYPE_IMPORT_MEMORY_WIN32_HANDLE_INFO_KHR:
+             case VK_STRUCTURE_TYPE_IMPORT_MEMORY_WIN32_HANDLE_INFO_NV:
+             case VK_STRUCTURE_TYPE_IMPORT_ANDROID_HARDWARE_BUFFER_INFO_ANDROID:
+             case VK_STRUCTURE_TYPE_IMPORT_MEMORY_ZIRCON_HANDLE_INFO_FUCHSIA:
+             case VK_STRUCTURE_TYPE_IMPORT_MEMORY_BUFFER_COLLECTION_FUCHSIA:
+               return true;
+             default:
+               return false;
+           }
+         }) != nullptr;
 }
 
 // ---- buffers and memory ----------------------------------------------------------------

@@ -6,6 +6,7 @@
 // the next layer's own pointer — so the application gets the driver's function, with no
 // trampoline of ours, for everything no capability needs on its device.
 #include <cstring>
+#include <optional>
 
 #include "chassis/device_stack.h"
 #include "chassis/instance_stack.h"
@@ -22,41 +23,51 @@ enum class Scope {
   kDevice,    // dispatched on VkDevice (works on every device: the shell's own)
 };
 
+// The shell's own hooks, one table per scope, written with the one hook macro
+// (chassis/capability.h) that the capabilities use too.
+const Hook kGlobalHooks[] = {
+    BINDERY_HOOK(CreateInstance, nullptr),
+    BINDERY_HOOK(EnumerateInstanceLayerProperties, nullptr),
+    BINDERY_HOOK(EnumerateInstanceExtensionProperties, nullptr),
+    BINDERY_HOOK(GetInstanceProcAddr, nullptr),
+};
+const Hook kInstanceHooks[] = {
+    BINDERY_HOOK(DestroyInstance, nullptr),
+    BINDERY_HOOK(EnumeratePhysicalDevices, nullptr),
+    BINDERY_HOOK(EnumeratePhysicalDeviceGroups, nullptr),
+    BINDERY_HOOK(EnumeratePhysicalDeviceGroupsKHR, nullptr),
+    BINDERY_HOOK(EnumerateDeviceLayerProperties, nullptr),
+    BINDERY_HOOK(EnumerateDeviceExtensionProperties, nullptr),
+    BINDERY_HOOK(CreateDevice, nullptr),
+    BINDERY_HOOK(CreateDebugUtilsMessengerEXT, nullptr),
+    BINDERY_HOOK(DestroyDebugUtilsMessengerEXT, nullptr),
+};
+const Hook kDeviceHooks[] = {
+    BINDERY_HOOK(GetDeviceProcAddr, nullptr),
+    BINDERY_HOOK(DestroyDevice, nullptr),
+};
+
 struct ShellHook {
-  const char* name;
-  PFN_vkVoidFunction function;
+  const Hook* hook;
   Scope scope;
+  const char* name() const { return hook->name; }
+  PFN_vkVoidFunction function() const { return hook->function; }
 };
 
-#define BINDERY_SHELL_HOOK(scope, name) \
-  ShellHook { "vk" #name, reinterpret_cast<PFN_vkVoidFunction>(&name), Scope::scope }
-
-const ShellHook kShellHooks[] = {
-    BINDERY_SHELL_HOOK(kGlobal, CreateInstance),
-    BINDERY_SHELL_HOOK(kGlobal, EnumerateInstanceLayerProperties),
-    BINDERY_SHELL_HOOK(kGlobal, EnumerateInstanceExtensionProperties),
-    BINDERY_SHELL_HOOK(kGlobal, GetInstanceProcAddr),
-    BINDERY_SHELL_HOOK(kInstance, DestroyInstance),
-    BINDERY_SHELL_HOOK(kInstance, EnumeratePhysicalDevices),
-    BINDERY_SHELL_HOOK(kInstance, EnumeratePhysicalDeviceGroups),
-    BINDERY_SHELL_HOOK(kInstance, EnumeratePhysicalDeviceGroupsKHR),
-    BINDERY_SHELL_HOOK(kInstance, EnumerateDeviceLayerProperties),
-    BINDERY_SHELL_HOOK(kInstance, EnumerateDeviceExtensionProperties),
-    BINDERY_SHELL_HOOK(kInstance, CreateDevice),
-    BINDERY_SHELL_HOOK(kInstance, CreateDebugUtilsMessengerEXT),
-    BINDERY_SHELL_HOOK(kInstance, DestroyDebugUtilsMessengerEXT),
-    BINDERY_SHELL_HOOK(kDevice, GetDeviceProcAddr),
-    BINDERY_SHELL_HOOK(kDevice, DestroyDevice),
-};
-
-#undef BINDERY_SHELL_HOOK
-
-const ShellHook* FindShellHook(const char* name) {
-  if (name == nullptr) return nullptr;
-  for (const ShellHook& hook : kShellHooks) {
-    if (std::strcmp(hook.name, name) == 0) return &hook;
+std::optional<ShellHook> FindShellHook(const char* name) {
+  if (name == nullptr) return std::nullopt;
+  const struct {
+    HookTable table;
+    Scope scope;
+  } tables[] = {{MakeHookTable(kGlobalHooks), Scope::kGlobal},
+                {MakeHookTable(kInstanceHooks), Scope::kInstance},
+                {MakeHookTable(kDeviceHooks), Scope::kDevice}};
+  for (const auto& t : tables) {
+    for (std::size_t i = 0; i < t.table.count; ++i) {
+      if (std::strcmp(t.table.hooks[i].name, name) == 0) return ShellHook{&t.table.hooks[i], t.scope};
+    }
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 // ---- Loader-layer contract: answers that need no instance ------------------------------
@@ -77,39 +88,39 @@ bool AnsweredForAnyInstance(const ShellHook& hook) {
   };
   if (hook.scope == Scope::kGlobal) return true;
   for (const char* name : kInstanceIndependent) {
-    if (std::strcmp(hook.name, name) == 0) return true;
+    if (std::strcmp(hook.name(), name) == 0) return true;
   }
   return false;
 }
 
 }  // namespace
 
-bool IsShellHook(const char* name) { return FindShellHook(name) != nullptr; }
+bool IsShellHook(const char* name) { return FindShellHook(name).has_value(); }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetInstanceProcAddr(VkInstance instance, const char* pName) {
-  const ShellHook* hook = FindShellHook(pName);
-  if (hook != nullptr && hook->scope == Scope::kGlobal) return hook->function;
+  const std::optional<ShellHook> hook = FindShellHook(pName);
+  if (hook && hook->scope == Scope::kGlobal) return hook->function();
   InstanceState* state = instance == VK_NULL_HANDLE ? nullptr : StateRegistry::Get().FindInstance(instance);
   if (state == nullptr) {
     // NULL (or an instance created without Bindery): only the instance-independent answers.
-    return hook != nullptr && AnsweredForAnyInstance(*hook) ? hook->function : nullptr;
+    return hook && AnsweredForAnyInstance(*hook) ? hook->function() : nullptr;
   }
   PFN_vkVoidFunction next = state->next_get_instance_proc_addr(instance, pName);
-  if (hook == nullptr) return ResolveInstanceFunction(*state, -1, pName);  // capabilities' instance hooks, or next
+  if (!hook) return ResolveInstanceFunction(*state, -1, pName);  // capabilities' instance hooks, or next
   // Only wrap what the next layer provides, so the application sees what the driver
   // offers. Capability hooks of device functions are reached through vkGetDeviceProcAddr,
   // where the device (and so the stack built for it) is known; asked by instance (a layer
   // above us; the loader answers device functions itself) the next layer's is returned.
-  if (hook != nullptr && next != nullptr) return hook->function;
+  if (next != nullptr) return hook->function();
   return next;
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, const char* pName) {
   DeviceState* state = device == VK_NULL_HANDLE ? nullptr : StateRegistry::Get().FindDevice(device);
   if (state == nullptr || pName == nullptr) return nullptr;
-  const ShellHook* hook = FindShellHook(pName);
-  if (hook != nullptr && hook->scope == Scope::kDevice) {
-    return state->next_get_device_proc_addr(device, pName) != nullptr ? hook->function : nullptr;
+  const std::optional<ShellHook> hook = FindShellHook(pName);
+  if (hook && hook->scope == Scope::kDevice) {
+    return state->next_get_device_proc_addr(device, pName) != nullptr ? hook->function() : nullptr;
   }
   return ResolveDeviceFunction(*state, -1, pName);
 }
