@@ -25,6 +25,8 @@ VKAPI_ATTR VkResult VKAPI_CALL AcquireNextImageKHR(VkDevice, VkSwapchainKHR, uin
 VKAPI_ATTR VkResult VKAPI_CALL AcquireNextImage2KHR(VkDevice, const VkAcquireNextImageInfoKHR*, uint32_t*);
 VKAPI_ATTR VkResult VKAPI_CALL QueueWaitIdle(VkQueue);
 VKAPI_ATTR VkResult VKAPI_CALL DeviceWaitIdle(VkDevice);
+VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice, uint32_t, const VkFence*, VkBool32, uint64_t);
+VKAPI_ATTR VkResult VKAPI_CALL GetFenceStatus(VkDevice, VkFence);
 VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreFdKHR(VkDevice, const VkSemaphoreGetFdInfoKHR*, int*);
 VKAPI_ATTR VkResult VKAPI_CALL ImportSemaphoreFdKHR(VkDevice, const VkImportSemaphoreFdInfoKHR*);
 

@@ -32,6 +32,8 @@ const Hook kDeviceHooks[] = {
     BINDERY_HOOK(AcquireNextImage2KHR, nullptr),
     BINDERY_HOOK(QueueWaitIdle, nullptr),
     BINDERY_HOOK(DeviceWaitIdle, nullptr),
+    BINDERY_HOOK(WaitForFences, nullptr),
+    BINDERY_HOOK(GetFenceStatus, nullptr),
     BINDERY_HOOK(GetSemaphoreFdKHR, nullptr),
     BINDERY_HOOK(ImportSemaphoreFdKHR, nullptr),
 };

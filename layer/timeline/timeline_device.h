@@ -138,6 +138,13 @@ class DeviceTimelines : public CapabilityDevice {
   // Binary semaphores signalled by parked work: waits on them must park too.
   bool BinaryParked(VkSemaphore semaphore);
 
+  // Application fences whose submission is parked: the layer answers for them until the
+  // submit thread has handed them to the driver (so the driver never sees the fence used by
+  // two threads at once: the submit thread's vkQueueSubmit and an application wait).
+  VkResult WaitForFences(uint32_t count, const VkFence* fences, VkBool32 all, uint64_t timeout);
+  VkResult FenceStatus(VkFence fence);
+  bool FenceParked(VkFence fence);
+
   bool lost() const { return lost_.load(std::memory_order_acquire); }
   void MarkLost();
 
@@ -192,6 +199,11 @@ class DeviceTimelines : public CapabilityDevice {
   std::atomic<uint32_t> parked_binary_count_{0};
   std::mutex parked_binary_mutex_;
   std::unordered_map<VkSemaphore, uint32_t> parked_binary_;
+
+  std::atomic<uint32_t> parked_fence_count_{0};
+  std::mutex parked_fence_mutex_;
+  std::unordered_map<VkFence, uint32_t> parked_fences_;
+  void ParkFence(VkFence fence, int delta);
 
   std::mutex graveyard_mutex_;
   std::vector<Spare> graveyard_;

@@ -240,6 +240,13 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueWaitIdle(VkQueue queue) {
 
 VKAPI_ATTR VkResult VKAPI_CALL DeviceWaitIdle(VkDevice device) { return Of(device).DeviceWaitIdle(); }
 
+VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, const VkFence* fences, VkBool32 all,
+                                             uint64_t timeout) {
+  return Of(device).WaitForFences(count, fences, all, timeout);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL GetFenceStatus(VkDevice device, VkFence fence) { return Of(device).FenceStatus(fence); }
+
 VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreFdKHR(VkDevice device, const VkSemaphoreGetFdInfoKHR* info, int* fd) {
   DeviceTimelines& t = Of(device);
   if (Emulated(t, info->semaphore)) {

@@ -11,6 +11,7 @@
 // everything after it on that queue (submits, fence-only submits, presents), so queue
 // order holds; binary semaphores signalled by parked work make their waiters park too.
 #include <algorithm>
+#include <chrono>
 
 #include "timeline/timeline_device.h"
 
@@ -278,8 +279,57 @@ VkResult DeviceTimelines::SubmitFence(QueueTimelines& q, VkFence fence) {
   return r;
 }
 
+void DeviceTimelines::ParkFence(VkFence fence, int delta) {
+  if (fence == VK_NULL_HANDLE) return;
+  std::lock_guard<std::mutex> lock(parked_fence_mutex_);
+  uint32_t& n = parked_fences_[fence];
+  n = static_cast<uint32_t>(static_cast<int>(n) + delta);
+  if (n == 0) parked_fences_.erase(fence);
+  parked_fence_count_.store(static_cast<uint32_t>(parked_fences_.size()), std::memory_order_release);
+}
+
+bool DeviceTimelines::FenceParked(VkFence fence) {
+  if (parked_fence_count_.load(std::memory_order_acquire) == 0) return false;
+  std::lock_guard<std::mutex> lock(parked_fence_mutex_);
+  return parked_fences_.count(fence) != 0;
+}
+
+VkResult DeviceTimelines::FenceStatus(VkFence fence) {
+  if (FenceParked(fence)) return lost() ? VK_ERROR_DEVICE_LOST : VK_NOT_READY;
+  return next.GetFenceStatus(device.handle, fence);
+}
+
+VkResult DeviceTimelines::WaitForFences(uint32_t count, const VkFence* fences, VkBool32 all, uint64_t timeout) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const uint64_t seen = Generation();
+    uint32_t parked = 0;
+    for (uint32_t i = 0; i < count; ++i) parked += FenceParked(fences[i]) ? 1 : 0;
+    if (lost()) return VK_ERROR_DEVICE_LOST;
+    const uint64_t spent = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+    const uint64_t left = timeout == UINT64_MAX ? UINT64_MAX : (spent >= timeout ? 0 : timeout - spent);
+    if (parked == 0 || (!all && parked < count)) {
+      // Every fence (or, for wait-any, at least one) is the driver's now. For wait-any the
+      // parked ones are left out: they cannot signal before they are submitted.
+      if (parked == 0) return next.WaitForFences(device.handle, count, fences, all, left);
+      std::vector<VkFence> ready;
+      for (uint32_t i = 0; i < count; ++i) {
+        if (!FenceParked(fences[i])) ready.push_back(fences[i]);
+      }
+      const VkResult r = next.WaitForFences(device.handle, static_cast<uint32_t>(ready.size()), ready.data(), VK_FALSE,
+                                            std::min<uint64_t>(left, 2'000'000));
+      if (r != VK_TIMEOUT || left <= 2'000'000) return r;
+      continue;
+    }
+    if (left == 0) return VK_TIMEOUT;
+    WaitChange(seen, std::min<uint64_t>(left, 50'000'000));
+  }
+}
+
 void DeviceTimelines::Park(QueueTimelines& q, ParkedWork&& work) {
   for (const Batch& b : work.batches) ParkBinarySignals(b, +1);
+  ParkFence(work.fence, +1);
   counters.parked->Add(work.kind == ParkedWork::Kind::kPresent ? 1 : std::max<std::size_t>(work.batches.size(), 1));
   q.parked.push_back(std::move(work));
   if (!q.thread.joinable()) q.thread = std::thread(&DeviceTimelines::SubmitThread, this, &q);
@@ -317,6 +367,7 @@ void DeviceTimelines::DrainParked(QueueTimelines& q) {
     ParkedWork& w = q.parked.front();
     if (lost() || stopping_.load()) {
       for (std::size_t b = w.next_batch; b < w.batches.size(); ++b) ParkBinarySignals(w.batches[b], -1);
+      ParkFence(w.fence, -1);
       q.parked.pop_front();
       continue;
     }
@@ -347,13 +398,18 @@ void DeviceTimelines::DrainParked(QueueTimelines& q) {
         BINDERY_LOG(device.log(), kError, "timeline-parked",
                     "releasing parked work failed (VkResult %d); the rest of that submission is dropped", r);
         for (std::size_t b = end; b < w.batches.size(); ++b) ParkBinarySignals(w.batches[b], -1);
+        ParkFence(w.fence, -1);
         q.parked.pop_front();
         continue;
       }
       w.next_batch = end;
     }
     if (w.next_batch < w.batches.size()) return;  // still waiting
-    if (w.fence != VK_NULL_HANDLE) SubmitFence(q, w.fence);
+    if (w.fence != VK_NULL_HANDLE) {
+      SubmitFence(q, w.fence);
+      ParkFence(w.fence, -1);
+      NotifyChange();
+    }
     q.parked.pop_front();
   }
   q.idle.notify_all();
