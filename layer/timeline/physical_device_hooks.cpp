@@ -79,8 +79,11 @@ bool DriverHasTimelines(const InstanceState& instance, VkPhysicalDevice pd) {
   next.GetPhysicalDeviceProperties(pd, &props);
   const bool v12 = props.apiVersion >= VK_API_VERSION_1_2 && instance.api_version >= VK_API_VERSION_1_1;
   if (!v12 && !DeviceOffersExtension(instance, pd, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME)) return false;
-  PFN_vkGetPhysicalDeviceFeatures2 features2 =
-      next.GetPhysicalDeviceFeatures2 != nullptr ? next.GetPhysicalDeviceFeatures2 : next.GetPhysicalDeviceFeatures2KHR;
+  // Core under a 1.1+ application, the KHR form where the instance enabled it (calling the
+  // core one under 1.0 is an API-version violation).
+  PFN_vkGetPhysicalDeviceFeatures2 features2 = nullptr;
+  if (instance.api_version >= VK_API_VERSION_1_1) features2 = next.GetPhysicalDeviceFeatures2;
+  else if (instance.ExtensionEnabled(VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME)) features2 = next.GetPhysicalDeviceFeatures2KHR;
   if (features2 == nullptr) return false;
   VkPhysicalDeviceTimelineSemaphoreFeatures timeline{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
   VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &timeline};
