@@ -81,7 +81,8 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
 
   std::size_t sem_need = 0, cmd_need = 0;
   for (std::size_t b = 0; b < count; ++b) {
-    sem_need += batches[b].waits.size() * 3 + batches[b].signals.size();
+    // Per timeline wait: the relay waits 1, signals 2, the batch waits 1.
+    sem_need += batches[b].waits.size() * 4 + batches[b].signals.size();
     cmd_need += batches[b].commands.size();
   }
   q.out_submits.clear();
