@@ -45,9 +45,8 @@ VkBool32 MemberOf(const void* s, std::size_t offset) {
   return v;
 }
 
-void SetMember(void* s, std::size_t offset) {
-  const VkBool32 on = VK_TRUE;
-  std::memcpy(static_cast<unsigned char*>(s) + offset, &on, sizeof(on));
+void SetMember(void* s, std::size_t offset, VkBool32 value = VK_TRUE) {
+  std::memcpy(static_cast<unsigned char*>(s) + offset, &value, sizeof(value));
 }
 
 }  // namespace
@@ -165,6 +164,18 @@ const char* DeviceEditor::RequestFeature(DeviceFeature feature) {
     }
   }
   return why;
+}
+
+const char* DeviceEditor::HideFeature(DeviceFeature feature) {
+  const PromotedFeature& p = kPromoted[static_cast<int>(feature)];
+  HideExtension(p.extension);
+  if (const VkBaseInStructure* v12 = chain_.Find(kV12); v12 != nullptr && MemberOf(v12, p.v12_member)) {
+    void* copy = chain_.ModifyStruct(kV12, sizeof(VkPhysicalDeviceVulkan12Features));
+    if (copy == nullptr) return "an unknown struct precedes VkPhysicalDeviceVulkan12Features in the chain";
+    SetMember(copy, p.v12_member, VK_FALSE);
+  }
+  if (!chain_.Remove(p.stype)) return "an unknown struct precedes the feature's struct in the chain";
+  return nullptr;
 }
 
 const char* DeviceEditor::EnablePromoted(DeviceFeature feature) {

@@ -46,6 +46,11 @@ class DeviceEditor {
   // Turns `feature` on (with what it needs at this API version). nullptr on success, else
   // why not (the create info is then unchanged for it).
   const char* RequestFeature(DeviceFeature feature);
+  // Hides `feature` from the driver (a capability emulates it): false in a copy of the
+  // application's VkPhysicalDeviceVulkan12Features, its own struct dropped from the chain,
+  // its KHR extension removed. The application's structs are never written. nullptr on
+  // success, else why not.
+  const char* HideFeature(DeviceFeature feature);
   // Adds a device extension the device offers; true if it is (now) enabled.
   bool RequestExtension(const char* extension);
   // Removes an extension from the list sent down (one the layer implements itself).

@@ -99,4 +99,28 @@ void* ChainEditor::ModifyStruct(VkStructureType stype, std::size_t size) {
   return copy;
 }
 
+bool ChainEditor::Remove(VkStructureType stype) {
+  while (Find(stype) != nullptr) {
+    // Copy the structs before the target, the last copy pointing past the target.
+    std::vector<const VkBaseInStructure*> prefix;
+    const VkBaseInStructure* target = nullptr;
+    for (auto* s = static_cast<const VkBaseInStructure*>(first_); s != nullptr; s = s->pNext) {
+      if (s->sType == stype) {
+        target = s;
+        break;
+      }
+      if (KnownStructSize(s->sType) == 0) return false;
+      prefix.push_back(s);
+    }
+    const void* next = target->pNext;
+    for (auto it = prefix.rbegin(); it != prefix.rend(); ++it) {
+      auto* c = static_cast<VkBaseOutStructure*>(CopyStruct(*it, KnownStructSize((*it)->sType)));
+      c->pNext = static_cast<VkBaseOutStructure*>(const_cast<void*>(next));
+      next = c;
+    }
+    first_ = next;
+  }
+  return true;
+}
+
 }  // namespace bindery

@@ -48,6 +48,11 @@ class ChainEditor {
   // The same for a struct whose C type the caller does not name (size given).
   void* ModifyStruct(VkStructureType stype, std::size_t size);
 
+  // Unlinks every struct of type `stype` (copying the structs before each, as for
+  // ModifyStruct). False if one is preceded by a struct of unknown size (chain unchanged
+  // for that one and any after it).
+  bool Remove(VkStructureType stype);
+
  private:
   void* CopyStruct(const void* s, std::size_t size);
 

@@ -1,6 +1,6 @@
 // The order of the stack, outermost first — the only file that names every capability.
 //
-//   timeline (semaphores, submissions)                         [not yet implemented]
+//   timeline (semaphores, submissions)
 //   indirect bindings (buffers, descriptors, pipelines, binds) [not yet implemented]
 //   tracking stage (chassis: buffers, memory, command state sent down)
 //   transfers (fill, update, copy)
@@ -13,12 +13,13 @@
 #include "shell/capabilities.h"
 
 #include "chassis/tracking_stage.h"
+#include "timeline/timeline_capability.h"
 #include "transfer/transfer_capability.h"
 
 namespace bindery {
 
 CapabilityList LayerCapabilities() {
-  static Capability* items[] = {&TrackingStage(), &transfer::TransferCapability()};
+  static Capability* items[] = {&timeline::TimelineCapability(), &TrackingStage(), &transfer::TransferCapability()};
   static_assert(sizeof(items) / sizeof(items[0]) <= kMaxCapabilities, "raise kMaxCapabilities");
   static const bool slotted = [] {
     for (uint32_t i = 0; i < sizeof(items) / sizeof(items[0]); ++i) items[i]->set_slot(i);

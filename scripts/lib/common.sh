@@ -52,3 +52,18 @@ configure_and_build() {
     || { cat "$dir/configure.log"; die "cmake configure failed"; }
   cmake --build "$dir" -j "${BUILD_JOBS:-2}"
 }
+
+# configure_and_build_targets <build dir> "<targets...>" [extra cmake args...]: only those targets.
+configure_and_build_targets() {
+  local dir=$1 targets=$2
+  shift 2
+  local launcher=()
+  command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  local werror=OFF
+  [ "${CI:-}" = true ] && werror=ON
+  mkdir -p "$dir"
+  cmake -S "$BINDERY_ROOT" -B "$dir" -G Ninja -DBINDERY_WERROR=$werror "${launcher[@]}" "$@" >"$dir/configure.log" 2>&1 \
+    || { cat "$dir/configure.log"; die "cmake configure failed"; }
+  # shellcheck disable=SC2086
+  cmake --build "$dir" -j "${BUILD_JOBS:-2}" --target $targets
+}

@@ -1,0 +1,378 @@
+// Emulated timeline semaphores on one device: creation, host signal/wait/read, retiring
+// points from fences, pools, and the change signal. Submission and parking are in
+// timeline_queue.cpp.
+//
+// Handle decision: the application's handle of an emulated timeline semaphore IS a real
+// binary semaphore created at the driver (never used in a submission by the layer). So
+// every call the layer does not need to see — debug-utils names, private data, object
+// tags — reaches the driver with a valid handle of the right object type, and nothing
+// fake ever goes down. The timeline state lives beside it, found by handle.
+#include "timeline/timeline_device.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/chain_edit.h"
+#include "core/pnext.h"
+
+namespace bindery::timeline {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Host waits block on a fence at most this long before looking again (a host signal or
+// a point on another semaphore may meet the wait meanwhile).
+constexpr uint64_t kFenceSliceNs = 2'000'000;
+
+}  // namespace
+
+DeviceTimelines::DeviceTimelines(DeviceState& d, const TimelinePlan& plan, const VkLayerDispatchTable& n)
+    : device(d),
+      next(n),
+      synchronization2(plan.synchronization2),
+      counters{&d.counters.Register("emulated semaphores"), &d.counters.Register("parked submissions"),
+               &d.counters.Register("timeline relays"), &d.counters.Register("host waits")} {}
+
+DeviceTimelines::~DeviceTimelines() {
+  stopping_.store(true);
+  NotifyChange();
+  std::vector<QueueTimelines*> queues;
+  {
+    std::lock_guard<std::mutex> lock(queues_mutex_);
+    queues = queue_list_;
+  }
+  for (QueueTimelines* q : queues) {
+    if (q->thread.joinable()) q->thread.join();
+    std::lock_guard<std::mutex> lock(q->mutex);
+    if (!q->parked.empty()) {
+      BINDERY_LOG(device.log(), kWarn, "timeline-teardown",
+                  "device destroyed with %zu parked submissions whose waits were never signalled; dropped",
+                  q->parked.size());
+    }
+    q->parked.clear();
+  }
+  // The application waited for the device to idle before destroying it (and the layer's
+  // relays complete with the work they follow); everything left is unused now.
+  if (next.DeviceWaitIdle != nullptr) next.DeviceWaitIdle(device.handle);
+  semaphores_.ForEach([&](VkSemaphore, SemaphoreRef& s) {
+    for (TimePoint& p : s->points) {
+      if (p.spare.semaphore != VK_NULL_HANDLE) next.DestroySemaphore(device.handle, p.spare.semaphore, nullptr);
+    }
+    s->points.clear();
+  });
+  for (QueueTimelines* q : queues) {
+    for (const SubmissionRef& sub : q->in_flight) {
+      q->free_semaphores.insert(q->free_semaphores.end(), sub->waited.begin(), sub->waited.end());
+      next.DestroyFence(device.handle, sub->fence, nullptr);
+    }
+    for (const SubmissionRef& sub : q->held) {
+      q->free_semaphores.insert(q->free_semaphores.end(), sub->waited.begin(), sub->waited.end());
+      next.DestroyFence(device.handle, sub->fence, nullptr);
+    }
+    for (VkSemaphore s : q->free_semaphores) next.DestroySemaphore(device.handle, s, nullptr);
+    for (VkFence f : q->free_fences) next.DestroyFence(device.handle, f, nullptr);
+  }
+  for (Spare& s : graveyard_) next.DestroySemaphore(device.handle, s.semaphore, nullptr);
+}
+
+// ---- change signal --------------------------------------------------------------------
+
+uint64_t DeviceTimelines::Generation() {
+  std::lock_guard<std::mutex> lock(change_mutex_);
+  return generation_;
+}
+
+void DeviceTimelines::NotifyChange() {
+  {
+    std::lock_guard<std::mutex> lock(change_mutex_);
+    ++generation_;
+  }
+  changed_.notify_all();
+}
+
+void DeviceTimelines::WaitChange(uint64_t seen, uint64_t timeout_ns) {
+  std::unique_lock<std::mutex> lock(change_mutex_);
+  changed_.wait_for(lock, std::chrono::nanoseconds(timeout_ns),
+                    [&] { return generation_ != seen || stopping_.load() || lost(); });
+}
+
+void DeviceTimelines::MarkLost() {
+  if (!lost_.exchange(true)) {
+    BINDERY_LOG(device.log(), kError, "timeline-device-lost",
+                "device lost: every timeline waiter is woken and parked work fails with VK_ERROR_DEVICE_LOST");
+  }
+  NotifyChange();
+}
+
+// ---- semaphores -----------------------------------------------------------------------
+
+VkResult DeviceTimelines::CreateSemaphore(const VkSemaphoreCreateInfo* info, const VkAllocationCallbacks* alloc,
+                                          VkSemaphore* out) {
+  const auto* type = FindInChain<VkSemaphoreTypeCreateInfo>(info->pNext, VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
+  if (type == nullptr) return next.CreateSemaphore(device.handle, info, alloc, out);
+  // The driver never sees the type struct (it does not know timelines), not even BINARY.
+  ChainEditor chain(info->pNext);
+  if (!chain.Remove(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO)) {
+    BINDERY_LOG(device.log(), kError, "timeline-create",
+                "vkCreateSemaphore: a struct the layer does not know precedes VkSemaphoreTypeCreateInfo; refused");
+    return VK_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  VkSemaphoreCreateInfo copy = *info;
+  copy.pNext = chain.chain();
+  if (type->semaphoreType != VK_SEMAPHORE_TYPE_TIMELINE) return next.CreateSemaphore(device.handle, &copy, alloc, out);
+  if (FindInChain<VkBaseInStructure>(copy.pNext, VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO) != nullptr) {
+    // vkGetPhysicalDeviceExternalSemaphoreProperties reports no handle type for
+    // timelines: exporting one is not allowed (VUID-VkExportSemaphoreCreateInfo-handleTypes-01124).
+    BINDERY_LOG(device.log(), kError, "timeline-external",
+                "vkCreateSemaphore: an emulated timeline semaphore cannot be exported; refused");
+    return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+  }
+  VkResult r = next.CreateSemaphore(device.handle, &copy, alloc, out);
+  if (r != VK_SUCCESS) return r;
+  semaphores_.Insert(*out, std::make_unique<SemaphoreRef>(std::make_shared<TimelineSemaphore>(*out, type->initialValue)));
+  counters.semaphores->Add();
+  return VK_SUCCESS;
+}
+
+void DeviceTimelines::DestroySemaphore(VkSemaphore semaphore, const VkAllocationCallbacks* alloc) {
+  if (semaphore == VK_NULL_HANDLE) return;
+  if (std::unique_ptr<SemaphoreRef> ref = semaphores_.Erase(semaphore)) {
+    // Nothing the application submitted is pending on it (the spec requires that); the
+    // spares of its points may still be signalled by the layer's relays in flight.
+    std::lock_guard<std::mutex> lock((*ref)->mutex);
+    Retire(**ref);
+    for (TimePoint& p : (*ref)->points) BuryOrDestroy(std::move(p.spare));
+    (*ref)->points.clear();
+  }
+  next.DestroySemaphore(device.handle, semaphore, alloc);
+  SweepGraveyard();
+}
+
+SemaphoreRef DeviceTimelines::Find(VkSemaphore semaphore) const {
+  if (semaphore == VK_NULL_HANDLE) return nullptr;
+  SemaphoreRef* ref = semaphores_.Find(semaphore);
+  return ref == nullptr ? nullptr : *ref;
+}
+
+bool DeviceTimelines::SubmissionComplete(Submission& s) {
+  if (s.complete.load(std::memory_order_acquire)) return true;
+  const VkResult r = next.GetFenceStatus(device.handle, s.fence);
+  if (r == VK_SUCCESS) {
+    s.complete.store(true, std::memory_order_release);
+    return true;
+  }
+  if (r == VK_ERROR_DEVICE_LOST) MarkLost();
+  return false;
+}
+
+void DeviceTimelines::BuryOrDestroy(Spare&& spare) {
+  if (spare.semaphore == VK_NULL_HANDLE) return;
+  if (spare.signaller == nullptr || SubmissionComplete(*spare.signaller)) {
+    // Signalled and never waited: a binary semaphore cannot be unsignalled from the host,
+    // so it is destroyed rather than pooled.
+    next.DestroySemaphore(device.handle, spare.semaphore, nullptr);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(graveyard_mutex_);
+  graveyard_.push_back(std::move(spare));
+  graveyard_used_.store(true, std::memory_order_release);
+}
+
+void DeviceTimelines::SweepGraveyard() {
+  std::lock_guard<std::mutex> lock(graveyard_mutex_);
+  for (auto it = graveyard_.begin(); it != graveyard_.end();) {
+    if (SubmissionComplete(*it->signaller)) {
+      next.DestroySemaphore(device.handle, it->semaphore, nullptr);
+      it = graveyard_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  graveyard_used_.store(!graveyard_.empty(), std::memory_order_release);
+}
+
+void DeviceTimelines::Retire(TimelineSemaphore& s) {
+  for (auto it = s.points.begin(); it != s.points.end();) {
+    if (!it->submission->submitted.load(std::memory_order_acquire) || !SubmissionComplete(*it->submission)) {
+      ++it;
+      continue;
+    }
+    s.value = std::max(s.value, it->value);
+    // The point goes once its spare is no longer in flight (a relay may still signal it).
+    if (it->spare.signaller == nullptr || SubmissionComplete(*it->spare.signaller)) {
+      if (it->spare.semaphore != VK_NULL_HANDLE) next.DestroySemaphore(device.handle, it->spare.semaphore, nullptr);
+      it = s.points.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+TimePoint* DeviceTimelines::LowestPending(TimelineSemaphore& s, uint64_t value, const Submission* building,
+                                          bool device_wait) {
+  TimePoint* best = nullptr;
+  for (TimePoint& p : s.points) {
+    if (p.value < value) continue;
+    if (!p.submission->submitted.load(std::memory_order_acquire) && p.submission.get() != building) continue;
+    if (best == nullptr || p.value < best->value) best = &p;
+  }
+  // A device wait uses exactly the lowest point (a higher one would be a false
+  // dependency); while its spare is being relayed by a submission the driver has not
+  // got yet, the wait is not ready.
+  if (best != nullptr && device_wait && best->spare.signaller.get() != building &&
+      !best->spare.signaller->submitted.load(std::memory_order_acquire)) {
+    return nullptr;
+  }
+  return best;
+}
+
+VkResult DeviceTimelines::CounterValue(VkSemaphore semaphore, uint64_t* value) {
+  SemaphoreRef s = Find(semaphore);
+  if (s == nullptr) {
+    BINDERY_LOG(device.log(), kError, "timeline-handle",
+                "vkGetSemaphoreCounterValue: not a timeline semaphore of this device");
+    return VK_ERROR_UNKNOWN;
+  }
+  if (lost()) return VK_ERROR_DEVICE_LOST;
+  std::lock_guard<std::mutex> lock(s->mutex);
+  Retire(*s);
+  *value = s->value;
+  return VK_SUCCESS;
+}
+
+VkResult DeviceTimelines::Signal(const VkSemaphoreSignalInfo* info) {
+  SemaphoreRef s = Find(info->semaphore);
+  if (s == nullptr) {
+    BINDERY_LOG(device.log(), kError, "timeline-handle", "vkSignalSemaphore: not a timeline semaphore of this device");
+    return VK_ERROR_UNKNOWN;
+  }
+  if (lost()) return VK_ERROR_DEVICE_LOST;
+  {
+    std::lock_guard<std::mutex> lock(s->mutex);
+    Retire(*s);
+    if (info->value <= s->value) {
+      BINDERY_LOG(device.log(), kWarn, "timeline-signal",
+                  "vkSignalSemaphore: value %llu is not above the current value %llu "
+                  "(VUID-VkSemaphoreSignalInfo-value-03258); the value stays",
+                  static_cast<unsigned long long>(info->value), static_cast<unsigned long long>(s->value));
+    } else {
+      // May be below a pending device signal: the value rises now, the device point later.
+      s->value = info->value;
+    }
+  }
+  NotifyChange();
+  return VK_SUCCESS;
+}
+
+VkResult DeviceTimelines::Wait(const VkSemaphoreWaitInfo* info, uint64_t timeout) {
+  counters.host_waits->Add();
+  const bool any = (info->flags & VK_SEMAPHORE_WAIT_ANY_BIT) != 0;
+  const uint32_t n = info->semaphoreCount;
+  if (n == 0) return VK_SUCCESS;
+  // Small fixed arrays for the common case; larger waits allocate (cold).
+  std::vector<SemaphoreRef> sems(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    sems[i] = Find(info->pSemaphores[i]);
+    if (sems[i] == nullptr) {
+      BINDERY_LOG(device.log(), kError, "timeline-handle", "vkWaitSemaphores: semaphore %u is not a timeline semaphore",
+                  i);
+      return VK_ERROR_UNKNOWN;
+    }
+  }
+  const bool forever = timeout == UINT64_MAX;
+  const Clock::time_point deadline =
+      forever ? Clock::time_point::max()
+              : Clock::now() + std::chrono::nanoseconds(std::min<uint64_t>(timeout, 1ull << 62));
+  std::vector<VkFence> fences;
+  std::vector<SubmissionRef> held;
+  for (;;) {
+    const uint64_t seen = Generation();
+    if (lost()) return VK_ERROR_DEVICE_LOST;
+    fences.clear();
+    held.clear();
+    uint32_t reached = 0, without_point = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      TimelineSemaphore& s = *sems[i];
+      std::lock_guard<std::mutex> lock(s.mutex);
+      Retire(s);
+      if (s.value >= info->pValues[i]) {
+        ++reached;
+        continue;
+      }
+      if (TimePoint* p = LowestPending(s, info->pValues[i], nullptr, false)) {
+        held.push_back(p->submission);
+        fences.push_back(p->submission->fence);
+      } else {
+        ++without_point;
+      }
+    }
+    if (any ? reached > 0 : reached == n) return VK_SUCCESS;
+    if (lost()) return VK_ERROR_DEVICE_LOST;
+    const Clock::time_point now = Clock::now();
+    if (now >= deadline) return VK_TIMEOUT;
+    const uint64_t left = forever ? UINT64_MAX
+                                  : static_cast<uint64_t>(
+                                        std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - now).count());
+    if (!fences.empty() && (any || without_point == 0)) {
+      // Every wait that matters has a pending point: block on the driver's fences.
+      const VkResult r = next.WaitForFences(device.handle, static_cast<uint32_t>(fences.size()), fences.data(),
+                                            any ? VK_FALSE : VK_TRUE, std::min(left, kFenceSliceNs));
+      if (r == VK_ERROR_DEVICE_LOST) MarkLost();
+      if (r < VK_SUCCESS && r != VK_ERROR_DEVICE_LOST) return r;
+      if (without_point != 0 && r == VK_TIMEOUT) WaitChange(seen, 0);
+    } else {
+      // Wait-before-signal: nothing pending yet for some value; wait for a change.
+      WaitChange(seen, std::min<uint64_t>(left, 50'000'000));
+    }
+  }
+}
+
+// ---- pools ----------------------------------------------------------------------------
+
+VkSemaphore DeviceTimelines::TakeSemaphore(QueueTimelines& q) {
+  if (!q.free_semaphores.empty()) {
+    VkSemaphore s = q.free_semaphores.back();
+    q.free_semaphores.pop_back();
+    return s;
+  }
+  // The pool grows instead of failing (a creation failure is reported by the caller).
+  VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  VkSemaphore s = VK_NULL_HANDLE;
+  if (next.CreateSemaphore(device.handle, &info, nullptr, &s) != VK_SUCCESS) return VK_NULL_HANDLE;
+  return s;
+}
+
+VkFence DeviceTimelines::TakeFence(QueueTimelines& q) {
+  if (!q.free_fences.empty()) {
+    VkFence f = q.free_fences.back();
+    q.free_fences.pop_back();
+    return f;
+  }
+  VkFenceCreateInfo info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence f = VK_NULL_HANDLE;
+  if (next.CreateFence(device.handle, &info, nullptr, &f) != VK_SUCCESS) return VK_NULL_HANDLE;
+  return f;
+}
+
+void DeviceTimelines::Sweep(QueueTimelines& q) {
+  // Fences of one queue signal in submission order: stop at the first incomplete one.
+  while (!q.in_flight.empty() && SubmissionComplete(*q.in_flight.front())) {
+    SubmissionRef sub = std::move(q.in_flight.front());
+    q.in_flight.pop_front();
+    q.free_semaphores.insert(q.free_semaphores.end(), sub->waited.begin(), sub->waited.end());
+    sub->waited.clear();
+    q.held.push_back(std::move(sub));
+  }
+  for (auto it = q.held.begin(); it != q.held.end();) {
+    if (it->use_count() == 1) {  // no point or waiter refers to it: the fence can be reused
+      next.ResetFences(device.handle, 1, &(*it)->fence);
+      q.free_fences.push_back((*it)->fence);
+      it = q.held.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (graveyard_used_.load(std::memory_order_acquire)) SweepGraveyard();
+}
+
+}  // namespace bindery::timeline

@@ -1,0 +1,213 @@
+// The timeline capability on one device: emulated semaphores, per-queue submission
+// state (parked work, submit thread, pools), host waits and the change signal that wakes
+// waiters and submit threads.
+//
+// Locks (never two of the same kind at once, never held across a blocking call):
+//   queue.mutex  -> semaphore.mutex  (a queue releasing work registers/relays points)
+//   change_mutex_ (leaf: only the generation counter)
+//   parked_binary_mutex_ (leaf)
+//   graveyard_mutex_ (leaf)
+// Host waits hold no lock while they block (a Submission reference keeps the fence alive).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+#include "chassis/capability.h"
+#include "chassis/state.h"
+#include "core/handle_map.h"
+#include "timeline/timeline_semaphore.h"
+
+namespace bindery::timeline {
+
+class TimelinePlan : public DevicePlan {
+ public:
+  bool synchronization2 = false;  // the application enabled it (vkQueueSubmit2 goes down as Submit2)
+};
+
+// One wait or signal of a batch, in the form of VkSemaphoreSubmitInfo.
+struct SemOp {
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  uint64_t value = 0;
+  VkPipelineStageFlags2 stage = 0;
+  uint32_t device_index = 0;
+  SemaphoreRef timeline;  // null: a binary semaphore of the application
+};
+
+struct Batch {
+  std::vector<SemOp> waits;
+  std::vector<SemOp> signals;
+  std::vector<VkCommandBufferSubmitInfo> commands;
+  VkSubmitFlags flags = 0;
+  void Clear() {
+    waits.clear();
+    signals.clear();
+    commands.clear();
+    flags = 0;
+  }
+};
+
+// Work a queue holds back until its waits can be met, in queue order.
+struct ParkedWork {
+  enum class Kind { kSubmit, kPresent } kind = Kind::kSubmit;
+  std::vector<Batch> batches;  // kSubmit: the batches not yet released
+  std::size_t next_batch = 0;
+  VkFence fence = VK_NULL_HANDLE;  // the application's, after the last batch
+  bool submit2 = false;            // came through vkQueueSubmit2: goes down the same way
+  // kPresent
+  std::vector<VkSemaphore> present_waits;
+  std::vector<VkSwapchainKHR> swapchains;
+  std::vector<uint32_t> image_indices;
+};
+
+class DeviceTimelines;
+
+struct QueueTimelines {
+  QueueTimelines(DeviceTimelines& d, VkQueue q) : device(d), queue(q) {}
+  DeviceTimelines& device;
+  const VkQueue queue;
+
+  std::mutex mutex;  // everything below
+  std::deque<ParkedWork> parked;
+  std::thread thread;  // started when work is first parked
+  std::condition_variable idle;  // parked became empty
+  std::deque<SubmissionRef> in_flight;  // by submission order (fences signal in order)
+  std::vector<SubmissionRef> held;      // complete, still referenced by points or waiters
+  std::vector<VkSemaphore> free_semaphores;  // unsignalled binary semaphores
+  std::vector<VkFence> free_fences;          // unsignalled
+  // Scratch reused by every submission (no allocation once warm).
+  std::vector<Batch> scratch_batches;
+  std::vector<VkSubmitInfo2> out_submits;
+  std::vector<VkSemaphoreSubmitInfo> out_semaphores;
+  std::vector<VkCommandBufferSubmitInfo> out_commands;
+  std::vector<std::pair<TimelineSemaphore*, uint64_t>> local_signals;
+  std::vector<SemaphoreRef> staged;  // semaphores given points by the submission being built
+  std::vector<VkSemaphore> local_binary;  // binary signals of the batches checked so far
+  std::vector<VkSemaphore> wait_semaphores;  // per wait of a batch: what goes down (or null)
+  std::vector<VkSemaphore> relay_signals;
+  struct Undo {
+    TimelineSemaphore* semaphore;
+    VkSemaphore new_spare;
+    Spare old;
+  };
+  std::vector<Undo> undo;
+  // vkQueueSubmit form of the same submission.
+  std::vector<VkSubmitInfo> legacy_submits;
+  std::vector<VkSemaphore> legacy_semaphores;
+  std::vector<VkPipelineStageFlags> legacy_stages;
+  std::vector<VkCommandBuffer> legacy_commands;
+  std::vector<VkProtectedSubmitInfo> legacy_protected;
+  VkResult deferred_present_result = VK_SUCCESS;  // reported by the next present
+};
+
+class DeviceTimelines : public CapabilityDevice {
+ public:
+  DeviceTimelines(DeviceState& device, const TimelinePlan& plan, const VkLayerDispatchTable& next);
+  ~DeviceTimelines() override;
+
+  DeviceState& device;
+  const VkLayerDispatchTable& next;
+  const bool synchronization2;
+
+  // Semaphores -----------------------------------------------------------------------
+  VkResult CreateSemaphore(const VkSemaphoreCreateInfo* info, const VkAllocationCallbacks* alloc, VkSemaphore* out);
+  void DestroySemaphore(VkSemaphore semaphore, const VkAllocationCallbacks* alloc);
+  SemaphoreRef Find(VkSemaphore semaphore) const;
+  VkResult CounterValue(VkSemaphore semaphore, uint64_t* value);
+  VkResult Signal(const VkSemaphoreSignalInfo* info);
+  VkResult Wait(const VkSemaphoreWaitInfo* info, uint64_t timeout);
+
+  // Queues ---------------------------------------------------------------------------
+  QueueTimelines& Queue(VkQueue queue);
+  // Submits `count` batches (already converted) on `q`, parking what cannot go yet.
+  VkResult Submit(QueueTimelines& q, std::vector<Batch>& batches, std::size_t count, VkFence fence, bool submit2);
+  VkResult Present(QueueTimelines& q, const VkPresentInfoKHR* info);
+  VkResult QueueWaitIdle(QueueTimelines& q);
+  VkResult DeviceWaitIdle();
+  bool HasParked(QueueTimelines& q);
+
+  // Binary semaphores signalled by parked work: waits on them must park too.
+  bool BinaryParked(VkSemaphore semaphore);
+
+  // Application fences whose submission is parked: the layer answers for them until the
+  // submit thread has handed them to the driver (so the driver never sees the fence used by
+  // two threads at once: the submit thread's vkQueueSubmit and an application wait).
+  VkResult WaitForFences(uint32_t count, const VkFence* fences, VkBool32 all, uint64_t timeout);
+  VkResult FenceStatus(VkFence fence);
+  bool FenceParked(VkFence fence);
+
+  bool lost() const { return lost_.load(std::memory_order_acquire); }
+  void MarkLost();
+
+  struct Counters {
+    Counter* semaphores;
+    Counter* parked;
+    Counter* relays;
+    Counter* host_waits;
+  } counters;
+
+ private:
+  friend struct QueueTimelines;
+  // Brings `s` up to date from the fences of its points (s.mutex held).
+  void Retire(TimelineSemaphore& s);
+  // The lowest point >= value that the driver has (or that `building`, the submission being
+  // built, signals itself). For a device wait (`building` non-null) its spare must be
+  // signalled by a submission the driver has too. s.mutex held.
+  TimePoint* LowestPending(TimelineSemaphore& s, uint64_t value, const Submission* building, bool device_wait);
+  bool WaitReady(QueueTimelines& q, const SemOp& wait);
+  bool BatchReady(QueueTimelines& q, const Batch& batch);
+  // Sends batches [first, last) down as one driver submission (q.mutex held).
+  VkResult Release(QueueTimelines& q, const Batch* batches, std::size_t count, bool submit2);
+  VkResult SubmitFence(QueueTimelines& q, VkFence fence);
+  void Park(QueueTimelines& q, ParkedWork&& work);
+  void ParkBinarySignals(const Batch& batch, int delta);
+  void DrainParked(QueueTimelines& q);  // q.mutex held
+  void SubmitThread(QueueTimelines* q);
+  void Sweep(QueueTimelines& q);  // q.mutex held
+  VkSemaphore TakeSemaphore(QueueTimelines& q);
+  VkFence TakeFence(QueueTimelines& q);
+  void BuryOrDestroy(Spare&& spare);
+  void SweepGraveyard();
+  bool SubmissionComplete(Submission& s);
+
+  // Change signal: a point became pending or was reached, a host signal, device loss,
+  // parked work added. Waiters read the generation before checking, then wait for it to move.
+  uint64_t Generation();
+  void NotifyChange();
+  void WaitChange(uint64_t seen, uint64_t timeout_ns);
+
+  ShardedHandleMap<VkSemaphore, SemaphoreRef> semaphores_;
+  std::mutex queues_mutex_;  // creation of queue state only (cold)
+  ShardedHandleMap<VkQueue, QueueTimelines> queues_;
+  std::vector<QueueTimelines*> queue_list_;  // under queues_mutex_
+
+  std::mutex change_mutex_;
+  std::condition_variable changed_;
+  uint64_t generation_ = 0;
+  std::atomic<bool> lost_{false};
+  std::atomic<bool> stopping_{false};
+
+  std::atomic<uint32_t> parked_binary_count_{0};
+  std::mutex parked_binary_mutex_;
+  std::unordered_map<VkSemaphore, uint32_t> parked_binary_;
+
+  std::atomic<uint32_t> parked_fence_count_{0};
+  std::mutex parked_fence_mutex_;
+  std::unordered_map<VkFence, uint32_t> parked_fences_;
+  void ParkFence(VkFence fence, int delta);
+
+  std::mutex graveyard_mutex_;
+  std::vector<Spare> graveyard_;
+  std::atomic<bool> graveyard_used_{false};  // read without the lock on the submit path
+};
+
+}  // namespace bindery::timeline

@@ -1,0 +1,272 @@
+// The device-level entry points of the timeline capability. Each converts the
+// application's structs into the capability's batches only when an emulated semaphore
+// (or parked work on the queue) is involved; otherwise the call goes straight down.
+#include "chassis/state.h"
+#include "core/pnext.h"
+#include "timeline/hooks.h"
+#include "timeline/timeline_capability.h"
+#include "timeline/timeline_device.h"
+
+namespace bindery::timeline {
+namespace {
+
+template <typename Handle>
+DeviceTimelines& Of(Handle h) {
+  return *StateRegistry::Get().FindDevice(h)->template State<DeviceTimelines>(TimelineCapability().slot());
+}
+
+bool Emulated(DeviceTimelines& t, VkSemaphore s) { return t.Find(s) != nullptr; }
+
+// Whether a wait or signal list needs the capability: an emulated semaphore, or a binary
+// wait whose signal is parked.
+bool Involved(DeviceTimelines& t, const VkSemaphore* waits, uint32_t wait_count, const VkSemaphore* signals,
+              uint32_t signal_count) {
+  for (uint32_t i = 0; i < wait_count; ++i) {
+    if (Emulated(t, waits[i]) || t.BinaryParked(waits[i])) return true;
+  }
+  for (uint32_t i = 0; i < signal_count; ++i) {
+    if (Emulated(t, signals[i])) return true;
+  }
+  return false;
+}
+
+void WarnDroppedChain(DeviceTimelines& t, const void* chain, VkStructureType keep) {
+  for (auto* s = static_cast<const VkBaseInStructure*>(chain); s != nullptr; s = s->pNext) {
+    if (s->sType == keep || s->sType == VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO) continue;
+    BINDERY_LOG(t.device.log(), kWarn, "timeline-submit",
+                "a submission with emulated timeline semaphores loses pNext struct %d (not supported with emulation)",
+                static_cast<int>(s->sType));
+  }
+}
+
+std::vector<Batch>& Scratch(QueueTimelines& q, uint32_t count) {
+  if (q.scratch_batches.size() < count) q.scratch_batches.resize(count);
+  for (uint32_t i = 0; i < count; ++i) q.scratch_batches[i].Clear();
+  return q.scratch_batches;
+}
+
+VkResult Submit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits, VkFence fence, bool khr) {
+  DeviceTimelines& t = Of(queue);
+  QueueTimelines& q = t.Queue(queue);
+  bool involved = false;
+  for (uint32_t b = 0; b < count && !involved; ++b) {
+    for (uint32_t i = 0; i < submits[b].waitSemaphoreInfoCount && !involved; ++i) {
+      const VkSemaphore s = submits[b].pWaitSemaphoreInfos[i].semaphore;
+      involved = Emulated(t, s) || t.BinaryParked(s);
+    }
+    for (uint32_t i = 0; i < submits[b].signalSemaphoreInfoCount && !involved; ++i) {
+      involved = Emulated(t, submits[b].pSignalSemaphoreInfos[i].semaphore);
+    }
+  }
+  if (!involved && !t.HasParked(q)) {
+    return khr ? t.next.QueueSubmit2KHR(queue, count, submits, fence) : t.next.QueueSubmit2(queue, count, submits, fence);
+  }
+  std::vector<Batch>& batches = Scratch(q, count);
+  for (uint32_t b = 0; b < count; ++b) {
+    const VkSubmitInfo2& in = submits[b];
+    Batch& out = batches[b];
+    WarnDroppedChain(t, in.pNext, VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
+    out.flags = in.flags;
+    auto convert = [&](const VkSemaphoreSubmitInfo& s) {
+      SemOp op{s.semaphore, s.value, s.stageMask, s.deviceIndex, t.Find(s.semaphore)};
+      if (op.timeline == nullptr) op.value = 0;  // binary: the value is ignored, and not sent down
+      return op;
+    };
+    for (uint32_t i = 0; i < in.waitSemaphoreInfoCount; ++i) out.waits.push_back(convert(in.pWaitSemaphoreInfos[i]));
+    for (uint32_t i = 0; i < in.signalSemaphoreInfoCount; ++i) {
+      out.signals.push_back(convert(in.pSignalSemaphoreInfos[i]));
+    }
+    out.commands.assign(in.pCommandBufferInfos, in.pCommandBufferInfos + in.commandBufferInfoCount);
+  }
+  return t.Submit(q, batches, count, fence, true);
+}
+
+}  // namespace
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateSemaphore(VkDevice device, const VkSemaphoreCreateInfo* info,
+                                               const VkAllocationCallbacks* alloc, VkSemaphore* out) {
+  return Of(device).CreateSemaphore(info, alloc, out);
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroySemaphore(VkDevice device, VkSemaphore semaphore,
+                                            const VkAllocationCallbacks* alloc) {
+  Of(device).DestroySemaphore(semaphore, alloc);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreCounterValue(VkDevice device, VkSemaphore semaphore, uint64_t* value) {
+  return Of(device).CounterValue(semaphore, value);
+}
+VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreCounterValueKHR(VkDevice device, VkSemaphore semaphore, uint64_t* value) {
+  return Of(device).CounterValue(semaphore, value);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout) {
+  return Of(device).Wait(info, timeout);
+}
+VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphoresKHR(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout) {
+  return Of(device).Wait(info, timeout);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL SignalSemaphore(VkDevice device, const VkSemaphoreSignalInfo* info) {
+  return Of(device).Signal(info);
+}
+VKAPI_ATTR VkResult VKAPI_CALL SignalSemaphoreKHR(VkDevice device, const VkSemaphoreSignalInfo* info) {
+  return Of(device).Signal(info);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo* submits,
+                                           VkFence fence) {
+  DeviceTimelines& t = Of(queue);
+  QueueTimelines& q = t.Queue(queue);
+  bool involved = false;
+  for (uint32_t b = 0; b < count && !involved; ++b) {
+    involved = FindInChain<VkBaseInStructure>(submits[b].pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO) !=
+                   nullptr ||
+               Involved(t, submits[b].pWaitSemaphores, submits[b].waitSemaphoreCount, submits[b].pSignalSemaphores,
+                        submits[b].signalSemaphoreCount);
+  }
+  if (!involved && !t.HasParked(q)) return t.next.QueueSubmit(queue, count, submits, fence);
+
+  std::vector<Batch>& batches = Scratch(q, count);
+  for (uint32_t b = 0; b < count; ++b) {
+    const VkSubmitInfo& in = submits[b];
+    Batch& out = batches[b];
+    WarnDroppedChain(t, in.pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+    const auto* values =
+        FindInChain<VkTimelineSemaphoreSubmitInfo>(in.pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+    if (const auto* p = FindInChain<VkProtectedSubmitInfo>(in.pNext, VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO)) {
+      if (p->protectedSubmit) out.flags |= VK_SUBMIT_PROTECTED_BIT;
+    }
+    for (uint32_t i = 0; i < in.waitSemaphoreCount; ++i) {
+      SemOp op{in.pWaitSemaphores[i], 0, in.pWaitDstStageMask[i], 0, t.Find(in.pWaitSemaphores[i])};
+      if (op.timeline != nullptr) {
+        if (values == nullptr || values->pWaitSemaphoreValues == nullptr || i >= values->waitSemaphoreValueCount) {
+          BINDERY_LOG(t.device.log(), kError, "timeline-submit",
+                      "vkQueueSubmit: timeline wait %u has no value (VUID-VkSubmitInfo-pWaitSemaphores-03243)", i);
+          return VK_ERROR_UNKNOWN;
+        }
+        op.value = values->pWaitSemaphoreValues[i];
+      }
+      out.waits.push_back(op);
+    }
+    for (uint32_t i = 0; i < in.signalSemaphoreCount; ++i) {
+      SemOp op{in.pSignalSemaphores[i], 0, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0, t.Find(in.pSignalSemaphores[i])};
+      if (op.timeline != nullptr) {
+        if (values == nullptr || values->pSignalSemaphoreValues == nullptr || i >= values->signalSemaphoreValueCount) {
+          BINDERY_LOG(t.device.log(), kError, "timeline-submit",
+                      "vkQueueSubmit: timeline signal %u has no value (VUID-VkSubmitInfo-pSignalSemaphores-03244)", i);
+          return VK_ERROR_UNKNOWN;
+        }
+        op.value = values->pSignalSemaphoreValues[i];
+      }
+      out.signals.push_back(op);
+    }
+    for (uint32_t i = 0; i < in.commandBufferCount; ++i) {
+      VkCommandBufferSubmitInfo cb{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
+      cb.commandBuffer = in.pCommandBuffers[i];
+      out.commands.push_back(cb);
+    }
+  }
+  return t.Submit(q, batches, count, fence, false);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits,
+                                            VkFence fence) {
+  return Submit2(queue, count, submits, fence, false);
+}
+VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2KHR(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits,
+                                               VkFence fence) {
+  return Submit2(queue, count, submits, fence, true);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, const VkBindSparseInfo* infos,
+                                               VkFence fence) {
+  DeviceTimelines& t = Of(queue);
+  QueueTimelines& q = t.Queue(queue);
+  bool involved = false;
+  for (uint32_t b = 0; b < count && !involved; ++b) {
+    involved = FindInChain<VkBaseInStructure>(infos[b].pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO) !=
+                   nullptr ||
+               Involved(t, infos[b].pWaitSemaphores, infos[b].waitSemaphoreCount, infos[b].pSignalSemaphores,
+                        infos[b].signalSemaphoreCount);
+  }
+  if (!involved && !t.HasParked(q)) return t.next.QueueBindSparse(queue, count, infos, fence);
+  // Not implemented: sparse binding with emulated timeline semaphores, or behind parked
+  // work. Refused (never sent down with a timeline or out of queue order).
+  BINDERY_LOG(t.device.log(), kError, "timeline-sparse",
+              "vkQueueBindSparse with emulated timeline semaphores (or behind parked work) is not supported by the "
+              "timeline emulation; refused with VK_ERROR_FEATURE_NOT_PRESENT");
+  return VK_ERROR_FEATURE_NOT_PRESENT;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR* info) {
+  DeviceTimelines& t = Of(queue);
+  for (uint32_t i = 0; i < info->waitSemaphoreCount; ++i) {
+    if (Emulated(t, info->pWaitSemaphores[i])) {
+      BINDERY_LOG(t.device.log(), kError, "timeline-present",
+                  "vkQueuePresentKHR: wait semaphore %u is a timeline semaphore (VUID-vkQueuePresentKHR-pWaitSemaphores-03267); refused",
+                  i);
+      return VK_ERROR_UNKNOWN;
+    }
+  }
+  QueueTimelines& q = t.Queue(queue);
+  return t.Present(q, info);
+}
+
+static VkResult RefuseTimelineAcquire(DeviceTimelines& t) {
+  BINDERY_LOG(t.device.log(), kError, "timeline-acquire",
+              "vkAcquireNextImage*KHR: the semaphore is a timeline semaphore (VUID-vkAcquireNextImageKHR-semaphore-03265); refused");
+  return VK_ERROR_UNKNOWN;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL AcquireNextImageKHR(VkDevice device, VkSwapchainKHR swapchain, uint64_t timeout,
+                                                   VkSemaphore semaphore, VkFence fence, uint32_t* index) {
+  DeviceTimelines& t = Of(device);
+  if (Emulated(t, semaphore)) return RefuseTimelineAcquire(t);
+  return t.next.AcquireNextImageKHR(device, swapchain, timeout, semaphore, fence, index);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL AcquireNextImage2KHR(VkDevice device, const VkAcquireNextImageInfoKHR* info,
+                                                    uint32_t* index) {
+  DeviceTimelines& t = Of(device);
+  if (Emulated(t, info->semaphore)) return RefuseTimelineAcquire(t);
+  return t.next.AcquireNextImage2KHR(device, info, index);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL QueueWaitIdle(VkQueue queue) {
+  DeviceTimelines& t = Of(queue);
+  return t.QueueWaitIdle(t.Queue(queue));
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL DeviceWaitIdle(VkDevice device) { return Of(device).DeviceWaitIdle(); }
+
+VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, const VkFence* fences, VkBool32 all,
+                                             uint64_t timeout) {
+  return Of(device).WaitForFences(count, fences, all, timeout);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL GetFenceStatus(VkDevice device, VkFence fence) { return Of(device).FenceStatus(fence); }
+
+VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreFdKHR(VkDevice device, const VkSemaphoreGetFdInfoKHR* info, int* fd) {
+  DeviceTimelines& t = Of(device);
+  if (Emulated(t, info->semaphore)) {
+    BINDERY_LOG(t.device.log(), kError, "timeline-external",
+                "vkGetSemaphoreFdKHR: an emulated timeline semaphore has no payload a file descriptor can carry; "
+                "refused with VK_ERROR_INVALID_EXTERNAL_HANDLE");
+    return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+  }
+  return t.next.GetSemaphoreFdKHR(device, info, fd);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL ImportSemaphoreFdKHR(VkDevice device, const VkImportSemaphoreFdInfoKHR* info) {
+  DeviceTimelines& t = Of(device);
+  if (Emulated(t, info->semaphore)) {
+    BINDERY_LOG(t.device.log(), kError, "timeline-external",
+                "vkImportSemaphoreFdKHR: a payload cannot be imported into an emulated timeline semaphore; refused "
+                "with VK_ERROR_INVALID_EXTERNAL_HANDLE");
+    return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+  }
+  return t.next.ImportSemaphoreFdKHR(device, info);
+}
+
+}  // namespace bindery::timeline

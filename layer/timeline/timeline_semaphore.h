@@ -1,0 +1,62 @@
+// One emulated timeline semaphore: its completed value and the time points that are
+// pending on the device (signalled by a submission the driver has).
+//
+// Who owns what:
+// - A Submission is one driver vkQueueSubmit call the timeline capability made with its own
+//   fence; it is shared (reference-counted) by the time points it signals, by host waiters
+//   blocked on its fence, and by its queue's in-flight list, which recycles the fence and
+//   the binary semaphores the submission waited on once it is complete and unreferenced.
+// - A TimePoint is a value some pending submission will signal. Its `spare` is a binary
+//   semaphore that is (or will be) signalled once the point is reached, and that nobody
+//   has waited yet: a device wait on the point consumes the spare in a relay batch that
+//   signals a fresh spare plus the waiter's own binary semaphore (binary semaphores are
+//   single-wait; the relay lets any number of waiters use one point, each released as
+//   soon as the point is reached and never later).
+// - The semaphore's mutex guards `value` and `points`; it is never held across a call
+//   that blocks (host waits copy the Submission reference and wait without it).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+namespace bindery::timeline {
+
+struct QueueTimelines;
+
+struct Submission {
+  VkFence fence = VK_NULL_HANDLE;
+  QueueTimelines* queue = nullptr;
+  std::atomic<bool> submitted{false};  // the driver has it (its signals may be waited)
+  std::atomic<bool> complete{false};
+  // Binary semaphores this submission waited on: unsignalled again once it is complete.
+  std::vector<VkSemaphore> waited;
+};
+using SubmissionRef = std::shared_ptr<Submission>;
+
+struct Spare {
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  SubmissionRef signaller;  // the submission whose batch signals it
+};
+
+struct TimePoint {
+  uint64_t value = 0;
+  SubmissionRef submission;  // signals the value
+  Spare spare;
+};
+
+struct TimelineSemaphore {
+  explicit TimelineSemaphore(VkSemaphore h, uint64_t initial) : handle(h), value(initial) {}
+
+  const VkSemaphore handle;  // the application's handle: a real binary semaphore at the driver
+  std::mutex mutex;
+  uint64_t value;                 // reached: retired device points and host signals
+  std::vector<TimePoint> points;  // pending on the device, increasing values
+};
+using SemaphoreRef = std::shared_ptr<TimelineSemaphore>;
+
+}  // namespace bindery::timeline

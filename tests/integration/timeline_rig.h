@@ -1,0 +1,220 @@
+// Shared by the timeline tests: a device with the timelineSemaphore feature enabled by
+// the application, in one of the two configurations the suite runs the timeline tests in:
+//   kForce:            BINDERY_TIMELINE=force over lavapipe (which has timelines)
+//   kNoTimelineDriver: the default mode over tests/no_timeline_layer (a driver without them)
+// Validation (synchronization validation on) sits below both.
+#pragma once
+
+#include <dlfcn.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "integration/test_env.h"
+#include "no_timeline_layer/no_timeline_layer.h"
+#include "support/vk_harness.h"
+
+namespace bindery::test {
+
+enum class TimelineConfig { kForce, kNoTimelineDriver };
+
+inline std::string ConfigName(const ::testing::TestParamInfo<TimelineConfig>& info) {
+  return info.param == TimelineConfig::kForce ? "Force" : "NoTimelineDriver";
+}
+
+class TimelineRig {
+ public:
+  explicit TimelineRig(TimelineConfig config)
+      : config_(config),
+        mode_("BINDERY_TIMELINE", config == TimelineConfig::kForce ? "force" : "auto"),
+        log_("BINDERY_LOG_LEVEL", "info") {
+    v13_.synchronization2 = VK_TRUE;
+    v12_.pNext = &v13_;
+    v12_.timelineSemaphore = VK_TRUE;
+    HarnessOptions options;
+    options.device_pnext = &v12_;
+    if (config == TimelineConfig::kNoTimelineDriver) options.layers_between.push_back(kNoTimelineLayerName);
+    h = std::make_unique<VkHarness>(options);
+    if (!h->ok()) return;
+    device = h->device();
+    queue = h->queue();
+    if (config == TimelineConfig::kNoTimelineDriver) {
+      void* lib = dlopen(BINDERY_NO_TIMELINE_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
+      if (lib != nullptr) {
+        violations_ = reinterpret_cast<BinderyNoTimelineViolationsFn>(dlsym(lib, "bindery_no_timeline_violations"));
+        reinterpret_cast<BinderyNoTimelineResetFn>(dlsym(lib, "bindery_no_timeline_reset"))();
+        dlclose(lib);
+      }
+    }
+  }
+
+  bool ok() const { return h != nullptr && h->ok(); }
+
+  // The layer emulates on this device, and nothing timeline reached the layer below.
+  void ExpectClean() {
+    // The layer emulates: the device's vkSignalSemaphore is Bindery's own function.
+    Dl_info where{};
+    const auto fn = reinterpret_cast<void*>(vkGetDeviceProcAddr(device, "vkSignalSemaphore"));
+    ASSERT_NE(fn, nullptr);
+    ASSERT_NE(dladdr(fn, &where), 0);
+    EXPECT_NE(std::string(where.dli_fname).find("VkLayer_bindery.so"), std::string::npos)
+        << "vkSignalSemaphore comes from " << where.dli_fname << ": the layer did not emulate timelines";
+    EXPECT_VALIDATION_SILENT(*h);
+    if (config_ == TimelineConfig::kNoTimelineDriver) {
+      ASSERT_NE(violations_, nullptr) << "the no-timeline layer is not loaded";
+      char last[256] = {};
+      EXPECT_EQ(violations_(last, sizeof(last)), 0u) << "a timeline struct or value reached the driver: " << last;
+    }
+  }
+
+  VkSemaphore Timeline(uint64_t initial = 0) {
+    VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    type.initialValue = initial;
+    VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &type};
+    VkSemaphore s = VK_NULL_HANDLE;
+    EXPECT_EQ(vkCreateSemaphore(device, &info, nullptr, &s), VK_SUCCESS);
+    owned_.push_back(s);
+    return s;
+  }
+  VkSemaphore Binary() {
+    VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    VkSemaphore s = VK_NULL_HANDLE;
+    EXPECT_EQ(vkCreateSemaphore(device, &info, nullptr, &s), VK_SUCCESS);
+    owned_.push_back(s);
+    return s;
+  }
+
+  struct Op {
+    VkSemaphore semaphore;
+    uint64_t value;  // 0 for binary
+  };
+
+  // One batch through vkQueueSubmit (VkTimelineSemaphoreSubmitInfo), optionally with a
+  // command buffer.
+  VkResult Submit(const std::vector<Op>& waits, const std::vector<Op>& signals, VkCommandBuffer cb = VK_NULL_HANDLE,
+                  VkFence fence = VK_NULL_HANDLE, VkQueue on = VK_NULL_HANDLE) {
+    std::vector<VkSemaphore> ws, ss;
+    std::vector<uint64_t> wv, sv;
+    std::vector<VkPipelineStageFlags> stages;
+    for (const Op& o : waits) {
+      ws.push_back(o.semaphore);
+      wv.push_back(o.value);
+      stages.push_back(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+    }
+    for (const Op& o : signals) {
+      ss.push_back(o.semaphore);
+      sv.push_back(o.value);
+    }
+    VkTimelineSemaphoreSubmitInfo values{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    values.waitSemaphoreValueCount = static_cast<uint32_t>(wv.size());
+    values.pWaitSemaphoreValues = wv.data();
+    values.signalSemaphoreValueCount = static_cast<uint32_t>(sv.size());
+    values.pSignalSemaphoreValues = sv.data();
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO, &values};
+    si.waitSemaphoreCount = static_cast<uint32_t>(ws.size());
+    si.pWaitSemaphores = ws.data();
+    si.pWaitDstStageMask = stages.data();
+    si.signalSemaphoreCount = static_cast<uint32_t>(ss.size());
+    si.pSignalSemaphores = ss.data();
+    si.commandBufferCount = cb != VK_NULL_HANDLE ? 1 : 0;
+    si.pCommandBuffers = &cb;
+    return vkQueueSubmit(on != VK_NULL_HANDLE ? on : queue, 1, &si, fence);
+  }
+
+  VkResult Submit2(const std::vector<Op>& waits, const std::vector<Op>& signals, VkCommandBuffer cb = VK_NULL_HANDLE) {
+    std::vector<VkSemaphoreSubmitInfo> ws, ss;
+    for (const Op& o : waits) {
+      VkSemaphoreSubmitInfo i{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+      i.semaphore = o.semaphore;
+      i.value = o.value;
+      i.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+      ws.push_back(i);
+    }
+    for (const Op& o : signals) {
+      VkSemaphoreSubmitInfo i{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+      i.semaphore = o.semaphore;
+      i.value = o.value;
+      i.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+      ss.push_back(i);
+    }
+    VkCommandBufferSubmitInfo cbi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
+    cbi.commandBuffer = cb;
+    VkSubmitInfo2 si{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
+    si.waitSemaphoreInfoCount = static_cast<uint32_t>(ws.size());
+    si.pWaitSemaphoreInfos = ws.data();
+    si.signalSemaphoreInfoCount = static_cast<uint32_t>(ss.size());
+    si.pSignalSemaphoreInfos = ss.data();
+    si.commandBufferInfoCount = cb != VK_NULL_HANDLE ? 1 : 0;
+    si.pCommandBufferInfos = &cbi;
+    return vkQueueSubmit2(queue, 1, &si, VK_NULL_HANDLE);
+  }
+
+  VkResult Signal(VkSemaphore s, uint64_t v) {
+    VkSemaphoreSignalInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
+    info.semaphore = s;
+    info.value = v;
+    return vkSignalSemaphore(device, &info);
+  }
+  VkResult Wait(const std::vector<Op>& ops, uint64_t timeout_ns, bool any = false) {
+    std::vector<VkSemaphore> ss;
+    std::vector<uint64_t> vs;
+    for (const Op& o : ops) {
+      ss.push_back(o.semaphore);
+      vs.push_back(o.value);
+    }
+    VkSemaphoreWaitInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    info.flags = any ? VK_SEMAPHORE_WAIT_ANY_BIT : 0;
+    info.semaphoreCount = static_cast<uint32_t>(ss.size());
+    info.pSemaphores = ss.data();
+    info.pValues = vs.data();
+    return vkWaitSemaphores(device, &info, timeout_ns);
+  }
+  uint64_t Value(VkSemaphore s) {
+    uint64_t v = 0;
+    EXPECT_EQ(vkGetSemaphoreCounterValue(device, s, &v), VK_SUCCESS);
+    return v;
+  }
+
+  // A command buffer that fills `buffer` with `pattern` (a transfer write the host reads
+  // after a wait: host visibility through the queue's completion).
+  VkCommandBuffer Fill(const HostBuffer& buffer, uint32_t pattern) {
+    VkCommandBuffer cb = h->BeginCommands();
+    vkCmdFillBuffer(cb, buffer.buffer, 0, buffer.size, pattern);
+    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         0, 1, &barrier, 0, nullptr, 0, nullptr);
+    vkEndCommandBuffer(cb);
+    cbs_.push_back(cb);
+    return cb;
+  }
+  static uint32_t Word(const HostBuffer& b, size_t i = 0) { return static_cast<const uint32_t*>(b.mapped)[i]; }
+
+  ~TimelineRig() {
+    if (!ok()) return;
+    vkDeviceWaitIdle(device);
+    for (VkSemaphore s : owned_) vkDestroySemaphore(device, s, nullptr);
+    if (!cbs_.empty()) vkFreeCommandBuffers(device, h->command_pool(), static_cast<uint32_t>(cbs_.size()), cbs_.data());
+  }
+
+  std::unique_ptr<VkHarness> h;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+
+ private:
+  TimelineConfig config_;
+  ScopedEnv mode_;
+  ScopedEnv log_;
+  VkPhysicalDeviceVulkan13Features v13_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceVulkan12Features v12_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  BinderyNoTimelineViolationsFn violations_ = nullptr;
+  std::vector<VkSemaphore> owned_;
+  std::vector<VkCommandBuffer> cbs_;
+};
+
+}  // namespace bindery::test

@@ -1,0 +1,299 @@
+// Test-only layer placed below Bindery: a driver without timeline semaphores. It hides
+// VK_KHR_timeline_semaphore, the timelineSemaphore feature (its own struct and Vulkan 1.2's
+// member) and the 1.2 limit, offers none of the timeline entry points, and counts a
+// violation whenever a timeline-typed struct, value or call reaches it (tests fail on any).
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+
+#include <vulkan/vk_layer.h>
+#include <vulkan/vulkan.h>
+
+#include "no_timeline_layer.h"
+
+namespace {
+
+std::mutex g_mutex;
+PFN_vkGetInstanceProcAddr g_gipa = nullptr;
+PFN_vkGetDeviceProcAddr g_gdpa = nullptr;
+size_t g_violations = 0;
+std::string g_last;
+
+struct Next {
+  PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties = nullptr;
+  PFN_vkGetPhysicalDeviceFeatures2 GetPhysicalDeviceFeatures2 = nullptr;
+  PFN_vkGetPhysicalDeviceFeatures2 GetPhysicalDeviceFeatures2KHR = nullptr;
+  PFN_vkGetPhysicalDeviceProperties2 GetPhysicalDeviceProperties2 = nullptr;
+  PFN_vkGetPhysicalDeviceProperties2 GetPhysicalDeviceProperties2KHR = nullptr;
+  PFN_vkGetPhysicalDeviceExternalSemaphoreProperties GetPhysicalDeviceExternalSemaphoreProperties = nullptr;
+  PFN_vkCreateSemaphore CreateSemaphore = nullptr;
+  PFN_vkQueueSubmit QueueSubmit = nullptr;
+  PFN_vkQueueSubmit2 QueueSubmit2 = nullptr;
+  PFN_vkQueueSubmit2 QueueSubmit2KHR = nullptr;
+  PFN_vkQueueBindSparse QueueBindSparse = nullptr;
+} g_next;
+
+void Violation(const char* what) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  ++g_violations;
+  g_last = what;
+  std::fprintf(stderr, "no_timeline_layer: VIOLATION: %s\n", what);
+}
+
+bool HasTimelineStruct(const void* chain) {
+  for (auto* s = static_cast<const VkBaseInStructure*>(chain); s != nullptr; s = s->pNext) {
+    if (s->sType == VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO ||
+        s->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO ||
+        s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void HideFeature(void* chain) {
+  for (auto* s = static_cast<VkBaseOutStructure*>(chain); s != nullptr; s = s->pNext) {
+    if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES) {
+      reinterpret_cast<VkPhysicalDeviceTimelineSemaphoreFeatures*>(s)->timelineSemaphore = VK_FALSE;
+    } else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES) {
+      reinterpret_cast<VkPhysicalDeviceVulkan12Features*>(s)->timelineSemaphore = VK_FALSE;
+    }
+  }
+}
+
+void HideLimit(void* chain) {
+  for (auto* s = static_cast<VkBaseOutStructure*>(chain); s != nullptr; s = s->pNext) {
+    if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_PROPERTIES) {
+      reinterpret_cast<VkPhysicalDeviceTimelineSemaphoreProperties*>(s)->maxTimelineSemaphoreValueDifference = 0;
+    } else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES) {
+      reinterpret_cast<VkPhysicalDeviceVulkan12Properties*>(s)->maxTimelineSemaphoreValueDifference = 0;
+    }
+  }
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL EnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const char* layer,
+                                                                  uint32_t* count, VkExtensionProperties* props) {
+  if (layer != nullptr) return g_next.EnumerateDeviceExtensionProperties(pd, layer, count, props);
+  uint32_t n = 0;
+  VkResult r = g_next.EnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr);
+  if (r != VK_SUCCESS) return r;
+  VkExtensionProperties all[512];
+  if (n > 512) n = 512;
+  r = g_next.EnumerateDeviceExtensionProperties(pd, nullptr, &n, all);
+  if (r < VK_SUCCESS) return r;
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (std::strcmp(all[i].extensionName, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME) != 0) all[kept++] = all[i];
+  }
+  if (props == nullptr) {
+    *count = kept;
+    return VK_SUCCESS;
+  }
+  const uint32_t out = *count < kept ? *count : kept;
+  std::memcpy(props, all, out * sizeof(VkExtensionProperties));
+  *count = out;
+  return out < kept ? VK_INCOMPLETE : VK_SUCCESS;
+}
+
+VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceFeatures2(VkPhysicalDevice pd, VkPhysicalDeviceFeatures2* f) {
+  g_next.GetPhysicalDeviceFeatures2(pd, f);
+  HideFeature(f->pNext);
+}
+VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceFeatures2KHR(VkPhysicalDevice pd, VkPhysicalDeviceFeatures2* f) {
+  g_next.GetPhysicalDeviceFeatures2KHR(pd, f);
+  HideFeature(f->pNext);
+}
+VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceProperties2(VkPhysicalDevice pd, VkPhysicalDeviceProperties2* p) {
+  g_next.GetPhysicalDeviceProperties2(pd, p);
+  HideLimit(p->pNext);
+}
+VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceProperties2KHR(VkPhysicalDevice pd, VkPhysicalDeviceProperties2* p) {
+  g_next.GetPhysicalDeviceProperties2KHR(pd, p);
+  HideLimit(p->pNext);
+}
+VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceExternalSemaphoreProperties(
+    VkPhysicalDevice pd, const VkPhysicalDeviceExternalSemaphoreInfo* info, VkExternalSemaphoreProperties* out) {
+  if (HasTimelineStruct(info->pNext)) Violation("VkSemaphoreTypeCreateInfo in vkGetPhysicalDeviceExternalSemaphoreProperties");
+  g_next.GetPhysicalDeviceExternalSemaphoreProperties(pd, info, out);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateSemaphore(VkDevice device, const VkSemaphoreCreateInfo* info,
+                                               const VkAllocationCallbacks* alloc, VkSemaphore* out) {
+  if (HasTimelineStruct(info->pNext)) Violation("timeline struct in vkCreateSemaphore");
+  return g_next.CreateSemaphore(device, info, alloc, out);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo* submits,
+                                           VkFence fence) {
+  for (uint32_t i = 0; i < count; ++i) {
+    if (HasTimelineStruct(submits[i].pNext)) Violation("VkTimelineSemaphoreSubmitInfo in vkQueueSubmit");
+  }
+  return g_next.QueueSubmit(queue, count, submits, fence);
+}
+
+void CheckSubmit2(uint32_t count, const VkSubmitInfo2* submits) {
+  for (uint32_t i = 0; i < count; ++i) {
+    for (uint32_t w = 0; w < submits[i].waitSemaphoreInfoCount; ++w) {
+      if (submits[i].pWaitSemaphoreInfos[w].value != 0) Violation("a timeline value in a vkQueueSubmit2 wait");
+    }
+    for (uint32_t s = 0; s < submits[i].signalSemaphoreInfoCount; ++s) {
+      if (submits[i].pSignalSemaphoreInfos[s].value != 0) Violation("a timeline value in a vkQueueSubmit2 signal");
+    }
+  }
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits,
+                                            VkFence fence) {
+  CheckSubmit2(count, submits);
+  return g_next.QueueSubmit2(queue, count, submits, fence);
+}
+VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2KHR(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits,
+                                               VkFence fence) {
+  CheckSubmit2(count, submits);
+  return g_next.QueueSubmit2KHR(queue, count, submits, fence);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, const VkBindSparseInfo* infos,
+                                               VkFence fence) {
+  for (uint32_t i = 0; i < count; ++i) {
+    if (HasTimelineStruct(infos[i].pNext)) Violation("VkTimelineSemaphoreSubmitInfo in vkQueueBindSparse");
+  }
+  return g_next.QueueBindSparse(queue, count, infos, fence);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo* ci,
+                                            const VkAllocationCallbacks* alloc, VkDevice* out) {
+  for (uint32_t i = 0; i < ci->enabledExtensionCount; ++i) {
+    if (std::strcmp(ci->ppEnabledExtensionNames[i], VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME) == 0) {
+      Violation("VK_KHR_timeline_semaphore enabled at vkCreateDevice");
+    }
+  }
+  for (auto* s = static_cast<const VkBaseInStructure*>(ci->pNext); s != nullptr; s = s->pNext) {
+    if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES) {
+      Violation("VkPhysicalDeviceTimelineSemaphoreFeatures at vkCreateDevice");
+    } else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES &&
+               reinterpret_cast<const VkPhysicalDeviceVulkan12Features*>(s)->timelineSemaphore) {
+      Violation("Vulkan12Features::timelineSemaphore at vkCreateDevice");
+    }
+  }
+  VkLayerDeviceCreateInfo* link = nullptr;
+  for (auto* s = static_cast<const VkBaseInStructure*>(ci->pNext); s != nullptr; s = s->pNext) {
+    auto* info = reinterpret_cast<VkLayerDeviceCreateInfo*>(const_cast<VkBaseInStructure*>(s));
+    if (s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO && info->function == VK_LAYER_LINK_INFO) link = info;
+  }
+  if (link == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
+  PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+  g_gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
+  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+  auto create = reinterpret_cast<PFN_vkCreateDevice>(gipa(VK_NULL_HANDLE, "vkCreateDevice"));
+  const VkResult r = create(pd, ci, alloc, out);
+  if (r != VK_SUCCESS) return r;
+  g_next.CreateSemaphore = reinterpret_cast<PFN_vkCreateSemaphore>(g_gdpa(*out, "vkCreateSemaphore"));
+  g_next.QueueSubmit = reinterpret_cast<PFN_vkQueueSubmit>(g_gdpa(*out, "vkQueueSubmit"));
+  g_next.QueueSubmit2 = reinterpret_cast<PFN_vkQueueSubmit2>(g_gdpa(*out, "vkQueueSubmit2"));
+  g_next.QueueSubmit2KHR = reinterpret_cast<PFN_vkQueueSubmit2>(g_gdpa(*out, "vkQueueSubmit2KHR"));
+  g_next.QueueBindSparse = reinterpret_cast<PFN_vkQueueBindSparse>(g_gdpa(*out, "vkQueueBindSparse"));
+  return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, const VkAllocationCallbacks* alloc,
+                                              VkInstance* out) {
+  VkLayerInstanceCreateInfo* link = nullptr;
+  for (auto* s = static_cast<const VkBaseInStructure*>(ci->pNext); s != nullptr; s = s->pNext) {
+    auto* info = reinterpret_cast<VkLayerInstanceCreateInfo*>(const_cast<VkBaseInStructure*>(s));
+    if (s->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO && info->function == VK_LAYER_LINK_INFO) link = info;
+  }
+  if (link == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
+  g_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+  auto create = reinterpret_cast<PFN_vkCreateInstance>(g_gipa(VK_NULL_HANDLE, "vkCreateInstance"));
+  const VkResult r = create(ci, alloc, out);
+  if (r != VK_SUCCESS) return r;
+  auto load = [&](const char* name) { return g_gipa(*out, name); };
+  g_next.EnumerateDeviceExtensionProperties =
+      reinterpret_cast<PFN_vkEnumerateDeviceExtensionProperties>(load("vkEnumerateDeviceExtensionProperties"));
+  g_next.GetPhysicalDeviceFeatures2 =
+      reinterpret_cast<PFN_vkGetPhysicalDeviceFeatures2>(load("vkGetPhysicalDeviceFeatures2"));
+  g_next.GetPhysicalDeviceFeatures2KHR =
+      reinterpret_cast<PFN_vkGetPhysicalDeviceFeatures2>(load("vkGetPhysicalDeviceFeatures2KHR"));
+  g_next.GetPhysicalDeviceProperties2 =
+      reinterpret_cast<PFN_vkGetPhysicalDeviceProperties2>(load("vkGetPhysicalDeviceProperties2"));
+  g_next.GetPhysicalDeviceProperties2KHR =
+      reinterpret_cast<PFN_vkGetPhysicalDeviceProperties2>(load("vkGetPhysicalDeviceProperties2KHR"));
+  g_next.GetPhysicalDeviceExternalSemaphoreProperties = reinterpret_cast<PFN_vkGetPhysicalDeviceExternalSemaphoreProperties>(
+      load("vkGetPhysicalDeviceExternalSemaphoreProperties"));
+  return r;
+}
+
+bool IsTimelineCall(const char* name) {
+  static const char* const kNames[] = {"vkWaitSemaphores",    "vkWaitSemaphoresKHR",         "vkSignalSemaphore",
+                                       "vkSignalSemaphoreKHR", "vkGetSemaphoreCounterValue", "vkGetSemaphoreCounterValueKHR"};
+  for (const char* n : kNames) {
+    if (std::strcmp(n, name) == 0) return true;
+  }
+  return false;
+}
+
+#define ENTRY(fn) \
+  if (std::strcmp(name, "vk" #fn) == 0) return reinterpret_cast<PFN_vkVoidFunction>(&fn)
+
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, const char* name) {
+  if (IsTimelineCall(name)) return nullptr;  // the "driver" has no timeline entry points
+  ENTRY(GetDeviceProcAddr);
+  ENTRY(CreateSemaphore);
+  ENTRY(QueueSubmit);
+  if (std::strcmp(name, "vkQueueSubmit2") == 0 && g_next.QueueSubmit2 != nullptr) {
+    return reinterpret_cast<PFN_vkVoidFunction>(&QueueSubmit2);
+  }
+  if (std::strcmp(name, "vkQueueSubmit2KHR") == 0 && g_next.QueueSubmit2KHR != nullptr) {
+    return reinterpret_cast<PFN_vkVoidFunction>(&QueueSubmit2KHR);
+  }
+  ENTRY(QueueBindSparse);
+  return g_gdpa(device, name);
+}
+
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetInstanceProcAddr(VkInstance instance, const char* name) {
+  ENTRY(GetInstanceProcAddr);
+  ENTRY(CreateInstance);
+  ENTRY(CreateDevice);
+  ENTRY(GetDeviceProcAddr);
+  ENTRY(EnumerateDeviceExtensionProperties);
+  ENTRY(GetPhysicalDeviceFeatures2);
+  ENTRY(GetPhysicalDeviceFeatures2KHR);
+  ENTRY(GetPhysicalDeviceProperties2);
+  ENTRY(GetPhysicalDeviceProperties2KHR);
+  ENTRY(GetPhysicalDeviceExternalSemaphoreProperties);
+  if (IsTimelineCall(name)) return nullptr;
+  return g_gipa == nullptr ? nullptr : g_gipa(instance, name);
+}
+
+#undef ENTRY
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) VKAPI_ATTR VkResult VKAPI_CALL
+vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface* v) {
+  if (v->loaderLayerInterfaceVersion < 2) return VK_ERROR_INITIALIZATION_FAILED;
+  v->loaderLayerInterfaceVersion = 2;
+  v->pfnGetInstanceProcAddr = &GetInstanceProcAddr;
+  v->pfnGetDeviceProcAddr = &GetDeviceProcAddr;
+  v->pfnGetPhysicalDeviceProcAddr = nullptr;
+  return VK_SUCCESS;
+}
+
+extern "C" __attribute__((visibility("default"))) size_t bindery_no_timeline_violations(char* last, size_t size) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (last != nullptr && size != 0) {
+    std::strncpy(last, g_last.c_str(), size - 1);
+    last[size - 1] = 0;
+  }
+  return g_violations;
+}
+
+extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_reset() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_violations = 0;
+  g_last.clear();
+}

@@ -1,0 +1,13 @@
+// Interface of the test-only no-timeline layer (tests read it through dlsym).
+#pragma once
+
+#include <cstddef>
+
+// extern "C" size_t bindery_no_timeline_violations(char* last, size_t size);
+// Returns how many timeline structs/values/calls reached the layer; copies the last one's
+// description into `last`.
+using BinderyNoTimelineViolationsFn = size_t (*)(char* last, size_t size);
+// extern "C" void bindery_no_timeline_reset();
+using BinderyNoTimelineResetFn = void (*)();
+
+inline constexpr const char* kNoTimelineLayerName = "VK_LAYER_bindery_test_no_timeline";
