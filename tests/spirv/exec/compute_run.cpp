@@ -25,6 +25,12 @@ std::vector<uint32_t> LoadSpirv(const std::string& path, std::string& error) {
 
 namespace {
 
+// Bytes after each buffer that no descriptor or record covers: a shader that writes past
+// its buffer (through a raw pointer nothing bounds) hits these instead of the driver's heap,
+// and the run reports it.
+constexpr uint32_t kGuardBytes = 4096;
+constexpr uint8_t kGuardFill = 0xa5;
+
 bool InLayout(const spirv::RewriteOptions* layout, uint32_t set, uint32_t binding) {
   if (!layout) return false;
   for (const spirv::SetLayout& s : layout->sets) {
@@ -75,7 +81,7 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
 
   // Buffers with their initial contents (the same bytes for every run).
   for (const BufferSpec& spec : entry.buffers) {
-    DeviceBuffer b = device.CreateBuffer(spec.size);
+    DeviceBuffer b = device.CreateBuffer(spec.size + kGuardBytes);
     if (b.buffer == VK_NULL_HANDLE) {
       out.error = "buffer creation failed";
       return out;
@@ -83,6 +89,7 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
     std::vector<uint8_t> init(spec.size);
     FillPattern(spec.fill, init);
     std::memcpy(b.mapped, init.data(), init.size());
+    std::memset(static_cast<uint8_t*>(b.mapped) + spec.size, kGuardFill, kGuardBytes);
     o.buffers.push_back(b);
   }
 
@@ -224,7 +231,7 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
     for (size_t i = 0; i < entry.buffers.size(); ++i) {
       const BufferSpec& spec = entry.buffers[i];
       if (InLayout(layout, spec.set, spec.binding)) continue;
-      infos[i] = {o.buffers[i].buffer, 0, VK_WHOLE_SIZE};
+      infos[i] = {o.buffers[i].buffer, 0, spec.size};
       VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
       w.dstSet = descriptor_sets[spec.set];
       w.dstBinding = spec.binding;
@@ -260,6 +267,13 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
   for (size_t i = 0; i < entry.buffers.size(); ++i) {
     const uint8_t* p = static_cast<const uint8_t*>(o.buffers[i].mapped);
     out.buffers.emplace_back(p, p + entry.buffers[i].size);
+    for (uint32_t g = 0; g < kGuardBytes; ++g) {
+      if (p[entry.buffers[i].size + g] == kGuardFill) continue;
+      out.error = "buffer " + std::to_string(i) + " was written " + std::to_string(g) +
+                  " bytes past its end (" + (layout ? "rewritten" : "native") + " run): the shader or the rewrite " +
+                  "accesses out of bounds";
+      break;
+    }
   }
   return out;
 }

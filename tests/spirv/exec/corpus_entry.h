@@ -3,6 +3,7 @@
 // each starting with `@`:
 //
 //   @target  vulkan1.0 | vulkan1.1 | spirv1.4 | vulkan1.2 | vulkan1.3   (default vulkan1.2)
+//            spirv1.1 | spirv1.2: that SPIR-V version on Vulkan 1.1 (and spirv1.4)
 //   @dispatch X Y Z                       workgroups (compute)
 //   @buffer SET BINDING SIZE FILL [index=N] [uniform] [record=BYTES] [nocompare]
 //            one descriptor (array element `index`); FILL: zero iota bytes float half ones
