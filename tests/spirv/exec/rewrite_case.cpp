@@ -18,7 +18,6 @@ struct KnownGap {
   const char* reason;  // substring of report.reason
 };
 constexpr KnownGap kKnownGaps[] = {
-    {"copy_memory.spvasm", false, "OpCopyMemory with memory operands on a buffer pointer"},
     {"app_buffer_reference.comp", true, "bounds checks: an access through a merged or passed pointer"},
     {"function_pointer_params.spvasm", true, "bounds checks: an access through a merged or passed pointer"},
     {"phi_buffer_pointer.spvasm", true, "bounds checks: an access through a merged or passed pointer"},
