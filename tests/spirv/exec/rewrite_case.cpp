@@ -83,6 +83,19 @@ RewriteCase RewriteAndCheck(const CorpusEntry& entry, const std::vector<uint32_t
       next += b.array_size;
     }
   }
+  // Dynamic buffers: their offsets go after the roots, 4 bytes per descriptor.
+  uint32_t next_push = root_offset;
+  for (const spirv::SetLayout& s : c.layout.sets) next_push = std::max(next_push, s.root_offset + 8);
+  for (spirv::SetLayout& s : c.layout.sets) {
+    for (spirv::BindingLayout& b : s.bindings) {
+      const bool dynamic = std::any_of(entry.buffers.begin(), entry.buffers.end(), [&](const BufferSpec& spec) {
+        return spec.dynamic && spec.set == s.set && spec.binding == b.binding;
+      });
+      if (!dynamic) continue;
+      b.dynamic_offsets_root_offset = next_push;
+      next_push += 4 * b.array_size;
+    }
+  }
   auto& sets = c.layout.sets;
   sets.erase(std::remove_if(sets.begin(), sets.end(), [](const spirv::SetLayout& s) { return s.bindings.empty(); }),
              sets.end());
@@ -115,6 +128,16 @@ RewriteCase RewriteAndCheck(const CorpusEntry& entry, const std::vector<uint32_t
     }
     c.error = c.result.report.ToString();
     return c;
+  }
+  for (const spirv::SetLayout& s : c.layout.sets) {
+    for (const spirv::BindingLayout& b : s.bindings) {
+      if (b.dynamic_offsets_root_offset != spirv::kNoRootOffset &&
+          c.result.report.push_constant_end < b.dynamic_offsets_root_offset + 4 * b.array_size) {
+        c.error = "report.push_constant_end " + std::to_string(c.result.report.push_constant_end) +
+                  " does not cover the dynamic offsets at " + std::to_string(b.dynamic_offsets_root_offset);
+        return c;
+      }
+    }
   }
   const std::string invalid = ValidateSpirv(c.result.module, entry.target, entry.Requires("scalar"));
   if (!invalid.empty()) {
