@@ -1,15 +1,29 @@
 #include "device_buffer.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace bindery::bench {
+namespace {
+
+// Diagnosis knob (issue 6, part 7): BINDERY_BENCH_APP_ADDRESS=usage|memory|both makes the
+// benchmark itself, as an application would, create its buffers with SHADER_DEVICE_ADDRESS
+// usage and/or allocate their memory with the device-address flag — to measure, without
+// the layer, what those flags cost on a driver.
+bool AppAddressKnob(const char* what) {
+  const char* v = std::getenv("BINDERY_BENCH_APP_ADDRESS");
+  return v != nullptr && (std::strcmp(v, what) == 0 || std::strcmp(v, "both") == 0);
+}
+
+}  // namespace
 
 DeviceBuffer CreateDeviceBuffer(VkPhysicalDevice physical_device, VkDevice device, VkDeviceSize size,
                                 VkBufferUsageFlags usage, std::string* error) {
   DeviceBuffer b;
   VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   bci.size = size;
-  bci.usage = usage;
+  bci.usage = usage | (AppAddressKnob("usage") ? VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT : 0);
   bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   VkResult r = vkCreateBuffer(device, &bci, nullptr, &b.buffer);
   if (r != VK_SUCCESS) {
@@ -44,6 +58,9 @@ DeviceBuffer CreateDeviceBuffer(VkPhysicalDevice physical_device, VkDevice devic
     VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     mai.allocationSize = req.size;
     mai.memoryTypeIndex = type;
+    VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+    flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+    if (AppAddressKnob("memory")) mai.pNext = &flags;
     r = vkAllocateMemory(device, &mai, nullptr, &b.memory);
     if (r != VK_SUCCESS) {
       b.memory = VK_NULL_HANDLE;

@@ -9,7 +9,7 @@ function(bindery_embed_shader target glsl ident)
   set(out ${out_dir}/${ident}.h)
   add_custom_command(OUTPUT ${out}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir}
-    COMMAND ${GLSLANG_VALIDATOR} -V --target-env vulkan1.1 --quiet --vn ${ident} --depfile ${out}.d -o ${out} ${abs}
+    COMMAND ${GLSLANG_VALIDATOR} -V --target-env vulkan1.0 --quiet --vn ${ident} --depfile ${out}.d -o ${out} ${abs}
     DEPENDS ${abs}
     DEPFILE ${out}.d
     COMMENT "glslang: ${glsl} -> ${ident}.h"

@@ -2,6 +2,8 @@
 
 #include <vulkan/vk_layer.h>
 
+#include "core/pnext.h"
+
 namespace bindery {
 
 std::size_t KnownStructSize(VkStructureType stype) {
@@ -46,15 +48,24 @@ std::size_t KnownStructSize(VkStructureType stype) {
     case VK_STRUCTURE_TYPE_MEMORY_PRIORITY_ALLOCATE_INFO_EXT: return sizeof(VkMemoryPriorityAllocateInfoEXT);
     case VK_STRUCTURE_TYPE_MEMORY_OPAQUE_CAPTURE_ADDRESS_ALLOCATE_INFO:
       return sizeof(VkMemoryOpaqueCaptureAddressAllocateInfo);
-    default: return 0;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES_EXT:
+      return sizeof(VkPhysicalDeviceBufferDeviceAddressFeaturesEXT);
+    case VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO: return sizeof(VkExternalMemoryBufferCreateInfo);
+    case VK_STRUCTURE_TYPE_BUFFER_OPAQUE_CAPTURE_ADDRESS_CREATE_INFO:
+      return sizeof(VkBufferOpaqueCaptureAddressCreateInfo);
+    case VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_CREATE_INFO_EXT:
+      return sizeof(VkBufferDeviceAddressCreateInfoEXT);
+    case VK_STRUCTURE_TYPE_DEDICATED_ALLOCATION_BUFFER_CREATE_INFO_NV:
+      return sizeof(VkDedicatedAllocationBufferCreateInfoNV);
+    default:
+      // VkBufferUsageFlags2CreateInfoKHR (maintenance5) is newer than these headers.
+      if (stype == static_cast<VkStructureType>(1000470006)) return 24;
+      return 0;
   }
 }
 
 const VkBaseInStructure* ChainEditor::Find(VkStructureType stype) const {
-  for (auto* s = static_cast<const VkBaseInStructure*>(first_); s != nullptr; s = s->pNext) {
-    if (s->sType == stype) return s;
-  }
-  return nullptr;
+  return FindInChain<VkBaseInStructure>(first_, stype);
 }
 
 void* ChainEditor::CopyStruct(const void* s, std::size_t size) {
@@ -63,7 +74,7 @@ void* ChainEditor::CopyStruct(const void* s, std::size_t size) {
   return storage_.back().get();
 }
 
-void* ChainEditor::ModifyRaw(VkStructureType stype, std::size_t size) {
+void* ChainEditor::ModifyStruct(VkStructureType stype, std::size_t size) {
   // Walk to the target, checking the prefix is copyable.
   std::vector<const VkBaseInStructure*> prefix;
   const VkBaseInStructure* target = nullptr;

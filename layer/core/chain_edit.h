@@ -43,11 +43,12 @@ class ChainEditor {
   // original (prefix copied as explained above), or nullptr if absent or not copyable.
   template <typename T>
   T* Modify(VkStructureType stype) {
-    return static_cast<T*>(ModifyRaw(stype, sizeof(T)));
+    return static_cast<T*>(ModifyStruct(stype, sizeof(T)));
   }
+  // The same for a struct whose C type the caller does not name (size given).
+  void* ModifyStruct(VkStructureType stype, std::size_t size);
 
  private:
-  void* ModifyRaw(VkStructureType stype, std::size_t size);
   void* CopyStruct(const void* s, std::size_t size);
 
   const void* first_;

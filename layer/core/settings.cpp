@@ -42,13 +42,19 @@ bool ParseLogLevel(const std::string& value, LogLevel* out) {
   return false;
 }
 
+bool InSettingsTable(const std::string& name);
+
 // Applies one setting by its short name ("transfers", "log_level", ...).
-// `origin` names where it came from, for warnings.
+// `origin` names where it came from, for warnings. Only names in the settings table are
+// read, so a setting cannot be parsed here without being declared there (and in the
+// manifest, which tests compare with the table).
 void Apply(Settings& s, const std::string& name, const std::string& value, const std::string& origin) {
   auto bad_value = [&](const char* expected) {
     s.warnings.push_back(origin + ": value '" + value + "' is not one of " + expected + "; keeping the default");
   };
-  if (name == "indirect_bindings" || name == "transfers" || name == "timeline") {
+  if (!InSettingsTable(name)) {
+    s.warnings.push_back(origin + ": unknown setting, ignored");
+  } else if (name == "indirect_bindings" || name == "transfers" || name == "timeline") {
     Mode* target = name == "indirect_bindings" ? &s.indirect_bindings
                    : name == "transfers"       ? &s.transfers
                                                : &s.timeline;
@@ -63,6 +69,13 @@ void Apply(Settings& s, const std::string& name, const std::string& value, const
     if (!ParseLogLevel(value, &s.log_level)) bad_value("error|warn|info|debug");
   } else if (name == "log_file") {
     s.log_file = Trim(value);
+  } else if (name == "staging_limit") {
+    const std::string v = Lower(Trim(value));
+    char* end = nullptr;
+    const unsigned long long bytes = v.empty() ? 0 : std::strtoull(v.c_str(), &end, 10);
+    if (v == "none" || v.empty()) s.staging_limit = ~0ull;
+    else if (end != nullptr && *end == '\0' && v[0] != '-') s.staging_limit = bytes;
+    else bad_value("a number of bytes or none");
   } else {
     s.warnings.push_back(origin + ": unknown setting, ignored");
   }
@@ -153,6 +166,35 @@ Settings LoadSettings() {
   return s;
 }
 
+// ---- The settings table (see settings.h); Apply() above parses each of these keys ----------
+namespace {
+const char* const kModeValues[] = {"auto", "off", "force"};
+const char* const kStrategyValues[] = {"auto", "native", "compute"};
+const char* const kLogLevelValues[] = {"warn", "error", "info", "debug"};
+#define BINDERY_SETTING(key, env, values) SettingInfo{key, env, values, sizeof(values) / sizeof(values[0])}
+const SettingInfo kSettingsTable[] = {
+    BINDERY_SETTING("indirect_bindings", "BINDERY_INDIRECT_BINDINGS", kModeValues),
+    BINDERY_SETTING("transfers", "BINDERY_TRANSFERS", kModeValues),
+    BINDERY_SETTING("transfer_strategy", "BINDERY_TRANSFER_STRATEGY", kStrategyValues),
+    BINDERY_SETTING("timeline", "BINDERY_TIMELINE", kModeValues),
+    BINDERY_SETTING("log_level", "BINDERY_LOG_LEVEL", kLogLevelValues),
+    SettingInfo{"log_file", "BINDERY_LOG_FILE", nullptr, 0},
+    SettingInfo{"staging_limit", "BINDERY_STAGING_LIMIT", nullptr, 0},  // debug: bytes, or "none"
+};
+#undef BINDERY_SETTING
+}  // namespace
+
+namespace {
+bool InSettingsTable(const std::string& name) {
+  for (const SettingInfo& s : kSettingsTable) {
+    if (name == s.key) return true;
+  }
+  return false;
+}
+}  // namespace
+
+SettingsTableView SettingsTable() { return {kSettingsTable, sizeof(kSettingsTable) / sizeof(kSettingsTable[0])}; }
+
 const char* ToString(Mode mode) {
   switch (mode) {
     case Mode::kOff: return "off";
@@ -193,6 +235,7 @@ std::string Describe(const Settings& s) {
   out += " log_level=";
   out += ToString(s.log_level);
   if (!s.log_file.empty()) out += " log_file=" + s.log_file;
+  if (s.staging_limit != ~0ull) out += " staging_limit=" + std::to_string(s.staging_limit);
   out += " settings_file=" + (s.source_file.empty() ? std::string("(none)") : s.source_file);
   return out;
 }

@@ -33,6 +33,10 @@ struct Settings {
   TransferStrategy transfer_strategy = TransferStrategy::kAuto;
   LogLevel log_level = LogLevel::kWarn;
   std::string log_file;  // empty: messengers, else stderr
+  // Debug: the most bytes of staging memory the transfers capability may hold per device
+  // (UINT64_MAX: no cap). Lets tests make staging run out (vkEndCommandBuffer must then
+  // return the error instead of dropping work).
+  unsigned long long staging_limit = ~0ull;
 
   std::vector<std::string> warnings;  // problems met while reading, reported later
   std::string source_file;            // the settings file that was read, if any
@@ -52,6 +56,23 @@ Settings LoadSettings();
 
 // The path of the settings file the loader convention points to, or "" if none exists.
 std::string FindSettingsFile();
+
+// ---- The settings table -------------------------------------------------------------------
+// Every setting the layer reads, as the layer manifest must declare it for the Vulkan
+// Configurator (tests/unit/manifest_settings_check.py compares the two, so they cannot
+// drift). `values` lists the accepted spellings the manifest offers (first = default);
+// none means free text (a file path).
+struct SettingInfo {
+  const char* key;  // short name: `bindery.<key>` in vk_layer_settings.txt
+  const char* env;  // environment variable
+  const char* const* values;
+  unsigned value_count;
+};
+struct SettingsTableView {
+  const SettingInfo* entries;
+  unsigned count;
+};
+SettingsTableView SettingsTable();
 
 const char* ToString(Mode mode);
 const char* ToString(LogLevel level);

@@ -1,22 +1,28 @@
 #include "core/stats.h"
 
-#include <cstdio>
+#include <cstring>
 
 namespace bindery {
 
-std::string Stats::Summary() const {
-  char line[256];
-  std::snprintf(line, sizeof(line),
-                "pipelines rewritten %llu, fallen back %llu; transfers polyfilled %llu (kernels %llu, edge copies "
-                "%llu), passed through %llu; submissions parked %llu",
-                static_cast<unsigned long long>(pipelines_rewritten.load()),
-                static_cast<unsigned long long>(pipelines_fallen_back.load()),
-                static_cast<unsigned long long>(transfers_polyfilled.load()),
-                static_cast<unsigned long long>(transfer_kernels.load()),
-                static_cast<unsigned long long>(transfer_edge_copies.load()),
-                static_cast<unsigned long long>(transfers_passed_through.load()),
-                static_cast<unsigned long long>(submissions_parked.load()));
-  return line;
+Counter& CounterSet::Register(const char* name) {
+  for (std::size_t i = 0; i < size_; ++i) {
+    if (std::strcmp(names_[i], name) == 0) return counters_[i];
+  }
+  if (size_ == kCapacity) return overflow_;
+  names_[size_] = name;
+  return counters_[size_++];
+}
+
+std::string CounterSet::Summary() const {
+  if (size_ == 0) return "nothing";
+  std::string out;
+  for (std::size_t i = 0; i < size_; ++i) {
+    if (i != 0) out += ", ";
+    out += names_[i];
+    out += ' ';
+    out += std::to_string(counters_[i].Get());
+  }
+  return out;
 }
 
 }  // namespace bindery

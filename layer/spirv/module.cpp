@@ -49,6 +49,8 @@ std::string Hex(uint32_t v) {
 
 }  // namespace
 
+std::string CheckTypesDefinedBeforeUse(const Module& module);
+
 std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* module) {
   *module = Module{};
   if (words == nullptr || word_count < 5) return "truncated header: a module has at least 5 words";
@@ -122,6 +124,54 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
   }
   if (in_function) return "module ends inside a function (no OpFunctionEnd)";
   if (module->memory_model.empty()) return "no OpMemoryModel";
+  return CheckTypesDefinedBeforeUse(*module);
+}
+
+// SPIR-V defines every type before a type uses it (a pointer may name a struct declared
+// later only through OpTypeForwardPointer). Checked here because the type manager and the
+// pass walk composite types recursively: a cycle in malformed input (found by the fuzzer)
+// would recurse without end.
+std::string CheckTypesDefinedBeforeUse(const Module& module) {
+  std::vector<bool> defined(module.bound, false);
+  std::vector<bool> forward(module.bound, false);
+  // A forward-declared pointer may be used (as a member or element) before its OpTypePointer.
+  auto is_defined = [&](uint32_t id) { return id < module.bound && (defined[id] || forward[id]); };
+  for (const Instruction& inst : module.types_values) {
+    const spv::Op op = inst.opcode();
+    const uint32_t n = inst.operand_count();
+    bool ok = true;
+    switch (op) {
+      case spv::OpTypeVector:
+      case spv::OpTypeMatrix:
+      case spv::OpTypeRuntimeArray:
+        ok = n >= 1 && is_defined(inst.operand(0));
+        break;
+      case spv::OpTypeArray:
+        ok = n >= 2 && is_defined(inst.operand(0)) && is_defined(inst.operand(1));
+        break;
+      case spv::OpTypeStruct:
+        for (uint32_t i = 0; i < n && ok; ++i) ok = is_defined(inst.operand(i));
+        break;
+      case spv::OpTypePointer:
+        ok = n >= 2 && (is_defined(inst.operand(1)) || (inst.result_id() < module.bound && forward[inst.result_id()]));
+        // The pointee of a forward-declared pointer may come later.
+        break;
+      case spv::OpTypeForwardPointer:
+        if (n >= 1 && inst.operand(0) < module.bound) forward[inst.operand(0)] = true;
+        break;
+      default: break;
+    }
+    // Only a pointer may define a forward-declared id (else a struct could contain itself).
+    if (op != spv::OpTypePointer && inst.result_id() != 0 && inst.result_id() < module.bound &&
+        forward[inst.result_id()]) {
+      ok = false;
+    }
+    if (!ok) {
+      return "type " + std::to_string(inst.result_id()) + " (opcode " + std::to_string(static_cast<uint32_t>(op)) +
+             ") uses a type or constant not defined before it";
+    }
+    if (inst.result_id() != 0 && inst.result_id() < module.bound) defined[inst.result_id()] = true;
+  }
   return "";
 }
 

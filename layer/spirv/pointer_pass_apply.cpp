@@ -96,6 +96,12 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
   uint32_t old_end = 0;
   if (pc) {
     const Instruction* old_struct = types_.Def(pc->block_type);
+    // Malformed input (found by the fuzzer): a push-constant variable whose pointee is not
+    // a struct defined in the module. Not converted, never a crash.
+    if (old_struct == nullptr || old_struct->opcode() != spv::OpTypeStruct) {
+      report->reason = "the push-constant variable's type is not a struct";
+      return;
+    }
     old_end = types_.SizeOf(pc->block_type);
     for (uint32_t i = 0; i < old_struct->operand_count(); ++i) member_types.push_back(old_struct->operand(i));
     for (uint32_t i : types_.DecorationsOf(pc->block_type))

@@ -1,13 +1,15 @@
 #include "transfer/kernels.h"
 
 #include <algorithm>
+#include <cstring>
+#include <vector>
 
 #include "copy_regions_comp.h"
 #include "copy_shift_comp.h"
 #include "copy_vec4_comp.h"
-#include "core/state.h"
+#include "chassis/command_state.h"
+#include "chassis/state.h"
 #include "fill_vec4_comp.h"
-#include "transfer/command_state.h"
 
 namespace bindery::transfer {
 namespace {
@@ -25,10 +27,31 @@ void Barrier(const VkLayerDispatchTable& d, VkCommandBuffer cb, VkPipelineStageF
   d.CmdPipelineBarrier(cb, src_stage, dst_stage, 0, 1, &barrier, 0, nullptr, 0, nullptr);
 }
 
+// The kernels declare SPV_KHR_physical_storage_buffer, which Vulkan allows with the KHR
+// or core bufferDeviceAddress. Where the application chose VK_EXT_buffer_device_address,
+// the module must declare SPV_EXT_physical_storage_buffer instead (same capability value,
+// same semantics, VUID-VkShaderModuleCreateInfo-pCode-04147): the two names have the same
+// length, so the OpExtension string is rewritten in place.
+void UseExtAddressExtension(std::vector<uint32_t>& code) {
+  static const char kKhr[] = "SPV_KHR_physical_storage_buffer";
+  static const char kExt[] = "SPV_EXT_physical_storage_buffer";
+  static_assert(sizeof(kKhr) == sizeof(kExt), "same length: rewritten in place");
+  constexpr uint32_t kOpExtension = 10;
+  for (size_t at = 5; at < code.size();) {
+    const uint32_t words = code[at] >> 16;
+    if (words == 0 || at + words > code.size()) return;
+    if ((code[at] & 0xffffu) == kOpExtension && (words - 1) * 4 >= sizeof(kKhr)) {
+      char* name = reinterpret_cast<char*>(&code[at + 1]);
+      if (std::memcmp(name, kKhr, sizeof(kKhr)) == 0) std::memcpy(name, kExt, sizeof(kExt));
+    }
+    at += words;
+  }
+}
+
 }  // namespace
 
 Kernels::~Kernels() {
-  const VkLayerDispatchTable& d = device_.dispatch;
+  const VkLayerDispatchTable& d = next_;
   for (VkPipeline p : pipelines_) {
     if (p != VK_NULL_HANDLE) d.DestroyPipeline(device_.handle, p, nullptr);
   }
@@ -38,13 +61,9 @@ Kernels::~Kernels() {
   if (layout_ != VK_NULL_HANDLE) d.DestroyPipelineLayout(device_.handle, layout_, nullptr);
 }
 
-bool Kernels::Ready() {
-  std::call_once(once_, [this] { ready_ = Create(); });
-  return ready_;
-}
-
-bool Kernels::Create() {
-  const VkLayerDispatchTable& d = device_.dispatch;
+bool Kernels::Build(bool ext_address_form) {
+  ready_ = false;
+  const VkLayerDispatchTable& d = next_;
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(KernelParams)};
   VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   plci.pushConstantRangeCount = 1;
@@ -59,8 +78,10 @@ bool Kernels::Create() {
                  {copy_regions_comp, sizeof(copy_regions_comp)}};
   for (int i = 0; i < static_cast<int>(KernelKind::kCount); ++i) {
     VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    smci.codeSize = sources[i].bytes;
-    smci.pCode = sources[i].code;
+    std::vector<uint32_t> code(sources[i].code, sources[i].code + sources[i].bytes / 4);
+    if (ext_address_form) UseExtAddressExtension(code);
+    smci.codeSize = code.size() * 4;
+    smci.pCode = code.data();
     if (d.CreateShaderModule(device_.handle, &smci, nullptr, &modules_[i]) != VK_SUCCESS) return false;
     VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
@@ -72,12 +93,13 @@ bool Kernels::Create() {
       return false;
     }
   }
+  ready_ = true;
   return true;
 }
 
 void Kernels::Record(VkCommandBuffer cb, const CommandState& state, const KernelJob* jobs, uint32_t count) {
-  const VkLayerDispatchTable& d = device_.dispatch;
-  state.SuspendForKernel(cb, d);
+  const VkLayerDispatchTable& d = next_;
+  state.SuspendForCompute(cb, d);
   // Chain after the application's transfer-scoped dependencies (and order after our own
   // edge copies, which touch other bytes).
   Barrier(d, cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -116,7 +138,7 @@ void Kernels::Record(VkCommandBuffer cb, const CommandState& state, const Kernel
   // transfer-scoped dependency.
   Barrier(d, cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
           VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
-  state.RestoreAfterKernel(cb, d);
+  state.RestoreCompute(cb, d);
 }
 
 }  // namespace bindery::transfer

@@ -5,21 +5,23 @@
 // the kernels chain after whatever transfer-scoped dependency the application recorded
 // before its copy/fill; dispatch; barrier COMPUTE -> TRANSFER so the application's next
 // transfer-scoped dependency chains after the kernels; restore the application's compute
-// pipeline, push constants and conditional rendering.
+// pipeline, push constants and conditional rendering as they were sent down (the chassis's
+// CommandState).
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 
 #include <vulkan/vulkan.h>
 
+#include <vulkan/vk_layer.h>
+#include <vulkan/vk_layer_dispatch_table.h>
+
 namespace bindery {
 struct DeviceState;
+class CommandState;
 }
 
 namespace bindery::transfer {
-
-class CommandState;
 
 enum class KernelKind { kFillVec4 = 0, kCopyVec4 = 1, kCopyShift = 2, kCopyRegions = 3, kCount = 4 };
 
@@ -52,22 +54,23 @@ struct KernelJob {
 
 class Kernels {
  public:
-  explicit Kernels(DeviceState& device) : device_(device) {}
+  Kernels(DeviceState& device, const VkLayerDispatchTable& next) : device_(device), next_(next) {}
   ~Kernels();
   Kernels(const Kernels&) = delete;
   Kernels& operator=(const Kernels&) = delete;
 
-  // Creates the pipelines on first use; false if that failed (the caller goes native).
-  bool Ready();
+  // Builds the pipelines (at vkCreateDevice, off the application's recording thread);
+  // false if that failed (the caller goes native).
+  // ext_address_form: the device's addresses come from VK_EXT_buffer_device_address.
+  bool Build(bool ext_address_form);
+  bool Ready() const { return ready_; }
 
   // Records `jobs` with the barriers and state restoration described above.
   void Record(VkCommandBuffer cb, const CommandState& state, const KernelJob* jobs, uint32_t count);
 
  private:
-  bool Create();
-
   DeviceState& device_;
-  std::once_flag once_;
+  const VkLayerDispatchTable& next_;
   bool ready_ = false;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
   VkShaderModule modules_[static_cast<int>(KernelKind::kCount)] = {};

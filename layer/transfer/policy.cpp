@@ -38,6 +38,11 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
     p.copy_batch_min_regions = 4;
     p.fill_native_alignment = 256;
     p.fill_realign_min = 1ull << 20;
+    // No kernel runs on a buffer below the smallest copy threshold, so smaller buffers
+    // need no address (which also keeps the usage and memory flag off the many small
+    // buffers applications fill and copy; issue 6 part 7). Batches of small regions are
+    // taken where both buffers are at least this large.
+    p.address_min_buffer_size = 64ull << 10;
     return p;
   }
   // lavapipe and every device not measured yet: native commands, which are the fastest

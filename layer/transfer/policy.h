@@ -32,6 +32,11 @@ struct Policy {
   // fill_native_alignment are split that way even when the driver would take them.
   uint64_t fill_realign_min = UINT64_MAX;
 
+  // Buffers at least this large get a device address (the chassis adds the usage and the
+  // memory flag) so kernels can reach them; smaller ones stay exactly as the application
+  // made them and always take the native paths. Only meaningful when UsesKernels().
+  uint64_t address_min_buffer_size = 0;
+
   bool UsesKernels() const {
     return copy_kernel_min_aligned != UINT64_MAX || copy_kernel_min_unaligned != UINT64_MAX ||
            fill_kernel_min != UINT64_MAX || copy_batch_min_regions != UINT32_MAX;

@@ -2,118 +2,246 @@
 
 #include <algorithm>
 
-#include "core/state.h"
+#include "chassis/state.h"
 
 namespace bindery::transfer {
 
-StagingPool::StagingPool(DeviceState& device, bool device_address) : device_(device), device_address_(device_address) {
-  VkPhysicalDeviceMemoryProperties props;
-  device.instance->dispatch.GetPhysicalDeviceMemoryProperties(device.physical_device, &props);
+// One VkBuffer over one allocation, persistently mapped; `used[i]` says whether page i is
+// lent out. A block bigger than kBlockSize serves one request and has one "page".
+struct StagingBlock {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  uint8_t* mapped = nullptr;
+  VkDeviceSize size = 0;
+  VkDeviceAddress address = 0;
+  bool dedicated = false;
+  uint32_t pages_used = 0;
+  bool used[StagingPool::kPagesPerBlock] = {};
+};
+
+namespace {
+
+// AMD's device-coherent/uncached memory needs the deviceCoherentMemory feature.
+constexpr VkMemoryPropertyFlags kNeedsFeature =
+    VK_MEMORY_PROPERTY_DEVICE_COHERENT_BIT_AMD | VK_MEMORY_PROPERTY_DEVICE_UNCACHED_BIT_AMD;
+
+uint32_t PagesFor(VkDeviceSize size) {
+  return static_cast<uint32_t>((size + StagingPool::kPageSize - 1) / StagingPool::kPageSize);
+}
+
+}  // namespace
+
+uint32_t ChooseStagingMemoryType(const VkPhysicalDeviceMemoryProperties& props, uint32_t allowed_type_bits) {
   // Prefer device-local memory the host can write (resizable BAR): the copy engine then
   // reads staging at device speed instead of across PCIe, which on an H200 made a small
   // staged copy cost ~3.8 us instead of tens of ns. Else any host-visible memory.
   const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   for (VkMemoryPropertyFlags want : {host | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, host}) {
-    for (uint32_t i = 0; i < props.memoryTypeCount && memory_type_ == UINT32_MAX; ++i) {
-      if ((props.memoryTypes[i].propertyFlags & want) == want &&
-          (props.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_PROTECTED_BIT) == 0) {
-        memory_type_ = i;
+    for (uint32_t i = 0; i < props.memoryTypeCount; ++i) {
+      const VkMemoryPropertyFlags flags = props.memoryTypes[i].propertyFlags;
+      if ((allowed_type_bits & (1u << i)) != 0 && (flags & want) == want &&
+          (flags & (VK_MEMORY_PROPERTY_PROTECTED_BIT | kNeedsFeature)) == 0) {
+        return i;
       }
     }
   }
+  return UINT32_MAX;
+}
+
+StagingPool::StagingPool(DeviceState& device, const VkLayerDispatchTable& next, bool device_address,
+                         VkDeviceSize limit)
+    : device_(device), next_(next), device_address_(device_address), limit_(limit) {
+  VkPhysicalDeviceMemoryProperties props;
+  device.instance->dispatch.GetPhysicalDeviceMemoryProperties(device.physical_device, &props);
+  memory_type_ = ChooseStagingMemoryType(props, ~0u);
 }
 
 StagingPool::~StagingPool() {
-  for (auto& chunk : owned_) Destroy(chunk.get());
+  for (auto& block : blocks_) DestroyBlock(block.get());
 }
 
-StagingChunk* StagingPool::Create(VkDeviceSize size) {
-  if (memory_type_ == UINT32_MAX) return nullptr;
-  auto chunk = std::make_unique<StagingChunk>();
-  chunk->size = size;
+StagingBlock* StagingPool::CreateBlock(VkDeviceSize size) {
+  if (memory_type_ == UINT32_MAX || bytes_held_ + size > limit_ || bytes_held_ + size < bytes_held_) return nullptr;
+  auto block = std::make_unique<StagingBlock>();
+  block->size = size;
+  block->dedicated = size > kBlockSize;
   VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   bci.size = size;
   bci.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | (device_address_ ? VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT : 0);
   bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  const VkLayerDispatchTable& d = device_.dispatch;
-  if (d.CreateBuffer(device_.handle, &bci, nullptr, &chunk->buffer) != VK_SUCCESS) return nullptr;
+  const VkLayerDispatchTable& d = next_;
+  if (d.CreateBuffer(device_.handle, &bci, nullptr, &block->buffer) != VK_SUCCESS) return nullptr;
   VkMemoryRequirements req;
-  d.GetBufferMemoryRequirements(device_.handle, chunk->buffer, &req);
+  d.GetBufferMemoryRequirements(device_.handle, block->buffer, &req);
+  if (!probed_) {
+    // The type chosen from the properties alone may not suit buffers: choose again
+    // among the types this buffer allows (same preferences).
+    probed_ = true;
+    VkPhysicalDeviceMemoryProperties props;
+    device_.instance->dispatch.GetPhysicalDeviceMemoryProperties(device_.physical_device, &props);
+    memory_type_ = ChooseStagingMemoryType(props, req.memoryTypeBits);
+  }
   VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
   flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
   VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  mai.pNext = device_address_ ? &flags : nullptr;
+  mai.pNext = device_address_ && device_.addressing.memory_flag ? &flags : nullptr;
   mai.allocationSize = req.size;
   mai.memoryTypeIndex = memory_type_;
-  if ((req.memoryTypeBits & (1u << memory_type_)) == 0 ||
-      d.AllocateMemory(device_.handle, &mai, nullptr, &chunk->memory) != VK_SUCCESS) {
-    d.DestroyBuffer(device_.handle, chunk->buffer, nullptr);
+  if (memory_type_ == UINT32_MAX || (req.memoryTypeBits & (1u << memory_type_)) == 0 ||
+      d.AllocateMemory(device_.handle, &mai, nullptr, &block->memory) != VK_SUCCESS) {
+    d.DestroyBuffer(device_.handle, block->buffer, nullptr);
     return nullptr;
   }
   void* mapped = nullptr;
-  if (d.BindBufferMemory(device_.handle, chunk->buffer, chunk->memory, 0) != VK_SUCCESS ||
-      d.MapMemory(device_.handle, chunk->memory, 0, VK_WHOLE_SIZE, 0, &mapped) != VK_SUCCESS) {
-    Destroy(chunk.get());
+  if (d.BindBufferMemory(device_.handle, block->buffer, block->memory, 0) != VK_SUCCESS ||
+      d.MapMemory(device_.handle, block->memory, 0, VK_WHOLE_SIZE, 0, &mapped) != VK_SUCCESS) {
+    DestroyBlock(block.get());
     return nullptr;
   }
-  chunk->mapped = static_cast<uint8_t*>(mapped);
+  block->mapped = static_cast<uint8_t*>(mapped);
   if (device_address_) {
     VkBufferDeviceAddressInfo info{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
-    info.buffer = chunk->buffer;
-    chunk->address = d.GetBufferDeviceAddress(device_.handle, &info);
+    info.buffer = block->buffer;
+    block->address = device_.addressing.get_address(device_.handle, &info);
   }
-  owned_.push_back(std::move(chunk));
-  return owned_.back().get();
+  bytes_held_ += size;
+  blocks_.push_back(std::move(block));
+  return blocks_.back().get();
 }
 
-void StagingPool::Destroy(StagingChunk* chunk) {
-  const VkLayerDispatchTable& d = device_.dispatch;
-  if (chunk->buffer != VK_NULL_HANDLE) d.DestroyBuffer(device_.handle, chunk->buffer, nullptr);
-  if (chunk->memory != VK_NULL_HANDLE) d.FreeMemory(device_.handle, chunk->memory, nullptr);
-  chunk->buffer = VK_NULL_HANDLE;
-  chunk->memory = VK_NULL_HANDLE;
+void StagingPool::DestroyBlock(StagingBlock* block) {
+  const VkLayerDispatchTable& d = next_;
+  if (block->buffer != VK_NULL_HANDLE) d.DestroyBuffer(device_.handle, block->buffer, nullptr);
+  if (block->memory != VK_NULL_HANDLE) d.FreeMemory(device_.handle, block->memory, nullptr);
+  block->buffer = VK_NULL_HANDLE;
+  block->memory = VK_NULL_HANDLE;
+}
+
+StagingChunk* StagingPool::NewNode() {
+  if (free_nodes_ != nullptr) {
+    StagingChunk* node = free_nodes_;
+    free_nodes_ = node->next;
+    *node = {};
+    return node;
+  }
+  nodes_.emplace_back();
+  return &nodes_.back();
 }
 
 StagingChunk* StagingPool::Acquire(VkDeviceSize min_size) {
+  if (min_size == 0) min_size = 1;
   std::lock_guard<std::mutex> lock(mutex_);
-  for (auto it = free_.begin(); it != free_.end(); ++it) {
-    if ((*it)->size >= min_size) {
-      StagingChunk* chunk = *it;
-      free_.erase(it);
-      return chunk;
+  StagingBlock* block = nullptr;
+  uint32_t first = 0, pages = 0;
+  if (min_size > kBlockSize) {
+    // A block of its own, rounded to whole pages.
+    block = CreateBlock(PagesFor(min_size) * kPageSize);
+    if (block == nullptr) return nullptr;
+    pages = 1;
+    block->pages_used = 1;
+  } else {
+    // First fit: `pages` consecutive free pages in a shared block.
+    pages = PagesFor(min_size);
+    auto find = [&](StagingBlock* b) {
+      uint32_t run = 0;
+      for (uint32_t i = 0; i < kPagesPerBlock; ++i) {
+        run = b->used[i] ? 0 : run + 1;
+        if (run == pages) {
+          first = i + 1 - pages;
+          return true;
+        }
+      }
+      return false;
+    };
+    for (auto& b : blocks_) {
+      if (!b->dedicated && kPagesPerBlock - b->pages_used >= pages && find(b.get())) {
+        block = b.get();
+        break;
+      }
     }
+    if (block == nullptr) {
+      block = CreateBlock(kBlockSize);
+      if (block == nullptr) return nullptr;
+      first = 0;
+    }
+    for (uint32_t i = first; i < first + pages; ++i) block->used[i] = true;
+    block->pages_used += pages;
   }
-  return Create(std::max(kChunkSize, (min_size + kChunkSize - 1) / kChunkSize * kChunkSize));
+  StagingChunk* chunk = NewNode();
+  const VkDeviceSize offset = block->dedicated ? 0 : VkDeviceSize{first} * kPageSize;
+  chunk->block = block;
+  chunk->buffer = block->buffer;
+  chunk->mapped = block->mapped + offset;
+  chunk->offset = offset;
+  chunk->size = block->dedicated ? block->size : VkDeviceSize{pages} * kPageSize;
+  chunk->address = block->address != 0 ? block->address + offset : 0;
+  return chunk;
 }
 
 void StagingPool::Release(StagingChunk* chunk) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (chunk->size <= kKeepLimit) {
-    free_.push_back(chunk);
-    return;
+  StagingBlock* block = chunk->block;
+  if (block->dedicated) {
+    block->pages_used = 0;
+  } else {
+    const uint32_t first = static_cast<uint32_t>(chunk->offset / kPageSize);
+    const uint32_t pages = static_cast<uint32_t>(chunk->size / kPageSize);
+    for (uint32_t i = first; i < first + pages; ++i) block->used[i] = false;
+    block->pages_used -= pages;
   }
-  Destroy(chunk);
-  owned_.erase(std::find_if(owned_.begin(), owned_.end(), [&](const auto& c) { return c.get() == chunk; }));
+  chunk->next = free_nodes_;
+  free_nodes_ = chunk;
+  if (block->pages_used == 0) TrimEmptyBlocks();
+}
+
+void StagingPool::TrimEmptyBlocks() {
+  // Dedicated blocks go as soon as they are empty; of the shared ones one spare stays.
+  bool spare_kept = false;
+  for (auto it = blocks_.begin(); it != blocks_.end();) {
+    StagingBlock* b = it->get();
+    if (b->pages_used != 0 || (!b->dedicated && !spare_kept)) {
+      spare_kept |= b->pages_used == 0;
+      ++it;
+      continue;
+    }
+    bytes_held_ -= b->size;
+    DestroyBlock(b);
+    it = blocks_.erase(it);
+  }
+}
+
+std::size_t StagingPool::BlockCount() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return blocks_.size();
+}
+
+VkDeviceSize StagingPool::BytesHeld() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return bytes_held_;
 }
 
 StagingSlice StagingArena::Allocate(StagingPool& pool, VkDeviceSize size) {
-  const VkDeviceSize aligned = (used_in_last_ + 15) & ~VkDeviceSize{15};
-  if (chunks_.empty() || aligned + size > chunks_.back()->size) {
+  const VkDeviceSize aligned = (used_in_head_ + 15) & ~VkDeviceSize{15};
+  if (head_ == nullptr || aligned + size > head_->size) {
     StagingChunk* chunk = pool.Acquire(size);
     if (chunk == nullptr) return {};
-    chunks_.push_back(chunk);
-    used_in_last_ = 0;
-    return Allocate(pool, size);
+    chunk->next = head_;
+    head_ = chunk;
+    used_in_head_ = size;
+    return {chunk->buffer, chunk->offset, chunk->mapped, chunk->address};
   }
-  StagingChunk* chunk = chunks_.back();
-  used_in_last_ = aligned + size;
-  return {chunk->buffer, aligned, chunk->mapped + aligned, chunk->address ? chunk->address + aligned : 0};
+  used_in_head_ = aligned + size;
+  return {head_->buffer, head_->offset + aligned, head_->mapped + aligned,
+          head_->address ? head_->address + aligned : 0};
 }
 
 void StagingArena::ReleaseAll(StagingPool& pool) {
-  for (StagingChunk* chunk : chunks_) pool.Release(chunk);
-  chunks_.clear();
-  used_in_last_ = 0;
+  while (head_ != nullptr) {
+    StagingChunk* next = head_->next;
+    pool.Release(head_);
+    head_ = next;
+  }
+  used_in_head_ = 0;
 }
 
 }  // namespace bindery::transfer

@@ -1,78 +1,83 @@
-// Per-device state of the transfers capability.
+// The transfers capability on one device: its policy, staging, kernels and counters.
+// Written as a layer of its own (see chassis/capability.h): it calls down through
+// `next`, and reads the chassis's shared trackers for buffer sizes, addresses and the
+// command state it must put back after a kernel.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
-#include <vector>
 
 #include <vulkan/vulkan.h>
 
-#include "core/handle_map.h"
-#include "core/state.h"
-#include "transfer/command_state.h"
+#include "chassis/capability.h"
+#include "chassis/state.h"
+#include "chassis/trackers.h"
 #include "transfer/kernels.h"
 #include "transfer/policy.h"
 #include "transfer/staging.h"
 
-namespace bindery {
-class ChainEditor;
-struct InstanceState;
-}
-
 namespace bindery::transfer {
 
-struct BufferInfo {
-  VkDeviceSize size = 0;
-  bool wants_address = false;  // created with SHADER_DEVICE_ADDRESS usage (ours or the app's)
-  VkDeviceAddress address = 0;  // known once bound to memory that allows it
-};
-
-struct MemoryInfo {
-  bool device_address = false;  // allocated with VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT
-};
-
-// Decided before vkCreateDevice; kept alive across the call (it owns a struct the
-// edited create-info chain may point at).
-struct DevicePlan {
-  bool active = false;
-  Policy policy;
-  bool device_address = false;  // bufferDeviceAddress will be enabled on the device
-  const char* why_no_kernels = nullptr;
-  VkPhysicalDeviceBufferDeviceAddressFeatures address_features{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
-};
-
-// Fills `plan` and edits the device create info (chain and extension list) for it.
-void PlanDevice(InstanceState& instance, VkPhysicalDevice physical_device, ChainEditor& chain,
-                std::vector<const char*>& extensions, DevicePlan& plan);
-
-class DeviceTransfers : public DeviceCapability {
+// Decided before vkCreateDevice.
+class TransferPlan : public DevicePlan {
  public:
-  DeviceTransfers(DeviceState& device, const DevicePlan& plan);
+  Policy policy;
+  bool kernels = false;  // bufferDeviceAddress is on and the policy uses kernels
+  const char* why_no_kernels = nullptr;
+  // The application enabled VK_BINDERY_transfer_any_alignment: VK_WHOLE_SIZE fills reach
+  // the last byte even from aligned offsets (vk_bindery.h).
+  bool any_alignment = false;
+};
+
+class DeviceTransfers : public CapabilityDevice {
+ public:
+  DeviceTransfers(DeviceState& device, const TransferPlan& plan, const VkLayerDispatchTable& next);
   ~DeviceTransfers() override;
 
-  // Compute kernels can run on this device, so the application's compute state is
-  // tracked (pipeline, push constants, conditional rendering) to be restored after them.
-  bool KernelsPossible() const { return device_address && policy.UsesKernels(); }
+  // Compute kernels can run on this device (addresses enabled, policy uses them, and the
+  // pipelines were built).
+  bool KernelsPossible() const { return kernels_possible_; }
+  Trackers& trackers() const { return *device.trackers; }
 
   DeviceState& device;
+  const VkLayerDispatchTable& next;
   const Policy policy;
-  const bool device_address;
-  uint32_t max_push_constant_bytes = 128;
-  std::vector<VkQueueFamilyProperties> families;
+  const bool any_alignment;  // TransferPlan::any_alignment
   Kernels kernels;
   StagingPool staging;
-  ShardedHandleMap<VkBuffer, BufferInfo> buffers;
-  ShardedHandleMap<VkDeviceMemory, MemoryInfo> memories;
-  ShardedHandleMap<VkCommandPool, PoolInfo> pools;
-  ShardedHandleMap<VkCommandBuffer, CommandState> commands;
 
-  // The state of a command buffer being recorded. Recording is single-threaded per
-  // command buffer and a thread records many commands into one in a row, so a
-  // per-thread cache of the last answer skips the map on the record path; it is
-  // invalidated whenever any command buffer state is erased (ForgetCommand).
-  CommandState* FindCommand(VkCommandBuffer cb);
-  std::unique_ptr<CommandState> ForgetCommand(VkCommandBuffer cb);
+  struct Counters {
+    Counter* polyfilled;
+    Counter* passed_through;
+    Counter* kernels;
+    Counter* edge_copies;
+  } counters;
+
+ private:
+  bool kernels_possible_ = false;
+};
+
+// What a command buffer holds for transfers: its staging, and the first error met while
+// recording (returned by vkEndCommandBuffer instead of dropping work).
+class TransferCommandData : public CommandData {
+ public:
+  explicit TransferCommandData(StagingPool& pool) : pool_(pool) {}
+  ~TransferCommandData() override { arena.ReleaseAll(pool_); }
+  void OnReset() override {
+    arena.ReleaseAll(pool_);
+    error = VK_SUCCESS;
+  }
+  VkResult RecordingError() const override { return error; }
+
+  // Records the first error (later ones do not replace it).
+  void Fail(VkResult result) {
+    if (error == VK_SUCCESS) error = result;
+  }
+
+  StagingArena arena;
+  VkResult error = VK_SUCCESS;
+
+ private:
+  StagingPool& pool_;
 };
 
 }  // namespace bindery::transfer

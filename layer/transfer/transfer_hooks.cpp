@@ -4,22 +4,32 @@
 // need; vkCmdFillBuffer / vkCmdUpdateBuffer / vkCmdCopyBuffer(2) choose a path per call
 // (transfer/policy.h). Each intercept is installed only on devices where it is needed
 // (see the `active_on` predicates in the table at the end).
+#include <algorithm>
 #include <cstring>
 
-#include "core/chain_edit.h"
-#include "core/state.h"
-#include "entry/intercepts.h"
+#include "chassis/state.h"
+#include "chassis/trackers.h"
+#include "transfer/hooks.h"
 #include "transfer/plan.h"
+#include "transfer/transfer_capability.h"
 #include "transfer/transfer_device.h"
 
 namespace bindery::transfer {
 namespace {
 
-// Unaligned fills up to this size are written entirely from staging (one copy command).
+// Unaligned fills and updates up to this size are written entirely from staging (one copy
+// command).
 constexpr VkDeviceSize kSmallFillFromStaging = 4096;
 
-DeviceState& Device(VkDevice device) { return *StateRegistry::Get().FindDevice(device); }
-DeviceState& Device(VkCommandBuffer cb) { return *StateRegistry::Get().FindDevice(cb); }
+// The capability's state on the command buffer's device.
+DeviceTransfers& Of(VkCommandBuffer cb) {
+  return *StateRegistry::Get().FindDevice(cb)->State<DeviceTransfers>(TransferCapability().slot());
+}
+
+TransferCommandData* DataOf(const CommandState* state) {
+  return state == nullptr ? nullptr
+                          : static_cast<TransferCommandData*>(state->data(TransferCapability().slot()));
+}
 
 // Collects one call's native copy regions and kernel jobs, recording them in batches:
 // native regions (which touch bytes the kernels do not) first, then the kernels inside
@@ -43,7 +53,7 @@ class CopyRecorder {
     FlushNative();
     if (job_count_ != 0) {
       t_.kernels.Record(cb_, *state_, jobs_, job_count_);
-      Stats::Bump(t_.device.stats.transfer_kernels, job_count_);
+      t_.counters.kernels->Add(job_count_);
       job_count_ = 0;
     }
   }
@@ -51,7 +61,7 @@ class CopyRecorder {
  private:
   void FlushNative() {
     if (native_count_ == 0) return;
-    t_.device.dispatch.CmdCopyBuffer(cb_, src_, dst_, native_count_, native_);
+    t_.next.CmdCopyBuffer(cb_, src_, dst_, native_count_, native_);
     native_count_ = 0;
   }
   static constexpr uint32_t kMaxNative = 32;
@@ -68,7 +78,7 @@ class CopyRecorder {
 
 // Can a kernel run in this command buffer now, on buffers with these addresses?
 bool KernelUsable(DeviceTransfers& t, CommandState* state, VkDeviceAddress a, VkDeviceAddress b) {
-  return t.KernelsPossible() && state != nullptr && state->KernelsAllowed() && a != 0 && b != 0 && t.kernels.Ready();
+  return t.KernelsPossible() && state != nullptr && state->ComputeStateRestorable() && a != 0 && b != 0 && t.kernels.Ready();
 }
 
 // One copy region: the 16-byte-aligned middle of the destination to a kernel when the
@@ -94,10 +104,7 @@ bool CopyRegion(DeviceTransfers& t, CopyRecorder& rec, bool kernels_ok, VkDevice
   return false;
 }
 
-VkDeviceAddress AddressOf(DeviceTransfers& t, VkBuffer buffer) {
-  const BufferInfo* info = t.buffers.Find(buffer);
-  return info == nullptr ? 0 : info->address;
-}
+VkDeviceAddress AddressOf(DeviceTransfers& t, VkBuffer buffer) { return t.trackers().AddressOf(buffer); }
 
 // Copies `range_count` ranges of dst from staging, one copy command; `write(data, range)`
 // puts each range's bytes into staging. False if no staging memory could be had.
@@ -107,7 +114,8 @@ bool StagingCopy(DeviceTransfers& t, VkCommandBuffer cb, CommandState& state, Vk
   VkDeviceSize total = 0;
   for (uint32_t i = 0; i < range_count; ++i) total += ranges[i].size;
   if (total == 0) return true;
-  const StagingSlice slice = state.staging().Allocate(t.staging, total);
+  TransferCommandData* data = DataOf(&state);
+  const StagingSlice slice = data != nullptr ? data->arena.Allocate(t.staging, total) : StagingSlice{};
   if (slice.data == nullptr) return false;
   VkBufferCopy regions[2];
   uint32_t n = 0;
@@ -118,8 +126,8 @@ bool StagingCopy(DeviceTransfers& t, VkCommandBuffer cb, CommandState& state, Vk
     regions[n++] = {slice.offset + at, ranges[i].offset, ranges[i].size};
     at += ranges[i].size;
   }
-  t.device.dispatch.CmdCopyBuffer(cb, slice.buffer, dst, n, regions);
-  Stats::Bump(t.device.stats.transfer_edge_copies);
+  t.next.CmdCopyBuffer(cb, slice.buffer, dst, n, regions);
+  t.counters.edge_copies->Add();
   return true;
 }
 
@@ -131,299 +139,72 @@ void WriteFillBytes(uint8_t* out, ByteRange range, uint32_t data, VkDeviceSize f
   for (; i < range.size; ++i) out[i] = static_cast<uint8_t>(word >> (8 * (i % 4)));
 }
 
-}  // namespace
-
-// ---- resources ---------------------------------------------------------------------
-
-VKAPI_ATTR VkResult VKAPI_CALL CreateBuffer(VkDevice device, const VkBufferCreateInfo* pCreateInfo,
-                                            const VkAllocationCallbacks* pAllocator, VkBuffer* pBuffer) {
-  DeviceState& d = Device(device);
-  DeviceTransfers& t = *d.transfers;
-  VkBufferCreateInfo info = *pCreateInfo;
-  constexpr VkBufferUsageFlags kTransfer = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-  constexpr VkBufferCreateFlags kNoKernels = VK_BUFFER_CREATE_SPARSE_BINDING_BIT | VK_BUFFER_CREATE_PROTECTED_BIT;
-  // Kernels read and write through device addresses: give transfer buffers the usage
-  // before the application asks for memory requirements.
-  if (t.KernelsPossible() && (info.usage & kTransfer) != 0 && (info.flags & kNoKernels) == 0) {
-    info.usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
-  }
-  const VkResult result = d.dispatch.CreateBuffer(device, &info, pAllocator, pBuffer);
-  if (result == VK_SUCCESS) {
-    auto buffer = std::make_unique<BufferInfo>();
-    buffer->size = info.size;
-    buffer->wants_address = (info.usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) != 0 &&
-                            (info.flags & kNoKernels) == 0 && t.device_address;
-    t.buffers.Insert(*pBuffer, std::move(buffer));
-  }
-  return result;
+// Staging could not be had for work the layer must record: never drop it silently. The
+// command buffer keeps the error and vkEndCommandBuffer returns it (the tracking stage
+// asks every capability's command data), so the application never submits it.
+void FailRecording(DeviceTransfers& t, CommandState* state, const char* what, VkDeviceSize bytes) {
+  BINDERY_LOG(t.device.log(), kError, "transfer-staging",
+              "no staging memory for %s (%llu bytes); vkEndCommandBuffer will return VK_ERROR_OUT_OF_DEVICE_MEMORY",
+              what, static_cast<unsigned long long>(bytes));
+  if (TransferCommandData* data = DataOf(state)) data->Fail(VK_ERROR_OUT_OF_DEVICE_MEMORY);
 }
 
-VKAPI_ATTR void VKAPI_CALL DestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks* pAllocator) {
-  DeviceState& d = Device(device);
-  if (buffer != VK_NULL_HANDLE) d.transfers->buffers.Erase(buffer);
-  d.dispatch.DestroyBuffer(device, buffer, pAllocator);
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL AllocateMemory(VkDevice device, const VkMemoryAllocateInfo* pAllocateInfo,
-                                              const VkAllocationCallbacks* pAllocator, VkDeviceMemory* pMemory) {
-  DeviceState& d = Device(device);
-  DeviceTransfers& t = *d.transfers;
-  // Buffers bound to this memory get device addresses only if it allows them: add
-  // VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT (the layer enabled the feature).
-  VkMemoryAllocateInfo info = *pAllocateInfo;
-  ChainEditor chain(pAllocateInfo->pNext);
-  VkMemoryAllocateFlagsInfo ours{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
-  ours.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
-  bool address = true;
-  if (auto* existing = reinterpret_cast<const VkMemoryAllocateFlagsInfo*>(
-          chain.Find(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO))) {
-    if ((existing->flags & VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT) == 0) {
-      auto* copy = chain.Modify<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO);
-      if (copy != nullptr) copy->flags |= VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
-      address = copy != nullptr;
-    }
-  } else {
-    chain.Prepend(reinterpret_cast<VkBaseOutStructure*>(&ours));
-  }
-  info.pNext = chain.chain();
-  VkResult result = d.dispatch.AllocateMemory(device, &info, pAllocator, pMemory);
-  if (result != VK_SUCCESS && address && info.pNext != pAllocateInfo->pNext) {
-    // Some import paths refuse the flag: allocate as asked, without kernels for it.
-    BINDERY_LOG(d.log(), kDebug, "transfer-memory",
-                "allocation with the device-address flag failed (%d); retrying as the application asked", result);
-    result = d.dispatch.AllocateMemory(device, pAllocateInfo, pAllocator, pMemory);
-    address = false;
-  }
-  if (result == VK_SUCCESS) {
-    auto memory = std::make_unique<MemoryInfo>();
-    memory->device_address = address;
-    t.memories.Insert(*pMemory, std::move(memory));
-  }
-  return result;
-}
-
-VKAPI_ATTR void VKAPI_CALL FreeMemory(VkDevice device, VkDeviceMemory memory, const VkAllocationCallbacks* pAllocator) {
-  DeviceState& d = Device(device);
-  if (memory != VK_NULL_HANDLE) d.transfers->memories.Erase(memory);
-  d.dispatch.FreeMemory(device, memory, pAllocator);
-}
-
-static void OnBufferBound(DeviceState& d, VkBuffer buffer, VkDeviceMemory memory) {
-  DeviceTransfers& t = *d.transfers;
-  BufferInfo* info = t.buffers.Find(buffer);
-  const MemoryInfo* mem = t.memories.Find(memory);
-  if (info == nullptr || !info->wants_address || mem == nullptr || !mem->device_address) return;
-  VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
-  address.buffer = buffer;
-  info->address = d.dispatch.GetBufferDeviceAddress(d.handle, &address);
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL BindBufferMemory(VkDevice device, VkBuffer buffer, VkDeviceMemory memory,
-                                                VkDeviceSize offset) {
-  DeviceState& d = Device(device);
-  const VkResult result = d.dispatch.BindBufferMemory(device, buffer, memory, offset);
-  if (result == VK_SUCCESS) OnBufferBound(d, buffer, memory);
-  return result;
-}
-
-static VkResult BindBufferMemory2Common(PFN_vkBindBufferMemory2 next, VkDevice device, uint32_t count,
-                                        const VkBindBufferMemoryInfo* infos) {
-  DeviceState& d = Device(device);
-  const VkResult result = next(device, count, infos);
-  if (result == VK_SUCCESS) {
-    for (uint32_t i = 0; i < count; ++i) OnBufferBound(d, infos[i].buffer, infos[i].memory);
-  }
-  return result;
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL BindBufferMemory2(VkDevice device, uint32_t count, const VkBindBufferMemoryInfo* infos) {
-  return BindBufferMemory2Common(Device(device).dispatch.BindBufferMemory2, device, count, infos);
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL BindBufferMemory2KHR(VkDevice device, uint32_t count,
-                                                    const VkBindBufferMemoryInfo* infos) {
-  return BindBufferMemory2Common(Device(device).dispatch.BindBufferMemory2KHR, device, count, infos);
-}
-
-// ---- command pools and buffers -------------------------------------------------------
-
-VKAPI_ATTR VkResult VKAPI_CALL CreateCommandPool(VkDevice device, const VkCommandPoolCreateInfo* pCreateInfo,
-                                                 const VkAllocationCallbacks* pAllocator, VkCommandPool* pPool) {
-  DeviceState& d = Device(device);
-  DeviceTransfers& t = *d.transfers;
-  const VkResult result = d.dispatch.CreateCommandPool(device, pCreateInfo, pAllocator, pPool);
-  if (result == VK_SUCCESS) {
-    auto pool = std::make_unique<PoolInfo>();
-    pool->queue_family = pCreateInfo->queueFamilyIndex;
-    if (pCreateInfo->queueFamilyIndex < t.families.size()) {
-      pool->queue_flags = t.families[pCreateInfo->queueFamilyIndex].queueFlags;
-    }
-    pool->is_protected = (pCreateInfo->flags & VK_COMMAND_POOL_CREATE_PROTECTED_BIT) != 0;
-    t.pools.Insert(*pPool, std::move(pool));
-  }
-  return result;
-}
-
-static void ForgetCommandBuffer(DeviceTransfers& t, VkCommandBuffer cb) {
-  std::unique_ptr<CommandState> state = t.ForgetCommand(cb);
-  if (state != nullptr) state->staging().ReleaseAll(t.staging);
-}
-
-VKAPI_ATTR void VKAPI_CALL DestroyCommandPool(VkDevice device, VkCommandPool pool,
-                                              const VkAllocationCallbacks* pAllocator) {
-  DeviceState& d = Device(device);
-  DeviceTransfers& t = *d.transfers;
-  if (std::unique_ptr<PoolInfo> info = t.pools.Erase(pool)) {
-    for (VkCommandBuffer cb : info->members) ForgetCommandBuffer(t, cb);
-  }
-  d.dispatch.DestroyCommandPool(device, pool, pAllocator);
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL ResetCommandPool(VkDevice device, VkCommandPool pool, VkCommandPoolResetFlags flags) {
-  DeviceState& d = Device(device);
-  DeviceTransfers& t = *d.transfers;
-  const VkResult result = d.dispatch.ResetCommandPool(device, pool, flags);
-  if (const PoolInfo* info = t.pools.Find(pool)) {
-    for (VkCommandBuffer cb : info->members) {
-      if (CommandState* state = t.FindCommand(cb)) {
-        state->Reset(false);
-        state->staging().ReleaseAll(t.staging);
-      }
-    }
-  }
-  return result;
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL AllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo* pInfo,
-                                                      VkCommandBuffer* pCommandBuffers) {
-  DeviceState& d = Device(device);
-  DeviceTransfers& t = *d.transfers;
-  const VkResult result = d.dispatch.AllocateCommandBuffers(device, pInfo, pCommandBuffers);
-  PoolInfo* pool = t.pools.Find(pInfo->commandPool);
-  if (result != VK_SUCCESS || pool == nullptr) return result;
-  for (uint32_t i = 0; i < pInfo->commandBufferCount; ++i) {
-    t.commands.Insert(pCommandBuffers[i],
-                      std::make_unique<CommandState>(pInfo->commandPool, *pool,
-                                                     pInfo->level == VK_COMMAND_BUFFER_LEVEL_SECONDARY,
-                                                     t.max_push_constant_bytes));
-    pool->members.push_back(pCommandBuffers[i]);
-  }
-  return result;
-}
-
-VKAPI_ATTR void VKAPI_CALL FreeCommandBuffers(VkDevice device, VkCommandPool pool, uint32_t count,
-                                              const VkCommandBuffer* pCommandBuffers) {
-  DeviceState& d = Device(device);
-  DeviceTransfers& t = *d.transfers;
-  PoolInfo* info = t.pools.Find(pool);
+// Does any region of this copy need the layer (a kernel or a batch)? If not, the
+// application's call goes down untouched.
+template <typename RegionFn>
+bool CopyNeedsLayer(DeviceTransfers& t, bool kernels_ok, VkDeviceAddress dst_address, uint32_t count,
+                    RegionFn&& region) {
+  if (!kernels_ok) return false;
+  uint32_t small = 0;
   for (uint32_t i = 0; i < count; ++i) {
-    if (pCommandBuffers[i] == VK_NULL_HANDLE) continue;
-    ForgetCommandBuffer(t, pCommandBuffers[i]);
-    if (info != nullptr) {
-      auto& m = info->members;
-      for (auto it = m.begin(); it != m.end(); ++it) {
-        if (*it == pCommandBuffers[i]) {
-          *it = m.back();
-          m.pop_back();
-          break;
-        }
-      }
-    }
+    const VkBufferCopy r = region(i);
+    if (r.size == 0) continue;
+    if (r.size <= t.policy.copy_batch_max_region && ++small >= t.policy.copy_batch_min_regions) return true;
+    const bool aligned = ((r.srcOffset | r.dstOffset | r.size) & 3) == 0;
+    const Split split = SplitAligned({r.dstOffset, r.size}, 16, dst_address);
+    if (split.middle.size != 0 && split.middle.size >= t.policy.CopyThreshold(aligned)) return true;
   }
-  d.dispatch.FreeCommandBuffers(device, pool, count, pCommandBuffers);
+  return false;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL BeginCommandBuffer(VkCommandBuffer cb, const VkCommandBufferBeginInfo* pBeginInfo) {
-  DeviceState& d = Device(cb);
-  DeviceTransfers& t = *d.transfers;
-  if (CommandState* state = t.FindCommand(cb)) {
-    bool inherits_conditional = false;
-    if (pBeginInfo->pInheritanceInfo != nullptr) {
-      for (auto* s = static_cast<const VkBaseInStructure*>(pBeginInfo->pInheritanceInfo->pNext); s; s = s->pNext) {
-        if (s->sType == VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_CONDITIONAL_RENDERING_INFO_EXT) {
-          inherits_conditional =
-              reinterpret_cast<const VkCommandBufferInheritanceConditionalRenderingInfoEXT*>(s)
-                  ->conditionalRenderingEnable == VK_TRUE;
-        }
-      }
-    }
-    // Begin resets implicitly; the command buffer is not pending (spec), so its staging
-    // can be reused.
-    state->Reset(inherits_conditional);
-    state->staging().ReleaseAll(t.staging);
-  }
-  return d.dispatch.BeginCommandBuffer(cb, pBeginInfo);
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL ResetCommandBuffer(VkCommandBuffer cb, VkCommandBufferResetFlags flags) {
-  DeviceState& d = Device(cb);
-  DeviceTransfers& t = *d.transfers;
-  if (CommandState* state = t.FindCommand(cb)) {
-    state->Reset(false);
-    state->staging().ReleaseAll(t.staging);
-  }
-  return d.dispatch.ResetCommandBuffer(cb, flags);
-}
-
-// ---- the application's compute state (only where kernels can run) -----------------------
-
-VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline) {
-  DeviceState& d = Device(cb);
-  d.dispatch.CmdBindPipeline(cb, bind_point, pipeline);
-  if (bind_point != VK_PIPELINE_BIND_POINT_COMPUTE) return;
-  if (CommandState* state = d.transfers->FindCommand(cb)) state->OnBindComputePipeline(pipeline);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stages,
-                                            uint32_t offset, uint32_t size, const void* values) {
-  DeviceState& d = Device(cb);
-  d.dispatch.CmdPushConstants(cb, layout, stages, offset, size, values);
-  if (CommandState* state = d.transfers->FindCommand(cb)) state->OnPushConstants(layout, stages, offset, size, values);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdBeginConditionalRenderingEXT(VkCommandBuffer cb,
-                                                           const VkConditionalRenderingBeginInfoEXT* info) {
-  DeviceState& d = Device(cb);
-  d.dispatch.CmdBeginConditionalRenderingEXT(cb, info);
-  if (CommandState* state = d.transfers->FindCommand(cb)) state->OnBeginConditionalRendering(*info);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdEndConditionalRenderingEXT(VkCommandBuffer cb) {
-  DeviceState& d = Device(cb);
-  d.dispatch.CmdEndConditionalRenderingEXT(cb);
-  if (CommandState* state = d.transfers->FindCommand(cb)) state->OnEndConditionalRendering();
-}
+}  // namespace
 
 // ---- transfers -------------------------------------------------------------------------
 
 VKAPI_ATTR void VKAPI_CALL CmdFillBuffer(VkCommandBuffer cb, VkBuffer dst, VkDeviceSize offset, VkDeviceSize size,
                                          uint32_t data) {
-  DeviceState& d = Device(cb);
-  DeviceTransfers& t = *d.transfers;
+  DeviceTransfers& t = Of(cb);
   const bool fill_kernels = t.KernelsPossible() && t.policy.fill_kernel_min != UINT64_MAX;
   const uint64_t align = t.policy.fill_native_alignment;
   const bool realign = size != VK_WHOLE_SIZE && size >= t.policy.fill_realign_min && ((offset | size) % align) != 0;
-  if (!fill_kernels && !realign && size != VK_WHOLE_SIZE && NativeFillAllowed(offset, size)) {
-    Stats::Bump(d.stats.transfers_passed_through);
-    d.dispatch.CmdFillBuffer(cb, dst, offset, size, data);
+  // VK_WHOLE_SIZE from an aligned offset is valid natively and keeps its core meaning
+  // (rounded down to whole words) unless the application enabled
+  // VK_BINDERY_transfer_any_alignment (vk_bindery.h; DESIGN.md "Transparency rule").
+  const bool core_whole_size = size == VK_WHOLE_SIZE && offset % 4 == 0 && !t.any_alignment;
+  if (!fill_kernels && !realign &&
+      (core_whole_size || (size != VK_WHOLE_SIZE && NativeFillAllowed(offset, size)))) {
+    t.counters.passed_through->Add();
+    t.next.CmdFillBuffer(cb, dst, offset, size, data);
     return;
   }
   // The buffer's size (VK_WHOLE_SIZE) and address (kernels) only when needed.
-  const BufferInfo* info = size == VK_WHOLE_SIZE || fill_kernels ? t.buffers.Find(dst) : nullptr;
-  const VkDeviceSize bytes = info != nullptr ? ResolveFillSize(info->size, offset, size) : size;
+  const BufferInfo* info = size == VK_WHOLE_SIZE || fill_kernels ? t.trackers().buffers.Find(dst) : nullptr;
+  VkDeviceSize bytes = info != nullptr ? ResolveFillSize(info->size, offset, size) : size;
+  if (core_whole_size && bytes != VK_WHOLE_SIZE) bytes &= ~VkDeviceSize{3};
   if (bytes == 0 || bytes == VK_WHOLE_SIZE) {
-    if (bytes == VK_WHOLE_SIZE) d.dispatch.CmdFillBuffer(cb, dst, offset, size, data);  // unknown buffer
+    // Nothing to write, or an unknown buffer: the call as the application made it.
+    if (bytes == VK_WHOLE_SIZE || core_whole_size) t.next.CmdFillBuffer(cb, dst, offset, size, data);
     return;
   }
-  CommandState* state = t.FindCommand(cb);
+  CommandState* state = t.trackers().FindCommand(cb);
   const VkDeviceAddress address = info != nullptr ? info->address : 0;
   const bool kernel = fill_kernels && bytes >= t.policy.fill_kernel_min && KernelUsable(t, state, address, address);
   if (!kernel && !realign && NativeFillAllowed(offset, bytes)) {
-    Stats::Bump(d.stats.transfers_passed_through);
-    d.dispatch.CmdFillBuffer(cb, dst, offset, bytes, data);
+    t.counters.passed_through->Add();
+    t.next.CmdFillBuffer(cb, dst, offset, bytes, data);
     return;
   }
-  Stats::Bump(d.stats.transfers_polyfilled);
+  t.counters.polyfilled->Add();
   auto write = [&](uint8_t* out, ByteRange range) { WriteFillBytes(out, range, data, offset); };
   // Small ranges: the whole range from staging is one command where a native middle plus
   // edges would be two.
@@ -440,16 +221,24 @@ VKAPI_ATTR void VKAPI_CALL CmdFillBuffer(VkCommandBuffer cb, VkBuffer dst, VkDev
     if (kernel) {
       const KernelJob job{KernelKind::kFillVec4, address + split.middle.offset, 0, split.middle.size / 16, pattern};
       t.kernels.Record(cb, *state, &job, 1);
-      Stats::Bump(d.stats.transfer_kernels);
+      t.counters.kernels->Add();
     } else {
-      d.dispatch.CmdFillBuffer(cb, dst, split.middle.offset, split.middle.size, pattern);
+      t.next.CmdFillBuffer(cb, dst, split.middle.offset, split.middle.size, pattern);
     }
   }
-  const ByteRange edges[2] = {split.head, split.tail};
-  if (state == nullptr || !StagingCopy(t, cb, *state, dst, edges, 2, write)) {
-    BINDERY_LOG(d.log(), kError, "transfer-staging",
-                "no staging memory for the %llu edge bytes of an unaligned vkCmdFillBuffer; they were not written",
-                static_cast<unsigned long long>(split.head.size + split.tail.size));
+  // Edges of whole words (a kernel's 16-byte split of an aligned fill, or the policy's
+  // realignment) are native fills: no staging, so a call valid without the layer never
+  // depends on staging. Only byte-granular edges are copied from staging.
+  ByteRange edges[2] = {split.head, split.tail};
+  for (ByteRange& edge : edges) {
+    if (!edge.empty() && NativeFillAllowed(edge.offset, edge.size)) {
+      t.next.CmdFillBuffer(cb, dst, edge.offset, edge.size, RotatedPattern(data, offset, edge.offset));
+      edge = {};
+    }
+  }
+  const VkDeviceSize staged = edges[0].size + edges[1].size;
+  if (staged != 0 && (state == nullptr || !StagingCopy(t, cb, *state, dst, edges, 2, write))) {
+    FailRecording(t, state, "the edge bytes of an unaligned vkCmdFillBuffer", staged);
   }
 }
 
@@ -461,7 +250,9 @@ bool BatchSmallRegions(DeviceTransfers& t, CommandState& state, CopyRecorder& re
   uint32_t batch = 0;
   for (uint32_t i = 0; i < count; ++i) batch += in_batch(region(i)) ? 1 : 0;
   if (batch < t.policy.copy_batch_min_regions) return false;
-  const StagingSlice table = state.staging().Allocate(t.staging, VkDeviceSize{batch} * sizeof(RegionRecord));
+  TransferCommandData* data = DataOf(&state);
+  if (data == nullptr) return false;
+  const StagingSlice table = data->arena.Allocate(t.staging, VkDeviceSize{batch} * sizeof(RegionRecord));
   if (table.data == nullptr || table.address == 0) return false;
   auto* records = reinterpret_cast<RegionRecord*>(table.data);
   for (uint32_t i = 0, n = 0; i < count; ++i) {
@@ -480,21 +271,28 @@ bool BatchSmallRegions(DeviceTransfers& t, CommandState& state, CopyRecorder& re
   return true;
 }
 
-// vkCmdCopyBuffer and vkCmdCopyBuffer2 share this; `region(i)` yields a VkBufferCopy.
-// Many small regions go to one batched dispatch where the policy says so; every other
-// region is split between a kernel (its aligned middle) and native edges, or copied
+// vkCmdCopyBuffer and vkCmdCopyBuffer2 share this; `region(i)` yields a VkBufferCopy and
+// `forward()` sends the application's call down as it was made. Calls no region of which
+// needs the layer are forwarded untouched (vkCmdCopyBuffer2 keeps its pNext chains).
+// Otherwise many small regions go to one batched dispatch where the policy says so; every
+// other region is split between a kernel (its aligned middle) and native edges, or copied
 // natively, by CopyRegion.
-template <typename RegionFn>
-void CopyBufferCommon(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t count, RegionFn&& region) {
-  DeviceState& d = Device(cb);
-  DeviceTransfers& t = *d.transfers;
-  CommandState* state = t.FindCommand(cb);
+template <typename RegionFn, typename ForwardFn>
+void CopyBufferCommon(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t count, RegionFn&& region,
+                      ForwardFn&& forward) {
+  DeviceTransfers& t = Of(cb);
+  CommandState* state = t.trackers().FindCommand(cb);
   const VkDeviceAddress src_address = AddressOf(t, src);
   const VkDeviceAddress dst_address = AddressOf(t, dst);
   const bool kernels_ok = KernelUsable(t, state, src_address, dst_address);
+  if (!CopyNeedsLayer(t, kernels_ok, dst_address, count, region)) {
+    t.counters.passed_through->Add();
+    forward();
+    return;
+  }
   CopyRecorder rec(t, cb, state, src, dst);
   auto small = [&](const VkBufferCopy& r) { return r.size != 0 && r.size <= t.policy.copy_batch_max_region; };
-  const bool batched = kernels_ok && count >= t.policy.copy_batch_min_regions &&
+  const bool batched = count >= t.policy.copy_batch_min_regions &&
                        BatchSmallRegions(t, *state, rec, src_address, dst_address, count, region, small);
   bool polyfilled = batched;
   for (uint32_t i = 0; i < count; ++i) {
@@ -503,101 +301,87 @@ void CopyBufferCommon(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t c
       polyfilled |= CopyRegion(t, rec, kernels_ok, src_address, dst_address, r);
     }
   }
-  Stats::Bump(polyfilled ? d.stats.transfers_polyfilled : d.stats.transfers_passed_through);
+  (polyfilled ? t.counters.polyfilled : t.counters.passed_through)->Add();
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdCopyBuffer(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t count,
                                          const VkBufferCopy* regions) {
-  CopyBufferCommon(cb, src, dst, count, [&](uint32_t i) { return regions[i]; });
+  CopyBufferCommon(
+      cb, src, dst, count, [&](uint32_t i) { return regions[i]; },
+      [&] { Of(cb).next.CmdCopyBuffer(cb, src, dst, count, regions); });
 }
 
-static void CopyBuffer2Common(VkCommandBuffer cb, const VkCopyBufferInfo2* info) {
-  CopyBufferCommon(cb, info->srcBuffer, info->dstBuffer, info->regionCount, [&](uint32_t i) {
-    const VkBufferCopy2& r = info->pRegions[i];
-    return VkBufferCopy{r.srcOffset, r.dstOffset, r.size};
-  });
+template <typename ForwardFn>
+static void CopyBuffer2Common(VkCommandBuffer cb, const VkCopyBufferInfo2* info, ForwardFn&& forward) {
+  CopyBufferCommon(
+      cb, info->srcBuffer, info->dstBuffer, info->regionCount,
+      [&](uint32_t i) {
+        const VkBufferCopy2& r = info->pRegions[i];
+        return VkBufferCopy{r.srcOffset, r.dstOffset, r.size};
+      },
+      forward);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdCopyBuffer2(VkCommandBuffer cb, const VkCopyBufferInfo2* info) {
-  CopyBuffer2Common(cb, info);
+  CopyBuffer2Common(cb, info, [&] { Of(cb).next.CmdCopyBuffer2(cb, info); });
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdCopyBuffer2KHR(VkCommandBuffer cb, const VkCopyBufferInfo2* info) {
-  CopyBuffer2Common(cb, info);
+  CopyBuffer2Common(cb, info, [&] { Of(cb).next.CmdCopyBuffer2KHR(cb, info); });
+}
+
+// Aligned words of an update go down as native updates of at most 65536 bytes each (no
+// staging); the rest — the unaligned edges (fewer than 4 bytes each, or a whole update of
+// under 8 bytes) — is captured into staging and copied.
+static void UpdateNatively(DeviceTransfers& t, VkCommandBuffer cb, CommandState* state, VkBuffer dst,
+                           VkDeviceSize offset, VkDeviceSize size, const void* data) {
+  constexpr VkDeviceSize kMaxNativeUpdate = 65536;
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  const Split split = SplitAligned({offset, size}, 4);
+  for (VkDeviceSize at = split.middle.offset; at < split.middle.end(); at += kMaxNativeUpdate) {
+    const VkDeviceSize n = std::min(kMaxNativeUpdate, split.middle.end() - at);
+    t.next.CmdUpdateBuffer(cb, dst, at, n, bytes + (at - offset));
+  }
+  const ByteRange edges[2] = {split.head, split.tail};
+  auto write = [&](uint8_t* out, ByteRange range) { std::memcpy(out, bytes + (range.offset - offset), range.size); };
+  const VkDeviceSize staged = split.head.size + split.tail.size;
+  if (staged != 0 && (state == nullptr || !StagingCopy(t, cb, *state, dst, edges, 2, write))) {
+    FailRecording(t, state, "the unaligned edges of a vkCmdUpdateBuffer", staged);
+  }
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdUpdateBuffer(VkCommandBuffer cb, VkBuffer dst, VkDeviceSize offset, VkDeviceSize size,
                                            const void* data) {
-  DeviceState& d = Device(cb);
-  DeviceTransfers& t = *d.transfers;
+  DeviceTransfers& t = Of(cb);
   if (NativeUpdateAllowed(offset, size)) {
-    Stats::Bump(d.stats.transfers_passed_through);
-    d.dispatch.CmdUpdateBuffer(cb, dst, offset, size, data);
+    t.counters.passed_through->Add();
+    t.next.CmdUpdateBuffer(cb, dst, offset, size, data);
     return;
   }
   if (size == 0) return;
-  CommandState* state = t.FindCommand(cb);
-  // The data is captured now, into staging, and copied like any other source.
-  const StagingSlice slice = state != nullptr ? state->staging().Allocate(t.staging, size) : StagingSlice{};
+  t.counters.polyfilled->Add();
+  CommandState* state = t.trackers().FindCommand(cb);
+  const VkDeviceAddress dst_address = AddressOf(t, dst);
+  const bool aligned = ((offset | size) & 3) == 0;
+  // Where a kernel pays for the copy, the data is captured into staging and copied like
+  // any other source. Aligned updates (only too big for one native update) never need
+  // staging.
+  // Small unaligned updates are also captured whole: one copy command where a native
+  // update plus edge copies would be two or three.
+  TransferCommandData* command = DataOf(state);
+  const bool kernel = !aligned && t.KernelsPossible() && dst_address != 0 && size >= t.policy.CopyThreshold(false);
+  const bool whole = command != nullptr && !aligned && (kernel || size <= kSmallFillFromStaging);
+  const StagingSlice slice = whole ? command->arena.Allocate(t.staging, size) : StagingSlice{};
   if (slice.data == nullptr) {
-    BINDERY_LOG(d.log(), kError, "transfer-staging",
-                "no staging memory for a %llu-byte vkCmdUpdateBuffer the driver cannot take; it was dropped",
-                static_cast<unsigned long long>(size));
+    UpdateNatively(t, cb, state, dst, offset, size, data);
     return;
   }
   std::memcpy(slice.data, data, size);
-  Stats::Bump(d.stats.transfers_polyfilled);
-  Stats::Bump(d.stats.transfer_edge_copies);
+  t.counters.edge_copies->Add();
   const VkBufferCopy region{slice.offset, offset, size};
   const VkDeviceAddress chunk_address = slice.address == 0 ? 0 : slice.address - slice.offset;
-  const VkDeviceAddress dst_address = AddressOf(t, dst);
   CopyRecorder rec(t, cb, state, slice.buffer, dst);
   CopyRegion(t, rec, KernelUsable(t, state, chunk_address, dst_address), chunk_address, dst_address, region);
-}
-
-// ---- intercept table ---------------------------------------------------------------------
-
-namespace {
-
-bool Active(const DeviceState& d) { return d.transfers != nullptr; }
-bool KernelsPossible(const DeviceState& d) { return d.transfers != nullptr && d.transfers->KernelsPossible(); }
-bool AddressesEnabled(const DeviceState& d) { return d.transfers != nullptr && d.transfers->device_address; }
-
-#define BINDERY_TRANSFER_INTERCEPT(name, predicate) \
-  Intercept { "vk" #name, reinterpret_cast<PFN_vkVoidFunction>(&name), InterceptScope::kDevice, &predicate }
-
-const Intercept kTransferIntercepts[] = {
-    BINDERY_TRANSFER_INTERCEPT(CreateBuffer, Active),
-    BINDERY_TRANSFER_INTERCEPT(DestroyBuffer, Active),
-    BINDERY_TRANSFER_INTERCEPT(AllocateMemory, AddressesEnabled),
-    BINDERY_TRANSFER_INTERCEPT(FreeMemory, AddressesEnabled),
-    BINDERY_TRANSFER_INTERCEPT(BindBufferMemory, AddressesEnabled),
-    BINDERY_TRANSFER_INTERCEPT(BindBufferMemory2, AddressesEnabled),
-    BINDERY_TRANSFER_INTERCEPT(BindBufferMemory2KHR, AddressesEnabled),
-    BINDERY_TRANSFER_INTERCEPT(CreateCommandPool, Active),
-    BINDERY_TRANSFER_INTERCEPT(DestroyCommandPool, Active),
-    BINDERY_TRANSFER_INTERCEPT(ResetCommandPool, Active),
-    BINDERY_TRANSFER_INTERCEPT(AllocateCommandBuffers, Active),
-    BINDERY_TRANSFER_INTERCEPT(FreeCommandBuffers, Active),
-    BINDERY_TRANSFER_INTERCEPT(BeginCommandBuffer, Active),
-    BINDERY_TRANSFER_INTERCEPT(ResetCommandBuffer, Active),
-    BINDERY_TRANSFER_INTERCEPT(CmdBindPipeline, KernelsPossible),
-    BINDERY_TRANSFER_INTERCEPT(CmdPushConstants, KernelsPossible),
-    BINDERY_TRANSFER_INTERCEPT(CmdBeginConditionalRenderingEXT, KernelsPossible),
-    BINDERY_TRANSFER_INTERCEPT(CmdEndConditionalRenderingEXT, KernelsPossible),
-    BINDERY_TRANSFER_INTERCEPT(CmdFillBuffer, Active),
-    BINDERY_TRANSFER_INTERCEPT(CmdUpdateBuffer, Active),
-    BINDERY_TRANSFER_INTERCEPT(CmdCopyBuffer, KernelsPossible),
-    BINDERY_TRANSFER_INTERCEPT(CmdCopyBuffer2, KernelsPossible),
-    BINDERY_TRANSFER_INTERCEPT(CmdCopyBuffer2KHR, KernelsPossible),
-};
-
-#undef BINDERY_TRANSFER_INTERCEPT
-
-}  // namespace
-
-InterceptTable TransferIntercepts() {
-  return {kTransferIntercepts, sizeof(kTransferIntercepts) / sizeof(kTransferIntercepts[0])};
 }
 
 }  // namespace bindery::transfer

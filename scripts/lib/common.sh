@@ -13,6 +13,7 @@ BINDERY_PACKAGES=(
   spirv-tools spirv-headers glslang-dev glslang-tools libspirv-cross-c-shared-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   xvfb x11-apps imagemagick
+  mangohud vkbasalt gfxreconstruct
   clang libclang-rt-14-dev
 )
 

@@ -21,12 +21,12 @@ class ScopedEnv {
     ::setenv(name, value.c_str(), 1);
   }
   ~ScopedEnv() {
-    if (had_old_) ::setenv(name_, old_.c_str(), 1);
-    else ::unsetenv(name_);
+    if (had_old_) ::setenv(name_.c_str(), old_.c_str(), 1);
+    else ::unsetenv(name_.c_str());
   }
 
  private:
-  const char* name_;
+  std::string name_;  // a copy: callers may pass names that do not outlive the scope
   bool had_old_ = false;
   std::string old_;
 };

@@ -9,6 +9,10 @@
 // (the differential baseline: the driver agrees with the model); ForceNative,
 // ForceCompute and Auto record every case, and the layer's summary must show that the
 // strategy under test ran. Validation below the layer must stay silent everywhere.
+//
+// The host reads after a TRANSFER -> HOST barrier only, as an application that records
+// nothing but transfers does: the layer's kernels must make their writes visible through
+// it (their closing COMPUTE -> TRANSFER barrier chains into it).
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -79,7 +83,7 @@ TEST_P(TransferExhaustive, FillEveryOffsetSizeAndPattern) {
       vkCmdFillBuffer(cb, dst.buffer, at, cases[i].size, cases[i].data);
       model.Fill(at, cases[i].size, cases[i].data);
     }
-    rig.HostReadBarrier(cb);
+    Rig::TransferHostReadBarrier(cb);  // names no compute stage: the kernels chain into it
     ASSERT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
     EXPECT_TRUE(SameBytes(dst.mapped, model.data(), bytes,
                           [&](uint64_t b) { return SlotName(b, kSmallSlot, names); }));
@@ -124,7 +128,7 @@ TEST_P(TransferExhaustive, UpdateEveryOffsetAndSize) {
       vkCmdUpdateBuffer(cb, dst.buffer, at, cases[i].size, host[i].data());
       model.Update(at, cases[i].data.data(), cases[i].size);
     }
-    rig.HostReadBarrier(cb);
+    Rig::TransferHostReadBarrier(cb);  // names no compute stage: the kernels chain into it
     for (auto& h : host) std::memset(h.data(), 0x99, h.size());
     ASSERT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
     EXPECT_TRUE(SameBytes(dst.mapped, model.data(), bytes,
@@ -195,7 +199,7 @@ void RunCopies(const Config& config, bool use_copy2) {
         }
       }
     }
-    rig.HostReadBarrier(cb);
+    Rig::TransferHostReadBarrier(cb);  // names no compute stage: the kernels chain into it
     ASSERT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
     EXPECT_TRUE(SameBytes(dst.mapped, model.data(), bytes,
                           [&](uint64_t b) { return SlotName(b, kCopySlot, names); }));

@@ -65,18 +65,15 @@ Summary ParseSummary(const std::vector<Message>& messages) {
     s.found = true;
     s.text = m.text;
     std::smatch match;
+    // The counters the transfers capability registers (layer/transfer/transfer_capability.cpp).
     static const std::regex detailed(
-        R"(transfers polyfilled (\d+) \(kernels (\d+), edge copies (\d+)\), passed through (\d+))");
-    static const std::regex plain(R"(transfers polyfilled (\d+), passed through (\d+))");
+        R"(transfers polyfilled (\d+), passed through (\d+), transfer kernels (\d+), edge copies (\d+))");
     if (std::regex_search(m.text, match, detailed)) {
       s.detailed = true;
       s.polyfilled = std::stoull(match[1]);
-      s.kernels = std::stoull(match[2]);
-      s.edge_copies = std::stoull(match[3]);
-      s.passed_through = std::stoull(match[4]);
-    } else if (std::regex_search(m.text, match, plain)) {
-      s.polyfilled = std::stoull(match[1]);
       s.passed_through = std::stoull(match[2]);
+      s.kernels = std::stoull(match[3]);
+      s.edge_copies = std::stoull(match[4]);
     }
   }
   return s;
@@ -106,14 +103,24 @@ std::vector<Family> TransferFamilies() {
   return out;
 }
 
-Rig::Rig(const Config& config, uint32_t queue_family, std::vector<const char*> device_extensions) : config_(config) {
+Rig::Rig(const Config& config, uint32_t queue_family, std::vector<const char*> device_extensions)
+    : Rig(config, RigOptions{queue_family, std::move(device_extensions)}) {}
+
+Rig::Rig(const Config& config, const RigOptions& rig_options) : config_(config) {
   env_.push_back(std::make_unique<ScopedEnv>("BINDERY_TRANSFERS", config.transfers));
   env_.push_back(std::make_unique<ScopedEnv>("BINDERY_TRANSFER_STRATEGY", config.strategy));
   env_.push_back(std::make_unique<ScopedEnv>("BINDERY_LOG_LEVEL", "info"));
+  for (const auto& [name, value] : rig_options.env) {
+    env_.push_back(std::make_unique<ScopedEnv>(name.c_str(), value));
+  }
   HarnessOptions options;
   options.bindery = config.bindery;
-  options.queue_family = queue_family;
-  options.device_extensions = std::move(device_extensions);
+  options.validation = rig_options.validation;
+  options.layers_between = rig_options.layers_between;
+  options.device_pnext = rig_options.device_pnext;
+  options.api_version = rig_options.api_version;
+  options.queue_family = rig_options.queue_family;
+  options.device_extensions = rig_options.device_extensions;
   harness_ = std::make_unique<VkHarness>(options);
   if (harness_->ok()) {
     uint32_t count = 0;
@@ -170,6 +177,14 @@ void Rig::HostReadBarrier(VkCommandBuffer cb) {
   vkCmdPipelineBarrier(cb, src, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
 }
 
+void Rig::TransferHostReadBarrier(VkCommandBuffer cb) {
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0,
+                       nullptr);
+}
+
 Summary Rig::Finish() {
   if (harness_->device() != VK_NULL_HANDLE) {
     vkDeviceWaitIdle(harness_->device());
@@ -195,7 +210,7 @@ void ExpectStrategyRan(const Config& config, const Summary& summary, bool comput
     EXPECT_GT(summary.polyfilled, 0u) << summary.text;
   }
   if (std::string(config.transfers) != "force") return;
-  EXPECT_TRUE(summary.detailed) << "the summary does not say \"transfers polyfilled N (kernels K, edge copies E)\": "
+  EXPECT_TRUE(summary.detailed) << "the summary does not list the transfer counters: "
                                 << summary.text;
   if (std::string(config.strategy) == "native") {
     EXPECT_EQ(summary.kernels, 0u) << "kernels under the native strategy: " << summary.text;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "integration/test_env.h"
@@ -89,6 +90,17 @@ struct Family {
 };
 std::vector<Family> TransferFamilies();
 
+// What a Rig may add to the harness beyond the configuration.
+struct RigOptions {
+  uint32_t queue_family = UINT32_MAX;
+  std::vector<const char*> device_extensions;
+  const void* device_pnext = nullptr;             // e.g. feature structs the test needs
+  uint32_t api_version = VK_API_VERSION_1_3;      // the application's
+  std::vector<std::string> layers_between;        // e.g. the spy layer, below Bindery
+  bool validation = true;                         // off only with a reason (see the callers)
+  std::vector<std::pair<std::string, std::string>> env;  // extra settings, e.g. BINDERY_STAGING_LIMIT
+};
+
 // One harness under a configuration: sets the environment, creates the instance and
 // device (validation below the layer), and at Finish() destroys the device and returns
 // the layer's summary.
@@ -96,6 +108,7 @@ class Rig {
  public:
   explicit Rig(const Config& config, uint32_t queue_family = UINT32_MAX,
                std::vector<const char*> device_extensions = {});
+  Rig(const Config& config, const RigOptions& options);
   ~Rig();
   Rig(const Rig&) = delete;
   Rig& operator=(const Rig&) = delete;
@@ -110,11 +123,16 @@ class Rig {
   VkResult Submit(VkCommandBuffer cb, bool end = true);
   // Transfer and compute writes -> host reads (on queues without compute, transfer only).
   void HostReadBarrier(VkCommandBuffer cb);
+  // Transfer writes -> host reads only: what an application that recorded nothing but
+  // transfers writes. The layer's kernels must chain into it on their own.
+  static void TransferHostReadBarrier(VkCommandBuffer cb);
 
   // Destroys buffers created through Buffer(), then the device; parses the summary.
   Summary Finish();
 
  private:
+  Rig(const Config& config, uint32_t api_version, const void* device_pnext,
+      std::vector<const char*> device_extensions, uint32_t queue_family);
   Config config_;
   std::vector<std::unique_ptr<ScopedEnv>> env_;
   std::unique_ptr<VkHarness> harness_;

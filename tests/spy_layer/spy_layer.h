@@ -17,3 +17,37 @@ enum { kSpyInstanceChain = 0, kSpyDeviceChain = 1 };
 
 // extern "C" size_t bindery_spy_chain(int which, SpyChainEntry* out, size_t max);
 using BinderySpyChainFn = size_t (*)(int which, SpyChainEntry* out, size_t max);
+
+// ---- device calls as they arrive below Bindery ---------------------------------------
+
+enum SpyEventKind : uint32_t {
+  kSpyCreateBuffer = 1,               // handle: the buffer; usage: effective (usage2 if chained)
+  kSpyDeviceBufferRequirements = 2,   // vkGetDeviceBufferMemoryRequirements(KHR); usage: effective
+  kSpyGetBufferAddress = 3,           // vkGetBufferDeviceAddress(KHR/EXT); handle: the buffer
+  kSpyAllocateMemory = 4,             // handle: the memory (0 if refused); flags: VkMemoryAllocateFlags
+  kSpyBindBufferMemory = 5,           // handle: the buffer; other: the memory
+  kSpyCmdCopyBuffer = 6,              // count: regions
+  kSpyCmdCopyBuffer2 = 7,             // info/pnext/regions: the pointers received; count: regions
+  kSpyFreeMemory = 8,                 // handle: the memory
+};
+
+struct SpyEvent {
+  uint32_t kind;
+  uint32_t count;
+  uint64_t handle;
+  uint64_t other;
+  uint64_t usage;         // buffer usage (64-bit: VkBufferUsageFlags2 where chained)
+  uint32_t legacy_usage;  // VkBufferCreateInfo::usage
+  uint32_t flags;         // kSpyCreateBuffer: 1 = usage2 chained, 2 = external memory; allocations: flags
+  const void* info;
+  const void* pnext;
+  const void* regions;
+};
+
+// extern "C" size_t bindery_spy_events(SpyEvent* out, size_t max);  (returns the total)
+using BinderySpyEventsFn = size_t (*)(SpyEvent* out, size_t max);
+// extern "C" void bindery_spy_clear_events();
+using BinderySpyClearEventsFn = void (*)();
+
+// Structure types the spy reads that Debian's 1.3.239 headers may lack.
+constexpr uint32_t kSpyBufferUsageFlags2CreateInfo = 1000470006u;  // VK_KHR_maintenance5

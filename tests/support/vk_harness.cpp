@@ -17,6 +17,7 @@ VKAPI_ATTR VkBool32 VKAPI_CALL VkHarness::Callback(VkDebugUtilsMessageSeverityFl
 
 VkHarness::VkHarness(const HarnessOptions& options) {
   std::vector<const char*> layers;
+  for (const std::string& l : options.layers_above) layers.push_back(l.c_str());
   if (options.bindery) layers.push_back("VK_LAYER_bindery");
   for (const std::string& l : options.layers_between) layers.push_back(l.c_str());
   if (options.validation) layers.push_back("VK_LAYER_KHRONOS_validation");

@@ -15,7 +15,8 @@
 namespace bindery::test {
 
 struct HarnessOptions {
-  bool bindery = true;     // enable VK_LAYER_bindery by name (closest to the app)
+  std::vector<std::string> layers_above;  // extra layers above bindery (closest to the app)
+  bool bindery = true;     // enable VK_LAYER_bindery by name (closest to the app but for layers_above)
   bool validation = true;  // enable VK_LAYER_KHRONOS_validation below every other layer
   std::vector<std::string> layers_between;  // extra layers below bindery, above validation
   const void* instance_pnext = nullptr;     // appended to the instance create chain

@@ -1,14 +1,15 @@
 // The bookkeeping a copy kernel relies on to give the application its state back.
-#include "transfer/command_state.h"
+#include "chassis/command_state.h"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
-namespace bindery::transfer {
+namespace bindery {
 namespace {
 
-// Records what RestoreAfterKernel / SuspendForKernel send down.
+// Records what RestoreCompute / SuspendForCompute send down.
 struct Recorder {
   struct Push {
     VkPipelineLayout layout;
@@ -52,11 +53,11 @@ TEST_F(CommandStateTest, RestoresPipelineAndReplaysTheLatestPushesInOrder) {
   CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
   s.Reset(false);
   const uint32_t a[2] = {1, 2}, b[2] = {3, 4}, c[1] = {5};
-  s.OnBindComputePipeline(reinterpret_cast<VkPipeline>(uintptr_t{7}));
+  s.OnBindPipeline(VK_PIPELINE_BIND_POINT_COMPUTE, reinterpret_cast<VkPipeline>(uintptr_t{7}));
   s.OnPushConstants(Layout(1), VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, a);
   s.OnPushConstants(Layout(1), VK_SHADER_STAGE_COMPUTE_BIT, 8, 4, c);
   s.OnPushConstants(Layout(2), VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, b);  // same range again: replaces, moves last
-  s.RestoreAfterKernel(VK_NULL_HANDLE, table_);
+  s.RestoreCompute(VK_NULL_HANDLE, table_);
   ASSERT_EQ(recorder_.bound.size(), 1u);
   EXPECT_EQ(recorder_.bound[0], reinterpret_cast<VkPipeline>(uintptr_t{7}));
   ASSERT_EQ(recorder_.pushes.size(), 2u);
@@ -68,46 +69,106 @@ TEST_F(CommandStateTest, RestoresPipelineAndReplaysTheLatestPushesInOrder) {
 TEST_F(CommandStateTest, NothingToRestoreAfterReset) {
   CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
   const uint32_t a = 9;
-  s.OnBindComputePipeline(reinterpret_cast<VkPipeline>(uintptr_t{7}));
+  s.OnBindPipeline(VK_PIPELINE_BIND_POINT_COMPUTE, reinterpret_cast<VkPipeline>(uintptr_t{7}));
   s.OnPushConstants(Layout(1), VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &a);
   s.Reset(false);
-  s.RestoreAfterKernel(VK_NULL_HANDLE, table_);
+  s.RestoreCompute(VK_NULL_HANDLE, table_);
   EXPECT_TRUE(recorder_.bound.empty());
   EXPECT_TRUE(recorder_.pushes.empty());
 }
 
 TEST_F(CommandStateTest, ConditionalRenderingIsSuspendedAndResumed) {
   CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
-  s.SuspendForKernel(VK_NULL_HANDLE, table_);
+  s.SuspendForCompute(VK_NULL_HANDLE, table_);
   EXPECT_EQ(recorder_.conditional_ends, 0) << "no block active";
   VkConditionalRenderingBeginInfoEXT info{VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_EXT};
   s.OnBeginConditionalRendering(info);
-  s.SuspendForKernel(VK_NULL_HANDLE, table_);
-  s.RestoreAfterKernel(VK_NULL_HANDLE, table_);
+  s.SuspendForCompute(VK_NULL_HANDLE, table_);
+  s.RestoreCompute(VK_NULL_HANDLE, table_);
   EXPECT_EQ(recorder_.conditional_ends, 1);
   EXPECT_EQ(recorder_.conditional_begins, 1);
   s.OnEndConditionalRendering();
-  s.SuspendForKernel(VK_NULL_HANDLE, table_);
+  s.SuspendForCompute(VK_NULL_HANDLE, table_);
   EXPECT_EQ(recorder_.conditional_ends, 1);
 }
 
-TEST_F(CommandStateTest, KernelsAllowedOnlyWhereTheyCanBeUndone) {
+TEST_F(CommandStateTest, ComputeStateRestorableOnlyWhereTheyCanBeUndone) {
   PoolInfo transfer_only{1, VK_QUEUE_TRANSFER_BIT, false, {}};
-  EXPECT_FALSE(CommandState(VK_NULL_HANDLE, transfer_only, false, 128).KernelsAllowed()) << "no compute";
+  EXPECT_FALSE(CommandState(VK_NULL_HANDLE, transfer_only, false, 128).ComputeStateRestorable()) << "no compute";
   PoolInfo protected_pool{0, VK_QUEUE_COMPUTE_BIT, true, {}};
-  EXPECT_FALSE(CommandState(VK_NULL_HANDLE, protected_pool, false, 128).KernelsAllowed()) << "protected";
+  EXPECT_FALSE(CommandState(VK_NULL_HANDLE, protected_pool, false, 128).ComputeStateRestorable()) << "protected";
   CommandState secondary(VK_NULL_HANDLE, compute_pool_, true, 128);
   secondary.Reset(/*inherits_conditional_rendering=*/true);
-  EXPECT_FALSE(secondary.KernelsAllowed()) << "cannot suspend the primary's conditional rendering";
+  EXPECT_FALSE(secondary.ComputeStateRestorable()) << "cannot suspend the primary's conditional rendering";
 
   CommandState many(VK_NULL_HANDLE, compute_pool_, false, 128);
-  EXPECT_TRUE(many.KernelsAllowed());
+  EXPECT_TRUE(many.ComputeStateRestorable());
   const uint32_t v = 1;
   for (uint32_t i = 0; i < 9; ++i) many.OnPushConstants(Layout(1), VK_SHADER_STAGE_COMPUTE_BIT, 4 * i, 4, &v);
-  EXPECT_FALSE(many.KernelsAllowed()) << "more distinct push ranges than can be replayed";
+  EXPECT_FALSE(many.ComputeStateRestorable()) << "more distinct push ranges than can be replayed";
   many.Reset(false);
-  EXPECT_TRUE(many.KernelsAllowed());
+  EXPECT_TRUE(many.ComputeStateRestorable());
+}
+
+// Issue 6, 4a: one shared byte array replayed a VERTEX push with the COMPUTE push's
+// bytes written later at the same offsets. Each record keeps its own bytes.
+TEST_F(CommandStateTest, PushesToDifferentStagesAtTheSameOffsetsKeepTheirOwnBytes) {
+  CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
+  const uint32_t vertex[2] = {0x11111111, 0x22222222}, compute[2] = {0x33333333, 0x44444444};
+  s.OnPushConstants(Layout(1), VK_SHADER_STAGE_VERTEX_BIT, 0, 8, vertex);
+  s.OnPushConstants(Layout(2), VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, compute);
+  s.RestoreCompute(VK_NULL_HANDLE, table_);
+  ASSERT_EQ(recorder_.pushes.size(), 2u);
+  EXPECT_EQ(recorder_.pushes[0].stages, static_cast<VkShaderStageFlags>(VK_SHADER_STAGE_VERTEX_BIT));
+  EXPECT_EQ(recorder_.pushes[0].bytes, (std::vector<uint8_t>{0x11, 0x11, 0x11, 0x11, 0x22, 0x22, 0x22, 0x22}));
+  EXPECT_EQ(recorder_.pushes[1].stages, static_cast<VkShaderStageFlags>(VK_SHADER_STAGE_COMPUTE_BIT));
+  EXPECT_EQ(recorder_.pushes[1].bytes, (std::vector<uint8_t>{0x33, 0x33, 0x33, 0x33, 0x44, 0x44, 0x44, 0x44}));
+}
+
+TEST_F(CommandStateTest, ReplacedPushesFreeTheirBytesForLaterOnes) {
+  CommandState s(VK_NULL_HANDLE, compute_pool_, false, 16);
+  for (uint32_t round = 0; round < 20; ++round) {
+    for (uint32_t r = 0; r < 8; ++r) {
+      const uint32_t v = round * 100 + r;
+      s.OnPushConstants(Layout(1), VK_SHADER_STAGE_COMPUTE_BIT, 4 * (r % 4), 4, &v);
+      s.OnPushConstants(Layout(1), VK_SHADER_STAGE_VERTEX_BIT, 4 * (r % 4), 4, &v);
+    }
+  }
+  EXPECT_TRUE(s.ComputeStateRestorable()) << "8 distinct ranges fit";
+  s.RestoreCompute(VK_NULL_HANDLE, table_);
+  ASSERT_EQ(recorder_.pushes.size(), 8u);
+  for (const auto& p : recorder_.pushes) {
+    uint32_t v;
+    std::memcpy(&v, p.bytes.data(), 4);
+    EXPECT_EQ(v, 1900 + 4 + p.offset / 4) << "each record keeps the last value pushed to its range";
+  }
+}
+
+// Issue 6, 4b: state the layer cannot replay keeps kernels out of the command buffer.
+TEST_F(CommandStateTest, UnreplayablePushConstants2AndComputeShaderObjectsKeepComputeWorkOut) {
+  CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
+  const uint32_t v = 1;
+  PushConstantsInfo info{static_cast<VkStructureType>(1000545004), nullptr, Layout(3), VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                         4, &v};
+  s.OnPushConstants2(info);
+  EXPECT_TRUE(s.ComputeStateRestorable()) << "a push with a layout is replayed like vkCmdPushConstants";
+  EXPECT_EQ(s.push_record_count(), 1u);
+  VkPipelineLayoutCreateInfo dynamic_layout{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  info.layout = VK_NULL_HANDLE;
+  info.pNext = &dynamic_layout;
+  s.OnPushConstants2(info);
+  EXPECT_FALSE(s.ComputeStateRestorable()) << "a push through a pipeline layout create info cannot be replayed";
+
+  CommandState t(VK_NULL_HANDLE, compute_pool_, false, 128);
+  const VkShaderStageFlagBits compute = VK_SHADER_STAGE_COMPUTE_BIT, vertex = VK_SHADER_STAGE_VERTEX_BIT;
+  const ShaderObject shader = 42;
+  t.OnBindShaders(1, &vertex, &shader);
+  EXPECT_TRUE(t.ComputeStateRestorable()) << "graphics shader objects are not disturbed by a compute pipeline";
+  t.OnBindShaders(1, &compute, &shader);
+  EXPECT_FALSE(t.ComputeStateRestorable()) << "a compute shader object is bound";
+  t.OnBindPipeline(VK_PIPELINE_BIND_POINT_COMPUTE, reinterpret_cast<VkPipeline>(uintptr_t{7}));
+  EXPECT_TRUE(t.ComputeStateRestorable()) << "a compute pipeline replaced it";
 }
 
 }  // namespace
-}  // namespace bindery::transfer
+}  // namespace bindery

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 
@@ -56,6 +57,16 @@ TEST(SettingsResolve, ValuesAreCaseInsensitiveAndOnMeansAuto) {
   EXPECT_EQ(s.log_level, LogLevel::kDebug);
 }
 
+TEST(SettingsResolve, StagingLimitIsBytesOrNone) {
+  EXPECT_EQ(ResolveSettings({}, {}).staging_limit, ~0ull) << "no cap by default";
+  EXPECT_EQ(ResolveSettings({{"bindery.staging_limit", "65536"}}, {}).staging_limit, 65536ull);
+  EXPECT_EQ(ResolveSettings({}, {{"BINDERY_STAGING_LIMIT", "0"}}).staging_limit, 0ull);
+  EXPECT_EQ(ResolveSettings({}, {{"BINDERY_STAGING_LIMIT", "None"}}).staging_limit, ~0ull);
+  const Settings bad = ResolveSettings({}, {{"BINDERY_STAGING_LIMIT", "12k"}});
+  EXPECT_EQ(bad.staging_limit, ~0ull);
+  EXPECT_EQ(bad.warnings.size(), 1u);
+}
+
 TEST(SettingsResolve, UnknownKeysAndBadValuesBecomeWarnings) {
   const Settings s = ResolveSettings({{"bindery.no_such_thing", "1"}, {"bindery.timeline", "sometimes"}},
                                      {{"BINDERY_BOGUS", "1"}});
@@ -91,6 +102,37 @@ TEST(SettingsDescribe, NamesEveryCapability) {
   EXPECT_NE(d.find("indirect_bindings=auto"), std::string::npos);
   EXPECT_NE(d.find("transfers=auto"), std::string::npos);
   EXPECT_NE(d.find("timeline=force"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bindery
+
+namespace bindery {
+namespace {
+
+// The settings table (what the manifest is checked against) and the parser agree: every
+// value the table offers is accepted without a warning, under the file key and under the
+// environment variable, and the variable is the key's upper-case BINDERY_ name.
+TEST(SettingsTable, EveryDeclaredValueParsesAndEveryEnvNameMatchesItsKey) {
+  const SettingsTableView table = SettingsTable();
+  ASSERT_GE(table.count, 6u);
+  for (unsigned i = 0; i < table.count; ++i) {
+    const SettingInfo& s = table.entries[i];
+    std::string upper = s.key;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    EXPECT_EQ(std::string(s.env), "BINDERY_" + upper);
+    // Free-form settings (no value list) get a valid sample of their kind.
+    const std::string sample = std::string(s.key) == "staging_limit" ? "65536" : "/tmp/bindery.log";
+    const std::vector<std::string> values = s.value_count == 0
+                                                ? std::vector<std::string>{sample}
+                                                : std::vector<std::string>(s.values, s.values + s.value_count);
+    for (const std::string& v : values) {
+      const Settings from_file = ResolveSettings({{std::string("bindery.") + s.key, v}}, {});
+      EXPECT_TRUE(from_file.warnings.empty()) << s.key << "=" << v << ": " << from_file.warnings.front();
+      const Settings from_env = ResolveSettings({}, {{s.env, v}});
+      EXPECT_TRUE(from_env.warnings.empty()) << s.env << "=" << v;
+    }
+  }
 }
 
 }  // namespace

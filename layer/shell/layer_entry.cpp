@@ -2,7 +2,7 @@
 // the static libraries; this file is the thin shell the loader opens.
 #include <vulkan/vk_layer.h>
 
-#include "entry/hooks.h"
+#include "shell/hooks.h"
 
 #define BINDERY_EXPORT extern "C" __attribute__((visibility("default")))
 

@@ -34,7 +34,10 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetInstanceProcAddr(VkInstance, const c
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice, const char*);
 VKAPI_ATTR VkResult VKAPI_CALL NegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface*);
 
-// Device extensions the layer itself implements (advertised through enumeration).
+// Device extensions the layer's capabilities implement (advertised through enumeration).
 std::vector<VkExtensionProperties> LayerDeviceExtensions(const InstanceState* instance);
+
+// Whether the shell itself answers `name` (tests of the proc-addr contract).
+bool IsShellHook(const char* name);
 
 }  // namespace bindery

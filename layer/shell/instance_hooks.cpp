@@ -3,28 +3,18 @@
 #include <cstring>
 #include <vector>
 
-#include <vulkan/vk_bindery.h>
 #include <vulkan/vk_dispatch_table_helper.h>
 
+#include "chassis/instance_editor.h"
+#include "chassis/instance_stack.h"
+#include "chassis/link.h"
+#include "chassis/state.h"
 #include "core/layer_info.h"
-#include "core/pnext.h"
-#include "core/state.h"
-#include "entry/hooks.h"
+#include "shell/capabilities.h"
+#include "shell/hooks.h"
 
 namespace bindery {
 namespace {
-
-// The loader's link info for this layer in an instance or device create info.
-template <typename LayerCreateInfo>
-LayerCreateInfo* FindLinkInfo(const void* pnext, VkStructureType stype) {
-  for (auto* s = static_cast<const VkBaseInStructure*>(pnext); s != nullptr; s = s->pNext) {
-    if (s->sType == stype) {
-      auto* info = reinterpret_cast<LayerCreateInfo*>(const_cast<VkBaseInStructure*>(s));
-      if (info->function == VK_LAYER_LINK_INFO) return info;
-    }
-  }
-  return nullptr;
-}
 
 template <typename T>
 VkResult FillProperties(const T* ours, uint32_t count, uint32_t* pCount, T* pProperties) {
@@ -51,7 +41,7 @@ VkLayerProperties OurLayerProperties() {
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreateInfo,
                                               const VkAllocationCallbacks* pAllocator, VkInstance* pInstance) {
-  auto* link = FindLinkInfo<VkLayerInstanceCreateInfo>(pCreateInfo->pNext, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
+  VkLayerInstanceCreateInfo* link = FindInstanceLink(pCreateInfo);
   if (link == nullptr || link->u.pLayerInfo == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
   PFN_vkGetInstanceProcAddr next_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
   auto next_create = reinterpret_cast<PFN_vkCreateInstance>(next_gipa(VK_NULL_HANDLE, "vkCreateInstance"));
@@ -63,17 +53,32 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* pCreat
   state->logger->SetInstanceLifetimeMessengers(pCreateInfo->pNext);
   state->logger->SetInstanceLifetimeScope(true);
   state->next_get_instance_proc_addr = next_gipa;
-  if (pCreateInfo->pApplicationInfo != nullptr && pCreateInfo->pApplicationInfo->apiVersion != 0) {
-    state->api_version = pCreateInfo->pApplicationInfo->apiVersion;
+  state->capabilities = LayerCapabilities();
+
+  // The capabilities' instance needs (extensions the application's API version lacks),
+  // merged into one create info; the application's own structs are never written.
+  InstanceEditor editor(*pCreateInfo);
+  for (std::size_t i = 0; i < state->capabilities.count; ++i) {
+    state->slots[i].active = state->capabilities.items[i]->PlanInstance(state->settings, editor);
   }
+  state->api_version = editor.api_version();
 
   // Advance the link for the next layer; the loader owns this struct and expects it.
-  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
-  VkResult result = next_create(pCreateInfo, pAllocator, pInstance);
+  VkLayerInstanceLink* our_link = link->u.pLayerInfo;
+  link->u.pLayerInfo = our_link->pNext;
+  VkResult result = next_create(editor.Build(), pAllocator, pInstance);
+  if (result == VK_ERROR_EXTENSION_NOT_PRESENT && editor.HasAdditions()) {
+    // Something below refused an extension we added: create the instance as the
+    // application asked (capabilities that needed the extension stay off).
+    editor.DropAdditions();
+    link->u.pLayerInfo = our_link->pNext;
+    result = next_create(editor.Build(), pAllocator, pInstance);
+  }
   if (result != VK_SUCCESS) return result;
+  state->enabled_extensions = editor.enabled_extensions();
 
   state->handle = *pInstance;
-  layer_init_instance_dispatch_table(*pInstance, &state->dispatch, next_gipa);
+  BuildInstanceStack(*state);
   InstanceState* raw = state.get();
   if (!StateRegistry::Get().AddInstance(raw)) {
     raw->dispatch.DestroyInstance(*pInstance, pAllocator);
@@ -203,11 +208,9 @@ VKAPI_ATTR void VKAPI_CALL DestroyDebugUtilsMessengerEXT(VkInstance instance, Vk
 
 std::vector<VkExtensionProperties> LayerDeviceExtensions(const InstanceState* instance) {
   std::vector<VkExtensionProperties> out;
-  if (instance != nullptr && instance->settings.transfers != Mode::kOff) {
-    VkExtensionProperties ext{};
-    std::strncpy(ext.extensionName, VK_BINDERY_TRANSFER_ANY_ALIGNMENT_EXTENSION_NAME, sizeof(ext.extensionName) - 1);
-    ext.specVersion = VK_BINDERY_TRANSFER_ANY_ALIGNMENT_SPEC_VERSION;
-    out.push_back(ext);
+  if (instance == nullptr) return out;
+  for (std::size_t i = 0; i < instance->capabilities.count; ++i) {
+    instance->capabilities.items[i]->LayerDeviceExtensions(*instance, out);
   }
   return out;
 }

@@ -1,0 +1,138 @@
+#include "chassis/command_state.h"
+
+#include <cstring>
+
+namespace bindery {
+namespace {
+
+int BindPointIndex(VkPipelineBindPoint bind_point) {
+  switch (bind_point) {
+    case VK_PIPELINE_BIND_POINT_GRAPHICS: return 0;
+    case VK_PIPELINE_BIND_POINT_COMPUTE: return 1;
+    case VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR: return 2;
+    default: return -1;
+  }
+}
+
+}  // namespace
+
+CommandState::CommandState(VkCommandPool pool, const PoolInfo& info, bool secondary, uint32_t max_push_constant_bytes)
+    : pool_(pool),
+      queue_flags_(info.queue_flags),
+      protected_(info.is_protected),
+      secondary_(secondary),
+      max_push_bytes_(max_push_constant_bytes),
+      push_bytes_(static_cast<std::size_t>(max_push_constant_bytes) * kMaxPushRecords) {}
+
+void CommandState::Reset(bool inherits_conditional_rendering) {
+  pipelines_.fill(VK_NULL_HANDLE);
+  push_count_ = 0;
+  push_untrackable_ = false;
+  compute_shader_object_ = false;
+  conditional_active_ = false;
+  inherited_conditional_rendering_ = secondary_ && inherits_conditional_rendering;
+  for (auto& d : data_) {
+    if (d != nullptr) d->OnReset();
+  }
+}
+
+VkResult CommandState::RecordingError() const {
+  for (const auto& d : data_) {
+    if (d != nullptr && d->RecordingError() != VK_SUCCESS) return d->RecordingError();
+  }
+  return VK_SUCCESS;
+}
+
+void CommandState::OnBindPipeline(VkPipelineBindPoint bind_point, VkPipeline pipeline) {
+  const int i = BindPointIndex(bind_point);
+  if (i < 0) return;
+  pipelines_[i] = pipeline;
+  // A pipeline bound at the compute bind point replaces a compute shader object.
+  if (i == 1) compute_shader_object_ = false;
+}
+
+VkPipeline CommandState::pipeline(VkPipelineBindPoint bind_point) const {
+  const int i = BindPointIndex(bind_point);
+  return i < 0 ? VK_NULL_HANDLE : pipelines_[i];
+}
+
+void CommandState::OnPushConstants(VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t offset, uint32_t size,
+                                   const void* values) {
+  if (size > max_push_bytes_ || offset > max_push_bytes_ - size) {  // invalid anyway: do not replay it
+    push_untrackable_ = true;
+    return;
+  }
+  // A later push of the same (stages, offset, size) overwrites every byte an earlier one
+  // wrote for those stages: the earlier one leaves the replay list and the later one goes
+  // last, keeping its own bytes. Different ranges or stages keep their own records, so a
+  // VERTEX push followed by a COMPUTE push at the same offsets replays both, in order.
+  uint32_t storage = kMaxPushRecords;
+  for (uint32_t i = 0; i < push_count_; ++i) {
+    const PushRecord& r = pushes_[i];
+    if (r.stages == stages && r.offset == offset && r.size == size) {
+      storage = r.storage;
+      for (uint32_t j = i; j + 1 < push_count_; ++j) pushes_[j] = pushes_[j + 1];
+      --push_count_;
+      break;
+    }
+  }
+  if (storage == kMaxPushRecords) {
+    if (push_count_ == kMaxPushRecords) {
+      push_untrackable_ = true;  // too many distinct ranges to replay: no compute work here
+      return;
+    }
+    // The first byte slot no record uses.
+    for (uint32_t s = 0; s < kMaxPushRecords && storage == kMaxPushRecords; ++s) {
+      bool used = false;
+      for (uint32_t i = 0; i < push_count_; ++i) used = used || pushes_[i].storage == s;
+      if (!used) storage = s;
+    }
+  }
+  std::memcpy(push_bytes_.data() + static_cast<std::size_t>(storage) * max_push_bytes_, values, size);
+  pushes_[push_count_++] = {layout, stages, offset, size, storage};
+}
+
+void CommandState::OnPushConstants2(const PushConstantsInfo& info) {
+  // A null layout with a VkPipelineLayoutCreateInfo in pNext (maintenance6's
+  // dynamicPipelineLayout) cannot be replayed through vkCmdPushConstants.
+  if (info.pNext != nullptr || info.layout == VK_NULL_HANDLE) {
+    push_untrackable_ = true;
+    return;
+  }
+  OnPushConstants(info.layout, info.stageFlags, info.offset, info.size, info.pValues);
+}
+
+void CommandState::OnBindShaders(uint32_t count, const VkShaderStageFlagBits* stages, const ShaderObject* shaders) {
+  for (uint32_t i = 0; i < count; ++i) {
+    if (stages[i] == VK_SHADER_STAGE_COMPUTE_BIT) {
+      compute_shader_object_ = shaders != nullptr && shaders[i] != 0;
+      if (compute_shader_object_) pipelines_[1] = VK_NULL_HANDLE;
+    }
+  }
+}
+
+void CommandState::OnBeginConditionalRendering(const VkConditionalRenderingBeginInfoEXT& info) {
+  conditional_active_ = true;
+  conditional_ = info;
+  conditional_.pNext = nullptr;
+}
+
+void CommandState::SuspendForCompute(VkCommandBuffer cb, const VkLayerDispatchTable& next) const {
+  // Dispatches obey conditional rendering, copies and fills do not: work standing in for
+  // a copy must run unconditionally.
+  if (conditional_active_) next.CmdEndConditionalRenderingEXT(cb);
+}
+
+void CommandState::RestoreCompute(VkCommandBuffer cb, const VkLayerDispatchTable& next) const {
+  if (pipelines_[1] != VK_NULL_HANDLE) next.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_[1]);
+  // Binding a pipeline does not disturb descriptor sets; our push constants did disturb
+  // the pushes sent down before, so replay them (each with its own layout and bytes).
+  for (uint32_t i = 0; i < push_count_; ++i) {
+    const PushRecord& r = pushes_[i];
+    next.CmdPushConstants(cb, r.layout, r.stages, r.offset, r.size,
+                          push_bytes_.data() + static_cast<std::size_t>(r.storage) * max_push_bytes_);
+  }
+  if (conditional_active_) next.CmdBeginConditionalRenderingEXT(cb, &conditional_);
+}
+
+}  // namespace bindery

@@ -1,0 +1,108 @@
+// One command buffer as the chassis tracks it: where it can run (its pool's queue
+// family), the per-capability CommandData, and — when a capability asked for it — the
+// state sent down in it that a capability recording its own work must put back: the
+// bound pipeline per bind point, the push constants (each push with its own bytes,
+// replayed in order), compute shader objects and an active conditional-rendering block.
+//
+// "Sent down" means as seen at the tracking stage's position in the stack: below the
+// capabilities that rewrite state (their rewritten pipelines and root pushes are what is
+// recorded here), above those that record their own work (whose kernels are not).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <vulkan/vk_layer.h>
+#include <vulkan/vulkan.h>
+#include <vulkan/vk_layer_dispatch_table.h>
+
+#include "chassis/capability.h"
+#include "chassis/newer_vulkan.h"
+
+namespace bindery {
+
+struct PoolInfo {
+  uint32_t queue_family = 0;
+  VkQueueFlags queue_flags = 0;
+  bool is_protected = false;
+  std::vector<VkCommandBuffer> members;  // guarded by the pool's external synchronisation
+};
+
+class CommandState {
+ public:
+  CommandState(VkCommandPool pool, const PoolInfo& info, bool secondary, uint32_t max_push_constant_bytes);
+
+  VkCommandPool pool() const { return pool_; }
+  VkQueueFlags queue_flags() const { return queue_flags_; }
+  bool is_protected() const { return protected_; }
+  bool secondary() const { return secondary_; }
+
+  // Capability data, by the capability's stack slot.
+  CommandData* data(uint32_t slot) const { return data_[slot].get(); }
+  void set_data(uint32_t slot, std::unique_ptr<CommandData> data) { data_[slot] = std::move(data); }
+
+  // Back to the initial state (begin / reset / pool reset); tells every CommandData.
+  void Reset(bool inherits_conditional_rendering);
+  // The first recording error a capability reported (vkEndCommandBuffer returns it).
+  VkResult RecordingError() const;
+
+  // ---- the state sent down -------------------------------------------------------
+  void OnBindPipeline(VkPipelineBindPoint bind_point, VkPipeline pipeline);
+  void OnPushConstants(VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t offset, uint32_t size,
+                       const void* values);
+  void OnPushConstants2(const PushConstantsInfo& info);
+  void OnBindShaders(uint32_t count, const VkShaderStageFlagBits* stages, const ShaderObject* shaders);
+  void OnBeginConditionalRendering(const VkConditionalRenderingBeginInfoEXT& info);
+  void OnEndConditionalRendering() { conditional_active_ = false; }
+
+  VkPipeline pipeline(VkPipelineBindPoint bind_point) const;
+
+  // Can a capability's compute work be recorded here now and the compute state be put
+  // back exactly? (a compute queue, not protected, every push replayable, no compute
+  // shader object bound, no inherited conditional rendering it could not suspend)
+  bool ComputeStateRestorable() const {
+    return (queue_flags_ & VK_QUEUE_COMPUTE_BIT) != 0 && !protected_ && !push_untrackable_ &&
+           !compute_shader_object_ && !inherited_conditional_rendering_;
+  }
+
+  // Around such work: suspend conditional rendering, then put back the compute pipeline,
+  // the pushes (in order, each with its own layout and bytes) and conditional rendering.
+  void SuspendForCompute(VkCommandBuffer cb, const VkLayerDispatchTable& next) const;
+  void RestoreCompute(VkCommandBuffer cb, const VkLayerDispatchTable& next) const;
+
+  // For tests: the replay list.
+  uint32_t push_record_count() const { return push_count_; }
+
+ private:
+  struct PushRecord {
+    VkPipelineLayout layout;
+    VkShaderStageFlags stages;
+    uint32_t offset;
+    uint32_t size;
+    uint32_t storage;  // index of its byte slot
+  };
+  static constexpr uint32_t kMaxPushRecords = 8;
+  static constexpr int kBindPoints = 3;  // graphics, compute, ray tracing
+
+  const VkCommandPool pool_;
+  const VkQueueFlags queue_flags_;
+  const bool protected_;
+  const bool secondary_;
+  const uint32_t max_push_bytes_;
+  std::array<std::unique_ptr<CommandData>, kMaxCapabilities> data_;
+
+  std::array<VkPipeline, kBindPoints> pipelines_{};
+  // Pushes in replay order; each owns a slot of max_push_bytes_ in push_bytes_.
+  std::array<PushRecord, kMaxPushRecords> pushes_{};
+  uint32_t push_count_ = 0;
+  bool push_untrackable_ = false;  // too many distinct ranges, or a push we cannot replay
+  std::vector<uint8_t> push_bytes_;
+  bool compute_shader_object_ = false;
+  bool conditional_active_ = false;
+  VkConditionalRenderingBeginInfoEXT conditional_{};
+  bool inherited_conditional_rendering_ = false;
+};
+
+}  // namespace bindery

@@ -1,0 +1,49 @@
+// Vulkan types newer than the headers Debian 12 ships (1.3.239) that the chassis must
+// understand to track state it would otherwise lose: vkCmdPushConstants2KHR
+// (VK_KHR_maintenance6), vkCmdBindShadersEXT (VK_EXT_shader_object) and
+// VkBufferUsageFlags2CreateInfoKHR (VK_KHR_maintenance5). Declared here under our own
+// names, with the registry's layouts and enum values, so the same code builds against
+// newer headers too.
+#pragma once
+
+#include <cstdint>
+
+#include <vulkan/vulkan.h>
+
+namespace bindery {
+
+// VK_KHR_maintenance5
+inline constexpr VkStructureType kStypeBufferUsageFlags2CreateInfo = static_cast<VkStructureType>(1000470006);
+inline constexpr uint64_t kBufferUsage2ShaderDeviceAddress = 0x00020000ull;
+inline constexpr uint64_t kBufferUsage2TransferSrc = 0x00000001ull;
+inline constexpr uint64_t kBufferUsage2TransferDst = 0x00000002ull;
+struct BufferUsageFlags2CreateInfo {
+  VkStructureType sType;
+  const void* pNext;
+  uint64_t usage;  // VkBufferUsageFlags2KHR
+};
+
+// VK_KHR_maintenance6
+struct PushConstantsInfo {
+  VkStructureType sType;
+  const void* pNext;  // may hold a VkPipelineLayoutCreateInfo when layout is null
+  VkPipelineLayout layout;
+  VkShaderStageFlags stageFlags;
+  uint32_t offset;
+  uint32_t size;
+  const void* pValues;
+};
+using PFN_CmdPushConstants2 = void(VKAPI_PTR*)(VkCommandBuffer, const PushConstantsInfo*);
+
+// VK_EXT_shader_object (VkShaderEXT is a non-dispatchable handle: 64 bits everywhere).
+using ShaderObject = uint64_t;
+using PFN_CmdBindShaders = void(VKAPI_PTR*)(VkCommandBuffer, uint32_t, const VkShaderStageFlagBits*,
+                                            const ShaderObject*);
+
+// Next-table entries for hooked functions that VkLayerDispatchTable (1.3.239) lacks.
+struct NewerDeviceDispatch {
+  PFN_CmdPushConstants2 CmdPushConstants2KHR = nullptr;
+  PFN_CmdBindShaders CmdBindShadersEXT = nullptr;
+};
+
+}  // namespace bindery

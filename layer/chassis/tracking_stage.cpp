@@ -1,0 +1,441 @@
+#include "chassis/tracking_stage.h"
+
+#include <cstring>
+
+#include "chassis/device_editor.h"
+#include "chassis/state.h"
+#include "chassis/trackers.h"
+#include "core/chain_edit.h"
+#include "core/pnext.h"
+
+namespace bindery {
+namespace {
+
+class TrackingPlanHolder : public DevicePlan {
+ public:
+  explicit TrackingPlanHolder(const TrackingPlan& p) : plan(p) {}
+  TrackingPlan plan;
+};
+
+uint32_t Slot() { return TrackingStage().slot(); }
+
+struct Ctx {
+  DeviceState& device;
+  Trackers& trackers;
+  const VkLayerDispatchTable& next;
+};
+
+template <typename Handle>
+Ctx Of(Handle h) {
+  DeviceState& d = *StateRegistry::Get().FindDevice(h);
+  return {d, *d.trackers, d.Next(Slot())};
+}
+
+// Create-then-track, written once: `track` runs only when the driver created the object.
+template <typename Track>
+VkResult Tracked(VkResult result, Track&& track) {
+  if (result == VK_SUCCESS) track();
+  return result;
+}
+
+constexpr VkBufferCreateFlags kNeverAddressed = VK_BUFFER_CREATE_SPARSE_BINDING_BIT | VK_BUFFER_CREATE_PROTECTED_BIT;
+
+// The usage a buffer is created with: VkBufferUsageFlags2CreateInfoKHR's when present
+// (then VkBufferCreateInfo::usage is ignored), else VkBufferCreateInfo::usage.
+uint64_t UsageOf(const VkBufferCreateInfo& info) {
+  if (auto* u2 = FindInChain<BufferUsageFlags2CreateInfo>(info.pNext, kStypeBufferUsageFlags2CreateInfo)) {
+    return u2->usage;
+  }
+  return info.usage;
+}
+
+// Gives `info` SHADER_DEVICE_ADDRESS usage when the capabilities want the buffer
+// addressable and the layer can do it validly; true if it was added. `chain` edits a copy
+// of the application's chain.
+bool AddAddressUsage(const Trackers& t, VkBufferCreateInfo& info, ChainEditor& chain) {
+  const uint64_t usage = UsageOf(info);
+  if (!t.device.addressing.enabled() || (usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) != 0) return false;
+  if ((info.flags & kNeverAddressed) != 0 || !t.WantsAddress(usage, info.size)) return false;
+  // External memory may be imported, and imports cannot take the memory flag the usage
+  // requires: such buffers stay as the application made them (native paths).
+  if (chain.Find(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO) != nullptr) return false;
+  // Memory smaller than the smallest flagged allocation could be bound to it.
+  if (t.device.addressing.memory_flag && info.size < t.min_flagged_allocation()) return false;
+  if (chain.Find(kStypeBufferUsageFlags2CreateInfo) != nullptr) {
+    auto* u2 = chain.Modify<BufferUsageFlags2CreateInfo>(kStypeBufferUsageFlags2CreateInfo);
+    if (u2 == nullptr) return false;
+    u2->usage |= kBufferUsage2ShaderDeviceAddress;
+  } else {
+    info.usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+  }
+  info.pNext = chain.chain();
+  return true;
+}
+
+bool IsImport(const void* chain) {
+  for (auto* s = static_cast<const VkBaseInStructure*>(chain); s != nullptr; s = s->pNext) {
+    switch (s->sType) {
+      case VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR:
+      case VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT:
+      case VK_STRUCTURE_TYPE_IMPORT_MEMORY_WIN32_HANDLE_INFO_KHR:
+      case VK_STRUCTURE_TYPE_IMPORT_MEMORY_WIN32_HANDLE_INFO_NV:
+      case VK_STRUCTURE_TYPE_IMPORT_ANDROID_HARDWARE_BUFFER_INFO_ANDROID:
+      case VK_STRUCTURE_TYPE_IMPORT_MEMORY_ZIRCON_HANDLE_INFO_FUCHSIA:
+      case VK_STRUCTURE_TYPE_IMPORT_MEMORY_BUFFER_COLLECTION_FUCHSIA:
+        return true;
+      default: break;
+    }
+  }
+  return false;
+}
+
+// ---- buffers and memory ----------------------------------------------------------------
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateBuffer(VkDevice device, const VkBufferCreateInfo* pCreateInfo,
+                                            const VkAllocationCallbacks* pAllocator, VkBuffer* pBuffer) {
+  Ctx c = Of(device);
+  VkBufferCreateInfo info = *pCreateInfo;
+  ChainEditor chain(pCreateInfo->pNext);
+  const bool added = AddAddressUsage(c.trackers, info, chain);
+  return Tracked(c.next.CreateBuffer(device, &info, pAllocator, pBuffer), [&] {
+    auto buffer = std::make_unique<BufferInfo>();
+    buffer->size = info.size;
+    buffer->usage = UsageOf(info);
+    buffer->flags = info.flags;
+    buffer->layer_added_address_usage = added;
+    c.trackers.buffers.Insert(*pBuffer, std::move(buffer));
+  });
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks* pAllocator) {
+  Ctx c = Of(device);
+  if (buffer != VK_NULL_HANDLE) c.trackers.buffers.Erase(buffer);
+  c.next.DestroyBuffer(device, buffer, pAllocator);
+}
+
+// Memory requirements asked without a buffer (maintenance4, used by VMA) must see the
+// usage the layer would add, or the application sizes memory for another buffer.
+template <typename Fn>
+void DeviceBufferRequirements(Fn next, VkDevice device, const VkDeviceBufferMemoryRequirements* pInfo,
+                              VkMemoryRequirements2* pRequirements) {
+  Ctx c = Of(device);
+  if (pInfo == nullptr || pInfo->pCreateInfo == nullptr) return next(device, pInfo, pRequirements);
+  VkBufferCreateInfo info = *pInfo->pCreateInfo;
+  ChainEditor chain(info.pNext);
+  if (!AddAddressUsage(c.trackers, info, chain)) return next(device, pInfo, pRequirements);
+  VkDeviceBufferMemoryRequirements edited = *pInfo;
+  edited.pCreateInfo = &info;
+  next(device, &edited, pRequirements);
+}
+
+VKAPI_ATTR void VKAPI_CALL GetDeviceBufferMemoryRequirements(VkDevice device,
+                                                             const VkDeviceBufferMemoryRequirements* pInfo,
+                                                             VkMemoryRequirements2* pRequirements) {
+  DeviceBufferRequirements(Of(device).next.GetDeviceBufferMemoryRequirements, device, pInfo, pRequirements);
+}
+
+VKAPI_ATTR void VKAPI_CALL GetDeviceBufferMemoryRequirementsKHR(VkDevice device,
+                                                                const VkDeviceBufferMemoryRequirements* pInfo,
+                                                                VkMemoryRequirements2* pRequirements) {
+  DeviceBufferRequirements(Of(device).next.GetDeviceBufferMemoryRequirementsKHR, device, pInfo, pRequirements);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL AllocateMemory(VkDevice device, const VkMemoryAllocateInfo* pAllocateInfo,
+                                              const VkAllocationCallbacks* pAllocator, VkDeviceMemory* pMemory) {
+  Ctx c = Of(device);
+  VkMemoryAllocateInfo info = *pAllocateInfo;
+  ChainEditor chain(pAllocateInfo->pNext);
+  auto* existing = FindInChain<VkMemoryAllocateFlagsInfo>(info.pNext, VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO);
+  bool flag = existing != nullptr && (existing->flags & VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT) != 0;
+  bool added = false;
+  VkMemoryAllocateFlagsInfo ours{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+  // Buffers the layer made addressable can only be bound to allocations at least this
+  // large; imported memory cannot take the flag, and is bound only to external buffers
+  // (which the layer leaves alone).
+  if (!flag && c.device.addressing.memory_flag && info.allocationSize >= c.trackers.min_flagged_allocation() &&
+      !IsImport(info.pNext)) {
+    if (existing != nullptr) {
+      auto* copy = chain.Modify<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO);
+      if (copy != nullptr) copy->flags |= VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+      added = copy != nullptr;
+    } else {
+      ours.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+      chain.Prepend(reinterpret_cast<VkBaseOutStructure*>(&ours));
+      added = true;
+    }
+    if (!added) {
+      BINDERY_LOG(c.device.log(), kWarn, "tracking-memory",
+                  "cannot add the device-address flag to an allocation (an unknown struct precedes its "
+                  "VkMemoryAllocateFlagsInfo); buffers bound to it take the native paths");
+    }
+    info.pNext = chain.chain();
+  }
+  return Tracked(c.next.AllocateMemory(device, &info, pAllocator, pMemory), [&] {
+    auto memory = std::make_unique<MemoryInfo>();
+    memory->size = info.allocationSize;
+    memory->address_flag = flag || added;
+    memory->layer_added_address_flag = added;
+    c.trackers.memories.Insert(*pMemory, std::move(memory));
+  });
+}
+
+VKAPI_ATTR void VKAPI_CALL FreeMemory(VkDevice device, VkDeviceMemory memory, const VkAllocationCallbacks* pAllocator) {
+  Ctx c = Of(device);
+  if (memory != VK_NULL_HANDLE) c.trackers.memories.Erase(memory);
+  c.next.FreeMemory(device, memory, pAllocator);
+}
+
+void OnBufferBound(Ctx& c, VkBuffer buffer, VkDeviceMemory memory) {
+  BufferInfo* info = c.trackers.buffers.Find(buffer);
+  if (info == nullptr || (info->usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) == 0) return;
+  const MemoryInfo* mem = c.trackers.memories.Find(memory);
+  const DeviceAddressing& a = c.device.addressing;
+  if (!a.enabled() || mem == nullptr) return;
+  if (a.memory_flag && !mem->address_flag) {
+    // Only reachable when the flag could not be added to that allocation (logged there):
+    // the buffer keeps no address and takes the native paths.
+    return;
+  }
+  VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+  address.buffer = buffer;
+  info->address = a.get_address(c.device.handle, &address);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL BindBufferMemory(VkDevice device, VkBuffer buffer, VkDeviceMemory memory,
+                                                VkDeviceSize offset) {
+  Ctx c = Of(device);
+  return Tracked(c.next.BindBufferMemory(device, buffer, memory, offset), [&] { OnBufferBound(c, buffer, memory); });
+}
+
+VkResult BindBufferMemory2Common(Ctx& c, PFN_vkBindBufferMemory2 next, VkDevice device, uint32_t count,
+                                 const VkBindBufferMemoryInfo* infos) {
+  return Tracked(next(device, count, infos), [&] {
+    for (uint32_t i = 0; i < count; ++i) OnBufferBound(c, infos[i].buffer, infos[i].memory);
+  });
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL BindBufferMemory2(VkDevice device, uint32_t count, const VkBindBufferMemoryInfo* infos) {
+  Ctx c = Of(device);
+  return BindBufferMemory2Common(c, c.next.BindBufferMemory2, device, count, infos);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL BindBufferMemory2KHR(VkDevice device, uint32_t count,
+                                                    const VkBindBufferMemoryInfo* infos) {
+  Ctx c = Of(device);
+  return BindBufferMemory2Common(c, c.next.BindBufferMemory2KHR, device, count, infos);
+}
+
+// ---- command pools and buffers -----------------------------------------------------------
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateCommandPool(VkDevice device, const VkCommandPoolCreateInfo* pCreateInfo,
+                                                 const VkAllocationCallbacks* pAllocator, VkCommandPool* pPool) {
+  Ctx c = Of(device);
+  return Tracked(c.next.CreateCommandPool(device, pCreateInfo, pAllocator, pPool), [&] {
+    auto pool = std::make_unique<PoolInfo>();
+    pool->queue_family = pCreateInfo->queueFamilyIndex;
+    if (pCreateInfo->queueFamilyIndex < c.device.queue_families.size()) {
+      pool->queue_flags = c.device.queue_families[pCreateInfo->queueFamilyIndex].queueFlags;
+    }
+    pool->is_protected = (pCreateInfo->flags & VK_COMMAND_POOL_CREATE_PROTECTED_BIT) != 0;
+    c.trackers.pools.Insert(*pPool, std::move(pool));
+  });
+}
+
+void ForgetCommandBuffer(Trackers& t, VkCommandBuffer cb) { t.ForgetCommand(cb); }
+
+VKAPI_ATTR void VKAPI_CALL DestroyCommandPool(VkDevice device, VkCommandPool pool,
+                                              const VkAllocationCallbacks* pAllocator) {
+  Ctx c = Of(device);
+  if (std::unique_ptr<PoolInfo> info = c.trackers.pools.Erase(pool)) {
+    for (VkCommandBuffer cb : info->members) ForgetCommandBuffer(c.trackers, cb);
+  }
+  c.next.DestroyCommandPool(device, pool, pAllocator);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL ResetCommandPool(VkDevice device, VkCommandPool pool, VkCommandPoolResetFlags flags) {
+  Ctx c = Of(device);
+  const VkResult result = c.next.ResetCommandPool(device, pool, flags);
+  if (const PoolInfo* info = c.trackers.pools.Find(pool)) {
+    for (VkCommandBuffer cb : info->members) {
+      if (CommandState* state = c.trackers.FindCommand(cb)) state->Reset(false);
+    }
+  }
+  return result;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL AllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo* pInfo,
+                                                      VkCommandBuffer* pCommandBuffers) {
+  Ctx c = Of(device);
+  const VkResult result = c.next.AllocateCommandBuffers(device, pInfo, pCommandBuffers);
+  PoolInfo* pool = c.trackers.pools.Find(pInfo->commandPool);
+  if (result != VK_SUCCESS || pool == nullptr) return result;
+  for (uint32_t i = 0; i < pInfo->commandBufferCount; ++i) {
+    auto state = std::make_unique<CommandState>(pInfo->commandPool, *pool,
+                                                pInfo->level == VK_COMMAND_BUFFER_LEVEL_SECONDARY,
+                                                c.device.properties.limits.maxPushConstantsSize);
+    for (std::size_t s = 0; s < c.device.slot_count; ++s) {
+      const DeviceState::Slot& slot = c.device.slots[s];
+      if (slot.state != nullptr) {
+        state->set_data(static_cast<uint32_t>(s), slot.capability->CreateCommandData(*slot.state, pInfo->commandPool));
+      }
+    }
+    // A handle freed and handed out again replaces the old entry (and drops any cached
+    // pointer to it).
+    c.trackers.ForgetCommand(pCommandBuffers[i]);
+    c.trackers.commands.Insert(pCommandBuffers[i], std::move(state));
+    pool->members.push_back(pCommandBuffers[i]);
+  }
+  return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL FreeCommandBuffers(VkDevice device, VkCommandPool pool, uint32_t count,
+                                              const VkCommandBuffer* pCommandBuffers) {
+  Ctx c = Of(device);
+  PoolInfo* info = c.trackers.pools.Find(pool);
+  for (uint32_t i = 0; i < count; ++i) {
+    if (pCommandBuffers[i] == VK_NULL_HANDLE) continue;
+    ForgetCommandBuffer(c.trackers, pCommandBuffers[i]);
+    if (info == nullptr) continue;
+    auto& m = info->members;
+    for (auto it = m.begin(); it != m.end(); ++it) {
+      if (*it == pCommandBuffers[i]) {
+        *it = m.back();
+        m.pop_back();
+        break;
+      }
+    }
+  }
+  c.next.FreeCommandBuffers(device, pool, count, pCommandBuffers);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL BeginCommandBuffer(VkCommandBuffer cb, const VkCommandBufferBeginInfo* pBeginInfo) {
+  Ctx c = Of(cb);
+  if (CommandState* state = c.trackers.FindCommand(cb)) {
+    bool inherits_conditional = false;
+    if (pBeginInfo->pInheritanceInfo != nullptr) {
+      auto* cond = FindInChain<VkCommandBufferInheritanceConditionalRenderingInfoEXT>(
+          pBeginInfo->pInheritanceInfo->pNext, VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_CONDITIONAL_RENDERING_INFO_EXT);
+      inherits_conditional = cond != nullptr && cond->conditionalRenderingEnable == VK_TRUE;
+    }
+    // Begin resets implicitly; the command buffer is not pending (spec), so capability
+    // data (e.g. staging) can be reused.
+    state->Reset(inherits_conditional);
+  }
+  return c.next.BeginCommandBuffer(cb, pBeginInfo);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL EndCommandBuffer(VkCommandBuffer cb) {
+  Ctx c = Of(cb);
+  const VkResult result = c.next.EndCommandBuffer(cb);
+  if (result != VK_SUCCESS) return result;
+  const CommandState* state = c.trackers.FindCommand(cb);
+  return state == nullptr ? result : state->RecordingError();
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL ResetCommandBuffer(VkCommandBuffer cb, VkCommandBufferResetFlags flags) {
+  Ctx c = Of(cb);
+  if (CommandState* state = c.trackers.FindCommand(cb)) state->Reset(false);
+  return c.next.ResetCommandBuffer(cb, flags);
+}
+
+// ---- the state sent down ------------------------------------------------------------------
+
+VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline) {
+  Ctx c = Of(cb);
+  c.next.CmdBindPipeline(cb, bind_point, pipeline);
+  if (CommandState* state = c.trackers.FindCommand(cb)) state->OnBindPipeline(bind_point, pipeline);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stages,
+                                            uint32_t offset, uint32_t size, const void* values) {
+  Ctx c = Of(cb);
+  c.next.CmdPushConstants(cb, layout, stages, offset, size, values);
+  if (CommandState* state = c.trackers.FindCommand(cb)) state->OnPushConstants(layout, stages, offset, size, values);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdPushConstants2KHR(VkCommandBuffer cb, const PushConstantsInfo* info) {
+  DeviceState& d = *StateRegistry::Get().FindDevice(cb);
+  d.NextNewer(Slot()).CmdPushConstants2KHR(cb, info);
+  if (CommandState* state = d.trackers->FindCommand(cb)) state->OnPushConstants2(*info);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdBindShadersEXT(VkCommandBuffer cb, uint32_t count, const VkShaderStageFlagBits* stages,
+                                             const ShaderObject* shaders) {
+  DeviceState& d = *StateRegistry::Get().FindDevice(cb);
+  d.NextNewer(Slot()).CmdBindShadersEXT(cb, count, stages, shaders);
+  if (CommandState* state = d.trackers->FindCommand(cb)) state->OnBindShaders(count, stages, shaders);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdBeginConditionalRenderingEXT(VkCommandBuffer cb,
+                                                           const VkConditionalRenderingBeginInfoEXT* info) {
+  Ctx c = Of(cb);
+  c.next.CmdBeginConditionalRenderingEXT(cb, info);
+  if (CommandState* state = c.trackers.FindCommand(cb)) state->OnBeginConditionalRendering(*info);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdEndConditionalRenderingEXT(VkCommandBuffer cb) {
+  Ctx c = Of(cb);
+  c.next.CmdEndConditionalRenderingEXT(cb);
+  if (CommandState* state = c.trackers.FindCommand(cb)) state->OnEndConditionalRendering();
+}
+
+// ---- the stage ------------------------------------------------------------------------------
+
+const TrackingPlan& PlanOf(const DevicePlan& p) { return static_cast<const TrackingPlanHolder&>(p).plan; }
+bool Resources(const DevicePlan& p) { return PlanOf(p).resources || !PlanOf(p).address_rules.empty(); }
+bool Addresses(const DevicePlan& p) { return !PlanOf(p).address_rules.empty(); }
+bool Commands(const DevicePlan& p) { return PlanOf(p).commands || PlanOf(p).command_state; }
+bool CommandStateWanted(const DevicePlan& p) { return PlanOf(p).command_state; }
+
+const Hook kHooks[] = {
+    BINDERY_HOOK(CreateBuffer, Resources),
+    BINDERY_HOOK(DestroyBuffer, Resources),
+    BINDERY_HOOK(GetDeviceBufferMemoryRequirements, Addresses),
+    BINDERY_HOOK(GetDeviceBufferMemoryRequirementsKHR, Addresses),
+    BINDERY_HOOK(AllocateMemory, Resources),
+    BINDERY_HOOK(FreeMemory, Resources),
+    BINDERY_HOOK(BindBufferMemory, Resources),
+    BINDERY_HOOK(BindBufferMemory2, Resources),
+    BINDERY_HOOK(BindBufferMemory2KHR, Resources),
+    BINDERY_HOOK(CreateCommandPool, Commands),
+    BINDERY_HOOK(DestroyCommandPool, Commands),
+    BINDERY_HOOK(ResetCommandPool, Commands),
+    BINDERY_HOOK(AllocateCommandBuffers, Commands),
+    BINDERY_HOOK(FreeCommandBuffers, Commands),
+    BINDERY_HOOK(BeginCommandBuffer, Commands),
+    BINDERY_HOOK(EndCommandBuffer, Commands),
+    BINDERY_HOOK(ResetCommandBuffer, Commands),
+    BINDERY_HOOK(CmdBindPipeline, CommandStateWanted),
+    BINDERY_HOOK(CmdPushConstants, CommandStateWanted),
+    BINDERY_HOOK(CmdPushConstants2KHR, CommandStateWanted),
+    BINDERY_HOOK(CmdBindShadersEXT, CommandStateWanted),
+    BINDERY_HOOK(CmdBeginConditionalRenderingEXT, CommandStateWanted),
+    BINDERY_HOOK(CmdEndConditionalRenderingEXT, CommandStateWanted),
+};
+
+class Stage final : public Capability {
+ public:
+  const char* Name() const override { return "tracking"; }
+  HookTable DeviceHooks() const override { return MakeHookTable(kHooks); }
+  bool PlansLast() const override { return true; }
+
+  std::unique_ptr<DevicePlan> PlanDevice(DeviceEditor& editor) const override {
+    if (!editor.tracking().any()) return nullptr;
+    return std::make_unique<TrackingPlanHolder>(editor.tracking());
+  }
+
+  std::unique_ptr<CapabilityDevice> CreateDevice(DeviceState&, DevicePlan&) const override {
+    // The trackers belong to the device (the chassis makes them before any capability
+    // starts, so all can read them); the stage itself keeps nothing.
+    return std::make_unique<CapabilityDevice>();
+  }
+};
+
+}  // namespace
+
+Capability& TrackingStage() {
+  static Stage* stage = new Stage();
+  return *stage;
+}
+
+}  // namespace bindery

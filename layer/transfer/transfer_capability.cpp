@@ -1,0 +1,125 @@
+// The transfers capability: what it needs from the instance and the device, its state on
+// a device, and the functions it hooks.
+#include "transfer/transfer_capability.h"
+
+#include <cstring>
+
+#include <vulkan/vk_bindery.h>
+
+#include "chassis/device_editor.h"
+#include "chassis/instance_editor.h"
+#include "transfer/hooks.h"
+#include "transfer/transfer_device.h"
+
+namespace bindery::transfer {
+namespace {
+
+bool KernelsPlanned(const DevicePlan& p) { return static_cast<const TransferPlan&>(p).kernels; }
+
+const Hook kHooks[] = {
+    BINDERY_HOOK(CmdFillBuffer, nullptr),
+    BINDERY_HOOK(CmdUpdateBuffer, nullptr),
+    BINDERY_HOOK(CmdCopyBuffer, KernelsPlanned),
+    BINDERY_HOOK(CmdCopyBuffer2, KernelsPlanned),
+    BINDERY_HOOK(CmdCopyBuffer2KHR, KernelsPlanned),
+};
+
+class Transfers final : public Capability {
+ public:
+  const char* Name() const override { return "transfers"; }
+  HookTable DeviceHooks() const override { return MakeHookTable(kHooks); }
+
+  bool PlanInstance(const Settings& settings, InstanceEditor& editor) const override {
+    // Kernels address buffers through VK_KHR_buffer_device_address under applications
+    // older than Vulkan 1.2; under 1.0 that extension needs these two instance extensions
+    // (promoted to 1.1).
+    if (settings.transfers == Mode::kOff || editor.api_version() >= VK_API_VERSION_1_1) return false;
+    editor.RequestExtension(VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
+    editor.RequestExtension(VK_KHR_DEVICE_GROUP_CREATION_EXTENSION_NAME);
+    return false;  // no instance-level hooks
+  }
+
+  std::unique_ptr<DevicePlan> PlanDevice(DeviceEditor& editor) const override {
+    const Settings& settings = editor.instance().settings;
+    if (settings.transfers == Mode::kOff) return nullptr;
+    auto plan = std::make_unique<TransferPlan>();
+    // Our own extension is implemented here: the driver never sees it. Whether the
+    // application enabled it decides what VK_WHOLE_SIZE means for aligned fills.
+    plan->any_alignment = editor.Enabled(VK_BINDERY_TRANSFER_ANY_ALIGNMENT_EXTENSION_NAME);
+    editor.HideExtension(VK_BINDERY_TRANSFER_ANY_ALIGNMENT_EXTENSION_NAME);
+
+    TransferStrategy strategy = settings.transfer_strategy;
+    if (settings.transfers == Mode::kForce && strategy == TransferStrategy::kAuto) strategy = TransferStrategy::kCompute;
+    plan->policy = ChoosePolicy(editor.properties().vendorID, editor.driver_id(), strategy);
+    // Buffer sizes (VK_WHOLE_SIZE fills) and per-command-buffer staging.
+    editor.tracking().resources = true;
+    editor.tracking().commands = true;
+    if (!plan->policy.UsesKernels()) return plan;
+
+    plan->why_no_kernels = editor.RequestFeature(DeviceFeature::kBufferDeviceAddress);
+    if (plan->why_no_kernels != nullptr) return plan;
+    plan->kernels = true;
+    editor.tracking().command_state = true;
+    editor.tracking().address_rules.push_back(
+        {VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, plan->policy.address_min_buffer_size});
+    return plan;
+  }
+
+  std::unique_ptr<CapabilityDevice> CreateDevice(DeviceState& device, DevicePlan& p) const override {
+    const auto& plan = static_cast<const TransferPlan&>(p);
+    auto transfers = std::make_unique<DeviceTransfers>(device, plan, device.Next(slot()));
+    if (plan.why_no_kernels != nullptr) {
+      BINDERY_LOG(device.log(), kInfo, "transfer-kernels",
+                  "transfer policy '%s' wants compute kernels, but they are off on this device: bufferDeviceAddress: "
+                  "%s; native paths (with edge polyfills) are used instead",
+                  plan.policy.name, plan.why_no_kernels);
+    } else if (plan.kernels && !transfers->KernelsPossible()) {
+      BINDERY_LOG(device.log(), kWarn, "transfer-kernels",
+                  "the transfer kernels could not be built on this device; native paths are used instead");
+    }
+    BINDERY_LOG(device.log(), kDebug, "transfer-policy", "transfers on %s: policy '%s', kernels %s",
+                device.properties.deviceName, plan.policy.name, transfers->KernelsPossible() ? "on" : "off");
+    return transfers;
+  }
+
+  std::unique_ptr<CommandData> CreateCommandData(CapabilityDevice& device, VkCommandPool) const override {
+    return std::make_unique<TransferCommandData>(static_cast<DeviceTransfers&>(device).staging);
+  }
+
+  void LayerDeviceExtensions(const InstanceState& instance, std::vector<VkExtensionProperties>& out) const override {
+    if (instance.settings.transfers == Mode::kOff) return;
+    VkExtensionProperties ext{};
+    std::strncpy(ext.extensionName, VK_BINDERY_TRANSFER_ANY_ALIGNMENT_EXTENSION_NAME, sizeof(ext.extensionName) - 1);
+    ext.specVersion = VK_BINDERY_TRANSFER_ANY_ALIGNMENT_SPEC_VERSION;
+    out.push_back(ext);
+  }
+};
+
+}  // namespace
+
+Capability& TransferCapability() {
+  static Transfers* capability = new Transfers();
+  return *capability;
+}
+
+DeviceTransfers::DeviceTransfers(DeviceState& device_state, const TransferPlan& plan,
+                                 const VkLayerDispatchTable& next_table)
+    : device(device_state),
+      next(next_table),
+      policy(plan.policy),
+      any_alignment(plan.any_alignment),
+      kernels(device_state, next_table),
+      staging(device_state, next_table, plan.kernels && device_state.addressing.enabled(),
+              device_state.instance->settings.staging_limit),
+      counters{&device_state.counters.Register("transfers polyfilled"),
+               &device_state.counters.Register("passed through"),
+               &device_state.counters.Register("transfer kernels"),
+               &device_state.counters.Register("edge copies")} {
+  // The kernel pipelines are built now, not lazily on the application's recording thread.
+  kernels_possible_ = plan.kernels && device_state.addressing.enabled() && device_state.trackers != nullptr &&
+                      kernels.Build(device_state.addressing.mode == AddressMode::kExt);
+}
+
+DeviceTransfers::~DeviceTransfers() = default;
+
+}  // namespace bindery::transfer

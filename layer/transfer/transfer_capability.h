@@ -1,0 +1,11 @@
+// The transfers capability, as the shell sees it: fill, update and copy at any byte and
+// at full bandwidth (README "Transfers").
+#pragma once
+
+#include "chassis/capability.h"
+
+namespace bindery::transfer {
+
+Capability& TransferCapability();
+
+}  // namespace bindery::transfer

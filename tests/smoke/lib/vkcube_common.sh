@@ -1,0 +1,144 @@
+# shellcheck shell=bash
+# Shared by the vkcube smoke scripts (vkcube_smoke.sh, layer_stacks_smoke.sh): a private
+# Xvfb whose framebuffer is a file, the "underlay" window that keeps the last presented
+# frame on screen after vkcube exits, reading the loader's layer chain from a
+# VK_LOADER_DEBUG=layer log, and the validation-log check.
+#
+# The caller defines log and fail, and sets work_dir, fb_dir, screen_w, screen_h before
+# calling start_xvfb / start_underlay; see vkcube_smoke.sh for the screenshot method.
+
+# Children get SIGTERM if this script dies without running its traps (e.g.
+# SIGKILL from a test-runner timeout), so no Xvfb is left behind.
+pdeath=()
+if command -v setpriv >/dev/null 2>&1 && setpriv --pdeathsig TERM true 2>/dev/null; then
+    pdeath=(setpriv --pdeathsig TERM)
+fi
+
+stop_pid() {
+    local pid="$1"
+    [[ -n "$pid" ]] || return 0
+    if kill -0 "$pid" 2>/dev/null; then
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    fi
+}
+
+start_xvfb() {
+    local fd_file="$work_dir/displayfd" i
+    : >"$fd_file"
+    # -displayfd: the server picks a free display number and writes it once
+    # it accepts connections.
+    "${pdeath[@]}" Xvfb -displayfd 3 -screen 0 "${screen_w}x${screen_h}x24" -fbdir "$fb_dir" \
+        -nocursor -noreset -nolisten tcp 3>"$fd_file" >"$work_dir/xvfb.log" 2>&1 &
+    xvfb_pid=$!
+    for ((i = 0; i < 200; i++)); do
+        if [[ -s "$fd_file" ]] && grep -q '^[0-9][0-9]*$' "$fd_file"; then
+            DISPLAY=":$(head -n1 "$fd_file")"
+            export DISPLAY
+            return 0
+        fi
+        kill -0 "$xvfb_pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    cat "$work_dir/xvfb.log" >&2 || true
+    fail "Xvfb did not start"
+}
+
+# Helper X client: maps a full-screen window with background None under
+# vkcube's window (see the header comment), then sleeps until killed.
+cat >"$work_dir/underlay.py" <<'PYEOF'
+import ctypes
+import signal
+import sys
+
+xlib = ctypes.CDLL("libX11.so.6")
+xlib.XOpenDisplay.restype = ctypes.c_void_p
+xlib.XOpenDisplay.argtypes = [ctypes.c_char_p]
+xlib.XDefaultRootWindow.restype = ctypes.c_ulong
+xlib.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
+xlib.XCreateSimpleWindow.restype = ctypes.c_ulong
+xlib.XCreateSimpleWindow.argtypes = [
+    ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_int,
+    ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, ctypes.c_ulong, ctypes.c_ulong]
+xlib.XSetWindowBackgroundPixmap.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+xlib.XMapWindow.argtypes = [ctypes.c_void_p, ctypes.c_ulong]
+xlib.XSync.argtypes = [ctypes.c_void_p, ctypes.c_int]
+
+width, height = int(sys.argv[1]), int(sys.argv[2])
+display = xlib.XOpenDisplay(None)
+if not display:
+    sys.exit("underlay: cannot open X display")
+window = xlib.XCreateSimpleWindow(display, xlib.XDefaultRootWindow(display),
+                                  0, 0, width, height, 0, 0, 0)
+xlib.XSetWindowBackgroundPixmap(display, window, 0)  # 0 == None
+xlib.XMapWindow(display, window)
+xlib.XSync(display, 0)
+print("ready", flush=True)
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+while True:
+    signal.pause()
+PYEOF
+
+start_underlay() {
+    local ready="$work_dir/underlay.ready" i
+    : >"$ready"
+    "${pdeath[@]}" python3 "$work_dir/underlay.py" "$screen_w" "$screen_h" >"$ready" 2>&1 &
+    underlay_pid=$!
+    for ((i = 0; i < 200; i++)); do
+        grep -q '^ready$' "$ready" && return 0
+        kill -0 "$underlay_pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    cat "$ready" >&2 || true
+    fail "underlay helper window did not start"
+}
+
+stop_underlay() {
+    stop_pid "$underlay_pid"
+    underlay_pid=""
+}
+
+framebuffer() { printf '%s' "$fb_dir/Xvfb_screen0"; }
+
+# ------------------------------------------------------------ loader chain
+# Print the layer names of the first "<call> layer callstack setup to:" block
+# of a VK_LOADER_DEBUG=layer log, application side first.
+layer_chain() {
+    local call="$1" file="$2"
+    awk -v hdr="$call layer callstack setup to:" '
+        index($0, hdr) { on = 1; next }
+        on && /<Drivers>|<Device>/ { exit }
+        on && $1 == "LAYER:" && NF == 2 && $2 ~ /^VK_LAYER_/ { print $2 }
+    ' "$file"
+}
+
+# "a\nb\nc" -> "a -> b -> c"
+arrows() {
+    local joined
+    joined="$(paste -s -d' ' - <<<"$1")"
+    printf '%s' "${joined// / -> }"
+}
+
+# index of a layer in a newline separated chain, -1 if absent
+chain_index() {
+    local chain="$1" name="$2" i=0 l
+    while IFS= read -r l; do
+        [[ "$l" == "$name" ]] && { echo "$i"; return 0; }
+        i=$((i + 1))
+    done <<<"$chain"
+    echo -1
+}
+
+check_validation_log() {
+    local name="$1" vlog="$2" count
+    [[ -f "$vlog" ]] ||
+        fail "$name: validation log $vlog was not created (settings file not picked up?)"
+    if [[ -s "$vlog" ]]; then
+        count="$(grep -c -E '\((ERROR|WARN|PERF)[^)]*\)' "$vlog" || true)"
+        echo "----- $vlog -----" >&2
+        head -n 400 "$vlog" >&2
+        [[ $(wc -l <"$vlog") -le 400 ]] || echo "... (truncated, see $vlog)" >&2
+        echo "----- end of validation log -----" >&2
+        fail "$name: validation reported $count error/warning message(s)"
+    fi
+}
