@@ -193,6 +193,18 @@ int main(int argc, char** argv) {
             << Fixed(100.0 * shares[shares.size() / 2], 2) << " %, worst " << Fixed(100.0 * worst_share, 2) << " % ("
             << worst << "); target < 5 %: " << (worst_share < 0.05 ? "met" : "NOT met") << "\n";
   }
+  // Linearity: time per word across the generated shaders (4x apart in size each).
+  std::vector<std::pair<size_t, double>> per_word;
+  for (const BenchModule& m : modules) {
+    const double rw = collector.Get("rewrite/" + m.name);
+    if (m.large && rw > 0) per_word.emplace_back(m.words.size(), rw / static_cast<double>(m.words.size()));
+  }
+  if (per_word.size() >= 2) {
+    summary << "rewrite ns/word over the generated shaders:";
+    for (const auto& [words, ns] : per_word) summary << " " << words << " words: " << Fixed(ns, 1) << ";";
+    summary << " largest/smallest = " << Fixed(per_word.back().second / per_word.front().second, 2)
+            << " (1.00 = linear)\n";
+  }
   std::sort(dispatch_shares.begin(), dispatch_shares.end());
   if (!dispatch_shares.empty()) {
     summary << "rewrite / (pipeline creation + first dispatch) over " << dispatch_shares.size() << " modules: median "
