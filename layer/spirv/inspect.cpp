@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "spirv/instruction_shape.h"
 #include "spirv/resources.h"
 
 namespace bindery::spirv {
@@ -44,7 +45,7 @@ std::vector<VariableInfo> ClassifyVariables(const Module& module, const TypeMana
     VariableInfo v;
     v.id = inst.result_id();
     v.pointer_type = inst.type_id();
-    v.storage = static_cast<spv::StorageClass>(inst.operand(0));
+    v.storage = ToStorageClass(inst.operand(0));
     v.name = NameOf(module, v.id);
     uint32_t pointee = types.PointeeType(v.pointer_type);
     const Instruction* t = types.Def(pointee);

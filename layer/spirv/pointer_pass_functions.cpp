@@ -47,9 +47,14 @@ std::string PointerPass::EmitOffset(uint32_t id, uint32_t* offset, uint32_t* ove
   uint32_t constant_part = 0;
   uint32_t dynamic = 0;  // id of the dynamic part, 0 if none
   uint32_t ovf = 0;
+  // Emitting may append constants to the types section and so move every Instruction in
+  // it: nothing below keeps a types_.Def() pointer across an Emit or a Get*.
   auto add_dynamic = [&](uint32_t index, uint32_t stride) -> std::string {
     const Instruction* it = types_.Def(LocalDef(index) ? LocalDef(index)->type_id() : (types_.Def(index) ? types_.Def(index)->type_id() : 0));
-    uint32_t width = it && it->opcode() == spv::OpTypeInt ? it->operand(0) : 32;
+    const bool is_int = it && it->opcode() == spv::OpTypeInt;
+    const uint32_t width = is_int ? it->operand(0) : 32;
+    const bool is_signed = is_int && it->operand(1) != 0;
+    it = nullptr;
     uint32_t value = 0;
     if (types_.GetConstantValue(index, &value) && (value < (1u << 20))) { constant_part += value * stride; return ""; }
     if (wide) {
@@ -58,7 +63,7 @@ std::string PointerPass::EmitOffset(uint32_t id, uint32_t* offset, uint32_t* ove
       dynamic = dynamic ? Emit(spv::OpIAdd, u64_, {dynamic, term}) : term;
     } else {
       if (width != 32) return "bounds checks: a 64-bit index without shaderInt64";
-      if (it && it->operand(1) != 0) index = Emit(spv::OpBitcast, u32_, {index});
+      if (is_signed) index = Emit(spv::OpBitcast, u32_, {index});
       uint32_t pair = types_.GetType(spv::OpTypeStruct, {u32_, u32_});
       uint32_t prod = Emit(spv::OpUMulExtended, pair, {index, types_.GetUintConstant(stride)});
       uint32_t lo = Emit(spv::OpCompositeExtract, u32_, {prod, 0});
@@ -108,15 +113,15 @@ std::string PointerPass::EmitOffset(uint32_t id, uint32_t* offset, uint32_t* ove
         case spv::OpTypeRuntimeArray: {
           uint32_t stride = 0;
           if (!types_.GetDecoration(type, spv::DecorationArrayStride, &stride)) return "bounds checks: array without ArrayStride";
+          type = t->operand(0);  // read before add_dynamic moves `t`
           std::string e = add_dynamic(index, stride);
           if (!e.empty()) return e;
-          type = t->operand(0);
           break;
         }
         case spv::OpTypeVector: {
-          std::string e = add_dynamic(index, types_.SizeOf(t->operand(0)));
+          type = t->operand(0);  // read before add_dynamic moves `t`
+          std::string e = add_dynamic(index, types_.SizeOf(type));
           if (!e.empty()) return e;
-          type = t->operand(0);
           break;
         }
         default:
