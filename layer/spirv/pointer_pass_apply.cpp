@@ -63,8 +63,9 @@ void PointerPass::SetUpTypes() {
   uint32_t block = types_.GetStructType({records}, {0}, true);
   records_pointer_ = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, block);
   address_pointer_ = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, address_type_);
+  ApplyVariableDecorations();  // decides each pointee_block
   for (Converted& c : converted_)
-    c.psb_block_pointer = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, c.var.block_type);
+    c.psb_block_pointer = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, c.pointee_block);
 }
 
 // The root members (one address per set, dynamic offsets) join the module's push-constant
