@@ -53,6 +53,10 @@ class PointerPass {
   bool MarkRetyped(uint32_t id, std::vector<uint32_t>* work);
   uint32_t MappedType(uint32_t old_type);
   const Instruction* LocalDef(uint32_t id) const;
+  // Lookups in the tables Analyze sized at the module's bound then: ids the rewrite takes
+  // later (and words of malformed input) are past them, so every index is checked here.
+  bool Retyped(uint32_t id) const { return id < retyped_.size() && retyped_[id] != 0; }
+  int32_t ConvertedOf(uint32_t id) const { return id < converted_of_var_.size() ? converted_of_var_[id] : -1; }
 
   // Rewrite.
   void SetUpTypes();

@@ -185,7 +185,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       if (u.function == f) { direct.push_back(c); break; }
   bool any_retyped = !direct.empty();
   for (const Instruction& inst : in)
-    if ((inst.has_result() && retyped_[inst.result_id()]) || retyped_return_[f]) { any_retyped = true; break; }
+    if (Retyped(inst.result_id()) || retyped_return_[f]) { any_retyped = true; break; }
   if (!any_retyped) { return ""; }
 
   auto pointee_of = [&](uint32_t old_id) -> uint32_t {
@@ -194,9 +194,9 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
     return d ? types_.PointeeType(d->type_id()) : 0;
   };
   auto is_psb = [&](uint32_t old_id) {
-    if (old_id >= m_.bound || !retyped_[old_id]) return false;
+    if (!Retyped(old_id)) return false;
     const Instruction* d = LocalDef(old_id);
-    if (!d) return converted_of_var_[old_id] >= 0;
+    if (!d) return ConvertedOf(old_id) >= 0;
     return types_.PointerStorageClass(MappedType(d->type_id())) == spv::StorageClassPhysicalStorageBuffer;
   };
   auto undef_of = [&](uint32_t type) {
@@ -244,7 +244,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       std::vector<uint32_t> params;
       for (uint32_t k = i + 1; k < in.size() && in[k].opcode() == spv::OpFunctionParameter; ++k) {
         uint32_t t = in[k].type_id();
-        if (retyped_[in[k].result_id()]) { t = MappedType(t); change = true; }
+        if (Retyped(in[k].result_id())) { t = MappedType(t); change = true; }
         params.push_back(t);
       }
       if (change) {
@@ -265,11 +265,11 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       }
     }
     const uint32_t result = inst.has_result() ? inst.result_id() : 0;
-    const bool retyped_result = result && result < m_.bound && retyped_[result];
+    const bool retyped_result = Retyped(result);
 
-    if ((op == spv::OpAccessChain || op == spv::OpInBoundsAccessChain) && in[i].operand(0) < m_.bound &&
-        converted_of_var_[in[i].operand(0)] >= 0 && converted_[converted_of_var_[in[i].operand(0)]].var.array_type) {
-      uint32_t c = static_cast<uint32_t>(converted_of_var_[in[i].operand(0)]);
+    if ((op == spv::OpAccessChain || op == spv::OpInBoundsAccessChain) && ConvertedOf(in[i].operand(0)) >= 0 &&
+        converted_[static_cast<uint32_t>(ConvertedOf(in[i].operand(0)))].var.array_type) {
+      uint32_t c = static_cast<uint32_t>(ConvertedOf(in[i].operand(0)));
       uint32_t size = 0;
       uint32_t* want_size = converted_[c].needs_size ? &size : nullptr;
       if (inst.operand_count() == 2) {

@@ -117,8 +117,8 @@ void PointerPass::ApplyVariableDecorations() {
 }
 
 int32_t PointerPass::StaticRootOf(uint32_t id) const {
-  for (int steps = 0; steps < 1024 && id < m_.bound; ++steps) {
-    if (converted_of_var_[id] >= 0) return converted_of_var_[id];
+  for (int steps = 0; steps < 1024; ++steps) {
+    if (ConvertedOf(id) >= 0) return ConvertedOf(id);
     const Instruction* d = LocalDef(id);
     if (!d || !(IsAccessChain(d->opcode()) || d->opcode() == spv::OpCopyObject)) return -1;
     id = d->operand(0);
