@@ -1,5 +1,6 @@
 // PointerPass: rewriting each function's instructions, and the module-level finish.
 #include <algorithm>
+#include <cstdint>
 
 #include "spirv/pointer_pass.h"
 #include "spirv/use_kinds.h"
@@ -208,6 +209,21 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
     return id;
   };
 
+  // Accesses the bounds checks wrap in a selection (the block is split around them).
+  auto guarded = [&](const Instruction& x) {
+    const spv::Op o = x.opcode();
+    if (o == spv::OpLoad || IsAtomic(o)) return is_psb(x.operand(0));
+    if (o == spv::OpStore || o == spv::OpCopyMemory || o == spv::OpCopyMemorySized)
+      return is_psb(x.operand(0)) || is_psb(x.operand(1));
+    return false;
+  };
+  // A loop header must keep its OpLoopMerge right before its terminator, so it cannot be
+  // split. With a checked access in it, the header keeps only its phis and the merge
+  // instruction, and branches to a new block holding the rest: the header's body moves
+  // into the loop (as glslang lays out `while` loops), where it may be split.
+  size_t hoisted_loop_merge = SIZE_MAX;  // index in `in` of the merge emitted early
+  bool split_header_pending = false;
+
   std::vector<size_t> original_phis;
   bool prologue_done = false;
   bool seen_label = false;
@@ -237,8 +253,31 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       seen_label = true;
       current_label_ = block_label_ = inst.result_id();
       out_.push_back(std::move(inst));
+      if (options_.bounds_checks && loop_headers_.count(block_label_)) {
+        size_t merge = SIZE_MAX;
+        bool any_guarded = false;
+        for (size_t k = i + 1; k < in.size() && !IsTerminator(in[k].opcode()); ++k) {
+          if (in[k].opcode() == spv::OpLoopMerge) merge = k;
+          any_guarded |= guarded(in[k]);
+        }
+        // A one-block loop (the header is its own continue target) would need a new continue
+        // block; not done: the access below then refuses the module (the safety net).
+        if (merge != SIZE_MAX && any_guarded && in[merge].operand(1) != block_label_) {
+          hoisted_loop_merge = merge;
+          split_header_pending = true;
+        }
+      }
       continue;
     }
+    if (split_header_pending && op != spv::OpPhi && op != spv::OpLine && op != spv::OpNoLine) {
+      split_header_pending = false;
+      const uint32_t body = m_.TakeId();
+      out_.push_back(in[hoisted_loop_merge]);
+      out_.emplace_back(spv::OpBranch, 0, 0, std::initializer_list<uint32_t>{body});
+      out_.emplace_back(spv::OpLabel, 0, body, std::initializer_list<uint32_t>{});
+      current_label_ = body;
+    }
+    if (i == hoisted_loop_merge) continue;  // already emitted at the top of the header
     if (op == spv::OpFunction) {
       bool change = retyped_return_[f] != 0;
       std::vector<uint32_t> params;
@@ -365,7 +404,8 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
     }
 
     if (options_.bounds_checks && guard_pointer[0] + guard_pointer[1] != 0) {
-      if (loop_headers_.count(block_label_)) return "bounds checks: a buffer access in a loop header block";
+      // Safety net: a header is split above; never wrap an access in the header itself.
+      if (loop_headers_.count(current_label_)) return "bounds checks: a buffer access in a loop header block";
       uint32_t cond = 0;
       for (int s = 0; s < 2; ++s) {
         if (!guard_pointer[s]) continue;
