@@ -13,7 +13,7 @@ spirv::TargetEnv TargetFor(uint32_t version) {
   if (version >= 0x00010600) return spirv::TargetEnv::kVulkan1_3;
   if (version >= 0x00010500) return spirv::TargetEnv::kVulkan1_2;
   if (version >= 0x00010400) return spirv::TargetEnv::kVulkan1_1Spirv1_4;
-  if (version >= 0x00010300) return spirv::TargetEnv::kVulkan1_1;
+  if (version >= 0x00010100) return spirv::TargetEnv::kVulkan1_1;  // SPIR-V 1.1-1.3 need Vulkan 1.1
   return spirv::TargetEnv::kVulkan1_0;
 }
 
