@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "spirv/instruction_shape.h"
 #include "spirv/resources.h"
 
 namespace bindery::spirv {
@@ -44,7 +45,7 @@ std::vector<VariableInfo> ClassifyVariables(const Module& module, const TypeMana
     VariableInfo v;
     v.id = inst.result_id();
     v.pointer_type = inst.type_id();
-    v.storage = static_cast<spv::StorageClass>(inst.operand(0));
+    v.storage = ToStorageClass(inst.operand(0));
     v.name = NameOf(module, v.id);
     uint32_t pointee = types.PointeeType(v.pointer_type);
     const Instruction* t = types.Def(pointee);
@@ -170,14 +171,18 @@ ModuleInfo Inspect(const uint32_t* words, std::size_t word_count) {
 }
 
 RewriteOptions DefaultLayout(const ModuleInfo& info, uint32_t root_offset, bool ubo) {
+  return DefaultLayout(info, root_offset, ubo, kDefaultRuntimeArrayRecords);
+}
+
+RewriteOptions DefaultLayout(const ModuleInfo& info, uint32_t root_offset, bool ubo, uint32_t runtime_array_records) {
   RewriteOptions options;
   options.convert_uniform_buffers = ubo;
   std::map<uint32_t, std::map<uint32_t, uint32_t>> sets;  // set -> binding -> array size
   for (const EntryPointInfo& ep : info.entry_points)
     for (const ResourceInfo& r : ep.resources)
       if (r.kind == ResourceKind::kStorageBuffer || (ubo && r.kind == ResourceKind::kUniformBuffer)) {
-        // A runtime-sized descriptor array gets one record by default.
-        uint32_t n = r.array_size == 0 ? 1 : r.array_size;
+        // A runtime-sized descriptor array: as many records as the caller says (at least one).
+        uint32_t n = r.array_size == 0 ? std::max(1u, runtime_array_records) : r.array_size;
         uint32_t& slot = sets[r.set][r.binding];
         slot = std::max(slot, n);
       }

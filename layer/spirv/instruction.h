@@ -3,6 +3,7 @@
 // rebuilds instruction streams, so an instruction is one small vector and two offsets.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -41,11 +42,20 @@ class Instruction {
   void set_type_id(uint32_t id) { if (type_index_) words_[type_index_] = id; }
   void set_result_id(uint32_t id) { if (result_index_) words_[result_index_] = id; }
 
-  // Operands: the words after opcode, type and result.
+  // Operands: the words after opcode, type and result. ParseModule guarantees the operands
+  // the grammar requires (instruction_shape.h); reading past the end anyway (an optional
+  // operand, or a call with fewer arguments than its callee's parameters in malformed
+  // input) gives 0, which is never a valid id, and writing there does nothing.
   uint32_t first_operand_index() const { return first_operand_; }
   uint32_t operand_count() const { return word_count() - first_operand_; }
-  uint32_t operand(uint32_t i) const { return words_[first_operand_ + i]; }
-  void set_operand(uint32_t i, uint32_t value) { words_[first_operand_ + i] = value; }
+  uint32_t operand(uint32_t i) const {
+    const std::size_t w = std::size_t{first_operand_} + i;
+    return w < words_.size() ? words_[w] : 0u;
+  }
+  void set_operand(uint32_t i, uint32_t value) {
+    const std::size_t w = std::size_t{first_operand_} + i;
+    if (w < words_.size()) words_[w] = value;
+  }
   void add_operand(uint32_t value) { words_.push_back(value); UpdateWordCount(); }
   void truncate_operands(uint32_t count) { words_.resize(first_operand_ + count); UpdateWordCount(); }
 

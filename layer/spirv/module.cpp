@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "spirv/instruction_shape.h"
+
 namespace bindery::spirv {
 namespace {
 
@@ -82,6 +84,12 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
     bool has_result = false, has_type = false;
     spv::HasResultAndType(op, &has_result, &has_type);
     if (count < 1u + has_result + has_type) return "instruction too short for its type and result" + where;
+    // Every operand the grammar requires is there, so the pass may read it unchecked.
+    if (count < MinWordCount(op))
+      return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") has " + std::to_string(count) +
+             " words, fewer than the grammar's " + std::to_string(MinWordCount(op)) + where;
+    // OpPhi's operands come in (value, parent block) pairs.
+    if (op == spv::OpPhi && (count - 3u) % 2u != 0) return "OpPhi with an unpaired operand" + where;
     if (has_result && (inst.result_id() == 0 || inst.result_id() >= module->bound))
       return "result id " + std::to_string(inst.result_id()) + " outside the bound " + std::to_string(module->bound) + where;
     if (has_type && (inst.type_id() == 0 || inst.type_id() >= module->bound))

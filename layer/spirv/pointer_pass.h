@@ -30,9 +30,15 @@ class PointerPass {
     VariableInfo var;
     const SetLayout* set = nullptr;
     const BindingLayout* binding = nullptr;
-    uint32_t psb_block_pointer = 0;  // ptr<PhysicalStorageBuffer, block>
+    uint32_t psb_block_pointer = 0;  // ptr<PhysicalStorageBuffer, pointee_block>
     bool needs_size = false;
+    uint32_t memory_flags = 0;       // kCoherent... decorations of the variable itself
+    // The struct its pointer points to: the block, or a copy of it when converted buffers
+    // sharing the block differ in the member decorations they need (pointer_pass_memory.cpp).
+    uint32_t pointee_block = 0;
   };
+  // Decorations of a converted variable that must stay in effect once it is a pointer.
+  static constexpr uint32_t kCoherent = 1, kVolatile = 2, kNonWritable = 4, kNonReadable = 8;
   // A pointer whose buffer is known: where its size lives (for OpArrayLength and checks).
   struct Root {
     uint32_t converted = 0;   // index into converted_
@@ -47,6 +53,10 @@ class PointerPass {
   bool MarkRetyped(uint32_t id, std::vector<uint32_t>* work);
   uint32_t MappedType(uint32_t old_type);
   const Instruction* LocalDef(uint32_t id) const;
+  // Lookups in the tables Analyze sized at the module's bound then: ids the rewrite takes
+  // later (and words of malformed input) are past them, so every index is checked here.
+  bool Retyped(uint32_t id) const { return id < retyped_.size() && retyped_[id] != 0; }
+  int32_t ConvertedOf(uint32_t id) const { return id < converted_of_var_.size() ? converted_of_var_[id] : -1; }
 
   // Rewrite.
   void SetUpTypes();
@@ -65,6 +75,18 @@ class PointerPass {
   std::string EmitInBounds(uint32_t id, uint32_t bytes, uint32_t* condition);
   std::string EmitOffset(uint32_t id, uint32_t* offset, uint32_t* overflow, Root* root);
   void AddAligned(Instruction* inst, uint32_t first_memory_operand, uint32_t alignment);
+
+  // Variable decorations (pointer_pass_memory.cpp). PlanVariableDecorations decides which
+  // converted buffers keep their block and which get a decorated copy (and refuses a copy
+  // the code could not retype); ApplyVariableDecorations puts the decorations on members.
+  std::string PlanVariableDecorations();
+  void ApplyVariableDecorations();
+  // Vulkan memory model: Coherent / Volatile of the variable(s) behind old pointer `id`
+  // become memory operands of the access `inst` (first memory operand at `first`).
+  void AddCoherenceOperands(Instruction* inst, uint32_t first, uint32_t id, bool is_store);
+  int32_t StaticRootOf(uint32_t id) const;  // converted index behind old pointer id, or -1
+  // VulkanMemoryModelDeviceScope when the Vulkan memory model meets a Device scope.
+  void AddDeviceScopeCapability();
 
   Module& m_;
   TypeManager types_;
@@ -90,6 +112,7 @@ class PointerPass {
   std::vector<uint32_t> root_member_;      // per set in options_.sets: member index of its address
   std::vector<uint32_t> dynamic_member_;   // per converted: member index of its dynamic offsets, or ~0
   bool uses_int64_ = false;
+  bool emitted_device_scope_ = false;
 
   // Per function being rewritten.
   std::vector<Instruction> out_;

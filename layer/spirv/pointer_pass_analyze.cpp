@@ -56,6 +56,11 @@ std::string PointerPass::FindConverted(RewriteReport* report) {
                   std::to_string(set->root_offset);
       Converted c;
       c.var = v;
+      static constexpr std::pair<uint32_t, spv::Decoration> kKept[] = {
+          {kCoherent, spv::DecorationCoherent}, {kVolatile, spv::DecorationVolatile},
+          {kNonWritable, spv::DecorationNonWritable}, {kNonReadable, spv::DecorationNonReadable}};
+      for (const auto& [flag, decoration] : kKept)
+        if (types_.HasDecoration(v.id, decoration)) c.memory_flags |= flag;
       c.set = set;
       c.binding = binding;
       converted_of_var_[v.id] = static_cast<int32_t>(converted_.size());

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "spirv/instruction_shape.h"
 #include "spirv/pointer_pass.h"
 #include "spirv/use_kinds.h"
 
@@ -21,7 +22,7 @@ uint32_t PointerPass::MappedType(uint32_t old_type) {
   uint32_t mapped = old_type;
   const Instruction* t = types_.Def(old_type);
   if (t && t->opcode() == spv::OpTypePointer) {
-    auto sc = static_cast<spv::StorageClass>(t->operand(0));
+    const spv::StorageClass sc = ToStorageClass(t->operand(0));
     uint32_t pointee = t->operand(1);
     if (sc == spv::StorageClassStorageBuffer || sc == spv::StorageClassUniform) {
       uint32_t stride = 0;
@@ -62,8 +63,9 @@ void PointerPass::SetUpTypes() {
   uint32_t block = types_.GetStructType({records}, {0}, true);
   records_pointer_ = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, block);
   address_pointer_ = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, address_type_);
+  ApplyVariableDecorations();  // decides each pointee_block
   for (Converted& c : converted_)
-    c.psb_block_pointer = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, c.var.block_type);
+    c.psb_block_pointer = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, c.pointee_block);
 }
 
 // The root members (one address per set, dynamic offsets) join the module's push-constant

@@ -1,5 +1,6 @@
 // PointerPass: rewriting each function's instructions, and the module-level finish.
 #include <algorithm>
+#include <cstdint>
 
 #include "spirv/pointer_pass.h"
 #include "spirv/use_kinds.h"
@@ -47,9 +48,14 @@ std::string PointerPass::EmitOffset(uint32_t id, uint32_t* offset, uint32_t* ove
   uint32_t constant_part = 0;
   uint32_t dynamic = 0;  // id of the dynamic part, 0 if none
   uint32_t ovf = 0;
+  // Emitting may append constants to the types section and so move every Instruction in
+  // it: nothing below keeps a types_.Def() pointer across an Emit or a Get*.
   auto add_dynamic = [&](uint32_t index, uint32_t stride) -> std::string {
     const Instruction* it = types_.Def(LocalDef(index) ? LocalDef(index)->type_id() : (types_.Def(index) ? types_.Def(index)->type_id() : 0));
-    uint32_t width = it && it->opcode() == spv::OpTypeInt ? it->operand(0) : 32;
+    const bool is_int = it && it->opcode() == spv::OpTypeInt;
+    const uint32_t width = is_int ? it->operand(0) : 32;
+    const bool is_signed = is_int && it->operand(1) != 0;
+    it = nullptr;
     uint32_t value = 0;
     if (types_.GetConstantValue(index, &value) && (value < (1u << 20))) { constant_part += value * stride; return ""; }
     if (wide) {
@@ -58,7 +64,7 @@ std::string PointerPass::EmitOffset(uint32_t id, uint32_t* offset, uint32_t* ove
       dynamic = dynamic ? Emit(spv::OpIAdd, u64_, {dynamic, term}) : term;
     } else {
       if (width != 32) return "bounds checks: a 64-bit index without shaderInt64";
-      if (it && it->operand(1) != 0) index = Emit(spv::OpBitcast, u32_, {index});
+      if (is_signed) index = Emit(spv::OpBitcast, u32_, {index});
       uint32_t pair = types_.GetType(spv::OpTypeStruct, {u32_, u32_});
       uint32_t prod = Emit(spv::OpUMulExtended, pair, {index, types_.GetUintConstant(stride)});
       uint32_t lo = Emit(spv::OpCompositeExtract, u32_, {prod, 0});
@@ -108,15 +114,15 @@ std::string PointerPass::EmitOffset(uint32_t id, uint32_t* offset, uint32_t* ove
         case spv::OpTypeRuntimeArray: {
           uint32_t stride = 0;
           if (!types_.GetDecoration(type, spv::DecorationArrayStride, &stride)) return "bounds checks: array without ArrayStride";
+          type = t->operand(0);  // read before add_dynamic moves `t`
           std::string e = add_dynamic(index, stride);
           if (!e.empty()) return e;
-          type = t->operand(0);
           break;
         }
         case spv::OpTypeVector: {
-          std::string e = add_dynamic(index, types_.SizeOf(t->operand(0)));
+          type = t->operand(0);  // read before add_dynamic moves `t`
+          std::string e = add_dynamic(index, types_.SizeOf(type));
           if (!e.empty()) return e;
-          type = t->operand(0);
           break;
         }
         default:
@@ -180,7 +186,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       if (u.function == f) { direct.push_back(c); break; }
   bool any_retyped = !direct.empty();
   for (const Instruction& inst : in)
-    if ((inst.has_result() && retyped_[inst.result_id()]) || retyped_return_[f]) { any_retyped = true; break; }
+    if (Retyped(inst.result_id()) || retyped_return_[f]) { any_retyped = true; break; }
   if (!any_retyped) { return ""; }
 
   auto pointee_of = [&](uint32_t old_id) -> uint32_t {
@@ -189,9 +195,9 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
     return d ? types_.PointeeType(d->type_id()) : 0;
   };
   auto is_psb = [&](uint32_t old_id) {
-    if (old_id >= m_.bound || !retyped_[old_id]) return false;
+    if (!Retyped(old_id)) return false;
     const Instruction* d = LocalDef(old_id);
-    if (!d) return converted_of_var_[old_id] >= 0;
+    if (!d) return ConvertedOf(old_id) >= 0;
     return types_.PointerStorageClass(MappedType(d->type_id())) == spv::StorageClassPhysicalStorageBuffer;
   };
   auto undef_of = [&](uint32_t type) {
@@ -202,6 +208,21 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
     undef_of_type_[type] = id;
     return id;
   };
+
+  // Accesses the bounds checks wrap in a selection (the block is split around them).
+  auto guarded = [&](const Instruction& x) {
+    const spv::Op o = x.opcode();
+    if (o == spv::OpLoad || IsAtomic(o)) return is_psb(x.operand(0));
+    if (o == spv::OpStore || o == spv::OpCopyMemory || o == spv::OpCopyMemorySized)
+      return is_psb(x.operand(0)) || is_psb(x.operand(1));
+    return false;
+  };
+  // A loop header must keep its OpLoopMerge right before its terminator, so it cannot be
+  // split. With a checked access in it, the header keeps only its phis and the merge
+  // instruction, and branches to a new block holding the rest: the header's body moves
+  // into the loop (as glslang lays out `while` loops), where it may be split.
+  size_t hoisted_loop_merge = SIZE_MAX;  // index in `in` of the merge emitted early
+  bool split_header_pending = false;
 
   std::vector<size_t> original_phis;
   bool prologue_done = false;
@@ -232,14 +253,37 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       seen_label = true;
       current_label_ = block_label_ = inst.result_id();
       out_.push_back(std::move(inst));
+      if (options_.bounds_checks && loop_headers_.count(block_label_)) {
+        size_t merge = SIZE_MAX;
+        bool any_guarded = false;
+        for (size_t k = i + 1; k < in.size() && !IsTerminator(in[k].opcode()); ++k) {
+          if (in[k].opcode() == spv::OpLoopMerge) merge = k;
+          any_guarded |= guarded(in[k]);
+        }
+        // A one-block loop (the header is its own continue target) would need a new continue
+        // block; not done: the access below then refuses the module (the safety net).
+        if (merge != SIZE_MAX && any_guarded && in[merge].operand(1) != block_label_) {
+          hoisted_loop_merge = merge;
+          split_header_pending = true;
+        }
+      }
       continue;
     }
+    if (split_header_pending && op != spv::OpPhi && op != spv::OpLine && op != spv::OpNoLine) {
+      split_header_pending = false;
+      const uint32_t body = m_.TakeId();
+      out_.push_back(in[hoisted_loop_merge]);
+      out_.emplace_back(spv::OpBranch, 0, 0, std::initializer_list<uint32_t>{body});
+      out_.emplace_back(spv::OpLabel, 0, body, std::initializer_list<uint32_t>{});
+      current_label_ = body;
+    }
+    if (i == hoisted_loop_merge) continue;  // already emitted at the top of the header
     if (op == spv::OpFunction) {
       bool change = retyped_return_[f] != 0;
       std::vector<uint32_t> params;
       for (uint32_t k = i + 1; k < in.size() && in[k].opcode() == spv::OpFunctionParameter; ++k) {
         uint32_t t = in[k].type_id();
-        if (retyped_[in[k].result_id()]) { t = MappedType(t); change = true; }
+        if (Retyped(in[k].result_id())) { t = MappedType(t); change = true; }
         params.push_back(t);
       }
       if (change) {
@@ -260,11 +304,11 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       }
     }
     const uint32_t result = inst.has_result() ? inst.result_id() : 0;
-    const bool retyped_result = result && result < m_.bound && retyped_[result];
+    const bool retyped_result = Retyped(result);
 
-    if ((op == spv::OpAccessChain || op == spv::OpInBoundsAccessChain) && in[i].operand(0) < m_.bound &&
-        converted_of_var_[in[i].operand(0)] >= 0 && converted_[converted_of_var_[in[i].operand(0)]].var.array_type) {
-      uint32_t c = static_cast<uint32_t>(converted_of_var_[in[i].operand(0)]);
+    if ((op == spv::OpAccessChain || op == spv::OpInBoundsAccessChain) && ConvertedOf(in[i].operand(0)) >= 0 &&
+        converted_[static_cast<uint32_t>(ConvertedOf(in[i].operand(0)))].var.array_type) {
+      uint32_t c = static_cast<uint32_t>(ConvertedOf(in[i].operand(0)));
       uint32_t size = 0;
       uint32_t* want_size = converted_[c].needs_size ? &size : nullptr;
       if (inst.operand_count() == 2) {
@@ -309,6 +353,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
     if ((op == spv::OpLoad || op == spv::OpStore) && is_psb(in[i].operand(0))) {
       uint32_t pointee = pointee_of(in[i].operand(0));
       AddAligned(&inst, op == spv::OpLoad ? 1 : 2, types_.ScalarAlignment(pointee));
+      if (vulkan_memory_model_) AddCoherenceOperands(&inst, op == spv::OpLoad ? 1 : 2, in[i].operand(0), op == spv::OpStore);
       guard_pointer[0] = in[i].operand(0);
       guard_bytes[0] = types_.SizeOf(pointee);
     } else if ((op == spv::OpCopyMemory || op == spv::OpCopyMemorySized) &&
@@ -359,7 +404,8 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
     }
 
     if (options_.bounds_checks && guard_pointer[0] + guard_pointer[1] != 0) {
-      if (loop_headers_.count(block_label_)) return "bounds checks: a buffer access in a loop header block";
+      // Safety net: a header is split above; never wrap an access in the header itself.
+      if (loop_headers_.count(current_label_)) return "bounds checks: a buffer access in a loop header block";
       uint32_t cond = 0;
       for (int s = 0; s < 2; ++s) {
         if (!guard_pointer[s]) continue;

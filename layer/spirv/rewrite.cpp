@@ -40,6 +40,8 @@ std::string PointerPass::Apply(RewriteReport* report) {
         for (uint32_t k = i; k-- > 0;)
           if (fn.instructions[k].opcode() == spv::OpLabel) { loop_headers_.insert(fn.instructions[k].result_id()); break; }
 
+  std::string why = PlanVariableDecorations();
+  if (!why.empty()) return why;
   SetUpTypes();
   SetUpPushConstants(report);
   if (!report->reason.empty()) return report->reason;
@@ -91,6 +93,7 @@ std::string PointerPass::FinishModule() {
   }
 
   AddCapability(m_, spv::CapabilityPhysicalStorageBufferAddresses);
+  AddDeviceScopeCapability();
   if (uses_int64_) AddCapability(m_, spv::CapabilityInt64);
   if (m_.version < 0x00010500) AddExtension(m_, "SPV_KHR_physical_storage_buffer");
   m_.memory_model.front().set_operand(0, spv::AddressingModelPhysicalStorageBuffer64);

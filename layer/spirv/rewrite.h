@@ -32,7 +32,8 @@ enum class TargetEnv { kVulkan1_0, kVulkan1_1, kVulkan1_1Spirv1_4, kVulkan1_2, k
 struct BindingLayout {
   uint32_t binding = 0;
   // Descriptors in the binding. For a runtime-sized descriptor array in the shader, the
-  // number of records the block holds for it (accesses beyond it are the app's bug).
+  // number of records the block holds for it (accesses beyond it are the app's bug;
+  // DefaultLayout gives kDefaultRuntimeArrayRecords unless told).
   uint32_t array_size = 1;
   // Index of the binding's first record in the set's block (records are laid out in
   // binding order, one per array element).
@@ -125,8 +126,19 @@ struct ModuleInfo {
 
 ModuleInfo Inspect(const uint32_t* words, std::size_t word_count);
 
+// Records DefaultLayout gives a runtime-sized descriptor array, whose length the shader
+// does not state (the application's descriptor count decides it): 1024 records, 16 KiB of
+// argument block. Generous on purpose: records the caller leaves zero (address 0, size 0)
+// make every access through them out of bounds, so with bounds checks a shader indexing
+// past what is bound reads 0 and writes nothing instead of reading past the block.
+inline constexpr uint32_t kDefaultRuntimeArrayRecords = 1024;
+
 // A layout converting every storage buffer (and uniform buffer when `ubo`) the module
-// uses, sets in ascending order, roots packed from `root_offset` (8 bytes per set).
+// uses, sets in ascending order, roots packed from `root_offset` (8 bytes per set), the
+// records of each set in binding order. A runtime-sized descriptor array gets
+// `runtime_array_records` records (the first overload: kDefaultRuntimeArrayRecords);
+// a caller that knows the bound descriptor count passes it.
 RewriteOptions DefaultLayout(const ModuleInfo& info, uint32_t root_offset, bool ubo);
+RewriteOptions DefaultLayout(const ModuleInfo& info, uint32_t root_offset, bool ubo, uint32_t runtime_array_records);
 
 }  // namespace bindery::spirv

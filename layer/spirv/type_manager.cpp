@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "spirv/instruction_shape.h"
+
 namespace bindery::spirv {
 namespace {
 
@@ -275,7 +277,7 @@ bool TypeManager::IsPointerType(uint32_t type) const {
 spv::StorageClass TypeManager::PointerStorageClass(uint32_t pointer_type) const {
   const Instruction* t = Def(pointer_type);
   if (!t || t->opcode() != spv::OpTypePointer || t->operand_count() < 2) return spv::StorageClassMax;
-  return static_cast<spv::StorageClass>(t->operand(0));
+  return ToStorageClass(t->operand(0));
 }
 
 uint32_t TypeManager::PointeeType(uint32_t pointer_type) const {

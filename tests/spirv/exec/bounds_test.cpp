@@ -64,6 +64,22 @@ TEST(HarnessSelfCheck, WrongRecordsAreCaught) {
   EXPECT_EQ(device.TakeValidationProblems(), "");
 }
 
+// The uvec2 variants run on a device without shaderInt64: a module that still declared
+// Int64 there would be a validation error, as this one (the shader's own int64) is.
+TEST(HarnessSelfCheck, NoInt64DeviceRejectsInt64) {
+  std::vector<uint32_t> module;
+  CorpusEntry e = Load("storage_int64_values.comp", module);
+  ASSERT_TRUE(e.error.empty()) << e.error;
+  ExecDevice& device = SharedDevice(false);
+  ASSERT_TRUE(device.ok()) << device.error();
+  ASSERT_FALSE(device.features().int64);
+  device.TakeValidationProblems();
+  RunOutput out = RunCompute(device, e, module, "main", nullptr, 0);
+  const std::string problems = device.TakeValidationProblems();
+  EXPECT_NE(problems.find("Int64"), std::string::npos) << "no complaint about Int64 on the no-int64 device:\n"
+                                                       << problems << out.error;
+}
+
 // The same shader with descriptors and with the app's own buffer_reference pointer, both
 // native (no rewrite): the descriptor version must give what the CPU says (id.y = 2i + 1);
 // when only the pointer version is wrong, the driver mishandles the pattern through

@@ -25,6 +25,12 @@ std::vector<uint32_t> LoadSpirv(const std::string& path, std::string& error) {
 
 namespace {
 
+// Bytes after each buffer that no descriptor or record covers: a shader that writes past
+// its buffer (through a raw pointer nothing bounds) hits these instead of the driver's heap,
+// and the run reports it.
+constexpr uint32_t kGuardBytes = 4096;
+constexpr uint8_t kGuardFill = 0xa5;
+
 bool InLayout(const spirv::RewriteOptions* layout, uint32_t set, uint32_t binding) {
   if (!layout) return false;
   for (const spirv::SetLayout& s : layout->sets) {
@@ -34,6 +40,24 @@ bool InLayout(const spirv::RewriteOptions* layout, uint32_t set, uint32_t bindin
     }
   }
   return false;
+}
+
+VkDescriptorType DescriptorType(const BufferSpec& spec) {
+  if (spec.dynamic) return spec.uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
+  return spec.uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
+// Where the rewritten module reads the dynamic offset of `spec` (kNoRootOffset: none).
+uint32_t DynamicOffsetAt(const spirv::RewriteOptions* layout, const BufferSpec& spec) {
+  if (!layout || !spec.dynamic) return spirv::kNoRootOffset;
+  for (const spirv::SetLayout& s : layout->sets) {
+    if (s.set != spec.set) continue;
+    for (const spirv::BindingLayout& b : s.bindings) {
+      if (b.binding == spec.binding && b.dynamic_offsets_root_offset != spirv::kNoRootOffset)
+        return b.dynamic_offsets_root_offset + 4 * spec.index;
+    }
+  }
+  return spirv::kNoRootOffset;
 }
 
 struct DescriptorBinding {
@@ -75,7 +99,7 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
 
   // Buffers with their initial contents (the same bytes for every run).
   for (const BufferSpec& spec : entry.buffers) {
-    DeviceBuffer b = device.CreateBuffer(spec.size);
+    DeviceBuffer b = device.CreateBuffer(spec.size + kGuardBytes);
     if (b.buffer == VK_NULL_HANDLE) {
       out.error = "buffer creation failed";
       return out;
@@ -83,6 +107,7 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
     std::vector<uint8_t> init(spec.size);
     FillPattern(spec.fill, init);
     std::memcpy(b.mapped, init.data(), init.size());
+    std::memset(static_cast<uint8_t*>(b.mapped) + spec.size, kGuardFill, kGuardBytes);
     o.buffers.push_back(b);
   }
 
@@ -95,7 +120,7 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
   for (const BufferSpec& spec : entry.buffers) {
     if (InLayout(layout, spec.set, spec.binding)) continue;
     DescriptorBinding& d = sets[spec.set][spec.binding];
-    d.type = spec.uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    d.type = DescriptorType(spec);
     d.count = std::max(d.count, spec.index + 1);
   }
   const uint32_t set_count = sets.empty() ? 0 : sets.rbegin()->first + 1;
@@ -123,6 +148,17 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
   FillPattern(entry.push_fill, push);
   push.resize(push_size, 0);
   for (const auto& [offset, buf] : entry.push_addresses) std::memcpy(&push[offset], &o.buffers[buf].address, 8);
+  // Dynamic offsets of converted dynamic buffers travel in push constants.
+  for (const BufferSpec& spec : entry.buffers) {
+    const uint32_t at = DynamicOffsetAt(layout, spec);
+    if (at == spirv::kNoRootOffset) continue;
+    if (at + 4 > push.size()) {
+      out.error = "dynamic offset at " + std::to_string(at) + " beyond push_constant_end " +
+                  std::to_string(push_constant_end);
+      return out;
+    }
+    std::memcpy(&push[at], &spec.dynamic_offset, 4);
+  }
 
   // Argument blocks: one 16-byte record {address, size} per descriptor.
   if (layout) {
@@ -194,13 +230,12 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
   // Descriptor sets for what stayed descriptors.
   std::vector<VkDescriptorSet> descriptor_sets(set_count, VK_NULL_HANDLE);
   if (!sets.empty()) {
-    uint32_t storage = 0, uniform = 0;
+    std::map<VkDescriptorType, uint32_t> counts;
     for (const auto& [s, bindings] : sets) {
-      for (const auto& [b, d] : bindings) (d.type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER ? uniform : storage) += d.count;
+      for (const auto& [b, d] : bindings) counts[d.type] += d.count;
     }
     std::vector<VkDescriptorPoolSize> sizes;
-    if (storage) sizes.push_back({VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, storage});
-    if (uniform) sizes.push_back({VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, uniform});
+    for (const auto& [type, count] : counts) sizes.push_back({type, count});
     VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     dpci.maxSets = set_count;
     dpci.poolSizeCount = static_cast<uint32_t>(sizes.size());
@@ -224,13 +259,14 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
     for (size_t i = 0; i < entry.buffers.size(); ++i) {
       const BufferSpec& spec = entry.buffers[i];
       if (InLayout(layout, spec.set, spec.binding)) continue;
-      infos[i] = {o.buffers[i].buffer, 0, VK_WHOLE_SIZE};
+      // A dynamic descriptor's range starts at the dynamic offset given at bind time.
+      infos[i] = {o.buffers[i].buffer, 0, spec.size - spec.dynamic_offset};
       VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
       w.dstSet = descriptor_sets[spec.set];
       w.dstBinding = spec.binding;
       w.dstArrayElement = spec.index;
       w.descriptorCount = 1;
-      w.descriptorType = spec.uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      w.descriptorType = DescriptorType(spec);
       w.pBufferInfo = &infos[i];
       writes.push_back(w);
     }
@@ -241,9 +277,18 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
   VkCommandBuffer cb = h.BeginCommands();
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.pipeline);
   for (uint32_t s = 0; s < set_count; ++s) {
-    if (descriptor_sets[s] != VK_NULL_HANDLE) {
-      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.layout, s, 1, &descriptor_sets[s], 0, nullptr);
+    if (descriptor_sets[s] == VK_NULL_HANDLE) continue;
+    // Dynamic offsets in binding order, then array element order.
+    std::vector<std::pair<std::pair<uint32_t, uint32_t>, uint32_t>> dynamic;
+    for (const BufferSpec& spec : entry.buffers) {
+      if (spec.set == s && spec.dynamic && !InLayout(layout, spec.set, spec.binding))
+        dynamic.push_back({{spec.binding, spec.index}, spec.dynamic_offset});
     }
+    std::sort(dynamic.begin(), dynamic.end());
+    std::vector<uint32_t> offsets;
+    for (const auto& d : dynamic) offsets.push_back(d.second);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.layout, s, 1, &descriptor_sets[s],
+                            static_cast<uint32_t>(offsets.size()), offsets.data());
   }
   if (push_size) vkCmdPushConstants(cb, o.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push.data());
   vkCmdDispatch(cb, entry.dispatch[0], entry.dispatch[1], entry.dispatch[2]);
@@ -260,6 +305,13 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
   for (size_t i = 0; i < entry.buffers.size(); ++i) {
     const uint8_t* p = static_cast<const uint8_t*>(o.buffers[i].mapped);
     out.buffers.emplace_back(p, p + entry.buffers[i].size);
+    for (uint32_t g = 0; g < kGuardBytes; ++g) {
+      if (p[entry.buffers[i].size + g] == kGuardFill) continue;
+      out.error = "buffer " + std::to_string(i) + " was written " + std::to_string(g) +
+                  " bytes past its end (" + (layout ? "rewritten" : "native") + " run): the shader or the rewrite " +
+                  "accesses out of bounds";
+      break;
+    }
   }
   return out;
 }

@@ -53,9 +53,13 @@ std::string ParseLine(const std::string& key, std::istringstream& args, CorpusEn
       else if (a[i] == "nocompare") b.compare = false;
       else if (a[i].rfind("index=", 0) == 0 && ParseU32(a[i].substr(6), b.index)) {
       } else if (a[i].rfind("record=", 0) == 0 && ParseU32(a[i].substr(7), b.record_size)) {
+      } else if (a[i].rfind("dynamic=", 0) == 0 && ParseU32(a[i].substr(8), b.dynamic_offset)) {
+        b.dynamic = true;
       } else return "@buffer: unknown option " + a[i];
     }
     if (b.size == 0 || b.size % 4 != 0) return "@buffer: size must be a non-zero multiple of 4";
+    if (b.dynamic && (b.dynamic_offset % 256 != 0 || b.dynamic_offset >= b.size))
+      return "@buffer: dynamic offset must be a multiple of 256 inside the buffer";
     e.buffers.push_back(b);
   } else if (key == "push") {
     if (!need(2) || !ParseU32(a[0], e.push_size) || !KnownFill(a[1])) return "@push SIZE FILL";

@@ -3,10 +3,13 @@
 // each starting with `@`:
 //
 //   @target  vulkan1.0 | vulkan1.1 | spirv1.4 | vulkan1.2 | vulkan1.3   (default vulkan1.2)
+//            spirv1.1 | spirv1.2: that SPIR-V version on Vulkan 1.1 (and spirv1.4)
 //   @dispatch X Y Z                       workgroups (compute)
-//   @buffer SET BINDING SIZE FILL [index=N] [uniform] [record=BYTES] [nocompare]
+//   @buffer SET BINDING SIZE FILL [index=N] [uniform] [record=BYTES] [nocompare] [dynamic=OFFSET]
 //            one descriptor (array element `index`); FILL: zero iota bytes float half ones
 //            record=: the size written in its argument-block record (default SIZE)
+//            dynamic=: a dynamic buffer bound at this dynamic offset (natively: a *_DYNAMIC
+//            descriptor; rewritten: the offset pushed at the binding's dynamic_offsets_root_offset)
 //   @push SIZE FILL                       the shader's own push-constant bytes
 //   @keep SET BINDING                     leave this binding a descriptor (not in the layout)
 //   @ubo                                  convert uniform buffers too
@@ -42,6 +45,8 @@ struct BufferSpec {
   bool uniform = false;
   uint32_t record_size = 0;  // 0: the buffer's size
   bool compare = true;
+  bool dynamic = false;
+  uint32_t dynamic_offset = 0;
 };
 
 struct CorpusEntry {

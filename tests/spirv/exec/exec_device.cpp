@@ -69,6 +69,12 @@ ExecDevice::ExecDevice(bool with_int64) {
   want.has_atomic_float_ext = have.has_atomic_float_ext;
   want.Link();
   want.v12.bufferDeviceAddress = VK_TRUE;
+  // Graphics stages that write storage buffers (the rewritten vertex/fragment shaders).
+  want.f2.features.vertexPipelineStoresAndAtomics = have.f2.features.vertexPipelineStoresAndAtomics;
+  want.f2.features.fragmentStoresAndAtomics = have.f2.features.fragmentStoresAndAtomics;
+  enabled_.graphics_stores = have.f2.features.vertexPipelineStoresAndAtomics && have.f2.features.fragmentStoresAndAtomics;
+  want.v13.dynamicRendering = have.v13.dynamicRendering;
+  enabled_.dynamic_rendering = have.v13.dynamicRendering;
   enabled_.int64 = with_int64 && have.f2.features.shaderInt64;
   want.f2.features.shaderInt64 = enabled_.int64;
   enabled_.int16 = have.f2.features.shaderInt16 && have.v11.storageBuffer16BitAccess;

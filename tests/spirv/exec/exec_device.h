@@ -26,6 +26,8 @@ struct DeviceFeatures {
   bool floatatomics = false;
   bool scalar = false;
   bool variable_pointers = false;
+  bool graphics_stores = false;
+  bool dynamic_rendering = false;
 };
 
 struct DeviceBuffer {

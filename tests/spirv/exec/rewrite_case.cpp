@@ -18,7 +18,6 @@ struct KnownGap {
   const char* reason;  // substring of report.reason
 };
 constexpr KnownGap kKnownGaps[] = {
-    {"copy_memory.spvasm", false, "OpCopyMemory with memory operands on a buffer pointer"},
     {"app_buffer_reference.comp", true, "bounds checks: an access through a merged or passed pointer"},
     {"function_pointer_params.spvasm", true, "bounds checks: an access through a merged or passed pointer"},
     {"phi_buffer_pointer.spvasm", true, "bounds checks: an access through a merged or passed pointer"},
@@ -26,6 +25,19 @@ constexpr KnownGap kKnownGaps[] = {
     {"select_buffer_pointer.spvasm", true, "bounds checks: an access through a merged or passed pointer"},
     {"matrices_layouts.comp", true, "bounds checks: access into a matrix"},
     {"ubo_converted.comp", true, "bounds checks: access into a matrix"},
+};
+
+// Cases on which the library itself misbehaves (found by the ASan build of this suite):
+// the pass is not even called for them, since the call corrupts memory. Each names the
+// bug; the fuzzer's reproducer sits in tests/spirv/regress/inputs/.
+struct KnownCrash {
+  const char* file;
+  const char* variant;  // Variant::Name()
+  const char* bug;
+};
+// (none left: the EmitOffset heap-use-after-free is fixed; kept for the next one)
+constexpr KnownCrash kKnownCrashes[] = {
+    {"", "", ""},
 };
 
 const KnownGap* FindKnownGap(const CorpusEntry& entry, const Variant& variant, const std::string& reason) {
@@ -51,6 +63,12 @@ RewriteCase RewriteAndCheck(const CorpusEntry& entry, const std::vector<uint32_t
   if (LibraryIsStub()) {
     c.skip = "bindery_spirv (layer/spirv/) is not in the tree yet";
     return c;
+  }
+  for (const KnownCrash& k : kKnownCrashes) {
+    if (entry.file == k.file && variant.Name() == k.variant) {
+      c.skip = std::string("library: ") + k.bug;
+      return c;
+    }
   }
   spirv::ModuleInfo info = spirv::Inspect(original.data(), original.size());
   if (!info.error.empty()) {
@@ -82,6 +100,19 @@ RewriteCase RewriteAndCheck(const CorpusEntry& entry, const std::vector<uint32_t
     for (spirv::BindingLayout& b : s.bindings) {
       b.first_record = next;
       next += b.array_size;
+    }
+  }
+  // Dynamic buffers: their offsets go after the roots, 4 bytes per descriptor.
+  uint32_t next_push = root_offset;
+  for (const spirv::SetLayout& s : c.layout.sets) next_push = std::max(next_push, s.root_offset + 8);
+  for (spirv::SetLayout& s : c.layout.sets) {
+    for (spirv::BindingLayout& b : s.bindings) {
+      const bool dynamic = std::any_of(entry.buffers.begin(), entry.buffers.end(), [&](const BufferSpec& spec) {
+        return spec.dynamic && spec.set == s.set && spec.binding == b.binding;
+      });
+      if (!dynamic) continue;
+      b.dynamic_offsets_root_offset = next_push;
+      next_push += 4 * b.array_size;
     }
   }
   auto& sets = c.layout.sets;
@@ -116,6 +147,16 @@ RewriteCase RewriteAndCheck(const CorpusEntry& entry, const std::vector<uint32_t
     }
     c.error = c.result.report.ToString();
     return c;
+  }
+  for (const spirv::SetLayout& s : c.layout.sets) {
+    for (const spirv::BindingLayout& b : s.bindings) {
+      if (b.dynamic_offsets_root_offset != spirv::kNoRootOffset &&
+          c.result.report.push_constant_end < b.dynamic_offsets_root_offset + 4 * b.array_size) {
+        c.error = "report.push_constant_end " + std::to_string(c.result.report.push_constant_end) +
+                  " does not cover the dynamic offsets at " + std::to_string(b.dynamic_offsets_root_offset);
+        return c;
+      }
+    }
   }
   const std::string invalid = ValidateSpirv(c.result.module, entry.target, entry.Requires("scalar"));
   if (!invalid.empty()) {

@@ -7,7 +7,7 @@ namespace {
 
 bool EnvFor(const std::string& target, spv_target_env& env) {
   if (target == "vulkan1.0") env = SPV_ENV_VULKAN_1_0;
-  else if (target == "vulkan1.1") env = SPV_ENV_VULKAN_1_1;
+  else if (target == "vulkan1.1" || target == "spirv1.1" || target == "spirv1.2") env = SPV_ENV_VULKAN_1_1;
   else if (target == "spirv1.4") env = SPV_ENV_VULKAN_1_1_SPIRV_1_4;
   else if (target == "vulkan1.2") env = SPV_ENV_VULKAN_1_2;
   else if (target == "vulkan1.3") env = SPV_ENV_VULKAN_1_3;
@@ -19,7 +19,7 @@ bool EnvFor(const std::string& target, spv_target_env& env) {
 
 bool TargetFor(const std::string& target, spirv::TargetEnv& out) {
   if (target == "vulkan1.0") out = spirv::TargetEnv::kVulkan1_0;
-  else if (target == "vulkan1.1") out = spirv::TargetEnv::kVulkan1_1;
+  else if (target == "vulkan1.1" || target == "spirv1.1" || target == "spirv1.2") out = spirv::TargetEnv::kVulkan1_1;
   else if (target == "spirv1.4") out = spirv::TargetEnv::kVulkan1_1Spirv1_4;
   else if (target == "vulkan1.2") out = spirv::TargetEnv::kVulkan1_2;
   else if (target == "vulkan1.3") out = spirv::TargetEnv::kVulkan1_3;

@@ -1,0 +1,182 @@
+// PointerPass: decorations of a converted variable itself (Coherent, Volatile, NonWritable,
+// NonReadable) stay in effect once the variable is a physical pointer, and the Device
+// scope capability the Vulkan memory model then needs.
+//
+// A pointer value cannot carry those decorations, so they move to every member of the
+// block it points to (what glslang writes for a qualified block anyway). When converted
+// buffers share a block but need different decorations, each distinct need gets its own
+// copy of the block; a copy is only taken where every use of the buffer is an access
+// chain into it (a whole-block load, select or call would see two struct types).
+// Under the Vulkan memory model Coherent and Volatile are not decorations at all: loads
+// and stores through such a buffer get MakePointerVisible / MakePointerAvailable +
+// NonPrivatePointer at Device scope, and Volatile, as memory operands.
+#include <algorithm>
+#include <map>
+
+#include "spirv/pointer_pass.h"
+#include "spirv/use_kinds.h"
+
+namespace bindery::spirv {
+namespace {
+
+constexpr uint32_t kAvailableMask = spv::MemoryAccessMakePointerAvailableMask;
+constexpr uint32_t kVisibleMask = spv::MemoryAccessMakePointerVisibleMask;
+
+}  // namespace
+
+std::string PointerPass::PlanVariableDecorations() {
+  // Decorations that become member decorations (Coherent and Volatile are operands under
+  // the Vulkan memory model).
+  const uint32_t member_kinds = vulkan_memory_model_ ? (kNonWritable | kNonReadable) : ~0u;
+  std::map<uint32_t, std::vector<uint32_t>> by_block;  // block -> converted indices
+  for (uint32_t c = 0; c < converted_.size(); ++c) {
+    converted_[c].pointee_block = converted_[c].var.block_type;
+    by_block[converted_[c].var.block_type].push_back(c);
+  }
+  for (const auto& [block, users] : by_block) {
+    bool differ = false;
+    for (uint32_t c : users)
+      differ |= (converted_[c].memory_flags & member_kinds) != (converted_[users[0]].memory_flags & member_kinds);
+    if (!differ) continue;
+    // Buffers needing decorations get a copy: every use must be an access chain into the
+    // block (for descriptor arrays, into an element).
+    for (uint32_t c : users) {
+      if ((converted_[c].memory_flags & member_kinds) == 0) continue;
+      const bool arrayed = converted_[c].var.array_type != 0;
+      std::vector<uint32_t> pointers{converted_[c].var.id};
+      for (size_t p = 0; p < pointers.size(); ++p) {
+        const bool element_level = arrayed && p == 0;
+        for (const Use& u : uses_[pointers[p]]) {
+          const Instruction& inst = m_.functions[u.function].instructions[u.index];
+          const bool chain = IsAccessChain(inst.opcode()) && u.operand == 0;
+          if (element_level && chain && inst.operand_count() == 2) {
+            pointers.push_back(inst.result_id());  // an element pointer: follow its uses too
+            continue;
+          }
+          if ((chain && inst.operand_count() >= (element_level ? 3u : 2u)) ||
+              (inst.opcode() == spv::OpArrayLength && !element_level))
+            continue;
+          return "converted buffers share a block type but differ in Coherent/Volatile/NonWritable/NonReadable, "
+                 "and " + (converted_[c].var.name.empty() ? std::string("one") : converted_[c].var.name) +
+                 " is used as a whole pointer";
+        }
+      }
+    }
+  }
+  return "";
+}
+
+void PointerPass::ApplyVariableDecorations() {
+  const uint32_t member_kinds = vulkan_memory_model_ ? (kNonWritable | kNonReadable) : ~0u;
+  static constexpr std::pair<uint32_t, spv::Decoration> kDecorations[] = {
+      {kCoherent, spv::DecorationCoherent}, {kVolatile, spv::DecorationVolatile},
+      {kNonWritable, spv::DecorationNonWritable}, {kNonReadable, spv::DecorationNonReadable}};
+  auto decorate_members = [&](uint32_t block, uint32_t flags) {
+    const Instruction* t = types_.Def(block);
+    const uint32_t members = t ? t->operand_count() : 0;
+    for (uint32_t i = 0; i < members; ++i)
+      for (const auto& [flag, decoration] : kDecorations)
+        if ((flags & flag) && !types_.GetMemberDecoration(block, i, decoration, nullptr))
+          types_.AddMemberDecoration(block, i, decoration);
+  };
+  std::map<uint32_t, uint32_t> shared_flags;     // block -> flags when its users agree
+  std::map<uint32_t, bool> users_differ;
+  for (const Converted& c : converted_) {
+    const uint32_t f = c.memory_flags & member_kinds;
+    auto it = shared_flags.find(c.var.block_type);
+    if (it == shared_flags.end()) shared_flags[c.var.block_type] = f;
+    else if (it->second != f) users_differ[c.var.block_type] = true;
+  }
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> copies;  // (block, flags) -> copy
+  for (Converted& c : converted_) {
+    const uint32_t f = c.memory_flags & member_kinds;
+    if (f == 0) continue;
+    if (!users_differ[c.var.block_type]) continue;  // decorated in place below
+    uint32_t& copy = copies[{c.var.block_type, f}];
+    if (copy == 0) {
+      std::vector<uint32_t> members;
+      const Instruction* t = types_.Def(c.var.block_type);
+      for (uint32_t i = 0; t && i < t->operand_count(); ++i) members.push_back(t->operand(i));
+      copy = types_.CreateType(spv::OpTypeStruct, members);
+      std::vector<Instruction> decorations;
+      for (uint32_t a : types_.DecorationsOf(c.var.block_type)) decorations.push_back(m_.annotations[a]);
+      for (Instruction& d : decorations) {
+        d.set_operand(0, copy);
+        // The pointee of a physical pointer is a Block, never a (legacy) BufferBlock.
+        if (d.opcode() == spv::OpDecorate && d.operand(1) == spv::DecorationBufferBlock)
+          d.set_operand(1, spv::DecorationBlock);
+        m_.annotations.push_back(std::move(d));
+      }
+      types_.Reindex();  // index the copied decorations
+      decorate_members(copy, f);
+    }
+    c.pointee_block = copy;
+  }
+  for (const auto& [block, f] : shared_flags)
+    if (!users_differ[block] && f != 0) decorate_members(block, f);
+}
+
+int32_t PointerPass::StaticRootOf(uint32_t id) const {
+  for (int steps = 0; steps < 1024; ++steps) {
+    if (ConvertedOf(id) >= 0) return ConvertedOf(id);
+    const Instruction* d = LocalDef(id);
+    if (!d || !(IsAccessChain(d->opcode()) || d->opcode() == spv::OpCopyObject)) return -1;
+    id = d->operand(0);
+  }
+  return -1;
+}
+
+void PointerPass::AddCoherenceOperands(Instruction* inst, uint32_t first, uint32_t id, bool is_store) {
+  uint32_t flags = 0;
+  const int32_t root = StaticRootOf(id);
+  if (root >= 0) {
+    flags = converted_[static_cast<uint32_t>(root)].memory_flags;
+  } else {
+    for (const Converted& c : converted_) flags |= c.memory_flags;  // unknown buffer: the strictest
+  }
+  flags &= kCoherent | kVolatile;
+  if (flags == 0) return;
+  // Current operands: mask, then Aligned literal, Available scope, Visible scope (bit order).
+  uint32_t mask = inst->operand_count() > first ? inst->operand(first) : 0;
+  uint32_t k = first + 1;
+  uint32_t aligned = 0, available = 0, visible = 0;
+  if (mask & spv::MemoryAccessAlignedMask) aligned = inst->operand(k++);
+  if (mask & kAvailableMask) available = inst->operand(k++);
+  if (mask & kVisibleMask) visible = inst->operand(k++);
+  const uint32_t device = types_.GetUintConstant(spv::ScopeDevice);
+  if (flags & kVolatile) mask |= spv::MemoryAccessVolatileMask;
+  if (flags & kCoherent) {
+    mask |= spv::MemoryAccessNonPrivatePointerMask;
+    if (is_store && !(mask & kAvailableMask)) { mask |= kAvailableMask; available = device; emitted_device_scope_ = true; }
+    if (!is_store && !(mask & kVisibleMask)) { mask |= kVisibleMask; visible = device; emitted_device_scope_ = true; }
+  }
+  inst->truncate_operands(first);
+  inst->add_operand(mask);
+  if (mask & spv::MemoryAccessAlignedMask) inst->add_operand(aligned);
+  if (mask & kAvailableMask) inst->add_operand(available);
+  if (mask & kVisibleMask) inst->add_operand(visible);
+}
+
+void PointerPass::AddDeviceScopeCapability() {
+  bool vulkan_model_capability = false, has_device_scope_capability = false;
+  for (const Instruction& c : m_.capabilities) {
+    vulkan_model_capability |= c.operand(0) == spv::CapabilityVulkanMemoryModel;
+    has_device_scope_capability |= c.operand(0) == spv::CapabilityVulkanMemoryModelDeviceScope;
+  }
+  if (!vulkan_model_capability || has_device_scope_capability) return;
+  // spirv-val: with the VulkanMemoryModel capability, any Device scope operand needs
+  // VulkanMemoryModelDeviceScope. Ours (coherent accesses) and atomics' scopes.
+  bool device = emitted_device_scope_;
+  for (const Function& fn : m_.functions)
+    for (const Instruction& inst : fn.instructions) {
+      if (device) break;
+      uint32_t value = 0;
+      if (IsAtomic(inst.opcode()) && types_.GetConstantValue(inst.operand(1), &value) && value == spv::ScopeDevice)
+        device = true;
+    }
+  if (device)
+    m_.capabilities.emplace_back(spv::OpCapability, 0, 0,
+                                 std::initializer_list<uint32_t>{spv::CapabilityVulkanMemoryModelDeviceScope});
+}
+
+}  // namespace bindery::spirv
