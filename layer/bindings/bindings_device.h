@@ -1,0 +1,117 @@
+// The indirect-bindings capability on one device: what it decided before the device
+// existed (BindingsPlan), the shadows of descriptor objects it keeps, the rewrite cache
+// and its counters. Written as a layer of its own (chassis/capability.h): it calls down
+// through `next`; buffer addresses and sizes come from the chassis's shared trackers.
+//
+// Handles: every object the application holds is a real object of the layer below — the
+// smaller native set layout, the native pipeline layout with the root's push-constant
+// range, a native descriptor set (of the smaller layout) — so functions the capability
+// does not hook (debug names, private data) keep working. The shadows are found by
+// those handles.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+#include "bindings/record_allocator.h"
+#include "bindings/rewrite_cache.h"
+#include "bindings/root_layout.h"
+#include "bindings/set_layout_shadow.h"
+#include "chassis/capability.h"
+#include "chassis/state.h"
+#include "chassis/trackers.h"
+#include "core/handle_map.h"
+#include "spirv/rewrite.h"
+
+namespace bindery::bindings {
+
+class BindingsPlan : public DevicePlan {
+ public:
+  bool shader_int64 = false;         // the application enabled shaderInt64
+  bool bounds_checks = false;        // the application enabled robustBufferAccess(2)
+  bool convert_uniform_buffers = false;
+  std::string dump_dir;              // where rewritten modules are written ("" none)
+  spirv::TargetEnv target = spirv::TargetEnv::kVulkan1_0;
+  uint32_t api_version = VK_API_VERSION_1_0;
+};
+
+struct SetLayoutEntry {
+  std::shared_ptr<const SetLayoutShadow> shadow;
+};
+
+// Stages the root is visible to (besides those of the application's ranges).
+inline constexpr VkShaderStageFlags kRootStages = VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT;
+
+struct PipelineLayoutShadow {
+  RootLayout root;
+  VkShaderStageFlags root_stages = kRootStages;  // the root push names them all
+  // The application's ranges as extended to the end of push-constant space.
+  std::vector<VkPushConstantRange> app_ranges;
+  // More than one application range: its pushes are split at range boundaries and
+  // widened to every stage whose extended range covers the bytes.
+  bool widen_app_pushes = false;
+};
+
+struct PoolShadow;
+
+// A converted set: its records in the pool's block, and the CPU copy of what each record
+// names (for sets that must be materialised natively).
+struct SetShadow {
+  std::shared_ptr<const SetLayoutShadow> layout;
+  PoolShadow* pool = nullptr;
+  uint32_t first_record = 0;
+  uint32_t record_count = 0;
+  uint8_t* records = nullptr;           // host pointer to the first record
+  VkDeviceAddress address = 0;          // device address of the first record
+  std::vector<VkDescriptorBufferInfo> descriptors;  // per record, as the application wrote it
+};
+
+struct PoolShadow {
+  VkBuffer buffer = VK_NULL_HANDLE;  // the argument blocks (none when the pool holds no converted descriptor)
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  uint8_t* mapped = nullptr;
+  VkDeviceAddress address = 0;
+  RecordAllocator records{0};
+  std::vector<VkDescriptorSet> sets;  // live sets with records (for reset and destroy)
+};
+
+struct ModuleEntry {
+  std::shared_ptr<const std::vector<uint32_t>> words;
+};
+
+class DeviceBindings : public CapabilityDevice {
+ public:
+  DeviceBindings(DeviceState& device, const BindingsPlan& plan, const VkLayerDispatchTable& next);
+  ~DeviceBindings() override;
+
+  Trackers& trackers() const { return *device.trackers; }
+
+  DeviceState& device;
+  const VkLayerDispatchTable& next;
+  const BindingsPlan& plan;
+  uint32_t max_push_bytes = 0;
+  VkPhysicalDeviceMemoryProperties memory_properties{};
+
+  ShardedHandleMap<VkDescriptorSetLayout, SetLayoutEntry> set_layouts;
+  ShardedHandleMap<VkPipelineLayout, PipelineLayoutShadow> pipeline_layouts;
+  ShardedHandleMap<VkDescriptorPool, PoolShadow> pools;
+  ShardedHandleMap<VkDescriptorSet, SetShadow> sets;
+  ShardedHandleMap<VkShaderModule, ModuleEntry> modules;
+  RewriteCache rewrites;
+
+  struct Counters {
+    Counter* rewritten;    // pipelines created from rewritten shaders
+    Counter* fallen_back;  // pipelines that needed a conversion and could not have it
+    Counter* sets;         // descriptor sets with argument blocks
+  } counters;
+};
+
+DeviceBindings& BindingsOf(VkDevice device);
+DeviceBindings& BindingsOf(VkCommandBuffer cb);
+
+}  // namespace bindery::bindings

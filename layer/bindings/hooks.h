@@ -1,0 +1,43 @@
+// The Vulkan commands the indirect-bindings capability hooks.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+namespace bindery::bindings {
+
+// descriptor_layout_hooks.cpp
+VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice, const VkDescriptorSetLayoutCreateInfo*,
+                                                         const VkAllocationCallbacks*, VkDescriptorSetLayout*);
+VKAPI_ATTR void VKAPI_CALL DestroyDescriptorSetLayout(VkDevice, VkDescriptorSetLayout, const VkAllocationCallbacks*);
+VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice, const VkPipelineLayoutCreateInfo*,
+                                                    const VkAllocationCallbacks*, VkPipelineLayout*);
+VKAPI_ATTR void VKAPI_CALL DestroyPipelineLayout(VkDevice, VkPipelineLayout, const VkAllocationCallbacks*);
+
+// descriptor_set_hooks.cpp
+VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice, const VkDescriptorPoolCreateInfo*,
+                                                    const VkAllocationCallbacks*, VkDescriptorPool*);
+VKAPI_ATTR void VKAPI_CALL DestroyDescriptorPool(VkDevice, VkDescriptorPool, const VkAllocationCallbacks*);
+VKAPI_ATTR VkResult VKAPI_CALL ResetDescriptorPool(VkDevice, VkDescriptorPool, VkDescriptorPoolResetFlags);
+VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice, const VkDescriptorSetAllocateInfo*, VkDescriptorSet*);
+VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice, VkDescriptorPool, uint32_t, const VkDescriptorSet*);
+VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice, uint32_t, const VkWriteDescriptorSet*, uint32_t,
+                                                const VkCopyDescriptorSet*);
+
+// pipeline_hooks.cpp
+VKAPI_ATTR VkResult VKAPI_CALL CreateShaderModule(VkDevice, const VkShaderModuleCreateInfo*,
+                                                  const VkAllocationCallbacks*, VkShaderModule*);
+VKAPI_ATTR void VKAPI_CALL DestroyShaderModule(VkDevice, VkShaderModule, const VkAllocationCallbacks*);
+VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice, VkPipelineCache, uint32_t,
+                                                      const VkComputePipelineCreateInfo*, const VkAllocationCallbacks*,
+                                                      VkPipeline*);
+VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice, VkPipelineCache, uint32_t,
+                                                       const VkGraphicsPipelineCreateInfo*, const VkAllocationCallbacks*,
+                                                       VkPipeline*);
+
+// bind_hooks.cpp
+VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer, VkPipelineBindPoint, VkPipelineLayout, uint32_t,
+                                                 uint32_t, const VkDescriptorSet*, uint32_t, const uint32_t*);
+VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer, VkPipelineLayout, VkShaderStageFlags, uint32_t, uint32_t,
+                                            const void*);
+
+}  // namespace bindery::bindings
