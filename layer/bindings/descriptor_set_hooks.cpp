@@ -71,16 +71,16 @@ void WriteRecord(DeviceBindings& b, SetShadow& set, uint32_t record, const VkDes
   set.descriptors[record] = info;
   uint64_t out[2] = {0, 0};
   if (info.buffer != VK_NULL_HANDLE) {
-    const VkDeviceAddress address = b.trackers().AddressOf(info.buffer);
-    if (address == 0) {
+    // One lookup for both the address and the size.
+    const BufferInfo* buffer = b.trackers().buffers.Find(info.buffer);
+    if (buffer == nullptr || buffer->address == 0) {
       // TODO(part 3): sets naming buffers that cannot be addressed fall back natively.
       BINDERY_LOG(b.device.log(), kWarn, "bindings-unaddressable",
                   "a descriptor names a buffer without a device address (sparse, protected, external or unbound); "
                   "its record is null");
     } else {
-      const VkDeviceSize size = b.trackers().SizeOf(info.buffer);
-      out[0] = address + info.offset;
-      out[1] = info.range == VK_WHOLE_SIZE ? (size > info.offset ? size - info.offset : 0) : info.range;
+      out[0] = buffer->address + info.offset;
+      out[1] = info.range == VK_WHOLE_SIZE ? (buffer->size > info.offset ? buffer->size - info.offset : 0) : info.range;
     }
   }
   std::memcpy(set.records + static_cast<size_t>(record) * kRecordBytes, out, sizeof(out));
@@ -256,9 +256,16 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
     writes = writes_heap.data();
   }
   uint32_t native_writes = 0;
+  VkDescriptorSet last_handle = VK_NULL_HANDLE;
+  SetShadow* last = nullptr;
   for (uint32_t i = 0; i < descriptorWriteCount; ++i) {
     const VkWriteDescriptorSet& w = pDescriptorWrites[i];
-    SetShadow* set = b.sets.Find(w.dstSet);
+    // Writes usually come in runs for one set: look it up once per run.
+    if (w.dstSet != last_handle) {
+      last_handle = w.dstSet;
+      last = b.sets.Find(w.dstSet);
+    }
+    SetShadow* set = last;
     const bool converted =
         set != nullptr && ForEachRecord(*set->layout, w.dstBinding, w.dstArrayElement, w.descriptorCount,
                                         [&](uint32_t record, uint32_t k) { WriteRecord(b, *set, record, w.pBufferInfo[k]); });
