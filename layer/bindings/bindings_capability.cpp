@@ -24,6 +24,12 @@ const Hook kHooks[] = {
     BINDERY_HOOK(AllocateDescriptorSets, nullptr),
     BINDERY_HOOK(FreeDescriptorSets, nullptr),
     BINDERY_HOOK(UpdateDescriptorSets, nullptr),
+    BINDERY_HOOK(CreateDescriptorUpdateTemplate, nullptr),
+    BINDERY_HOOK(CreateDescriptorUpdateTemplateKHR, nullptr),
+    BINDERY_HOOK(DestroyDescriptorUpdateTemplate, nullptr),
+    BINDERY_HOOK(DestroyDescriptorUpdateTemplateKHR, nullptr),
+    BINDERY_HOOK(UpdateDescriptorSetWithTemplate, nullptr),
+    BINDERY_HOOK(UpdateDescriptorSetWithTemplateKHR, nullptr),
     BINDERY_HOOK(CreateShaderModule, nullptr),
     BINDERY_HOOK(DestroyShaderModule, nullptr),
     BINDERY_HOOK(CreateComputePipelines, nullptr),
@@ -100,6 +106,11 @@ DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p,
 }
 
 DeviceBindings::~DeviceBindings() {
+  templates.ForEach([&](VkDescriptorUpdateTemplate, TemplateShadow& t) {
+    if (t.native != VK_NULL_HANDLE && next.DestroyDescriptorUpdateTemplate != nullptr) {
+      next.DestroyDescriptorUpdateTemplate(device.handle, t.native, nullptr);
+    }
+  });
   // Pools the application did not destroy: their argument blocks go with the device.
   pools.ForEach([&](VkDescriptorPool, PoolShadow& pool) {
     if (pool.buffer != VK_NULL_HANDLE) next.DestroyBuffer(device.handle, pool.buffer, nullptr);

@@ -80,6 +80,14 @@ struct PoolShadow {
   std::vector<VkDescriptorSet> sets;  // live sets with records (for reset and destroy)
 };
 
+// A descriptor update template on a converting layout (the handle the application holds
+// is this object's address).
+struct TemplateShadow {
+  std::shared_ptr<const SetLayoutShadow> layout;
+  std::vector<VkDescriptorUpdateTemplateEntry> converted;  // entries that write records
+  VkDescriptorUpdateTemplate native = VK_NULL_HANDLE;     // the other entries, if any
+};
+
 struct ModuleEntry {
   std::shared_ptr<const std::vector<uint32_t>> words;
 };
@@ -102,6 +110,7 @@ class DeviceBindings : public CapabilityDevice {
   ShardedHandleMap<VkDescriptorPool, PoolShadow> pools;
   ShardedHandleMap<VkDescriptorSet, SetShadow> sets;
   ShardedHandleMap<VkShaderModule, ModuleEntry> modules;
+  ShardedHandleMap<VkDescriptorUpdateTemplate, TemplateShadow> templates;
   RewriteCache rewrites;
 
   struct Counters {

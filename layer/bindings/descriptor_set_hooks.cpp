@@ -8,6 +8,7 @@
 
 #include "bindings/bindings_device.h"
 #include "bindings/hooks.h"
+#include "bindings/set_records.h"
 #include "core/pnext.h"
 
 namespace bindery::bindings {
@@ -63,49 +64,6 @@ void ForgetSets(DeviceBindings& b, PoolShadow& pool) {
   for (VkDescriptorSet set : pool.sets) b.sets.Erase(set);
   pool.sets.clear();
   pool.records.Reset();
-}
-
-// Writes one record (and its shadow) from a buffer descriptor.
-void WriteRecord(DeviceBindings& b, SetShadow& set, uint32_t record, const VkDescriptorBufferInfo& info) {
-  if (record >= set.record_count) return;  // beyond a variable-count binding's allocation: invalid usage
-  set.descriptors[record] = info;
-  uint64_t out[2] = {0, 0};
-  if (info.buffer != VK_NULL_HANDLE) {
-    // One lookup for both the address and the size.
-    const BufferInfo* buffer = b.trackers().buffers.Find(info.buffer);
-    if (buffer == nullptr || buffer->address == 0) {
-      // TODO(part 3): sets naming buffers that cannot be addressed fall back natively.
-      BINDERY_LOG(b.device.log(), kWarn, "bindings-unaddressable",
-                  "a descriptor names a buffer without a device address (sparse, protected, external or unbound); "
-                  "its record is null");
-    } else {
-      out[0] = buffer->address + info.offset;
-      out[1] = info.range == VK_WHOLE_SIZE ? (buffer->size > info.offset ? buffer->size - info.offset : 0) : info.range;
-    }
-  }
-  std::memcpy(set.records + static_cast<size_t>(record) * kRecordBytes, out, sizeof(out));
-}
-
-// Walks `count` descriptors from (binding, element) across consecutive bindings as the
-// spec's update rollover does; calls fn(record index) for converted bindings. Returns
-// false when the start binding is not converted.
-template <typename Fn>
-bool ForEachRecord(const SetLayoutShadow& layout, uint32_t binding, uint32_t element, uint32_t count, Fn&& fn) {
-  const ConvertedBinding* c = layout.Find(binding);
-  if (c == nullptr) return false;
-  const ConvertedBinding* end = layout.converted.data() + layout.converted.size();
-  for (uint32_t i = 0; i < count;) {
-    if (element >= c->count) {
-      ++c;
-      element = 0;
-      if (c == end) return true;  // beyond the layout: invalid usage, ignored
-      continue;
-    }
-    fn(c->first_record + element, i);
-    ++element;
-    ++i;
-  }
-  return true;
 }
 
 }  // namespace

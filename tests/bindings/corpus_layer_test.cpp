@@ -1,6 +1,6 @@
 // Issue 9 part 1/8: the SPIR-V corpus through the whole layer. Each eligible compute
 // shader runs as an application would run it (set layouts, pool, sets, updates, binds,
-// push constants), once with indirect_bindings=off and once forced, and every buffer must
+// push constants; descriptors written by vkUpdateDescriptorSets or by a template), once with indirect_bindings=off and once forced, and every buffer must
 // come back byte identical, with validation (synchronization validation on) silent below
 // the layer. The forced run must really have rewritten the pipeline (the device summary
 // counts it), so the comparison cannot pass by both runs being native.
@@ -25,6 +25,7 @@ struct CorpusCase {
   std::string file;
   bool dynamic;
   bool whole_size;
+  bool use_template = false;
 };
 
 void PrintTo(const CorpusCase& c, std::ostream* os) { *os << c.file; }
@@ -53,12 +54,16 @@ std::vector<CorpusCase> Cases() {
     out.push_back({path, e.file, false, true});
     out.push_back({path, e.file, false, false});
     out.push_back({path, e.file, true, false});
+    out.push_back({path, e.file, false, true, true});
   }
   return out;
 }
 
 std::string CaseName(const testing::TestParamInfo<CorpusCase>& info) {
-  std::string name = info.param.file + (info.param.dynamic ? "_dynamic" : info.param.whole_size ? "_whole" : "_range");
+  std::string name = info.param.file + (info.param.use_template ? "_template"
+                                        : info.param.dynamic    ? "_dynamic"
+                                        : info.param.whole_size ? "_whole"
+                                                                : "_range");
   for (char& c : name) {
     if (!isalnum(static_cast<unsigned char>(c))) c = '_';
   }
@@ -106,6 +111,7 @@ TEST_P(CorpusThroughLayer, ForcedMatchesNative) {
   LayerRunOptions options;
   options.dynamic = c.dynamic;
   options.whole_size = c.whole_size;
+  options.use_template = c.use_template;
   const std::vector<std::string> entries = entry.entries.empty() ? std::vector<std::string>{"main"} : entry.entries;
   for (const std::string& ep : entries) {
     SCOPED_TRACE("entry point " + ep);

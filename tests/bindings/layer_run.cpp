@@ -163,7 +163,33 @@ LayerRunOutput RunThroughLayer(VkHarness& h, const spirv_exec::CorpusEntry& entr
     w.pBufferInfo = &infos[i];
     writes.push_back(w);
   }
-  vkUpdateDescriptorSets(dev, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+  if (!options.use_template) {
+    vkUpdateDescriptorSets(dev, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+  } else {
+    for (uint32_t s = 0; s < set_count; ++s) {
+      std::vector<VkDescriptorUpdateTemplateEntry> entries;
+      std::vector<VkDescriptorBufferInfo> data;
+      for (const VkWriteDescriptorSet& w : writes) {
+        if (w.dstSet != descriptor_sets[s]) continue;
+        entries.push_back({w.dstBinding, w.dstArrayElement, 1, w.descriptorType,
+                           data.size() * sizeof(VkDescriptorBufferInfo), sizeof(VkDescriptorBufferInfo)});
+        data.push_back(*w.pBufferInfo);
+      }
+      if (entries.empty()) continue;
+      VkDescriptorUpdateTemplateCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+      info.descriptorUpdateEntryCount = static_cast<uint32_t>(entries.size());
+      info.pDescriptorUpdateEntries = entries.data();
+      info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
+      info.descriptorSetLayout = o.set_layouts[s];
+      VkDescriptorUpdateTemplate t = VK_NULL_HANDLE;
+      if (vkCreateDescriptorUpdateTemplate(dev, &info, nullptr, &t) != VK_SUCCESS) {
+        out.error = "vkCreateDescriptorUpdateTemplate failed";
+        return out;
+      }
+      vkUpdateDescriptorSetWithTemplate(dev, descriptor_sets[s], t, data.data());
+      vkDestroyDescriptorUpdateTemplate(dev, t, nullptr);
+    }
+  }
 
   // Dynamic offsets in set, binding, element order.
   std::vector<std::vector<uint32_t>> offsets(set_count);

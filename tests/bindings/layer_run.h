@@ -19,6 +19,8 @@ struct LayerRunOptions {
   bool dynamic = false;
   // Descriptor ranges: VK_WHOLE_SIZE (true) or the explicit size.
   bool whole_size = true;
+  // Write the sets with vkUpdateDescriptorSetWithTemplate (one template per set).
+  bool use_template = false;
 };
 
 struct LayerRunOutput {
