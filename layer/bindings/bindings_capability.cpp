@@ -7,6 +7,7 @@
 
 #include "bindings/bindings_device.h"
 #include "bindings/hooks.h"
+#include "bindings/limits.h"
 #include "chassis/device_editor.h"
 #include "chassis/instance_editor.h"
 
@@ -38,18 +39,28 @@ const Hook kHooks[] = {
     BINDERY_HOOK(CmdPushConstants, nullptr),
 };
 
+// Physical-device queries: the raised limits (bindings/limits.h).
+const Hook kInstanceHooks[] = {
+    BINDERY_HOOK(GetPhysicalDeviceProperties, nullptr),
+    BINDERY_HOOK(GetPhysicalDeviceProperties2, nullptr),
+    BINDERY_HOOK(GetPhysicalDeviceProperties2KHR, nullptr),
+};
+
 class Bindings final : public Capability {
  public:
   const char* Name() const override { return "indirect bindings"; }
   HookTable DeviceHooks() const override { return MakeHookTable(kHooks); }
+  HookTable InstanceHooks() const override { return MakeHookTable(kInstanceHooks); }
 
   bool PlanInstance(const Settings& settings, InstanceEditor& editor) const override {
+    if (settings.indirect_bindings != Mode::kForce) return false;
     // Under a Vulkan 1.0 application, VK_KHR_buffer_device_address needs these (promoted
     // to 1.1).
-    if (settings.indirect_bindings != Mode::kForce || editor.api_version() >= VK_API_VERSION_1_1) return false;
-    editor.RequestExtension(VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
-    editor.RequestExtension(VK_KHR_DEVICE_GROUP_CREATION_EXTENSION_NAME);
-    return false;
+    if (editor.api_version() < VK_API_VERSION_1_1) {
+      editor.RequestExtension(VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
+      editor.RequestExtension(VK_KHR_DEVICE_GROUP_CREATION_EXTENSION_NAME);
+    }
+    return true;  // the raised limits
   }
 
   std::unique_ptr<DevicePlan> PlanDevice(DeviceEditor& editor) const override {
