@@ -15,6 +15,36 @@ constexpr uint32_t kMaxRootBytes = 4096;  // maxPushConstantsSize of every known
 constexpr uint32_t kMaxSets = 64;
 constexpr uint32_t kMaxDynamic = 256;
 
+// Remembers the bind in the command buffer's state (for fallback pipelines and the
+// replay after them).
+void RecordBind(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+                const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
+                uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets) {
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
+  if (point == nullptr) return;
+  point->fallback_applied = false;
+  if (pl == nullptr || firstSet + setCount > BindingsCommandData::kMaxSets || firstSet + setCount > pl->root.sets.size()) {
+    point->untrackable = true;
+    return;
+  }
+  uint32_t dynamic_index = 0;
+  for (uint32_t i = 0; i < setCount; ++i) {
+    BindingsCommandData::BoundSet& bound = point->sets[firstSet + i];
+    const SetLayoutShadow* set_layout = pl->root.sets[firstSet + i].layout.get();
+    const uint32_t n = set_layout != nullptr ? set_layout->total_dynamic : 0;
+    if (n > BindingsCommandData::kMaxDynamicPerSet || dynamic_index + n > dynamicOffsetCount) {
+      point->untrackable = true;
+      return;
+    }
+    bound.layout = layout;
+    bound.set = pSets[i];
+    bound.dynamic_count = n;
+    std::memcpy(bound.dynamic, pDynamicOffsets + dynamic_index, 4 * n);
+    dynamic_index += n;
+  }
+}
+
 }  // namespace
 
 VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
@@ -23,7 +53,14 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineB
                                                  const uint32_t* pDynamicOffsets) {
   DeviceBindings& b = BindingsOf(cb);
   const PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
-  if (pl == nullptr || !pl->root.fits || setCount > kMaxSets || dynamicOffsetCount > kMaxDynamic ||
+  RecordBind(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+  BindSets(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+}
+
+void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+              const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
+              uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets) {
+  if (pl == nullptr || !pl->root.converts || !pl->root.fits || setCount > kMaxSets || dynamicOffsetCount > kMaxDynamic ||
       firstSet + setCount > pl->root.sets.size()) {
     b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
     return;

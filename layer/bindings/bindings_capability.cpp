@@ -37,6 +37,21 @@ const Hook kHooks[] = {
     BINDERY_HOOK(CreateGraphicsPipelines, nullptr),
     BINDERY_HOOK(CmdBindDescriptorSets, nullptr),
     BINDERY_HOOK(CmdPushConstants, nullptr),
+    // Fallback pipelines (fallback.cpp).
+    BINDERY_HOOK(CmdBindPipeline, nullptr),
+    BINDERY_HOOK(DestroyPipeline, nullptr),
+    BINDERY_HOOK(CmdDraw, nullptr),
+    BINDERY_HOOK(CmdDrawIndexed, nullptr),
+    BINDERY_HOOK(CmdDrawIndirect, nullptr),
+    BINDERY_HOOK(CmdDrawIndexedIndirect, nullptr),
+    BINDERY_HOOK(CmdDrawIndirectCount, nullptr),
+    BINDERY_HOOK(CmdDrawIndexedIndirectCount, nullptr),
+    BINDERY_HOOK(CmdDrawIndirectCountKHR, nullptr),
+    BINDERY_HOOK(CmdDrawIndexedIndirectCountKHR, nullptr),
+    BINDERY_HOOK(CmdDispatch, nullptr),
+    BINDERY_HOOK(CmdDispatchBase, nullptr),
+    BINDERY_HOOK(CmdDispatchBaseKHR, nullptr),
+    BINDERY_HOOK(CmdDispatchIndirect, nullptr),
 };
 
 // Physical-device queries: the raised limits (bindings/limits.h).
@@ -83,10 +98,15 @@ class Bindings final : public Capability {
     plan->convert_uniform_buffers = settings.bindings_convert_ubo;
     plan->dump_dir = settings.bindings_dump_dir;
     editor.tracking().resources = true;
+    editor.tracking().commands = true;  // per-command-buffer bind state (fallbacks)
     VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     if (plan->convert_uniform_buffers) usage |= VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
     editor.tracking().address_rules.push_back({usage, 0});
     return plan;
+  }
+
+  std::unique_ptr<CommandData> CreateCommandData(CapabilityDevice&, VkCommandPool) const override {
+    return std::make_unique<BindingsCommandData>();
   }
 
   std::unique_ptr<CapabilityDevice> CreateDevice(DeviceState& device, DevicePlan& p) const override {
@@ -122,6 +142,9 @@ DeviceBindings::~DeviceBindings() {
       next.DestroyDescriptorUpdateTemplate(device.handle, t.native, nullptr);
     }
   });
+  for (VkDescriptorPool p : fallback_pools) next.DestroyDescriptorPool(device.handle, p, nullptr);
+  for (VkPipelineLayout l : owned_pipeline_layouts) next.DestroyPipelineLayout(device.handle, l, nullptr);
+  for (VkDescriptorSetLayout l : owned_set_layouts) next.DestroyDescriptorSetLayout(device.handle, l, nullptr);
   // Pools the application did not destroy: their argument blocks go with the device.
   pools.ForEach([&](VkDescriptorPool, PoolShadow& pool) {
     if (pool.buffer != VK_NULL_HANDLE) next.DestroyBuffer(device.handle, pool.buffer, nullptr);

@@ -55,6 +55,20 @@ struct PipelineLayoutShadow {
   // More than one application range: its pushes are split at range boundaries and
   // widened to every stage whose extended range covers the bytes.
   bool widen_app_pushes = false;
+  // The push-constant ranges sent down (a fallback layout uses the same ones, so the
+  // application's pushes stay compatible for push constants with it).
+  std::vector<VkPushConstantRange> native_ranges;
+  // The full native layout for pipelines that fall back (created on first need, owned
+  // by DeviceBindings, guarded by DeviceBindings::fallback_mutex).
+  VkPipelineLayout full = VK_NULL_HANDLE;
+};
+
+// A pipeline created natively (its shaders could not be rewritten): binding it makes the
+// sets bound at its bind point be materialised as full native sets at the next draw or
+// dispatch.
+struct FallbackPipeline {
+  VkPipelineLayout full = VK_NULL_HANDLE;  // the full native layout it was created with
+  std::vector<std::shared_ptr<const SetLayoutShadow>> sets;  // its layout's sets
 };
 
 struct PoolShadow;
@@ -69,6 +83,11 @@ struct SetShadow {
   uint8_t* records = nullptr;           // host pointer to the first record
   VkDeviceAddress address = 0;          // device address of the first record
   std::vector<VkDescriptorBufferInfo> descriptors;  // per record, as the application wrote it
+  // The set as a full native set, for pipelines that fall back (allocated on first need;
+  // rewritten from the shadow when `full_stale`). Guarded by DeviceBindings::fallback_mutex.
+  VkDescriptorSet full = VK_NULL_HANDLE;
+  VkDescriptorPool full_pool = VK_NULL_HANDLE;
+  bool full_stale = true;
 };
 
 struct PoolShadow {
@@ -112,6 +131,19 @@ class DeviceBindings : public CapabilityDevice {
   ShardedHandleMap<VkShaderModule, ModuleEntry> modules;
   ShardedHandleMap<VkDescriptorUpdateTemplate, TemplateShadow> templates;
   RewriteCache rewrites;
+  ShardedHandleMap<VkPipeline, FallbackPipeline> fallback_pipelines;
+
+  // Fallbacks (cold paths): full native layouts and sets, and the pools of those sets.
+  std::mutex fallback_mutex;
+  std::vector<VkDescriptorSetLayout> owned_set_layouts;
+  std::vector<VkPipelineLayout> owned_pipeline_layouts;
+  std::vector<VkDescriptorPool> fallback_pools;  // the last one is allocated from
+  // The full native layout of `layout` (created once); VK_NULL_HANDLE when it cannot be.
+  VkDescriptorSetLayout FullSetLayout(const SetLayoutShadow& layout);
+  VkPipelineLayout FullPipelineLayout(PipelineLayoutShadow& layout);
+  // `set` as a full native set, written from its shadow and its native set if stale.
+  VkDescriptorSet Materialise(VkDescriptorSet handle, SetShadow& set);
+  void ReleaseFull(SetShadow& set);
 
   struct Counters {
     Counter* rewritten;    // pipelines created from rewritten shaders
@@ -120,7 +152,40 @@ class DeviceBindings : public CapabilityDevice {
   } counters;
 };
 
+// Per command buffer: what is bound at each bind point (to materialise sets for a
+// fallback pipeline, and to put the converted binds back after one). Fixed arrays:
+// nothing is allocated while recording.
+class BindingsCommandData : public CommandData {
+ public:
+  static constexpr uint32_t kMaxSets = 32;
+  static constexpr uint32_t kMaxDynamicPerSet = 16;
+  struct BoundSet {
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    uint32_t dynamic_count = 0;
+    uint32_t dynamic[kMaxDynamicPerSet];
+  };
+  struct BindPoint {
+    const FallbackPipeline* fallback = nullptr;  // the bound pipeline fell back
+    bool fallback_applied = false;               // its full sets are bound
+    bool converted_disturbed = false;            // full binds replaced the converted ones
+    bool untrackable = false;                    // a bind this state cannot hold
+    BoundSet sets[kMaxSets];
+  };
+  void OnReset() override { points[0] = BindPoint{}; points[1] = BindPoint{}; }
+  // graphics 0, compute 1 (other bind points are not tracked)
+  BindPoint* At(VkPipelineBindPoint bp) {
+    return bp == VK_PIPELINE_BIND_POINT_GRAPHICS ? &points[0] : bp == VK_PIPELINE_BIND_POINT_COMPUTE ? &points[1] : nullptr;
+  }
+  BindPoint points[2];
+};
+
 DeviceBindings& BindingsOf(VkDevice device);
+BindingsCommandData* CommandDataOf(DeviceBindings& b, VkCommandBuffer cb);
+// The converted bind (bind_hooks.cpp): roots pushed, native parts bound natively.
+void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+              const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
+              uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets);
 DeviceBindings& BindingsOf(VkCommandBuffer cb);
 
 }  // namespace bindery::bindings

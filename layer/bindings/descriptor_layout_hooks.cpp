@@ -31,6 +31,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const 
     const VkResult result = b.next.CreateDescriptorSetLayout(device, pCreateInfo, pAllocator, pSetLayout);
     if (result != VK_SUCCESS) return result;
     shadow->native = *pSetLayout;
+    shadow->full = *pSetLayout;
     auto entry = std::make_unique<SetLayoutEntry>();
     entry->shadow = std::move(shadow);
     b.set_layouts.Insert(*pSetLayout, std::move(entry));
@@ -80,7 +81,16 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
   }
   auto shadow = std::make_unique<PipelineLayoutShadow>();
   shadow->root = PlanRoot(std::move(sets), app_end, b.max_push_bytes);
-  if (!shadow->root.converts) return b.next.CreatePipelineLayout(device, pCreateInfo, pAllocator, pPipelineLayout);
+  if (!shadow->root.converts) {
+    // Kept too: binds through it are recorded (a fallback pipeline may need those sets).
+    const VkResult result = b.next.CreatePipelineLayout(device, pCreateInfo, pAllocator, pPipelineLayout);
+    if (result != VK_SUCCESS) return result;
+    shadow->native_ranges.assign(pCreateInfo->pPushConstantRanges,
+                                 pCreateInfo->pPushConstantRanges + pCreateInfo->pushConstantRangeCount);
+    shadow->full = *pPipelineLayout;
+    b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
+    return result;
+  }
   if (!shadow->root.fits) {
     // TODO(part 2): the reserved-set ring when push constants are full.
     BINDERY_LOG(b.device.log(), kWarn, "bindings-root",
@@ -109,6 +119,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
     shadow->app_ranges.assign(ranges.begin(), ranges.begin() + pCreateInfo->pushConstantRangeCount);
     shadow->widen_app_pushes = pCreateInfo->pushConstantRangeCount > 1;
   }
+  shadow->native_ranges = ranges;
   VkPipelineLayoutCreateInfo info = *pCreateInfo;
   info.pushConstantRangeCount = static_cast<uint32_t>(ranges.size());
   info.pPushConstantRanges = ranges.empty() ? nullptr : ranges.data();

@@ -61,7 +61,9 @@ void DestroyBlockBuffer(DeviceBindings& b, PoolShadow& pool) {
 
 // Forgets every set of the pool (reset / destroy): records back to the pool.
 void ForgetSets(DeviceBindings& b, PoolShadow& pool) {
-  for (VkDescriptorSet set : pool.sets) b.sets.Erase(set);
+  for (VkDescriptorSet set : pool.sets) {
+    if (std::unique_ptr<SetShadow> shadow = b.sets.Erase(set)) b.ReleaseFull(*shadow);
+  }
   pool.sets.clear();
   pool.records.Reset();
 }
@@ -187,6 +189,7 @@ VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice device, VkDescriptorP
       if (pDescriptorSets[i] == VK_NULL_HANDLE) continue;
       std::unique_ptr<SetShadow> set = b.sets.Erase(pDescriptorSets[i]);
       if (set == nullptr) continue;
+      b.ReleaseFull(*set);
       pool->records.Free(set->first_record, set->record_count);
       auto it = std::find(pool->sets.begin(), pool->sets.end(), pDescriptorSets[i]);
       if (it != pool->sets.end()) {
@@ -224,6 +227,7 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
       last = b.sets.Find(w.dstSet);
     }
     SetShadow* set = last;
+    if (set != nullptr) set->full_stale = true;
     const bool converted =
         set != nullptr && ForEachRecord(*set->layout, w.dstBinding, w.dstArrayElement, w.descriptorCount,
                                         [&](uint32_t record, uint32_t k) { WriteRecord(b, *set, record, w.pBufferInfo[k]); });
@@ -234,6 +238,7 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
     const VkCopyDescriptorSet& c = pDescriptorCopies[i];
     SetShadow* src = b.sets.Find(c.srcSet);
     SetShadow* dst = b.sets.Find(c.dstSet);
+    if (dst != nullptr) dst->full_stale = true;
     bool converted = false;
     if (src != nullptr && dst != nullptr && src->layout->Find(c.srcBinding) != nullptr) {
       // Collect the source records, then write them (a copy within one set may overlap).

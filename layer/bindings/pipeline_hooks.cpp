@@ -160,14 +160,31 @@ VKAPI_ATTR void VKAPI_CALL DestroyShaderModule(VkDevice device, VkShaderModule m
 
 namespace {
 
-// A pipeline cannot have converted bindings (and has no native fallback yet): log why.
-void LogCannotConvert(DeviceBindings& b, const char* kind, const char* entry, const std::string& why) {
-  // TODO(part 3): a native pipeline with sets materialised from the shadow.
-  BINDERY_LOG(b.device.log(), kError, "bindings-fallback",
-              "a %s pipeline (entry point '%s') cannot use converted bindings: %s; the native fallback is not "
-              "implemented yet, so its creation fails",
-              kind, entry, why.c_str());
+// A pipeline that cannot have converted bindings is created natively with the full
+// layout (its sets are materialised from the shadow when it draws or dispatches); one
+// log line with the reason. False when the full layout cannot be made.
+bool FallBack(DeviceBindings& b, const char* kind, const char* entry, const std::string& why,
+              PipelineLayoutShadow& layout, VkPipelineLayout* out) {
+  const VkPipelineLayout full = b.FullPipelineLayout(layout);
+  BINDERY_LOG(b.device.log(), kWarn, "bindings-fallback",
+              "a %s pipeline (entry point '%s') runs natively: %s%s", kind, entry, why.c_str(),
+              full == VK_NULL_HANDLE ? " (and its full native layout could not be created: creation fails)" : "");
   b.counters.fallen_back->Add();
+  if (full == VK_NULL_HANDLE) return false;
+  *out = full;
+  return true;
+}
+
+template <typename Info>
+void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>>& list,
+                       const Info* infos, const VkPipeline* pipelines) {
+  for (const auto& [i, layout] : list) {
+    if (pipelines[i] == VK_NULL_HANDLE) continue;
+    auto f = std::make_unique<FallbackPipeline>();
+    f->full = infos[i].layout;
+    for (const SetRoot& r : layout->root.sets) f->sets.push_back(r.layout);
+    b.fallback_pipelines.Insert(pipelines[i], std::move(f));
+  }
 }
 
 bool IsLibraryPipeline(VkPipelineCreateFlags flags, const void* chain) {
@@ -185,23 +202,28 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
   std::vector<VkComputePipelineCreateInfo> infos(pCreateInfos, pCreateInfos + count);
   std::list<StageRewriter> rewriters;
   std::vector<VkPipelineShaderStageCreateInfo> stage;
+  std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
   uint32_t rewritten = 0;
   for (uint32_t i = 0; i < count; ++i) {
-    const PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
-    if (layout == nullptr) continue;
+    PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
+    if (layout == nullptr || !layout->root.converts) continue;
     rewriters.emplace_back(b);
     bool converted = false;
     const std::string why = rewriters.back().Rewrite(layout->root, 1, &infos[i].stage, stage, &converted);
     if (!why.empty()) {
-      LogCannotConvert(b, "compute", infos[i].stage.pName, why);
-      for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
-      return VK_ERROR_UNKNOWN;
+      if (!FallBack(b, "compute", infos[i].stage.pName, why, *layout, &infos[i].layout)) {
+        for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
+        return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+      }
+      fallbacks.emplace_back(i, layout);
+      continue;
     }
     infos[i].stage = stage[0];
     rewritten += converted ? 1 : 0;
   }
   const VkResult result = b.next.CreateComputePipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
   if (result == VK_SUCCESS) b.counters.rewritten->Add(rewritten);
+  RegisterFallbacks(b, fallbacks, infos.data(), pPipelines);
   return result;
 }
 
@@ -213,10 +235,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
   std::vector<VkGraphicsPipelineCreateInfo> infos(pCreateInfos, pCreateInfos + count);
   std::list<StageRewriter> rewriters;
   std::list<std::vector<VkPipelineShaderStageCreateInfo>> stages;
+  std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
   uint32_t rewritten = 0;
   for (uint32_t i = 0; i < count; ++i) {
-    const PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
-    if (layout == nullptr || infos[i].stageCount == 0) continue;
+    PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
+    if (layout == nullptr || !layout->root.converts || infos[i].stageCount == 0) continue;
     rewriters.emplace_back(b);
     stages.emplace_back();
     bool converted = false;
@@ -226,15 +249,19 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
       why = "pipeline libraries are not handled";
     }
     if (!why.empty()) {
-      LogCannotConvert(b, "graphics", infos[i].pStages[0].pName, why);
-      for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
-      return VK_ERROR_UNKNOWN;
+      if (!FallBack(b, "graphics", infos[i].pStages[0].pName, why, *layout, &infos[i].layout)) {
+        for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
+        return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+      }
+      fallbacks.emplace_back(i, layout);
+      continue;
     }
     infos[i].pStages = stages.back().data();
     rewritten += converted ? 1 : 0;
   }
   const VkResult result = b.next.CreateGraphicsPipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
   if (result == VK_SUCCESS) b.counters.rewritten->Add(rewritten);
+  RegisterFallbacks(b, fallbacks, infos.data(), pPipelines);
   return result;
 }
 

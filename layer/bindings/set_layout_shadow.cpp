@@ -81,6 +81,15 @@ SetLayoutShadow PlanSetLayout(const VkDescriptorSetLayoutCreateInfo& info, const
     }
   }
   shadow.has_native = !native_bindings.empty();
+  shadow.total_dynamic = shadow.converted_dynamic + shadow.native_dynamic;
+  shadow.create_flags = info.flags;
+  shadow.app_bindings.assign(info.pBindings, info.pBindings + info.bindingCount);
+  if (flags != nullptr) shadow.app_flags.assign(flags, flags + info.bindingCount);
+  for (VkDescriptorSetLayoutBinding& b : shadow.app_bindings) {
+    if (b.pImmutableSamplers == nullptr) continue;
+    shadow.immutable_samplers.emplace_back(b.pImmutableSamplers, b.pImmutableSamplers + b.descriptorCount);
+    b.pImmutableSamplers = shadow.immutable_samplers.back().data();
+  }
   return shadow;
 }
 

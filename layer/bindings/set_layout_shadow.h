@@ -45,6 +45,16 @@ struct SetLayoutShadow {
   uint32_t converted_dynamic = 0;                 // dynamic offsets that go to the root
   uint32_t native_dynamic = 0;                    // dynamic offsets that are passed down
   std::vector<DynamicRun> dynamic_runs;
+  // The application's layout as it asked for it (for the full native layout a pipeline
+  // that falls back uses; immutable samplers copied).
+  VkDescriptorSetLayoutCreateFlags create_flags = 0;
+  std::vector<VkDescriptorSetLayoutBinding> app_bindings;
+  std::vector<VkDescriptorBindingFlags> app_flags;  // empty: none given
+  std::vector<std::vector<VkSampler>> immutable_samplers;
+  uint32_t total_dynamic = 0;     // dynamic descriptors of the whole layout
+  // The full native layout for fallbacks (created on first need; guarded by the device's
+  // fallback mutex); the native layout itself when nothing is converted.
+  mutable VkDescriptorSetLayout full = VK_NULL_HANDLE;
   bool has_native = false;        // the native layout still has bindings
   bool push_descriptor = false;   // a push-descriptor layout (converted records live per command buffer)
   bool converts() const { return !converted.empty(); }

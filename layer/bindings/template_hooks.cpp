@@ -60,6 +60,7 @@ void UpdateWithTemplate(UpdateFn update, VkDevice device, VkDescriptorSet set, V
   const TemplateShadow* shadow = b.templates.Find(handle);
   if (shadow == nullptr) return update(device, set, handle, pData);
   if (SetShadow* s = b.sets.Find(set)) {
+    s->full_stale = true;
     const uint8_t* data = static_cast<const uint8_t*>(pData);
     for (const VkDescriptorUpdateTemplateEntry& e : shadow->converted) {
       ForEachRecord(*s->layout, e.dstBinding, e.dstArrayElement, e.descriptorCount, [&](uint32_t record, uint32_t k) {
