@@ -170,6 +170,7 @@ VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& s
 }
 
 void DeviceBindings::ReleaseFull(SetShadow& set) {
+  if (set.full == VK_NULL_HANDLE) return;  // the common case: never materialised (no lock)
   std::lock_guard<std::mutex> lock(fallback_mutex);
   if (set.full != VK_NULL_HANDLE) next.FreeDescriptorSets(device.handle, set.full_pool, 1, &set.full);
   set.full = VK_NULL_HANDLE;
