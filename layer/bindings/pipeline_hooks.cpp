@@ -65,6 +65,25 @@ bool UsesConvertedBinding(const std::vector<uint32_t>& words, const char* entry,
   return false;
 }
 
+// Does the module contain OpArrayLength?
+bool HasArrayLength(const std::vector<uint32_t>& words) {
+  constexpr uint32_t kOpArrayLength = 68;
+  for (size_t i = 5; i < words.size();) {
+    const uint32_t count = words[i] >> 16;
+    if ((words[i] & 0xffffu) == kOpArrayLength) return true;
+    if (count == 0) return false;
+    i += count;
+  }
+  return false;
+}
+
+bool HasConvertedDynamic(const RootLayout& root) {
+  for (const SetRoot& r : root.sets) {
+    if (r.layout != nullptr && r.layout->converted_dynamic != 0) return true;
+  }
+  return false;
+}
+
 // The stages of one pipeline as sent down, and what they own until the call returns.
 class StageRewriter {
  public:
@@ -93,6 +112,13 @@ class StageRewriter {
       if (words == nullptr) return "the code of a shader stage is not known to the layer";
       if (!UsesConvertedBinding(*words, stage.pName, root)) continue;
       if (!root.fits) return "its layout's root does not fit in push constants";
+      // SPIR-V library gap: the rewrite subtracts a dynamic offset from the record's size,
+      // but a dynamic descriptor's range does not shrink with its offset; lengths and
+      // bounds checks of dynamic storage buffers would differ from native.
+      if (HasConvertedDynamic(root) && (b_.plan.bounds_checks || HasArrayLength(*words))) {
+        return "dynamic storage buffers with OpArrayLength or bounds checks (the rewrite shrinks their size by the "
+               "dynamic offset)";
+      }
       const uint32_t version = words->size() > 1 ? (*words)[1] : 0;
       bool hit = false;
       const spirv::RewriteOptions options = OptionsFor(b_, root, version);
