@@ -40,7 +40,7 @@ void RecordBind(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindP
     bound.layout = layout;
     bound.set = pSets[i];
     bound.dynamic_count = n;
-    std::memcpy(bound.dynamic, pDynamicOffsets + dynamic_index, 4 * n);
+    if (n != 0) std::memcpy(bound.dynamic, pDynamicOffsets + dynamic_index, 4 * n);
     dynamic_index += n;
   }
 }
