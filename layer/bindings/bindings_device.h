@@ -10,6 +10,7 @@
 // those handles.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -132,6 +133,9 @@ class DeviceBindings : public CapabilityDevice {
   ShardedHandleMap<VkDescriptorUpdateTemplate, TemplateShadow> templates;
   RewriteCache rewrites;
   ShardedHandleMap<VkPipeline, FallbackPipeline> fallback_pipelines;
+  // Set once the first fallback pipeline exists: until then the draw/dispatch and
+  // bind-pipeline hooks only pass the call on (no command-state lookup).
+  std::atomic<bool> any_fallback{false};
 
   // Fallbacks (cold paths): full native layouts and sets, and the pools of those sets.
   std::mutex fallback_mutex;

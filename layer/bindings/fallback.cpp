@@ -186,8 +186,8 @@ BindingsCommandData* CommandDataOf(DeviceBindings& b, VkCommandBuffer cb) {
 namespace {
 
 // Before a draw or dispatch: a fallback pipeline gets its sets as full native sets.
-void ApplyFallback(VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
-  DeviceBindings& b = BindingsOf(cb);
+void ApplyFallback(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
+  if (!b.any_fallback.load(std::memory_order_acquire)) return;
   BindingsCommandData* data = CommandDataOf(b, cb);
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bind_point) : nullptr;
   if (point == nullptr || point->fallback == nullptr || point->fallback_applied) return;
@@ -215,6 +215,7 @@ void ApplyFallback(VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
 VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipeline pipeline) {
   DeviceBindings& b = BindingsOf(cb);
   b.next.CmdBindPipeline(cb, bindPoint, pipeline);
+  if (!b.any_fallback.load(std::memory_order_acquire)) return;
   BindingsCommandData* data = CommandDataOf(b, cb);
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
   if (point == nullptr) return;
@@ -240,8 +241,9 @@ VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline,
 
 #define BINDERY_DRAW(name, bind_point, params, args) \
   VKAPI_ATTR void VKAPI_CALL name params {           \
-    ApplyFallback(cb, bind_point);                   \
-    BindingsOf(cb).next.name args;                   \
+    DeviceBindings& b = BindingsOf(cb);              \
+    ApplyFallback(b, cb, bind_point);                \
+    b.next.name args;                                \
   }
 BINDERY_DRAW(CmdDraw, VK_PIPELINE_BIND_POINT_GRAPHICS, (VkCommandBuffer cb, uint32_t a, uint32_t c, uint32_t d, uint32_t e),
              (cb, a, c, d, e))
