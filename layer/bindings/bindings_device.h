@@ -83,7 +83,8 @@ struct SetShadow {
   uint32_t record_count = 0;
   uint8_t* records = nullptr;           // host pointer to the first record
   VkDeviceAddress address = 0;          // device address of the first record
-  std::vector<VkDescriptorBufferInfo> descriptors;  // per record, as the application wrote it
+  // Per record, as the application wrote it: the set's run of its pool's CPU copy.
+  VkDescriptorBufferInfo* descriptors = nullptr;
   // The set as a full native set, for pipelines that fall back (allocated on first need;
   // rewritten from the shadow when `full_stale`). Guarded by DeviceBindings::fallback_mutex.
   VkDescriptorSet full = VK_NULL_HANDLE;
@@ -97,6 +98,9 @@ struct PoolShadow {
   uint8_t* mapped = nullptr;
   VkDeviceAddress address = 0;
   RecordAllocator records{0};
+  // The CPU copy of every record (what the application wrote), indexed like the block:
+  // one allocation per pool, none per set.
+  std::vector<VkDescriptorBufferInfo> descriptors;
   std::vector<VkDescriptorSet> sets;  // live sets with records (for reset and destroy)
 };
 

@@ -90,6 +90,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDes
     return r == VK_ERROR_INITIALIZATION_FAILED ? VK_ERROR_OUT_OF_DEVICE_MEMORY : r;
   }
   pool->records = RecordAllocator(static_cast<uint32_t>(records));
+  pool->descriptors.assign(records, VkDescriptorBufferInfo{});
   r = b.next.CreateDescriptorPool(device, pCreateInfo, pAllocator, pDescriptorPool);
   if (r != VK_SUCCESS) {
     DestroyBlockBuffer(b, *pool);
@@ -122,14 +123,26 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
                                                       VkDescriptorSet* pDescriptorSets) {
   DeviceBindings& b = BindingsOf(device);
   const uint32_t n = pAllocateInfo->descriptorSetCount;
-  std::vector<std::shared_ptr<const SetLayoutShadow>> layouts(n);
+  // The usual call allocates a few sets: no heap allocation for up to kInline of them.
+  constexpr uint32_t kInline = 8;
+  std::shared_ptr<const SetLayoutShadow> layouts_inline[kInline];
+  std::pair<uint32_t, uint32_t> runs_inline[kInline];
+  std::vector<std::shared_ptr<const SetLayoutShadow>> layouts_heap;
+  std::vector<std::pair<uint32_t, uint32_t>> runs_heap;
+  std::shared_ptr<const SetLayoutShadow>* layouts = layouts_inline;
+  std::pair<uint32_t, uint32_t>* runs = runs_inline;  // {first record, count}
+  if (n > kInline) {
+    layouts_heap.resize(n);
+    runs_heap.resize(n);
+    layouts = layouts_heap.data();
+    runs = runs_heap.data();
+  }
   bool any = false;
   for (uint32_t i = 0; i < n; ++i) {
     const SetLayoutEntry* e = b.set_layouts.Find(pAllocateInfo->pSetLayouts[i]);
-    if (e != nullptr && e->shadow->converts()) {
-      layouts[i] = e->shadow;
-      any = true;
-    }
+    if (e != nullptr && e->shadow->converts()) layouts[i] = e->shadow;
+    any = any || layouts[i] != nullptr;
+    runs[i] = {0, 0};
   }
   if (!any) return b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
   PoolShadow* pool = b.pools.Find(pAllocateInfo->descriptorPool);
@@ -137,7 +150,6 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
       pAllocateInfo->pNext, VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO);
 
   // Records first: they can be given back whatever the pool's flags, native sets cannot.
-  std::vector<std::pair<uint32_t, uint32_t>> runs(n, {0, 0});  // {first, count}
   VkResult result = VK_SUCCESS;
   for (uint32_t i = 0; i < n && result == VK_SUCCESS; ++i) {
     if (layouts[i] == nullptr) continue;
@@ -163,7 +175,7 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
   for (uint32_t i = 0; i < n; ++i) {
     if (layouts[i] == nullptr) continue;
     auto set = std::make_unique<SetShadow>();
-    set->layout = layouts[i];
+    set->layout = std::move(layouts[i]);
     set->pool = pool;
     set->first_record = runs[i].first;
     set->record_count = runs[i].second;
@@ -173,7 +185,10 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
       // Unwritten descriptors read as null records (a partially bound set stays safe).
       std::memset(set->records, 0, static_cast<size_t>(set->record_count) * kRecordBytes);
     }
-    set->descriptors.assign(set->record_count, VkDescriptorBufferInfo{});
+    if (pool != nullptr && set->record_count != 0) {
+      set->descriptors = pool->descriptors.data() + set->first_record;
+      std::fill(set->descriptors, set->descriptors + set->record_count, VkDescriptorBufferInfo{});
+    }
     if (pool != nullptr) pool->sets.push_back(pDescriptorSets[i]);
     b.sets.Insert(pDescriptorSets[i], std::move(set));
     b.counters.sets->Add();
