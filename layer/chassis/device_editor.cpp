@@ -98,6 +98,13 @@ DeviceEditor::DeviceEditor(InstanceState& instance, VkPhysicalDevice physical_de
     }
   }
 
+  app_chain_ = app.pNext;
+  if (app.pEnabledFeatures != nullptr) {
+    app_features_ = *app.pEnabledFeatures;
+  } else if (auto* f2 = FindInChain<VkPhysicalDeviceFeatures2>(app.pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2)) {
+    app_features_ = f2->features;
+  }
+
   // What the application enabled itself, in any of the forms.
   const void* v12 = FindInChain<VkBaseInStructure>(app.pNext, kV12);
   for (int f = 0; f < static_cast<int>(DeviceFeature::kCount); ++f) {
@@ -115,6 +122,10 @@ DeviceEditor::DeviceEditor(InstanceState& instance, VkPhysicalDevice physical_de
       address_mode_ = AddressMode::kExt;
     }
   }
+}
+
+const void* DeviceEditor::FindApplicationStruct(VkStructureType type) const {
+  return FindInChain<VkBaseInStructure>(app_chain_, type);
 }
 
 bool DeviceEditor::DeviceOffers(const char* extension) const {

@@ -42,6 +42,12 @@ class DeviceEditor {
   bool Enabled(const char* extension) const;  // in the list sent down (so far)
   bool FeatureSupported(DeviceFeature feature) const { return supported_[static_cast<int>(feature)]; }
   bool FeatureEnabledByApplication(DeviceFeature feature) const { return by_app_[static_cast<int>(feature)]; }
+  // The core features the application enabled (pEnabledFeatures, or the
+  // VkPhysicalDeviceFeatures2 of its chain): e.g. whether shaders the layer builds for it
+  // may use Int64, or must keep robustBufferAccess's guarantees.
+  const VkPhysicalDeviceFeatures& application_features() const { return app_features_; }
+  // A struct of the application's create-info chain by sType (nullptr when absent).
+  const void* FindApplicationStruct(VkStructureType type) const;
 
   // Turns `feature` on (with what it needs at this API version). nullptr on success, else
   // why not (the create info is then unchanged for it).
@@ -77,6 +83,8 @@ class DeviceEditor {
   VkDeviceCreateInfo info_;
   ChainEditor chain_;
   VkPhysicalDeviceProperties properties_{};
+  VkPhysicalDeviceFeatures app_features_{};
+  const void* app_chain_ = nullptr;
   uint32_t api_version_ = VK_API_VERSION_1_0;
   VkDriverId driver_id_ = static_cast<VkDriverId>(0);
   std::vector<VkQueueFamilyProperties> queue_families_;

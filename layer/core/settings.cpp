@@ -69,6 +69,13 @@ void Apply(Settings& s, const std::string& name, const std::string& value, const
     if (!ParseLogLevel(value, &s.log_level)) bad_value("error|warn|info|debug");
   } else if (name == "log_file") {
     s.log_file = Trim(value);
+  } else if (name == "bindings_ubo") {
+    const std::string v = Lower(Trim(value));
+    if (v == "on" || v == "1" || v == "true") s.bindings_convert_ubo = true;
+    else if (v == "off" || v == "0" || v == "false") s.bindings_convert_ubo = false;
+    else bad_value("on|off");
+  } else if (name == "bindings_dump") {
+    s.bindings_dump_dir = Trim(value);
   } else if (name == "staging_limit") {
     const std::string v = Lower(Trim(value));
     char* end = nullptr;
@@ -171,6 +178,7 @@ namespace {
 const char* const kModeValues[] = {"auto", "off", "force"};
 const char* const kStrategyValues[] = {"auto", "native", "compute"};
 const char* const kLogLevelValues[] = {"warn", "error", "info", "debug"};
+const char* const kOnOffValues[] = {"off", "on"};
 #define BINDERY_SETTING(key, env, values) SettingInfo{key, env, values, sizeof(values) / sizeof(values[0])}
 const SettingInfo kSettingsTable[] = {
     BINDERY_SETTING("indirect_bindings", "BINDERY_INDIRECT_BINDINGS", kModeValues),
@@ -180,6 +188,8 @@ const SettingInfo kSettingsTable[] = {
     BINDERY_SETTING("log_level", "BINDERY_LOG_LEVEL", kLogLevelValues),
     SettingInfo{"log_file", "BINDERY_LOG_FILE", nullptr, 0},
     SettingInfo{"staging_limit", "BINDERY_STAGING_LIMIT", nullptr, 0},  // debug: bytes, or "none"
+    BINDERY_SETTING("bindings_ubo", "BINDERY_BINDINGS_UBO", kOnOffValues),
+    SettingInfo{"bindings_dump", "BINDERY_BINDINGS_DUMP", nullptr, 0},  // a folder
 };
 #undef BINDERY_SETTING
 }  // namespace
@@ -236,6 +246,8 @@ std::string Describe(const Settings& s) {
   out += ToString(s.log_level);
   if (!s.log_file.empty()) out += " log_file=" + s.log_file;
   if (s.staging_limit != ~0ull) out += " staging_limit=" + std::to_string(s.staging_limit);
+  if (s.bindings_convert_ubo) out += " bindings_ubo=on";
+  if (!s.bindings_dump_dir.empty()) out += " bindings_dump=" + s.bindings_dump_dir;
   out += " settings_file=" + (s.source_file.empty() ? std::string("(none)") : s.source_file);
   return out;
 }

@@ -37,6 +37,12 @@ struct Settings {
   // (UINT64_MAX: no cap). Lets tests make staging run out (vkEndCommandBuffer must then
   // return the error instead of dropping work).
   unsigned long long staging_limit = ~0ull;
+  // Indirect bindings: convert uniform buffers too (off until measured: descriptor UBOs are
+  // often on faster paths than loads through addresses).
+  bool bindings_convert_ubo = false;
+  // Indirect bindings: a folder where each rewritten module is written (original and
+  // rewritten .spv and the layout used), for replay with bindery-spirv; empty: none.
+  std::string bindings_dump_dir;
 
   std::vector<std::string> warnings;  // problems met while reading, reported later
   std::string source_file;            // the settings file that was read, if any

@@ -1,7 +1,7 @@
 // The order of the stack, outermost first — the only file that names every capability.
 //
 //   timeline (semaphores, submissions)
-//   indirect bindings (buffers, descriptors, pipelines, binds) [not yet implemented]
+//   indirect bindings (descriptors, pipelines, binds)
 //   tracking stage (chassis: buffers, memory, command state sent down)
 //   transfers (fill, update, copy)
 //   driver (the next layer)
@@ -12,6 +12,7 @@
 // put that state back after they run.
 #include "shell/capabilities.h"
 
+#include "bindings/bindings_capability.h"
 #include "chassis/tracking_stage.h"
 #include "timeline/timeline_capability.h"
 #include "transfer/transfer_capability.h"
@@ -19,7 +20,8 @@
 namespace bindery {
 
 CapabilityList LayerCapabilities() {
-  static Capability* items[] = {&timeline::TimelineCapability(), &TrackingStage(), &transfer::TransferCapability()};
+  static Capability* items[] = {&timeline::TimelineCapability(), &bindings::BindingsCapability(), &TrackingStage(),
+                                &transfer::TransferCapability()};
   static_assert(sizeof(items) / sizeof(items[0]) <= kMaxCapabilities, "raise kMaxCapabilities");
   static const bool slotted = [] {
     for (uint32_t i = 0; i < sizeof(items) / sizeof(items[0]); ++i) items[i]->set_slot(i);

@@ -1,0 +1,156 @@
+// vkCmdBindDescriptorSets: converted sets are bound by writing their blocks' addresses
+// (and their converted dynamic offsets) into the root with one vkCmdPushConstants; only
+// sets with native bindings are bound natively, with the native dynamic offsets. Hot
+// path: no lock but the shard locks of the handle maps, nothing allocated.
+#include <algorithm>
+#include <cstring>
+
+#include "bindings/bindings_device.h"
+#include "bindings/hooks.h"
+
+namespace bindery::bindings {
+namespace {
+
+constexpr uint32_t kMaxRootBytes = 4096;  // maxPushConstantsSize of every known device is below
+constexpr uint32_t kMaxSets = 64;
+constexpr uint32_t kMaxDynamic = 256;
+
+// Remembers the bind in the command buffer's state (for fallback pipelines and the
+// replay after them).
+void RecordBind(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+                const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
+                uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets) {
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
+  if (point == nullptr) return;
+  point->fallback_applied = false;
+  if (pl == nullptr || firstSet + setCount > BindingsCommandData::kMaxSets || firstSet + setCount > pl->root.sets.size()) {
+    point->untrackable = true;
+    return;
+  }
+  uint32_t dynamic_index = 0;
+  for (uint32_t i = 0; i < setCount; ++i) {
+    BindingsCommandData::BoundSet& bound = point->sets[firstSet + i];
+    const SetLayoutShadow* set_layout = pl->root.sets[firstSet + i].layout.get();
+    const uint32_t n = set_layout != nullptr ? set_layout->total_dynamic : 0;
+    if (n > BindingsCommandData::kMaxDynamicPerSet || dynamic_index + n > dynamicOffsetCount) {
+      point->untrackable = true;
+      return;
+    }
+    bound.layout = layout;
+    bound.set = pSets[i];
+    bound.dynamic_count = n;
+    if (n != 0) std::memcpy(bound.dynamic, pDynamicOffsets + dynamic_index, 4 * n);
+    dynamic_index += n;
+  }
+}
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
+                                                 VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
+                                                 const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
+                                                 const uint32_t* pDynamicOffsets) {
+  DeviceBindings& b = BindingsOf(cb);
+  const PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
+  RecordBind(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+  BindSets(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+}
+
+void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+              const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
+              uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets) {
+  if (pl == nullptr || !pl->root.converts || !pl->root.fits || setCount > kMaxSets || dynamicOffsetCount > kMaxDynamic ||
+      firstSet + setCount > pl->root.sets.size()) {
+    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+    return;
+  }
+  const RootLayout& root = pl->root;
+  alignas(8) uint8_t bytes[kMaxRootBytes];
+  uint32_t root_lo = UINT32_MAX, root_hi = 0;
+  uint32_t native_dynamic[kMaxDynamic];
+  uint32_t native_dynamic_count = 0;
+  const SetLayoutShadow* layouts[kMaxSets];
+  uint32_t dynamic_index = 0;
+  // Padding between slots is pushed too: zero it so every pushed byte is defined.
+  std::memset(bytes + root.begin, 0, root.end - root.begin);
+
+  for (uint32_t i = 0; i < setCount; ++i) {
+    const SetRoot& r = root.sets[firstSet + i];
+    layouts[i] = r.layout.get();
+    const SetShadow* set = r.layout != nullptr && r.layout->converts() ? b.sets.Find(pSets[i]) : nullptr;
+    if (r.layout == nullptr) continue;  // unknown layout (VK_NULL_HANDLE): handled below
+    // Dynamic offsets, split between the root and the native bind.
+    uint32_t converted_index = 0;
+    for (const DynamicRun& run : r.layout->dynamic_runs) {
+      for (uint32_t k = 0; k < run.count && dynamic_index < dynamicOffsetCount; ++k, ++dynamic_index) {
+        if (run.converted) {
+          const uint32_t at = r.dynamic_offset + 4 * converted_index++;
+          std::memcpy(bytes + at, &pDynamicOffsets[dynamic_index], 4);
+          root_lo = std::min(root_lo, at);
+          root_hi = std::max(root_hi, at + 4);
+        } else {
+          native_dynamic[native_dynamic_count++] = pDynamicOffsets[dynamic_index];
+        }
+      }
+    }
+    if (r.root_offset != kNoOffset) {
+      const VkDeviceAddress address = set != nullptr ? set->address : 0;
+      std::memcpy(bytes + r.root_offset, &address, 8);
+      root_lo = std::min(root_lo, r.root_offset);
+      root_hi = std::max(root_hi, r.root_offset + 8);
+    }
+  }
+  // Offsets left over (a set without a known layout) go down with the last native run.
+  while (dynamic_index < dynamicOffsetCount) native_dynamic[native_dynamic_count++] = pDynamicOffsets[dynamic_index++];
+
+  if (root_hi > root_lo) {
+    b.next.CmdPushConstants(cb, layout, pl->root_stages, root_lo, root_hi - root_lo, bytes + root_lo);
+  }
+  // Native binds: runs of consecutive sets that have native bindings (or no shadow).
+  uint32_t dyn_cursor = 0;
+  for (uint32_t i = 0; i < setCount;) {
+    const bool native = layouts[i] == nullptr || layouts[i]->has_native;
+    if (!native) {
+      ++i;
+      continue;
+    }
+    uint32_t j = i;
+    uint32_t dyn = 0;
+    while (j < setCount && (layouts[j] == nullptr || layouts[j]->has_native)) {
+      dyn += layouts[j] != nullptr ? layouts[j]->native_dynamic : 0;
+      ++j;
+    }
+    if (j == setCount) dyn = native_dynamic_count - dyn_cursor;  // the rest (unshadowed layouts)
+    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet + i, j - i, pSets + i, dyn,
+                                 dyn != 0 ? native_dynamic + dyn_cursor : nullptr);
+    dyn_cursor += dyn;
+    i = j;
+  }
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stageFlags,
+                                            uint32_t offset, uint32_t size, const void* pValues) {
+  DeviceBindings& b = BindingsOf(cb);
+  const PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
+  if (pl == nullptr || !pl->widen_app_pushes) {
+    b.next.CmdPushConstants(cb, layout, stageFlags, offset, size, pValues);
+    return;
+  }
+  // Split at every range start inside the push; each piece names the stages of every
+  // extended range that covers it (each such range covers the whole piece).
+  const uint32_t end = offset + size;
+  uint32_t at = offset;
+  while (at < end) {
+    uint32_t piece_end = end;
+    VkShaderStageFlags stages = stageFlags;
+    for (const VkPushConstantRange& r : pl->app_ranges) {
+      if (r.offset > at && r.offset < piece_end) piece_end = r.offset;
+      if (r.offset <= at && at < r.offset + r.size) stages |= r.stageFlags;
+    }
+    b.next.CmdPushConstants(cb, layout, stages, at, piece_end - at, static_cast<const uint8_t*>(pValues) + (at - offset));
+    at = piece_end;
+  }
+}
+
+}  // namespace bindery::bindings

@@ -1,0 +1,146 @@
+// Set layouts and pipeline layouts: the application gets the native objects of the
+// smaller layouts (converted bindings removed; the root's push-constant range added), and
+// the capability keeps their shadows by those handles.
+#include <algorithm>
+#include <vector>
+
+#include "bindings/bindings_device.h"
+#include "bindings/hooks.h"
+#include "core/chain_edit.h"
+#include "core/pnext.h"
+
+namespace bindery::bindings {
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
+                                                         const VkAllocationCallbacks* pAllocator,
+                                                         VkDescriptorSetLayout* pSetLayout) {
+  DeviceBindings& b = BindingsOf(device);
+  const auto* flags_info = FindInChain<VkDescriptorSetLayoutBindingFlagsCreateInfo>(
+      pCreateInfo->pNext, VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO);
+  const VkDescriptorBindingFlags* flags =
+      flags_info != nullptr && flags_info->bindingCount == pCreateInfo->bindingCount ? flags_info->pBindingFlags
+                                                                                     : nullptr;
+  std::vector<VkDescriptorSetLayoutBinding> native;
+  std::vector<VkDescriptorBindingFlags> native_flags;
+  auto shadow = std::make_shared<SetLayoutShadow>(
+      PlanSetLayout(*pCreateInfo, flags, b.plan.convert_uniform_buffers, native, native_flags));
+  // Every layout gets a shadow (binds need each set's native dynamic-offset count), but
+  // only converting ones are changed.
+  VkDescriptorSetLayoutCreateInfo info = *pCreateInfo;
+  if (!shadow->converts()) {
+    const VkResult result = b.next.CreateDescriptorSetLayout(device, pCreateInfo, pAllocator, pSetLayout);
+    if (result != VK_SUCCESS) return result;
+    shadow->native = *pSetLayout;
+    shadow->full = *pSetLayout;
+    auto entry = std::make_unique<SetLayoutEntry>();
+    entry->shadow = std::move(shadow);
+    b.set_layouts.Insert(*pSetLayout, std::move(entry));
+    return result;
+  }
+  info.bindingCount = static_cast<uint32_t>(native.size());
+  info.pBindings = native.empty() ? nullptr : native.data();
+  ChainEditor chain(pCreateInfo->pNext);
+  if (flags_info != nullptr) {
+    auto* edited = chain.Modify<VkDescriptorSetLayoutBindingFlagsCreateInfo>(
+        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO);
+    if (edited != nullptr) {
+      edited->bindingCount = flags != nullptr ? static_cast<uint32_t>(native_flags.size()) : 0;
+      edited->pBindingFlags = native_flags.empty() ? nullptr : native_flags.data();
+    }
+    info.pNext = chain.chain();
+  }
+  const VkResult result = b.next.CreateDescriptorSetLayout(device, &info, pAllocator, pSetLayout);
+  if (result != VK_SUCCESS) return result;
+  shadow->native = *pSetLayout;
+  auto entry = std::make_unique<SetLayoutEntry>();
+  entry->shadow = std::move(shadow);
+  b.set_layouts.Insert(*pSetLayout, std::move(entry));
+  return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyDescriptorSetLayout(VkDevice device, VkDescriptorSetLayout layout,
+                                                      const VkAllocationCallbacks* pAllocator) {
+  DeviceBindings& b = BindingsOf(device);
+  // Sets and pipeline layouts made from it keep the shadow alive (shared).
+  if (layout != VK_NULL_HANDLE) b.set_layouts.Erase(layout);
+  b.next.DestroyDescriptorSetLayout(device, layout, pAllocator);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPipelineLayoutCreateInfo* pCreateInfo,
+                                                    const VkAllocationCallbacks* pAllocator,
+                                                    VkPipelineLayout* pPipelineLayout) {
+  DeviceBindings& b = BindingsOf(device);
+  std::vector<std::shared_ptr<const SetLayoutShadow>> sets(pCreateInfo->setLayoutCount);
+  for (uint32_t i = 0; i < pCreateInfo->setLayoutCount; ++i) {
+    if (const SetLayoutEntry* e = b.set_layouts.Find(pCreateInfo->pSetLayouts[i])) sets[i] = e->shadow;
+  }
+  uint32_t app_end = 0;
+  for (uint32_t i = 0; i < pCreateInfo->pushConstantRangeCount; ++i) {
+    const VkPushConstantRange& r = pCreateInfo->pPushConstantRanges[i];
+    app_end = std::max(app_end, r.offset + r.size);
+  }
+  auto shadow = std::make_unique<PipelineLayoutShadow>();
+  shadow->root = PlanRoot(std::move(sets), app_end, b.max_push_bytes);
+  if (!shadow->root.converts) {
+    // Kept too: binds through it are recorded (a fallback pipeline may need those sets).
+    const VkResult result = b.next.CreatePipelineLayout(device, pCreateInfo, pAllocator, pPipelineLayout);
+    if (result != VK_SUCCESS) return result;
+    shadow->native_ranges.assign(pCreateInfo->pPushConstantRanges,
+                                 pCreateInfo->pPushConstantRanges + pCreateInfo->pushConstantRangeCount);
+    shadow->full = *pPipelineLayout;
+    b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
+    return result;
+  }
+  if (!shadow->root.fits) {
+    // TODO(part 2): the reserved-set ring when push constants are full.
+    BINDERY_LOG(b.device.log(), kWarn, "bindings-root",
+                "a pipeline layout's root (%u bytes after the application's %u) does not fit in %u bytes of push "
+                "constants; its pipelines cannot be rewritten",
+                shadow->root.end - shadow->root.begin, app_end, b.max_push_bytes);
+  }
+
+  // Every stage must see the root, and no two ranges may share a stage: each application
+  // range is extended to the end of push-constant space, and the stages no application
+  // range names get one range over [begin, max). The result depends only on the
+  // application's ranges, so layouts compatible for push constants stay compatible.
+  std::vector<VkPushConstantRange> ranges(pCreateInfo->pPushConstantRanges,
+                                          pCreateInfo->pPushConstantRanges + pCreateInfo->pushConstantRangeCount);
+  if (shadow->root.fits) {
+    VkShaderStageFlags app_stages = 0;
+    for (VkPushConstantRange& r : ranges) {
+      app_stages |= r.stageFlags;
+      r.size = b.max_push_bytes - r.offset;
+    }
+    const VkShaderStageFlags others = kRootStages & ~app_stages;
+    if (others != 0) ranges.push_back({others, shadow->root.begin, b.max_push_bytes - shadow->root.begin});
+    shadow->root_stages = kRootStages | app_stages;
+    // Extended ranges may now overlap another range's bytes: the application's pushes
+    // must then name those stages too (CmdPushConstants widens them).
+    shadow->app_ranges.assign(ranges.begin(), ranges.begin() + pCreateInfo->pushConstantRangeCount);
+    shadow->widen_app_pushes = pCreateInfo->pushConstantRangeCount > 1;
+  }
+  shadow->native_ranges = ranges;
+  VkPipelineLayoutCreateInfo info = *pCreateInfo;
+  info.pushConstantRangeCount = static_cast<uint32_t>(ranges.size());
+  info.pPushConstantRanges = ranges.empty() ? nullptr : ranges.data();
+  // Sets above the last one with native bindings are not sent down: they exist only as
+  // roots (this is how more sets than the driver allows can be bound).
+  uint32_t native_sets = 0;
+  for (uint32_t i = 0; i < pCreateInfo->setLayoutCount; ++i) {
+    const SetRoot& r = shadow->root.sets[i];
+    if (r.layout == nullptr || r.layout->has_native) native_sets = i + 1;
+  }
+  info.setLayoutCount = native_sets;
+  const VkResult result = b.next.CreatePipelineLayout(device, &info, pAllocator, pPipelineLayout);
+  if (result == VK_SUCCESS) b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
+  return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyPipelineLayout(VkDevice device, VkPipelineLayout layout,
+                                                 const VkAllocationCallbacks* pAllocator) {
+  DeviceBindings& b = BindingsOf(device);
+  if (layout != VK_NULL_HANDLE) b.pipeline_layouts.Erase(layout);
+  b.next.DestroyPipelineLayout(device, layout, pAllocator);
+}
+
+}  // namespace bindery::bindings

@@ -1,0 +1,280 @@
+// Native fallback for pipelines the rewrite cannot convert (issue 9 part 3): such a
+// pipeline is created with the full native layout (every binding a descriptor, the same
+// push-constant ranges as the converted layout, so the application's pushes stay
+// compatible), and when it draws or dispatches, the sets bound at its bind point are
+// materialised from their shadows into full native sets and bound natively. Binding a
+// converted pipeline afterwards replays the recorded binds through the converted path.
+// Everything here is a cold path (first use of a set by a fallback pipeline, or after an
+// update): one device mutex.
+#include <cstring>
+
+#include "bindings/bindings_capability.h"
+#include "bindings/bindings_device.h"
+#include "bindings/hooks.h"
+
+namespace bindery::bindings {
+namespace {
+
+constexpr VkDescriptorType kPoolTypes[] = {
+    VK_DESCRIPTOR_TYPE_SAMPLER,           VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
+    VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,     VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,   VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER,
+    VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,    VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,         VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC,
+    VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT};
+constexpr uint32_t kPoolDescriptors = 1024;
+constexpr uint32_t kPoolSets = 256;
+
+VkDescriptorPool NewFallbackPool(DeviceBindings& b) {
+  VkDescriptorPoolSize sizes[sizeof(kPoolTypes) / sizeof(kPoolTypes[0])];
+  for (size_t i = 0; i < sizeof(kPoolTypes) / sizeof(kPoolTypes[0]); ++i) sizes[i] = {kPoolTypes[i], kPoolDescriptors};
+  VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  info.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
+  info.maxSets = kPoolSets;
+  info.poolSizeCount = sizeof(sizes) / sizeof(sizes[0]);
+  info.pPoolSizes = sizes;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  if (b.next.CreateDescriptorPool(b.device.handle, &info, nullptr, &pool) != VK_SUCCESS) return VK_NULL_HANDLE;
+  b.fallback_pools.push_back(pool);
+  return pool;
+}
+
+VkDescriptorSetLayout FullSetLayoutLocked(DeviceBindings& b, const SetLayoutShadow& layout) {
+  if (layout.full != VK_NULL_HANDLE) return layout.full;
+  // The application's bindings, immutable samplers re-pointed at the shadow's copies;
+  // update-after-bind dropped (full sets are written at record time, from a plain pool).
+  std::vector<VkDescriptorSetLayoutBinding> bindings = layout.app_bindings;
+  size_t sampler_list = 0;
+  for (VkDescriptorSetLayoutBinding& binding : bindings) {
+    if (binding.pImmutableSamplers != nullptr) binding.pImmutableSamplers = layout.immutable_samplers[sampler_list++].data();
+  }
+  std::vector<VkDescriptorBindingFlags> flags = layout.app_flags;
+  for (VkDescriptorBindingFlags& f : flags) f &= ~VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT;
+  VkDescriptorSetLayoutBindingFlagsCreateInfo flags_info{
+      VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO};
+  flags_info.bindingCount = static_cast<uint32_t>(flags.size());
+  flags_info.pBindingFlags = flags.data();
+  VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  info.pNext = flags.empty() ? nullptr : &flags_info;
+  info.flags = layout.create_flags & ~VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT;
+  info.bindingCount = static_cast<uint32_t>(bindings.size());
+  info.pBindings = bindings.data();
+  VkDescriptorSetLayout full = VK_NULL_HANDLE;
+  if (b.next.CreateDescriptorSetLayout(b.device.handle, &info, nullptr, &full) != VK_SUCCESS) return VK_NULL_HANDLE;
+  b.owned_set_layouts.push_back(full);
+  layout.full = full;
+  return full;
+}
+
+}  // namespace
+
+VkDescriptorSetLayout DeviceBindings::FullSetLayout(const SetLayoutShadow& layout) {
+  std::lock_guard<std::mutex> lock(fallback_mutex);
+  return FullSetLayoutLocked(*this, layout);
+}
+
+VkPipelineLayout DeviceBindings::FullPipelineLayout(PipelineLayoutShadow& layout) {
+  std::lock_guard<std::mutex> lock(fallback_mutex);
+  if (layout.full != VK_NULL_HANDLE) return layout.full;
+  std::vector<VkDescriptorSetLayout> full_sets;
+  for (const SetRoot& r : layout.root.sets) {
+    if (r.layout == nullptr) return VK_NULL_HANDLE;
+    const VkDescriptorSetLayout full = FullSetLayoutLocked(*this, *r.layout);
+    if (full == VK_NULL_HANDLE) return VK_NULL_HANDLE;
+    full_sets.push_back(full);
+  }
+  VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  info.setLayoutCount = static_cast<uint32_t>(full_sets.size());
+  info.pSetLayouts = full_sets.data();
+  info.pushConstantRangeCount = static_cast<uint32_t>(layout.native_ranges.size());
+  info.pPushConstantRanges = layout.native_ranges.data();
+  if (next.CreatePipelineLayout(device.handle, &info, nullptr, &layout.full) != VK_SUCCESS) return VK_NULL_HANDLE;
+  owned_pipeline_layouts.push_back(layout.full);
+  return layout.full;
+}
+
+VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& set) {
+  std::lock_guard<std::mutex> lock(fallback_mutex);
+  const SetLayoutShadow& layout = *set.layout;
+  if (set.full == VK_NULL_HANDLE) {
+    VkDescriptorSetLayout full_layout = FullSetLayoutLocked(*this, layout);
+    if (full_layout == VK_NULL_HANDLE) return VK_NULL_HANDLE;
+    // A converted variable-count binding gets the count the set was allocated with.
+    uint32_t variable_count = 0;
+    if (!layout.app_flags.empty()) {
+      for (size_t i = 0; i < layout.app_bindings.size(); ++i) {
+        if ((layout.app_flags[i] & VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT) == 0) continue;
+        const ConvertedBinding* c = layout.Find(layout.app_bindings[i].binding);
+        variable_count = c != nullptr ? set.record_count - c->first_record : layout.app_bindings[i].descriptorCount;
+      }
+    }
+    VkDescriptorSetVariableDescriptorCountAllocateInfo variable{
+        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO};
+    variable.descriptorSetCount = 1;
+    variable.pDescriptorCounts = &variable_count;
+    VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    alloc.pNext = variable_count != 0 ? &variable : nullptr;
+    alloc.descriptorSetCount = 1;
+    alloc.pSetLayouts = &full_layout;
+    for (int attempt = 0; attempt < 2 && set.full == VK_NULL_HANDLE; ++attempt) {
+      alloc.descriptorPool = attempt == 0 && !fallback_pools.empty() ? fallback_pools.back() : NewFallbackPool(*this);
+      if (alloc.descriptorPool == VK_NULL_HANDLE) break;
+      if (next.AllocateDescriptorSets(device.handle, &alloc, &set.full) == VK_SUCCESS) {
+        set.full_pool = alloc.descriptorPool;
+      } else {
+        set.full = VK_NULL_HANDLE;
+      }
+    }
+    if (set.full == VK_NULL_HANDLE) return VK_NULL_HANDLE;
+    set.full_stale = true;
+  }
+  if (set.full_stale) {
+    // Converted bindings from the shadow (runs of written descriptors: an unwritten one
+    // stays unwritten), native ones copied from the set's native part.
+    std::vector<VkWriteDescriptorSet> writes;
+    std::vector<VkCopyDescriptorSet> copies;
+    for (const ConvertedBinding& c : layout.converted) {
+      const uint32_t count = c.first_record < set.record_count ? std::min(c.count, set.record_count - c.first_record) : 0;
+      for (uint32_t k = 0; k < count;) {
+        if (set.descriptors[c.first_record + k].buffer == VK_NULL_HANDLE) {
+          ++k;
+          continue;
+        }
+        uint32_t run = 1;
+        while (k + run < count && set.descriptors[c.first_record + k + run].buffer != VK_NULL_HANDLE) ++run;
+        VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        w.dstSet = set.full;
+        w.dstBinding = c.binding;
+        w.dstArrayElement = k;
+        w.descriptorCount = run;
+        w.descriptorType = c.type;
+        w.pBufferInfo = &set.descriptors[c.first_record + k];
+        writes.push_back(w);
+        k += run;
+      }
+    }
+    for (const VkDescriptorSetLayoutBinding& binding : layout.app_bindings) {
+      if (layout.Find(binding.binding) != nullptr || binding.descriptorCount == 0) continue;
+      if (binding.pImmutableSamplers != nullptr && binding.descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER) continue;
+      VkCopyDescriptorSet c{VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET};
+      c.srcSet = handle;
+      c.srcBinding = binding.binding;
+      c.dstSet = set.full;
+      c.dstBinding = binding.binding;
+      c.descriptorCount = binding.descriptorCount;
+      copies.push_back(c);
+    }
+    next.UpdateDescriptorSets(device.handle, static_cast<uint32_t>(writes.size()), writes.data(),
+                              static_cast<uint32_t>(copies.size()), copies.data());
+    set.full_stale = false;
+  }
+  return set.full;
+}
+
+void DeviceBindings::ReleaseFull(SetShadow& set) {
+  if (set.full == VK_NULL_HANDLE) return;  // the common case: never materialised (no lock)
+  std::lock_guard<std::mutex> lock(fallback_mutex);
+  if (set.full != VK_NULL_HANDLE) next.FreeDescriptorSets(device.handle, set.full_pool, 1, &set.full);
+  set.full = VK_NULL_HANDLE;
+}
+
+BindingsCommandData* CommandDataOf(DeviceBindings& b, VkCommandBuffer cb) {
+  CommandState* state = b.trackers().FindCommand(cb);
+  return state != nullptr ? static_cast<BindingsCommandData*>(state->data(BindingsCapability().slot())) : nullptr;
+}
+
+// ---- hooks ----------------------------------------------------------------------------
+
+namespace {
+
+// Before a draw or dispatch: a fallback pipeline gets its sets as full native sets.
+void ApplyFallback(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
+  if (!b.any_fallback.load(std::memory_order_acquire)) return;
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bind_point) : nullptr;
+  if (point == nullptr || point->fallback == nullptr || point->fallback_applied) return;
+  const FallbackPipeline& f = *point->fallback;
+  for (uint32_t i = 0; i < f.sets.size() && i < BindingsCommandData::kMaxSets; ++i) {
+    const BindingsCommandData::BoundSet& bound = point->sets[i];
+    if (bound.set == VK_NULL_HANDLE || f.sets[i] == nullptr) continue;
+    // Only a set bound through a layout with the same set layout at i can be rebound.
+    const PipelineLayoutShadow* bound_layout = b.pipeline_layouts.Find(bound.layout);
+    if (bound_layout == nullptr || i >= bound_layout->root.sets.size() ||
+        bound_layout->root.sets[i].layout != f.sets[i]) {
+      continue;
+    }
+    VkDescriptorSet full = bound.set;  // a set of a layout that converts nothing is already full
+    if (SetShadow* shadow = b.sets.Find(bound.set)) full = b.Materialise(bound.set, *shadow);
+    if (full == VK_NULL_HANDLE) continue;
+    b.next.CmdBindDescriptorSets(cb, bind_point, f.full, i, 1, &full, bound.dynamic_count, bound.dynamic);
+  }
+  point->fallback_applied = true;
+  point->converted_disturbed = true;
+}
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipeline pipeline) {
+  DeviceBindings& b = BindingsOf(cb);
+  b.next.CmdBindPipeline(cb, bindPoint, pipeline);
+  if (!b.any_fallback.load(std::memory_order_acquire)) return;
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
+  if (point == nullptr) return;
+  point->fallback = b.fallback_pipelines.Find(pipeline);
+  point->fallback_applied = false;
+  if (point->fallback == nullptr && point->converted_disturbed && !point->untrackable) {
+    // Full binds replaced the converted ones: put them back, set by set.
+    for (uint32_t i = 0; i < BindingsCommandData::kMaxSets; ++i) {
+      const BindingsCommandData::BoundSet& bound = point->sets[i];
+      if (bound.set == VK_NULL_HANDLE) continue;
+      BindSets(b, cb, bindPoint, bound.layout, b.pipeline_layouts.Find(bound.layout), i, 1, &bound.set,
+               bound.dynamic_count, bound.dynamic);
+    }
+    point->converted_disturbed = false;
+  }
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline, const VkAllocationCallbacks* pAllocator) {
+  DeviceBindings& b = BindingsOf(device);
+  if (pipeline != VK_NULL_HANDLE) b.fallback_pipelines.Erase(pipeline);
+  b.next.DestroyPipeline(device, pipeline, pAllocator);
+}
+
+#define BINDERY_DRAW(name, bind_point, params, args) \
+  VKAPI_ATTR void VKAPI_CALL name params {           \
+    DeviceBindings& b = BindingsOf(cb);              \
+    ApplyFallback(b, cb, bind_point);                \
+    b.next.name args;                                \
+  }
+BINDERY_DRAW(CmdDraw, VK_PIPELINE_BIND_POINT_GRAPHICS, (VkCommandBuffer cb, uint32_t a, uint32_t c, uint32_t d, uint32_t e),
+             (cb, a, c, d, e))
+BINDERY_DRAW(CmdDrawIndexed, VK_PIPELINE_BIND_POINT_GRAPHICS,
+             (VkCommandBuffer cb, uint32_t a, uint32_t c, uint32_t d, int32_t e, uint32_t f), (cb, a, c, d, e, f))
+BINDERY_DRAW(CmdDrawIndirect, VK_PIPELINE_BIND_POINT_GRAPHICS,
+             (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c, uint32_t d, uint32_t e), (cb, a, c, d, e))
+BINDERY_DRAW(CmdDrawIndexedIndirect, VK_PIPELINE_BIND_POINT_GRAPHICS,
+             (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c, uint32_t d, uint32_t e), (cb, a, c, d, e))
+BINDERY_DRAW(CmdDrawIndirectCount, VK_PIPELINE_BIND_POINT_GRAPHICS,
+             (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c, VkBuffer d, VkDeviceSize e, uint32_t f, uint32_t g),
+             (cb, a, c, d, e, f, g))
+BINDERY_DRAW(CmdDrawIndexedIndirectCount, VK_PIPELINE_BIND_POINT_GRAPHICS,
+             (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c, VkBuffer d, VkDeviceSize e, uint32_t f, uint32_t g),
+             (cb, a, c, d, e, f, g))
+BINDERY_DRAW(CmdDrawIndirectCountKHR, VK_PIPELINE_BIND_POINT_GRAPHICS,
+             (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c, VkBuffer d, VkDeviceSize e, uint32_t f, uint32_t g),
+             (cb, a, c, d, e, f, g))
+BINDERY_DRAW(CmdDrawIndexedIndirectCountKHR, VK_PIPELINE_BIND_POINT_GRAPHICS,
+             (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c, VkBuffer d, VkDeviceSize e, uint32_t f, uint32_t g),
+             (cb, a, c, d, e, f, g))
+BINDERY_DRAW(CmdDispatch, VK_PIPELINE_BIND_POINT_COMPUTE, (VkCommandBuffer cb, uint32_t x, uint32_t y, uint32_t z),
+             (cb, x, y, z))
+BINDERY_DRAW(CmdDispatchBase, VK_PIPELINE_BIND_POINT_COMPUTE,
+             (VkCommandBuffer cb, uint32_t a, uint32_t c, uint32_t d, uint32_t x, uint32_t y, uint32_t z),
+             (cb, a, c, d, x, y, z))
+BINDERY_DRAW(CmdDispatchBaseKHR, VK_PIPELINE_BIND_POINT_COMPUTE,
+             (VkCommandBuffer cb, uint32_t a, uint32_t c, uint32_t d, uint32_t x, uint32_t y, uint32_t z),
+             (cb, a, c, d, x, y, z))
+BINDERY_DRAW(CmdDispatchIndirect, VK_PIPELINE_BIND_POINT_COMPUTE, (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c),
+             (cb, a, c))
+#undef BINDERY_DRAW
+
+}  // namespace bindery::bindings

@@ -1,0 +1,56 @@
+#include "bindings/limits.h"
+
+#include <algorithm>
+
+#include "bindings/bindings_capability.h"
+#include "chassis/state.h"
+
+namespace bindery::bindings {
+namespace {
+
+const VkLayerInstanceDispatchTable& NextOf(VkPhysicalDevice pd, InstanceState** instance) {
+  *instance = StateRegistry::Get().FindInstance(pd);
+  return (*instance)->Next(BindingsCapability().slot());
+}
+
+// Can indirect bindings run on this physical device (the same test PlanDevice makes)?
+bool CanConvert(const InstanceState& instance, VkPhysicalDevice pd) {
+  PFN_vkGetPhysicalDeviceFeatures2 features2 = instance.Features2();
+  if (features2 == nullptr) return false;
+  VkPhysicalDeviceBufferDeviceAddressFeatures bda{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
+  VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &bda};
+  features2(pd, &query);
+  return bda.bufferDeviceAddress == VK_TRUE;
+}
+
+}  // namespace
+
+void RaiseLimits(VkPhysicalDeviceLimits& l) {
+  const uint32_t added = kRaisedStorageBuffers > l.maxPerStageDescriptorStorageBuffers
+                             ? kRaisedStorageBuffers - l.maxPerStageDescriptorStorageBuffers
+                             : 0;
+  l.maxStorageBufferRange = UINT32_MAX;
+  l.maxPerStageDescriptorStorageBuffers = std::max(l.maxPerStageDescriptorStorageBuffers, kRaisedStorageBuffers);
+  l.maxDescriptorSetStorageBuffers = std::max(l.maxDescriptorSetStorageBuffers, kRaisedStorageBuffers);
+  l.maxPerStageResources = l.maxPerStageResources > UINT32_MAX - added ? UINT32_MAX : l.maxPerStageResources + added;
+}
+
+VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceProperties(VkPhysicalDevice pd, VkPhysicalDeviceProperties* props) {
+  InstanceState* instance = nullptr;
+  NextOf(pd, &instance).GetPhysicalDeviceProperties(pd, props);
+  if (CanConvert(*instance, pd)) RaiseLimits(props->limits);
+}
+
+VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceProperties2(VkPhysicalDevice pd, VkPhysicalDeviceProperties2* props) {
+  InstanceState* instance = nullptr;
+  NextOf(pd, &instance).GetPhysicalDeviceProperties2(pd, props);
+  if (CanConvert(*instance, pd)) RaiseLimits(props->properties.limits);
+}
+
+VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceProperties2KHR(VkPhysicalDevice pd, VkPhysicalDeviceProperties2* props) {
+  InstanceState* instance = nullptr;
+  NextOf(pd, &instance).GetPhysicalDeviceProperties2KHR(pd, props);
+  if (CanConvert(*instance, pd)) RaiseLimits(props->properties.limits);
+}
+
+}  // namespace bindery::bindings

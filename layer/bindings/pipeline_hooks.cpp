@@ -1,0 +1,295 @@
+// Shader modules and pipelines: the capability keeps each module's code, and creates every
+// pipeline whose layout converts bindings from shaders rewritten for that layout's root
+// (through the rewrite cache). A stage that uses no converted binding is used as it is.
+#include <list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bindings/bindings_device.h"
+#include "bindings/hooks.h"
+#include "bindings/rewrite_dump.h"
+#include "core/chain_edit.h"
+#include "core/pnext.h"
+
+namespace bindery::bindings {
+namespace {
+
+spirv::TargetEnv TargetFor(uint32_t api_version, uint32_t spirv_version) {
+  if (api_version >= VK_API_VERSION_1_3) return spirv::TargetEnv::kVulkan1_3;
+  if (api_version >= VK_API_VERSION_1_2) return spirv::TargetEnv::kVulkan1_2;
+  if (api_version >= VK_API_VERSION_1_1) {
+    return spirv_version >= 0x00010400 ? spirv::TargetEnv::kVulkan1_1Spirv1_4 : spirv::TargetEnv::kVulkan1_1;
+  }
+  return spirv::TargetEnv::kVulkan1_0;
+}
+
+spirv::RewriteOptions OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t spirv_version) {
+  spirv::RewriteOptions o;
+  o.target = TargetFor(b.plan.api_version, spirv_version);
+  o.shader_int64 = b.plan.shader_int64;
+  o.bounds_checks = b.plan.bounds_checks;
+  o.convert_uniform_buffers = b.plan.convert_uniform_buffers;
+  for (uint32_t i = 0; i < root.sets.size(); ++i) {
+    const SetRoot& r = root.sets[i];
+    if (r.root_offset == kNoOffset) continue;
+    spirv::SetLayout s;
+    s.set = i;
+    s.root_offset = r.root_offset;
+    for (const ConvertedBinding& c : r.layout->converted) {
+      spirv::BindingLayout bl;
+      bl.binding = c.binding;
+      bl.array_size = c.count;
+      bl.first_record = c.first_record;
+      bl.dynamic_offsets_root_offset =
+          c.first_dynamic == kNoOffset ? spirv::kNoRootOffset : r.dynamic_offset + 4 * c.first_dynamic;
+      s.bindings.push_back(bl);
+    }
+    o.sets.push_back(std::move(s));
+  }
+  return o;
+}
+
+// Does entry point `entry` of the module use a binding the root converts?
+bool UsesConvertedBinding(const std::vector<uint32_t>& words, const char* entry, const RootLayout& root) {
+  const spirv::ModuleInfo info = spirv::Inspect(words.data(), words.size());
+  if (!info.error.empty()) return true;  // unknown: assume it does
+  for (const spirv::EntryPointInfo& ep : info.entry_points) {
+    if (ep.name != entry) continue;
+    for (const spirv::ResourceInfo& r : ep.resources) {
+      if (r.set < root.sets.size() && root.sets[r.set].layout != nullptr && root.sets[r.set].layout->Find(r.binding)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Does the module contain OpArrayLength?
+bool HasArrayLength(const std::vector<uint32_t>& words) {
+  constexpr uint32_t kOpArrayLength = 68;
+  for (size_t i = 5; i < words.size();) {
+    const uint32_t count = words[i] >> 16;
+    if ((words[i] & 0xffffu) == kOpArrayLength) return true;
+    if (count == 0) return false;
+    i += count;
+  }
+  return false;
+}
+
+bool HasConvertedDynamic(const RootLayout& root) {
+  for (const SetRoot& r : root.sets) {
+    if (r.layout != nullptr && r.layout->converted_dynamic != 0) return true;
+  }
+  return false;
+}
+
+// The stages of one pipeline as sent down, and what they own until the call returns.
+class StageRewriter {
+ public:
+  explicit StageRewriter(DeviceBindings& b) : b_(b) {}
+  ~StageRewriter() {
+    for (VkShaderModule m : modules_) b_.next.DestroyShaderModule(b_.device.handle, m, nullptr);
+  }
+
+  // Fills `out` with the stages to send down for `root`. Returns "" on success (with
+  // *converted true when some stage was rewritten), else why the pipeline cannot be made
+  // with converted bindings.
+  std::string Rewrite(const RootLayout& root, uint32_t count, const VkPipelineShaderStageCreateInfo* stages,
+                      std::vector<VkPipelineShaderStageCreateInfo>& out, bool* converted) {
+    out.assign(stages, stages + count);
+    *converted = false;
+    for (uint32_t i = 0; i < count; ++i) {
+      VkPipelineShaderStageCreateInfo& stage = out[i];
+      std::shared_ptr<const std::vector<uint32_t>> words;
+      const VkShaderModuleCreateInfo* inline_code = nullptr;
+      if (stage.module != VK_NULL_HANDLE) {
+        if (const ModuleEntry* m = b_.modules.Find(stage.module)) words = m->words;
+      } else if ((inline_code = FindInChain<VkShaderModuleCreateInfo>(
+                      stage.pNext, VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO)) != nullptr) {
+        words = std::make_shared<std::vector<uint32_t>>(inline_code->pCode, inline_code->pCode + inline_code->codeSize / 4);
+      }
+      if (words == nullptr) return "the code of a shader stage is not known to the layer";
+      if (!UsesConvertedBinding(*words, stage.pName, root)) continue;
+      if (!root.fits) return "its layout's root does not fit in push constants";
+      // SPIR-V library gap: the rewrite subtracts a dynamic offset from the record's size,
+      // but a dynamic descriptor's range does not shrink with its offset; lengths and
+      // bounds checks of dynamic storage buffers would differ from native.
+      if (HasConvertedDynamic(root) && (b_.plan.bounds_checks || HasArrayLength(*words))) {
+        return "dynamic storage buffers with OpArrayLength or bounds checks (the rewrite shrinks their size by the "
+               "dynamic offset)";
+      }
+      const uint32_t version = words->size() > 1 ? (*words)[1] : 0;
+      bool hit = false;
+      const spirv::RewriteOptions options = OptionsFor(b_, root, version);
+      std::shared_ptr<const CachedRewrite> r = b_.rewrites.Get(*words, options, &hit);
+      if (!r->error.empty()) return "the shader could not be read: " + r->error;
+      if (!r->converted) return r->reason;
+      if (!hit && !b_.plan.dump_dir.empty()) {
+        const std::string at = DumpRewrite(b_.plan.dump_dir, *words, options, r->module, r->report);
+        BINDERY_LOG(b_.device.log(), kInfo, "bindings-dump", "rewritten module %s%s", at.empty() ? "not written to " : "written to ",
+                    at.empty() ? b_.plan.dump_dir.c_str() : at.c_str());
+      }
+      if (r->report.push_constant_end > b_.max_push_bytes) return "the rewritten shader's push constants exceed the limit";
+      rewritten_.push_back(r);
+      VkShaderModuleCreateInfo code{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+      code.codeSize = r->module.size() * sizeof(uint32_t);
+      code.pCode = r->module.data();
+      if (inline_code != nullptr) {
+        chains_.emplace_back(stage.pNext);
+        auto* edited = chains_.back().Modify<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+        if (edited == nullptr) return "an unknown struct precedes the stage's VkShaderModuleCreateInfo";
+        edited->codeSize = code.codeSize;
+        edited->pCode = code.pCode;
+        stage.pNext = chains_.back().chain();
+      } else {
+        VkShaderModule module = VK_NULL_HANDLE;
+        const VkResult result = b_.next.CreateShaderModule(b_.device.handle, &code, nullptr, &module);
+        if (result != VK_SUCCESS) return "the rewritten module could not be created";
+        modules_.push_back(module);
+        stage.module = module;
+      }
+      *converted = true;
+    }
+    return "";
+  }
+
+ private:
+  DeviceBindings& b_;
+  std::vector<VkShaderModule> modules_;
+  std::list<ChainEditor> chains_;
+  std::vector<std::shared_ptr<const CachedRewrite>> rewritten_;  // keeps the code alive
+};
+
+}  // namespace
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateShaderModule(VkDevice device, const VkShaderModuleCreateInfo* pCreateInfo,
+                                                  const VkAllocationCallbacks* pAllocator,
+                                                  VkShaderModule* pShaderModule) {
+  DeviceBindings& b = BindingsOf(device);
+  const VkResult result = b.next.CreateShaderModule(device, pCreateInfo, pAllocator, pShaderModule);
+  if (result == VK_SUCCESS) {
+    auto entry = std::make_unique<ModuleEntry>();
+    entry->words = std::make_shared<const std::vector<uint32_t>>(pCreateInfo->pCode,
+                                                                 pCreateInfo->pCode + pCreateInfo->codeSize / 4);
+    b.modules.Insert(*pShaderModule, std::move(entry));
+  }
+  return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyShaderModule(VkDevice device, VkShaderModule module,
+                                               const VkAllocationCallbacks* pAllocator) {
+  DeviceBindings& b = BindingsOf(device);
+  if (module != VK_NULL_HANDLE) b.modules.Erase(module);
+  b.next.DestroyShaderModule(device, module, pAllocator);
+}
+
+namespace {
+
+// A pipeline that cannot have converted bindings is created natively with the full
+// layout (its sets are materialised from the shadow when it draws or dispatches); one
+// log line with the reason. False when the full layout cannot be made.
+bool FallBack(DeviceBindings& b, const char* kind, const char* entry, const std::string& why,
+              PipelineLayoutShadow& layout, VkPipelineLayout* out) {
+  const VkPipelineLayout full = b.FullPipelineLayout(layout);
+  BINDERY_LOG(b.device.log(), kWarn, "bindings-fallback",
+              "a %s pipeline (entry point '%s') runs natively: %s%s", kind, entry, why.c_str(),
+              full == VK_NULL_HANDLE ? " (and its full native layout could not be created: creation fails)" : "");
+  b.counters.fallen_back->Add();
+  if (full == VK_NULL_HANDLE) return false;
+  *out = full;
+  return true;
+}
+
+template <typename Info>
+void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>>& list,
+                       const Info* infos, const VkPipeline* pipelines) {
+  for (const auto& [i, layout] : list) {
+    if (pipelines[i] == VK_NULL_HANDLE) continue;
+    auto f = std::make_unique<FallbackPipeline>();
+    f->full = infos[i].layout;
+    for (const SetRoot& r : layout->root.sets) f->sets.push_back(r.layout);
+    b.fallback_pipelines.Insert(pipelines[i], std::move(f));
+    b.any_fallback.store(true, std::memory_order_release);
+  }
+}
+
+bool IsLibraryPipeline(VkPipelineCreateFlags flags, const void* chain) {
+  return (flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) != 0 ||
+         FindInChain<VkBaseInStructure>(chain, VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR) != nullptr;
+}
+
+}  // namespace
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelineCache cache, uint32_t count,
+                                                      const VkComputePipelineCreateInfo* pCreateInfos,
+                                                      const VkAllocationCallbacks* pAllocator,
+                                                      VkPipeline* pPipelines) {
+  DeviceBindings& b = BindingsOf(device);
+  std::vector<VkComputePipelineCreateInfo> infos(pCreateInfos, pCreateInfos + count);
+  std::list<StageRewriter> rewriters;
+  std::vector<VkPipelineShaderStageCreateInfo> stage;
+  std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
+  uint32_t rewritten = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
+    if (layout == nullptr || !layout->root.converts) continue;
+    rewriters.emplace_back(b);
+    bool converted = false;
+    const std::string why = rewriters.back().Rewrite(layout->root, 1, &infos[i].stage, stage, &converted);
+    if (!why.empty()) {
+      if (!FallBack(b, "compute", infos[i].stage.pName, why, *layout, &infos[i].layout)) {
+        for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
+        return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+      }
+      fallbacks.emplace_back(i, layout);
+      continue;
+    }
+    infos[i].stage = stage[0];
+    rewritten += converted ? 1 : 0;
+  }
+  const VkResult result = b.next.CreateComputePipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
+  if (result == VK_SUCCESS) b.counters.rewritten->Add(rewritten);
+  RegisterFallbacks(b, fallbacks, infos.data(), pPipelines);
+  return result;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipelineCache cache, uint32_t count,
+                                                       const VkGraphicsPipelineCreateInfo* pCreateInfos,
+                                                       const VkAllocationCallbacks* pAllocator,
+                                                       VkPipeline* pPipelines) {
+  DeviceBindings& b = BindingsOf(device);
+  std::vector<VkGraphicsPipelineCreateInfo> infos(pCreateInfos, pCreateInfos + count);
+  std::list<StageRewriter> rewriters;
+  std::list<std::vector<VkPipelineShaderStageCreateInfo>> stages;
+  std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
+  uint32_t rewritten = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
+    if (layout == nullptr || !layout->root.converts || infos[i].stageCount == 0) continue;
+    rewriters.emplace_back(b);
+    stages.emplace_back();
+    bool converted = false;
+    std::string why = rewriters.back().Rewrite(layout->root, infos[i].stageCount, infos[i].pStages, stages.back(),
+                                               &converted);
+    if (why.empty() && converted && IsLibraryPipeline(infos[i].flags, infos[i].pNext)) {
+      why = "pipeline libraries are not handled";
+    }
+    if (!why.empty()) {
+      if (!FallBack(b, "graphics", infos[i].pStages[0].pName, why, *layout, &infos[i].layout)) {
+        for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
+        return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+      }
+      fallbacks.emplace_back(i, layout);
+      continue;
+    }
+    infos[i].pStages = stages.back().data();
+    rewritten += converted ? 1 : 0;
+  }
+  const VkResult result = b.next.CreateGraphicsPipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
+  if (result == VK_SUCCESS) b.counters.rewritten->Add(rewritten);
+  RegisterFallbacks(b, fallbacks, infos.data(), pPipelines);
+  return result;
+}
+
+}  // namespace bindery::bindings

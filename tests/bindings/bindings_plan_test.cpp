@@ -1,0 +1,123 @@
+// Unit tests of the indirect-bindings planning code: which bindings a layout converts and
+// where their records lie, where each set's root lies, and the pool's record allocator.
+#include <gtest/gtest.h>
+
+#include "bindings/record_allocator.h"
+#include "bindings/root_layout.h"
+#include "bindings/set_layout_shadow.h"
+
+namespace bindery::bindings {
+namespace {
+
+VkDescriptorSetLayoutBinding B(uint32_t binding, VkDescriptorType type, uint32_t count) {
+  return {binding, type, count, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+}
+
+SetLayoutShadow Plan(const std::vector<VkDescriptorSetLayoutBinding>& bindings, bool ubo = false,
+                     const std::vector<VkDescriptorBindingFlags>& flags = {},
+                     std::vector<VkDescriptorSetLayoutBinding>* native_out = nullptr) {
+  VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  info.bindingCount = static_cast<uint32_t>(bindings.size());
+  info.pBindings = bindings.data();
+  std::vector<VkDescriptorSetLayoutBinding> native;
+  std::vector<VkDescriptorBindingFlags> native_flags;
+  SetLayoutShadow s = PlanSetLayout(info, flags.empty() ? nullptr : flags.data(), ubo, native, native_flags);
+  if (native_out != nullptr) *native_out = native;
+  return s;
+}
+
+TEST(SetLayoutPlan, StorageBuffersConvertInBindingOrderOthersStayNative) {
+  std::vector<VkDescriptorSetLayoutBinding> native;
+  const SetLayoutShadow s = Plan({B(5, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2), B(1, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1),
+                                  B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3), B(2, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1)},
+                                 false, {}, &native);
+  ASSERT_EQ(s.converted.size(), 2u);
+  EXPECT_EQ(s.converted[0].binding, 0u);
+  EXPECT_EQ(s.converted[0].first_record, 0u);
+  EXPECT_EQ(s.converted[1].binding, 5u);
+  EXPECT_EQ(s.converted[1].first_record, 3u);
+  EXPECT_EQ(s.record_count, 5u);
+  ASSERT_EQ(native.size(), 2u);  // the image and the uniform buffer (setting off)
+  EXPECT_TRUE(s.has_native);
+  EXPECT_EQ(s.Find(5), &s.converted[1]);
+  EXPECT_EQ(s.Find(1), nullptr);
+}
+
+TEST(SetLayoutPlan, UniformBuffersConvertOnlyWithTheSetting) {
+  const SetLayoutShadow s = Plan({B(0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1)}, true);
+  EXPECT_EQ(s.record_count, 1u);
+  EXPECT_FALSE(s.has_native);
+}
+
+TEST(SetLayoutPlan, DynamicOffsetsSplitBetweenRootAndNativeInBindingOrder) {
+  const SetLayoutShadow s = Plan({B(3, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1),
+                                  B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 2),
+                                  B(4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 1)});
+  EXPECT_EQ(s.converted_dynamic, 3u);
+  EXPECT_EQ(s.native_dynamic, 1u);
+  ASSERT_EQ(s.dynamic_runs.size(), 3u);
+  EXPECT_TRUE(s.dynamic_runs[0].converted);
+  EXPECT_EQ(s.dynamic_runs[0].count, 2u);
+  EXPECT_FALSE(s.dynamic_runs[1].converted);
+  EXPECT_TRUE(s.dynamic_runs[2].converted);
+  EXPECT_EQ(s.Find(4)->first_dynamic, 2u);
+}
+
+TEST(SetLayoutPlan, VariableCountBindingSizesTheSet) {
+  const SetLayoutShadow s = Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1), B(1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 100)},
+                                 false, {0, VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT});
+  EXPECT_EQ(s.RecordsFor(10), 11u);
+  EXPECT_EQ(s.RecordsFor(1000), 101u);  // never beyond the layout's maximum
+}
+
+TEST(SetLayoutPlan, PushDescriptorLayoutsStayNative) {
+  std::vector<VkDescriptorSetLayoutBinding> bindings = {B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1)};
+  VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  info.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+  info.bindingCount = 1;
+  info.pBindings = bindings.data();
+  std::vector<VkDescriptorSetLayoutBinding> native;
+  std::vector<VkDescriptorBindingFlags> flags;
+  EXPECT_FALSE(PlanSetLayout(info, nullptr, false, native, flags).converts());
+  EXPECT_EQ(native.size(), 1u);
+}
+
+TEST(RootPlan, SetsPackAfterTheApplicationsRangeAndCompatibleLayoutsAgree) {
+  auto a = std::make_shared<SetLayoutShadow>(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 3)}));
+  auto images = std::make_shared<SetLayoutShadow>(Plan({B(0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1)}));
+  auto c = std::make_shared<SetLayoutShadow>(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1)}));
+  const RootLayout two = PlanRoot({a, images, c}, 20, 256);
+  EXPECT_EQ(two.begin, 24u);
+  EXPECT_EQ(two.sets[0].root_offset, 24u);
+  EXPECT_EQ(two.sets[0].dynamic_offset, 32u);
+  EXPECT_EQ(two.sets[1].root_offset, kNoOffset);
+  EXPECT_EQ(two.sets[2].root_offset, 48u);  // 32 + 3*4 = 44, aligned to 48
+  EXPECT_EQ(two.end, 56u);
+  EXPECT_TRUE(two.fits);
+  const RootLayout one = PlanRoot({a}, 20, 256);  // compatible for set 0
+  EXPECT_EQ(one.sets[0].root_offset, two.sets[0].root_offset);
+  EXPECT_FALSE(PlanRoot({a, images, c}, 232, 256).fits);  // 232 + 20 -> 256, + 8 > 256
+  EXPECT_FALSE(PlanRoot({images}, 0, 256).converts);
+}
+
+TEST(RecordAllocator, OutOfPoolMemoryVersusFragmentedAndMerging) {
+  RecordAllocator r(10);
+  uint32_t a = 0, b = 0, c = 0, d = 0;
+  ASSERT_EQ(r.Allocate(4, &a), RecordAllocator::Result::kOk);
+  ASSERT_EQ(r.Allocate(3, &b), RecordAllocator::Result::kOk);
+  ASSERT_EQ(r.Allocate(3, &c), RecordAllocator::Result::kOk);
+  EXPECT_EQ(r.Allocate(1, &d), RecordAllocator::Result::kOutOfPoolMemory);
+  r.Free(a, 4);
+  r.Free(c, 3);
+  EXPECT_EQ(r.free_total(), 7u);
+  EXPECT_EQ(r.Allocate(5, &d), RecordAllocator::Result::kFragmented);
+  r.Free(b, 3);  // merges all three runs
+  ASSERT_EQ(r.Allocate(10, &d), RecordAllocator::Result::kOk);
+  EXPECT_EQ(d, 0u);
+  r.Reset();
+  EXPECT_EQ(r.free_total(), 10u);
+  EXPECT_EQ(r.Allocate(0, &d), RecordAllocator::Result::kOk);
+}
+
+}  // namespace
+}  // namespace bindery::bindings

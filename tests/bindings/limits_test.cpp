@@ -1,0 +1,172 @@
+// Issue 9 part 5: beyond the driver's limits. With indirect bindings forced the layer
+// reports raised storage-buffer limits (and only where it honours them), and a program
+// using them works with validation below the layer silent: a 512 MiB storage buffer
+// (lavapipe's maxStorageBufferRange is 128 MiB) bound with VK_WHOLE_SIZE and with an
+// explicit range is read and written to its last word; 40 storage buffers in one stage
+// and set (lavapipe allows 32).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+
+#include "big_buffer_comp.h"
+#include "integration/test_env.h"
+#include "many_buffers_comp.h"
+
+namespace bindery::test {
+namespace {
+
+constexpr VkDeviceSize kBig = 512ull << 20;
+
+VkPhysicalDeviceLimits LimitsSeen(const char* mode) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
+  VkHarness h;
+  VkPhysicalDeviceProperties props{};
+  if (h.ok()) vkGetPhysicalDeviceProperties(h.physical_device(), &props);
+  VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  if (h.ok()) vkGetPhysicalDeviceProperties2(h.physical_device(), &props2);
+  EXPECT_EQ(props.limits.maxStorageBufferRange, props2.properties.limits.maxStorageBufferRange);
+  return props.limits;
+}
+
+TEST(BindingsLimits, RaisedOnlyWhenForced) {
+  const VkPhysicalDeviceLimits native = LimitsSeen("off");
+  const VkPhysicalDeviceLimits forced = LimitsSeen("force");
+  EXPECT_EQ(forced.maxStorageBufferRange, UINT32_MAX);
+  EXPECT_GE(forced.maxPerStageDescriptorStorageBuffers, 65536u);
+  EXPECT_GE(forced.maxDescriptorSetStorageBuffers, 65536u);
+  EXPECT_GT(forced.maxPerStageResources, native.maxPerStageResources);
+  // Not honoured, so not raised.
+  EXPECT_EQ(forced.maxBoundDescriptorSets, native.maxBoundDescriptorSets);
+  EXPECT_EQ(forced.maxDescriptorSetStorageBuffersDynamic, native.maxDescriptorSetStorageBuffersDynamic);
+  EXPECT_EQ(forced.maxPushConstantsSize, native.maxPushConstantsSize);
+}
+
+// One dispatch of `code` with set 0 = `buffers` (binding 0: `array` descriptors, binding
+// 1: one), `ranges` per descriptor.
+void RunKernel(VkHarness& h, const uint32_t* code, size_t bytes, const std::vector<VkBuffer>& array, VkBuffer out,
+               VkDeviceSize range0) {
+  VkDevice d = h.device();
+  const uint32_t n = static_cast<uint32_t>(array.size());
+  VkDescriptorSetLayoutBinding b[2] = {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                       {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  dslci.bindingCount = 2;
+  dslci.pBindings = b;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set_layout), VK_SUCCESS);
+  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  plci.setLayoutCount = 1;
+  plci.pSetLayouts = &set_layout;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreatePipelineLayout(d, &plci, nullptr, &layout), VK_SUCCESS);
+  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  smci.codeSize = bytes;
+  smci.pCode = code;
+  VkShaderModule module = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateShaderModule(d, &smci, nullptr, &module), VK_SUCCESS);
+  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cpci.stage.module = module;
+  cpci.stage.pName = "main";
+  cpci.layout = layout;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline), VK_SUCCESS);
+  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n + 1};
+  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  dpci.maxSets = 1;
+  dpci.poolSizeCount = 1;
+  dpci.pPoolSizes = &size;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateDescriptorPool(d, &dpci, nullptr, &pool), VK_SUCCESS);
+  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  dsai.descriptorPool = pool;
+  dsai.descriptorSetCount = 1;
+  dsai.pSetLayouts = &set_layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  ASSERT_EQ(vkAllocateDescriptorSets(d, &dsai, &set), VK_SUCCESS);
+  std::vector<VkDescriptorBufferInfo> infos;
+  for (VkBuffer buffer : array) infos.push_back({buffer, 0, range0});
+  VkDescriptorBufferInfo out_info{out, 0, VK_WHOLE_SIZE};
+  VkWriteDescriptorSet w[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
+  w[0].dstSet = set;
+  w[0].dstBinding = 0;
+  w[0].descriptorCount = n;
+  w[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  w[0].pBufferInfo = infos.data();
+  w[1] = w[0];
+  w[1].dstBinding = 1;
+  w[1].descriptorCount = 1;
+  w[1].pBufferInfo = &out_info;
+  vkUpdateDescriptorSets(d, 2, w, 0, nullptr);
+  VkCommandBuffer cb = h.BeginCommands();
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
+  vkCmdDispatch(cb, 1, 1, 1);
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
+                       nullptr, 0, nullptr);
+  EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
+  vkDestroyPipeline(d, pipeline, nullptr);
+  vkDestroyShaderModule(d, module, nullptr);
+  vkDestroyDescriptorPool(d, pool, nullptr);
+  vkDestroyPipelineLayout(d, layout, nullptr);
+  vkDestroyDescriptorSetLayout(d, set_layout, nullptr);
+}
+
+class BigBuffer : public testing::TestWithParam<bool> {};  // VK_WHOLE_SIZE or an explicit range
+
+TEST_P(BigBuffer, ReadAndWrittenToItsLastWord) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "force");
+  VkHarness h;
+  ASSERT_TRUE(h.ok()) << h.error();
+  HostBuffer big = h.CreateHostBuffer(kBig, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  ASSERT_NE(big.buffer, VK_NULL_HANDLE) << "could not allocate 512 MiB";
+  HostBuffer out = h.CreateHostBuffer(16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  uint32_t* words = static_cast<uint32_t*>(big.mapped);
+  const size_t n = kBig / 4;
+  words[0] = 0x1234u;
+  words[n - 1] = 0x5678u;
+  std::memset(out.mapped, 0, 16);
+  RunKernel(h, big_buffer_comp, sizeof(big_buffer_comp), {big.buffer}, out.buffer, GetParam() ? VK_WHOLE_SIZE : kBig);
+  const uint32_t* o = static_cast<const uint32_t*>(out.mapped);
+  EXPECT_EQ(o[0], n);
+  EXPECT_EQ(o[1], 0x1234u);
+  EXPECT_EQ(o[2], 0x5678u);
+  EXPECT_EQ(words[0], 0xBEEFu);
+  EXPECT_EQ(words[n - 1], 0xC0FFEEu);
+  h.Destroy(big);
+  h.Destroy(out);
+  EXPECT_VALIDATION_SILENT(h);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranges, BigBuffer, testing::Values(true, false),
+                         [](const testing::TestParamInfo<bool>& i) { return i.param ? "WholeSize" : "ExplicitRange"; });
+
+TEST(BindingsLimits, FortyStorageBuffersInOneStageAndSet) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "force");
+  VkHarness h;
+  ASSERT_TRUE(h.ok()) << h.error();
+  std::vector<HostBuffer> buffers;
+  std::vector<VkBuffer> handles;
+  uint32_t expected = 0;
+  for (uint32_t i = 0; i < 40; ++i) {
+    buffers.push_back(h.CreateHostBuffer(16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT));
+    static_cast<uint32_t*>(buffers.back().mapped)[0] = 3 * i + 1;
+    handles.push_back(buffers.back().buffer);
+    expected += (3 * i + 1) * (i + 1);
+  }
+  HostBuffer out = h.CreateHostBuffer(16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  std::memset(out.mapped, 0, 16);
+  RunKernel(h, many_buffers_comp, sizeof(many_buffers_comp), handles, out.buffer, VK_WHOLE_SIZE);
+  EXPECT_EQ(static_cast<const uint32_t*>(out.mapped)[0], expected);
+  for (HostBuffer& b : buffers) h.Destroy(b);
+  h.Destroy(out);
+  EXPECT_VALIDATION_SILENT(h);
+}
+
+}  // namespace
+}  // namespace bindery::test
