@@ -296,7 +296,9 @@ bool DeviceTimelines::FenceParked(VkFence fence) {
 }
 
 VkResult DeviceTimelines::FenceStatus(VkFence fence) {
-  if (FenceParked(fence)) return lost() ? VK_ERROR_DEVICE_LOST : VK_NOT_READY;
+  // After a loss the fences of dropped parked work never reach the driver: lost, not "not ready".
+  if (lost()) return VK_ERROR_DEVICE_LOST;
+  if (FenceParked(fence)) return VK_NOT_READY;
   return next.GetFenceStatus(device.handle, fence);
 }
 

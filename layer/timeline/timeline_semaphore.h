@@ -33,6 +33,9 @@ struct Submission {
   QueueTimelines* queue = nullptr;
   std::atomic<bool> submitted{false};  // the driver has it (its signals may be waited)
   std::atomic<bool> complete{false};
+  // A host waiter needs to know when this completes: whoever sees it complete first wakes
+  // the waiters (the queue's completion thread blocks on the fence for them).
+  std::atomic<bool> wanted{false};
   // Binary semaphores this submission waited on: unsignalled again once it is complete.
   std::vector<VkSemaphore> waited;
 };
