@@ -45,6 +45,7 @@ DeviceTimelines::~DeviceTimelines() {
     {
       std::lock_guard<std::mutex> lock(q->mutex);
       q->completion_wanted.notify_all();
+      q->work_parked.notify_all();
     }
     if (q->thread.joinable()) q->thread.join();
     if (q->completion_thread.joinable()) q->completion_thread.join();

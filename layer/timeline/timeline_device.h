@@ -81,6 +81,7 @@ struct QueueTimelines {
   std::mutex mutex;  // everything below
   std::deque<ParkedWork> parked;
   std::thread thread;  // started when work is first parked
+  std::condition_variable work_parked;  // the submit thread sleeps on it while nothing is parked
   // Started when a host waiter first needs a submission of this queue to complete: blocks
   // on the driver fences in submission order and wakes waiters (see CompletionThread).
   std::thread completion_thread;

@@ -336,6 +336,7 @@ void DeviceTimelines::Park(QueueTimelines& q, ParkedWork&& work) {
   counters.parked->Add(work.kind == ParkedWork::Kind::kPresent ? 1 : std::max<std::size_t>(work.batches.size(), 1));
   q.parked.push_back(std::move(work));
   if (!q.thread.joinable()) q.thread = std::thread(&DeviceTimelines::SubmitThread, this, &q);
+  q.work_parked.notify_one();
   NotifyChange();
 }
 
@@ -421,8 +422,15 @@ void DeviceTimelines::DrainParked(QueueTimelines& q) {
 void DeviceTimelines::SubmitThread(QueueTimelines* q) {
   std::unique_lock<std::mutex> lock(q->mutex);
   while (!stopping_.load()) {
+    if (q->parked.empty()) {
+      // Nothing to release: sleep until work is parked, so that the change signal of
+      // every submission and host signal does not wake this thread for nothing.
+      q->work_parked.wait_for(lock, std::chrono::milliseconds(100));
+      continue;
+    }
     const uint64_t seen = Generation();
     DrainParked(*q);
+    if (q->parked.empty()) continue;
     lock.unlock();
     WaitChange(seen, 100'000'000);
     lock.lock();
