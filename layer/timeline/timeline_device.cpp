@@ -334,6 +334,16 @@ VkResult DeviceTimelines::Wait(const VkSemaphoreWaitInfo* info, uint64_t timeout
       forever ? Clock::time_point::max()
               : Clock::now() + std::chrono::nanoseconds(std::min<uint64_t>(timeout, 1ull << 62));
   std::vector<SubmissionRef> held;
+  // Counted as a host waiter of each semaphore while inside this call.
+  struct Waiting {
+    std::vector<SemaphoreRef>& sems;
+    explicit Waiting(std::vector<SemaphoreRef>& s) : sems(s) {
+      for (const SemaphoreRef& r : sems) r->host_waiters.fetch_add(1);
+    }
+    ~Waiting() {
+      for (const SemaphoreRef& r : sems) r->host_waiters.fetch_sub(1);
+    }
+  } waiting(sems);
   for (;;) {
     const uint64_t seen = Generation();
     if (lost()) return VK_ERROR_DEVICE_LOST;

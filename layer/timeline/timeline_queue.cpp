@@ -268,6 +268,17 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
     return result;
   }
   sub->submitted.store(true, std::memory_order_release);
+  bool watched = false;
+  for (const SemaphoreRef& s : q.staged) watched = watched || s->host_waiters.load() != 0;
+  if (watched) {
+    // A host thread waits on a value this submission signals: have its completion watched
+    // now rather than after that waiter wakes to ask for it (q.mutex is held).
+    sub->wanted.store(true);
+    if (!q.completion_thread.joinable()) {
+      q.completion_thread = std::thread(&DeviceTimelines::CompletionThread, this, &q);
+    }
+    q.completion_wanted.notify_one();
+  }
   q.in_flight.push_back(std::move(sub));
   q.staged.clear();
   NotifyChange();

@@ -142,7 +142,7 @@ TEST_P(AboveLayerTimelineMode, DeviceExtensionQueriesNamingALayerReachBindery) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, AboveLayerTimelineMode, ::testing::Values("auto", "force"),
-                         [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
+                         [](const ::testing::TestParamInfo<const char*>& p) { return std::string(p.param); });
 
 // What GetInstanceProcAddr(NULL, name) answers. The Khronos validation layer answers every
 // name it intercepts, whatever the instance; Bindery must answer at least the global
