@@ -164,6 +164,11 @@ SemaphoreRef DeviceTimelines::Find(VkSemaphore semaphore) const {
 
 bool DeviceTimelines::SubmissionComplete(Submission& s) {
   if (s.complete.load()) return true;
+  // A submission still being built (its points and spares are visible under the
+  // semaphores' locks before the driver has it) is not complete, and its fence must not be
+  // read while the releasing thread hands it to vkQueueSubmit (found by the threading
+  // checks of the validation layer in the stress test).
+  if (!s.submitted.load(std::memory_order_acquire)) return false;
   const VkResult r = next.GetFenceStatus(device.handle, s.fence);
   if (r == VK_SUCCESS) {
     // Whoever sees the completion first wakes the host waiters that asked for it (the
