@@ -379,6 +379,28 @@ bool LayerListsTimeline(const char* mode, bool no_timeline_driver) {
   return listed;
 }
 
+// Pass-through is free: with auto on a driver that has timelines, the device's semaphore
+// entry points are not Bindery's (the timeline capability installs no hook there).
+TEST(TimelinePassThrough, AutoOverADriverWithTimelinesInstallsNoTimelineHook) {
+  ScopedEnv env("BINDERY_TIMELINE", "auto");
+  VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  v12.timelineSemaphore = VK_TRUE;
+  HarnessOptions options;
+  options.device_pnext = &v12;
+  VkHarness h(options);
+  ASSERT_TRUE(h.ok()) << h.error();
+  for (const char* name : {"vkCreateSemaphore", "vkDestroySemaphore", "vkSignalSemaphore", "vkWaitSemaphores",
+                           "vkGetSemaphoreCounterValue", "vkWaitForFences", "vkGetFenceStatus"}) {
+    const auto fn = reinterpret_cast<void*>(vkGetDeviceProcAddr(h.device(), name));
+    ASSERT_NE(fn, nullptr) << name;
+    Dl_info where{};
+    ASSERT_NE(dladdr(fn, &where), 0) << name;
+    EXPECT_EQ(std::string(where.dli_fname).find("VkLayer_bindery.so"), std::string::npos)
+        << name << " comes from Bindery: a timeline hook is installed on a driver that has timelines";
+  }
+  EXPECT_VALIDATION_SILENT(h);
+}
+
 TEST(TimelineExposure, TheLayerListsTheExtensionOnlyWhereItEmulates) {
   EXPECT_FALSE(LayerListsTimeline("auto", false)) << "auto over lavapipe (which has timelines) passes through";
   EXPECT_TRUE(LayerListsTimeline("force", false));
