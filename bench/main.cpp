@@ -1,6 +1,6 @@
-// bindery_bench: record-only CPU cost per dispatch with VK_LAYER_bindery on and off, and
-// transfer bandwidth (transfer/*: no layer vs each Bindery transfer strategy), in one
-// process. Google Benchmark flags work as usual; ours are --markdown FILE (also write the
+// bindery_bench: record-only CPU cost per dispatch with VK_LAYER_bindery on and off,
+// transfer bandwidth (transfer/*: no layer vs each Bindery transfer strategy) and timeline
+// semaphore latency (timeline/*: native, pass-through, emulated), in one process. Google Benchmark flags work as usual; ours are --markdown FILE (also write the
 // final tables as Markdown), --rounds N (times each record workload pair runs),
 // --transfer-max-size BYTES (largest transfer size) and --csv FILE (transfer bandwidth
 // as CSV, for scripts/plot-transfers).
@@ -24,6 +24,7 @@
 #include "bench_device.h"
 #include "record_benchmarks.h"
 #include "table_reporter.h"
+#include "timeline_benchmarks.h"
 #include "transfer_benchmarks.h"
 #include "transfer_report.h"
 
@@ -107,7 +108,7 @@ bool ParseOwnFlags(int* argc, char** argv, Options* o) {
                     "                     --transfer-max-size BYTES  largest transfer size, 4 KiB..1 GiB (default\n"
                     "                                      %llu; suffixes K, M, G)\n"
                     "                     --csv FILE       write transfer bandwidth as CSV (scripts/plot-transfers)\n"
-                    "Select benchmarks with --benchmark_filter, e.g. '^record/' or '^transfer/'.\n"
+                    "Select benchmarks with --benchmark_filter, e.g. '^record/', '^transfer/' or '^timeline/'.\n"
                     "Google Benchmark flags follow (default min time here: %.2fs; transfer benchmarks: a shorter\n"
                     "one of their own unless --benchmark_min_time is given).\n\n",
                     kDefaultRounds, static_cast<unsigned long long>(kDefaultTransferMaxSize), kDefaultMinTimeS);
@@ -236,6 +237,21 @@ bool PrintTransferTables(const std::vector<TransferResult>& results, TransferSui
   return ok;
 }
 
+// The timeline table (appended to the Markdown file). False if the file could not be written.
+bool PrintTimelineTable(const std::vector<TimelineRow>& rows, const std::string& device, const Options& options) {
+  std::printf("\nTimeline semaphores on %s (wall-clock us per operation, median of %zu run(s); ratio = / native)\n\n%s",
+              device.c_str(), rows.front().samples, FormatTimelineTable(rows).c_str());
+  if (options.markdown.empty()) return true;
+  std::ofstream out(options.markdown, std::ios::app);
+  out << "\n" << FormatTimelineMarkdown(rows, device, Today());
+  if (!out) {
+    std::fprintf(stderr, "bindery_bench: error: could not write %s\n", options.markdown.c_str());
+    return false;
+  }
+  std::printf("\nTimeline table appended to %s\n", options.markdown.c_str());
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -288,6 +304,10 @@ int main(int argc, char** argv) {
   transfer_options.set_min_time = !options.min_time_given;
   TransferSuite transfers(transfer_options);
   transfers.Register();
+  // Timeline devices (native, pass-through, emulated) are created when the first timeline
+  // benchmark runs.
+  TimelineSuite timelines(options.rounds);
+  timelines.Register();
   const bool color = options.color == 1 || (options.color == -1 && isatty(STDOUT_FILENO));
   const auto output = color ? benchmark::ConsoleReporter::OO_ColorTabular : benchmark::ConsoleReporter::OO_Tabular;
   TransferReporter reporter(output, WorkloadNames(), registrations, kDispatchesPerIteration, transfers.registrations());
@@ -297,6 +317,11 @@ int main(int argc, char** argv) {
   const std::vector<TableRow> rows = reporter.Rows();
   if (!rows.empty() && !PrintRecordTable(rows, device, options)) return 1;
   if (transfers.started() && !PrintTransferTables(reporter.TransferResults(), transfers, options)) return 1;
+  if (timelines.started()) {
+    const std::vector<TimelineRow> timeline_rows = timelines.Rows();
+    timelines.Finish();
+    if (!timeline_rows.empty() && !PrintTimelineTable(timeline_rows, timelines.device_description(), options)) return 1;
+  }
   if (reporter.errors() > 0) {
     std::fprintf(stderr, "bindery_bench: %d benchmark(s) reported an error\n", reporter.errors());
     return 1;

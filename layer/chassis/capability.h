@@ -119,8 +119,11 @@ class Capability {
   // Per-command-buffer data for a command buffer allocated on `device` (nullptr: none).
   virtual std::unique_ptr<CommandData> CreateCommandData(CapabilityDevice&, VkCommandPool) const { return nullptr; }
 
-  // Device extensions the capability implements, advertised in enumeration.
-  virtual void LayerDeviceExtensions(const InstanceState&, std::vector<VkExtensionProperties>&) const {}
+  // Device extensions the capability implements on `physical_device`, advertised in
+  // enumeration (a capability that implements one only where the driver lacks it looks at
+  // the physical device, so the layer's own list is true of each device).
+  virtual void LayerDeviceExtensions(const InstanceState&, VkPhysicalDevice /*physical_device*/,
+                                     std::vector<VkExtensionProperties>&) const {}
 
   // The capability's position in the stack (0 = outermost); set once by the shell.
   uint32_t slot() const { return slot_; }

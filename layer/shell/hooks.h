@@ -35,7 +35,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice, const char*
 VKAPI_ATTR VkResult VKAPI_CALL NegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface*);
 
 // Device extensions the layer's capabilities implement (advertised through enumeration).
-std::vector<VkExtensionProperties> LayerDeviceExtensions(const InstanceState* instance);
+std::vector<VkExtensionProperties> LayerDeviceExtensions(const InstanceState* instance, VkPhysicalDevice physical_device);
 
 // Whether the shell itself answers `name` (tests of the proc-addr contract).
 bool IsShellHook(const char* name);

@@ -165,7 +165,7 @@ VKAPI_ATTR VkResult VKAPI_CALL EnumerateDeviceExtensionProperties(VkPhysicalDevi
                                                                   const char* pLayerName, uint32_t* pCount,
                                                                   VkExtensionProperties* pProperties) {
   InstanceState* instance = StateRegistry::Get().FindInstance(physicalDevice);
-  const std::vector<VkExtensionProperties> ours = LayerDeviceExtensions(instance);
+  const std::vector<VkExtensionProperties> ours = LayerDeviceExtensions(instance, physicalDevice);
   if (pLayerName != nullptr && std::strcmp(pLayerName, kLayerName) == 0) {
     return FillProperties(ours.data(), static_cast<uint32_t>(ours.size()), pCount, pProperties);
   }
@@ -206,11 +206,11 @@ VKAPI_ATTR void VKAPI_CALL DestroyDebugUtilsMessengerEXT(VkInstance instance, Vk
   state->dispatch.DestroyDebugUtilsMessengerEXT(instance, messenger, pAllocator);
 }
 
-std::vector<VkExtensionProperties> LayerDeviceExtensions(const InstanceState* instance) {
+std::vector<VkExtensionProperties> LayerDeviceExtensions(const InstanceState* instance, VkPhysicalDevice physical_device) {
   std::vector<VkExtensionProperties> out;
   if (instance == nullptr) return out;
   for (std::size_t i = 0; i < instance->capabilities.count; ++i) {
-    instance->capabilities.items[i]->LayerDeviceExtensions(*instance, out);
+    instance->capabilities.items[i]->LayerDeviceExtensions(*instance, physical_device, out);
   }
   return out;
 }

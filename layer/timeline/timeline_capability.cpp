@@ -77,9 +77,11 @@ class Timelines final : public Capability {
     return std::make_unique<DeviceTimelines>(device, static_cast<TimelinePlan&>(plan), device.Next(slot()));
   }
 
-  void LayerDeviceExtensions(const InstanceState& instance, std::vector<VkExtensionProperties>& out) const override {
-    // Appended by the shell only where the driver's list lacks it.
-    if (instance.settings.timeline == Mode::kOff) return;
+  void LayerDeviceExtensions(const InstanceState& instance, VkPhysicalDevice physical_device,
+                             std::vector<VkExtensionProperties>& out) const override {
+    // Only where the layer emulates timelines on this device (auto over a driver that has
+    // them passes through: the layer does not implement the extension there).
+    if (!EmulatesOn(instance, physical_device)) return;
     VkExtensionProperties ext{};
     std::strncpy(ext.extensionName, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME, sizeof(ext.extensionName) - 1);
     ext.specVersion = VK_KHR_TIMELINE_SEMAPHORE_SPEC_VERSION;

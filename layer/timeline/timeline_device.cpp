@@ -20,9 +20,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Host waits block on a fence at most this long before looking again (a host signal or
-// a point on another semaphore may meet the wait meanwhile).
-constexpr uint64_t kFenceSliceNs = 2'000'000;
+// The completion thread blocks on a fence at most this long before looking whether the
+// device is being destroyed (teardown only; completions wake it at once).
+constexpr uint64_t kCompletionSliceNs = 100'000'000;
 
 }  // namespace
 
@@ -42,7 +42,13 @@ DeviceTimelines::~DeviceTimelines() {
     queues = queue_list_;
   }
   for (QueueTimelines* q : queues) {
+    {
+      std::lock_guard<std::mutex> lock(q->mutex);
+      q->completion_wanted.notify_all();
+      q->work_parked.notify_all();
+    }
     if (q->thread.joinable()) q->thread.join();
+    if (q->completion_thread.joinable()) q->completion_thread.join();
     std::lock_guard<std::mutex> lock(q->mutex);
     if (!q->parked.empty()) {
       BINDERY_LOG(device.log(), kWarn, "timeline-teardown",
@@ -91,8 +97,10 @@ void DeviceTimelines::NotifyChange() {
 }
 
 void DeviceTimelines::WaitChange(uint64_t seen, uint64_t timeout_ns) {
+  // An hour at most per call (callers loop): nanoseconds is signed, and "forever" is UINT64_MAX.
+  constexpr uint64_t kMaxNs = 3'600'000'000'000ull;
   std::unique_lock<std::mutex> lock(change_mutex_);
-  changed_.wait_for(lock, std::chrono::nanoseconds(timeout_ns),
+  changed_.wait_for(lock, std::chrono::nanoseconds(std::min(timeout_ns, kMaxNs)),
                     [&] { return generation_ != seen || stopping_.load() || lost(); });
 }
 
@@ -155,14 +163,61 @@ SemaphoreRef DeviceTimelines::Find(VkSemaphore semaphore) const {
 }
 
 bool DeviceTimelines::SubmissionComplete(Submission& s) {
-  if (s.complete.load(std::memory_order_acquire)) return true;
+  if (s.complete.load()) return true;
+  // A submission still being built (its points and spares are visible under the
+  // semaphores' locks before the driver has it) is not complete, and its fence must not be
+  // read while the releasing thread hands it to vkQueueSubmit (found by the threading
+  // checks of the validation layer in the stress test).
+  if (!s.submitted.load(std::memory_order_acquire)) return false;
   const VkResult r = next.GetFenceStatus(device.handle, s.fence);
   if (r == VK_SUCCESS) {
-    s.complete.store(true, std::memory_order_release);
+    // Whoever sees the completion first wakes the host waiters that asked for it (the
+    // waiter stores `wanted` before it looks at `complete`: one of the two sees the other).
+    if (!s.complete.exchange(true) && s.wanted.load()) NotifyChange();
     return true;
   }
   if (r == VK_ERROR_DEVICE_LOST) MarkLost();
   return false;
+}
+
+void DeviceTimelines::WantCompletion(const SubmissionRef& sub) {
+  if (sub->wanted.exchange(true)) return;
+  QueueTimelines& q = *sub->queue;
+  std::lock_guard<std::mutex> lock(q.mutex);
+  if (!q.completion_thread.joinable()) q.completion_thread = std::thread(&DeviceTimelines::CompletionThread, this, &q);
+  q.completion_wanted.notify_one();
+}
+
+// One per queue, started on demand. Fences of one queue signal in submission order, so it
+// blocks on the oldest incomplete submission while any submission is wanted: a waiter
+// that later wants an older submission than the one being waited on cannot exist.
+void DeviceTimelines::CompletionThread(QueueTimelines* q) {
+  std::unique_lock<std::mutex> lock(q->mutex);
+  while (!stopping_.load() && !lost()) {
+    SubmissionRef oldest;
+    bool wanted = false;
+    for (const SubmissionRef& sub : q->in_flight) {
+      if (sub->complete.load()) continue;
+      if (oldest == nullptr) oldest = sub;
+      if (sub->wanted.load()) {
+        wanted = true;
+        break;
+      }
+    }
+    if (!wanted) {
+      q->completion_wanted.wait_for(lock, std::chrono::nanoseconds(kCompletionSliceNs));
+      continue;
+    }
+    lock.unlock();
+    const VkResult r = next.WaitForFences(device.handle, 1, &oldest->fence, VK_TRUE, kCompletionSliceNs);
+    if (r == VK_SUCCESS) {
+      SubmissionComplete(*oldest);
+    } else if (r == VK_ERROR_DEVICE_LOST) {
+      MarkLost();
+    }
+    oldest.reset();  // before the lock: Sweep recycles fences nobody else refers to
+    lock.lock();
+  }
 }
 
 void DeviceTimelines::BuryOrDestroy(Spare&& spare) {
@@ -283,14 +338,22 @@ VkResult DeviceTimelines::Wait(const VkSemaphoreWaitInfo* info, uint64_t timeout
   const Clock::time_point deadline =
       forever ? Clock::time_point::max()
               : Clock::now() + std::chrono::nanoseconds(std::min<uint64_t>(timeout, 1ull << 62));
-  std::vector<VkFence> fences;
   std::vector<SubmissionRef> held;
+  // Counted as a host waiter of each semaphore while inside this call.
+  struct Waiting {
+    std::vector<SemaphoreRef>& sems;
+    explicit Waiting(std::vector<SemaphoreRef>& s) : sems(s) {
+      for (const SemaphoreRef& r : sems) r->host_waiters.fetch_add(1);
+    }
+    ~Waiting() {
+      for (const SemaphoreRef& r : sems) r->host_waiters.fetch_sub(1);
+    }
+  } waiting(sems);
   for (;;) {
     const uint64_t seen = Generation();
     if (lost()) return VK_ERROR_DEVICE_LOST;
-    fences.clear();
     held.clear();
-    uint32_t reached = 0, without_point = 0;
+    uint32_t reached = 0;
     for (uint32_t i = 0; i < n; ++i) {
       TimelineSemaphore& s = *sems[i];
       std::lock_guard<std::mutex> lock(s.mutex);
@@ -301,29 +364,26 @@ VkResult DeviceTimelines::Wait(const VkSemaphoreWaitInfo* info, uint64_t timeout
       }
       if (TimePoint* p = LowestPending(s, info->pValues[i], nullptr, false)) {
         held.push_back(p->submission);
-        fences.push_back(p->submission->fence);
-      } else {
-        ++without_point;
       }
     }
     if (any ? reached > 0 : reached == n) return VK_SUCCESS;
     if (lost()) return VK_ERROR_DEVICE_LOST;
     const Clock::time_point now = Clock::now();
     if (now >= deadline) return VK_TIMEOUT;
+    // Ask for a wake-up when a pending point the wait needs is reached, then look once more
+    // (it may have completed before the request). Host signals, releases of parked work
+    // and device loss wake the waiter too. Nothing here blocks in the driver, so a host
+    // signal is seen at once even while the device works towards a higher point.
+    bool completed = false;
+    for (const SubmissionRef& sub : held) {
+      WantCompletion(sub);
+      completed = SubmissionComplete(*sub) || completed;
+    }
+    if (completed) continue;
     const uint64_t left = forever ? UINT64_MAX
                                   : static_cast<uint64_t>(
                                         std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - now).count());
-    if (!fences.empty() && (any || without_point == 0)) {
-      // Every wait that matters has a pending point: block on the driver's fences.
-      const VkResult r = next.WaitForFences(device.handle, static_cast<uint32_t>(fences.size()), fences.data(),
-                                            any ? VK_FALSE : VK_TRUE, std::min(left, kFenceSliceNs));
-      if (r == VK_ERROR_DEVICE_LOST) MarkLost();
-      if (r < VK_SUCCESS && r != VK_ERROR_DEVICE_LOST) return r;
-      if (without_point != 0 && r == VK_TIMEOUT) WaitChange(seen, 0);
-    } else {
-      // Wait-before-signal: nothing pending yet for some value; wait for a change.
-      WaitChange(seen, std::min<uint64_t>(left, 50'000'000));
-    }
+    WaitChange(seen, left);
   }
 }
 

@@ -7,7 +7,9 @@
 //   change_mutex_ (leaf: only the generation counter)
 //   parked_binary_mutex_ (leaf)
 //   graveyard_mutex_ (leaf)
-// Host waits hold no lock while they block (a Submission reference keeps the fence alive).
+// Host waits hold no lock while they block: they sleep on the change signal only, which
+// every event that can meet a wait bumps (host signal, release of parked work, device loss,
+// and completion of a wanted submission, seen by the queue's completion thread).
 #pragma once
 
 #include <atomic>
@@ -79,6 +81,11 @@ struct QueueTimelines {
   std::mutex mutex;  // everything below
   std::deque<ParkedWork> parked;
   std::thread thread;  // started when work is first parked
+  std::condition_variable work_parked;  // the submit thread sleeps on it while nothing is parked
+  // Started when a host waiter first needs a submission of this queue to complete: blocks
+  // on the driver fences in submission order and wakes waiters (see CompletionThread).
+  std::thread completion_thread;
+  std::condition_variable completion_wanted;
   std::condition_variable idle;  // parked became empty
   std::deque<SubmissionRef> in_flight;  // by submission order (fences signal in order)
   std::vector<SubmissionRef> held;      // complete, still referenced by points or waiters
@@ -172,6 +179,9 @@ class DeviceTimelines : public CapabilityDevice {
   void ParkBinarySignals(const Batch& batch, int delta);
   void DrainParked(QueueTimelines& q);  // q.mutex held
   void SubmitThread(QueueTimelines* q);
+  void CompletionThread(QueueTimelines* q);
+  // Marks `sub` wanted by a host waiter and makes sure its queue's completion thread runs.
+  void WantCompletion(const SubmissionRef& sub);
   void Sweep(QueueTimelines& q);  // q.mutex held
   VkSemaphore TakeSemaphore(QueueTimelines& q);
   VkFence TakeFence(QueueTimelines& q);

@@ -268,6 +268,17 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
     return result;
   }
   sub->submitted.store(true, std::memory_order_release);
+  bool watched = false;
+  for (const SemaphoreRef& s : q.staged) watched = watched || s->host_waiters.load() != 0;
+  if (watched) {
+    // A host thread waits on a value this submission signals: have its completion watched
+    // now rather than after that waiter wakes to ask for it (q.mutex is held).
+    sub->wanted.store(true);
+    if (!q.completion_thread.joinable()) {
+      q.completion_thread = std::thread(&DeviceTimelines::CompletionThread, this, &q);
+    }
+    q.completion_wanted.notify_one();
+  }
   q.in_flight.push_back(std::move(sub));
   q.staged.clear();
   NotifyChange();
@@ -296,7 +307,9 @@ bool DeviceTimelines::FenceParked(VkFence fence) {
 }
 
 VkResult DeviceTimelines::FenceStatus(VkFence fence) {
-  if (FenceParked(fence)) return lost() ? VK_ERROR_DEVICE_LOST : VK_NOT_READY;
+  // After a loss the fences of dropped parked work never reach the driver: lost, not "not ready".
+  if (lost()) return VK_ERROR_DEVICE_LOST;
+  if (FenceParked(fence)) return VK_NOT_READY;
   return next.GetFenceStatus(device.handle, fence);
 }
 
@@ -334,6 +347,7 @@ void DeviceTimelines::Park(QueueTimelines& q, ParkedWork&& work) {
   counters.parked->Add(work.kind == ParkedWork::Kind::kPresent ? 1 : std::max<std::size_t>(work.batches.size(), 1));
   q.parked.push_back(std::move(work));
   if (!q.thread.joinable()) q.thread = std::thread(&DeviceTimelines::SubmitThread, this, &q);
+  q.work_parked.notify_one();
   NotifyChange();
 }
 
@@ -419,8 +433,15 @@ void DeviceTimelines::DrainParked(QueueTimelines& q) {
 void DeviceTimelines::SubmitThread(QueueTimelines* q) {
   std::unique_lock<std::mutex> lock(q->mutex);
   while (!stopping_.load()) {
+    if (q->parked.empty()) {
+      // Nothing to release: sleep until work is parked, so that the change signal of
+      // every submission and host signal does not wake this thread for nothing.
+      q->work_parked.wait_for(lock, std::chrono::milliseconds(100));
+      continue;
+    }
     const uint64_t seen = Generation();
     DrainParked(*q);
+    if (q->parked.empty()) continue;
     lock.unlock();
     WaitChange(seen, 100'000'000);
     lock.lock();

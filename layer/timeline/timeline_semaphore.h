@@ -33,6 +33,9 @@ struct Submission {
   QueueTimelines* queue = nullptr;
   std::atomic<bool> submitted{false};  // the driver has it (its signals may be waited)
   std::atomic<bool> complete{false};
+  // A host waiter needs to know when this completes: whoever sees it complete first wakes
+  // the waiters (the queue's completion thread blocks on the fence for them).
+  std::atomic<bool> wanted{false};
   // Binary semaphores this submission waited on: unsignalled again once it is complete.
   std::vector<VkSemaphore> waited;
 };
@@ -55,6 +58,9 @@ struct TimelineSemaphore {
   const VkSemaphore handle;  // the application's handle: a real binary semaphore at the driver
   std::mutex mutex;
   uint64_t value;                 // reached: retired device points and host signals
+  // Host threads inside vkWaitSemaphores on it: a submission that signals it is watched by
+  // its queue's completion thread from the moment it goes down (one wake-up fewer).
+  std::atomic<uint32_t> host_waiters{0};
   std::vector<TimePoint> points;  // pending on the device, increasing values
 };
 using SemaphoreRef = std::shared_ptr<TimelineSemaphore>;

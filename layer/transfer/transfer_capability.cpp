@@ -94,7 +94,8 @@ class Transfers final : public Capability {
     return std::make_unique<TransferCommandData>(static_cast<DeviceTransfers&>(device).staging);
   }
 
-  void LayerDeviceExtensions(const InstanceState& instance, std::vector<VkExtensionProperties>& out) const override {
+  void LayerDeviceExtensions(const InstanceState& instance, VkPhysicalDevice,
+                             std::vector<VkExtensionProperties>& out) const override {
     if (instance.settings.transfers == Mode::kOff) return;
     VkExtensionProperties ext{};
     std::strncpy(ext.extensionName, VK_BINDERY_TRANSFER_ANY_ALIGNMENT_EXTENSION_NAME, sizeof(ext.extensionName) - 1);

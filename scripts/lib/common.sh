@@ -12,7 +12,7 @@ BINDERY_PACKAGES=(
   libvulkan-dev vulkan-tools vulkan-validationlayers vulkan-validationlayers-dev mesa-vulkan-drivers
   spirv-tools spirv-headers glslang-dev glslang-tools libspirv-cross-c-shared-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  xvfb x11-apps imagemagick
+  xvfb x11-apps imagemagick libxcb1-dev
   mangohud vkbasalt gfxreconstruct
   clang libclang-rt-14-dev
 )

@@ -27,7 +27,8 @@ inline std::string ConfigName(const ::testing::TestParamInfo<TimelineConfig>& in
 
 class TimelineRig {
  public:
-  explicit TimelineRig(TimelineConfig config)
+  explicit TimelineRig(TimelineConfig config, std::vector<const char*> instance_extensions = {},
+                       std::vector<const char*> device_extensions = {})
       : config_(config),
         mode_("BINDERY_TIMELINE", config == TimelineConfig::kForce ? "force" : "auto"),
         log_("BINDERY_LOG_LEVEL", "info") {
@@ -36,6 +37,8 @@ class TimelineRig {
     v12_.timelineSemaphore = VK_TRUE;
     HarnessOptions options;
     options.device_pnext = &v12_;
+    options.instance_extensions = std::move(instance_extensions);
+    options.device_extensions = std::move(device_extensions);
     if (config == TimelineConfig::kNoTimelineDriver) options.layers_between.push_back(kNoTimelineLayerName);
     h = std::make_unique<VkHarness>(options);
     if (!h->ok()) return;

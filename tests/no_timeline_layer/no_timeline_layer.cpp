@@ -2,6 +2,7 @@
 // VK_KHR_timeline_semaphore, the timelineSemaphore feature (its own struct and Vulkan 1.2's
 // member) and the 1.2 limit, offers none of the timeline entry points, and counts a
 // violation whenever a timeline-typed struct, value or call reaches it (tests fail on any).
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -19,6 +20,9 @@ std::mutex g_mutex;
 PFN_vkGetInstanceProcAddr g_gipa = nullptr;
 PFN_vkGetDeviceProcAddr g_gdpa = nullptr;
 size_t g_violations = 0;
+// Device-loss injection (bindery_no_timeline_lose_device): every queue submission returns
+// VK_ERROR_DEVICE_LOST without reaching the driver.
+std::atomic<bool> g_lost{false};
 std::string g_last;
 
 struct Next {
@@ -130,6 +134,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
   for (uint32_t i = 0; i < count; ++i) {
     if (HasTimelineStruct(submits[i].pNext)) Violation("VkTimelineSemaphoreSubmitInfo in vkQueueSubmit");
   }
+  if (g_lost.load()) return VK_ERROR_DEVICE_LOST;
   return g_next.QueueSubmit(queue, count, submits, fence);
 }
 
@@ -147,11 +152,13 @@ void CheckSubmit2(uint32_t count, const VkSubmitInfo2* submits) {
 VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits,
                                             VkFence fence) {
   CheckSubmit2(count, submits);
+  if (g_lost.load()) return VK_ERROR_DEVICE_LOST;
   return g_next.QueueSubmit2(queue, count, submits, fence);
 }
 VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2KHR(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits,
                                                VkFence fence) {
   CheckSubmit2(count, submits);
+  if (g_lost.load()) return VK_ERROR_DEVICE_LOST;
   return g_next.QueueSubmit2KHR(queue, count, submits, fence);
 }
 
@@ -296,4 +303,9 @@ extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_reset
   std::lock_guard<std::mutex> lock(g_mutex);
   g_violations = 0;
   g_last.clear();
+  g_lost.store(false);
+}
+
+extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_lose_device(int lost) {
+  g_lost.store(lost != 0);
 }

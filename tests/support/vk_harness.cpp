@@ -42,14 +42,15 @@ VkHarness::VkHarness(const HarnessOptions& options) {
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "bindery-test";
   app.apiVersion = options.api_version;
-  const char* instance_exts[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+  std::vector<const char*> instance_exts = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+  instance_exts.insert(instance_exts.end(), options.instance_extensions.begin(), options.instance_extensions.end());
   VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   ici.pNext = &messenger_info;
   ici.pApplicationInfo = &app;
   ici.enabledLayerCount = static_cast<uint32_t>(layers.size());
   ici.ppEnabledLayerNames = layers.data();
-  ici.enabledExtensionCount = 1;
-  ici.ppEnabledExtensionNames = instance_exts;
+  ici.enabledExtensionCount = static_cast<uint32_t>(instance_exts.size());
+  ici.ppEnabledExtensionNames = instance_exts.data();
   VkResult r = vkCreateInstance(&ici, nullptr, &instance_);
   if (r != VK_SUCCESS) {
     error_ = "vkCreateInstance failed: " + std::to_string(r) +

@@ -22,6 +22,7 @@ struct HarnessOptions {
   const void* instance_pnext = nullptr;     // appended to the instance create chain
   const void* device_pnext = nullptr;       // device create chain (before the harness's own)
   uint32_t api_version = VK_API_VERSION_1_3;
+  std::vector<const char*> instance_extensions;  // besides VK_EXT_debug_utils (e.g. surface extensions)
   std::vector<const char*> device_extensions;
   // The queue family of the device's one queue; UINT32_MAX: the first family with compute.
   uint32_t queue_family = UINT32_MAX;
