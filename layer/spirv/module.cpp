@@ -77,45 +77,47 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
   while (pos < word_count) {
     const uint32_t count = words[pos] >> 16;
     const auto op = static_cast<spv::Op>(words[pos] & 0xffffu);
-    const std::string where = " at word " + std::to_string(pos);
-    if (count == 0) return "instruction with word count 0" + where;
-    if (count > word_count - pos) return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") runs past the end of the module" + where;
-    Instruction inst(std::vector<uint32_t>(words + pos, words + pos + count));
+    // Built only on the error paths: a string per instruction was most of the parse time.
+    const std::size_t at = pos;
+    auto where = [at] { return " at word " + std::to_string(at); };
+    if (count == 0) return "instruction with word count 0" + where();
+    if (count > word_count - pos) return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") runs past the end of the module" + where();
+    Instruction inst(words + pos, count);
     bool has_result = false, has_type = false;
     spv::HasResultAndType(op, &has_result, &has_type);
-    if (count < 1u + has_result + has_type) return "instruction too short for its type and result" + where;
+    if (count < 1u + has_result + has_type) return "instruction too short for its type and result" + where();
     // Every operand the grammar requires is there, so the pass may read it unchecked.
     if (count < MinWordCount(op))
       return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") has " + std::to_string(count) +
-             " words, fewer than the grammar's " + std::to_string(MinWordCount(op)) + where;
+             " words, fewer than the grammar's " + std::to_string(MinWordCount(op)) + where();
     // OpPhi's operands come in (value, parent block) pairs.
-    if (op == spv::OpPhi && (count - 3u) % 2u != 0) return "OpPhi with an unpaired operand" + where;
+    if (op == spv::OpPhi && (count - 3u) % 2u != 0) return "OpPhi with an unpaired operand" + where();
     if (has_result && (inst.result_id() == 0 || inst.result_id() >= module->bound))
-      return "result id " + std::to_string(inst.result_id()) + " outside the bound " + std::to_string(module->bound) + where;
+      return "result id " + std::to_string(inst.result_id()) + " outside the bound " + std::to_string(module->bound) + where();
     if (has_type && (inst.type_id() == 0 || inst.type_id() >= module->bound))
-      return "type id " + std::to_string(inst.type_id()) + " outside the bound" + where;
+      return "type id " + std::to_string(inst.type_id()) + " outside the bound" + where();
     pos += count;
 
     if (in_function) {
-      if (op == spv::OpFunction) return "OpFunction inside a function" + where;
+      if (op == spv::OpFunction) return "OpFunction inside a function" + where();
       module->functions.back().instructions.push_back(std::move(inst));
       if (op == spv::OpFunctionEnd) in_function = false;
       continue;
     }
     if (op == spv::OpFunctionEnd || op == spv::OpFunctionParameter || op == spv::OpLabel)
-      return "function instruction outside a function" + where;
+      return "function instruction outside a function" + where();
     int s = SectionOf(op);
     // OpLine/OpNoLine may appear among the types and in functions; anything else must
     // not go back to an earlier section.
     if ((op == spv::OpLine || op == spv::OpNoLine) && section < kTypesValues) s = kTypesValues;
-    if (s < section) return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") out of the logical layout order" + where;
+    if (s < section) return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") out of the logical layout order" + where();
     section = s;
     switch (s) {
       case kCapability: module->capabilities.push_back(std::move(inst)); break;
       case kExtension: module->extensions.push_back(std::move(inst)); break;
       case kExtInstImport: module->ext_inst_imports.push_back(std::move(inst)); break;
       case kMemoryModel:
-        if (!module->memory_model.empty()) return "more than one OpMemoryModel" + where;
+        if (!module->memory_model.empty()) return "more than one OpMemoryModel" + where();
         module->memory_model.push_back(std::move(inst));
         break;
       case kEntryPoint: module->entry_points.push_back(std::move(inst)); break;
