@@ -85,8 +85,11 @@ std::string PointerPass::FindConverted(RewriteReport* report) {
 }
 
 void PointerPass::BuildUses() {
-  uses_.assign(m_.bound, {});
+  // Two passes (count, then fill) so the uses of every id sit in one array, in the order
+  // (function, instruction, operand).
+  use_begin_.assign(std::size_t{m_.bound} + 1, 0);
   local_def_.assign(m_.bound, {0, 0});
+  function_index_.reserve(m_.functions.size());
   for (uint32_t f = 0; f < m_.functions.size(); ++f) {
     function_index_[m_.functions[f].id()] = f;
     const auto& insts = m_.functions[f].instructions;
@@ -95,7 +98,20 @@ void PointerPass::BuildUses() {
       if (inst.has_result() && inst.result_id() < m_.bound) local_def_[inst.result_id()] = {f + 1, i};
       for (uint32_t k = 0; k < inst.operand_count(); ++k) {
         uint32_t w = inst.operand(k);
-        if (w < m_.bound && MayHoldPointer(inst, k)) uses_[w].push_back({f, i, k});
+        if (w < m_.bound && MayHoldPointer(inst, k)) ++use_begin_[w + 1];
+      }
+    }
+  }
+  for (std::size_t id = 1; id < use_begin_.size(); ++id) use_begin_[id] += use_begin_[id - 1];
+  use_list_.resize(use_begin_.back());
+  std::vector<uint32_t> next(use_begin_.begin(), use_begin_.end() - 1);
+  for (uint32_t f = 0; f < m_.functions.size(); ++f) {
+    const auto& insts = m_.functions[f].instructions;
+    for (uint32_t i = 0; i < insts.size(); ++i) {
+      const Instruction& inst = insts[i];
+      for (uint32_t k = 0; k < inst.operand_count(); ++k) {
+        uint32_t w = inst.operand(k);
+        if (w < m_.bound && MayHoldPointer(inst, k)) use_list_[next[w]++] = Use{f, i, k};
       }
     }
   }
@@ -122,7 +138,7 @@ std::string PointerPass::Close() {
     work.pop_back();
     const bool is_var = converted_of_var_[id] >= 0;
     const bool arrayed = is_var && converted_[static_cast<uint32_t>(converted_of_var_[id])].var.array_type != 0;
-    for (const Use& u : uses_[id]) {
+    for (const Use& u : UsesOf(id)) {
       const Instruction& inst = m_.functions[u.function].instructions[u.index];
       const spv::Op op = inst.opcode();
       if (arrayed && !((op == spv::OpAccessChain || op == spv::OpInBoundsAccessChain) && u.operand == 0 &&
@@ -199,7 +215,7 @@ std::string PointerPass::Close() {
         for (uint32_t k = 0; k < inst.operand_count(); k += 2)
           if (!check(inst.operand(k))) return "OpPhi mixes a converted buffer with another pointer";
       if (op == spv::OpVariable) {
-        for (const Use& u : uses_[inst.result_id()]) {
+        for (const Use& u : UsesOf(inst.result_id())) {
           const Instruction& s = m_.functions[u.function].instructions[u.index];
           if (s.opcode() == spv::OpStore && u.operand == 0 && !check(s.operand(1)))
             return "a function variable holds both converted and other pointers";

@@ -182,7 +182,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
   // Converted variables this function names directly, and the sets they need.
   std::vector<uint32_t> direct;
   for (uint32_t c = 0; c < converted_.size(); ++c)
-    for (const Use& u : uses_[converted_[c].var.id])
+    for (const Use& u : UsesOf(converted_[c].var.id))
       if (u.function == f) { direct.push_back(c); break; }
   bool any_retyped = !direct.empty();
   for (const Instruction& inst : in)
