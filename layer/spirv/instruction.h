@@ -17,6 +17,11 @@
 
 namespace bindery::spirv {
 
+// Whether an opcode has a result and a type, and the fewest words the grammar allows
+// (instruction_shape.cpp): bits kShapeHasResult / kShapeHasType, the count from bit 8.
+inline constexpr uint32_t kShapeHasResult = 1, kShapeHasType = 2, kShapeMinWordsShift = 8;
+uint32_t OpShape(spv::Op op);
+
 class Instruction {
  public:
   Instruction() = default;
@@ -25,8 +30,8 @@ class Instruction {
   Instruction(const uint32_t* words, uint32_t count) : words_(words, count) { Classify(); }
   // Builds an instruction; pass 0 for `type` / `result` when the opcode has none.
   Instruction(spv::Op op, uint32_t type, uint32_t result, std::initializer_list<uint32_t> operands) {
-    bool has_result = false, has_type = false;
-    spv::HasResultAndType(op, &has_result, &has_type);
+    const uint32_t shape = OpShape(op);
+    const bool has_result = (shape & kShapeHasResult) != 0, has_type = (shape & kShapeHasType) != 0;
     words_.clear();
     words_.reserve(1 + (has_type ? 1 : 0) + (has_result ? 1 : 0) + operands.size());
     words_.push_back(static_cast<uint32_t>(op));
@@ -89,8 +94,8 @@ class Instruction {
     words_[0] = (static_cast<uint32_t>(words_.size()) << 16) | (words_[0] & 0xffffu);
   }
   void Classify() {
-    bool has_result = false, has_type = false;
-    spv::HasResultAndType(opcode(), &has_result, &has_type);
+    const uint32_t shape = OpShape(opcode());
+    const bool has_result = (shape & kShapeHasResult) != 0, has_type = (shape & kShapeHasType) != 0;
     uint32_t next = 1;
     type_index_ = (has_type && next < words_.size()) ? next++ : 0;
     result_index_ = (has_result && next < words_.size()) ? next++ : 0;

@@ -85,8 +85,9 @@ std::string PointerPass::FindConverted(RewriteReport* report) {
 }
 
 void PointerPass::BuildUses() {
-  // Two passes (count, then fill) so the uses of every id sit in one array, in the order
-  // (function, instruction, operand).
+  // The uses of every id sit in one array, in the order (function, instruction, operand):
+  // collected once with their ids, then placed by a counting sort on the id.
+  std::vector<std::pair<uint32_t, Use>> found;
   use_begin_.assign(std::size_t{m_.bound} + 1, 0);
   local_def_.assign(m_.bound, {0, 0});
   function_index_.reserve(m_.functions.size());
@@ -96,25 +97,21 @@ void PointerPass::BuildUses() {
     for (uint32_t i = 0; i < insts.size(); ++i) {
       const Instruction& inst = insts[i];
       if (inst.has_result() && inst.result_id() < m_.bound) local_def_[inst.result_id()] = {f + 1, i};
+      const PointerOperands kind = PointerOperandsOf(inst.opcode());
+      if (kind == PointerOperands::kNone) continue;
       for (uint32_t k = 0; k < inst.operand_count(); ++k) {
         uint32_t w = inst.operand(k);
-        if (w < m_.bound && MayHoldPointer(inst, k)) ++use_begin_[w + 1];
+        if (w < m_.bound && IsPointerOperand(kind, k)) {
+          ++use_begin_[w + 1];
+          found.push_back({w, Use{f, i, k}});
+        }
       }
     }
   }
   for (std::size_t id = 1; id < use_begin_.size(); ++id) use_begin_[id] += use_begin_[id - 1];
-  use_list_.resize(use_begin_.back());
+  use_list_.resize(found.size());
   std::vector<uint32_t> next(use_begin_.begin(), use_begin_.end() - 1);
-  for (uint32_t f = 0; f < m_.functions.size(); ++f) {
-    const auto& insts = m_.functions[f].instructions;
-    for (uint32_t i = 0; i < insts.size(); ++i) {
-      const Instruction& inst = insts[i];
-      for (uint32_t k = 0; k < inst.operand_count(); ++k) {
-        uint32_t w = inst.operand(k);
-        if (w < m_.bound && MayHoldPointer(inst, k)) use_list_[next[w]++] = Use{f, i, k};
-      }
-    }
-  }
+  for (const auto& [id, use] : found) use_list_[next[id]++] = use;
 }
 
 bool PointerPass::MarkRetyped(uint32_t id, std::vector<uint32_t>* work) {

@@ -77,7 +77,9 @@ std::string PointerPass::FinishModule() {
                  m_.debug.end());
 
   // Entry-point interfaces: SPIR-V >= 1.4 lists every global an entry point uses.
-  std::vector<std::vector<uint32_t>> used = GlobalsUsedByEntryPoints(m_);
+  // Only SPIR-V >= 1.4 needs it (the push-constant variable joins the interface).
+  std::vector<std::vector<uint32_t>> used;
+  if (m_.version >= 0x00010400) used = GlobalsUsedByEntryPoints(m_);
   for (uint32_t e = 0; e < m_.entry_points.size(); ++e) {
     Instruction& ep = m_.entry_points[e];
     uint32_t name_end = 0;
