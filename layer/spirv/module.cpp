@@ -121,7 +121,6 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
     auto where = [at] { return " at word " + std::to_string(at); };
     if (count == 0) return "instruction with word count 0" + where();
     if (count > word_count - pos) return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") runs past the end of the module" + where();
-    Instruction inst(words + pos, count);
     const uint32_t shape = OpShape(op);
     const bool has_result = (shape & kShapeHasResult) != 0, has_type = (shape & kShapeHasType) != 0;
     if (count < 1u + has_result + has_type) return "instruction too short for its type and result" + where();
@@ -131,15 +130,19 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
              " words, fewer than the grammar's " + std::to_string(MinWordCount(op)) + where();
     // OpPhi's operands come in (value, parent block) pairs.
     if (op == spv::OpPhi && (count - 3u) % 2u != 0) return "OpPhi with an unpaired operand" + where();
-    if (has_result && (inst.result_id() == 0 || inst.result_id() >= module->bound))
-      return "result id " + std::to_string(inst.result_id()) + " outside the bound " + std::to_string(module->bound) + where();
-    if (has_type && (inst.type_id() == 0 || inst.type_id() >= module->bound))
-      return "type id " + std::to_string(inst.type_id()) + " outside the bound" + where();
+    // Checked on the words, so each instruction is built once, in place in its section.
+    const uint32_t result_id = has_result ? words[pos + 1 + (has_type ? 1 : 0)] : 0;
+    const uint32_t type_id = has_type ? words[pos + 1] : 0;
+    if (has_result && (result_id == 0 || result_id >= module->bound))
+      return "result id " + std::to_string(result_id) + " outside the bound " + std::to_string(module->bound) + where();
+    if (has_type && (type_id == 0 || type_id >= module->bound))
+      return "type id " + std::to_string(type_id) + " outside the bound" + where();
+    const uint32_t* first = words + pos;
     pos += count;
 
     if (in_function) {
       if (op == spv::OpFunction) return "OpFunction inside a function" + where();
-      module->functions.back().instructions.push_back(std::move(inst));
+      module->functions.back().instructions.emplace_back(first, count);
       if (op == spv::OpFunctionEnd) in_function = false;
       continue;
     }
@@ -151,27 +154,29 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
     if ((op == spv::OpLine || op == spv::OpNoLine) && section < kTypesValues) s = kTypesValues;
     if (s < section) return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") out of the logical layout order" + where();
     section = s;
+    std::vector<Instruction>* into = nullptr;
     switch (s) {
-      case kCapability: module->capabilities.push_back(std::move(inst)); break;
-      case kExtension: module->extensions.push_back(std::move(inst)); break;
-      case kExtInstImport: module->ext_inst_imports.push_back(std::move(inst)); break;
+      case kCapability: into = &module->capabilities; break;
+      case kExtension: into = &module->extensions; break;
+      case kExtInstImport: into = &module->ext_inst_imports; break;
       case kMemoryModel:
         if (!module->memory_model.empty()) return "more than one OpMemoryModel" + where();
-        module->memory_model.push_back(std::move(inst));
+        into = &module->memory_model;
         break;
-      case kEntryPoint: module->entry_points.push_back(std::move(inst)); break;
-      case kExecutionMode: module->execution_modes.push_back(std::move(inst)); break;
-      case kDebug: module->debug.push_back(std::move(inst)); break;
-      case kAnnotation: module->annotations.push_back(std::move(inst)); break;
-      case kTypesValues: module->types_values.push_back(std::move(inst)); break;
+      case kEntryPoint: into = &module->entry_points; break;
+      case kExecutionMode: into = &module->execution_modes; break;
+      case kDebug: into = &module->debug; break;
+      case kAnnotation: into = &module->annotations; break;
+      case kTypesValues: into = &module->types_values; break;
       case kFunctions:
         module->functions.emplace_back();
         if (module->functions.size() <= function_sizes.size())
           module->functions.back().instructions.reserve(function_sizes[module->functions.size() - 1]);
-        module->functions.back().instructions.push_back(std::move(inst));
+        into = &module->functions.back().instructions;
         in_function = true;
         break;
     }
+    into->emplace_back(first, count);
   }
   if (in_function) return "module ends inside a function (no OpFunctionEnd)";
   if (module->memory_model.empty()) return "no OpMemoryModel";
