@@ -62,9 +62,14 @@ bool IsLayoutDecoration(uint32_t d) {
 TypeManager::TypeManager(Module& module) : m_(module) { Reindex(); }
 
 void TypeManager::Reindex() {
-  keyed_slots_.assign(64, 0);
+  // Room for every global and the few dozen the rewrite adds, at most half full: no regrowth
+  // for an ordinary module.
+  std::size_t slots = 64;
+  while (slots < 2 * (m_.types_values.size() + 32)) slots *= 2;
+  keyed_slots_.assign(slots, 0);
   keyed_count_ = 0;
   keyed_ids_.clear();
+  keyed_ids_.reserve(m_.types_values.size() + 32);
   def_index_.assign(m_.bound, -1);
   first_decoration_.assign(m_.bound, 0);
   last_decoration_.assign(m_.bound, 0);
