@@ -90,6 +90,9 @@ void TypeManager::IndexDecoration(uint32_t annotation) {
     default: return;
   }
   const uint32_t id = a.operand(0);
+  // A target past the bound (hostile input: any word) is no id of the module; indexing it
+  // would size the tables by that word.
+  if (id >= m_.bound) return;
   if (id >= first_decoration_.size()) {
     first_decoration_.resize(std::size_t{id} + 1, 0);
     last_decoration_.resize(std::size_t{id} + 1, 0);
