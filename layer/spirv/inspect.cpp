@@ -97,6 +97,8 @@ std::vector<std::vector<uint32_t>> GlobalsUsedByEntryPoints(const Module& module
   for (const Instruction& inst : module.types_values)
     if (inst.opcode() == spv::OpVariable && inst.result_id() < module.bound) is_global[inst.result_id()] = true;
   std::vector<std::vector<uint32_t>> globals(module.functions.size()), callees(module.functions.size());
+  // Each global once per function (listed_in[id] = function + 1 that listed it last).
+  std::vector<uint32_t> listed_in(module.bound, 0);
   for (uint32_t f = 0; f < module.functions.size(); ++f) {
     for (const Instruction& inst : module.functions[f].instructions) {
       if (inst.opcode() == spv::OpFunctionCall && inst.operand_count() >= 1) {
@@ -105,7 +107,10 @@ std::vector<std::vector<uint32_t>> GlobalsUsedByEntryPoints(const Module& module
       }
       for (uint32_t i = 0; i < inst.operand_count(); ++i) {
         uint32_t w = inst.operand(i);
-        if (w < module.bound && is_global[w]) globals[f].push_back(w);
+        if (w < module.bound && is_global[w] && listed_in[w] != f + 1) {
+          listed_in[w] = f + 1;
+          globals[f].push_back(w);
+        }
       }
     }
   }

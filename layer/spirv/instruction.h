@@ -1,6 +1,7 @@
 // One SPIR-V instruction kept as its words (opcode word first), with accessors for the
 // type, result and the operands after them. Compact on purpose: the pass copies and
-// rebuilds instruction streams, so an instruction is one small vector and two offsets.
+// rebuilds instruction streams, so an instruction is one small vector (inline storage for
+// short instructions: instruction_words.h) and three offsets.
 #pragma once
 
 #include <cstddef>
@@ -9,26 +10,34 @@
 #include <string>
 #include <vector>
 
+#include "spirv/instruction_words.h"
+
 #define SPV_ENABLE_UTILITY_CODE
 #include <spirv/unified1/spirv.hpp>
 
 namespace bindery::spirv {
 
+// Whether an opcode has a result and a type, and the fewest words the grammar allows
+// (instruction_shape.cpp): bits kShapeHasResult / kShapeHasType, the count from bit 8.
+inline constexpr uint32_t kShapeHasResult = 1, kShapeHasType = 2, kShapeMinWordsShift = 8;
+uint32_t OpShape(spv::Op op);
+
 class Instruction {
  public:
   Instruction() = default;
   // `words` is a whole instruction as it appears in a module (word count in the high half).
-  explicit Instruction(std::vector<uint32_t> words) : words_(std::move(words)) { Classify(); }
+  explicit Instruction(const std::vector<uint32_t>& words) : words_(words.data(), static_cast<uint32_t>(words.size())) { Classify(); }
+  Instruction(const uint32_t* words, uint32_t count) : words_(words, count) { Classify(); }
   // Builds an instruction; pass 0 for `type` / `result` when the opcode has none.
   Instruction(spv::Op op, uint32_t type, uint32_t result, std::initializer_list<uint32_t> operands) {
-    bool has_result = false, has_type = false;
-    spv::HasResultAndType(op, &has_result, &has_type);
+    const uint32_t shape = OpShape(op);
+    const bool has_result = (shape & kShapeHasResult) != 0, has_type = (shape & kShapeHasType) != 0;
     words_.clear();
     words_.reserve(1 + (has_type ? 1 : 0) + (has_result ? 1 : 0) + operands.size());
     words_.push_back(static_cast<uint32_t>(op));
     if (has_type) words_.push_back(type);
     if (has_result) words_.push_back(result);
-    words_.insert(words_.end(), operands.begin(), operands.end());
+    words_.append(operands.begin(), operands.size());
     UpdateWordCount();
     Classify();
   }
@@ -77,22 +86,24 @@ class Instruction {
     return s;
   }
 
-  const std::vector<uint32_t>& words() const { return words_; }
+  // All words (begin() / end() / size() / data()).
+  const InstructionWords& words() const { return words_; }
 
  private:
   void UpdateWordCount() {
     words_[0] = (static_cast<uint32_t>(words_.size()) << 16) | (words_[0] & 0xffffu);
   }
   void Classify() {
-    bool has_result = false, has_type = false;
-    spv::HasResultAndType(opcode(), &has_result, &has_type);
+    const uint32_t shape = OpShape(opcode());
+    const bool has_result = (shape & kShapeHasResult) != 0, has_type = (shape & kShapeHasType) != 0;
     uint32_t next = 1;
     type_index_ = (has_type && next < words_.size()) ? next++ : 0;
     result_index_ = (has_result && next < words_.size()) ? next++ : 0;
     first_operand_ = next;
   }
 
-  std::vector<uint32_t> words_{0};
+  InstructionWords words_{kEmpty, 1};
+  static constexpr uint32_t kEmpty[1] = {0};
   uint32_t type_index_ = 0;
   uint32_t result_index_ = 0;
   uint32_t first_operand_ = 1;

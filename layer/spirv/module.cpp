@@ -2,6 +2,7 @@
 #include "spirv/module.h"
 
 #include <cstdio>
+#include <cstring>
 
 #include "spirv/instruction_shape.h"
 
@@ -53,6 +54,43 @@ std::string Hex(uint32_t v) {
 
 std::string CheckTypesDefinedBeforeUse(const Module& module);
 
+namespace {
+
+// Counts the instructions of every section and function (hopping over word counts only,
+// stopping where the parse will report an error) and reserves that much, so the parse
+// never regrows a vector of instructions. Returns the count of each function, for the
+// parse to reserve as it meets them.
+std::vector<std::size_t> ReserveSections(const uint32_t* words, std::size_t word_count, Module* module) {
+  std::size_t per_section[kFunctions] = {};
+  std::vector<std::size_t> per_function;
+  bool in_function = false;
+  for (std::size_t pos = 5; pos < word_count;) {
+    const uint32_t count = words[pos] >> 16;
+    if (count == 0 || count > word_count - pos) break;
+    const auto op = static_cast<spv::Op>(words[pos] & 0xffffu);
+    pos += count;
+    if (op == spv::OpFunction && !in_function) {
+      per_function.push_back(0);
+      in_function = true;
+    }
+    if (in_function) {
+      ++per_function.back();
+      if (op == spv::OpFunctionEnd) in_function = false;
+      continue;
+    }
+    ++per_section[SectionOf(op)];
+  }
+  std::vector<Instruction>* sections[kFunctions] = {
+      &module->capabilities, &module->extensions, &module->ext_inst_imports, &module->memory_model,
+      &module->entry_points, &module->execution_modes, &module->debug, &module->annotations,
+      &module->types_values};
+  for (int s = 0; s < kFunctions; ++s) sections[s]->reserve(per_section[s]);
+  module->functions.reserve(per_function.size());
+  return per_function;
+}
+
+}  // namespace
+
 std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* module) {
   *module = Module{};
   if (words == nullptr || word_count < 5) return "truncated header: a module has at least 5 words";
@@ -71,64 +109,74 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
   module->bound = words[3];
   module->schema = words[4];
 
+  const std::vector<std::size_t> function_sizes = ReserveSections(words, word_count, module);
   int section = kCapability;
   bool in_function = false;
   std::size_t pos = 5;
   while (pos < word_count) {
     const uint32_t count = words[pos] >> 16;
     const auto op = static_cast<spv::Op>(words[pos] & 0xffffu);
-    const std::string where = " at word " + std::to_string(pos);
-    if (count == 0) return "instruction with word count 0" + where;
-    if (count > word_count - pos) return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") runs past the end of the module" + where;
-    Instruction inst(std::vector<uint32_t>(words + pos, words + pos + count));
-    bool has_result = false, has_type = false;
-    spv::HasResultAndType(op, &has_result, &has_type);
-    if (count < 1u + has_result + has_type) return "instruction too short for its type and result" + where;
+    // Built only on the error paths: a string per instruction was most of the parse time.
+    const std::size_t at = pos;
+    auto where = [at] { return " at word " + std::to_string(at); };
+    if (count == 0) return "instruction with word count 0" + where();
+    if (count > word_count - pos) return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") runs past the end of the module" + where();
+    const uint32_t shape = OpShape(op);
+    const bool has_result = (shape & kShapeHasResult) != 0, has_type = (shape & kShapeHasType) != 0;
+    if (count < 1u + has_result + has_type) return "instruction too short for its type and result" + where();
     // Every operand the grammar requires is there, so the pass may read it unchecked.
-    if (count < MinWordCount(op))
+    if (count < (shape >> kShapeMinWordsShift))
       return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") has " + std::to_string(count) +
-             " words, fewer than the grammar's " + std::to_string(MinWordCount(op)) + where;
+             " words, fewer than the grammar's " + std::to_string(MinWordCount(op)) + where();
     // OpPhi's operands come in (value, parent block) pairs.
-    if (op == spv::OpPhi && (count - 3u) % 2u != 0) return "OpPhi with an unpaired operand" + where;
-    if (has_result && (inst.result_id() == 0 || inst.result_id() >= module->bound))
-      return "result id " + std::to_string(inst.result_id()) + " outside the bound " + std::to_string(module->bound) + where;
-    if (has_type && (inst.type_id() == 0 || inst.type_id() >= module->bound))
-      return "type id " + std::to_string(inst.type_id()) + " outside the bound" + where;
+    if (op == spv::OpPhi && (count - 3u) % 2u != 0) return "OpPhi with an unpaired operand" + where();
+    // Checked on the words, so each instruction is built once, in place in its section.
+    const uint32_t result_id = has_result ? words[pos + 1 + (has_type ? 1 : 0)] : 0;
+    const uint32_t type_id = has_type ? words[pos + 1] : 0;
+    if (has_result && (result_id == 0 || result_id >= module->bound))
+      return "result id " + std::to_string(result_id) + " outside the bound " + std::to_string(module->bound) + where();
+    if (has_type && (type_id == 0 || type_id >= module->bound))
+      return "type id " + std::to_string(type_id) + " outside the bound" + where();
+    const uint32_t* first = words + pos;
     pos += count;
 
     if (in_function) {
-      if (op == spv::OpFunction) return "OpFunction inside a function" + where;
-      module->functions.back().instructions.push_back(std::move(inst));
+      if (op == spv::OpFunction) return "OpFunction inside a function" + where();
+      module->functions.back().instructions.emplace_back(first, count);
       if (op == spv::OpFunctionEnd) in_function = false;
       continue;
     }
     if (op == spv::OpFunctionEnd || op == spv::OpFunctionParameter || op == spv::OpLabel)
-      return "function instruction outside a function" + where;
+      return "function instruction outside a function" + where();
     int s = SectionOf(op);
     // OpLine/OpNoLine may appear among the types and in functions; anything else must
     // not go back to an earlier section.
     if ((op == spv::OpLine || op == spv::OpNoLine) && section < kTypesValues) s = kTypesValues;
-    if (s < section) return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") out of the logical layout order" + where;
+    if (s < section) return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") out of the logical layout order" + where();
     section = s;
+    std::vector<Instruction>* into = nullptr;
     switch (s) {
-      case kCapability: module->capabilities.push_back(std::move(inst)); break;
-      case kExtension: module->extensions.push_back(std::move(inst)); break;
-      case kExtInstImport: module->ext_inst_imports.push_back(std::move(inst)); break;
+      case kCapability: into = &module->capabilities; break;
+      case kExtension: into = &module->extensions; break;
+      case kExtInstImport: into = &module->ext_inst_imports; break;
       case kMemoryModel:
-        if (!module->memory_model.empty()) return "more than one OpMemoryModel" + where;
-        module->memory_model.push_back(std::move(inst));
+        if (!module->memory_model.empty()) return "more than one OpMemoryModel" + where();
+        into = &module->memory_model;
         break;
-      case kEntryPoint: module->entry_points.push_back(std::move(inst)); break;
-      case kExecutionMode: module->execution_modes.push_back(std::move(inst)); break;
-      case kDebug: module->debug.push_back(std::move(inst)); break;
-      case kAnnotation: module->annotations.push_back(std::move(inst)); break;
-      case kTypesValues: module->types_values.push_back(std::move(inst)); break;
+      case kEntryPoint: into = &module->entry_points; break;
+      case kExecutionMode: into = &module->execution_modes; break;
+      case kDebug: into = &module->debug; break;
+      case kAnnotation: into = &module->annotations; break;
+      case kTypesValues: into = &module->types_values; break;
       case kFunctions:
         module->functions.emplace_back();
-        module->functions.back().instructions.push_back(std::move(inst));
+        if (module->functions.size() <= function_sizes.size())
+          module->functions.back().instructions.reserve(function_sizes[module->functions.size() - 1]);
+        into = &module->functions.back().instructions;
         in_function = true;
         break;
     }
+    into->emplace_back(first, count);
   }
   if (in_function) return "module ends inside a function (no OpFunctionEnd)";
   if (module->memory_model.empty()) return "no OpMemoryModel";
@@ -194,11 +242,15 @@ std::size_t Module::WordCount() const {
 }
 
 std::vector<uint32_t> Module::Write() const {
-  std::vector<uint32_t> out;
-  out.reserve(WordCount());
-  out.insert(out.end(), {spv::MagicNumber, version, generator, bound, schema});
-  auto put = [&out](const std::vector<Instruction>& v) {
-    for (const auto& i : v) out.insert(out.end(), i.words().begin(), i.words().end());
+  std::vector<uint32_t> out(WordCount());
+  const uint32_t header[5] = {spv::MagicNumber, version, generator, bound, schema};
+  std::memcpy(out.data(), header, sizeof header);
+  std::size_t at = 5;
+  auto put = [&out, &at](const std::vector<Instruction>& v) {
+    for (const auto& i : v) {
+      std::memcpy(out.data() + at, i.words().data(), std::size_t{i.word_count()} * sizeof(uint32_t));
+      at += i.word_count();
+    }
   };
   for (const auto* sec : {&capabilities, &extensions, &ext_inst_imports, &memory_model, &entry_points,
                           &execution_modes, &debug, &annotations, &types_values})

@@ -98,7 +98,20 @@ class PointerPass {
   std::vector<uint32_t> retyped_params_;    // function parameter ids retyped
   std::vector<uint8_t> retyped_return_;     // function index -> returns a retyped pointer
   std::unordered_map<uint32_t, uint32_t> function_index_;  // function id -> index
-  std::vector<std::vector<Use>> uses_;      // id -> uses in functions
+  // id -> its uses in functions, as one array sorted by id (use_begin_[id] .. use_begin_[id + 1]):
+  // a vector per id was an allocation per id and most of the fixed cost of a small module.
+  std::vector<Use> use_list_;
+  std::vector<uint32_t> use_begin_;
+  struct UseRange {
+    const Use* first;
+    const Use* last;
+    const Use* begin() const { return first; }
+    const Use* end() const { return last; }
+  };
+  UseRange UsesOf(uint32_t id) const {
+    if (std::size_t{id} + 1 >= use_begin_.size()) return {nullptr, nullptr};
+    return {use_list_.data() + use_begin_[id], use_list_.data() + use_begin_[id + 1]};
+  }
   std::vector<std::pair<uint32_t, uint32_t>> local_def_;  // id -> (function+1, index)
   std::unordered_map<uint32_t, uint32_t> mapped_type_;
   bool vulkan_memory_model_ = false;

@@ -85,20 +85,33 @@ std::string PointerPass::FindConverted(RewriteReport* report) {
 }
 
 void PointerPass::BuildUses() {
-  uses_.assign(m_.bound, {});
+  // The uses of every id sit in one array, in the order (function, instruction, operand):
+  // collected once with their ids, then placed by a counting sort on the id.
+  std::vector<std::pair<uint32_t, Use>> found;
+  use_begin_.assign(std::size_t{m_.bound} + 1, 0);
   local_def_.assign(m_.bound, {0, 0});
+  function_index_.reserve(m_.functions.size());
   for (uint32_t f = 0; f < m_.functions.size(); ++f) {
     function_index_[m_.functions[f].id()] = f;
     const auto& insts = m_.functions[f].instructions;
     for (uint32_t i = 0; i < insts.size(); ++i) {
       const Instruction& inst = insts[i];
       if (inst.has_result() && inst.result_id() < m_.bound) local_def_[inst.result_id()] = {f + 1, i};
+      const PointerOperands kind = PointerOperandsOf(inst.opcode());
+      if (kind == PointerOperands::kNone) continue;
       for (uint32_t k = 0; k < inst.operand_count(); ++k) {
         uint32_t w = inst.operand(k);
-        if (w < m_.bound && MayHoldPointer(inst, k)) uses_[w].push_back({f, i, k});
+        if (w < m_.bound && IsPointerOperand(kind, k)) {
+          ++use_begin_[w + 1];
+          found.push_back({w, Use{f, i, k}});
+        }
       }
     }
   }
+  for (std::size_t id = 1; id < use_begin_.size(); ++id) use_begin_[id] += use_begin_[id - 1];
+  use_list_.resize(found.size());
+  std::vector<uint32_t> next(use_begin_.begin(), use_begin_.end() - 1);
+  for (const auto& [id, use] : found) use_list_[next[id]++] = use;
 }
 
 bool PointerPass::MarkRetyped(uint32_t id, std::vector<uint32_t>* work) {
@@ -122,7 +135,7 @@ std::string PointerPass::Close() {
     work.pop_back();
     const bool is_var = converted_of_var_[id] >= 0;
     const bool arrayed = is_var && converted_[static_cast<uint32_t>(converted_of_var_[id])].var.array_type != 0;
-    for (const Use& u : uses_[id]) {
+    for (const Use& u : UsesOf(id)) {
       const Instruction& inst = m_.functions[u.function].instructions[u.index];
       const spv::Op op = inst.opcode();
       if (arrayed && !((op == spv::OpAccessChain || op == spv::OpInBoundsAccessChain) && u.operand == 0 &&
@@ -199,7 +212,7 @@ std::string PointerPass::Close() {
         for (uint32_t k = 0; k < inst.operand_count(); k += 2)
           if (!check(inst.operand(k))) return "OpPhi mixes a converted buffer with another pointer";
       if (op == spv::OpVariable) {
-        for (const Use& u : uses_[inst.result_id()]) {
+        for (const Use& u : UsesOf(inst.result_id())) {
           const Instruction& s = m_.functions[u.function].instructions[u.index];
           if (s.opcode() == spv::OpStore && u.operand == 0 && !check(s.operand(1)))
             return "a function variable holds both converted and other pointers";

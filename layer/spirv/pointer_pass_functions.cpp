@@ -182,7 +182,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
   // Converted variables this function names directly, and the sets they need.
   std::vector<uint32_t> direct;
   for (uint32_t c = 0; c < converted_.size(); ++c)
-    for (const Use& u : uses_[converted_[c].var.id])
+    for (const Use& u : UsesOf(converted_[c].var.id))
       if (u.function == f) { direct.push_back(c); break; }
   bool any_retyped = !direct.empty();
   for (const Instruction& inst : in)
@@ -296,9 +296,10 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       continue;
     }
     // Uses of non-arrayed converted variables become the loaded pointer.
-    for (uint32_t k = 0; k < inst.operand_count(); ++k) {
+    const PointerOperands pointer_operands = replace_.empty() ? PointerOperands::kNone : PointerOperandsOf(op);
+    for (uint32_t k = 0; pointer_operands != PointerOperands::kNone && k < inst.operand_count(); ++k) {
       uint32_t w = inst.operand(k);
-      if (w < m_.bound && MayHoldPointer(inst, k)) {
+      if (w < m_.bound && IsPointerOperand(pointer_operands, k)) {
         auto r = replace_.find(w);
         if (r != replace_.end()) inst.set_operand(k, r->second);
       }

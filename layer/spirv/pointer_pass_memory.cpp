@@ -46,7 +46,7 @@ std::string PointerPass::PlanVariableDecorations() {
       std::vector<uint32_t> pointers{converted_[c].var.id};
       for (size_t p = 0; p < pointers.size(); ++p) {
         const bool element_level = arrayed && p == 0;
-        for (const Use& u : uses_[pointers[p]]) {
+        for (const Use& u : UsesOf(pointers[p])) {
           const Instruction& inst = m_.functions[u.function].instructions[u.index];
           const bool chain = IsAccessChain(inst.opcode()) && u.operand == 0;
           if (element_level && chain && inst.operand_count() == 2) {

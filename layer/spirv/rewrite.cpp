@@ -53,6 +53,9 @@ std::string PointerPass::Apply(RewriteReport* report) {
 }
 
 std::string PointerPass::FinishModule() {
+  // Decided before the converted variables leave the types section: it reads scope
+  // constants through the type manager, whose positions that removal makes stale.
+  AddDeviceScopeCapability();
   // Converted variables, their decorations and names go.
   auto gone = [&](uint32_t id) { return id < converted_of_var_.size() && converted_of_var_[id] >= 0; };
   m_.types_values.erase(std::remove_if(m_.types_values.begin(), m_.types_values.end(),
@@ -77,7 +80,9 @@ std::string PointerPass::FinishModule() {
                  m_.debug.end());
 
   // Entry-point interfaces: SPIR-V >= 1.4 lists every global an entry point uses.
-  std::vector<std::vector<uint32_t>> used = GlobalsUsedByEntryPoints(m_);
+  // Only SPIR-V >= 1.4 needs it (the push-constant variable joins the interface).
+  std::vector<std::vector<uint32_t>> used;
+  if (m_.version >= 0x00010400) used = GlobalsUsedByEntryPoints(m_);
   for (uint32_t e = 0; e < m_.entry_points.size(); ++e) {
     Instruction& ep = m_.entry_points[e];
     uint32_t name_end = 0;
@@ -93,7 +98,6 @@ std::string PointerPass::FinishModule() {
   }
 
   AddCapability(m_, spv::CapabilityPhysicalStorageBufferAddresses);
-  AddDeviceScopeCapability();
   if (uses_int64_) AddCapability(m_, spv::CapabilityInt64);
   if (m_.version < 0x00010500) AddExtension(m_, "SPV_KHR_physical_storage_buffer");
   m_.memory_model.front().set_operand(0, spv::AddressingModelPhysicalStorageBuffer64);

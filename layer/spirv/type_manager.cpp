@@ -8,23 +8,47 @@
 namespace bindery::spirv {
 namespace {
 
-// Lookup key of a global: its words less the result id, with the bare opcode first.
-std::vector<uint32_t> KeyOf(const Instruction& inst) {
-  std::vector<uint32_t> key;
-  key.reserve(inst.word_count());
-  key.push_back(static_cast<uint32_t>(inst.opcode()));
-  if (inst.has_type()) key.push_back(inst.type_id());
-  for (uint32_t i = 0; i < inst.operand_count(); ++i) key.push_back(inst.operand(i));
-  return key;
+// Lookup key of a global: the bare opcode, its type when it has one, then its operands.
+// A view over words that live elsewhere, so lookups build nothing.
+struct KeyView {
+  uint32_t head[2];
+  uint32_t head_count;
+  const uint32_t* operands;
+  uint32_t operand_count;
+
+  uint32_t size() const { return head_count + operand_count; }
+  uint32_t at(uint32_t j) const { return j < head_count ? head[j] : operands[j - head_count]; }
+  uint64_t Hash() const {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a over the words
+    for (uint32_t j = 0; j < size(); ++j) {
+      h ^= at(j);
+      h *= 1099511628211ull;
+    }
+    return h ^ (h >> 29);
+  }
+  bool operator==(const KeyView& o) const {
+    if (size() != o.size()) return false;
+    for (uint32_t j = 0; j < size(); ++j)
+      if (at(j) != o.at(j)) return false;
+    return true;
+  }
+};
+
+KeyView KeyOf(spv::Op op, uint32_t type, const uint32_t* operands, uint32_t operand_count) {
+  KeyView k{{static_cast<uint32_t>(op), type}, type ? 2u : 1u, operands, operand_count};
+  return k;
 }
 
-std::vector<uint32_t> KeyOf(spv::Op op, uint32_t type, const std::vector<uint32_t>& operands) {
-  std::vector<uint32_t> key;
-  key.reserve(operands.size() + 2);
-  key.push_back(static_cast<uint32_t>(op));
-  if (type) key.push_back(type);
-  key.insert(key.end(), operands.begin(), operands.end());
-  return key;
+KeyView KeyOf(const Instruction& inst) {
+  KeyView k{{static_cast<uint32_t>(inst.opcode()), inst.type_id()}, inst.has_type() ? 2u : 1u,
+            inst.words().data() + inst.first_operand_index(), inst.operand_count()};
+  return k;
+}
+
+bool IsKeyed(spv::Op op) {
+  return (op >= spv::OpTypeVoid && op <= spv::OpTypeForwardPointer) || op == spv::OpConstant ||
+         op == spv::OpConstantTrue || op == spv::OpConstantFalse || op == spv::OpConstantNull ||
+         op == spv::OpConstantComposite;
 }
 
 bool IsLayoutDecoration(uint32_t d) {
@@ -33,28 +57,49 @@ bool IsLayoutDecoration(uint32_t d) {
          d == spv::DecorationColMajor;
 }
 
-const std::vector<uint32_t> kNoDecorations;
-
 }  // namespace
 
 TypeManager::TypeManager(Module& module) : m_(module) { Reindex(); }
 
 void TypeManager::Reindex() {
-  by_key_.clear();
-  decorations_.clear();
+  // Room for every global and the few dozen the rewrite adds, at most half full: no regrowth
+  // for an ordinary module.
+  std::size_t slots = 64;
+  while (slots < 2 * (m_.types_values.size() + 32)) slots *= 2;
+  keyed_slots_.assign(slots, 0);
+  keyed_count_ = 0;
+  keyed_ids_.clear();
+  keyed_ids_.reserve(m_.types_values.size() + 32);
   def_index_.assign(m_.bound, -1);
+  first_decoration_.assign(m_.bound, 0);
+  last_decoration_.assign(m_.bound, 0);
+  next_decoration_.clear();
+  next_decoration_.reserve(m_.annotations.size() + 16);
   for (uint32_t i = 0; i < m_.types_values.size(); ++i) Index(i);
-  for (uint32_t i = 0; i < m_.annotations.size(); ++i) {
-    const Instruction& a = m_.annotations[i];
-    if (a.operand_count() == 0) continue;
-    switch (a.opcode()) {
-      case spv::OpDecorate: case spv::OpMemberDecorate: case spv::OpDecorateId:
-      case spv::OpDecorateString: case spv::OpMemberDecorateString:
-        decorations_[a.operand(0)].push_back(i);
-        break;
-      default: break;
-    }
+  for (uint32_t i = 0; i < m_.annotations.size(); ++i) IndexDecoration(i);
+}
+
+void TypeManager::IndexDecoration(uint32_t annotation) {
+  if (next_decoration_.size() <= annotation) next_decoration_.resize(std::size_t{annotation} + 1, 0);
+  const Instruction& a = m_.annotations[annotation];
+  if (a.operand_count() == 0) return;
+  switch (a.opcode()) {
+    case spv::OpDecorate: case spv::OpMemberDecorate: case spv::OpDecorateId:
+    case spv::OpDecorateString: case spv::OpMemberDecorateString:
+      break;
+    default: return;
   }
+  const uint32_t id = a.operand(0);
+  // A target past the bound (hostile input: any word) is no id of the module; indexing it
+  // would size the tables by that word.
+  if (id >= m_.bound) return;
+  if (id >= first_decoration_.size()) {
+    first_decoration_.resize(std::size_t{id} + 1, 0);
+    last_decoration_.resize(std::size_t{id} + 1, 0);
+  }
+  if (last_decoration_[id]) next_decoration_[last_decoration_[id] - 1] = annotation + 1;
+  else first_decoration_[id] = annotation + 1;
+  last_decoration_[id] = annotation + 1;
 }
 
 void TypeManager::Index(uint32_t position) {
@@ -63,21 +108,44 @@ void TypeManager::Index(uint32_t position) {
   uint32_t id = inst.result_id();
   if (id >= def_index_.size()) def_index_.resize(id + 1, -1);
   def_index_[id] = static_cast<int32_t>(position);
-  const spv::Op op = inst.opcode();
-  if ((op >= spv::OpTypeVoid && op <= spv::OpTypeForwardPointer) || op == spv::OpConstant ||
-      op == spv::OpConstantTrue || op == spv::OpConstantFalse || op == spv::OpConstantNull ||
-      op == spv::OpConstantComposite)
-    by_key_[KeyOf(inst)].push_back(id);
+  if (IsKeyed(inst.opcode())) InsertKeyed(id);
+}
+
+void TypeManager::InsertKeyed(uint32_t id) {
+  if ((keyed_count_ + 1) * 2 > keyed_slots_.size()) {
+    // Grow, and insert again in the original order (so equal keys stay in module order).
+    keyed_slots_.assign(keyed_slots_.size() * 2, 0);
+    keyed_count_ = 0;
+    std::vector<uint32_t> ids;
+    ids.swap(keyed_ids_);
+    for (uint32_t old : ids) InsertKeyed(old);
+  }
+  const Instruction* inst = Def(id);
+  if (!inst) return;
+  const std::size_t mask = keyed_slots_.size() - 1;
+  std::size_t slot = static_cast<std::size_t>(KeyOf(*inst).Hash()) & mask;
+  while (keyed_slots_[slot] != 0) slot = (slot + 1) & mask;
+  keyed_slots_[slot] = id;
+  ++keyed_count_;
+  keyed_ids_.push_back(id);
+}
+
+template <typename Visit>
+uint32_t TypeManager::FindKeyed(spv::Op op, uint32_t type, const uint32_t* operands, uint32_t operand_count,
+                                Visit visit) const {
+  const KeyView key = KeyOf(op, type, operands, operand_count);
+  const std::size_t mask = keyed_slots_.size() - 1;
+  for (std::size_t slot = static_cast<std::size_t>(key.Hash()) & mask; keyed_slots_[slot] != 0; slot = (slot + 1) & mask) {
+    const uint32_t id = keyed_slots_[slot];
+    const Instruction* inst = Def(id);
+    if (inst && KeyOf(*inst) == key && visit(id)) return id;
+  }
+  return 0;
 }
 
 const Instruction* TypeManager::Def(uint32_t id) const {
   int i = DefIndex(id);
   return i < 0 ? nullptr : &m_.types_values[static_cast<uint32_t>(i)];
-}
-
-const std::vector<uint32_t>& TypeManager::DecorationsOf(uint32_t id) const {
-  auto it = decorations_.find(id);
-  return it == decorations_.end() ? kNoDecorations : it->second;
 }
 
 bool TypeManager::HasDecoration(uint32_t id, spv::Decoration d) const {
@@ -114,15 +182,15 @@ bool TypeManager::GetMemberDecoration(uint32_t struct_id, uint32_t member, spv::
 void TypeManager::AddDecoration(uint32_t id, spv::Decoration d, std::initializer_list<uint32_t> literals) {
   Instruction a(spv::OpDecorate, 0, 0, {id, static_cast<uint32_t>(d)});
   for (uint32_t l : literals) a.add_operand(l);
-  decorations_[id].push_back(static_cast<uint32_t>(m_.annotations.size()));
   m_.annotations.push_back(std::move(a));
+  IndexDecoration(static_cast<uint32_t>(m_.annotations.size() - 1));
 }
 
 void TypeManager::AddMemberDecoration(uint32_t id, uint32_t member, spv::Decoration d, std::initializer_list<uint32_t> literals) {
   Instruction a(spv::OpMemberDecorate, 0, 0, {id, member, static_cast<uint32_t>(d)});
   for (uint32_t l : literals) a.add_operand(l);
-  decorations_[id].push_back(static_cast<uint32_t>(m_.annotations.size()));
   m_.annotations.push_back(std::move(a));
+  IndexDecoration(static_cast<uint32_t>(m_.annotations.size() - 1));
 }
 
 std::vector<uint32_t> TypeManager::LayoutSignature(uint32_t id) const {
@@ -151,19 +219,23 @@ std::vector<uint32_t> TypeManager::LayoutSignature(uint32_t id) const {
 
 uint32_t TypeManager::FindWithLayout(spv::Op op, const std::vector<uint32_t>& operands,
                                      const std::vector<uint32_t>& layout) const {
-  auto it = by_key_.find(KeyOf(op, 0, operands));
-  if (it == by_key_.end()) return 0;
-  for (uint32_t id : it->second)
-    if (LayoutSignature(id) == layout) return id;
-  return 0;
+  return FindKeyed(op, 0, operands.data(), static_cast<uint32_t>(operands.size()),
+                   [&](uint32_t id) { return LayoutSignature(id) == layout; });
+}
+
+bool TypeManager::HasLayoutDecoration(uint32_t id) const {
+  for (uint32_t i : DecorationsOf(id)) {
+    const Instruction& a = m_.annotations[i];
+    if ((a.opcode() == spv::OpDecorate && a.operand_count() >= 2 && IsLayoutDecoration(a.operand(1))) ||
+        (a.opcode() == spv::OpMemberDecorate && a.operand_count() >= 3 && IsLayoutDecoration(a.operand(2))))
+      return true;
+  }
+  return false;
 }
 
 uint32_t TypeManager::FindType(spv::Op op, const std::vector<uint32_t>& operands) const {
-  auto it = by_key_.find(KeyOf(op, 0, operands));
-  if (it == by_key_.end()) return 0;
-  for (uint32_t id : it->second)
-    if (LayoutSignature(id).empty()) return id;
-  return 0;
+  return FindKeyed(op, 0, operands.data(), static_cast<uint32_t>(operands.size()),
+                   [&](uint32_t id) { return !HasLayoutDecoration(id); });
 }
 
 uint32_t TypeManager::CreateType(spv::Op op, const std::vector<uint32_t>& operands) {
@@ -225,8 +297,9 @@ uint32_t TypeManager::GetStructType(const std::vector<uint32_t>& members, const 
 }
 
 uint32_t TypeManager::GetConstant(uint32_t type, const std::vector<uint32_t>& value_words) {
-  auto it = by_key_.find(KeyOf(spv::OpConstant, type, value_words));
-  if (it != by_key_.end() && !it->second.empty()) return it->second.front();
+  if (uint32_t found = FindKeyed(spv::OpConstant, type, value_words.data(), static_cast<uint32_t>(value_words.size()),
+                                 [](uint32_t) { return true; }))
+    return found;
   uint32_t id = m_.TakeId();
   Instruction inst(spv::OpConstant, type, id, {});
   for (uint32_t w : value_words) inst.add_operand(w);
@@ -236,8 +309,7 @@ uint32_t TypeManager::GetConstant(uint32_t type, const std::vector<uint32_t>& va
 }
 
 uint32_t TypeManager::GetNullConstant(uint32_t type) {
-  auto it = by_key_.find(KeyOf(spv::OpConstantNull, type, {}));
-  if (it != by_key_.end() && !it->second.empty()) return it->second.front();
+  if (uint32_t found = FindKeyed(spv::OpConstantNull, type, nullptr, 0, [](uint32_t) { return true; })) return found;
   uint32_t id = m_.TakeId();
   m_.types_values.emplace_back(spv::OpConstantNull, type, id, std::initializer_list<uint32_t>{});
   Index(static_cast<uint32_t>(m_.types_values.size() - 1));
@@ -247,8 +319,7 @@ uint32_t TypeManager::GetNullConstant(uint32_t type) {
 uint32_t TypeManager::GetBoolConstant(bool v) {
   uint32_t type = GetBoolType();
   spv::Op op = v ? spv::OpConstantTrue : spv::OpConstantFalse;
-  auto it = by_key_.find(KeyOf(op, type, {}));
-  if (it != by_key_.end() && !it->second.empty()) return it->second.front();
+  if (uint32_t found = FindKeyed(op, type, nullptr, 0, [](uint32_t) { return true; })) return found;
   uint32_t id = m_.TakeId();
   m_.types_values.emplace_back(op, type, id, std::initializer_list<uint32_t>{});
   Index(static_cast<uint32_t>(m_.types_values.size() - 1));

@@ -7,8 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <unordered_map>
 #include <vector>
 
 #include "spirv/module.h"
@@ -24,7 +22,9 @@ class TypeManager {
   // Definition of a global id (type, constant, global variable), or nullptr.
   const Instruction* Def(uint32_t id) const;
   // Index of the definition in module.types_values, or -1.
-  int DefIndex(uint32_t id) const { return id < def_index_.size() ? def_index_[id] : -1; }
+  int DefIndex(uint32_t id) const {
+    return id < def_index_.size() && static_cast<std::size_t>(def_index_[id]) < m_.types_values.size() ? def_index_[id] : -1;
+  }
 
   // ---- decorations ----
   bool HasDecoration(uint32_t id, spv::Decoration d) const;
@@ -33,8 +33,30 @@ class TypeManager {
   bool GetMemberDecoration(uint32_t struct_id, uint32_t member, spv::Decoration d, uint32_t* value) const;
   void AddDecoration(uint32_t id, spv::Decoration d, std::initializer_list<uint32_t> literals = {});
   void AddMemberDecoration(uint32_t id, uint32_t member, spv::Decoration d, std::initializer_list<uint32_t> literals = {});
-  // Indices into module.annotations of the OpDecorate* / OpMemberDecorate* naming `id`.
-  const std::vector<uint32_t>& DecorationsOf(uint32_t id) const;
+  // Indices into module.annotations of the OpDecorate* / OpMemberDecorate* naming `id`,
+  // in module order (a list threaded through next_decoration_: no allocation per id).
+  class DecorationList {
+   public:
+    class Iterator {
+     public:
+      Iterator(const std::vector<uint32_t>* next, uint32_t at) : next_(next), at_(at) {}
+      uint32_t operator*() const { return at_ - 1; }
+      Iterator& operator++() { at_ = (*next_)[at_ - 1]; return *this; }
+      bool operator!=(const Iterator& o) const { return at_ != o.at_; }
+     private:
+      const std::vector<uint32_t>* next_;
+      uint32_t at_;  // annotation index + 1; 0 ends the list
+    };
+    DecorationList(const std::vector<uint32_t>* next, uint32_t first) : next_(next), first_(first) {}
+    Iterator begin() const { return Iterator(next_, first_); }
+    Iterator end() const { return Iterator(next_, 0); }
+   private:
+    const std::vector<uint32_t>* next_;
+    uint32_t first_;
+  };
+  DecorationList DecorationsOf(uint32_t id) const {
+    return DecorationList(&next_decoration_, id < first_decoration_.size() ? first_decoration_[id] : 0);
+  }
 
   // ---- types ----
   uint32_t FindType(spv::Op op, const std::vector<uint32_t>& operands) const;
@@ -75,13 +97,27 @@ class TypeManager {
 
  private:
   void Index(uint32_t position);
+  void IndexDecoration(uint32_t annotation);
   std::vector<uint32_t> LayoutSignature(uint32_t id) const;
+  bool HasLayoutDecoration(uint32_t id) const;
+  // Ids of the keyed globals whose key (opcode, type if any, operands) equals the query's,
+  // in module order, passed to `visit` until it returns true; the id it stopped at, or 0.
+  template <typename Visit>
+  uint32_t FindKeyed(spv::Op op, uint32_t type, const uint32_t* operands, uint32_t operand_count, Visit visit) const;
+  void InsertKeyed(uint32_t position);
   uint32_t FindWithLayout(spv::Op op, const std::vector<uint32_t>& operands, const std::vector<uint32_t>& layout) const;
 
   Module& m_;
   std::vector<int32_t> def_index_;
-  std::map<std::vector<uint32_t>, std::vector<uint32_t>> by_key_;  // opcode+operands -> ids
-  std::unordered_map<uint32_t, std::vector<uint32_t>> decorations_;
+  // Types and constants by key: open addressing with linear probing over positions + 1
+  // (0 = empty), never deleted from, so equal keys are met in insertion (module) order.
+  std::vector<uint32_t> keyed_slots_;
+  uint32_t keyed_count_ = 0;
+  std::vector<uint32_t> keyed_ids_;  // in insertion order, to insert again when growing
+  // Decorations per id: first / last annotation index + 1 per id, next index + 1 per annotation.
+  std::vector<uint32_t> first_decoration_;
+  std::vector<uint32_t> last_decoration_;
+  std::vector<uint32_t> next_decoration_;
 };
 
 }  // namespace bindery::spirv

@@ -1,0 +1,92 @@
+// The words of one instruction: a small vector whose first kInline words live inside the
+// object. Almost every instruction of a real module (loads, stores, arithmetic, access
+// chains, decorations, scalar types) fits, so parsing, copying and rebuilding an
+// instruction stream allocates nothing per instruction; longer ones (structs, calls,
+// strings) spill to the heap. Only the operations the Instruction class needs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+namespace bindery::spirv {
+
+class InstructionWords {
+ public:
+  static constexpr uint32_t kInline = 8;
+
+  InstructionWords() = default;
+  InstructionWords(const uint32_t* words, uint32_t count) { Assign(words, count); }
+  InstructionWords(const InstructionWords& other) { Assign(other.data(), other.size_); }
+  InstructionWords(InstructionWords&& other) noexcept { MoveFrom(other); }
+  InstructionWords& operator=(const InstructionWords& other) {
+    if (this != &other) Assign(other.data(), other.size_);
+    return *this;
+  }
+  InstructionWords& operator=(InstructionWords&& other) noexcept {
+    if (this != &other) {
+      heap_.reset();
+      MoveFrom(other);
+    }
+    return *this;
+  }
+
+  uint32_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const uint32_t* data() const { return heap_ ? heap_.get() : inline_; }
+  uint32_t* data() { return heap_ ? heap_.get() : inline_; }
+  const uint32_t* begin() const { return data(); }
+  const uint32_t* end() const { return data() + size_; }
+  uint32_t operator[](std::size_t i) const { return data()[i]; }
+  uint32_t& operator[](std::size_t i) { return data()[i]; }
+
+  void clear() { size_ = 0; }
+  void reserve(uint32_t n) {
+    if (n <= capacity_) return;
+    std::unique_ptr<uint32_t[]> grown(new uint32_t[n]);
+    std::memcpy(grown.get(), data(), std::size_t{size_} * sizeof(uint32_t));
+    heap_ = std::move(grown);
+    capacity_ = n;
+  }
+  void push_back(uint32_t w) {
+    if (size_ == capacity_) reserve(capacity_ * 2);
+    data()[size_++] = w;
+  }
+  void append(const uint32_t* words, std::size_t count) {
+    reserve(static_cast<uint32_t>(size_ + count));
+    if (count) std::memcpy(data() + size_, words, count * sizeof(uint32_t));
+    size_ += static_cast<uint32_t>(count);
+  }
+  // Shrinks, or grows with zeros.
+  void resize(uint32_t n) {
+    reserve(n);
+    for (uint32_t i = size_; i < n; ++i) data()[i] = 0;
+    size_ = n;
+  }
+
+ private:
+  void Assign(const uint32_t* words, uint32_t count) {
+    size_ = 0;
+    append(words, count);
+  }
+  void MoveFrom(InstructionWords& other) {
+    size_ = other.size_;
+    if (other.heap_) {
+      heap_ = std::move(other.heap_);
+      capacity_ = other.capacity_;
+    } else {
+      capacity_ = kInline;
+      std::memcpy(inline_, other.inline_, std::size_t{size_} * sizeof(uint32_t));
+    }
+    other.size_ = 0;
+    other.capacity_ = kInline;
+  }
+
+  uint32_t size_ = 0;
+  uint32_t capacity_ = kInline;
+  std::unique_ptr<uint32_t[]> heap_;
+  uint32_t inline_[kInline];
+};
+
+}  // namespace bindery::spirv
