@@ -110,6 +110,9 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
   module->schema = words[4];
 
   const std::vector<std::size_t> function_sizes = ReserveSections(words, word_count, module);
+  // SSA: each id is defined once. The pass indexes definitions by id; a second definition
+  // (malformed input, found by the fuzzer) would make it rewrite the wrong one.
+  std::vector<bool> defined(module->bound, false);
   int section = kCapability;
   bool in_function = false;
   std::size_t pos = 5;
@@ -135,6 +138,10 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
     const uint32_t type_id = has_type ? words[pos + 1] : 0;
     if (has_result && (result_id == 0 || result_id >= module->bound))
       return "result id " + std::to_string(result_id) + " outside the bound " + std::to_string(module->bound) + where();
+    if (has_result) {
+      if (defined[result_id]) return "id " + std::to_string(result_id) + " is defined more than once" + where();
+      defined[result_id] = true;
+    }
     if (has_type && (type_id == 0 || type_id >= module->bound))
       return "type id " + std::to_string(type_id) + " outside the bound" + where();
     const uint32_t* first = words + pos;
@@ -184,49 +191,57 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
 }
 
 // SPIR-V defines every type before a type uses it (a pointer may name a struct declared
-// later only through OpTypeForwardPointer). Checked here because the type manager and the
-// pass walk composite types recursively: a cycle in malformed input (found by the fuzzer)
-// would recurse without end.
+// later only through OpTypeForwardPointer), and a type's operands are types (an array's
+// length a constant). Checked here because the type manager and the pass walk composite
+// types recursively — a cycle in malformed input (found by the fuzzer) would recurse
+// without end — and because a type naming a variable would dangle once the rewrite
+// removes that variable (also found by the fuzzer).
 std::string CheckTypesDefinedBeforeUse(const Module& module) {
-  std::vector<bool> defined(module.bound, false);
-  std::vector<bool> forward(module.bound, false);
+  enum Kind : uint8_t { kNone, kType, kConstant, kForward };
+  std::vector<uint8_t> kind(module.bound, kNone);
+  auto kind_of = [&](uint32_t id) -> uint8_t { return id < module.bound ? kind[id] : uint8_t{kNone}; };
   // A forward-declared pointer may be used (as a member or element) before its OpTypePointer.
-  auto is_defined = [&](uint32_t id) { return id < module.bound && (defined[id] || forward[id]); };
+  auto is_type = [&](uint32_t id) { return kind_of(id) == kType || kind_of(id) == kForward; };
   for (const Instruction& inst : module.types_values) {
     const spv::Op op = inst.opcode();
     const uint32_t n = inst.operand_count();
+    const uint32_t result = inst.result_id();
     bool ok = true;
     switch (op) {
       case spv::OpTypeVector:
       case spv::OpTypeMatrix:
       case spv::OpTypeRuntimeArray:
-        ok = n >= 1 && is_defined(inst.operand(0));
+        ok = n >= 1 && is_type(inst.operand(0));
         break;
       case spv::OpTypeArray:
-        ok = n >= 2 && is_defined(inst.operand(0)) && is_defined(inst.operand(1));
+        ok = n >= 2 && is_type(inst.operand(0)) && kind_of(inst.operand(1)) == kConstant;
         break;
       case spv::OpTypeStruct:
-        for (uint32_t i = 0; i < n && ok; ++i) ok = is_defined(inst.operand(i));
+        for (uint32_t i = 0; i < n && ok; ++i) ok = is_type(inst.operand(i));
         break;
       case spv::OpTypePointer:
-        ok = n >= 2 && (is_defined(inst.operand(1)) || (inst.result_id() < module.bound && forward[inst.result_id()]));
         // The pointee of a forward-declared pointer may come later.
+        ok = n >= 2 && (is_type(inst.operand(1)) || kind_of(result) == kForward);
         break;
       case spv::OpTypeForwardPointer:
-        if (n >= 1 && inst.operand(0) < module.bound) forward[inst.operand(0)] = true;
+        if (n >= 1 && inst.operand(0) < module.bound && kind[inst.operand(0)] == kNone) kind[inst.operand(0)] = kForward;
         break;
       default: break;
     }
     // Only a pointer may define a forward-declared id (else a struct could contain itself).
-    if (op != spv::OpTypePointer && inst.result_id() != 0 && inst.result_id() < module.bound &&
-        forward[inst.result_id()]) {
-      ok = false;
-    }
+    if (op != spv::OpTypePointer && result != 0 && kind_of(result) == kForward) ok = false;
     if (!ok) {
-      return "type " + std::to_string(inst.result_id()) + " (opcode " + std::to_string(static_cast<uint32_t>(op)) +
+      return "type " + std::to_string(result) + " (opcode " + std::to_string(static_cast<uint32_t>(op)) +
              ") uses a type or constant not defined before it";
     }
-    if (inst.result_id() != 0 && inst.result_id() < module.bound) defined[inst.result_id()] = true;
+    if (result == 0 || result >= module.bound) continue;
+    // Declarations without a result type are types; typed values other than variables and
+    // undefined values are constants (the kinds an array length may be).
+    if (inst.type_id() == 0) {
+      kind[result] = kType;
+    } else if (op != spv::OpVariable && op != spv::OpUndef) {
+      kind[result] = kConstant;
+    }
   }
   return "";
 }

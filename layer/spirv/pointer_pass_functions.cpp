@@ -23,7 +23,11 @@ std::string PointerPass::EmitOffset(uint32_t id, uint32_t* offset, uint32_t* ove
   std::vector<const Instruction*> chains;
   uint32_t cur = id;
   uint32_t root_type = 0;
-  for (;;) {
+  // Valid SSA cannot loop back here, but malformed input can (an access chain or copy
+  // naming itself, found by the fuzzer): bound the walk instead of looping or growing.
+  constexpr uint32_t kMaxWalk = 4096;
+  for (uint32_t step = 0;; ++step) {
+    if (step == kMaxWalk) return "bounds checks: a pointer's definitions form a cycle (malformed module)";
     auto r = roots_.find(cur);
     if (r != roots_.end()) {
       *root = r->second;
