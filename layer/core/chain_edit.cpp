@@ -74,51 +74,45 @@ void* ChainEditor::CopyStruct(const void* s, std::size_t size) {
   return storage_.back().get();
 }
 
-void* ChainEditor::ModifyStruct(VkStructureType stype, std::size_t size) {
-  // Walk to the target, checking the prefix is copyable.
-  std::vector<const VkBaseInStructure*> prefix;
-  const VkBaseInStructure* target = nullptr;
+bool ChainEditor::FindWithCopyablePrefix(VkStructureType stype, const VkBaseInStructure** target,
+                                         std::vector<const VkBaseInStructure*>* prefix) const {
   for (auto* s = static_cast<const VkBaseInStructure*>(first_); s != nullptr; s = s->pNext) {
     if (s->sType == stype) {
-      target = s;
-      break;
+      *target = s;
+      return true;
     }
-    if (KnownStructSize(s->sType) == 0) return nullptr;
-    prefix.push_back(s);
+    if (KnownStructSize(s->sType) == 0) return false;
+    prefix->push_back(s);
   }
-  if (target == nullptr) return nullptr;
-  // Copy back to front, each copy pointing at the copy after it.
-  auto* copy = static_cast<VkBaseOutStructure*>(CopyStruct(target, size));
-  VkBaseOutStructure* next = copy;
+  return false;
+}
+
+void ChainEditor::CopyPrefixOnto(const std::vector<const VkBaseInStructure*>& prefix, const void* tail) {
+  // Copy back to front, each copy pointing at the copy after it; the last at `tail`.
+  const void* next = tail;
   for (auto it = prefix.rbegin(); it != prefix.rend(); ++it) {
     auto* c = static_cast<VkBaseOutStructure*>(CopyStruct(*it, KnownStructSize((*it)->sType)));
-    c->pNext = next;
+    c->pNext = static_cast<VkBaseOutStructure*>(const_cast<void*>(next));
     next = c;
   }
   first_ = next;
+}
+
+void* ChainEditor::ModifyStruct(VkStructureType stype, std::size_t size) {
+  std::vector<const VkBaseInStructure*> prefix;
+  const VkBaseInStructure* target = nullptr;
+  if (!FindWithCopyablePrefix(stype, &target, &prefix)) return nullptr;
+  void* copy = CopyStruct(target, size);
+  CopyPrefixOnto(prefix, copy);
   return copy;
 }
 
 bool ChainEditor::Remove(VkStructureType stype) {
   while (Find(stype) != nullptr) {
-    // Copy the structs before the target, the last copy pointing past the target.
     std::vector<const VkBaseInStructure*> prefix;
     const VkBaseInStructure* target = nullptr;
-    for (auto* s = static_cast<const VkBaseInStructure*>(first_); s != nullptr; s = s->pNext) {
-      if (s->sType == stype) {
-        target = s;
-        break;
-      }
-      if (KnownStructSize(s->sType) == 0) return false;
-      prefix.push_back(s);
-    }
-    const void* next = target->pNext;
-    for (auto it = prefix.rbegin(); it != prefix.rend(); ++it) {
-      auto* c = static_cast<VkBaseOutStructure*>(CopyStruct(*it, KnownStructSize((*it)->sType)));
-      c->pNext = static_cast<VkBaseOutStructure*>(const_cast<void*>(next));
-      next = c;
-    }
-    first_ = next;
+    if (!FindWithCopyablePrefix(stype, &target, &prefix)) return false;
+    CopyPrefixOnto(prefix, target->pNext);  // the prefix now skips the target
   }
   return true;
 }

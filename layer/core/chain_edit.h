@@ -54,6 +54,12 @@ class ChainEditor {
   bool Remove(VkStructureType stype);
 
  private:
+  // The first struct of `stype` and the structs before it; false if absent or a struct
+  // before it has a size the layer does not know (then nothing can be edited).
+  bool FindWithCopyablePrefix(VkStructureType stype, const VkBaseInStructure** target,
+                              std::vector<const VkBaseInStructure*>* prefix) const;
+  // Makes the chain start with copies of `prefix`, the last one pointing at `tail`.
+  void CopyPrefixOnto(const std::vector<const VkBaseInStructure*>& prefix, const void* tail);
   void* CopyStruct(const void* s, std::size_t size);
 
   const void* first_;
