@@ -62,6 +62,12 @@ std::string CheckRewriteInvariants(const uint8_t* data, size_t size) {
       for (auto& b : set.bindings) b.array_size += 1;
     }
   }
+  // Now and then the root in a buffer (push constants full), at a set the module may
+  // already use (then the rewrite must refuse, unchanged).
+  if ((bits >> 11) & 1) {
+    options.root_placement = spirv::RootPlacement::kStorageBuffer;
+    options.root_buffer_set = (bits >> 12) & 7u;
+  }
 
   const spirv::RewriteResult r = spirv::RewriteDescriptorsToPointers(words.data(), words.size(), options);
   if (!r.error.empty()) return "";  // unreadable input: a clear error is all we ask

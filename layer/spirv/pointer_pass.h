@@ -61,6 +61,11 @@ class PointerPass {
   // Rewrite.
   void SetUpTypes();
   void SetUpPushConstants(RewriteReport* report);
+  // A member of the root (a set's block address or a binding's dynamic offsets): its
+  // byte offset, type, where its member index goes, and its debug name.
+  struct RootMember { uint32_t offset; uint32_t type; uint32_t* index; std::string name; };
+  // RootPlacement::kStorageBuffer: the root buffer from `members` (offset order).
+  void SetUpRootBuffer(const std::vector<RootMember>& members, RewriteReport* report);
   std::string RewriteFunction(uint32_t f);
   std::string FinishModule();
   // Emits the loads of record `record_index` (an id, u32) of converted variable `c`:

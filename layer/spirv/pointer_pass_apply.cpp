@@ -72,7 +72,7 @@ void PointerPass::SetUpTypes() {
 // block, or a new block when it has none. Their types are created after the existing
 // block, so the block is re-declared at the end of the types with the old members first.
 void PointerPass::SetUpPushConstants(RewriteReport* report) {
-  struct Member { uint32_t offset; uint32_t type; uint32_t* index; std::string name; };
+  using Member = RootMember;
   std::vector<Member> members;
   root_member_.assign(options_.sets.size(), kNone);
   dynamic_member_.assign(converted_.size(), kNone);
@@ -89,6 +89,10 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
                          types_.GetArrayType(u32_, std::max(1u, converted_[i].binding->array_size), 4),
                          &dynamic_member_[i], "bindery_dynamic_offsets" + std::to_string(i)});
   std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.offset < b.offset; });
+  if (options_.root_placement == RootPlacement::kStorageBuffer) {
+    SetUpRootBuffer(members, report);
+    return;
+  }
 
   std::vector<uint32_t> member_types, offsets;
   std::vector<Instruction> member_decorations;
@@ -161,6 +165,56 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
   }
   pc_address_pointer_ = types_.GetPointerType(spv::StorageClassPushConstant, address_type_);
   pc_u32_pointer_ = types_.GetPointerType(spv::StorageClassPushConstant, u32_);
+}
+
+// RootPlacement::kStorageBuffer: the root members form a new read-only buffer block at
+// (root_buffer_set, 0); pc_var_ and its pointer types then name that buffer, so the code
+// that loads the root is the same for both placements. The module's own push constants
+// stay as they are.
+void PointerPass::SetUpRootBuffer(const std::vector<RootMember>& members, RewriteReport* report) {
+  for (const VariableInfo& v : vars_) {
+    if (v.kind == ResourceKind::kPushConstants) report->push_constant_end = std::max(report->push_constant_end, types_.SizeOf(v.block_type));
+    if (v.is_resource && v.kind != ResourceKind::kPushConstants && v.set == options_.root_buffer_set && v.binding == 0) {
+      report->reason = "the root buffer's binding (set " + std::to_string(v.set) + ", binding 0) is in use";
+      return;
+    }
+  }
+  // StorageBuffer is core from SPIR-V 1.3; before it, a Uniform + BufferBlock variable has
+  // the same (storage-buffer) layout without an extension.
+  const bool storage_class = m_.version >= 0x00010300;
+  const spv::StorageClass sc = storage_class ? spv::StorageClassStorageBuffer : spv::StorageClassUniform;
+  std::vector<uint32_t> member_types;
+  uint32_t end = 0;
+  for (uint32_t i = 0; i < members.size(); ++i) {
+    if (members[i].offset < end) {
+      report->reason = "root members overlap at byte " + std::to_string(members[i].offset);
+      return;
+    }
+    *members[i].index = i;
+    member_types.push_back(members[i].type);
+    end = members[i].offset + types_.SizeOf(members[i].type);
+  }
+  report->root_buffer_end = end;
+  pc_struct_ = types_.CreateType(spv::OpTypeStruct, member_types);
+  types_.AddDecoration(pc_struct_, storage_class ? spv::DecorationBlock : spv::DecorationBufferBlock);
+  for (uint32_t i = 0; i < members.size(); ++i) {
+    types_.AddMemberDecoration(pc_struct_, i, spv::DecorationOffset, {members[i].offset});
+    types_.AddMemberDecoration(pc_struct_, i, spv::DecorationNonWritable);
+    Instruction name(spv::OpMemberName, 0, 0, {pc_struct_, i});
+    for (uint32_t w : StringWords(members[i].name)) name.add_operand(w);
+    m_.debug.push_back(std::move(name));
+  }
+  uint32_t pointer = types_.CreateType(spv::OpTypePointer, {static_cast<uint32_t>(sc), pc_struct_});
+  pc_var_ = m_.TakeId();
+  new_pc_var_ = true;
+  types_.AddGlobal(Instruction(spv::OpVariable, pointer, pc_var_, {static_cast<uint32_t>(sc)}));
+  types_.AddDecoration(pc_var_, spv::DecorationDescriptorSet, {options_.root_buffer_set});
+  types_.AddDecoration(pc_var_, spv::DecorationBinding, {0});
+  Instruction name(spv::OpName, 0, 0, {pc_var_});
+  for (uint32_t w : StringWords("bindery_root")) name.add_operand(w);
+  m_.debug.push_back(std::move(name));
+  pc_address_pointer_ = types_.GetPointerType(sc, address_type_);
+  pc_u32_pointer_ = types_.GetPointerType(sc, u32_);
 }
 
 uint32_t PointerPass::EmitRootPointer(uint32_t set_index) {

@@ -7,8 +7,11 @@
 // stops being a descriptor. Its pointer is loaded at run time from the argument block of
 // its set: an array of 16-byte records { uint64 address; uint64 size; }, one per
 // descriptor (array element), at index first_record + array_index. The block's own
-// address is a push-constant member (uint64, or uvec2 without shaderInt64) at
-// SetLayout::root_offset, placed by the caller after the application's push constants.
+// address is a member of the *root* (uint64, or uvec2 without shaderInt64) at
+// SetLayout::root_offset. The root lives in push constants, placed by the caller after
+// the application's own (RootPlacement::kPushConstants), or in a read-only storage
+// buffer at (root_buffer_set, binding 0) that the caller binds as a dynamic storage
+// buffer (RootPlacement::kStorageBuffer: push-constant space is full).
 //
 // Failure is a value: malformed input gives `error`; anything the pass does not support
 // gives report.converted == false with report.reason ("not converted: <reason>") and the
@@ -52,8 +55,19 @@ struct SetLayout {
   std::vector<BindingLayout> bindings;  // bindings of this set to convert
 };
 
+enum class RootPlacement {
+  kPushConstants,  // members of the module's push-constant block (a new one if it has none)
+  // A new read-only buffer variable at DescriptorSet root_buffer_set, Binding 0 (the
+  // StorageBuffer class from SPIR-V 1.3, Uniform + BufferBlock before; storage-buffer
+  // layout, so dynamic offsets keep their 4-byte stride); the module's own push
+  // constants are left as they are. Offsets in the layout are offsets in that buffer.
+  kStorageBuffer,
+};
+
 struct RewriteOptions {
   std::vector<SetLayout> sets;
+  RootPlacement root_placement = RootPlacement::kPushConstants;
+  uint32_t root_buffer_set = 0;  // kStorageBuffer: the root buffer's descriptor set
   TargetEnv target = TargetEnv::kVulkan1_2;
   bool shader_int64 = true;            // else addresses travel as uvec2 and are bitcast
   bool bounds_checks = false;          // reads out of bounds give 0, writes/atomics dropped
@@ -79,9 +93,13 @@ struct RewriteReport {
   bool converted = false;  // false: `module` is the input, unchanged
   std::string reason;      // when !converted: "not converted: <reason>"
   std::vector<BindingReport> bindings;
-  // One past the last push-constant byte the rewritten module reads (its own block and
-  // the root); the caller's pipeline layout must cover [0, this) for the module's stages.
+  // One past the last push-constant byte the rewritten module reads (its own block and,
+  // in push constants, the root); the caller's pipeline layout must cover [0, this) for
+  // the module's stages.
   uint32_t push_constant_end = 0;
+  // RootPlacement::kStorageBuffer: one past the last root byte the module reads from
+  // the root buffer (0 otherwise).
+  uint32_t root_buffer_end = 0;
   std::string ToString() const;  // human-readable, one line per binding
 };
 
