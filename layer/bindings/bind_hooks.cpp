@@ -104,9 +104,7 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
   // Offsets left over (a set without a known layout) go down with the last native run.
   while (dynamic_index < dynamicOffsetCount) native_dynamic[native_dynamic_count++] = pDynamicOffsets[dynamic_index++];
 
-  if (root_hi > root_lo) {
-    b.next.CmdPushConstants(cb, layout, pl->root_stages, root_lo, root_hi - root_lo, bytes + root_lo);
-  }
+  if (root_hi > root_lo) DeliverRoot(b, cb, bindPoint, layout, *pl, root_lo, root_hi, bytes + root_lo);
   // Native binds: runs of consecutive sets that have native bindings (or no shadow).
   uint32_t dyn_cursor = 0;
   for (uint32_t i = 0; i < setCount;) {

@@ -5,6 +5,8 @@
 // turns it on; `auto` (the default) converts nothing on any device.
 #include "bindings/bindings_capability.h"
 
+#include <algorithm>
+
 #include "bindings/bindings_device.h"
 #include "bindings/hooks.h"
 #include "bindings/limits.h"
@@ -37,6 +39,9 @@ const Hook kHooks[] = {
     BINDERY_HOOK(CreateGraphicsPipelines, nullptr),
     BINDERY_HOOK(CmdBindDescriptorSets, nullptr),
     BINDERY_HOOK(CmdPushConstants, nullptr),
+    // Push descriptors (push_descriptor_hooks.cpp): installed where the device has them.
+    BINDERY_HOOK(CmdPushDescriptorSetKHR, nullptr),
+    BINDERY_HOOK(CmdPushDescriptorSetWithTemplateKHR, nullptr),
     // Fallback pipelines (fallback.cpp).
     BINDERY_HOOK(CmdBindPipeline, nullptr),
     BINDERY_HOOK(DestroyPipeline, nullptr),
@@ -105,8 +110,8 @@ class Bindings final : public Capability {
     return plan;
   }
 
-  std::unique_ptr<CommandData> CreateCommandData(CapabilityDevice&, VkCommandPool) const override {
-    return std::make_unique<BindingsCommandData>();
+  std::unique_ptr<CommandData> CreateCommandData(CapabilityDevice& device, VkCommandPool) const override {
+    return std::make_unique<BindingsCommandData>(static_cast<DeviceBindings&>(device).ring_pool);
   }
 
   std::unique_ptr<CapabilityDevice> CreateDevice(DeviceState& device, DevicePlan& p) const override {
@@ -131,24 +136,42 @@ DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p,
       plan(p),
       counters{&device_state.counters.Register("pipelines rewritten"),
                &device_state.counters.Register("fallen back"),
-               &device_state.counters.Register("descriptor sets converted")} {
+               &device_state.counters.Register("descriptor sets converted"),
+               &device_state.counters.Register("push descriptor updates converted"),
+               &device_state.counters.Register("root ring bytes")} {
   max_push_bytes = device_state.properties.limits.maxPushConstantsSize;
+  max_bound_sets = device_state.properties.limits.maxBoundDescriptorSets;
+  ring_alignment = static_cast<uint32_t>(
+      std::max<VkDeviceSize>(16, device_state.properties.limits.minStorageBufferOffsetAlignment));
   device_state.instance->dispatch.GetPhysicalDeviceMemoryProperties(device_state.physical_device, &memory_properties);
+  // The reserved set's layout: made once, so every pipeline layout with a ring root names
+  // the same one (and every ring block's set can be bound with any of them).
+  const VkDescriptorSetLayoutBinding root{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 1, VK_SHADER_STAGE_ALL, nullptr};
+  VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  info.bindingCount = 1;
+  info.pBindings = &root;
+  if (ring_alignment > kRingRootBytes ||
+      next.CreateDescriptorSetLayout(device.handle, &info, nullptr, &root_set_layout) != VK_SUCCESS) {
+    root_set_layout = VK_NULL_HANDLE;
+  }
 }
 
 DeviceBindings::~DeviceBindings() {
   templates.ForEach([&](VkDescriptorUpdateTemplate, TemplateShadow& t) {
-    if (t.native != VK_NULL_HANDLE && next.DestroyDescriptorUpdateTemplate != nullptr) {
-      next.DestroyDescriptorUpdateTemplate(device.handle, t.native, nullptr);
-    }
+    if (t.native != VK_NULL_HANDLE) t.destroy(device.handle, t.native, nullptr);
+    if (t.full != VK_NULL_HANDLE) t.destroy(device.handle, t.full, nullptr);
   });
   for (VkDescriptorPool p : fallback_pools) next.DestroyDescriptorPool(device.handle, p, nullptr);
   for (VkPipelineLayout l : owned_pipeline_layouts) next.DestroyPipelineLayout(device.handle, l, nullptr);
   for (VkDescriptorSetLayout l : owned_set_layouts) next.DestroyDescriptorSetLayout(device.handle, l, nullptr);
+  // The ring's blocks (and their reserved sets) go with ring_pool, after this.
+  if (root_set_layout != VK_NULL_HANDLE) next.DestroyDescriptorSetLayout(device.handle, root_set_layout, nullptr);
   // Pools the application did not destroy: their argument blocks go with the device.
+  // (Straight to the layer below the stack: the tracking stage, which hooks buffer and
+  // memory destruction, has dropped its trackers by now.)
   pools.ForEach([&](VkDescriptorPool, PoolShadow& pool) {
-    if (pool.buffer != VK_NULL_HANDLE) next.DestroyBuffer(device.handle, pool.buffer, nullptr);
-    if (pool.memory != VK_NULL_HANDLE) next.FreeMemory(device.handle, pool.memory, nullptr);
+    if (pool.buffer != VK_NULL_HANDLE) device.driver.DestroyBuffer(device.handle, pool.buffer, nullptr);
+    if (pool.memory != VK_NULL_HANDLE) device.driver.FreeMemory(device.handle, pool.memory, nullptr);
   });
 }
 

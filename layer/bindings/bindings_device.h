@@ -22,6 +22,7 @@
 #include "bindings/record_allocator.h"
 #include "bindings/rewrite_cache.h"
 #include "bindings/root_layout.h"
+#include "bindings/root_ring.h"
 #include "bindings/set_layout_shadow.h"
 #include "chassis/capability.h"
 #include "chassis/state.h"
@@ -110,6 +111,14 @@ struct TemplateShadow {
   std::shared_ptr<const SetLayoutShadow> layout;
   std::vector<VkDescriptorUpdateTemplateEntry> converted;  // entries that write records
   VkDescriptorUpdateTemplate native = VK_NULL_HANDLE;     // the other entries, if any
+  // Push-descriptor templates: every entry against the full native layout, for pushes
+  // that must reach a pipeline running natively (push_descriptor_hooks.cpp).
+  VkDescriptorUpdateTemplate full = VK_NULL_HANDLE;
+  VkPipelineLayout full_layout = VK_NULL_HANDLE;
+  bool push = false;
+  VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;  // of a push template
+  // Which vkDestroyDescriptorUpdateTemplate(KHR) the native templates go back through.
+  PFN_vkDestroyDescriptorUpdateTemplate destroy = nullptr;
 };
 
 struct ModuleEntry {
@@ -137,6 +146,14 @@ class DeviceBindings : public CapabilityDevice {
   ShardedHandleMap<VkDescriptorUpdateTemplate, TemplateShadow> templates;
   RewriteCache rewrites;
   ShardedHandleMap<VkPipeline, FallbackPipeline> fallback_pipelines;
+  // Per-command-buffer memory for push-descriptor records and ring roots (root_ring.h).
+  RootRingPool ring_pool{*this};
+  // The reserved set's layout (one dynamic storage buffer, every stage) for roots that do
+  // not fit in push constants; VK_NULL_HANDLE when it could not be created (such layouts
+  // then fall back natively).
+  VkDescriptorSetLayout root_set_layout = VK_NULL_HANDLE;
+  uint32_t ring_alignment = 16;  // of ring root copies: minStorageBufferOffsetAlignment
+  uint32_t max_bound_sets = 0;   // the driver's maxBoundDescriptorSets
   // Set once the first fallback pipeline exists: until then the draw/dispatch and
   // bind-pipeline hooks only pass the call on (no command-state lookup).
   std::atomic<bool> any_fallback{false};
@@ -157,6 +174,8 @@ class DeviceBindings : public CapabilityDevice {
     Counter* rewritten;    // pipelines created from rewritten shaders
     Counter* fallen_back;  // pipelines that needed a conversion and could not have it
     Counter* sets;         // descriptor sets with argument blocks
+    Counter* pushes;       // push-descriptor updates whose records went to the ring
+    Counter* ring_bytes;   // bytes of ring blocks created (root_ring.h)
   } counters;
 };
 
@@ -165,6 +184,8 @@ class DeviceBindings : public CapabilityDevice {
 // nothing is allocated while recording.
 class BindingsCommandData : public CommandData {
  public:
+  explicit BindingsCommandData(RootRingPool& pool) : pool_(pool) {}
+  ~BindingsCommandData() override { ring.ReleaseAll(pool_); }
   static constexpr uint32_t kMaxSets = 32;
   static constexpr uint32_t kMaxDynamicPerSet = 16;
   struct BoundSet {
@@ -179,13 +200,35 @@ class BindingsCommandData : public CommandData {
     bool converted_disturbed = false;            // full binds replaced the converted ones
     bool untrackable = false;                    // a bind this state cannot hold
     BoundSet sets[kMaxSets];
+    // The block of the last push to each set number (pushes keep the descriptors an
+    // earlier push wrote and this one does not: the new block starts as its copy).
+    const SetLayoutShadow* push_layout[kMaxSets] = {};
+    const uint8_t* push_block[kMaxSets] = {};
+    // The root of layouts whose root lives in the ring: each delivery updates it and
+    // copies it whole to a new ring slot (root_delivery.cpp).
+    alignas(8) uint8_t ring_root[kRingRootBytes] = {};
   };
-  void OnReset() override { points[0] = BindPoint{}; points[1] = BindPoint{}; }
+  void OnReset() override {
+    points[0] = BindPoint{};
+    points[1] = BindPoint{};
+    ring.ReleaseAll(pool_);
+    error = VK_SUCCESS;
+  }
+  VkResult RecordingError() const override { return error; }
+  void Fail(VkResult result) {
+    if (error == VK_SUCCESS) error = result;
+  }
   // graphics 0, compute 1 (other bind points are not tracked)
   BindPoint* At(VkPipelineBindPoint bp) {
     return bp == VK_PIPELINE_BIND_POINT_GRAPHICS ? &points[0] : bp == VK_PIPELINE_BIND_POINT_COMPUTE ? &points[1] : nullptr;
   }
   BindPoint points[2];
+  RootRing ring;
+  VkResult error = VK_SUCCESS;  // the first failure while recording (out of ring memory)
+  RootRingPool& pool() { return pool_; }
+
+ private:
+  RootRingPool& pool_;
 };
 
 DeviceBindings& BindingsOf(VkDevice device);
@@ -195,5 +238,10 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
               const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
               uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets);
 DeviceBindings& BindingsOf(VkCommandBuffer cb);
+// Delivers root bytes [lo, hi) of `pl`'s root (`bytes`: those hi - lo bytes) to where the
+// rewritten pipelines read them (root_delivery.cpp): the one place that knows where the
+// root lives.
+void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+                 const PipelineLayoutShadow& pl, uint32_t lo, uint32_t hi, const uint8_t* bytes);
 
 }  // namespace bindery::bindings

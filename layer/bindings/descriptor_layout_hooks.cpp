@@ -10,6 +10,26 @@
 #include "core/pnext.h"
 
 namespace bindery::bindings {
+namespace {
+
+// A layout whose root lives in the ring: the application's push-constant ranges as they
+// are, its sets (the smaller native layouts, every one: the reserved set comes after
+// them), and the reserved set at index setLayoutCount.
+VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInfo& app,
+                              std::unique_ptr<PipelineLayoutShadow> shadow, const VkAllocationCallbacks* pAllocator,
+                              VkPipelineLayout* pPipelineLayout) {
+  std::vector<VkDescriptorSetLayout> set_layouts(app.pSetLayouts, app.pSetLayouts + app.setLayoutCount);
+  set_layouts.push_back(b.root_set_layout);
+  shadow->native_ranges.assign(app.pPushConstantRanges, app.pPushConstantRanges + app.pushConstantRangeCount);
+  VkPipelineLayoutCreateInfo info = app;
+  info.setLayoutCount = static_cast<uint32_t>(set_layouts.size());
+  info.pSetLayouts = set_layouts.data();
+  const VkResult result = b.next.CreatePipelineLayout(b.device.handle, &info, pAllocator, pPipelineLayout);
+  if (result == VK_SUCCESS) b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
+  return result;
+}
+
+}  // namespace
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
                                                          const VkAllocationCallbacks* pAllocator,
@@ -74,6 +94,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
   for (uint32_t i = 0; i < pCreateInfo->setLayoutCount; ++i) {
     if (const SetLayoutEntry* e = b.set_layouts.Find(pCreateInfo->pSetLayouts[i])) sets[i] = e->shadow;
   }
+  const std::vector<std::shared_ptr<const SetLayoutShadow>> sets_for_ring = sets;
   uint32_t app_end = 0;
   for (uint32_t i = 0; i < pCreateInfo->pushConstantRangeCount; ++i) {
     const VkPushConstantRange& r = pCreateInfo->pPushConstantRanges[i];
@@ -92,11 +113,22 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
     return result;
   }
   if (!shadow->root.fits) {
-    // TODO(part 2): the reserved-set ring when push constants are full.
+    // Push constants are full: the root goes to the command buffer's ring, read through a
+    // reserved set after the application's sets (root_delivery.cpp), when the driver has
+    // one more set to give and the root is small enough.
+    RootLayout ring = PlanRoot(sets_for_ring, 0, kRingRootBytes);
+    const bool reserved_set = pCreateInfo->setLayoutCount < b.max_bound_sets && b.root_set_layout != VK_NULL_HANDLE;
+    if (ring.fits && reserved_set) {
+      ring.in_buffer = true;
+      ring.buffer_set = pCreateInfo->setLayoutCount;
+      shadow->root = std::move(ring);
+      return CreateRingRootLayout(b, *pCreateInfo, std::move(shadow), pAllocator, pPipelineLayout);
+    }
     BINDERY_LOG(b.device.log(), kWarn, "bindings-root",
                 "a pipeline layout's root (%u bytes after the application's %u) does not fit in %u bytes of push "
-                "constants; its pipelines cannot be rewritten",
-                shadow->root.end - shadow->root.begin, app_end, b.max_push_bytes);
+                "constants, nor in the reserved set (%s); its pipelines cannot be rewritten",
+                shadow->root.end - shadow->root.begin, app_end, b.max_push_bytes,
+                !reserved_set ? "no descriptor set left under maxBoundDescriptorSets" : "the root is too large");
   }
 
   // Every stage must see the root, and no two ranges may share a stage: each application

@@ -1,6 +1,22 @@
 // Shader modules and pipelines: the capability keeps each module's code, and creates every
 // pipeline whose layout converts bindings from shaders rewritten for that layout's root
 // (through the rewrite cache). A stage that uses no converted binding is used as it is.
+//
+// Creation flags go down unchanged, in the same order of create infos:
+// - VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT (pipelineCreationCacheControl)
+//   asks the implementation to return VK_PIPELINE_COMPILE_REQUIRED rather than compile a
+//   pipeline its cache does not hold. Decision: the rewrite is not a compile in the spec's
+//   sense (a deterministic SPIR-V-to-SPIR-V edit on the CPU, cached, that never reaches a
+//   backend compiler), so the layer always does it, passes the flag with the rewritten
+//   stages, and returns whatever the driver returns. The driver's cache sees the rewritten
+//   code, which is the same for the same module and layout, so a pipeline cache filled
+//   under the layer answers under the layer. Pipelines the driver did not create
+//   (VK_NULL_HANDLE) are neither counted nor registered as fallbacks.
+// - Derivatives (VK_PIPELINE_CREATE_DERIVATIVE_BIT): basePipelineHandle names a real
+//   pipeline of the driver and basePipelineIndex an index of the same array, so both stay
+//   valid whether the base or the derivative was rewritten or fell back (with a different
+//   native layout): no valid-usage rule ties a derivative's layout to its base's, and the
+//   base is only a hint the implementation may ignore.
 #include <list>
 #include <memory>
 #include <string>
@@ -30,6 +46,10 @@ spirv::RewriteOptions OptionsFor(const DeviceBindings& b, const RootLayout& root
   o.shader_int64 = b.plan.shader_int64;
   o.bounds_checks = b.plan.bounds_checks;
   o.convert_uniform_buffers = b.plan.convert_uniform_buffers;
+  if (root.in_buffer) {
+    o.root_placement = spirv::RootPlacement::kStorageBuffer;
+    o.root_buffer_set = root.buffer_set;
+  }
   for (uint32_t i = 0; i < root.sets.size(); ++i) {
     const SetRoot& r = root.sets[i];
     if (r.root_offset == kNoOffset) continue;
@@ -192,20 +212,34 @@ namespace {
 bool FallBack(DeviceBindings& b, const char* kind, const char* entry, const std::string& why,
               PipelineLayoutShadow& layout, VkPipelineLayout* out) {
   const VkPipelineLayout full = b.FullPipelineLayout(layout);
+  bool converted_push_set = false;
+  for (const SetRoot& r : layout.root.sets) {
+    converted_push_set |= r.layout != nullptr && r.layout->push_descriptor && r.layout->converts();
+  }
+  // push_descriptor_hooks.cpp: pushes reach a fallback pipeline only while it is bound.
   BINDERY_LOG(b.device.log(), kWarn, "bindings-fallback",
-              "a %s pipeline (entry point '%s') runs natively: %s%s", kind, entry, why.c_str(),
-              full == VK_NULL_HANDLE ? " (and its full native layout could not be created: creation fails)" : "");
-  b.counters.fallen_back->Add();
+              "a %s pipeline (entry point '%s') runs natively: %s%s%s", kind, entry, why.c_str(),
+              full == VK_NULL_HANDLE ? " (and its full native layout could not be created: creation fails)" : "",
+              converted_push_set && layout.root.fits
+                  ? " (its push descriptors must be pushed while it is bound: earlier pushes do not reach it)"
+                  : "");
   if (full == VK_NULL_HANDLE) return false;
   *out = full;
   return true;
 }
 
+// After the driver's answer: the counters count pipelines that exist (a creation may
+// return VK_PIPELINE_COMPILE_REQUIRED or fail for some of a batch), and each fallback
+// pipeline is registered for its binds.
 template <typename Info>
 void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>>& list,
-                       const Info* infos, const VkPipeline* pipelines) {
+                       const std::vector<uint32_t>& rewritten, const Info* infos, const VkPipeline* pipelines) {
+  for (uint32_t i : rewritten) {
+    if (pipelines[i] != VK_NULL_HANDLE) b.counters.rewritten->Add();
+  }
   for (const auto& [i, layout] : list) {
     if (pipelines[i] == VK_NULL_HANDLE) continue;
+    b.counters.fallen_back->Add();
     auto f = std::make_unique<FallbackPipeline>();
     f->full = infos[i].layout;
     for (const SetRoot& r : layout->root.sets) f->sets.push_back(r.layout);
@@ -230,7 +264,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
   std::list<StageRewriter> rewriters;
   std::vector<VkPipelineShaderStageCreateInfo> stage;
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
-  uint32_t rewritten = 0;
+  std::vector<uint32_t> rewritten;
   for (uint32_t i = 0; i < count; ++i) {
     PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
     if (layout == nullptr || !layout->root.converts) continue;
@@ -246,11 +280,10 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
       continue;
     }
     infos[i].stage = stage[0];
-    rewritten += converted ? 1 : 0;
+    if (converted) rewritten.push_back(i);
   }
   const VkResult result = b.next.CreateComputePipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
-  if (result == VK_SUCCESS) b.counters.rewritten->Add(rewritten);
-  RegisterFallbacks(b, fallbacks, infos.data(), pPipelines);
+  RegisterFallbacks(b, fallbacks, rewritten, infos.data(), pPipelines);
   return result;
 }
 
@@ -263,7 +296,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
   std::list<StageRewriter> rewriters;
   std::list<std::vector<VkPipelineShaderStageCreateInfo>> stages;
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
-  uint32_t rewritten = 0;
+  std::vector<uint32_t> rewritten;
   for (uint32_t i = 0; i < count; ++i) {
     PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
     if (layout == nullptr || !layout->root.converts || infos[i].stageCount == 0) continue;
@@ -284,11 +317,10 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
       continue;
     }
     infos[i].pStages = stages.back().data();
-    rewritten += converted ? 1 : 0;
+    if (converted) rewritten.push_back(i);
   }
   const VkResult result = b.next.CreateGraphicsPipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
-  if (result == VK_SUCCESS) b.counters.rewritten->Add(rewritten);
-  RegisterFallbacks(b, fallbacks, infos.data(), pPipelines);
+  RegisterFallbacks(b, fallbacks, rewritten, infos.data(), pPipelines);
   return result;
 }
 

@@ -8,6 +8,14 @@
 // push-constant range the layer adds covers [begin, max_push) for every stage, so it is
 // the same in every layout with the same application ranges (compatible for push
 // constants) whatever their sets.
+//
+// When the root does not fit in push constants, the same plan from byte 0 (no
+// application range before it) lays out the root's copy in the command buffer's ring,
+// read through a reserved descriptor set (root_delivery.cpp). Two layouts compatible for
+// set N then agree on set N's slots too, but a set bound through a layout whose root is in
+// the ring is not seen by a pipeline whose (compatible) layout keeps its root in push
+// constants: such layouts differ only in sets above N and in application push
+// constants that nearly fill the space, a corner left unhandled.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +37,12 @@ struct RootLayout {
   uint32_t begin = 0;         // first byte the layer's range covers
   uint32_t end = 0;           // one past the last root byte used
   bool converts = false;      // some set has converted bindings
-  bool fits = true;           // the root fits in push-constant space
+  bool fits = true;           // the root fits where it is delivered
+  // The root does not fit in push constants and lives in the reserved set instead
+  // (root_delivery.cpp): offsets are then offsets in the ring copy of the root (begin 0),
+  // and `buffer_set` (the application's set count) is the reserved set's number.
+  bool in_buffer = false;
+  uint32_t buffer_set = 0;
 };
 
 // `app_push_end`: one past the last byte of the application's push-constant ranges.

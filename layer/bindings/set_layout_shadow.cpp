@@ -50,9 +50,9 @@ SetLayoutShadow PlanSetLayout(const VkDescriptorSetLayoutCreateInfo& info, const
     const VkDescriptorSetLayoutBinding& b = info.pBindings[i];
     const VkDescriptorBindingFlags f = flags != nullptr ? flags[i] : 0;
     const bool dynamic = IsDynamicType(b.descriptorType);
-    // Push-descriptor layouts stay native for now: their records would live in memory
-    // owned by the command buffer (not built yet).
-    const bool converts = !shadow.push_descriptor && IsConvertedType(b.descriptorType, convert_uniform_buffers);
+    // Push-descriptor layouts convert too: their records live in the command buffer's
+    // ring (push_descriptor_hooks.cpp).
+    const bool converts = IsConvertedType(b.descriptorType, convert_uniform_buffers);
     if (converts) {
       ConvertedBinding c;
       c.binding = b.binding;

@@ -7,6 +7,10 @@ namespace bindery::bindings {
 void WriteRecord(DeviceBindings& b, SetShadow& set, uint32_t record, const VkDescriptorBufferInfo& info) {
   if (record >= set.record_count) return;  // beyond a variable-count binding's allocation: invalid usage
   set.descriptors[record] = info;
+  EncodeRecord(b, info, set.records + static_cast<size_t>(record) * kRecordBytes);
+}
+
+void EncodeRecord(DeviceBindings& b, const VkDescriptorBufferInfo& info, uint8_t* record) {
   uint64_t out[2] = {0, 0};
   if (info.buffer != VK_NULL_HANDLE) {
     // One lookup for both the address and the size.
@@ -21,7 +25,7 @@ void WriteRecord(DeviceBindings& b, SetShadow& set, uint32_t record, const VkDes
       out[1] = info.range == VK_WHOLE_SIZE ? (buffer->size > info.offset ? buffer->size - info.offset : 0) : info.range;
     }
   }
-  std::memcpy(set.records + static_cast<size_t>(record) * kRecordBytes, out, sizeof(out));
+  std::memcpy(record, out, sizeof(out));
 }
 
 }  // namespace bindery::bindings

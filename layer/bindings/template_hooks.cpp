@@ -1,8 +1,10 @@
 // Descriptor update templates on sets whose layout converts bindings. The application gets
 // a layer-owned handle (the template's shadow): its converted entries write records, the
 // rest go down through a native template of the smaller layout (none when every entry is
-// converted: a native template cannot be empty). Templates of layouts that convert
-// nothing, and push-descriptor templates (their layouts stay native), pass through.
+// converted: a native template cannot be empty). Push-descriptor templates are shadowed
+// the same way (their records go to the command buffer's ring when pushed) and also get a
+// template of every entry against the full native layout, for pushes that must reach a
+// pipeline running natively. Templates of layouts that convert nothing pass through.
 #include <cstring>
 #include <vector>
 
@@ -13,31 +15,63 @@
 namespace bindery::bindings {
 namespace {
 
+// The set layout a template writes: its descriptorSetLayout, or for a push-descriptor
+// template the layout of set `set` of its pipeline layout.
+std::shared_ptr<const SetLayoutShadow> TemplateLayout(DeviceBindings& b, const VkDescriptorUpdateTemplateCreateInfo& info,
+                                                      PipelineLayoutShadow** pipeline_layout) {
+  *pipeline_layout = nullptr;
+  if (info.templateType == VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET) {
+    const SetLayoutEntry* e = b.set_layouts.Find(info.descriptorSetLayout);
+    return e != nullptr ? e->shadow : nullptr;
+  }
+  if (info.templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR) return nullptr;
+  PipelineLayoutShadow* pl = b.pipeline_layouts.Find(info.pipelineLayout);
+  if (pl == nullptr || info.set >= pl->root.sets.size()) return nullptr;
+  *pipeline_layout = pl;
+  return pl->root.sets[info.set].layout;
+}
+
 template <typename CreateFn>
-VkResult CreateTemplate(CreateFn create, VkDevice device, const VkDescriptorUpdateTemplateCreateInfo* pCreateInfo,
+VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate destroy, VkDevice device,
+                        const VkDescriptorUpdateTemplateCreateInfo* pCreateInfo,
                         const VkAllocationCallbacks* pAllocator, VkDescriptorUpdateTemplate* pTemplate) {
   DeviceBindings& b = BindingsOf(device);
-  const SetLayoutEntry* layout = pCreateInfo->templateType == VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET
-                                     ? b.set_layouts.Find(pCreateInfo->descriptorSetLayout)
-                                     : nullptr;
-  if (layout == nullptr || !layout->shadow->converts()) return create(device, pCreateInfo, pAllocator, pTemplate);
+  PipelineLayoutShadow* pipeline_layout = nullptr;
+  std::shared_ptr<const SetLayoutShadow> layout = TemplateLayout(b, *pCreateInfo, &pipeline_layout);
+  if (layout == nullptr || !layout->converts()) return create(device, pCreateInfo, pAllocator, pTemplate);
   auto shadow = std::make_unique<TemplateShadow>();
-  shadow->layout = layout->shadow;
+  shadow->layout = layout;
+  shadow->push = pipeline_layout != nullptr;
+  shadow->bind_point = pCreateInfo->pipelineBindPoint;
+  shadow->destroy = destroy;
   std::vector<VkDescriptorUpdateTemplateEntry> native;
   for (uint32_t i = 0; i < pCreateInfo->descriptorUpdateEntryCount; ++i) {
     const VkDescriptorUpdateTemplateEntry& e = pCreateInfo->pDescriptorUpdateEntries[i];
-    if (layout->shadow->Find(e.dstBinding) != nullptr) {
+    if (layout->Find(e.dstBinding) != nullptr) {
       shadow->converted.push_back(e);
     } else {
       native.push_back(e);
     }
   }
+  auto fail = [&](VkResult r) {
+    if (shadow->native != VK_NULL_HANDLE) destroy(device, shadow->native, pAllocator);
+    return r;
+  };
   if (!native.empty()) {
     VkDescriptorUpdateTemplateCreateInfo info = *pCreateInfo;
     info.descriptorUpdateEntryCount = static_cast<uint32_t>(native.size());
     info.pDescriptorUpdateEntries = native.data();
     const VkResult r = create(device, &info, pAllocator, &shadow->native);
-    if (r != VK_SUCCESS) return r;
+    if (r != VK_SUCCESS) return fail(r);
+  }
+  if (shadow->push) {
+    // Every entry against the full native layout (created here once if not yet).
+    shadow->full_layout = b.FullPipelineLayout(*pipeline_layout);
+    if (shadow->full_layout == VK_NULL_HANDLE) return fail(VK_ERROR_OUT_OF_HOST_MEMORY);
+    VkDescriptorUpdateTemplateCreateInfo info = *pCreateInfo;
+    info.pipelineLayout = shadow->full_layout;
+    const VkResult r = create(device, &info, pAllocator, &shadow->full);
+    if (r != VK_SUCCESS) return fail(r);
   }
   *pTemplate = reinterpret_cast<VkDescriptorUpdateTemplate>(shadow.get());
   b.templates.Insert(*pTemplate, std::move(shadow));
@@ -51,6 +85,7 @@ void DestroyTemplate(DestroyFn destroy, VkDevice device, VkDescriptorUpdateTempl
   std::unique_ptr<TemplateShadow> shadow = handle != VK_NULL_HANDLE ? b.templates.Erase(handle) : nullptr;
   if (shadow == nullptr) return destroy(device, handle, pAllocator);
   if (shadow->native != VK_NULL_HANDLE) destroy(device, shadow->native, pAllocator);
+  if (shadow->full != VK_NULL_HANDLE) destroy(device, shadow->full, pAllocator);
 }
 
 template <typename UpdateFn>
@@ -79,15 +114,17 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorUpdateTemplate(VkDevice device,
                                                               const VkDescriptorUpdateTemplateCreateInfo* pCreateInfo,
                                                               const VkAllocationCallbacks* pAllocator,
                                                               VkDescriptorUpdateTemplate* pTemplate) {
-  return CreateTemplate(BindingsOf(device).next.CreateDescriptorUpdateTemplate, device, pCreateInfo, pAllocator,
-                        pTemplate);
+  const VkLayerDispatchTable& next = BindingsOf(device).next;
+  return CreateTemplate(next.CreateDescriptorUpdateTemplate, next.DestroyDescriptorUpdateTemplate, device, pCreateInfo,
+                        pAllocator, pTemplate);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorUpdateTemplateKHR(
     VkDevice device, const VkDescriptorUpdateTemplateCreateInfo* pCreateInfo, const VkAllocationCallbacks* pAllocator,
     VkDescriptorUpdateTemplate* pTemplate) {
-  return CreateTemplate(BindingsOf(device).next.CreateDescriptorUpdateTemplateKHR, device, pCreateInfo, pAllocator,
-                        pTemplate);
+  const VkLayerDispatchTable& next = BindingsOf(device).next;
+  return CreateTemplate(next.CreateDescriptorUpdateTemplateKHR, next.DestroyDescriptorUpdateTemplateKHR, device,
+                        pCreateInfo, pAllocator, pTemplate);
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyDescriptorUpdateTemplate(VkDevice device, VkDescriptorUpdateTemplate handle,

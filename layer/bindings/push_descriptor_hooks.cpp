@@ -1,0 +1,171 @@
+// Push descriptors (VK_KHR_push_descriptor) on layouts that convert bindings: each push
+// writes a fresh argument block in the command buffer's ring (root_ring.h) — a copy of the
+// previous push's block for that set, so descriptors this push does not write keep their
+// values — and delivers the block's address into the set's root slot; the native
+// descriptors of the push go down as a push with the smaller native layout. Blocks are
+// never rewritten after a draw or dispatch may have used them.
+//
+// A layout whose root does not fit (every pipeline of it runs natively) gets the pushes
+// natively, with the full native layout. A pipeline that runs natively although its
+// layout fits (the rewrite refused its shader) gets the pushes recorded while it is bound,
+// natively with its full layout; pushes recorded before it was bound do not reach it (the
+// log line at its creation says so).
+//
+// Hot path: no lock but the handle maps' shards, nothing allocated (the ring lends 64 KiB
+// chunks; up to kInlineWrites native writes are split on the stack).
+#include <cstring>
+#include <vector>
+
+#include "bindings/bindings_device.h"
+#include "bindings/hooks.h"
+#include "bindings/set_records.h"
+
+namespace bindery::bindings {
+namespace {
+
+constexpr uint32_t kInlineWrites = 32;
+
+// The set layout pushed to `set` of `pl`, when it converts bindings.
+const SetLayoutShadow* ConvertedPushLayout(const PipelineLayoutShadow* pl, uint32_t set) {
+  if (pl == nullptr || set >= pl->root.sets.size()) return nullptr;
+  const SetLayoutShadow* layout = pl->root.sets[set].layout.get();
+  return layout != nullptr && layout->converts() ? layout : nullptr;
+}
+
+// A new block for a push of `layout` to `set`: the previous push's block copied, or zeros
+// (a record of zeros is a null descriptor). nullptr when out of ring memory (the command
+// buffer's vkEndCommandBuffer then fails).
+uint8_t* NewPushBlock(BindingsCommandData& data, BindingsCommandData::BindPoint* point, const SetLayoutShadow& layout,
+                      uint32_t set, VkDeviceAddress* address) {
+  const uint32_t bytes = layout.record_count * kRecordBytes;
+  const RingSlice slice = data.ring.Allocate(data.pool(), bytes, kRecordBytes);
+  if (slice.data == nullptr) {
+    data.Fail(VK_ERROR_OUT_OF_DEVICE_MEMORY);
+    return nullptr;
+  }
+  const bool tracked = point != nullptr && set < BindingsCommandData::kMaxSets;
+  if (tracked && point->push_layout[set] == &layout) {
+    std::memcpy(slice.data, point->push_block[set], bytes);
+  } else {
+    std::memset(slice.data, 0, bytes);
+  }
+  if (tracked) {
+    point->push_layout[set] = &layout;
+    point->push_block[set] = slice.data;
+    point->sets[set] = BindingsCommandData::BoundSet{};  // a push replaces what was bound there
+  }
+  *address = slice.address;
+  return slice.data;
+}
+
+// The block's address into the set's root slot.
+void DeliverPushRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+                     const PipelineLayoutShadow& pl, uint32_t set, VkDeviceAddress address) {
+  alignas(8) uint8_t bytes[8];
+  std::memcpy(bytes, &address, 8);
+  const uint32_t at = pl.root.sets[set].root_offset;
+  DeliverRoot(b, cb, bindPoint, layout, pl, at, at + 8, bytes);
+}
+
+// The fallback pipeline bound at the bind point whose full layout has `layout` at `set`.
+const FallbackPipeline* BoundFallback(DeviceBindings& b, BindingsCommandData::BindPoint* point,
+                                      const SetLayoutShadow& layout, uint32_t set) {
+  if (point == nullptr || !b.any_fallback.load(std::memory_order_acquire)) return nullptr;
+  const FallbackPipeline* f = point->fallback;
+  if (f == nullptr || set >= f->sets.size() || f->sets[set].get() != &layout) return nullptr;
+  point->converted_disturbed = true;  // a converted pipeline bound later gets its binds back
+  return f;
+}
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
+                                                   VkPipelineLayout layout, uint32_t set, uint32_t writeCount,
+                                                   const VkWriteDescriptorSet* pWrites) {
+  DeviceBindings& b = BindingsOf(cb);
+  PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
+  const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
+  if (set_layout == nullptr) return b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
+  if (!pl->root.fits) {
+    // Every pipeline of this layout runs natively with its full layout (fallback path).
+    const VkPipelineLayout full = b.FullPipelineLayout(*pl);
+    if (full != VK_NULL_HANDLE) b.next.CmdPushDescriptorSetKHR(cb, bindPoint, full, set, writeCount, pWrites);
+    return;
+  }
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  if (data == nullptr) return;  // not a command buffer the layer tracks: nothing can be recorded
+  BindingsCommandData::BindPoint* point = data->At(bindPoint);
+  bool any_converted = false;
+  for (uint32_t i = 0; i < writeCount && !any_converted; ++i) any_converted = set_layout->Find(pWrites[i].dstBinding) != nullptr;
+  VkDeviceAddress address = 0;
+  // A push of native descriptors only leaves the records (and the root) as they are.
+  uint8_t* block = any_converted ? NewPushBlock(*data, point, *set_layout, set, &address) : nullptr;
+
+  VkWriteDescriptorSet inline_writes[kInlineWrites];
+  std::vector<VkWriteDescriptorSet> heap_writes;  // only for pushes of more than kInlineWrites writes
+  if (writeCount > kInlineWrites) heap_writes.resize(writeCount);
+  VkWriteDescriptorSet* native = writeCount > kInlineWrites ? heap_writes.data() : inline_writes;
+  uint32_t native_count = 0;
+  for (uint32_t i = 0; i < writeCount; ++i) {
+    const VkWriteDescriptorSet& w = pWrites[i];
+    // Bindings of one converted type roll over only into bindings of the same type: a
+    // write is wholly converted or wholly native.
+    if (set_layout->Find(w.dstBinding) == nullptr) {
+      native[native_count++] = w;
+      continue;
+    }
+    if (block == nullptr || w.pBufferInfo == nullptr) continue;
+    ForEachRecord(*set_layout, w.dstBinding, w.dstArrayElement, w.descriptorCount, [&](uint32_t record, uint32_t k) {
+      EncodeRecord(b, w.pBufferInfo[k], block + static_cast<size_t>(record) * kRecordBytes);
+    });
+  }
+  if (native_count != 0) b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, native_count, native);
+  if (block != nullptr) {
+    DeliverPushRoot(b, cb, bindPoint, layout, *pl, set, address);
+    b.counters.pushes->Add();
+  }
+  if (const FallbackPipeline* f = BoundFallback(b, point, *set_layout, set)) {
+    b.next.CmdPushDescriptorSetKHR(cb, bindPoint, f->full, set, writeCount, pWrites);
+  }
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer cb,
+                                                               VkDescriptorUpdateTemplate descriptorUpdateTemplate,
+                                                               VkPipelineLayout layout, uint32_t set,
+                                                               const void* pData) {
+  DeviceBindings& b = BindingsOf(cb);
+  const TemplateShadow* t = b.templates.Find(descriptorUpdateTemplate);
+  if (t == nullptr) return b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
+  PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
+  const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
+  if (!t->push || set_layout == nullptr) return;  // invalid usage (not a push template of this layout)
+  if (!pl->root.fits) {
+    b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->full, t->full_layout, set, pData);
+    return;
+  }
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  if (data == nullptr) return;
+  BindingsCommandData::BindPoint* point = data->At(t->bind_point);
+  VkDeviceAddress address = 0;
+  uint8_t* block = t->converted.empty() ? nullptr : NewPushBlock(*data, point, *set_layout, set, &address);
+  if (block != nullptr) {
+    const uint8_t* bytes = static_cast<const uint8_t*>(pData);
+    for (const VkDescriptorUpdateTemplateEntry& e : t->converted) {
+      ForEachRecord(*set_layout, e.dstBinding, e.dstArrayElement, e.descriptorCount, [&](uint32_t record, uint32_t k) {
+        VkDescriptorBufferInfo info;
+        std::memcpy(&info, bytes + e.offset + static_cast<size_t>(k) * e.stride, sizeof(info));
+        EncodeRecord(b, info, block + static_cast<size_t>(record) * kRecordBytes);
+      });
+    }
+  }
+  if (t->native != VK_NULL_HANDLE) b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->native, layout, set, pData);
+  if (block != nullptr) {
+    DeliverPushRoot(b, cb, t->bind_point, layout, *pl, set, address);
+    b.counters.pushes->Add();
+  }
+  if (BoundFallback(b, point, *set_layout, set) != nullptr) {
+    b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->full, t->full_layout, set, pData);
+  }
+}
+
+}  // namespace bindery::bindings

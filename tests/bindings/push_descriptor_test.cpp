@@ -1,0 +1,299 @@
+// Issue 9 parts 1 and 2: push descriptors on a converted layout. Set 0 is a push-descriptor
+// set mixing converted storage buffers with a native uniform buffer; set 1 an ordinary
+// set. Pushes with vkCmdPushDescriptorSetKHR (whole and partial: a push keeps what earlier
+// pushes wrote and it does not) and with a push-descriptor template, forced vs off:
+// byte-identical, validation with sync validation silent, and the summary must show the
+// pushes converted (a push of native descriptors only needs no new block). The second part counts memory: many rounds of thousands of pushes in
+// one command buffer, re-begun each round, must keep to the ring's first block (the
+// chunks are recycled at reset, not allocated per push).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <regex>
+
+#include "integration/test_env.h"
+#include "push_descriptors_comp.h"
+
+namespace bindery::test {
+namespace {
+
+constexpr uint32_t kWords = 256;
+constexpr uint32_t kRounds = 5;
+constexpr uint32_t kPushesPerRound = 8000;  // 32 bytes of records each: 4 chunks a round
+
+uint64_t Counter(const std::string& summary, const std::string& name) {
+  std::smatch m;
+  const std::regex re(name + " (\\d+)");
+  return std::regex_search(summary, m, re) ? std::stoull(m[1]) : ~0ull;
+}
+
+bool HasPushDescriptors() {
+  HarnessOptions probe;
+  probe.bindery = false;
+  probe.validation = false;
+  VkHarness h(probe);
+  if (!h.ok()) return false;
+  uint32_t n = 0;
+  vkEnumerateDeviceExtensionProperties(h.physical_device(), nullptr, &n, nullptr);
+  std::vector<VkExtensionProperties> ext(n);
+  vkEnumerateDeviceExtensionProperties(h.physical_device(), nullptr, &n, ext.data());
+  for (const VkExtensionProperties& e : ext) {
+    if (std::strcmp(e.extensionName, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) == 0) return true;
+  }
+  return false;
+}
+
+struct Output {
+  std::string error, validation, summary;
+  std::vector<uint32_t> out_a, out_b, out_ring;
+};
+
+struct Params {
+  uint32_t mul, base;
+};
+
+Output RunInMode(const char* mode) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
+  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
+  HarnessOptions options;
+  options.device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  Output o;
+  VkHarness h(options);
+  if (!h.ok()) {
+    o.error = h.error();
+    return o;
+  }
+  VkDevice d = h.device();
+  HostBuffer in0 = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer in1 = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer bias = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer out_a = h.CreateHostBuffer(3 * kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer out_b = h.CreateHostBuffer(3 * kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer out_ring = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer params[3];
+  const Params values[3] = {{3, 0}, {5, kWords}, {7, 2 * kWords}};
+  for (uint32_t i = 0; i < 3; ++i) {
+    params[i] = h.CreateHostBuffer(sizeof(Params), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
+    std::memcpy(params[i].mapped, &values[i], sizeof(Params));
+  }
+  for (uint32_t i = 0; i < kWords; ++i) {
+    static_cast<uint32_t*>(in0.mapped)[i] = i + 1;
+    static_cast<uint32_t*>(in1.mapped)[i] = 5000 + 7 * i;
+    static_cast<uint32_t*>(bias.mapped)[i] = 100000 * (i % 3);
+  }
+  for (HostBuffer* b : {&out_a, &out_b}) std::memset(b->mapped, 0, 3 * kWords * 4);
+  std::memset(out_ring.mapped, 0, kWords * 4);
+
+  const VkDescriptorSetLayoutBinding pushed[3] = {
+      {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+      {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+      {2, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  dslci.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+  dslci.bindingCount = 3;
+  dslci.pBindings = pushed;
+  VkDescriptorSetLayout set_layouts[2] = {};
+  vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set_layouts[0]);
+  const VkDescriptorSetLayoutBinding ordinary{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT,
+                                              nullptr};
+  dslci.flags = 0;
+  dslci.bindingCount = 1;
+  dslci.pBindings = &ordinary;
+  vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set_layouts[1]);
+  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  plci.setLayoutCount = 2;
+  plci.pSetLayouts = set_layouts;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  vkCreatePipelineLayout(d, &plci, nullptr, &layout);
+
+  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  smci.codeSize = sizeof(push_descriptors_comp);
+  smci.pCode = push_descriptors_comp;
+  VkShaderModule module = VK_NULL_HANDLE;
+  vkCreateShaderModule(d, &smci, nullptr, &module);
+  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cpci.stage.module = module;
+  cpci.stage.pName = "main";
+  cpci.layout = layout;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  if (vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline) != VK_SUCCESS) {
+    o.error = "pipeline creation failed";
+  }
+  vkDestroyShaderModule(d, module, nullptr);
+
+  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1};
+  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  dpci.maxSets = 1;
+  dpci.poolSizeCount = 1;
+  dpci.pPoolSizes = &size;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  vkCreateDescriptorPool(d, &dpci, nullptr, &pool);
+  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  dsai.descriptorPool = pool;
+  dsai.descriptorSetCount = 1;
+  dsai.pSetLayouts = &set_layouts[1];
+  VkDescriptorSet set1 = VK_NULL_HANDLE;
+  vkAllocateDescriptorSets(d, &dsai, &set1);
+  const VkDescriptorBufferInfo bias_info{bias.buffer, 0, VK_WHOLE_SIZE};
+  VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+  w.dstSet = set1;
+  w.descriptorCount = 1;
+  w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  w.pBufferInfo = &bias_info;
+  vkUpdateDescriptorSets(d, 1, &w, 0, nullptr);
+
+  // A push-descriptor template writing all three bindings from one struct.
+  struct TemplateData {
+    VkDescriptorBufferInfo in, out, params;
+  };
+  VkDescriptorUpdateTemplateEntry entries[3];
+  for (uint32_t i = 0; i < 3; ++i) {
+    entries[i] = {i, 0, 1, pushed[i].descriptorType, i * sizeof(VkDescriptorBufferInfo), sizeof(VkDescriptorBufferInfo)};
+  }
+  VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+  tci.descriptorUpdateEntryCount = 3;
+  tci.pDescriptorUpdateEntries = entries;
+  tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
+  tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
+  tci.pipelineLayout = layout;
+  tci.set = 0;
+  VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
+  vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &update_template);
+  auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
+  auto push_template_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetWithTemplateKHR>(
+      vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetWithTemplateKHR"));
+  if (push_cmd == nullptr || push_template_cmd == nullptr) o.error = "no push-descriptor entry points";
+
+  auto write = [](uint32_t binding, const VkDescriptorBufferInfo* info) {
+    VkWriteDescriptorSet x{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    x.dstBinding = binding;
+    x.descriptorCount = 1;
+    x.descriptorType = binding == 2 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    x.pBufferInfo = info;
+    return x;
+  };
+  auto compute_barrier = [](VkCommandBuffer cb, VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
+    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    barrier.dstAccessMask = dst_access;
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, dst_stage, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+  };
+  const VkDescriptorBufferInfo in0_info{in0.buffer, 0, VK_WHOLE_SIZE}, in1_info{in1.buffer, 0, kWords * 4};
+  const VkDescriptorBufferInfo a_info{out_a.buffer, 0, VK_WHOLE_SIZE}, b_info{out_b.buffer, 0, VK_WHOLE_SIZE};
+  const VkDescriptorBufferInfo ring_info{out_ring.buffer, 0, VK_WHOLE_SIZE};
+  VkDescriptorBufferInfo p_info[3];
+  for (uint32_t i = 0; i < 3; ++i) p_info[i] = {params[i].buffer, 0, VK_WHOLE_SIZE};
+
+  if (o.error.empty()) {
+    VkCommandBuffer cb = h.BeginCommands();
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 1, 1, &set1, 0, nullptr);
+    const VkWriteDescriptorSet all[3] = {write(0, &in0_info), write(1, &a_info), write(2, &p_info[0])};
+    push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 3, all);
+    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_a[0, N) = in0 * 3 + bias
+    compute_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    const VkWriteDescriptorSet native_only = write(2, &p_info[1]);
+    push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &native_only);
+    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_a[N, 2N) = in0 * 5 + bias (bindings 0, 1 kept)
+    compute_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    const VkWriteDescriptorSet converted_only = write(1, &b_info);
+    push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &converted_only);
+    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_b[N, 2N) = in0 * 5 + bias (bindings 0, 2 kept)
+    compute_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    const TemplateData data{in1_info, a_info, p_info[2]};
+    push_template_cmd(cb, update_template, layout, 0, &data);
+    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_a[2N, 3N) = in1 * 7 + bias
+    compute_barrier(cb, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
+    const uint32_t* a = static_cast<const uint32_t*>(out_a.mapped);
+    const uint32_t* b = static_cast<const uint32_t*>(out_b.mapped);
+    o.out_a.assign(a, a + 3 * kWords);
+    o.out_b.assign(b, b + 3 * kWords);
+  }
+
+  // Memory: one command buffer re-begun kRounds times, kPushesPerRound pushes a round.
+  VkCommandPoolCreateInfo cpi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  cpi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  cpi.queueFamilyIndex = h.queue_family();
+  VkCommandPool command_pool = VK_NULL_HANDLE;
+  vkCreateCommandPool(d, &cpi, nullptr, &command_pool);
+  VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  cbai.commandPool = command_pool;
+  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cbai.commandBufferCount = 1;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  vkAllocateCommandBuffers(d, &cbai, &cb);
+  for (uint32_t round = 0; round < kRounds && o.error.empty(); ++round) {
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    vkBeginCommandBuffer(cb, &begin);  // implicitly resets: the ring's chunks go back
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 1, 1, &set1, 0, nullptr);
+    for (uint32_t i = 0; i < kPushesPerRound; ++i) {
+      const VkWriteDescriptorSet pair[2] = {write(0, i % 2 ? &in1_info : &in0_info), write(2, &p_info[0])};
+      push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, i == 0 ? 2 : 1, pair);
+    }
+    const VkWriteDescriptorSet out = write(1, &ring_info);
+    push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &out);
+    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_ring = in1 * 3 + bias (the last push of binding 0: in1)
+    compute_barrier(cb, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    if (vkEndCommandBuffer(cb) != VK_SUCCESS) {
+      o.error = "vkEndCommandBuffer failed in round " + std::to_string(round);
+      break;
+    }
+    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &cb;
+    vkQueueSubmit(h.queue(), 1, &submit, VK_NULL_HANDLE);
+    vkQueueWaitIdle(h.queue());
+  }
+  const uint32_t* r = static_cast<const uint32_t*>(out_ring.mapped);
+  o.out_ring.assign(r, r + kWords);
+
+  vkDestroyCommandPool(d, command_pool, nullptr);
+  vkDestroyDescriptorUpdateTemplate(d, update_template, nullptr);
+  vkDestroyPipeline(d, pipeline, nullptr);
+  vkDestroyDescriptorPool(d, pool, nullptr);
+  vkDestroyPipelineLayout(d, layout, nullptr);
+  for (VkDescriptorSetLayout l : set_layouts) vkDestroyDescriptorSetLayout(d, l, nullptr);
+  for (HostBuffer* x : {&in0, &in1, &bias, &out_a, &out_b, &out_ring, &params[0], &params[1], &params[2]}) h.Destroy(*x);
+  h.DestroyDevice();
+  o.validation = VkHarness::Format(h.ValidationProblems());
+  for (const Message& m : h.BinderyMessages()) {
+    if (m.id == "BINDERY-summary") o.summary = m.text;
+  }
+  return o;
+}
+
+TEST(BindingsPushDescriptors, ConvertedPushesMatchNativeAndRecycleTheRing) {
+  if (!HasPushDescriptors()) GTEST_SKIP() << "the device has no VK_KHR_push_descriptor";
+  const Output native = RunInMode("off");
+  const Output forced = RunInMode("force");
+  ASSERT_TRUE(native.error.empty()) << native.error;
+  ASSERT_TRUE(forced.error.empty()) << forced.error;
+  EXPECT_TRUE(native.validation.empty()) << native.validation;
+  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  ASSERT_EQ(native.out_a.size(), 3 * kWords);
+  for (uint32_t i = 0; i < kWords; ++i) {
+    const uint32_t in0 = i + 1, in1 = 5000 + 7 * i, bias = 100000 * (i % 3);
+    ASSERT_EQ(native.out_a[i], in0 * 3 + bias) << i;
+    ASSERT_EQ(native.out_a[kWords + i], in0 * 5 + bias) << i;
+    ASSERT_EQ(native.out_b[kWords + i], in0 * 5 + bias) << i;
+    ASSERT_EQ(native.out_a[2 * kWords + i], in1 * 7 + bias) << i;
+    ASSERT_EQ(native.out_ring[i], in1 * 3 + bias) << i;
+  }
+  EXPECT_EQ(native.out_a, forced.out_a);
+  EXPECT_EQ(native.out_b, forced.out_b);
+  EXPECT_EQ(native.out_ring, forced.out_ring);
+  EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), 1u) << forced.summary;
+  EXPECT_EQ(Counter(forced.summary, "push descriptor updates converted"), 3u + kRounds * (kPushesPerRound + 1))
+      << forced.summary;
+  // 32 bytes of records a push: each round takes 4 of a block's 16 chunks; recycled at
+  // every begin, all rounds fit in the first 1 MiB block (plus the reserved set's 1 KiB
+  // tail; without recycling: 2 blocks).
+  EXPECT_EQ(Counter(forced.summary, "root ring bytes"), 1024u * 1024u + 1024u) << forced.summary;
+}
+
+}  // namespace
+}  // namespace bindery::test

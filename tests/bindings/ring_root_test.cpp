@@ -1,0 +1,194 @@
+// Issue 9 part 2: the reserved-set ring. The application's push-constant range fills all
+// of maxPushConstantsSize, so the root of its converted sets (set 0: two storage buffers;
+// set 1: a dynamic storage buffer, whose offset travels in the root) cannot go after it:
+// the pipeline must still be rewritten, its shader reading the root from a reserved set
+// bound with a dynamic offset into the command buffer's ring. Two dispatches with
+// different sets, dynamic offsets and push constants in one command buffer each see their
+// own root (a slot is never rewritten once a dispatch may read it). Forced vs off:
+// byte-identical, validation with sync validation silent.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <regex>
+
+#include "integration/test_env.h"
+#include "ring_root_comp.h"
+
+namespace bindery::test {
+namespace {
+
+constexpr uint32_t kWords = 256;
+
+uint64_t Counter(const std::string& summary, const std::string& name) {
+  std::smatch m;
+  const std::regex re(name + " (\\d+)");
+  return std::regex_search(summary, m, re) ? std::stoull(m[1]) : ~0ull;
+}
+
+struct Output {
+  std::string error, validation, summary;
+  uint32_t push_bytes = 0;
+  std::vector<uint32_t> out_a, out_b;
+};
+
+Output RunInMode(const char* mode) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
+  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
+  Output o;
+  VkHarness h;
+  if (!h.ok()) {
+    o.error = h.error();
+    return o;
+  }
+  VkDevice d = h.device();
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(h.physical_device(), &props);
+  o.push_bytes = props.limits.maxPushConstantsSize;
+  const uint32_t dyn_align = static_cast<uint32_t>(std::max<VkDeviceSize>(4, props.limits.minStorageBufferOffsetAlignment));
+  const uint32_t dyn_second = ((kWords * 4 + dyn_align - 1) / dyn_align) * dyn_align;  // the second dynamic offset
+
+  HostBuffer in_a = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer in_b = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer out_a = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer out_b = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer dyn = h.CreateHostBuffer(dyn_second + kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  for (uint32_t i = 0; i < kWords; ++i) {
+    static_cast<uint32_t*>(in_a.mapped)[i] = i + 3;
+    static_cast<uint32_t*>(in_b.mapped)[i] = 9000 + 11 * i;
+    static_cast<uint32_t*>(dyn.mapped)[i] = 1000000 + i;
+    static_cast<uint32_t*>(dyn.mapped)[dyn_second / 4 + i] = 2000000 + 5 * i;
+  }
+  std::memset(out_a.mapped, 0, kWords * 4);
+  std::memset(out_b.mapped, 0, kWords * 4);
+
+  VkDescriptorSetLayoutBinding b0[2] = {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                        {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+  VkDescriptorSetLayoutBinding b1{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  dslci.bindingCount = 2;
+  dslci.pBindings = b0;
+  VkDescriptorSetLayout set_layouts[2] = {};
+  vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set_layouts[0]);
+  dslci.bindingCount = 1;
+  dslci.pBindings = &b1;
+  vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set_layouts[1]);
+  const VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, o.push_bytes};  // all of it
+  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  plci.setLayoutCount = 2;
+  plci.pSetLayouts = set_layouts;
+  plci.pushConstantRangeCount = 1;
+  plci.pPushConstantRanges = &range;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  vkCreatePipelineLayout(d, &plci, nullptr, &layout);
+
+  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  smci.codeSize = sizeof(ring_root_comp);
+  smci.pCode = ring_root_comp;
+  VkShaderModule module = VK_NULL_HANDLE;
+  vkCreateShaderModule(d, &smci, nullptr, &module);
+  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cpci.stage.module = module;
+  cpci.stage.pName = "main";
+  cpci.layout = layout;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  if (vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline) != VK_SUCCESS) {
+    o.error = "pipeline creation failed";
+  }
+  vkDestroyShaderModule(d, module, nullptr);
+
+  VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4}, {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 1}};
+  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  dpci.maxSets = 3;
+  dpci.poolSizeCount = 2;
+  dpci.pPoolSizes = sizes;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  vkCreateDescriptorPool(d, &dpci, nullptr, &pool);
+  VkDescriptorSetLayout alloc_layouts[3] = {set_layouts[0], set_layouts[0], set_layouts[1]};
+  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  dsai.descriptorPool = pool;
+  dsai.descriptorSetCount = 3;
+  dsai.pSetLayouts = alloc_layouts;
+  VkDescriptorSet sets[3] = {};
+  vkAllocateDescriptorSets(d, &dsai, sets);
+  const VkDescriptorBufferInfo infos[5] = {{in_a.buffer, 0, VK_WHOLE_SIZE}, {out_a.buffer, 0, VK_WHOLE_SIZE},
+                                           {in_b.buffer, 0, VK_WHOLE_SIZE}, {out_b.buffer, 0, kWords * 4},
+                                           {dyn.buffer, 0, kWords * 4}};
+  VkWriteDescriptorSet w[3] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET},
+                               {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
+  for (uint32_t i = 0; i < 2; ++i) {
+    w[i].dstSet = sets[i];
+    w[i].descriptorCount = 2;
+    w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    w[i].pBufferInfo = &infos[2 * i];
+  }
+  w[2].dstSet = sets[2];
+  w[2].descriptorCount = 1;
+  w[2].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
+  w[2].pBufferInfo = &infos[4];
+  vkUpdateDescriptorSets(d, 3, w, 0, nullptr);
+
+  if (o.error.empty()) {
+    std::vector<uint32_t> push(o.push_bytes / 4);
+    VkCommandBuffer cb = h.BeginCommands();
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    for (uint32_t i = 0; i < push.size(); ++i) push[i] = i % 32 + 2;
+    vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, o.push_bytes, push.data());
+    const uint32_t first = 0;
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &sets[0], 0, nullptr);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 1, 1, &sets[2], 1, &first);
+    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_a = in_a * (i % 32 + 2) + dyn[i]
+    // New sets 0 and 1 in one bind (set 1 at the second dynamic offset), new constants.
+    for (uint32_t i = 0; i < push.size(); ++i) push[i] = 3 * (i % 32) + 1;
+    vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, o.push_bytes, push.data());
+    const VkDescriptorSet both[2] = {sets[1], sets[2]};
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 2, both, 1, &dyn_second);
+    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_b = in_b * (3 (i % 32) + 1) + dyn[second + i]
+    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
+                         nullptr, 0, nullptr);
+    if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
+    const uint32_t* a = static_cast<const uint32_t*>(out_a.mapped);
+    const uint32_t* b = static_cast<const uint32_t*>(out_b.mapped);
+    o.out_a.assign(a, a + kWords);
+    o.out_b.assign(b, b + kWords);
+  }
+  vkDestroyPipeline(d, pipeline, nullptr);
+  vkDestroyDescriptorPool(d, pool, nullptr);
+  vkDestroyPipelineLayout(d, layout, nullptr);
+  for (VkDescriptorSetLayout l : set_layouts) vkDestroyDescriptorSetLayout(d, l, nullptr);
+  for (HostBuffer* x : {&in_a, &in_b, &out_a, &out_b, &dyn}) h.Destroy(*x);
+  h.DestroyDevice();
+  o.validation = VkHarness::Format(h.ValidationProblems());
+  for (const Message& m : h.BinderyMessages()) {
+    if (m.id == "BINDERY-summary") o.summary = m.text;
+  }
+  return o;
+}
+
+TEST(BindingsRingRoot, FullPushConstantsPutTheRootInTheReservedSet) {
+  const Output native = RunInMode("off");
+  const Output forced = RunInMode("force");
+  ASSERT_TRUE(native.error.empty()) << native.error;
+  ASSERT_TRUE(forced.error.empty()) << forced.error;
+  EXPECT_TRUE(native.validation.empty()) << native.validation;
+  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  ASSERT_EQ(native.out_a.size(), kWords);
+  for (uint32_t i = 0; i < kWords; ++i) {
+    ASSERT_EQ(native.out_a[i], (i + 3) * (i % 32 + 2) + 1000000 + i) << i;
+    ASSERT_EQ(native.out_b[i], (9000 + 11 * i) * (3 * (i % 32) + 1) + 2000000 + 5 * i) << i;
+  }
+  EXPECT_EQ(native.out_a, forced.out_a);
+  EXPECT_EQ(native.out_b, forced.out_b);
+  // Rewritten (not fallen back), with the root in the ring.
+  EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), 1u) << forced.summary;
+  EXPECT_EQ(Counter(forced.summary, "fallen back"), 0u) << forced.summary;
+  EXPECT_GT(Counter(forced.summary, "root ring bytes"), 0u) << forced.summary;
+  EXPECT_NE(Counter(forced.summary, "root ring bytes"), ~0ull) << forced.summary;
+}
+
+}  // namespace
+}  // namespace bindery::test
