@@ -12,6 +12,8 @@
 #include <regex>
 
 #include "integration/test_env.h"
+#include "fallback_partner_comp.h"
+#include "fallback_refused_comp.h"
 #include "push_descriptors_comp.h"
 
 namespace bindery::test {
@@ -293,6 +295,167 @@ TEST(BindingsPushDescriptors, ConvertedPushesMatchNativeAndRecycleTheRing) {
   // every begin, all rounds fit in the first 1 MiB block (plus the reserved set's 1 KiB
   // tail; without recycling: 2 blocks).
   EXPECT_EQ(Counter(forced.summary, "root ring bytes"), 1024u * 1024u + 1024u) << forced.summary;
+}
+
+}  // namespace
+}  // namespace bindery::test
+
+namespace bindery::test {
+namespace {
+
+// A push-descriptor layout used by a converted pipeline and by one the rewrite refuses
+// (fallback_refused.comp: a descriptor array sized by a specialization constant). Pushes
+// recorded while the fallback pipeline is bound must reach it (natively, with the full
+// layout), raw and from a template; the converted pipeline bound again afterwards still
+// sees its ring records. Forced vs off byte-identical, validation silent.
+struct FallbackOutput {
+  std::string error, validation, summary;
+  std::vector<uint32_t> out;
+};
+
+FallbackOutput RunFallbackInMode(const char* mode) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
+  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
+  HarnessOptions options;
+  options.device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  FallbackOutput o;
+  VkHarness h(options);
+  if (!h.ok()) {
+    o.error = h.error();
+    return o;
+  }
+  VkDevice d = h.device();
+  HostBuffer in[3];
+  for (uint32_t k = 0; k < 3; ++k) {
+    in[k] = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    for (uint32_t i = 0; i < kWords; ++i) static_cast<uint32_t*>(in[k].mapped)[i] = (k + 1) * 1000 + i * (k + 2);
+  }
+  HostBuffer out = h.CreateHostBuffer(4 * kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  std::memset(out.mapped, 0, 4 * kWords * 4);
+
+  const VkDescriptorSetLayoutBinding b[2] = {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                             {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  dslci.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+  dslci.bindingCount = 2;
+  dslci.pBindings = b;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set_layout);
+  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  plci.setLayoutCount = 1;
+  plci.pSetLayouts = &set_layout;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  vkCreatePipelineLayout(d, &plci, nullptr, &layout);
+  auto pipeline = [&](const uint32_t* code, size_t bytes, uint32_t base) {
+    VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    smci.codeSize = bytes;
+    smci.pCode = code;
+    VkShaderModule m = VK_NULL_HANDLE;
+    vkCreateShaderModule(d, &smci, nullptr, &m);
+    VkSpecializationMapEntry entry{1, 0, 4};
+    VkSpecializationInfo spec{1, &entry, 4, &base};
+    VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    cpci.stage.module = m;
+    cpci.stage.pName = "main";
+    cpci.stage.pSpecializationInfo = base != 0 ? &spec : nullptr;
+    cpci.layout = layout;
+    VkPipeline p = VK_NULL_HANDLE;
+    if (vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &p) != VK_SUCCESS) o.error = "pipeline creation failed";
+    vkDestroyShaderModule(d, m, nullptr);
+    return p;
+  };
+  VkPipeline converted = pipeline(fallback_partner_comp, sizeof(fallback_partner_comp), kWords);
+  VkPipeline converted_late = pipeline(fallback_partner_comp, sizeof(fallback_partner_comp), 3 * kWords);
+  VkPipeline refused = pipeline(fallback_refused_comp, sizeof(fallback_refused_comp), 0);
+
+  // The template writes binding 0 (two buffers) and binding 1 from one array.
+  VkDescriptorUpdateTemplateEntry entries[2] = {
+      {0, 0, 2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0, sizeof(VkDescriptorBufferInfo)},
+      {1, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * sizeof(VkDescriptorBufferInfo), sizeof(VkDescriptorBufferInfo)}};
+  VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+  tci.descriptorUpdateEntryCount = 2;
+  tci.pDescriptorUpdateEntries = entries;
+  tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
+  tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
+  tci.pipelineLayout = layout;
+  VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
+  vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &update_template);
+  auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
+  auto push_template_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetWithTemplateKHR>(
+      vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetWithTemplateKHR"));
+
+  if (o.error.empty()) {
+    const VkDescriptorBufferInfo first[3] = {{in[0].buffer, 0, VK_WHOLE_SIZE}, {in[1].buffer, 0, VK_WHOLE_SIZE},
+                                             {out.buffer, 0, VK_WHOLE_SIZE}};
+    const VkDescriptorBufferInfo second[3] = {{in[2].buffer, 0, VK_WHOLE_SIZE}, {in[0].buffer, 0, VK_WHOLE_SIZE},
+                                              {out.buffer, 0, VK_WHOLE_SIZE}};
+    VkWriteDescriptorSet w[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
+    w[0].descriptorCount = 2;
+    w[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    w[0].pBufferInfo = first;
+    w[1] = w[0];
+    w[1].dstBinding = 1;
+    w[1].descriptorCount = 1;
+    w[1].pBufferInfo = &first[2];
+    VkCommandBuffer cb = h.BeginCommands();
+    auto barrier = [&] {
+      VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+      mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT;
+      vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0,
+                           nullptr);
+    };
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, converted);
+    push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 2, w);
+    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out[N, 2N) = 3 in0 + in1
+    barrier();
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, refused);
+    push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 2, w);
+    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out[0, N) = in0 + 2 in1
+    barrier();
+    push_template_cmd(cb, update_template, layout, 0, second);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, converted_late);
+    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out[3N, 4N) = 3 in2 + in0 (the template's push)
+    barrier();
+    if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
+    const uint32_t* p = static_cast<const uint32_t*>(out.mapped);
+    o.out.assign(p, p + 4 * kWords);
+  }
+  vkDestroyDescriptorUpdateTemplate(d, update_template, nullptr);
+  for (VkPipeline p : {converted, converted_late, refused}) vkDestroyPipeline(d, p, nullptr);
+  vkDestroyPipelineLayout(d, layout, nullptr);
+  vkDestroyDescriptorSetLayout(d, set_layout, nullptr);
+  for (HostBuffer* x : {&in[0], &in[1], &in[2], &out}) h.Destroy(*x);
+  h.DestroyDevice();
+  o.validation = VkHarness::Format(h.ValidationProblems());
+  for (const Message& m : h.BinderyMessages()) {
+    if (m.id == "BINDERY-summary") o.summary = m.text;
+  }
+  return o;
+}
+
+TEST(BindingsPushDescriptors, AFallbackPipelineGetsThePushesMadeWhileItIsBound) {
+  if (!HasPushDescriptors()) GTEST_SKIP() << "the device has no VK_KHR_push_descriptor";
+  const FallbackOutput native = RunFallbackInMode("off");
+  const FallbackOutput forced = RunFallbackInMode("force");
+  ASSERT_TRUE(native.error.empty()) << native.error;
+  ASSERT_TRUE(forced.error.empty()) << forced.error;
+  EXPECT_TRUE(native.validation.empty()) << native.validation;
+  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  EXPECT_EQ(Counter(forced.summary, "fallen back"), 1u) << forced.summary;
+  EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), 2u) << forced.summary;
+  EXPECT_EQ(Counter(forced.summary, "push descriptor updates converted"), 3u) << forced.summary;
+  ASSERT_EQ(native.out.size(), 4 * kWords);
+  for (uint32_t i = 0; i < kWords; ++i) {
+    const uint32_t in0 = 1000 + 2 * i, in1 = 2000 + 3 * i, in2 = 3000 + 4 * i;
+    ASSERT_EQ(native.out[i], in0 + 2 * in1) << i;
+    ASSERT_EQ(native.out[kWords + i], 3 * in0 + in1) << i;
+    ASSERT_EQ(native.out[3 * kWords + i], 3 * in2 + in0) << i;
+  }
+  EXPECT_EQ(native.out, forced.out);
 }
 
 }  // namespace
