@@ -63,6 +63,20 @@ struct PipelineLayoutShadow {
   // The full native layout for pipelines that fall back (created on first need, owned
   // by DeviceBindings, guarded by DeviceBindings::fallback_mutex).
   VkPipelineLayout full = VK_NULL_HANDLE;
+  // A root in the ring: a layer-owned copy of the native layout (owned by DeviceBindings),
+  // for re-binding the reserved set at a draw even after the application destroyed its
+  // layout (root_delivery.cpp).
+  VkPipelineLayout ring_copy = VK_NULL_HANDLE;
+};
+
+// A pipeline rewritten for a layout whose root lives in the ring: where it reads the
+// root, so a draw or dispatch can put the reserved set back when binds through other
+// layouts disturbed it (root_delivery.cpp).
+struct RingPipeline {
+  VkPipelineLayout layout = VK_NULL_HANDLE;  // the application's (native) layout handle
+  VkPipelineLayout copy = VK_NULL_HANDLE;    // PipelineLayoutShadow::ring_copy
+  uint32_t buffer_set = 0;
+  uint32_t root_end = 0;
 };
 
 // A pipeline created natively (its shaders could not be rewritten): binding it makes the
@@ -157,6 +171,9 @@ class DeviceBindings : public CapabilityDevice {
   // Set once the first fallback pipeline exists: until then the draw/dispatch and
   // bind-pipeline hooks only pass the call on (no command-state lookup).
   std::atomic<bool> any_fallback{false};
+  // The same for pipelines whose root lives in the ring.
+  ShardedHandleMap<VkPipeline, RingPipeline> ring_pipelines;
+  std::atomic<bool> any_ring{false};
 
   // Fallbacks (cold paths): full native layouts and sets, and the pools of those sets.
   std::mutex fallback_mutex;
@@ -207,6 +224,10 @@ class BindingsCommandData : public CommandData {
     // The root of layouts whose root lives in the ring: each delivery updates it and
     // copies it whole to a new ring slot (root_delivery.cpp).
     alignas(8) uint8_t ring_root[kRingRootBytes] = {};
+    bool ring_root_written = false;
+    VkPipelineLayout ring_layout = VK_NULL_HANDLE;  // of the last reserved-set bind
+    bool ring_disturbed = false;                    // sets bound through another layout since
+    const RingPipeline* ring_pipeline = nullptr;    // the bound pipeline reads a ring root
   };
   void OnReset() override {
     points[0] = BindPoint{};
@@ -238,6 +259,11 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
               const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
               uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets);
 DeviceBindings& BindingsOf(VkCommandBuffer cb);
+// Root delivery and the reserved set (root_delivery.cpp): sets bound through `layout`
+// may have disturbed the reserved set; before a draw or dispatch, the bound pipeline gets
+// its reserved set back when they did.
+void NoteSetsBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout);
+void RestoreRingRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint);
 // Delivers root bytes [lo, hi) of `pl`'s root (`bytes`: those hi - lo bytes) to where the
 // rewritten pipelines read them (root_delivery.cpp): the one place that knows where the
 // root lives.

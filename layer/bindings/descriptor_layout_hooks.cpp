@@ -2,6 +2,7 @@
 // smaller layouts (converted bindings removed; the root's push-constant range added), and
 // the capability keeps their shadows by those handles.
 #include <algorithm>
+#include <mutex>
 #include <vector>
 
 #include "bindings/bindings_device.h"
@@ -14,7 +15,8 @@ namespace {
 
 // A layout whose root lives in the ring: the application's push-constant ranges as they
 // are, its sets (the smaller native layouts, every one: the reserved set comes after
-// them), and the reserved set at index setLayoutCount.
+// them), and the reserved set at index setLayoutCount. A layer-owned copy is made too
+// (RestoreRingRoot binds through it; it lives until the device goes).
 VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInfo& app,
                               std::unique_ptr<PipelineLayoutShadow> shadow, const VkAllocationCallbacks* pAllocator,
                               VkPipelineLayout* pPipelineLayout) {
@@ -24,7 +26,13 @@ VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInf
   VkPipelineLayoutCreateInfo info = app;
   info.setLayoutCount = static_cast<uint32_t>(set_layouts.size());
   info.pSetLayouts = set_layouts.data();
-  const VkResult result = b.next.CreatePipelineLayout(b.device.handle, &info, pAllocator, pPipelineLayout);
+  VkResult result = b.next.CreatePipelineLayout(b.device.handle, &info, nullptr, &shadow->ring_copy);
+  if (result != VK_SUCCESS) return result;
+  {
+    std::lock_guard<std::mutex> lock(b.fallback_mutex);
+    b.owned_pipeline_layouts.push_back(shadow->ring_copy);  // pipelines may outlive the layout
+  }
+  result = b.next.CreatePipelineLayout(b.device.handle, &info, pAllocator, pPipelineLayout);
   if (result == VK_SUCCESS) b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
   return result;
 }

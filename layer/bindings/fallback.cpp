@@ -215,10 +215,12 @@ void ApplyFallback(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bi
 VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipeline pipeline) {
   DeviceBindings& b = BindingsOf(cb);
   b.next.CmdBindPipeline(cb, bindPoint, pipeline);
-  if (!b.any_fallback.load(std::memory_order_acquire)) return;
+  const bool ring = b.any_ring.load(std::memory_order_acquire);
+  if (!b.any_fallback.load(std::memory_order_acquire) && !ring) return;
   BindingsCommandData* data = CommandDataOf(b, cb);
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
   if (point == nullptr) return;
+  if (ring) point->ring_pipeline = b.ring_pipelines.Find(pipeline);  // root_delivery.cpp
   point->fallback = b.fallback_pipelines.Find(pipeline);
   point->fallback_applied = false;
   if (point->fallback == nullptr && point->converted_disturbed && !point->untrackable) {
@@ -235,7 +237,10 @@ VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoi
 
 VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline, const VkAllocationCallbacks* pAllocator) {
   DeviceBindings& b = BindingsOf(device);
-  if (pipeline != VK_NULL_HANDLE) b.fallback_pipelines.Erase(pipeline);
+  if (pipeline != VK_NULL_HANDLE) {
+    b.fallback_pipelines.Erase(pipeline);
+    if (b.any_ring.load(std::memory_order_acquire)) b.ring_pipelines.Erase(pipeline);
+  }
   b.next.DestroyPipeline(device, pipeline, pAllocator);
 }
 
@@ -243,6 +248,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline,
   VKAPI_ATTR void VKAPI_CALL name params {           \
     DeviceBindings& b = BindingsOf(cb);              \
     ApplyFallback(b, cb, bind_point);                \
+    RestoreRingRoot(b, cb, bind_point);              \
     b.next.name args;                                \
   }
 BINDERY_DRAW(CmdDraw, VK_PIPELINE_BIND_POINT_GRAPHICS, (VkCommandBuffer cb, uint32_t a, uint32_t c, uint32_t d, uint32_t e),

@@ -233,9 +233,20 @@ bool FallBack(DeviceBindings& b, const char* kind, const char* entry, const std:
 // pipeline is registered for its binds.
 template <typename Info>
 void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>>& list,
-                       const std::vector<uint32_t>& rewritten, const Info* infos, const VkPipeline* pipelines) {
-  for (uint32_t i : rewritten) {
-    if (pipelines[i] != VK_NULL_HANDLE) b.counters.rewritten->Add();
+                       const std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>>& rewritten,
+                       const Info* infos, const VkPipeline* pipelines) {
+  for (const auto& [i, layout] : rewritten) {
+    if (pipelines[i] == VK_NULL_HANDLE) continue;
+    b.counters.rewritten->Add();
+    if (!layout->root.in_buffer) continue;
+    // Its root is read from the reserved set (root_delivery.cpp: RestoreRingRoot).
+    auto r = std::make_unique<RingPipeline>();
+    r->layout = infos[i].layout;
+    r->copy = layout->ring_copy;
+    r->buffer_set = layout->root.buffer_set;
+    r->root_end = layout->root.end;
+    b.ring_pipelines.Insert(pipelines[i], std::move(r));
+    b.any_ring.store(true, std::memory_order_release);
   }
   for (const auto& [i, layout] : list) {
     if (pipelines[i] == VK_NULL_HANDLE) continue;
@@ -264,7 +275,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
   std::list<StageRewriter> rewriters;
   std::vector<VkPipelineShaderStageCreateInfo> stage;
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
-  std::vector<uint32_t> rewritten;
+  std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> rewritten;
   for (uint32_t i = 0; i < count; ++i) {
     PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
     if (layout == nullptr || !layout->root.converts) continue;
@@ -280,7 +291,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
       continue;
     }
     infos[i].stage = stage[0];
-    if (converted) rewritten.push_back(i);
+    if (converted) rewritten.emplace_back(i, layout);
   }
   const VkResult result = b.next.CreateComputePipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
   RegisterFallbacks(b, fallbacks, rewritten, infos.data(), pPipelines);
@@ -296,7 +307,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
   std::list<StageRewriter> rewriters;
   std::list<std::vector<VkPipelineShaderStageCreateInfo>> stages;
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
-  std::vector<uint32_t> rewritten;
+  std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> rewritten;
   for (uint32_t i = 0; i < count; ++i) {
     PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
     if (layout == nullptr || !layout->root.converts || infos[i].stageCount == 0) continue;
@@ -317,7 +328,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
       continue;
     }
     infos[i].pStages = stages.back().data();
-    if (converted) rewritten.push_back(i);
+    if (converted) rewritten.emplace_back(i, layout);
   }
   const VkResult result = b.next.CreateGraphicsPipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
   RegisterFallbacks(b, fallbacks, rewritten, infos.data(), pPipelines);

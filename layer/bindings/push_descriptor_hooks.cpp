@@ -85,7 +85,11 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   DeviceBindings& b = BindingsOf(cb);
   PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
   const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
-  if (set_layout == nullptr) return b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
+  if (set_layout == nullptr) {
+    b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
+    NoteSetsBound(b, cb, bindPoint, layout);  // a push binds a set: the reserved set may be disturbed
+    return;
+  }
   if (!pl->root.fits) {
     // Every pipeline of this layout runs natively with its full layout (fallback path).
     const VkPipelineLayout full = b.FullPipelineLayout(*pl);
@@ -126,6 +130,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   }
   if (const FallbackPipeline* f = BoundFallback(b, point, *set_layout, set)) {
     b.next.CmdPushDescriptorSetKHR(cb, bindPoint, f->full, set, writeCount, pWrites);
+    NoteSetsBound(b, cb, bindPoint, f->full);
   }
 }
 
@@ -165,6 +170,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   }
   if (BoundFallback(b, point, *set_layout, set) != nullptr) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->full, t->full_layout, set, pData);
+    NoteSetsBound(b, cb, t->bind_point, t->full_layout);
   }
 }
 

@@ -5,6 +5,9 @@
 // the command buffer's ring, and the reserved set of the slot's block is bound with the
 // slot's offset as its dynamic offset. A slot is never rewritten: draws and dispatches
 // recorded earlier keep reading the root they were recorded with.
+//
+// Hot path: the delivery takes no lock (the ring's pool lock once per 64 KiB of slots);
+// the draw-time check below costs nothing until a device has a ring pipeline.
 #include <cstring>
 
 #include "bindings/bindings_device.h"
@@ -29,6 +32,40 @@ void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
   std::memcpy(slot.data, point->ring_root, pl.root.end);
   const uint32_t offset = slot.offset;
   b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl.root.buffer_set, 1, &slot.block->root_set, 1, &offset);
+  point->ring_root_written = true;
+  point->ring_layout = layout;
+  point->ring_disturbed = false;
+}
+
+void NoteSetsBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout) {
+  if (!b.any_ring.load(std::memory_order_acquire)) return;
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
+  if (point != nullptr && layout != point->ring_layout) point->ring_disturbed = true;
+}
+
+// The reserved set is bound per layout, at the layout's set count: a bind through a
+// layout with another set count (compatible for the sets the pipeline uses, so valid for
+// the application) leaves the pipeline's reserved set disturbed or stale. Before the draw
+// the pipeline then gets a new copy of the bind point's root through its own layout's
+// copy (identical to it, so the application's sets below stay bound).
+void RestoreRingRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint) {
+  if (!b.any_ring.load(std::memory_order_acquire)) return;
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
+  if (point == nullptr || point->ring_pipeline == nullptr || !point->ring_root_written) return;
+  const RingPipeline& p = *point->ring_pipeline;
+  if (!point->ring_disturbed && (point->ring_layout == p.layout || point->ring_layout == p.copy)) return;
+  const RingSlice slot = data->ring.Allocate(data->pool(), p.root_end, b.ring_alignment);
+  if (slot.data == nullptr || slot.block->root_set == VK_NULL_HANDLE) {
+    data->Fail(VK_ERROR_OUT_OF_DEVICE_MEMORY);
+    return;
+  }
+  std::memcpy(slot.data, point->ring_root, p.root_end);
+  const uint32_t offset = slot.offset;
+  b.next.CmdBindDescriptorSets(cb, bindPoint, p.copy, p.buffer_set, 1, &slot.block->root_set, 1, &offset);
+  point->ring_layout = p.copy;
+  point->ring_disturbed = false;
 }
 
 }  // namespace bindery::bindings
