@@ -19,6 +19,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include "bindings/policy.h"
 #include "bindings/record_allocator.h"
 #include "bindings/rewrite_cache.h"
 #include "bindings/root_layout.h"
@@ -39,6 +40,8 @@ class BindingsPlan : public DevicePlan {
   std::string dump_dir;              // where rewritten modules are written ("" none)
   spirv::TargetEnv target = spirv::TargetEnv::kVulkan1_0;
   uint32_t api_version = VK_API_VERSION_1_0;
+  BindingsPolicy policy;                 // which layouts convert (bindings/policy.h)
+  VkPhysicalDeviceLimits native_limits{};  // the driver's own limits
 };
 
 struct SetLayoutEntry {
@@ -97,6 +100,7 @@ struct PoolShadow {
   VkDeviceMemory memory = VK_NULL_HANDLE;
   uint8_t* mapped = nullptr;
   VkDeviceAddress address = 0;
+  uint32_t capacity = 0;  // records the block holds (made on the first converted set)
   RecordAllocator records{0};
   // The CPU copy of every record (what the application wrote), indexed like the block:
   // one allocation per pool, none per set.
@@ -140,6 +144,12 @@ class DeviceBindings : public CapabilityDevice {
   // Set once the first fallback pipeline exists: until then the draw/dispatch and
   // bind-pipeline hooks only pass the call on (no command-state lookup).
   std::atomic<bool> any_fallback{false};
+  // Set once the first converting set layout exists: until then no set, pipeline layout or
+  // pipeline of the device converts anything, so the allocate, update, template, bind and
+  // push hooks pass every call straight on (auto on a driver where conversion does not
+  // pay costs the application nothing until it goes beyond a limit).
+  std::atomic<bool> any_converted{false};
+  bool Converting() const { return any_converted.load(std::memory_order_acquire); }
 
   // Fallbacks (cold paths): full native layouts and sets, and the pools of those sets.
   std::mutex fallback_mutex;

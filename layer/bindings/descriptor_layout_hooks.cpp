@@ -10,6 +10,22 @@
 #include "core/pnext.h"
 
 namespace bindery::bindings {
+namespace {
+
+// The policy's decision for one layout (bindings/policy.h).
+bool ShouldConvert(DeviceBindings& b, const VkDescriptorSetLayoutCreateInfo& info) {
+  if (b.plan.policy.convert_everything) return true;
+  if (!b.plan.policy.convert_over_limits) return false;
+  const char* why = nullptr;
+  if (!UsesRaisedLimit(info, b.plan.native_limits, b.plan.convert_uniform_buffers, &why)) return false;
+  BINDERY_LOG(b.device.log(), kInfo, "bindings-over-limit",
+              "a descriptor set layout goes beyond the driver's %s: its buffer descriptors become argument-block "
+              "records",
+              why);
+  return true;
+}
+
+}  // namespace
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
                                                          const VkAllocationCallbacks* pAllocator,
@@ -22,8 +38,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const 
                                                                                      : nullptr;
   std::vector<VkDescriptorSetLayoutBinding> native;
   std::vector<VkDescriptorBindingFlags> native_flags;
+  const bool convert = ShouldConvert(b, *pCreateInfo);
   auto shadow = std::make_shared<SetLayoutShadow>(
-      PlanSetLayout(*pCreateInfo, flags, b.plan.convert_uniform_buffers, native, native_flags));
+      PlanSetLayout(*pCreateInfo, flags, b.plan.convert_uniform_buffers, native, native_flags, convert));
   // Every layout gets a shadow (binds need each set's native dynamic-offset count), but
   // only converting ones are changed.
   VkDescriptorSetLayoutCreateInfo info = *pCreateInfo;
@@ -55,6 +72,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const 
   auto entry = std::make_unique<SetLayoutEntry>();
   entry->shadow = std::move(shadow);
   b.set_layouts.Insert(*pSetLayout, std::move(entry));
+  // After the shadow is findable: the hooks that now stop passing calls straight on can
+  // see it.
+  b.any_converted.store(true, std::memory_order_release);
   return result;
 }
 

@@ -1,6 +1,7 @@
 // The limits indirect bindings let an application exceed (issue 9 part 5), reported through
-// vkGetPhysicalDeviceProperties(2) on instances where the capability is forced, for
-// physical devices that can run it (bufferDeviceAddress). Only limits the capability
+// vkGetPhysicalDeviceProperties(2) where every layout converts (force, or auto on a driver
+// the policy says pays: bindings/policy.h), for physical devices that can run it
+// (bufferDeviceAddress). Only limits the capability
 // really honours are raised:
 //   maxStorageBufferRange: a record carries a 64-bit size and the rewritten shader loads
 //     through an address, so a storage buffer's range is bounded only by the buffer;

@@ -191,6 +191,17 @@ namespace {
 // log line with the reason. False when the full layout cannot be made.
 bool FallBack(DeviceBindings& b, const char* kind, const char* entry, const std::string& why,
               PipelineLayoutShadow& layout, VkPipelineLayout* out) {
+  if (!b.plan.policy.convert_everything) {
+    // Only layouts beyond the driver's limits convert here (auto on a driver where
+    // conversion does not pay): natively the pipeline would be beyond them too, and the
+    // draw/dispatch hooks that materialise sets are not installed.
+    BINDERY_LOG(b.device.log(), kError, "bindings-fallback",
+                "a %s pipeline (entry point '%s') cannot be created: its layout goes beyond the driver's limits and "
+                "its shaders cannot be rewritten: %s",
+                kind, entry, why.c_str());
+    b.counters.fallen_back->Add();
+    return false;
+  }
   const VkPipelineLayout full = b.FullPipelineLayout(layout);
   BINDERY_LOG(b.device.log(), kWarn, "bindings-fallback",
               "a %s pipeline (entry point '%s') runs natively: %s%s", kind, entry, why.c_str(),

@@ -36,7 +36,7 @@ uint32_t SetLayoutShadow::RecordsFor(uint32_t variable_count) const {
 
 SetLayoutShadow PlanSetLayout(const VkDescriptorSetLayoutCreateInfo& info, const VkDescriptorBindingFlags* flags,
                               bool convert_uniform_buffers, std::vector<VkDescriptorSetLayoutBinding>& native_bindings,
-                              std::vector<VkDescriptorBindingFlags>& native_flags) {
+                              std::vector<VkDescriptorBindingFlags>& native_flags, bool convert_buffers) {
   SetLayoutShadow shadow;
   shadow.push_descriptor = (info.flags & VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR) != 0;
   native_bindings.clear();
@@ -52,7 +52,8 @@ SetLayoutShadow PlanSetLayout(const VkDescriptorSetLayoutCreateInfo& info, const
     const bool dynamic = IsDynamicType(b.descriptorType);
     // Push-descriptor layouts stay native for now: their records would live in memory
     // owned by the command buffer (not built yet).
-    const bool converts = !shadow.push_descriptor && IsConvertedType(b.descriptorType, convert_uniform_buffers);
+    const bool converts =
+        convert_buffers && !shadow.push_descriptor && IsConvertedType(b.descriptorType, convert_uniform_buffers);
     if (converts) {
       ConvertedBinding c;
       c.binding = b.binding;

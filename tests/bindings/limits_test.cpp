@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "big_buffer_comp.h"
 #include "integration/test_env.h"
@@ -151,9 +152,20 @@ TEST_P(BigBuffer, ReadAndWrittenToItsLastWord) {
 INSTANTIATE_TEST_SUITE_P(Ranges, BigBuffer, testing::Values(true, false),
                          [](const testing::TestParamInfo<bool>& i) { return i.param ? "WholeSize" : "ExplicitRange"; });
 
-TEST(BindingsLimits, FortyStorageBuffersInOneStageAndSet) {
-  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "force");
-  VkHarness h;
+// Forced, and under auto (the default) — where a layout beyond the driver's limits
+// converts whatever the driver's row in the policy table says (bindings/policy.h).
+class FortyBuffers : public testing::TestWithParam<const char*> {};
+
+TEST_P(FortyBuffers, InOneStageAndSet) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", GetParam());
+  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
+  const VkPhysicalDeviceLimits native = LimitsSeen("off");
+  if (native.maxPerStageDescriptorStorageBuffers >= 41 && std::string(GetParam()) == "auto") {
+    GTEST_SKIP() << "the driver allows " << native.maxPerStageDescriptorStorageBuffers
+                 << " storage buffers per stage: 41 is within its limits";
+  }
+  auto owned = std::make_unique<VkHarness>();
+  VkHarness& h = *owned;
   ASSERT_TRUE(h.ok()) << h.error();
   std::vector<HostBuffer> buffers;
   std::vector<VkBuffer> handles;
@@ -170,7 +182,61 @@ TEST(BindingsLimits, FortyStorageBuffersInOneStageAndSet) {
   EXPECT_EQ(static_cast<const uint32_t*>(out.mapped)[0], expected);
   for (HostBuffer& b : buffers) h.Destroy(b);
   h.Destroy(out);
+  h.DestroyDevice();
   EXPECT_VALIDATION_SILENT(h);
+  std::string summary;
+  for (const Message& m : h.BinderyMessages()) {
+    if (m.text.find("device summary") != std::string::npos) summary = m.text;
+  }
+  EXPECT_NE(summary.find("pipelines rewritten 1, fallen back 0"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("descriptor sets converted 1"), std::string::npos) << summary;
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, FortyBuffers, testing::Values("force", "auto"),
+                         [](const testing::TestParamInfo<const char*>& i) { return std::string(i.param); });
+
+}  // namespace
+}  // namespace bindery::test
+
+namespace bindery::test {
+namespace {
+
+// Under auto, a layout within the driver's limits converts only where the policy table
+// says conversion pays on this driver (the device's "indirect bindings on" line names the
+// policy); the program's result is the same either way.
+TEST(BindingsLimits, AutoConvertsLayoutsWithinTheLimitsOnlyWhereItPays) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "auto");
+  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
+  auto owned = std::make_unique<VkHarness>();
+  VkHarness& h = *owned;
+  ASSERT_TRUE(h.ok()) << h.error();
+  HostBuffer data = h.CreateHostBuffer(1 << 20, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer out = h.CreateHostBuffer(16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  uint32_t* words = static_cast<uint32_t*>(data.mapped);
+  const size_t n = (1 << 20) / 4;
+  words[0] = 7;
+  words[n - 1] = 9;
+  std::memset(out.mapped, 0, 16);
+  RunKernel(h, big_buffer_comp, sizeof(big_buffer_comp), {data.buffer}, out.buffer, VK_WHOLE_SIZE);
+  const uint32_t* o = static_cast<const uint32_t*>(out.mapped);
+  EXPECT_EQ(o[0], n);
+  EXPECT_EQ(o[1], 7u);
+  EXPECT_EQ(o[2], 9u);
+  h.Destroy(data);
+  h.Destroy(out);
+  h.DestroyDevice();
+  EXPECT_VALIDATION_SILENT(h);
+  std::string summary, policy;
+  for (const Message& m : h.BinderyMessages()) {
+    if (m.text.find("device summary") != std::string::npos) summary = m.text;
+    if (m.text.find("indirect bindings on") != std::string::npos) policy = m.text;
+  }
+  ASSERT_FALSE(policy.empty()) << "no 'indirect bindings on' line: is the capability on under auto?";
+  const bool pays = policy.find("every layout") != std::string::npos;
+  EXPECT_NE(summary.find(pays ? "pipelines rewritten 1" : "pipelines rewritten 0"), std::string::npos)
+      << summary << "\n" << policy;
+  EXPECT_NE(summary.find(pays ? "descriptor sets converted 1" : "descriptor sets converted 0"), std::string::npos)
+      << summary;
 }
 
 }  // namespace
