@@ -128,7 +128,8 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
       ++j;
     }
     if (j == setCount) dyn = native_dynamic_count - dyn_cursor;  // the rest (unshadowed layouts)
-    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet + i, j - i, pSets + i, dyn,
+    // Consecutive sets with native bindings are consecutive in the native layout too.
+    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl->NativeSet(firstSet + i), j - i, pSets + i, dyn,
                                  dyn != 0 ? native_dynamic + dyn_cursor : nullptr);
     dyn_cursor += dyn;
     i = j;

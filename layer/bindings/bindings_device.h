@@ -65,6 +65,14 @@ struct PipelineLayoutShadow {
   // The full native layout for pipelines that fall back (created on first need, owned
   // by DeviceBindings, guarded by DeviceBindings::fallback_mutex).
   VkPipelineLayout full = VK_NULL_HANDLE;
+  // Sets that exist only as roots are left out of the native layout, and the others
+  // renumbered in order: native_set[s] is set s's number in the native layout (kNoOffset
+  // for a root-only set). The numbering of sets 0..s depends only on those sets' layouts,
+  // so layouts compatible for set s number it alike. `renumbered`: some set moved, so
+  // shaders' remaining descriptors are renumbered too (spirv/renumber.h).
+  std::vector<uint32_t> native_set;
+  bool renumbered = false;
+  uint32_t NativeSet(uint32_t set) const { return set < native_set.size() ? native_set[set] : set; }
 };
 
 // A pipeline created natively (its shaders could not be rewritten): binding it makes the

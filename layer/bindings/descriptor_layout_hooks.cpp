@@ -143,14 +143,27 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
   VkPipelineLayoutCreateInfo info = *pCreateInfo;
   info.pushConstantRangeCount = static_cast<uint32_t>(ranges.size());
   info.pPushConstantRanges = ranges.empty() ? nullptr : ranges.data();
-  // Sets above the last one with native bindings are not sent down: they exist only as
-  // roots (this is how more sets than the driver allows can be bound).
-  uint32_t native_sets = 0;
+  // Sets that exist only as roots are not sent down; the others keep their order (this is
+  // how more sets than the driver allows can be bound: only sets with native descriptors
+  // count against its maxBoundDescriptorSets).
+  std::vector<VkDescriptorSetLayout> native_layouts;
+  shadow->native_set.assign(pCreateInfo->setLayoutCount, kNoOffset);
   for (uint32_t i = 0; i < pCreateInfo->setLayoutCount; ++i) {
     const SetRoot& r = shadow->root.sets[i];
-    if (r.layout == nullptr || r.layout->has_native) native_sets = i + 1;
+    if (r.layout != nullptr && !r.layout->has_native) continue;
+    shadow->native_set[i] = static_cast<uint32_t>(native_layouts.size());
+    shadow->renumbered = shadow->renumbered || shadow->native_set[i] != i;
+    native_layouts.push_back(pCreateInfo->pSetLayouts[i]);
   }
-  info.setLayoutCount = native_sets;
+  if (native_layouts.size() > b.plan.native_limits.maxBoundDescriptorSets) {
+    BINDERY_LOG(b.device.log(), kError, "bindings-sets",
+                "a pipeline layout has %zu sets with descriptors that stay native (images, samplers, texel buffers...); "
+                "the driver binds at most %u: creation fails",
+                native_layouts.size(), b.plan.native_limits.maxBoundDescriptorSets);
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  }
+  info.setLayoutCount = static_cast<uint32_t>(native_layouts.size());
+  info.pSetLayouts = native_layouts.empty() ? nullptr : native_layouts.data();
   const VkResult result = b.next.CreatePipelineLayout(device, &info, pAllocator, pPipelineLayout);
   if (result == VK_SUCCESS) b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
   return result;

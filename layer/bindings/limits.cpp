@@ -38,6 +38,7 @@ void RaiseLimits(VkPhysicalDeviceLimits& l) {
                              ? kRaisedStorageBuffers - l.maxPerStageDescriptorStorageBuffers
                              : 0;
   l.maxStorageBufferRange = UINT32_MAX;
+  l.maxBoundDescriptorSets = std::max(l.maxBoundDescriptorSets, RaisedBoundSets(l));
   l.maxPerStageDescriptorStorageBuffers = std::max(l.maxPerStageDescriptorStorageBuffers, kRaisedStorageBuffers);
   l.maxDescriptorSetStorageBuffers = std::max(l.maxDescriptorSetStorageBuffers, kRaisedStorageBuffers);
   l.maxPerStageResources = l.maxPerStageResources > UINT32_MAX - added ? UINT32_MAX : l.maxPerStageResources + added;
