@@ -9,6 +9,7 @@
 #include "bindings/bindings_device.h"
 #include "bindings/hooks.h"
 #include "bindings/limits.h"
+#include "bindings/native_twin.h"
 #include "chassis/device_editor.h"
 #include "chassis/instance_editor.h"
 
@@ -35,6 +36,7 @@ const Hook kHooks[] = {
     BINDERY_HOOK(UpdateDescriptorSetWithTemplate, nullptr),
     BINDERY_HOOK(UpdateDescriptorSetWithTemplateKHR, nullptr),
     BINDERY_HOOK(CreateShaderModule, nullptr),
+    BINDERY_HOOK(CreateBuffer, ConvertsEverything),  // buffers without addresses (native_twin.h)
     BINDERY_HOOK(DestroyShaderModule, nullptr),
     BINDERY_HOOK(CreateComputePipelines, nullptr),
     BINDERY_HOOK(CreateGraphicsPipelines, nullptr),
@@ -151,6 +153,9 @@ DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p,
 }
 
 DeviceBindings::~DeviceBindings() {
+  twins.ForEach([&](VkPipeline, NativeTwin& t) {
+    if (t.pipeline != VK_NULL_HANDLE) next.DestroyPipeline(device.handle, t.pipeline, nullptr);
+  });
   templates.ForEach([&](VkDescriptorUpdateTemplate, TemplateShadow& t) {
     if (t.native != VK_NULL_HANDLE && next.DestroyDescriptorUpdateTemplate != nullptr) {
       next.DestroyDescriptorUpdateTemplate(device.handle, t.native, nullptr);

@@ -84,6 +84,7 @@ struct FallbackPipeline {
 };
 
 struct PoolShadow;
+struct NativeTwin;  // bindings/native_twin.h
 
 // A converted set: its records in the pool's block, and the CPU copy of what each record
 // names (for sets that must be materialised natively).
@@ -101,6 +102,9 @@ struct SetShadow {
   VkDescriptorSet full = VK_NULL_HANDLE;
   VkDescriptorPool full_pool = VK_NULL_HANDLE;
   bool full_stale = true;
+  // Records naming a buffer without a device address (bindings/native_twin.h): while
+  // non-zero, draws and dispatches of rewritten pipelines with this set bound run natively.
+  uint32_t unaddressable = 0;
 };
 
 struct PoolShadow {
@@ -157,6 +161,11 @@ class DeviceBindings : public CapabilityDevice {
   // push hooks pass every call straight on (auto on a driver where conversion does not
   // pay costs the application nothing until it goes beyond a limit).
   std::atomic<bool> any_converted{false};
+  // Set once a buffer without a device address was created or written into a record:
+  // from then on rewritten pipelines get native twins and draws check their sets
+  // (bindings/native_twin.h).
+  std::atomic<bool> any_unaddressable{false};
+  ShardedHandleMap<VkPipeline, NativeTwin> twins;
   bool Converting() const { return any_converted.load(std::memory_order_acquire); }
 
   // Fallbacks (cold paths): full native layouts and sets, and the pools of those sets.
@@ -196,6 +205,9 @@ class BindingsCommandData : public CommandData {
     bool fallback_applied = false;               // its full sets are bound
     bool converted_disturbed = false;            // full binds replaced the converted ones
     bool untrackable = false;                    // a bind this state cannot hold
+    const NativeTwin* twin = nullptr;            // the bound pipeline's native twin record
+    VkPipeline pipeline = VK_NULL_HANDLE;        // the pipeline the application bound
+    bool twin_bound = false;                     // its twin is bound instead
     BoundSet sets[kMaxSets];
   };
   void OnReset() override { points[0] = BindPoint{}; points[1] = BindPoint{}; }
@@ -213,5 +225,11 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
               const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
               uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets);
 DeviceBindings& BindingsOf(VkCommandBuffer cb);
+// fallback.cpp: the sets bound at `point` bound again as full native sets for `f`'s
+// layout; and the converted binds put back after that.
+void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
+                  BindingsCommandData::BindPoint& point, const FallbackPipeline& f);
+void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
+                           BindingsCommandData::BindPoint& point);
 
 }  // namespace bindery::bindings

@@ -8,6 +8,7 @@
 
 #include "bindings/bindings_device.h"
 #include "bindings/hooks.h"
+#include "bindings/native_twin.h"
 #include "bindings/rewrite_dump.h"
 #include "core/chain_edit.h"
 #include "core/pnext.h"
@@ -281,10 +282,13 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
   std::list<StageRewriter> rewriters;
   std::vector<VkPipelineShaderStageCreateInfo> stage;
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
+  std::vector<const PipelineLayoutShadow*> layouts(count, nullptr);
+  std::vector<bool> was_rewritten(count, false);
   uint32_t rewritten = 0;
   for (uint32_t i = 0; i < count; ++i) {
     PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
     if (layout == nullptr || !layout->root.converts) continue;
+    layouts[i] = layout;
     rewriters.emplace_back(b);
     bool converted = false;
     const std::string why = rewriters.back().Rewrite(*layout, 1, &infos[i].stage, stage, &converted);
@@ -298,10 +302,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
     }
     infos[i].stage = stage[0];
     rewritten += converted ? 1 : 0;
+    was_rewritten[i] = converted;
   }
   const VkResult result = b.next.CreateComputePipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
   if (result == VK_SUCCESS) b.counters.rewritten->Add(rewritten);
   RegisterFallbacks(b, fallbacks, infos.data(), pPipelines);
+  MakeTwins(b, cache, pCreateInfos, layouts, was_rewritten, pPipelines, count);
   return result;
 }
 
@@ -314,10 +320,13 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
   std::list<StageRewriter> rewriters;
   std::list<std::vector<VkPipelineShaderStageCreateInfo>> stages;
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
+  std::vector<const PipelineLayoutShadow*> layouts(count, nullptr);
+  std::vector<bool> was_rewritten(count, false);
   uint32_t rewritten = 0;
   for (uint32_t i = 0; i < count; ++i) {
     PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
     if (layout == nullptr || !layout->root.converts || infos[i].stageCount == 0) continue;
+    layouts[i] = layout;
     rewriters.emplace_back(b);
     stages.emplace_back();
     bool converted = false;
@@ -336,10 +345,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
     }
     infos[i].pStages = stages.back().data();
     rewritten += converted ? 1 : 0;
+    was_rewritten[i] = converted;
   }
   const VkResult result = b.next.CreateGraphicsPipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
   if (result == VK_SUCCESS) b.counters.rewritten->Add(rewritten);
   RegisterFallbacks(b, fallbacks, infos.data(), pPipelines);
+  MakeTwins(b, cache, pCreateInfos, layouts, was_rewritten, pPipelines, count);
   return result;
 }
 

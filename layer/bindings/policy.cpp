@@ -87,4 +87,22 @@ bool UsesRaisedLimit(const VkDescriptorSetLayoutCreateInfo& info, const VkPhysic
   return reason != nullptr;
 }
 
+bool FullLayoutFitsDriver(const std::vector<const std::vector<VkDescriptorSetLayoutBinding>*>& sets,
+                          const VkPhysicalDeviceLimits& limits, const char** why) {
+  *why = nullptr;
+  if (sets.size() > limits.maxBoundDescriptorSets) {
+    *why = "maxBoundDescriptorSets";
+    return false;
+  }
+  // The pipeline-layout limits are sums over every set: check the sum as one layout.
+  std::vector<VkDescriptorSetLayoutBinding> all;
+  for (const std::vector<VkDescriptorSetLayoutBinding>* s : sets) {
+    if (s != nullptr) all.insert(all.end(), s->begin(), s->end());
+  }
+  VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  info.bindingCount = static_cast<uint32_t>(all.size());
+  info.pBindings = all.data();
+  return !UsesRaisedLimit(info, limits, true, why);
+}
+
 }  // namespace bindery::bindings

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <vulkan/vulkan.h>
 
@@ -36,5 +37,12 @@ BindingsPolicy ChooseBindingsPolicy(Mode mode, uint32_t vendor_id, VkDriverId dr
 // `why` names the first limit exceeded.
 bool UsesRaisedLimit(const VkDescriptorSetLayoutCreateInfo& info, const VkPhysicalDeviceLimits& limits, bool ubo,
                      const char** why);
+
+// Would a pipeline layout with these sets' bindings (all native, as the full layout of a
+// fallback or twin has them) be within the driver's limits? `why` names the first limit
+// exceeded. Checks the set count and the buffer-descriptor limits (the ones indirect
+// bindings lets layouts go beyond).
+bool FullLayoutFitsDriver(const std::vector<const std::vector<VkDescriptorSetLayoutBinding>*>& sets,
+                          const VkPhysicalDeviceLimits& limits, const char** why);
 
 }  // namespace bindery::bindings

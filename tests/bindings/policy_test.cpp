@@ -85,5 +85,23 @@ TEST(BindingsPolicy, HugeCountsSaturate) {
                    false));
 }
 
+TEST(BindingsPolicy, FullLayoutsAreCheckedAsAWhole) {
+  const VkPhysicalDeviceLimits limits = LavapipeLikeLimits();
+  VkPhysicalDeviceLimits with_sets = limits;
+  with_sets.maxBoundDescriptorSets = 8;
+  const std::vector<VkDescriptorSetLayoutBinding> twenty{{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 20, kCompute, nullptr}};
+  const char* why = nullptr;
+  // Each set is within the per-stage limit; together they are not.
+  EXPECT_TRUE(FullLayoutFitsDriver({&twenty}, with_sets, &why));
+  EXPECT_FALSE(FullLayoutFitsDriver({&twenty, &twenty}, with_sets, &why));
+  EXPECT_STREQ(why, "maxPerStageDescriptorStorageBuffers");
+  const std::vector<VkDescriptorSetLayoutBinding> one{{0, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, kCompute, nullptr}};
+  std::vector<const std::vector<VkDescriptorSetLayoutBinding>*> nine(9, &one);
+  EXPECT_FALSE(FullLayoutFitsDriver(nine, with_sets, &why));
+  EXPECT_STREQ(why, "maxBoundDescriptorSets");
+  nine.pop_back();
+  EXPECT_TRUE(FullLayoutFitsDriver(nine, with_sets, &why));
+}
+
 }  // namespace
 }  // namespace bindery::bindings
