@@ -52,6 +52,12 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineB
                                                  const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
                                                  const uint32_t* pDynamicOffsets) {
   DeviceBindings& b = BindingsOf(cb);
+  if (!b.Converting()) {
+    // No converting layout exists yet, so neither do fallback pipelines that would need
+    // this bind remembered.
+    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+    return;
+  }
   const PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
   RecordBind(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   BindSets(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
@@ -121,7 +127,8 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
       ++j;
     }
     if (j == setCount) dyn = native_dynamic_count - dyn_cursor;  // the rest (unshadowed layouts)
-    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet + i, j - i, pSets + i, dyn,
+    // Consecutive sets with native bindings are consecutive in the native layout too.
+    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl->NativeSet(firstSet + i), j - i, pSets + i, dyn,
                                  dyn != 0 ? native_dynamic + dyn_cursor : nullptr);
     dyn_cursor += dyn;
     i = j;
@@ -131,7 +138,7 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
 VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stageFlags,
                                             uint32_t offset, uint32_t size, const void* pValues) {
   DeviceBindings& b = BindingsOf(cb);
-  const PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
+  const PipelineLayoutShadow* pl = b.Converting() ? b.pipeline_layouts.Find(layout) : nullptr;
   if (pl == nullptr || !pl->widen_app_pushes) {
     b.next.CmdPushConstants(cb, layout, stageFlags, offset, size, pValues);
     return;

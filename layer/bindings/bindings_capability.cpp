@@ -1,8 +1,9 @@
 // What the indirect-bindings capability needs from the instance and the device, its state
 // on a device, and the functions it hooks.
 //
-// SAFETY: until the capability is complete and measured, only `indirect_bindings=force`
-// turns it on; `auto` (the default) converts nothing on any device.
+// Which layouts convert in each mode is bindings/policy.h's decision: `force` every one,
+// `auto` (the default) every one only on drivers where it was measured to pay, elsewhere
+// only layouts beyond a driver limit.
 #include "bindings/bindings_capability.h"
 
 #include <algorithm>
@@ -10,11 +11,14 @@
 #include "bindings/bindings_device.h"
 #include "bindings/hooks.h"
 #include "bindings/limits.h"
+#include "bindings/native_twin.h"
 #include "chassis/device_editor.h"
 #include "chassis/instance_editor.h"
 
 namespace bindery::bindings {
 namespace {
+
+bool ConvertsEverything(const DevicePlan& p) { return static_cast<const BindingsPlan&>(p).policy.convert_everything; }
 
 const Hook kHooks[] = {
     BINDERY_HOOK(CreateDescriptorSetLayout, nullptr),
@@ -34,6 +38,7 @@ const Hook kHooks[] = {
     BINDERY_HOOK(UpdateDescriptorSetWithTemplate, nullptr),
     BINDERY_HOOK(UpdateDescriptorSetWithTemplateKHR, nullptr),
     BINDERY_HOOK(CreateShaderModule, nullptr),
+    BINDERY_HOOK(CreateBuffer, ConvertsEverything),  // buffers without addresses (native_twin.h)
     BINDERY_HOOK(DestroyShaderModule, nullptr),
     BINDERY_HOOK(CreateComputePipelines, nullptr),
     BINDERY_HOOK(CreateGraphicsPipelines, nullptr),
@@ -42,21 +47,23 @@ const Hook kHooks[] = {
     // Push descriptors (push_descriptor_hooks.cpp): installed where the device has them.
     BINDERY_HOOK(CmdPushDescriptorSetKHR, nullptr),
     BINDERY_HOOK(CmdPushDescriptorSetWithTemplateKHR, nullptr),
-    // Fallback pipelines (fallback.cpp).
-    BINDERY_HOOK(CmdBindPipeline, nullptr),
-    BINDERY_HOOK(DestroyPipeline, nullptr),
-    BINDERY_HOOK(CmdDraw, nullptr),
-    BINDERY_HOOK(CmdDrawIndexed, nullptr),
-    BINDERY_HOOK(CmdDrawIndirect, nullptr),
-    BINDERY_HOOK(CmdDrawIndexedIndirect, nullptr),
-    BINDERY_HOOK(CmdDrawIndirectCount, nullptr),
-    BINDERY_HOOK(CmdDrawIndexedIndirectCount, nullptr),
-    BINDERY_HOOK(CmdDrawIndirectCountKHR, nullptr),
-    BINDERY_HOOK(CmdDrawIndexedIndirectCountKHR, nullptr),
-    BINDERY_HOOK(CmdDispatch, nullptr),
-    BINDERY_HOOK(CmdDispatchBase, nullptr),
-    BINDERY_HOOK(CmdDispatchBaseKHR, nullptr),
-    BINDERY_HOOK(CmdDispatchIndirect, nullptr),
+    // Fallback pipelines (fallback.cpp): only where every layout converts; where only
+    // layouts beyond the driver's limits do, a pipeline cannot fall back (pipeline_hooks.cpp)
+    // and draws and dispatches keep the driver's own functions.
+    BINDERY_HOOK(CmdBindPipeline, ConvertsEverything),
+    BINDERY_HOOK(DestroyPipeline, ConvertsEverything),
+    BINDERY_HOOK(CmdDraw, ConvertsEverything),
+    BINDERY_HOOK(CmdDrawIndexed, ConvertsEverything),
+    BINDERY_HOOK(CmdDrawIndirect, ConvertsEverything),
+    BINDERY_HOOK(CmdDrawIndexedIndirect, ConvertsEverything),
+    BINDERY_HOOK(CmdDrawIndirectCount, ConvertsEverything),
+    BINDERY_HOOK(CmdDrawIndexedIndirectCount, ConvertsEverything),
+    BINDERY_HOOK(CmdDrawIndirectCountKHR, ConvertsEverything),
+    BINDERY_HOOK(CmdDrawIndexedIndirectCountKHR, ConvertsEverything),
+    BINDERY_HOOK(CmdDispatch, ConvertsEverything),
+    BINDERY_HOOK(CmdDispatchBase, ConvertsEverything),
+    BINDERY_HOOK(CmdDispatchBaseKHR, ConvertsEverything),
+    BINDERY_HOOK(CmdDispatchIndirect, ConvertsEverything),
 };
 
 // Physical-device queries: the raised limits (bindings/limits.h).
@@ -73,7 +80,7 @@ class Bindings final : public Capability {
   HookTable InstanceHooks() const override { return MakeHookTable(kInstanceHooks); }
 
   bool PlanInstance(const Settings& settings, InstanceEditor& editor) const override {
-    if (settings.indirect_bindings != Mode::kForce) return false;
+    if (settings.indirect_bindings == Mode::kOff) return false;
     // Under a Vulkan 1.0 application, VK_KHR_buffer_device_address needs these (promoted
     // to 1.1).
     if (editor.api_version() < VK_API_VERSION_1_1) {
@@ -85,14 +92,23 @@ class Bindings final : public Capability {
 
   std::unique_ptr<DevicePlan> PlanDevice(DeviceEditor& editor) const override {
     const Settings& settings = editor.instance().settings;
-    // `auto` converts nothing until the capability is complete and measured.
-    if (settings.indirect_bindings != Mode::kForce) return nullptr;
+    const BindingsPolicy policy =
+        ChooseBindingsPolicy(settings.indirect_bindings, editor.properties().vendorID, editor.driver_id());
+    if (!policy.convert_everything && !policy.convert_over_limits) return nullptr;
     if (const char* why = editor.RequestFeature(DeviceFeature::kBufferDeviceAddress)) {
-      BINDERY_LOG(editor.instance().log(), kWarn, "bindings-off",
-                  "indirect bindings are off on %s: bufferDeviceAddress: %s", editor.properties().deviceName, why);
+      // Asked for explicitly: a warning; under auto the application loses nothing it had.
+      if (settings.indirect_bindings == Mode::kForce) {
+        BINDERY_LOG(editor.instance().log(), kWarn, "bindings-off",
+                    "indirect bindings are off on %s: bufferDeviceAddress: %s", editor.properties().deviceName, why);
+      } else {
+        BINDERY_LOG(editor.instance().log(), kInfo, "bindings-off",
+                    "indirect bindings are off on %s: bufferDeviceAddress: %s", editor.properties().deviceName, why);
+      }
       return nullptr;
     }
     auto plan = std::make_unique<BindingsPlan>();
+    plan->policy = policy;
+    plan->native_limits = editor.properties().limits;
     plan->api_version = editor.api_version();
     plan->shader_int64 = editor.application_features().shaderInt64 == VK_TRUE;
     plan->bounds_checks = editor.application_features().robustBufferAccess == VK_TRUE;
@@ -116,9 +132,9 @@ class Bindings final : public Capability {
 
   std::unique_ptr<CapabilityDevice> CreateDevice(DeviceState& device, DevicePlan& p) const override {
     auto bindings = std::make_unique<DeviceBindings>(device, static_cast<const BindingsPlan&>(p), device.Next(slot()));
-    BINDERY_LOG(device.log(), kInfo, "bindings", "indirect bindings on %s: addresses as %s, bounds checks %s",
-                device.properties.deviceName, bindings->plan.shader_int64 ? "uint64" : "uvec2",
-                bindings->plan.bounds_checks ? "on" : "off");
+    BINDERY_LOG(device.log(), kInfo, "bindings", "indirect bindings on %s (%s): addresses as %s, bounds checks %s",
+                device.properties.deviceName, bindings->plan.policy.name,
+                bindings->plan.shader_int64 ? "uint64" : "uvec2", bindings->plan.bounds_checks ? "on" : "off");
     return bindings;
   }
 };
@@ -157,6 +173,9 @@ DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p,
 }
 
 DeviceBindings::~DeviceBindings() {
+  twins.ForEach([&](VkPipeline, NativeTwin& t) {
+    if (t.pipeline != VK_NULL_HANDLE) next.DestroyPipeline(device.handle, t.pipeline, nullptr);
+  });
   templates.ForEach([&](VkDescriptorUpdateTemplate, TemplateShadow& t) {
     if (t.native != VK_NULL_HANDLE) t.destroy(device.handle, t.native, nullptr);
     if (t.full != VK_NULL_HANDLE) t.destroy(device.handle, t.full, nullptr);

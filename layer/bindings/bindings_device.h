@@ -19,6 +19,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include "bindings/policy.h"
 #include "bindings/record_allocator.h"
 #include "bindings/rewrite_cache.h"
 #include "bindings/root_layout.h"
@@ -40,6 +41,8 @@ class BindingsPlan : public DevicePlan {
   std::string dump_dir;              // where rewritten modules are written ("" none)
   spirv::TargetEnv target = spirv::TargetEnv::kVulkan1_0;
   uint32_t api_version = VK_API_VERSION_1_0;
+  BindingsPolicy policy;                 // which layouts convert (bindings/policy.h)
+  VkPhysicalDeviceLimits native_limits{};  // the driver's own limits
 };
 
 struct SetLayoutEntry {
@@ -63,6 +66,14 @@ struct PipelineLayoutShadow {
   // The full native layout for pipelines that fall back (created on first need, owned
   // by DeviceBindings, guarded by DeviceBindings::fallback_mutex).
   VkPipelineLayout full = VK_NULL_HANDLE;
+  // Sets that exist only as roots are left out of the native layout, and the others
+  // renumbered in order: native_set[s] is set s's number in the native layout (kNoOffset
+  // for a root-only set). The numbering of sets 0..s depends only on those sets' layouts,
+  // so layouts compatible for set s number it alike. `renumbered`: some set moved, so
+  // shaders' remaining descriptors are renumbered too (spirv/renumber.h).
+  std::vector<uint32_t> native_set;
+  bool renumbered = false;
+  uint32_t NativeSet(uint32_t set) const { return set < native_set.size() ? native_set[set] : set; }
   // A root in the ring: a layer-owned copy of the native layout (owned by DeviceBindings),
   // for re-binding the reserved set at a draw even after the application destroyed its
   // layout (root_delivery.cpp).
@@ -88,6 +99,7 @@ struct FallbackPipeline {
 };
 
 struct PoolShadow;
+struct NativeTwin;  // bindings/native_twin.h
 
 // A converted set: its records in the pool's block, and the CPU copy of what each record
 // names (for sets that must be materialised natively).
@@ -105,6 +117,9 @@ struct SetShadow {
   VkDescriptorSet full = VK_NULL_HANDLE;
   VkDescriptorPool full_pool = VK_NULL_HANDLE;
   bool full_stale = true;
+  // Records naming a buffer without a device address (bindings/native_twin.h): while
+  // non-zero, draws and dispatches of rewritten pipelines with this set bound run natively.
+  uint32_t unaddressable = 0;
 };
 
 struct PoolShadow {
@@ -112,6 +127,7 @@ struct PoolShadow {
   VkDeviceMemory memory = VK_NULL_HANDLE;
   uint8_t* mapped = nullptr;
   VkDeviceAddress address = 0;
+  uint32_t capacity = 0;  // records the block holds (made on the first converted set)
   RecordAllocator records{0};
   // The CPU copy of every record (what the application wrote), indexed like the block:
   // one allocation per pool, none per set.
@@ -171,7 +187,19 @@ class DeviceBindings : public CapabilityDevice {
   // Set once the first fallback pipeline exists: until then the draw/dispatch and
   // bind-pipeline hooks only pass the call on (no command-state lookup).
   std::atomic<bool> any_fallback{false};
-  // The same for pipelines whose root lives in the ring.
+  // Set once the first converting set layout exists: until then no set, pipeline layout or
+  // pipeline of the device converts anything, so the allocate, update, template, bind and
+  // push hooks pass every call straight on (auto on a driver where conversion does not
+  // pay costs the application nothing until it goes beyond a limit).
+  std::atomic<bool> any_converted{false};
+  // Set once a buffer without a device address was created or written into a record:
+  // from then on rewritten pipelines get native twins and draws check their sets
+  // (bindings/native_twin.h).
+  std::atomic<bool> any_unaddressable{false};
+  ShardedHandleMap<VkPipeline, NativeTwin> twins;
+  bool Converting() const { return any_converted.load(std::memory_order_acquire); }
+  // Pipelines whose root lives in the ring (root_delivery.cpp); `any_ring` is set once
+  // the first exists: until then draws and pipeline binds do not look for them.
   ShardedHandleMap<VkPipeline, RingPipeline> ring_pipelines;
   std::atomic<bool> any_ring{false};
 
@@ -216,6 +244,9 @@ class BindingsCommandData : public CommandData {
     bool fallback_applied = false;               // its full sets are bound
     bool converted_disturbed = false;            // full binds replaced the converted ones
     bool untrackable = false;                    // a bind this state cannot hold
+    const NativeTwin* twin = nullptr;            // the bound pipeline's native twin record
+    VkPipeline pipeline = VK_NULL_HANDLE;        // the pipeline the application bound
+    bool twin_bound = false;                     // its twin is bound instead
     BoundSet sets[kMaxSets];
     // The block of the last push to each set number (pushes keep the descriptors an
     // earlier push wrote and this one does not: the new block starts as its copy).
@@ -259,6 +290,12 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
               const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
               uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets);
 DeviceBindings& BindingsOf(VkCommandBuffer cb);
+// fallback.cpp: the sets bound at `point` bound again as full native sets for `f`'s
+// layout; and the converted binds put back after that.
+void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
+                  BindingsCommandData::BindPoint& point, const FallbackPipeline& f);
+void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
+                           BindingsCommandData::BindPoint& point);
 // Root delivery and the reserved set (root_delivery.cpp): sets bound through `layout`
 // may have disturbed the reserved set; before a draw or dispatch, the bound pipeline gets
 // its reserved set back when they did.

@@ -37,6 +37,19 @@ VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInf
   return result;
 }
 
+// The policy's decision for one layout (bindings/policy.h).
+bool ShouldConvert(DeviceBindings& b, const VkDescriptorSetLayoutCreateInfo& info) {
+  if (b.plan.policy.convert_everything) return true;
+  if (!b.plan.policy.convert_over_limits) return false;
+  const char* why = nullptr;
+  if (!UsesRaisedLimit(info, b.plan.native_limits, b.plan.convert_uniform_buffers, &why)) return false;
+  BINDERY_LOG(b.device.log(), kInfo, "bindings-over-limit",
+              "a descriptor set layout goes beyond the driver's %s: its buffer descriptors become argument-block "
+              "records",
+              why);
+  return true;
+}
+
 }  // namespace
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
@@ -50,8 +63,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const 
                                                                                      : nullptr;
   std::vector<VkDescriptorSetLayoutBinding> native;
   std::vector<VkDescriptorBindingFlags> native_flags;
+  const bool convert = ShouldConvert(b, *pCreateInfo);
   auto shadow = std::make_shared<SetLayoutShadow>(
-      PlanSetLayout(*pCreateInfo, flags, b.plan.convert_uniform_buffers, native, native_flags));
+      PlanSetLayout(*pCreateInfo, flags, b.plan.convert_uniform_buffers, native, native_flags, convert));
   // Every layout gets a shadow (binds need each set's native dynamic-offset count), but
   // only converting ones are changed.
   VkDescriptorSetLayoutCreateInfo info = *pCreateInfo;
@@ -83,6 +97,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const 
   auto entry = std::make_unique<SetLayoutEntry>();
   entry->shadow = std::move(shadow);
   b.set_layouts.Insert(*pSetLayout, std::move(entry));
+  // After the shadow is findable: the hooks that now stop passing calls straight on can
+  // see it.
+  b.any_converted.store(true, std::memory_order_release);
   return result;
 }
 
@@ -163,14 +180,27 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
   VkPipelineLayoutCreateInfo info = *pCreateInfo;
   info.pushConstantRangeCount = static_cast<uint32_t>(ranges.size());
   info.pPushConstantRanges = ranges.empty() ? nullptr : ranges.data();
-  // Sets above the last one with native bindings are not sent down: they exist only as
-  // roots (this is how more sets than the driver allows can be bound).
-  uint32_t native_sets = 0;
+  // Sets that exist only as roots are not sent down; the others keep their order (this is
+  // how more sets than the driver allows can be bound: only sets with native descriptors
+  // count against its maxBoundDescriptorSets).
+  std::vector<VkDescriptorSetLayout> native_layouts;
+  shadow->native_set.assign(pCreateInfo->setLayoutCount, kNoOffset);
   for (uint32_t i = 0; i < pCreateInfo->setLayoutCount; ++i) {
     const SetRoot& r = shadow->root.sets[i];
-    if (r.layout == nullptr || r.layout->has_native) native_sets = i + 1;
+    if (r.layout != nullptr && !r.layout->has_native) continue;
+    shadow->native_set[i] = static_cast<uint32_t>(native_layouts.size());
+    shadow->renumbered = shadow->renumbered || shadow->native_set[i] != i;
+    native_layouts.push_back(pCreateInfo->pSetLayouts[i]);
   }
-  info.setLayoutCount = native_sets;
+  if (native_layouts.size() > b.plan.native_limits.maxBoundDescriptorSets) {
+    BINDERY_LOG(b.device.log(), kError, "bindings-sets",
+                "a pipeline layout has %zu sets with descriptors that stay native (images, samplers, texel buffers...); "
+                "the driver binds at most %u: creation fails",
+                native_layouts.size(), b.plan.native_limits.maxBoundDescriptorSets);
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  }
+  info.setLayoutCount = static_cast<uint32_t>(native_layouts.size());
+  info.pSetLayouts = native_layouts.empty() ? nullptr : native_layouts.data();
   const VkResult result = b.next.CreatePipelineLayout(device, &info, pAllocator, pPipelineLayout);
   if (result == VK_SUCCESS) b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
   return result;

@@ -83,20 +83,14 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDes
   if (records > UINT32_MAX / kRecordBytes) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   // The native pool keeps the application's sizes: layouts the capability leaves native
   // may still take buffer descriptors from it, and unused counts cost the driver little.
+  // The block itself is made when the pool's first converted set is allocated: a pool
+  // that only ever holds native sets (every pool, under auto on a driver where conversion
+  // does not pay, until a layout goes beyond a limit) costs no memory allocation.
   auto pool = std::make_unique<PoolShadow>();
-  VkResult r = CreateBlockBuffer(b, static_cast<uint32_t>(records), *pool);
-  if (r != VK_SUCCESS) {
-    DestroyBlockBuffer(b, *pool);
-    return r == VK_ERROR_INITIALIZATION_FAILED ? VK_ERROR_OUT_OF_DEVICE_MEMORY : r;
-  }
+  pool->capacity = static_cast<uint32_t>(records);
   pool->records = RecordAllocator(static_cast<uint32_t>(records));
-  pool->descriptors.assign(records, VkDescriptorBufferInfo{});
-  r = b.next.CreateDescriptorPool(device, pCreateInfo, pAllocator, pDescriptorPool);
-  if (r != VK_SUCCESS) {
-    DestroyBlockBuffer(b, *pool);
-    return r;
-  }
-  b.pools.Insert(*pDescriptorPool, std::move(pool));
+  const VkResult r = b.next.CreateDescriptorPool(device, pCreateInfo, pAllocator, pDescriptorPool);
+  if (r == VK_SUCCESS) b.pools.Insert(*pDescriptorPool, std::move(pool));
   return r;
 }
 
@@ -115,13 +109,16 @@ VKAPI_ATTR void VKAPI_CALL DestroyDescriptorPool(VkDevice device, VkDescriptorPo
 VKAPI_ATTR VkResult VKAPI_CALL ResetDescriptorPool(VkDevice device, VkDescriptorPool descriptorPool,
                                                    VkDescriptorPoolResetFlags flags) {
   DeviceBindings& b = BindingsOf(device);
-  if (PoolShadow* pool = b.pools.Find(descriptorPool)) ForgetSets(b, *pool);
+  if (b.Converting()) {
+    if (PoolShadow* pool = b.pools.Find(descriptorPool)) ForgetSets(b, *pool);
+  }
   return b.next.ResetDescriptorPool(device, descriptorPool, flags);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
                                                       VkDescriptorSet* pDescriptorSets) {
   DeviceBindings& b = BindingsOf(device);
+  if (!b.Converting()) return b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
   const uint32_t n = pAllocateInfo->descriptorSetCount;
   // The usual call allocates a few sets: no heap allocation for up to kInline of them.
   constexpr uint32_t kInline = 8;
@@ -151,6 +148,16 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
 
   // Records first: they can be given back whatever the pool's flags, native sets cannot.
   VkResult result = VK_SUCCESS;
+  if (pool != nullptr && pool->buffer == VK_NULL_HANDLE && pool->capacity != 0) {
+    // The pool's first converted set: its block now (the pool is externally synchronised).
+    result = CreateBlockBuffer(b, pool->capacity, *pool);
+    if (result != VK_SUCCESS) {
+      DestroyBlockBuffer(b, *pool);
+      result = result == VK_ERROR_OUT_OF_HOST_MEMORY ? result : VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    } else {
+      pool->descriptors.assign(pool->capacity, VkDescriptorBufferInfo{});
+    }
+  }
   for (uint32_t i = 0; i < n && result == VK_SUCCESS; ++i) {
     if (layouts[i] == nullptr) continue;
     const uint32_t var = variable != nullptr && i < variable->descriptorSetCount ? variable->pDescriptorCounts[i] : 0;
@@ -199,7 +206,8 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
 VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice device, VkDescriptorPool descriptorPool,
                                                   uint32_t descriptorSetCount, const VkDescriptorSet* pDescriptorSets) {
   DeviceBindings& b = BindingsOf(device);
-  if (PoolShadow* pool = b.pools.Find(descriptorPool)) {
+  PoolShadow* pool = b.Converting() ? b.pools.Find(descriptorPool) : nullptr;
+  if (pool != nullptr) {
     for (uint32_t i = 0; i < descriptorSetCount; ++i) {
       if (pDescriptorSets[i] == VK_NULL_HANDLE) continue;
       std::unique_ptr<SetShadow> set = b.sets.Erase(pDescriptorSets[i]);
@@ -221,6 +229,10 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
                                                 uint32_t descriptorCopyCount,
                                                 const VkCopyDescriptorSet* pDescriptorCopies) {
   DeviceBindings& b = BindingsOf(device);
+  if (!b.Converting()) {
+    b.next.UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount, pDescriptorCopies);
+    return;
+  }
   // Native writes and copies are passed down together, in the application's order
   // relative to each other (records do not interact with native descriptors).
   constexpr uint32_t kInline = 16;

@@ -11,6 +11,7 @@
 #include "bindings/bindings_capability.h"
 #include "bindings/bindings_device.h"
 #include "bindings/hooks.h"
+#include "bindings/native_twin.h"
 
 namespace bindery::bindings {
 namespace {
@@ -74,6 +75,16 @@ VkDescriptorSetLayout DeviceBindings::FullSetLayout(const SetLayoutShadow& layou
 VkPipelineLayout DeviceBindings::FullPipelineLayout(PipelineLayoutShadow& layout) {
   std::lock_guard<std::mutex> lock(fallback_mutex);
   if (layout.full != VK_NULL_HANDLE) return layout.full;
+  // A layout beyond the driver's own limits (more sets, more buffers) has no full native
+  // form: asking the driver for one would be invalid.
+  std::vector<const std::vector<VkDescriptorSetLayoutBinding>*> bindings;
+  for (const SetRoot& r : layout.root.sets) bindings.push_back(r.layout != nullptr ? &r.layout->app_bindings : nullptr);
+  const char* why = nullptr;
+  if (!FullLayoutFitsDriver(bindings, plan.native_limits, &why)) {
+    BINDERY_LOG(device.log(), kWarn, "bindings-full-layout",
+                "a pipeline layout goes beyond the driver's %s: it has no native form (no fallback or twin)", why);
+    return VK_NULL_HANDLE;
+  }
   std::vector<VkDescriptorSetLayout> full_sets;
   for (const SetRoot& r : layout.root.sets) {
     if (r.layout == nullptr) return VK_NULL_HANDLE;
@@ -181,19 +192,10 @@ BindingsCommandData* CommandDataOf(DeviceBindings& b, VkCommandBuffer cb) {
   return state != nullptr ? static_cast<BindingsCommandData*>(state->data(BindingsCapability().slot())) : nullptr;
 }
 
-// ---- hooks ----------------------------------------------------------------------------
-
-namespace {
-
-// Before a draw or dispatch: a fallback pipeline gets its sets as full native sets.
-void ApplyFallback(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
-  if (!b.any_fallback.load(std::memory_order_acquire)) return;
-  BindingsCommandData* data = CommandDataOf(b, cb);
-  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bind_point) : nullptr;
-  if (point == nullptr || point->fallback == nullptr || point->fallback_applied) return;
-  const FallbackPipeline& f = *point->fallback;
+void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
+                  BindingsCommandData::BindPoint& point, const FallbackPipeline& f) {
   for (uint32_t i = 0; i < f.sets.size() && i < BindingsCommandData::kMaxSets; ++i) {
-    const BindingsCommandData::BoundSet& bound = point->sets[i];
+    const BindingsCommandData::BoundSet& bound = point.sets[i];
     if (bound.set == VK_NULL_HANDLE || f.sets[i] == nullptr) continue;
     // Only a set bound through a layout with the same set layout at i can be rebound.
     const PipelineLayoutShadow* bound_layout = b.pipeline_layouts.Find(bound.layout);
@@ -206,8 +208,39 @@ void ApplyFallback(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bi
     if (full == VK_NULL_HANDLE) continue;
     b.next.CmdBindDescriptorSets(cb, bind_point, f.full, i, 1, &full, bound.dynamic_count, bound.dynamic);
   }
-  point->fallback_applied = true;
-  point->converted_disturbed = true;
+  point.fallback_applied = true;
+  point.converted_disturbed = true;
+}
+
+void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
+                           BindingsCommandData::BindPoint& point) {
+  if (!point.converted_disturbed || point.untrackable) return;
+  // Full binds replaced the converted ones: put them back, set by set.
+  for (uint32_t i = 0; i < BindingsCommandData::kMaxSets; ++i) {
+    const BindingsCommandData::BoundSet& bound = point.sets[i];
+    if (bound.set == VK_NULL_HANDLE) continue;
+    BindSets(b, cb, bind_point, bound.layout, b.pipeline_layouts.Find(bound.layout), i, 1, &bound.set,
+             bound.dynamic_count, bound.dynamic);
+  }
+  point.converted_disturbed = false;
+}
+
+// ---- hooks ----------------------------------------------------------------------------
+
+namespace {
+
+// Before a draw or dispatch: a fallback pipeline gets its sets as full native sets, a
+// rewritten one its native twin where a bound set needs it (native_twin.h). False when
+// the command must be skipped.
+bool BeforeDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
+  if (b.any_fallback.load(std::memory_order_acquire)) {
+    BindingsCommandData* data = CommandDataOf(b, cb);
+    BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bind_point) : nullptr;
+    if (point != nullptr && point->fallback != nullptr && !point->fallback_applied) {
+      BindFullSets(b, cb, bind_point, *point, *point->fallback);
+    }
+  }
+  return ApplyTwin(b, cb, bind_point);
 }
 
 }  // namespace
@@ -215,30 +248,26 @@ void ApplyFallback(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bi
 VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipeline pipeline) {
   DeviceBindings& b = BindingsOf(cb);
   b.next.CmdBindPipeline(cb, bindPoint, pipeline);
+  OnBindPipeline(b, cb, bindPoint, pipeline);
   const bool ring = b.any_ring.load(std::memory_order_acquire);
-  if (!b.any_fallback.load(std::memory_order_acquire) && !ring) return;
+  if (!b.any_fallback.load(std::memory_order_acquire) && !b.any_unaddressable.load(std::memory_order_acquire) &&
+      !ring) {
+    return;
+  }
   BindingsCommandData* data = CommandDataOf(b, cb);
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
   if (point == nullptr) return;
   if (ring) point->ring_pipeline = b.ring_pipelines.Find(pipeline);  // root_delivery.cpp
-  point->fallback = b.fallback_pipelines.Find(pipeline);
+  point->fallback = b.any_fallback.load(std::memory_order_acquire) ? b.fallback_pipelines.Find(pipeline) : nullptr;
   point->fallback_applied = false;
-  if (point->fallback == nullptr && point->converted_disturbed && !point->untrackable) {
-    // Full binds replaced the converted ones: put them back, set by set.
-    for (uint32_t i = 0; i < BindingsCommandData::kMaxSets; ++i) {
-      const BindingsCommandData::BoundSet& bound = point->sets[i];
-      if (bound.set == VK_NULL_HANDLE) continue;
-      BindSets(b, cb, bindPoint, bound.layout, b.pipeline_layouts.Find(bound.layout), i, 1, &bound.set,
-               bound.dynamic_count, bound.dynamic);
-    }
-    point->converted_disturbed = false;
-  }
+  if (point->fallback == nullptr) RestoreConvertedBinds(b, cb, bindPoint, *point);
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline, const VkAllocationCallbacks* pAllocator) {
   DeviceBindings& b = BindingsOf(device);
   if (pipeline != VK_NULL_HANDLE) {
     b.fallback_pipelines.Erase(pipeline);
+    DestroyTwin(b, pipeline);
     if (b.any_ring.load(std::memory_order_acquire)) b.ring_pipelines.Erase(pipeline);
   }
   b.next.DestroyPipeline(device, pipeline, pAllocator);
@@ -247,7 +276,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline,
 #define BINDERY_DRAW(name, bind_point, params, args) \
   VKAPI_ATTR void VKAPI_CALL name params {           \
     DeviceBindings& b = BindingsOf(cb);              \
-    ApplyFallback(b, cb, bind_point);                \
+    if (!BeforeDraw(b, cb, bind_point)) return;      \
     RestoreRingRoot(b, cb, bind_point);              \
     b.next.name args;                                \
   }

@@ -24,9 +24,11 @@
 
 #include "bindings/bindings_device.h"
 #include "bindings/hooks.h"
+#include "bindings/native_twin.h"
 #include "bindings/rewrite_dump.h"
 #include "core/chain_edit.h"
 #include "core/pnext.h"
+#include "spirv/renumber.h"
 
 namespace bindery::bindings {
 namespace {
@@ -112,11 +114,12 @@ class StageRewriter {
     for (VkShaderModule m : modules_) b_.next.DestroyShaderModule(b_.device.handle, m, nullptr);
   }
 
-  // Fills `out` with the stages to send down for `root`. Returns "" on success (with
+  // Fills `out` with the stages to send down for `layout`. Returns "" on success (with
   // *converted true when some stage was rewritten), else why the pipeline cannot be made
   // with converted bindings.
-  std::string Rewrite(const RootLayout& root, uint32_t count, const VkPipelineShaderStageCreateInfo* stages,
+  std::string Rewrite(const PipelineLayoutShadow& layout, uint32_t count, const VkPipelineShaderStageCreateInfo* stages,
                       std::vector<VkPipelineShaderStageCreateInfo>& out, bool* converted) {
+    const RootLayout& root = layout.root;
     out.assign(stages, stages + count);
     *converted = false;
     for (uint32_t i = 0; i < count; ++i) {
@@ -130,7 +133,14 @@ class StageRewriter {
         words = std::make_shared<std::vector<uint32_t>>(inline_code->pCode, inline_code->pCode + inline_code->codeSize / 4);
       }
       if (words == nullptr) return "the code of a shader stage is not known to the layer";
-      if (!UsesConvertedBinding(*words, stage.pName, root)) continue;
+      if (!UsesConvertedBinding(*words, stage.pName, root)) {
+        // Used as it is, but for the numbers of its sets in the native layout.
+        if (layout.renumbered) {
+          std::string why = Renumbered(*words, layout, inline_code, stage);
+          if (!why.empty()) return why;
+        }
+        continue;
+      }
       if (!root.fits) return "its layout's root does not fit in push constants";
       // SPIR-V library gap: the rewrite subtracts a dynamic offset from the record's size,
       // but a dynamic descriptor's range does not shrink with its offset; lengths and
@@ -152,9 +162,41 @@ class StageRewriter {
       }
       if (r->report.push_constant_end > b_.max_push_bytes) return "the rewritten shader's push constants exceed the limit";
       rewritten_.push_back(r);
+      *converted = true;
+      if (layout.renumbered) {
+        std::string why = Renumbered(r->module, layout, inline_code, stage);
+        if (!why.empty()) return why;
+        continue;
+      }
+      std::string why = SendDown(r->module, inline_code, stage);
+      if (!why.empty()) return why;
+    }
+    return "";
+  }
+
+ private:
+  // `stage` made from a copy of `words` with its sets renumbered for the native layout.
+  std::string Renumbered(const std::vector<uint32_t>& words, const PipelineLayoutShadow& layout,
+                         const VkShaderModuleCreateInfo* inline_code, VkPipelineShaderStageCreateInfo& stage) {
+    owned_code_.push_back(words);
+    // A root-only set keeps its number: no descriptor of a valid shader is left in one.
+    std::vector<uint32_t> map(layout.native_set.size());
+    for (uint32_t s = 0; s < map.size(); ++s) map[s] = layout.native_set[s] == kNoOffset ? s : layout.native_set[s];
+    bool changed = false;
+    if (!spirv::RenumberDescriptorSets(owned_code_.back(), map, &changed)) {
+      return "the shader's instruction stream is malformed";
+    }
+    return SendDown(owned_code_.back(), inline_code, stage);
+  }
+
+  // Points `stage` at `words` (kept alive until the call returns): a module of ours, or
+  // the stage's inline VkShaderModuleCreateInfo in a copy of its chain.
+  std::string SendDown(const std::vector<uint32_t>& words, const VkShaderModuleCreateInfo* inline_code,
+                       VkPipelineShaderStageCreateInfo& stage) {
+    {
       VkShaderModuleCreateInfo code{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-      code.codeSize = r->module.size() * sizeof(uint32_t);
-      code.pCode = r->module.data();
+      code.codeSize = words.size() * sizeof(uint32_t);
+      code.pCode = words.data();
       if (inline_code != nullptr) {
         chains_.emplace_back(stage.pNext);
         auto* edited = chains_.back().Modify<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
@@ -169,13 +211,12 @@ class StageRewriter {
         modules_.push_back(module);
         stage.module = module;
       }
-      *converted = true;
     }
     return "";
   }
 
- private:
   DeviceBindings& b_;
+  std::list<std::vector<uint32_t>> owned_code_;  // renumbered modules (stable addresses)
   std::vector<VkShaderModule> modules_;
   std::list<ChainEditor> chains_;
   std::vector<std::shared_ptr<const CachedRewrite>> rewritten_;  // keeps the code alive
@@ -211,6 +252,17 @@ namespace {
 // log line with the reason. False when the full layout cannot be made.
 bool FallBack(DeviceBindings& b, const char* kind, const char* entry, const std::string& why,
               PipelineLayoutShadow& layout, VkPipelineLayout* out) {
+  if (!b.plan.policy.convert_everything) {
+    // Only layouts beyond the driver's limits convert here (auto on a driver where
+    // conversion does not pay): natively the pipeline would be beyond them too, and the
+    // draw/dispatch hooks that materialise sets are not installed.
+    BINDERY_LOG(b.device.log(), kError, "bindings-fallback",
+                "a %s pipeline (entry point '%s') cannot be created: its layout goes beyond the driver's limits and "
+                "its shaders cannot be rewritten: %s",
+                kind, entry, why.c_str());
+    b.counters.fallen_back->Add();
+    return false;
+  }
   const VkPipelineLayout full = b.FullPipelineLayout(layout);
   bool converted_push_set = false;
   for (const SetRoot& r : layout.root.sets) {
@@ -276,12 +328,15 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
   std::vector<VkPipelineShaderStageCreateInfo> stage;
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> rewritten;
+  std::vector<const PipelineLayoutShadow*> layouts(count, nullptr);
+  std::vector<bool> was_rewritten(count, false);
   for (uint32_t i = 0; i < count; ++i) {
     PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
     if (layout == nullptr || !layout->root.converts) continue;
+    layouts[i] = layout;
     rewriters.emplace_back(b);
     bool converted = false;
-    const std::string why = rewriters.back().Rewrite(layout->root, 1, &infos[i].stage, stage, &converted);
+    const std::string why = rewriters.back().Rewrite(*layout, 1, &infos[i].stage, stage, &converted);
     if (!why.empty()) {
       if (!FallBack(b, "compute", infos[i].stage.pName, why, *layout, &infos[i].layout)) {
         for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
@@ -292,9 +347,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
     }
     infos[i].stage = stage[0];
     if (converted) rewritten.emplace_back(i, layout);
+    was_rewritten[i] = converted;
   }
   const VkResult result = b.next.CreateComputePipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
   RegisterFallbacks(b, fallbacks, rewritten, infos.data(), pPipelines);
+  MakeTwins(b, cache, pCreateInfos, layouts, was_rewritten, pPipelines, count);
   return result;
 }
 
@@ -308,13 +365,16 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
   std::list<std::vector<VkPipelineShaderStageCreateInfo>> stages;
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> rewritten;
+  std::vector<const PipelineLayoutShadow*> layouts(count, nullptr);
+  std::vector<bool> was_rewritten(count, false);
   for (uint32_t i = 0; i < count; ++i) {
     PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
     if (layout == nullptr || !layout->root.converts || infos[i].stageCount == 0) continue;
+    layouts[i] = layout;
     rewriters.emplace_back(b);
     stages.emplace_back();
     bool converted = false;
-    std::string why = rewriters.back().Rewrite(layout->root, infos[i].stageCount, infos[i].pStages, stages.back(),
+    std::string why = rewriters.back().Rewrite(*layout, infos[i].stageCount, infos[i].pStages, stages.back(),
                                                &converted);
     if (why.empty() && converted && IsLibraryPipeline(infos[i].flags, infos[i].pNext)) {
       why = "pipeline libraries are not handled";
@@ -329,9 +389,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
     }
     infos[i].pStages = stages.back().data();
     if (converted) rewritten.emplace_back(i, layout);
+    was_rewritten[i] = converted;
   }
   const VkResult result = b.next.CreateGraphicsPipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
   RegisterFallbacks(b, fallbacks, rewritten, infos.data(), pPipelines);
+  MakeTwins(b, cache, pCreateInfos, layouts, was_rewritten, pPipelines, count);
   return result;
 }
 

@@ -77,12 +77,22 @@ const FallbackPipeline* BoundFallback(DeviceBindings& b, BindingsCommandData::Bi
   return f;
 }
 
+// A pushed buffer without a device address: its record is null. Native twins
+// (native_twin.h) are chosen from the bound sets' shadows, which pushed sets have none
+// of, so such a push is not run natively: logged.
+void NoteUnpushable(DeviceBindings& b) {
+  BINDERY_LOG(b.device.log(), kError, "bindings-unaddressable-push",
+              "a buffer without a device address was pushed as a descriptor: its record is null (push descriptors "
+              "have no native twin)");
+}
+
 }  // namespace
 
 VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
                                                    VkPipelineLayout layout, uint32_t set, uint32_t writeCount,
                                                    const VkWriteDescriptorSet* pWrites) {
   DeviceBindings& b = BindingsOf(cb);
+  if (!b.Converting()) return b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
   PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
   const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
   if (set_layout == nullptr) {
@@ -120,7 +130,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
     }
     if (block == nullptr || w.pBufferInfo == nullptr) continue;
     ForEachRecord(*set_layout, w.dstBinding, w.dstArrayElement, w.descriptorCount, [&](uint32_t record, uint32_t k) {
-      EncodeRecord(b, w.pBufferInfo[k], block + static_cast<size_t>(record) * kRecordBytes);
+      if (!EncodeRecord(b, w.pBufferInfo[k], block + static_cast<size_t>(record) * kRecordBytes)) NoteUnpushable(b);
     });
   }
   if (native_count != 0) b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, native_count, native);
@@ -139,7 +149,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
                                                                VkPipelineLayout layout, uint32_t set,
                                                                const void* pData) {
   DeviceBindings& b = BindingsOf(cb);
-  const TemplateShadow* t = b.templates.Find(descriptorUpdateTemplate);
+  const TemplateShadow* t = b.Converting() ? b.templates.Find(descriptorUpdateTemplate) : nullptr;
   if (t == nullptr) return b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
   PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
   const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
@@ -159,7 +169,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
       ForEachRecord(*set_layout, e.dstBinding, e.dstArrayElement, e.descriptorCount, [&](uint32_t record, uint32_t k) {
         VkDescriptorBufferInfo info;
         std::memcpy(&info, bytes + e.offset + static_cast<size_t>(k) * e.stride, sizeof(info));
-        EncodeRecord(b, info, block + static_cast<size_t>(record) * kRecordBytes);
+        if (!EncodeRecord(b, info, block + static_cast<size_t>(record) * kRecordBytes)) NoteUnpushable(b);
       });
     }
   }

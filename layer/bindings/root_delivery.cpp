@@ -53,7 +53,8 @@ void RestoreRingRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint 
   if (!b.any_ring.load(std::memory_order_acquire)) return;
   BindingsCommandData* data = CommandDataOf(b, cb);
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
-  if (point == nullptr || point->ring_pipeline == nullptr || !point->ring_root_written) return;
+  // (A native twin bound instead of the pipeline reads no root: fallback.cpp.)
+  if (point == nullptr || point->ring_pipeline == nullptr || !point->ring_root_written || point->twin_bound) return;
   const RingPipeline& p = *point->ring_pipeline;
   if (!point->ring_disturbed && (point->ring_layout == p.layout || point->ring_layout == p.copy)) return;
   const RingSlice slot = data->ring.Allocate(data->pool(), p.root_end, b.ring_alignment);

@@ -36,7 +36,7 @@ uint32_t SetLayoutShadow::RecordsFor(uint32_t variable_count) const {
 
 SetLayoutShadow PlanSetLayout(const VkDescriptorSetLayoutCreateInfo& info, const VkDescriptorBindingFlags* flags,
                               bool convert_uniform_buffers, std::vector<VkDescriptorSetLayoutBinding>& native_bindings,
-                              std::vector<VkDescriptorBindingFlags>& native_flags) {
+                              std::vector<VkDescriptorBindingFlags>& native_flags, bool convert_buffers) {
   SetLayoutShadow shadow;
   shadow.push_descriptor = (info.flags & VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR) != 0;
   native_bindings.clear();
@@ -52,7 +52,7 @@ SetLayoutShadow PlanSetLayout(const VkDescriptorSetLayoutCreateInfo& info, const
     const bool dynamic = IsDynamicType(b.descriptorType);
     // Push-descriptor layouts convert too: their records live in the command buffer's
     // ring (push_descriptor_hooks.cpp).
-    const bool converts = IsConvertedType(b.descriptorType, convert_uniform_buffers);
+    const bool converts = convert_buffers && IsConvertedType(b.descriptorType, convert_uniform_buffers);
     if (converts) {
       ConvertedBinding c;
       c.binding = b.binding;

@@ -66,9 +66,10 @@ struct SetLayoutShadow {
 
 // Plans `info`'s shadow (binding flags from its VkDescriptorSetLayoutBindingFlagsCreateInfo,
 // nullptr when absent). Fills `native_bindings` / `native_flags` with what stays native
-// (native_flags stays empty when `flags` is nullptr).
+// (native_flags stays empty when `flags` is nullptr). With `convert_buffers` false
+// nothing converts (the policy left the layout native) and the shadow only describes it.
 SetLayoutShadow PlanSetLayout(const VkDescriptorSetLayoutCreateInfo& info, const VkDescriptorBindingFlags* flags,
                               bool convert_uniform_buffers, std::vector<VkDescriptorSetLayoutBinding>& native_bindings,
-                              std::vector<VkDescriptorBindingFlags>& native_flags);
+                              std::vector<VkDescriptorBindingFlags>& native_flags, bool convert_buffers = true);
 
 }  // namespace bindery::bindings

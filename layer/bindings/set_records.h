@@ -14,8 +14,9 @@ namespace bindery::bindings {
 // Writes record `record` of `set` (and its CPU copy) from `info`.
 void WriteRecord(DeviceBindings& b, SetShadow& set, uint32_t record, const VkDescriptorBufferInfo& info);
 // The 16-byte record `info` becomes, written to `out` (set records and push-descriptor
-// records alike).
-void EncodeRecord(DeviceBindings& b, const VkDescriptorBufferInfo& info, uint8_t* out);
+// records alike). False when it names a buffer without a device address (a null record:
+// the caller decides what runs instead).
+bool EncodeRecord(DeviceBindings& b, const VkDescriptorBufferInfo& info, uint8_t* out);
 
 // Walks `count` descriptors from (binding, element) across consecutive bindings as the
 // spec's update rollover does; calls fn(record index) for converted bindings. Returns

@@ -92,6 +92,7 @@ template <typename UpdateFn>
 void UpdateWithTemplate(UpdateFn update, VkDevice device, VkDescriptorSet set, VkDescriptorUpdateTemplate handle,
                         const void* pData) {
   DeviceBindings& b = BindingsOf(device);
+  if (!b.Converting()) return update(device, set, handle, pData);
   const TemplateShadow* shadow = b.templates.Find(handle);
   if (shadow == nullptr) return update(device, set, handle, pData);
   if (SetShadow* s = b.sets.Find(set)) {

@@ -8,10 +8,12 @@
 
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "big_buffer_comp.h"
 #include "integration/test_env.h"
 #include "many_buffers_comp.h"
+#include "many_sets_comp.h"
 
 namespace bindery::test {
 namespace {
@@ -41,8 +43,10 @@ TEST(BindingsLimits, RaisedOnlyWhenForced) {
   } else {
     EXPECT_EQ(forced.maxPerStageResources, UINT32_MAX);
   }
+  // As many roots as push constants hold (lavapipe: 128 bytes, 16 sets; at most 32).
+  EXPECT_EQ(forced.maxBoundDescriptorSets,
+            std::max(native.maxBoundDescriptorSets, std::min(32u, native.maxPushConstantsSize / 8)));
   // Not honoured, so not raised.
-  EXPECT_EQ(forced.maxBoundDescriptorSets, native.maxBoundDescriptorSets);
   EXPECT_EQ(forced.maxDescriptorSetStorageBuffersDynamic, native.maxDescriptorSetStorageBuffersDynamic);
   EXPECT_EQ(forced.maxPushConstantsSize, native.maxPushConstantsSize);
 }
@@ -151,9 +155,20 @@ TEST_P(BigBuffer, ReadAndWrittenToItsLastWord) {
 INSTANTIATE_TEST_SUITE_P(Ranges, BigBuffer, testing::Values(true, false),
                          [](const testing::TestParamInfo<bool>& i) { return i.param ? "WholeSize" : "ExplicitRange"; });
 
-TEST(BindingsLimits, FortyStorageBuffersInOneStageAndSet) {
-  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "force");
-  VkHarness h;
+// Forced, and under auto (the default) — where a layout beyond the driver's limits
+// converts whatever the driver's row in the policy table says (bindings/policy.h).
+class FortyBuffers : public testing::TestWithParam<const char*> {};
+
+TEST_P(FortyBuffers, InOneStageAndSet) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", GetParam());
+  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
+  const VkPhysicalDeviceLimits native = LimitsSeen("off");
+  if (native.maxPerStageDescriptorStorageBuffers >= 41 && std::string(GetParam()) == "auto") {
+    GTEST_SKIP() << "the driver allows " << native.maxPerStageDescriptorStorageBuffers
+                 << " storage buffers per stage: 41 is within its limits";
+  }
+  auto owned = std::make_unique<VkHarness>();
+  VkHarness& h = *owned;
   ASSERT_TRUE(h.ok()) << h.error();
   std::vector<HostBuffer> buffers;
   std::vector<VkBuffer> handles;
@@ -170,7 +185,186 @@ TEST(BindingsLimits, FortyStorageBuffersInOneStageAndSet) {
   EXPECT_EQ(static_cast<const uint32_t*>(out.mapped)[0], expected);
   for (HostBuffer& b : buffers) h.Destroy(b);
   h.Destroy(out);
+  h.DestroyDevice();
   EXPECT_VALIDATION_SILENT(h);
+  std::string summary;
+  for (const Message& m : h.BinderyMessages()) {
+    if (m.text.find("device summary") != std::string::npos) summary = m.text;
+  }
+  EXPECT_NE(summary.find("pipelines rewritten 1, fallen back 0"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("descriptor sets converted 1"), std::string::npos) << summary;
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, FortyBuffers, testing::Values("force", "auto"),
+                         [](const testing::TestParamInfo<const char*>& i) { return std::string(i.param); });
+
+}  // namespace
+}  // namespace bindery::test
+
+namespace bindery::test {
+namespace {
+
+// Under auto, a layout within the driver's limits converts only where the policy table
+// says conversion pays on this driver (the device's "indirect bindings on" line names the
+// policy); the program's result is the same either way.
+TEST(BindingsLimits, AutoConvertsLayoutsWithinTheLimitsOnlyWhereItPays) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "auto");
+  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
+  auto owned = std::make_unique<VkHarness>();
+  VkHarness& h = *owned;
+  ASSERT_TRUE(h.ok()) << h.error();
+  HostBuffer data = h.CreateHostBuffer(1 << 20, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer out = h.CreateHostBuffer(16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  uint32_t* words = static_cast<uint32_t*>(data.mapped);
+  const size_t n = (1 << 20) / 4;
+  words[0] = 7;
+  words[n - 1] = 9;
+  std::memset(out.mapped, 0, 16);
+  RunKernel(h, big_buffer_comp, sizeof(big_buffer_comp), {data.buffer}, out.buffer, VK_WHOLE_SIZE);
+  const uint32_t* o = static_cast<const uint32_t*>(out.mapped);
+  EXPECT_EQ(o[0], n);
+  EXPECT_EQ(o[1], 7u);
+  EXPECT_EQ(o[2], 9u);
+  h.Destroy(data);
+  h.Destroy(out);
+  h.DestroyDevice();
+  EXPECT_VALIDATION_SILENT(h);
+  std::string summary, policy;
+  for (const Message& m : h.BinderyMessages()) {
+    if (m.text.find("device summary") != std::string::npos) summary = m.text;
+    if (m.text.find("indirect bindings on") != std::string::npos) policy = m.text;
+  }
+  ASSERT_FALSE(policy.empty()) << "no 'indirect bindings on' line: is the capability on under auto?";
+  const bool pays = policy.find("every layout") != std::string::npos;
+  EXPECT_NE(summary.find(pays ? "pipelines rewritten 1" : "pipelines rewritten 0"), std::string::npos)
+      << summary << "\n" << policy;
+  EXPECT_NE(summary.find(pays ? "descriptor sets converted 1" : "descriptor sets converted 0"), std::string::npos)
+      << summary;
+}
+
+}  // namespace
+}  // namespace bindery::test
+
+namespace bindery::test {
+namespace {
+
+// maxBoundDescriptorSets: twelve sets (lavapipe binds 8), of which only sets 3 and 11 keep
+// native descriptors (a uniform buffer each): the native layout holds those two,
+// renumbered 0 and 1, and the shader's uniform buffers are renumbered with them. Bound in
+// two calls (0-5, 6-11) so that both native sets are bound through the renumbering.
+TEST(BindingsLimits, TwelveSetsTwoOfThemNative) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "force");
+  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
+  auto owned = std::make_unique<VkHarness>();
+  VkHarness& h = *owned;
+  ASSERT_TRUE(h.ok()) << h.error();
+  VkPhysicalDeviceProperties props{};
+  vkGetPhysicalDeviceProperties(h.physical_device(), &props);
+  ASSERT_GE(props.limits.maxBoundDescriptorSets, 12u) << "the raised limit";
+  VkDevice d = h.device();
+  constexpr uint32_t kSets = 12;
+  std::vector<HostBuffer> buffers;
+  std::vector<VkDescriptorSetLayout> layouts(kSets);
+  for (uint32_t s = 0; s < kSets; ++s) {
+    std::vector<VkDescriptorSetLayoutBinding> b;
+    if (s == 11) {
+      b.push_back({0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+      b.push_back({1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+    } else {
+      b.push_back({0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+      if (s == 3) b.push_back({1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+    }
+    VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    dslci.bindingCount = static_cast<uint32_t>(b.size());
+    dslci.pBindings = b.data();
+    ASSERT_EQ(vkCreateDescriptorSetLayout(d, &dslci, nullptr, &layouts[s]), VK_SUCCESS);
+  }
+  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  plci.setLayoutCount = kSets;
+  plci.pSetLayouts = layouts.data();
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreatePipelineLayout(d, &plci, nullptr, &layout), VK_SUCCESS);
+  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  smci.codeSize = sizeof(many_sets_comp);
+  smci.pCode = many_sets_comp;
+  VkShaderModule module = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateShaderModule(d, &smci, nullptr, &module), VK_SUCCESS);
+  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cpci.stage.module = module;
+  cpci.stage.pName = "main";
+  cpci.layout = layout;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline), VK_SUCCESS);
+
+  VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSets}, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2}};
+  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  dpci.maxSets = kSets;
+  dpci.poolSizeCount = 2;
+  dpci.pPoolSizes = sizes;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateDescriptorPool(d, &dpci, nullptr, &pool), VK_SUCCESS);
+  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  dsai.descriptorPool = pool;
+  dsai.descriptorSetCount = kSets;
+  dsai.pSetLayouts = layouts.data();
+  std::vector<VkDescriptorSet> sets(kSets);
+  ASSERT_EQ(vkAllocateDescriptorSets(d, &dsai, sets.data()), VK_SUCCESS);
+
+  uint32_t expected = 0;
+  std::vector<VkDescriptorBufferInfo> infos;
+  infos.reserve(16);
+  std::vector<VkWriteDescriptorSet> writes;
+  auto add = [&](VkDescriptorSet set, uint32_t binding, VkDescriptorType type, VkBufferUsageFlags usage, uint32_t value) {
+    buffers.push_back(h.CreateHostBuffer(16, usage));
+    std::memset(buffers.back().mapped, 0, 16);
+    static_cast<uint32_t*>(buffers.back().mapped)[0] = value;
+    infos.push_back({buffers.back().buffer, 0, VK_WHOLE_SIZE});
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstSet = set;
+    w.dstBinding = binding;
+    w.descriptorCount = 1;
+    w.descriptorType = type;
+    w.pBufferInfo = &infos.back();
+    writes.push_back(w);
+  };
+  for (uint32_t s = 0; s < 11; ++s) {
+    add(sets[s], 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, 5 * s + 2);
+    expected += (5 * s + 2) * (s + 1);
+  }
+  add(sets[3], 1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, 3);
+  add(sets[11], 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, 1000);
+  add(sets[11], 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, 0);
+  expected = expected * 3 + 1000;
+  vkUpdateDescriptorSets(d, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+
+  VkCommandBuffer cb = h.BeginCommands();
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 6, sets.data(), 0, nullptr);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 6, 6, sets.data() + 6, 0, nullptr);
+  vkCmdDispatch(cb, 1, 1, 1);
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
+                       nullptr, 0, nullptr);
+  ASSERT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
+  EXPECT_EQ(static_cast<const uint32_t*>(buffers.back().mapped)[0], expected);
+
+  vkDestroyPipeline(d, pipeline, nullptr);
+  vkDestroyShaderModule(d, module, nullptr);
+  vkDestroyDescriptorPool(d, pool, nullptr);
+  vkDestroyPipelineLayout(d, layout, nullptr);
+  for (VkDescriptorSetLayout l : layouts) vkDestroyDescriptorSetLayout(d, l, nullptr);
+  for (HostBuffer& b : buffers) h.Destroy(b);
+  h.DestroyDevice();
+  EXPECT_VALIDATION_SILENT(h);
+  std::string summary;
+  for (const Message& m : h.BinderyMessages()) {
+    if (m.text.find("device summary") != std::string::npos) summary = m.text;
+  }
+  EXPECT_NE(summary.find("pipelines rewritten 1, fallen back 0"), std::string::npos) << summary;
 }
 
 }  // namespace

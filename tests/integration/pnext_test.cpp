@@ -51,6 +51,9 @@ TEST(UnknownPNext, DeviceChainReachesTheLayerBelowUntouched) {
   // Native transfers: nothing needs a feature, so nothing is edited (on drivers whose
   // policy uses kernels, bufferDeviceAddress would be turned on in a copy: tested below).
   ScopedEnv native("BINDERY_TRANSFER_STRATEGY", "native");
+  // Indirect bindings under auto turn bufferDeviceAddress on too (for layouts beyond the
+  // driver's limits): off here, so that nothing needs a feature.
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "off");
   UnknownStruct unknown{kUnknownStype, nullptr, {5, 6, 7, 8}};
   VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   v12.pNext = &unknown;

@@ -1,0 +1,175 @@
+// Issue 9 part 3: a buffer the layer cannot give a device address (here: external memory,
+// which the layer leaves exactly as the application made it) is reached through a
+// converted descriptor. Draws and dispatches with such a set bound run the rewritten
+// pipeline's native twin with full native sets; with only addressable buffers bound they
+// run the rewritten pipeline again. Results must be what the shader computes, with
+// validation below the layer silent, whether the buffer existed before the pipeline (the
+// twin is made with the pipeline) or not (a compute twin is made on first need).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "integration/test_env.h"
+#include "twin_copy_comp.h"
+
+namespace bindery::test {
+namespace {
+
+constexpr uint32_t kWords = 256;
+constexpr VkDeviceSize kBytes = kWords * 4;
+constexpr VkExternalMemoryHandleTypeFlagBits kHandle = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+
+// Can the device export OPAQUE_FD storage buffers? (The reason to skip otherwise.)
+std::string ExternalUnsupported(VkHarness& h) {
+  VkPhysicalDeviceExternalBufferInfo info{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  info.handleType = kHandle;
+  VkExternalBufferProperties props{VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
+  vkGetPhysicalDeviceExternalBufferProperties(h.physical_device(), &info, &props);
+  if ((props.externalMemoryProperties.externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) == 0) {
+    return "the device cannot export OPAQUE_FD storage buffers";
+  }
+  return "";
+}
+
+// A host-visible storage buffer on exportable external memory.
+HostBuffer CreateExternalBuffer(VkHarness& h) {
+  HostBuffer b;
+  b.size = kBytes;
+  VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+  external.handleTypes = kHandle;
+  VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &external};
+  bci.size = kBytes;
+  bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  if (vkCreateBuffer(h.device(), &bci, nullptr, &b.buffer) != VK_SUCCESS) return {};
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(h.device(), b.buffer, &req);
+  VkPhysicalDeviceMemoryProperties mp;
+  vkGetPhysicalDeviceMemoryProperties(h.physical_device(), &mp);
+  const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  uint32_t type = UINT32_MAX;
+  for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; ++i) {
+    if ((req.memoryTypeBits & (1u << i)) != 0 && (mp.memoryTypes[i].propertyFlags & want) == want) type = i;
+  }
+  VkExportMemoryAllocateInfo export_info{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+  export_info.handleTypes = kHandle;
+  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &export_info};
+  mai.allocationSize = req.size;
+  mai.memoryTypeIndex = type;
+  if (type == UINT32_MAX || vkAllocateMemory(h.device(), &mai, nullptr, &b.memory) != VK_SUCCESS) {
+    vkDestroyBuffer(h.device(), b.buffer, nullptr);
+    return {};
+  }
+  vkBindBufferMemory(h.device(), b.buffer, b.memory, 0);
+  vkMapMemory(h.device(), b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped);
+  return b;
+}
+
+void Fill(HostBuffer& b, uint32_t seed) {
+  uint32_t* w = static_cast<uint32_t*>(b.mapped);
+  for (uint32_t i = 0; i < kWords; ++i) w[i] = seed * 1000 + i;
+}
+
+::testing::AssertionResult Copied(const HostBuffer& src, const HostBuffer& dst) {
+  const uint32_t* s = static_cast<const uint32_t*>(src.mapped);
+  const uint32_t* d = static_cast<const uint32_t*>(dst.mapped);
+  for (uint32_t i = 0; i < kWords; ++i) {
+    if (d[i] != s[i] * 2 + 1) return ::testing::AssertionFailure() << "word " << i << ": " << d[i] << " != " << s[i] * 2 + 1;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+void Dispatch(VkCommandBuffer cb, const ComputeKernel& k, VkDescriptorSet set) {
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &set, 0, nullptr);
+  vkCmdDispatch(cb, kWords / 64, 1, 1);
+}
+
+void HostBarrier(VkCommandBuffer cb) {
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                       VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, nullptr, 0,
+                       nullptr);
+}
+
+struct TwinRun {
+  std::string summary;
+  bool warned = false;  // the layer said which buffer has no address
+};
+
+// `external_first`: the external buffer exists before the pipeline.
+TwinRun RunTwinCase(const char* mode, bool external_first) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
+  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
+  auto owned = std::make_unique<VkHarness>();
+  VkHarness& h = *owned;
+  TwinRun run;
+  EXPECT_TRUE(h.ok()) << h.error();
+  if (!h.ok()) return run;
+  HostBuffer external;
+  if (external_first) external = CreateExternalBuffer(h);
+  ComputeKernel k = h.CreateKernel(twin_copy_comp, sizeof(twin_copy_comp), 2);
+  if (!external_first) external = CreateExternalBuffer(h);
+  EXPECT_NE(external.buffer, VK_NULL_HANDLE);
+  if (external.buffer == VK_NULL_HANDLE) return run;
+  HostBuffer src = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer plain = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer back = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  Fill(src, 1);
+  std::memset(external.mapped, 0, kBytes);
+  std::memset(plain.mapped, 0, kBytes);
+  std::memset(back.mapped, 0, kBytes);
+  // Three dispatches in one command buffer: into the external buffer (twin), into a plain
+  // one (rewritten again), and out of the external one (twin again).
+  VkDescriptorSet to_external = h.AllocateStorageSet(k, {src.buffer, external.buffer});
+  VkDescriptorSet to_plain = h.AllocateStorageSet(k, {src.buffer, plain.buffer});
+  VkDescriptorSet from_external = h.AllocateStorageSet(k, {external.buffer, back.buffer});
+  VkCommandBuffer cb = h.BeginCommands();
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+  Dispatch(cb, k, to_external);
+  HostBarrier(cb);
+  Dispatch(cb, k, to_plain);
+  HostBarrier(cb);
+  Dispatch(cb, k, from_external);
+  HostBarrier(cb);
+  EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
+  EXPECT_TRUE(Copied(src, external));
+  EXPECT_TRUE(Copied(src, plain));
+  EXPECT_TRUE(Copied(external, back));
+  for (HostBuffer* b : {&src, &plain, &back, &external}) h.Destroy(*b);
+  h.Destroy(k);
+  h.DestroyDevice();
+  EXPECT_VALIDATION_SILENT(h);
+  for (const Message& m : h.BinderyMessages()) {
+    if (m.text.find("device summary") != std::string::npos) run.summary = m.text;
+    if (m.text.find("has no device address") != std::string::npos) run.warned = true;
+  }
+  return run;
+}
+
+class UnaddressableBuffer : public testing::TestWithParam<bool> {};
+
+TEST_P(UnaddressableBuffer, DispatchesRunTheNativeTwin) {
+  {
+    VkHarness probe;
+    ASSERT_TRUE(probe.ok()) << probe.error();
+    const std::string why = ExternalUnsupported(probe);
+    if (!why.empty()) GTEST_SKIP() << why;
+  }
+  const TwinRun native = RunTwinCase("off", GetParam());
+  const TwinRun forced = RunTwinCase("force", GetParam());
+  EXPECT_FALSE(native.warned);
+  EXPECT_TRUE(forced.warned) << "the layer did not notice the buffer without an address";
+  EXPECT_NE(forced.summary.find("pipelines rewritten 1, fallen back 0"), std::string::npos) << forced.summary;
+}
+
+INSTANTIATE_TEST_SUITE_P(Order, UnaddressableBuffer, testing::Values(true, false),
+                         [](const testing::TestParamInfo<bool>& i) {
+                           return std::string(i.param ? "BufferBeforePipeline" : "PipelineBeforeBuffer");
+                         });
+
+}  // namespace
+}  // namespace bindery::test
