@@ -194,6 +194,13 @@ bool ApplyTwin(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_p
     return true;
   }
   if (point->twin_bound && point->fallback_applied) return true;
+  // Pushed storage buffers it reads went to the command buffer's ring
+  // (push_descriptor_hooks.cpp), never natively: the command is skipped with an error
+  // rather than run on descriptors that were never pushed.
+  if (twin.reads_pushed_records) {
+    LogTwinFailure(b, "its shaders read pushed storage buffers (push descriptors are not replayed natively)");
+    return false;
+  }
   const VkPipeline pipeline = TwinPipeline(b, twin);
   if (pipeline == VK_NULL_HANDLE) {
     LogTwinFailure(b, twin.lazy_compute || twin.bind_point == VK_PIPELINE_BIND_POINT_COMPUTE

@@ -32,6 +32,9 @@ struct NativeTwin {
   std::mutex mutex;         // lazy creation (a cold path)
   VkPipeline pipeline = VK_NULL_HANDLE;
   bool failed = false;      // could not be made (logged once)
+  // Its shaders read a converted push-descriptor set, whose records only the ring holds:
+  // the twin could not see them, so commands that would need it are skipped (logged).
+  bool reads_pushed_records = false;
   // A compute pipeline rewritten before twins were needed: enough to make its twin.
   bool lazy_compute = false;
   std::shared_ptr<const std::vector<uint32_t>> words;

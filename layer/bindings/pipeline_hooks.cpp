@@ -72,16 +72,17 @@ spirv::RewriteOptions OptionsFor(const DeviceBindings& b, const RootLayout& root
   return o;
 }
 
-// Does entry point `entry` of the module use a binding the root converts?
-bool UsesConvertedBinding(const std::vector<uint32_t>& words, const char* entry, const RootLayout& root) {
+// Does entry point `entry` of the module use a binding the root converts? (With
+// `push_only`: a converted binding of a push-descriptor set.)
+bool UsesConvertedBinding(const std::vector<uint32_t>& words, const char* entry, const RootLayout& root,
+                          bool push_only = false) {
   const spirv::ModuleInfo info = spirv::Inspect(words.data(), words.size());
   if (!info.error.empty()) return true;  // unknown: assume it does
   for (const spirv::EntryPointInfo& ep : info.entry_points) {
     if (ep.name != entry) continue;
     for (const spirv::ResourceInfo& r : ep.resources) {
-      if (r.set < root.sets.size() && root.sets[r.set].layout != nullptr && root.sets[r.set].layout->Find(r.binding)) {
-        return true;
-      }
+      const SetLayoutShadow* set = r.set < root.sets.size() ? root.sets[r.set].layout.get() : nullptr;
+      if (set != nullptr && set->Find(r.binding) && (!push_only || set->push_descriptor)) return true;
     }
   }
   return false;
@@ -109,6 +110,8 @@ bool HasConvertedDynamic(const RootLayout& root) {
 // The stages of one pipeline as sent down, and what they own until the call returns.
 class StageRewriter {
  public:
+  // Some rewritten stage reads a converted binding of a push-descriptor set.
+  bool reads_pushed_records() const { return reads_pushed_records_; }
   explicit StageRewriter(DeviceBindings& b) : b_(b) {}
   ~StageRewriter() {
     for (VkShaderModule m : modules_) b_.next.DestroyShaderModule(b_.device.handle, m, nullptr);
@@ -142,6 +145,8 @@ class StageRewriter {
         continue;
       }
       if (!root.fits) return "its layout's root does not fit in push constants";
+      // Its pushed records live only in the ring: a native twin could not read them.
+      reads_pushed_records_ = reads_pushed_records_ || UsesConvertedBinding(*words, stage.pName, root, true);
       // SPIR-V library gap: the rewrite subtracts a dynamic offset from the record's size,
       // but a dynamic descriptor's range does not shrink with its offset; lengths and
       // bounds checks of dynamic storage buffers would differ from native.
@@ -215,6 +220,7 @@ class StageRewriter {
     return "";
   }
 
+  bool reads_pushed_records_ = false;
   DeviceBindings& b_;
   std::list<std::vector<uint32_t>> owned_code_;  // renumbered modules (stable addresses)
   std::vector<VkShaderModule> modules_;
@@ -311,6 +317,14 @@ void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, 
   }
 }
 
+// Twins of pipelines that read pushed records cannot run their commands (native_twin.h).
+void MarkPushReaders(DeviceBindings& b, const std::vector<bool>& reads_push, const VkPipeline* pipelines) {
+  for (size_t i = 0; i < reads_push.size(); ++i) {
+    if (!reads_push[i] || pipelines[i] == VK_NULL_HANDLE) continue;
+    if (NativeTwin* twin = b.twins.Find(pipelines[i])) twin->reads_pushed_records = true;
+  }
+}
+
 bool IsLibraryPipeline(VkPipelineCreateFlags flags, const void* chain) {
   return (flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) != 0 ||
          FindInChain<VkBaseInStructure>(chain, VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR) != nullptr;
@@ -330,6 +344,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> rewritten;
   std::vector<const PipelineLayoutShadow*> layouts(count, nullptr);
   std::vector<bool> was_rewritten(count, false);
+  std::vector<bool> reads_push(count, false);
   for (uint32_t i = 0; i < count; ++i) {
     PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
     if (layout == nullptr || !layout->root.converts) continue;
@@ -337,6 +352,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
     rewriters.emplace_back(b);
     bool converted = false;
     const std::string why = rewriters.back().Rewrite(*layout, 1, &infos[i].stage, stage, &converted);
+    reads_push[i] = rewriters.back().reads_pushed_records();
     if (!why.empty()) {
       if (!FallBack(b, "compute", infos[i].stage.pName, why, *layout, &infos[i].layout)) {
         for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
@@ -352,6 +368,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
   const VkResult result = b.next.CreateComputePipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
   RegisterFallbacks(b, fallbacks, rewritten, infos.data(), pPipelines);
   MakeTwins(b, cache, pCreateInfos, layouts, was_rewritten, pPipelines, count);
+  MarkPushReaders(b, reads_push, pPipelines);
   return result;
 }
 
@@ -367,6 +384,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> rewritten;
   std::vector<const PipelineLayoutShadow*> layouts(count, nullptr);
   std::vector<bool> was_rewritten(count, false);
+  std::vector<bool> reads_push(count, false);
   for (uint32_t i = 0; i < count; ++i) {
     PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
     if (layout == nullptr || !layout->root.converts || infos[i].stageCount == 0) continue;
@@ -376,6 +394,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
     bool converted = false;
     std::string why = rewriters.back().Rewrite(*layout, infos[i].stageCount, infos[i].pStages, stages.back(),
                                                &converted);
+    reads_push[i] = rewriters.back().reads_pushed_records();
     if (why.empty() && converted && IsLibraryPipeline(infos[i].flags, infos[i].pNext)) {
       why = "pipeline libraries are not handled";
     }
@@ -394,6 +413,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
   const VkResult result = b.next.CreateGraphicsPipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
   RegisterFallbacks(b, fallbacks, rewritten, infos.data(), pPipelines);
   MakeTwins(b, cache, pCreateInfos, layouts, was_rewritten, pPipelines, count);
+  MarkPushReaders(b, reads_push, pPipelines);
   return result;
 }
 
