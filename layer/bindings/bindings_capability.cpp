@@ -119,7 +119,7 @@ class Bindings final : public Capability {
     plan->convert_uniform_buffers = settings.bindings_convert_ubo;
     plan->dump_dir = settings.bindings_dump_dir;
     editor.tracking().resources = true;
-    editor.tracking().commands = true;  // per-command-buffer bind state (fallbacks)
+    editor.tracking().commands = true;  // per-command-buffer state: binds (fallbacks), the root ring
     VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     if (plan->convert_uniform_buffers) usage |= VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
     editor.tracking().address_rules.push_back({usage, 0});
