@@ -54,7 +54,9 @@ VkDescriptorSetLayout StorageLayout(VkDevice d, VkShaderStageFlags stages) {
   return l;
 }
 
-RenderOutput Render(const char* mode) {
+// `full_push_constants`: the pipeline layout also has a push-constant range over all of
+// maxPushConstantsSize (the shaders declare none), so the root goes to the reserved set.
+RenderOutput Render(const char* mode, bool full_push_constants = false) {
   ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
   ScopedEnv level("BINDERY_LOG_LEVEL", "info");
   RenderOutput out;
@@ -153,6 +155,14 @@ RenderOutput Render(const char* mode) {
   VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   plci.setLayoutCount = 2;
   plci.pSetLayouts = set_layouts;
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(h.physical_device(), &props);
+  const VkPushConstantRange full_range{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                                       props.limits.maxPushConstantsSize};
+  if (full_push_constants) {
+    plci.pushConstantRangeCount = 1;
+    plci.pPushConstantRanges = &full_range;
+  }
   VkPipelineLayout layout = VK_NULL_HANDLE;
   vkCreatePipelineLayout(d, &plci, nullptr, &layout);
   VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4};
@@ -282,9 +292,7 @@ RenderOutput Render(const char* mode) {
   return out;
 }
 
-TEST(BindingsGraphics, OffscreenRenderWithStorageBuffersInVertexAndFragmentMatchesNative) {
-  const RenderOutput native = Render("off");
-  const RenderOutput forced = Render("force");
+void ExpectSameRender(const RenderOutput& native, const RenderOutput& forced) {
   ASSERT_TRUE(native.error.empty()) << native.error;
   ASSERT_TRUE(forced.error.empty()) << forced.error;
   EXPECT_TRUE(native.validation.empty()) << native.validation;
@@ -301,6 +309,19 @@ TEST(BindingsGraphics, OffscreenRenderWithStorageBuffersInVertexAndFragmentMatch
   EXPECT_EQ(native.image, forced.image);
   EXPECT_EQ(native.seen, forced.seen);
   EXPECT_EQ(native.count, forced.count);
+}
+
+TEST(BindingsGraphics, OffscreenRenderWithStorageBuffersInVertexAndFragmentMatchesNative) {
+  ExpectSameRender(Render("off"), Render("force"));
+}
+
+// Issue 9 part 2: the same render with push-constant space full: vertex and fragment
+// shaders read the root from the reserved set's ring buffer.
+TEST(BindingsGraphics, RootInTheReservedSetWhenPushConstantsAreFull) {
+  const RenderOutput forced = Render("force", true);
+  ExpectSameRender(Render("off", true), forced);
+  EXPECT_EQ(forced.summary.find("root ring bytes 0"), std::string::npos) << forced.summary;
+  EXPECT_NE(forced.summary.find("root ring bytes"), std::string::npos) << forced.summary;
 }
 
 }  // namespace
