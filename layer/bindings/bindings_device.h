@@ -86,7 +86,7 @@ struct PipelineLayoutShadow {
 struct RingPipeline {
   VkPipelineLayout layout = VK_NULL_HANDLE;  // the application's (native) layout handle
   VkPipelineLayout copy = VK_NULL_HANDLE;    // PipelineLayoutShadow::ring_copy
-  uint32_t buffer_set = 0;
+  uint32_t buffer_set = 0;                   // the reserved set's number in the native layout
   uint32_t root_end = 0;
 };
 

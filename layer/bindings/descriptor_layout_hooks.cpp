@@ -13,14 +13,36 @@
 namespace bindery::bindings {
 namespace {
 
+// The sets sent down: sets that exist only as roots are left out, the others keep their
+// order (this is how more sets than the driver allows can be bound: only sets with
+// native descriptors count against its maxBoundDescriptorSets). Fills the shadow's
+// native_set numbering.
+std::vector<VkDescriptorSetLayout> NativeSetLayouts(const VkPipelineLayoutCreateInfo& app,
+                                                    PipelineLayoutShadow& shadow) {
+  std::vector<VkDescriptorSetLayout> native_layouts;
+  shadow.native_set.assign(app.setLayoutCount, kNoOffset);
+  for (uint32_t i = 0; i < app.setLayoutCount; ++i) {
+    const SetRoot& r = shadow.root.sets[i];
+    if (r.layout != nullptr && !r.layout->has_native) continue;
+    shadow.native_set[i] = static_cast<uint32_t>(native_layouts.size());
+    shadow.renumbered = shadow.renumbered || shadow.native_set[i] != i;
+    native_layouts.push_back(app.pSetLayouts[i]);
+  }
+  return native_layouts;
+}
+
 // A layout whose root lives in the ring: the application's push-constant ranges as they
-// are, its sets (the smaller native layouts, every one: the reserved set comes after
-// them), and the reserved set at index setLayoutCount. A layer-owned copy is made too
-// (RestoreRingRoot binds through it; it lives until the device goes).
+// are, its sets with native descriptors (numbered as NativeSetLayouts does), and the
+// reserved set right after them. Shaders name the reserved set by the application's set
+// count (no set of theirs has that number), renumbered like the others to its native
+// number. A layer-owned copy of the layout is made too (RestoreRingRoot binds through
+// it; it lives until the device goes).
 VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInfo& app,
                               std::unique_ptr<PipelineLayoutShadow> shadow, const VkAllocationCallbacks* pAllocator,
                               VkPipelineLayout* pPipelineLayout) {
-  std::vector<VkDescriptorSetLayout> set_layouts(app.pSetLayouts, app.pSetLayouts + app.setLayoutCount);
+  std::vector<VkDescriptorSetLayout> set_layouts = NativeSetLayouts(app, *shadow);
+  shadow->root.native_buffer_set = static_cast<uint32_t>(set_layouts.size());
+  shadow->renumbered = shadow->renumbered || shadow->root.native_buffer_set != shadow->root.buffer_set;
   set_layouts.push_back(b.root_set_layout);
   shadow->native_ranges.assign(app.pPushConstantRanges, app.pPushConstantRanges + app.pushConstantRangeCount);
   VkPipelineLayoutCreateInfo info = app;
@@ -142,7 +164,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
     // reserved set after the application's sets (root_delivery.cpp), when the driver has
     // one more set to give and the root is small enough.
     RootLayout ring = PlanRoot(sets_for_ring, 0, kRingRootBytes);
-    const bool reserved_set = pCreateInfo->setLayoutCount < b.max_bound_sets && b.root_set_layout != VK_NULL_HANDLE;
+    uint32_t native_sets = 0;
+    for (const SetRoot& r : ring.sets) native_sets += r.layout == nullptr || r.layout->has_native ? 1 : 0;
+    const bool reserved_set = native_sets < b.max_bound_sets && b.root_set_layout != VK_NULL_HANDLE;
     if (ring.fits && reserved_set) {
       ring.in_buffer = true;
       ring.buffer_set = pCreateInfo->setLayoutCount;
@@ -180,18 +204,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
   VkPipelineLayoutCreateInfo info = *pCreateInfo;
   info.pushConstantRangeCount = static_cast<uint32_t>(ranges.size());
   info.pPushConstantRanges = ranges.empty() ? nullptr : ranges.data();
-  // Sets that exist only as roots are not sent down; the others keep their order (this is
-  // how more sets than the driver allows can be bound: only sets with native descriptors
-  // count against its maxBoundDescriptorSets).
-  std::vector<VkDescriptorSetLayout> native_layouts;
-  shadow->native_set.assign(pCreateInfo->setLayoutCount, kNoOffset);
-  for (uint32_t i = 0; i < pCreateInfo->setLayoutCount; ++i) {
-    const SetRoot& r = shadow->root.sets[i];
-    if (r.layout != nullptr && !r.layout->has_native) continue;
-    shadow->native_set[i] = static_cast<uint32_t>(native_layouts.size());
-    shadow->renumbered = shadow->renumbered || shadow->native_set[i] != i;
-    native_layouts.push_back(pCreateInfo->pSetLayouts[i]);
-  }
+  const std::vector<VkDescriptorSetLayout> native_layouts = NativeSetLayouts(*pCreateInfo, *shadow);
   if (native_layouts.size() > b.plan.native_limits.maxBoundDescriptorSets) {
     BINDERY_LOG(b.device.log(), kError, "bindings-sets",
                 "a pipeline layout has %zu sets with descriptors that stay native (images, samplers, texel buffers...); "

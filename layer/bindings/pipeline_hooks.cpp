@@ -187,6 +187,12 @@ class StageRewriter {
     // A root-only set keeps its number: no descriptor of a valid shader is left in one.
     std::vector<uint32_t> map(layout.native_set.size());
     for (uint32_t s = 0; s < map.size(); ++s) map[s] = layout.native_set[s] == kNoOffset ? s : layout.native_set[s];
+    if (layout.root.in_buffer) {
+      // The root buffer (named by the application's set count) goes after the native sets.
+      if (map.size() <= layout.root.buffer_set) map.resize(layout.root.buffer_set + 1);
+      for (uint32_t s = static_cast<uint32_t>(layout.native_set.size()); s < map.size(); ++s) map[s] = s;
+      map[layout.root.buffer_set] = layout.root.native_buffer_set;
+    }
     bool changed = false;
     if (!spirv::RenumberDescriptorSets(owned_code_.back(), map, &changed)) {
       return "the shader's instruction stream is malformed";
@@ -301,7 +307,7 @@ void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, 
     auto r = std::make_unique<RingPipeline>();
     r->layout = infos[i].layout;
     r->copy = layout->ring_copy;
-    r->buffer_set = layout->root.buffer_set;
+    r->buffer_set = layout->root.native_buffer_set;
     r->root_end = layout->root.end;
     b.ring_pipelines.Insert(pipelines[i], std::move(r));
     b.any_ring.store(true, std::memory_order_release);

@@ -31,7 +31,7 @@ void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
   }
   std::memcpy(slot.data, point->ring_root, pl.root.end);
   const uint32_t offset = slot.offset;
-  b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl.root.buffer_set, 1, &slot.block->root_set, 1, &offset);
+  b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl.root.native_buffer_set, 1, &slot.block->root_set, 1, &offset);
   point->ring_root_written = true;
   point->ring_layout = layout;
   point->ring_disturbed = false;

@@ -40,9 +40,11 @@ struct RootLayout {
   bool fits = true;           // the root fits where it is delivered
   // The root does not fit in push constants and lives in the reserved set instead
   // (root_delivery.cpp): offsets are then offsets in the ring copy of the root (begin 0),
-  // and `buffer_set` (the application's set count) is the reserved set's number.
+  // and `buffer_set` (the application's set count) is the reserved set's number in the
+// shaders, `native_buffer_set` in the native layout (root-only sets are left out there).
   bool in_buffer = false;
-  uint32_t buffer_set = 0;
+  uint32_t buffer_set = 0;         // as the rewritten shaders name it before renumbering
+  uint32_t native_buffer_set = 0;  // in the native layout (after the sets sent down)
 };
 
 // `app_push_end`: one past the last byte of the application's push-constant ranges.

@@ -252,7 +252,10 @@ namespace {
 // native descriptors (a uniform buffer each): the native layout holds those two,
 // renumbered 0 and 1, and the shader's uniform buffers are renumbered with them. Bound in
 // two calls (0-5, 6-11) so that both native sets are bound through the renumbering.
-TEST(BindingsLimits, TwelveSetsTwoOfThemNative) {
+// `full_push_constants`: the layout also has a push-constant range over all of
+// maxPushConstantsSize, so the root goes to the reserved set, after the two native sets
+// (issue 9 part 2 with renumbered sets: the shaders name it 12, the driver sees it at 2).
+void RunTwelveSets(bool full_push_constants) {
   ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "force");
   ScopedEnv level("BINDERY_LOG_LEVEL", "info");
   auto owned = std::make_unique<VkHarness>();
@@ -282,6 +285,11 @@ TEST(BindingsLimits, TwelveSetsTwoOfThemNative) {
   VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   plci.setLayoutCount = kSets;
   plci.pSetLayouts = layouts.data();
+  const VkPushConstantRange full_range{VK_SHADER_STAGE_COMPUTE_BIT, 0, props.limits.maxPushConstantsSize};
+  if (full_push_constants) {
+    plci.pushConstantRangeCount = 1;
+    plci.pPushConstantRanges = &full_range;
+  }
   VkPipelineLayout layout = VK_NULL_HANDLE;
   ASSERT_EQ(vkCreatePipelineLayout(d, &plci, nullptr, &layout), VK_SUCCESS);
   VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
@@ -365,7 +373,14 @@ TEST(BindingsLimits, TwelveSetsTwoOfThemNative) {
     if (m.text.find("device summary") != std::string::npos) summary = m.text;
   }
   EXPECT_NE(summary.find("pipelines rewritten 1, fallen back 0"), std::string::npos) << summary;
+  const bool ring_used = summary.find("root ring bytes 0") == std::string::npos &&
+                         summary.find("root ring bytes") != std::string::npos;
+  EXPECT_EQ(ring_used, full_push_constants) << summary;
 }
+
+TEST(BindingsLimits, TwelveSetsTwoOfThemNative) { RunTwelveSets(false); }
+
+TEST(BindingsLimits, TwelveSetsTwoOfThemNativeWithTheRootInTheReservedSet) { RunTwelveSets(true); }
 
 }  // namespace
 }  // namespace bindery::test
