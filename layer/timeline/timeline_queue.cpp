@@ -73,7 +73,7 @@ bool DeviceTimelines::BatchReady(QueueTimelines& q, const Batch& batch) {
   return true;
 }
 
-VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::size_t count, bool submit2) {
+VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::size_t count, Route route) {
   auto sub = std::make_shared<Submission>();
   sub->queue = &q;
   sub->fence = TakeFence(q);
@@ -88,6 +88,7 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
   q.out_submits.clear();
   q.out_semaphores.clear();
   q.out_commands.clear();
+  q.out_origin.clear();
   q.staged.clear();
   q.undo.clear();
   q.out_submits.reserve(2 * count);
@@ -152,6 +153,7 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
       relay.signalSemaphoreInfoCount = static_cast<uint32_t>(q.relay_signals.size());
       relay.pSignalSemaphoreInfos = &q.out_semaphores[relay_begin + relay_waits];
       q.out_submits.push_back(relay);
+      q.out_origin.push_back(nullptr);
     }
 
     VkSubmitInfo2 out{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
@@ -187,55 +189,10 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
     out.signalSemaphoreInfoCount = static_cast<uint32_t>(q.out_semaphores.size() - signal_begin);
     out.pSignalSemaphoreInfos = q.out_semaphores.data() + signal_begin;
     q.out_submits.push_back(out);
+    q.out_origin.push_back(&batch);
   }
 
-  if (result == VK_SUCCESS) {
-    if (submit2) {
-      PFN_vkQueueSubmit2 fn = next.QueueSubmit2 != nullptr ? next.QueueSubmit2 : next.QueueSubmit2KHR;
-      result = fn(q.queue, static_cast<uint32_t>(q.out_submits.size()), q.out_submits.data(), sub->fence);
-    } else {
-      // The same submission in vkQueueSubmit's form (stage masks came from 32-bit ones).
-      q.legacy_submits.clear();
-      q.legacy_semaphores.clear();
-      q.legacy_stages.clear();
-      q.legacy_commands.clear();
-      q.legacy_protected.clear();
-      q.legacy_submits.reserve(q.out_submits.size());
-      q.legacy_protected.reserve(q.out_submits.size());
-      q.legacy_semaphores.reserve(q.out_semaphores.size());
-      q.legacy_stages.reserve(q.out_semaphores.size());
-      q.legacy_commands.reserve(q.out_commands.size());
-      for (const VkSubmitInfo2& in : q.out_submits) {
-        VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-        si.waitSemaphoreCount = in.waitSemaphoreInfoCount;
-        si.pWaitSemaphores = q.legacy_semaphores.data() + q.legacy_semaphores.size();
-        si.pWaitDstStageMask = q.legacy_stages.data() + q.legacy_stages.size();
-        for (uint32_t i = 0; i < in.waitSemaphoreInfoCount; ++i) {
-          q.legacy_semaphores.push_back(in.pWaitSemaphoreInfos[i].semaphore);
-          VkPipelineStageFlags stage = static_cast<VkPipelineStageFlags>(in.pWaitSemaphoreInfos[i].stageMask);
-          if (stage == 0) stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-          q.legacy_stages.push_back(stage);
-        }
-        si.commandBufferCount = in.commandBufferInfoCount;
-        si.pCommandBuffers = q.legacy_commands.data() + q.legacy_commands.size();
-        for (uint32_t i = 0; i < in.commandBufferInfoCount; ++i) {
-          q.legacy_commands.push_back(in.pCommandBufferInfos[i].commandBuffer);
-        }
-        si.signalSemaphoreCount = in.signalSemaphoreInfoCount;
-        si.pSignalSemaphores = q.legacy_semaphores.data() + q.legacy_semaphores.size();
-        for (uint32_t i = 0; i < in.signalSemaphoreInfoCount; ++i) {
-          q.legacy_semaphores.push_back(in.pSignalSemaphoreInfos[i].semaphore);
-        }
-        if (in.flags & VK_SUBMIT_PROTECTED_BIT) {
-          q.legacy_protected.push_back({VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO, nullptr, VK_TRUE});
-          si.pNext = &q.legacy_protected.back();
-        }
-        q.legacy_submits.push_back(si);
-      }
-      result = next.QueueSubmit(q.queue, static_cast<uint32_t>(q.legacy_submits.size()), q.legacy_submits.data(),
-                                sub->fence);
-    }
-  }
+  if (result == VK_SUCCESS) result = SendDown(q, route, sub->fence);
 
   if (result != VK_SUCCESS) {
     // Nothing reached the driver: put every point and spare back as it was.
@@ -283,12 +240,6 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
   q.staged.clear();
   NotifyChange();
   return VK_SUCCESS;
-}
-
-VkResult DeviceTimelines::SubmitFence(QueueTimelines& q, VkFence fence) {
-  const VkResult r = next.QueueSubmit(q.queue, 0, nullptr, fence);
-  if (r == VK_ERROR_DEVICE_LOST) MarkLost();
-  return r;
 }
 
 void DeviceTimelines::ParkFence(VkFence fence, int delta) {
@@ -352,7 +303,7 @@ void DeviceTimelines::Park(QueueTimelines& q, ParkedWork&& work) {
 }
 
 VkResult DeviceTimelines::Submit(QueueTimelines& q, std::vector<Batch>& batches, std::size_t count, VkFence fence,
-                                 bool submit2) {
+                                 Route route) {
   if (lost()) return VK_ERROR_DEVICE_LOST;
   std::lock_guard<std::mutex> lock(q.mutex);
   Sweep(q);
@@ -362,17 +313,24 @@ VkResult DeviceTimelines::Submit(QueueTimelines& q, std::vector<Batch>& batches,
     q.local_binary.clear();
     while (ready < count && BatchReady(q, batches[ready])) ++ready;
     if (ready != 0) {
-      const VkResult r = Release(q, batches.data(), ready, submit2);
+      const VkResult r = Release(q, batches.data(), ready, route);
       if (r != VK_SUCCESS) return r;
     }
-    if (ready == count) return fence != VK_NULL_HANDLE ? SubmitFence(q, fence) : VK_SUCCESS;
+    if (ready == count) return fence != VK_NULL_HANDLE ? SubmitFence(q, fence, route) : VK_SUCCESS;
   }
   // Wait-before-signal: the rest waits in queue order for the submit thread.
   ParkedWork work;
-  work.submit2 = submit2;
+  work.route = route;
   work.fence = fence;
   work.batches.reserve(count - ready);
-  for (std::size_t b = ready; b < count; ++b) work.batches.push_back(batches[b]);
+  for (std::size_t b = ready; b < count; ++b) {
+    work.batches.push_back(batches[b]);
+    Batch& parked = work.batches.back();
+    if (parked.sparse != nullptr) {  // the application's arrays are not ours after this call
+      parked.sparse_copy = std::make_shared<const SparseBinds>(*parked.sparse);
+      parked.sparse = nullptr;
+    }
+  }
   Park(q, std::move(work));
   return VK_SUCCESS;
 }
@@ -383,23 +341,22 @@ void DeviceTimelines::DrainParked(QueueTimelines& q) {
     if (lost() || stopping_.load()) {
       for (std::size_t b = w.next_batch; b < w.batches.size(); ++b) ParkBinarySignals(w.batches[b], -1);
       ParkFence(w.fence, -1);
+      if (w.present != nullptr) {
+        for (VkFence f : w.present->fences()) ParkFence(f, -1);
+      }
       q.parked.pop_front();
       continue;
     }
     if (w.kind == ParkedWork::Kind::kPresent) {
-      for (VkSemaphore s : w.present_waits) {
+      for (VkSemaphore s : w.present->waits()) {
         if (BinaryParked(s)) return;
       }
-      VkPresentInfoKHR info{VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
-      info.waitSemaphoreCount = static_cast<uint32_t>(w.present_waits.size());
-      info.pWaitSemaphores = w.present_waits.data();
-      info.swapchainCount = static_cast<uint32_t>(w.swapchains.size());
-      info.pSwapchains = w.swapchains.data();
-      info.pImageIndices = w.image_indices.data();
-      const VkResult r = next.QueuePresentKHR(q.queue, &info);
+      const VkResult r = next.QueuePresentKHR(q.queue, &w.present->info());
       if (r == VK_ERROR_DEVICE_LOST) MarkLost();
       if (r != VK_SUCCESS) q.deferred_present_result = r;
+      for (VkFence f : w.present->fences()) ParkFence(f, -1);
       q.parked.pop_front();
+      NotifyChange();  // fence waiters: the present's fences are the driver's now
       continue;
     }
     q.local_signals.clear();
@@ -407,7 +364,7 @@ void DeviceTimelines::DrainParked(QueueTimelines& q) {
     std::size_t end = w.next_batch;
     while (end < w.batches.size() && BatchReady(q, w.batches[end])) ++end;
     if (end > w.next_batch) {
-      const VkResult r = Release(q, w.batches.data() + w.next_batch, end - w.next_batch, w.submit2);
+      const VkResult r = Release(q, w.batches.data() + w.next_batch, end - w.next_batch, w.route);
       for (std::size_t b = w.next_batch; b < end; ++b) ParkBinarySignals(w.batches[b], -1);
       if (r != VK_SUCCESS) {
         BINDERY_LOG(device.log(), kError, "timeline-parked",
@@ -421,7 +378,7 @@ void DeviceTimelines::DrainParked(QueueTimelines& q) {
     }
     if (w.next_batch < w.batches.size()) return;  // still waiting
     if (w.fence != VK_NULL_HANDLE) {
-      SubmitFence(q, w.fence);
+      SubmitFence(q, w.fence, w.route);
       ParkFence(w.fence, -1);
       NotifyChange();
     }
@@ -462,15 +419,18 @@ VkResult DeviceTimelines::Present(QueueTimelines& q, const VkPresentInfoKHR* inf
   }
   // Behind parked work: the present waits its turn on the submit thread; the calling
   // thread never blocks. A result the driver gives then is returned by the next present.
-  if (info->pNext != nullptr) {
-    BINDERY_LOG(device.log(), kWarn, "timeline-present",
-                "a present queued behind parked work loses its pNext extensions (present regions, ids, fences)");
-  }
+  // Its pNext structs go down with it (present_copy.h).
   ParkedWork work;
   work.kind = ParkedWork::Kind::kPresent;
-  work.present_waits.assign(info->pWaitSemaphores, info->pWaitSemaphores + info->waitSemaphoreCount);
-  work.swapchains.assign(info->pSwapchains, info->pSwapchains + info->swapchainCount);
-  work.image_indices.assign(info->pImageIndices, info->pImageIndices + info->swapchainCount);
+  auto copy = std::make_shared<PresentCopy>(*info);
+  for (VkStructureType dropped : copy->dropped()) {
+    BINDERY_LOG(device.log(), kWarn, "timeline-present",
+                "a present queued behind parked work loses pNext struct %d (the layer cannot copy it)",
+                static_cast<int>(dropped));
+  }
+  // The present's own fences signal after it: the layer answers for them meanwhile.
+  for (VkFence f : copy->fences()) ParkFence(f, +1);
+  work.present = std::move(copy);
   if (info->pResults != nullptr) {
     for (uint32_t i = 0; i < info->swapchainCount; ++i) info->pResults[i] = VK_SUCCESS;
   }

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
@@ -24,6 +25,12 @@ size_t g_violations = 0;
 // VK_ERROR_DEVICE_LOST without reaching the driver.
 std::atomic<bool> g_lost{false};
 std::string g_last;
+// vkQueueBindSparse calls that reached this layer (tests check the layer above sent one).
+std::atomic<uint32_t> g_bind_sparse_calls{0};
+// bindery_no_timeline_semaphore_only_sparse: on a driver without sparse binding (lavapipe)
+// a vkQueueBindSparse that binds nothing goes on as the vkQueueSubmit with the same
+// semaphores and fence, so the semaphore handling of the layer above can be tested there.
+std::atomic<bool> g_semaphore_only_sparse{false};
 
 struct Next {
   PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties = nullptr;
@@ -164,10 +171,30 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2KHR(VkQueue queue, uint32_t count, co
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, const VkBindSparseInfo* infos,
                                                VkFence fence) {
+  g_bind_sparse_calls.fetch_add(1);
   for (uint32_t i = 0; i < count; ++i) {
     if (HasTimelineStruct(infos[i].pNext)) Violation("VkTimelineSemaphoreSubmitInfo in vkQueueBindSparse");
   }
-  return g_next.QueueBindSparse(queue, count, infos, fence);
+  if (g_lost.load()) return VK_ERROR_DEVICE_LOST;
+  if (!g_semaphore_only_sparse.load()) return g_next.QueueBindSparse(queue, count, infos, fence);
+  // The stand-in: one submit batch per bind batch, waits at every stage.
+  std::vector<VkSubmitInfo> submits(count);
+  std::vector<std::vector<VkPipelineStageFlags>> stages(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const VkBindSparseInfo& in = infos[i];
+    if (in.bufferBindCount != 0 || in.imageOpaqueBindCount != 0 || in.imageBindCount != 0) {
+      Violation("binds in a vkQueueBindSparse given to the semaphore-only stand-in");
+      return VK_ERROR_FEATURE_NOT_PRESENT;
+    }
+    stages[i].assign(in.waitSemaphoreCount, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+    submits[i] = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    submits[i].waitSemaphoreCount = in.waitSemaphoreCount;
+    submits[i].pWaitSemaphores = in.pWaitSemaphores;
+    submits[i].pWaitDstStageMask = stages[i].data();
+    submits[i].signalSemaphoreCount = in.signalSemaphoreCount;
+    submits[i].pSignalSemaphores = in.pSignalSemaphores;
+  }
+  return g_next.QueueSubmit(queue, count, submits.data(), fence);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo* ci,
@@ -304,8 +331,18 @@ extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_reset
   g_violations = 0;
   g_last.clear();
   g_lost.store(false);
+  g_bind_sparse_calls.store(0);
+  g_semaphore_only_sparse.store(false);
 }
 
 extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_lose_device(int lost) {
   g_lost.store(lost != 0);
+}
+
+extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_semaphore_only_sparse(int on) {
+  g_semaphore_only_sparse.store(on != 0);
+}
+
+extern "C" __attribute__((visibility("default"))) uint32_t bindery_no_timeline_bind_sparse_calls() {
+  return g_bind_sparse_calls.load();
 }
