@@ -44,7 +44,12 @@ struct Next {
   PFN_vkQueueSubmit2 QueueSubmit2 = nullptr;
   PFN_vkQueueSubmit2 QueueSubmit2KHR = nullptr;
   PFN_vkQueueBindSparse QueueBindSparse = nullptr;
+  PFN_vkQueuePresentKHR QueuePresentKHR = nullptr;
 } g_next;
+// Presents that reached this layer with VkPresentRegionsKHR, and the first rectangle of the
+// last one (tests check that a present the layer above held back kept its pNext).
+std::atomic<uint32_t> g_presents_with_regions{0};
+VkRectLayerKHR g_last_region{};
 
 void Violation(const char* what) {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -197,6 +202,20 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, co
   return g_next.QueueSubmit(queue, count, submits.data(), fence);
 }
 
+VKAPI_ATTR VkResult VKAPI_CALL QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR* info) {
+  if (HasTimelineStruct(info->pNext)) Violation("a timeline struct in vkQueuePresentKHR");
+  for (auto* s = static_cast<const VkBaseInStructure*>(info->pNext); s != nullptr; s = s->pNext) {
+    if (s->sType != VK_STRUCTURE_TYPE_PRESENT_REGIONS_KHR) continue;
+    const auto* regions = reinterpret_cast<const VkPresentRegionsKHR*>(s);
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (regions->pRegions != nullptr && regions->pRegions[0].rectangleCount != 0) {
+      g_last_region = regions->pRegions[0].pRectangles[0];
+    }
+    g_presents_with_regions.fetch_add(1);
+  }
+  return g_next.QueuePresentKHR(queue, info);
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo* ci,
                                             const VkAllocationCallbacks* alloc, VkDevice* out) {
   for (uint32_t i = 0; i < ci->enabledExtensionCount; ++i) {
@@ -229,6 +248,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceC
   g_next.QueueSubmit2 = reinterpret_cast<PFN_vkQueueSubmit2>(g_gdpa(*out, "vkQueueSubmit2"));
   g_next.QueueSubmit2KHR = reinterpret_cast<PFN_vkQueueSubmit2>(g_gdpa(*out, "vkQueueSubmit2KHR"));
   g_next.QueueBindSparse = reinterpret_cast<PFN_vkQueueBindSparse>(g_gdpa(*out, "vkQueueBindSparse"));
+  g_next.QueuePresentKHR = reinterpret_cast<PFN_vkQueuePresentKHR>(g_gdpa(*out, "vkQueuePresentKHR"));
   return r;
 }
 
@@ -285,6 +305,9 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, cons
     return reinterpret_cast<PFN_vkVoidFunction>(&QueueSubmit2KHR);
   }
   ENTRY(QueueBindSparse);
+  if (std::strcmp(name, "vkQueuePresentKHR") == 0 && g_next.QueuePresentKHR != nullptr) {
+    return reinterpret_cast<PFN_vkVoidFunction>(&QueuePresentKHR);
+  }
   return g_gdpa(device, name);
 }
 
@@ -333,6 +356,8 @@ extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_reset
   g_lost.store(false);
   g_bind_sparse_calls.store(0);
   g_semaphore_only_sparse.store(false);
+  g_presents_with_regions.store(0);
+  g_last_region = {};
 }
 
 extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_lose_device(int lost) {
@@ -345,4 +370,10 @@ extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_semap
 
 extern "C" __attribute__((visibility("default"))) uint32_t bindery_no_timeline_bind_sparse_calls() {
   return g_bind_sparse_calls.load();
+}
+
+extern "C" __attribute__((visibility("default"))) uint32_t bindery_no_timeline_present_regions(VkRectLayerKHR* last) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (last != nullptr) *last = g_last_region;
+  return g_presents_with_regions.load();
 }

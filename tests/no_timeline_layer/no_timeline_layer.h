@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <vulkan/vulkan.h>
+
 // extern "C" size_t bindery_no_timeline_violations(char* last, size_t size);
 // Returns how many timeline structs/values/calls reached the layer; copies the last one's
 // description into `last`.
@@ -22,5 +24,9 @@ using BinderyNoTimelineLoseDeviceFn = void (*)(int lost);
 using BinderyNoTimelineSemaphoreOnlySparseFn = void (*)(int on);
 // extern "C" uint32_t bindery_no_timeline_bind_sparse_calls();  vkQueueBindSparse calls seen since the reset.
 using BinderyNoTimelineBindSparseCallsFn = uint32_t (*)();
+// extern "C" uint32_t bindery_no_timeline_present_regions(VkRectLayerKHR* last);
+// Presents seen with VkPresentRegionsKHR since the reset; `last` gets the first rectangle of
+// the last one.
+using BinderyNoTimelinePresentRegionsFn = uint32_t (*)(VkRectLayerKHR* last);
 
 inline constexpr const char* kNoTimelineLayerName = "VK_LAYER_bindery_test_no_timeline";
