@@ -78,6 +78,7 @@ struct ParkedWork {
   enum class Kind { kSubmit, kPresent } kind = Kind::kSubmit;
   std::vector<Batch> batches;  // kSubmit: the batches not yet released
   std::size_t next_batch = 0;
+  std::size_t release_end = 0;     // DrainParked scratch: batches ready in this pass
   VkFence fence = VK_NULL_HANDLE;  // the application's, after the last batch
   Route route = Route::kSubmit;    // the entry point it came through: goes down the same way
   std::shared_ptr<const PresentCopy> present;  // kPresent
@@ -105,6 +106,7 @@ struct QueueTimelines {
   std::vector<VkFence> free_fences;          // unsignalled
   // Scratch reused by every submission (no allocation once warm).
   std::vector<Batch> scratch_batches;
+  std::vector<const Batch*> release_list;  // the batches of the driver call being built
   std::vector<VkSubmitInfo2> out_submits;
   std::vector<VkSemaphoreSubmitInfo> out_semaphores;
   std::vector<VkCommandBufferSubmitInfo> out_commands;
@@ -119,6 +121,13 @@ struct QueueTimelines {
     Spare old;
   };
   std::vector<Undo> undo;
+  struct UndoDirect {  // a point's direct semaphore taken by the submission being built
+    TimelineSemaphore* semaphore;
+    uint64_t value;
+    VkSemaphore direct;
+  };
+  std::vector<UndoDirect> undo_direct;
+  std::vector<VkSemaphore> rollback_free;  // unsignalled again if the submission fails
   // vkQueueSubmit form of the same submission.
   std::vector<VkSubmitInfo> legacy_submits;
   std::vector<VkSemaphore> legacy_semaphores;
@@ -188,8 +197,8 @@ class DeviceTimelines : public CapabilityDevice {
   TimePoint* LowestPending(TimelineSemaphore& s, uint64_t value, const Submission* building, bool device_wait);
   bool WaitReady(QueueTimelines& q, const SemOp& wait);
   bool BatchReady(QueueTimelines& q, const Batch& batch);
-  // Sends batches [first, last) down as one driver submission (q.mutex held).
-  VkResult Release(QueueTimelines& q, const Batch* batches, std::size_t count, Route route);
+  // Sends `count` batches (in queue order) down as one driver submission (q.mutex held).
+  VkResult Release(QueueTimelines& q, const Batch* const* batches, std::size_t count, Route route);
   // Hands the built submission (q.out_*) to the driver in the form of `route`.
   VkResult SendDown(QueueTimelines& q, Route route, VkFence fence);
   VkResult SubmitFence(QueueTimelines& q, VkFence fence, Route route);

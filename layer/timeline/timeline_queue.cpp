@@ -12,6 +12,7 @@
 // order holds; binary semaphores signalled by parked work make their waiters park too.
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 
 #include "timeline/timeline_device.h"
 
@@ -73,7 +74,7 @@ bool DeviceTimelines::BatchReady(QueueTimelines& q, const Batch& batch) {
   return true;
 }
 
-VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::size_t count, Route route) {
+VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* const* batches, std::size_t count, Route route) {
   auto sub = std::make_shared<Submission>();
   sub->queue = &q;
   sub->fence = TakeFence(q);
@@ -82,8 +83,9 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
   std::size_t sem_need = 0, cmd_need = 0;
   for (std::size_t b = 0; b < count; ++b) {
     // Per timeline wait: the relay waits 1, signals 2, the batch waits 1.
-    sem_need += batches[b].waits.size() * 4 + batches[b].signals.size();
-    cmd_need += batches[b].commands.size();
+    // Per timeline signal: the spare and the direct semaphore.
+    sem_need += batches[b]->waits.size() * 4 + batches[b]->signals.size() * 2;
+    cmd_need += batches[b]->commands.size();
   }
   q.out_submits.clear();
   q.out_semaphores.clear();
@@ -91,6 +93,8 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
   q.out_origin.clear();
   q.staged.clear();
   q.undo.clear();
+  q.undo_direct.clear();
+  q.rollback_free.clear();
   q.out_submits.reserve(2 * count);
   q.out_semaphores.reserve(sem_need);
   q.out_commands.reserve(cmd_need);
@@ -105,7 +109,7 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
   };
 
   for (std::size_t b = 0; b < count && result == VK_SUCCESS; ++b) {
-    const Batch& batch = batches[b];
+    const Batch& batch = *batches[b];
     q.wait_semaphores.assign(batch.waits.size(), VK_NULL_HANDLE);
     q.relay_signals.clear();
     const std::size_t relay_begin = q.out_semaphores.size();
@@ -124,6 +128,14 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
         result = VK_ERROR_UNKNOWN;
         break;
       }
+      if (p->direct != VK_NULL_HANDLE) {
+        // The first device waiter of the point: its own semaphore, no relay batch.
+        q.wait_semaphores[i] = p->direct;
+        sub->waited.push_back(p->direct);
+        q.undo_direct.push_back({&s, p->value, p->direct});
+        p->direct = VK_NULL_HANDLE;
+        continue;
+      }
       const VkSemaphore for_batch = TakeSemaphore(q);
       const VkSemaphore new_spare = TakeSemaphore(q);
       if (for_batch == VK_NULL_HANDLE || new_spare == VK_NULL_HANDLE) {
@@ -138,6 +150,7 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
       q.undo.push_back({&s, new_spare, p->spare});
       sub->waited.push_back(p->spare.semaphore);
       sub->waited.push_back(for_batch);
+      q.rollback_free.push_back(for_batch);
       p->spare = {new_spare, sub};
       q.wait_semaphores[i] = for_batch;
       counters.relays->Add();
@@ -177,13 +190,17 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
         continue;
       }
       const VkSemaphore first_spare = TakeSemaphore(q);
-      if (first_spare == VK_NULL_HANDLE) {
+      const VkSemaphore direct = TakeSemaphore(q);
+      if (first_spare == VK_NULL_HANDLE || direct == VK_NULL_HANDLE) {
+        if (first_spare != VK_NULL_HANDLE) q.free_semaphores.push_back(first_spare);
+        if (direct != VK_NULL_HANDLE) q.free_semaphores.push_back(direct);
         result = VK_ERROR_OUT_OF_HOST_MEMORY;
         break;
       }
       push_sem(first_spare, sig.stage, sig.device_index);
+      push_sem(direct, sig.stage, sig.device_index);
       std::lock_guard<std::mutex> lock(sig.timeline->mutex);
-      sig.timeline->points.push_back({sig.value, sub, {first_spare, sub}});
+      sig.timeline->points.push_back({sig.value, sub, {first_spare, sub}, direct});
       q.staged.push_back(sig.timeline);
     }
     out.signalSemaphoreInfoCount = static_cast<uint32_t>(q.out_semaphores.size() - signal_begin);
@@ -201,6 +218,7 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
       for (auto it = s->points.begin(); it != s->points.end();) {
         if (it->submission == sub) {
           if (it->spare.signaller == sub) q.free_semaphores.push_back(it->spare.semaphore);
+          if (it->direct != VK_NULL_HANDLE) q.free_semaphores.push_back(it->direct);
           it = s->points.erase(it);
         } else {
           ++it;
@@ -216,8 +234,14 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
         }
       }
     }
+    for (const QueueTimelines::UndoDirect& u : q.undo_direct) {
+      std::lock_guard<std::mutex> lock(u.semaphore->mutex);
+      for (TimePoint& p : u.semaphore->points) {
+        if (p.value == u.value && p.direct == VK_NULL_HANDLE) p.direct = u.direct;
+      }
+    }
     // The semaphores the relays would have signalled for the batches are unsignalled.
-    for (std::size_t i = 1; i < sub->waited.size(); i += 2) q.free_semaphores.push_back(sub->waited[i]);
+    q.free_semaphores.insert(q.free_semaphores.end(), q.rollback_free.begin(), q.rollback_free.end());
     sub->waited.clear();
     q.free_fences.push_back(sub->fence);
     if (result == VK_ERROR_DEVICE_LOST) MarkLost();
@@ -311,9 +335,10 @@ VkResult DeviceTimelines::Submit(QueueTimelines& q, std::vector<Batch>& batches,
   if (q.parked.empty()) {
     q.local_signals.clear();
     q.local_binary.clear();
-    while (ready < count && BatchReady(q, batches[ready])) ++ready;
+    q.release_list.clear();
+    while (ready < count && BatchReady(q, batches[ready])) q.release_list.push_back(&batches[ready++]);
     if (ready != 0) {
-      const VkResult r = Release(q, batches.data(), ready, route);
+      const VkResult r = Release(q, q.release_list.data(), ready, route);
       if (r != VK_SUCCESS) return r;
     }
     if (ready == count) return fence != VK_NULL_HANDLE ? SubmitFence(q, fence, route) : VK_SUCCESS;
@@ -359,30 +384,60 @@ void DeviceTimelines::DrainParked(QueueTimelines& q) {
       NotifyChange();  // fence waiters: the present's fences are the driver's now
       continue;
     }
+    // Every ready batch of this work and of the submit works after it (same entry point)
+    // goes down in one driver call: one host signal that releases many parked submissions
+    // costs one vkQueueSubmit. A work with its own fence ends the call (the fence goes down
+    // right after its batches).
     q.local_signals.clear();
     q.local_binary.clear();
-    std::size_t end = w.next_batch;
-    while (end < w.batches.size() && BatchReady(q, w.batches[end])) ++end;
-    if (end > w.next_batch) {
-      const VkResult r = Release(q, w.batches.data() + w.next_batch, end - w.next_batch, w.route);
-      for (std::size_t b = w.next_batch; b < end; ++b) ParkBinarySignals(w.batches[b], -1);
-      if (r != VK_SUCCESS) {
-        BINDERY_LOG(device.log(), kError, "timeline-parked",
-                    "releasing parked work failed (VkResult %d); the rest of that submission is dropped", r);
-        for (std::size_t b = end; b < w.batches.size(); ++b) ParkBinarySignals(w.batches[b], -1);
-        ParkFence(w.fence, -1);
-        q.parked.pop_front();
-        continue;
+    q.release_list.clear();
+    const Route route = w.route;
+    std::size_t whole = 0;  // works whose every batch is ready
+    bool waiting = false;   // the work after those has a batch whose waits are not pending yet
+    for (ParkedWork& x : q.parked) {
+      if (x.kind != ParkedWork::Kind::kSubmit || x.route != route) break;
+      std::size_t end = x.next_batch;
+      while (end < x.batches.size() && BatchReady(q, x.batches[end])) q.release_list.push_back(&x.batches[end++]);
+      x.release_end = end;
+      if (end < x.batches.size()) {
+        waiting = true;
+        break;
       }
-      w.next_batch = end;
+      ++whole;
+      if (x.fence != VK_NULL_HANDLE) break;
     }
-    if (w.next_batch < w.batches.size()) return;  // still waiting
-    if (w.fence != VK_NULL_HANDLE) {
-      SubmitFence(q, w.fence, w.route);
-      ParkFence(w.fence, -1);
-      NotifyChange();
+    const std::size_t touched = waiting ? whole + 1 : whole;
+    VkResult r = VK_SUCCESS;
+    if (!q.release_list.empty()) r = Release(q, q.release_list.data(), q.release_list.size(), route);
+    for (std::size_t i = 0; i < touched; ++i) {
+      ParkedWork& x = q.parked[i];
+      if (x.kind != ParkedWork::Kind::kSubmit || x.route != route) break;
+      for (std::size_t b = x.next_batch; b < x.release_end; ++b) ParkBinarySignals(x.batches[b], -1);
+      x.next_batch = x.release_end;
     }
-    q.parked.pop_front();
+    if (r != VK_SUCCESS) {
+      // Nothing of that call reached the driver: the works it held are dropped, so that
+      // later work is not held behind them forever.
+      BINDERY_LOG(device.log(), kError, "timeline-parked",
+                  "releasing parked work failed (VkResult %d); %zu parked submissions are dropped", r, touched);
+      for (std::size_t i = 0; i < touched && !q.parked.empty(); ++i) {
+        ParkedWork& x = q.parked.front();
+        for (std::size_t b = x.next_batch; b < x.batches.size(); ++b) ParkBinarySignals(x.batches[b], -1);
+        ParkFence(x.fence, -1);
+        q.parked.pop_front();
+      }
+      continue;
+    }
+    for (std::size_t i = 0; i < whole; ++i) {
+      ParkedWork& x = q.parked.front();
+      if (x.fence != VK_NULL_HANDLE) {
+        SubmitFence(q, x.fence, x.route);
+        ParkFence(x.fence, -1);
+        NotifyChange();
+      }
+      q.parked.pop_front();
+    }
+    if (waiting) return;  // the first work not wholly ready is still waiting
   }
   q.idle.notify_all();
 }
