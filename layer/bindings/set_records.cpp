@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "bindings/lookup_cache.h"
+
 namespace bindery::bindings {
 
 void WriteRecord(DeviceBindings& b, SetShadow& set, uint32_t record, const VkDescriptorBufferInfo& info) {
@@ -9,8 +11,9 @@ void WriteRecord(DeviceBindings& b, SetShadow& set, uint32_t record, const VkDes
   set.descriptors[record] = info;
   uint64_t out[2] = {0, 0};
   if (info.buffer != VK_NULL_HANDLE) {
-    // One lookup for both the address and the size.
-    const BufferInfo* buffer = b.trackers().buffers.Find(info.buffer);
+    // One lookup for both the address and the size (a set's few buffers are written again
+    // and again: a per-thread cache of 8 skips the locked map; DestroyBuffer invalidates).
+    const BufferInfo* buffer = CachedFind<8>(&b.trackers(), b.trackers().buffers, info.buffer);
     if (buffer == nullptr || buffer->address == 0) {
       // TODO(part 3): sets naming buffers that cannot be addressed fall back natively.
       BINDERY_LOG(b.device.log(), kWarn, "bindings-unaddressable",

@@ -58,8 +58,14 @@ void UpdateWithTemplate(UpdateFn update, VkDevice device, VkDescriptorSet set, V
                         const void* pData) {
   DeviceBindings& b = BindingsOf(device);
   const TemplateShadow* shadow = b.templates.Find(handle);
-  if (shadow == nullptr) return update(device, set, handle, pData);
-  if (SetShadow* s = b.sets.Find(set)) {
+  SetShadow* owned = OwnedSet(set);
+  // A layer-owned set never goes down: with a template that writes no records (invalid
+  // for its layout, which has only converted bindings) nothing happens.
+  if (shadow == nullptr) {
+    if (owned == nullptr) update(device, set, handle, pData);
+    return;
+  }
+  if (SetShadow* s = owned != nullptr ? owned : b.sets.Find(set)) {
     s->full_stale = true;
     const uint8_t* data = static_cast<const uint8_t*>(pData);
     for (const VkDescriptorUpdateTemplateEntry& e : shadow->converted) {
@@ -70,7 +76,7 @@ void UpdateWithTemplate(UpdateFn update, VkDevice device, VkDescriptorSet set, V
       });
     }
   }
-  if (shadow->native != VK_NULL_HANDLE) update(device, set, shadow->native, pData);
+  if (shadow->native != VK_NULL_HANDLE && owned == nullptr) update(device, set, shadow->native, pData);
 }
 
 }  // namespace
