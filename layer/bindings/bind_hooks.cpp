@@ -104,7 +104,7 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineB
                                                  const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
                                                  const uint32_t* pDynamicOffsets) {
   DeviceBindings& b = BindingsOf(cb);
-  const PipelineLayoutShadow* pl = CachedFind<1>(&b, b.pipeline_layouts, layout);
+  const PipelineLayoutShadow* pl = Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout);
   RecordBind(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   BindSets(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
 }
@@ -190,7 +190,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout
   DeviceBindings& b = BindingsOf(cb);
   // Most devices never see a layout whose pushes need widening: no lookup then.
   const PipelineLayoutShadow* pl = b.any_widened_pushes.load(std::memory_order_acquire)
-                                       ? CachedFind<1>(&b, b.pipeline_layouts, layout)
+                                       ? Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout)
                                        : nullptr;
   if (pl == nullptr || !pl->widen_app_pushes) {
     b.next.CmdPushConstants(cb, layout, stageFlags, offset, size, pValues);

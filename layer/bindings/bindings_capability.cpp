@@ -175,6 +175,11 @@ DeviceBindings::~DeviceBindings() {
   });
 }
 
+ThreadLookups& Lookups() {
+  static thread_local ThreadLookups lookups;
+  return lookups;
+}
+
 DeviceBindings& BindingsOf(VkDevice device) {
   return *StateRegistry::Get().FindDevice(device)->State<DeviceBindings>(BindingsCapability().slot());
 }

@@ -24,6 +24,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include "bindings/lookup_cache.h"
 #include "bindings/owned_set_region.h"
 #include "bindings/record_allocator.h"
 #include "bindings/rewrite_cache.h"
@@ -137,8 +138,13 @@ struct PoolShadow {
   OwnedSetSlot* slots = nullptr;
   uint32_t slot_count = 0;
   uint32_t slot_bump = 0;              // slots [0, slot_bump) have been handed out since the last reset
+  uint32_t slot_built = 0;             // slots [0, slot_built) are constructed objects
   uint32_t free_slot = UINT32_MAX;     // head of the freed slots (OwnedSetSlot::next_free)
   size_t arena_bytes = 0;
+  // Layer-owned sets allocated but not yet in the device's counters: two atomic adds per
+  // set were half of the allocation's cost. (Valid applications destroy their pools
+  // before the device, whose summary then has every set.)
+  uint64_t owned_counted = 0;
   // The layouts of its layer-owned sets (kept alive until the pool goes; no per-set
   // reference count on the allocation path).
   std::vector<std::shared_ptr<const SetLayoutShadow>> owned_layouts;
@@ -248,6 +254,16 @@ class BindingsCommandData : public CommandData {
   }
   BindPoint points[2];
 };
+
+// This thread's lookup caches (lookup_cache.h), one thread-local object so that a hook
+// pays for one thread-local access whatever it looks up.
+struct ThreadLookups {
+  LookupCache<VkDescriptorSetLayout, SetLayoutEntry, 1> set_layouts;
+  LookupCache<VkDescriptorPool, PoolShadow, 1> pools;
+  LookupCache<VkPipelineLayout, PipelineLayoutShadow, 2> pipeline_layouts;
+  LookupCache<VkBuffer, BufferInfo, 8> buffers;
+};
+ThreadLookups& Lookups();
 
 // The shadow of a converted set: layer-owned (no lock) or in DeviceBindings::sets.
 inline SetShadow* FindSet(DeviceBindings& b, VkDescriptorSet handle) {

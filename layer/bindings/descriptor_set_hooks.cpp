@@ -122,7 +122,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyDescriptorPool(VkDevice device, VkDescriptorPo
 VKAPI_ATTR VkResult VKAPI_CALL ResetDescriptorPool(VkDevice device, VkDescriptorPool descriptorPool,
                                                    VkDescriptorPoolResetFlags flags) {
   DeviceBindings& b = BindingsOf(device);
-  if (PoolShadow* pool = CachedFind<1>(&b, b.pools, descriptorPool)) {
+  if (PoolShadow* pool = Lookups().pools.Find(&b, b.pools, descriptorPool)) {
     ResetOwnedSets(b, *pool);
     ForgetSets(b, *pool);
   }
@@ -141,6 +141,18 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
                                                       VkDescriptorSet* pDescriptorSets) {
   DeviceBindings& b = BindingsOf(device);
   const uint32_t n = pAllocateInfo->descriptorSetCount;
+  ThreadLookups& lookups = Lookups();
+  if (n == 1 && pAllocateInfo->pNext == nullptr) {
+    // The common call: one set, no variable count. A layer-owned set needs nothing else.
+    const SetLayoutEntry* e = lookups.set_layouts.Find(&b, b.set_layouts, pAllocateInfo->pSetLayouts[0]);
+    if (e == nullptr || !e->shadow->converts()) return b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+    PoolShadow* pool = lookups.pools.Find(&b, b.pools, pAllocateInfo->descriptorPool);
+    if (pool != nullptr && pool->slots != nullptr && !e->shadow->has_native) {
+      const VkResult r = AllocateOwnedSet(*pool, e->shadow, 0, pDescriptorSets);
+      if (r != VK_SUCCESS) pDescriptorSets[0] = VK_NULL_HANDLE;
+      return r;
+    }
+  }
   // The usual call allocates a few sets: no heap allocation for up to kInline of them.
   constexpr uint32_t kInline = 8;
   enum Kind : uint8_t { kNative, kShadowed, kOwned };  // plain native / native + shadow / layer-owned
@@ -163,14 +175,14 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
   }
   uint32_t converted = 0;
   for (uint32_t i = 0; i < n; ++i) {
-    const SetLayoutEntry* e = CachedFind<1>(&b, b.set_layouts, pAllocateInfo->pSetLayouts[i]);
+    const SetLayoutEntry* e = lookups.set_layouts.Find(&b, b.set_layouts, pAllocateInfo->pSetLayouts[i]);
     entries[i] = e != nullptr && e->shadow->converts() ? e : nullptr;
     kinds[i] = entries[i] != nullptr ? kShadowed : kNative;
     converted += entries[i] != nullptr ? 1 : 0;
     runs[i] = {0, 0};
   }
   if (converted == 0) return b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
-  PoolShadow* pool = CachedFind<1>(&b, b.pools, pAllocateInfo->descriptorPool);
+  PoolShadow* pool = lookups.pools.Find(&b, b.pools, pAllocateInfo->descriptorPool);
   const auto* variable = FindInChain<VkDescriptorSetVariableDescriptorCountAllocateInfo>(
       pAllocateInfo->pNext, VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO);
   auto variable_count = [&](uint32_t i) {
@@ -200,7 +212,7 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
   for (uint32_t i = 0; i < n; ++i) pDescriptorSets[i] = VK_NULL_HANDLE;
   for (uint32_t i = 0; i < n && result == VK_SUCCESS; ++i) {
     if (kinds[i] == kOwned) {
-      result = AllocateOwnedSet(b, *pool, entries[i]->shadow, variable_count(i), &pDescriptorSets[i]);
+      result = AllocateOwnedSet(*pool, entries[i]->shadow, variable_count(i), &pDescriptorSets[i]);
       continue;
     }
     if (kinds[i] != kShadowed) continue;
@@ -271,7 +283,7 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
 VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice device, VkDescriptorPool descriptorPool,
                                                   uint32_t descriptorSetCount, const VkDescriptorSet* pDescriptorSets) {
   DeviceBindings& b = BindingsOf(device);
-  PoolShadow* pool = CachedFind<1>(&b, b.pools, descriptorPool);
+  PoolShadow* pool = Lookups().pools.Find(&b, b.pools, descriptorPool);
   if (pool == nullptr) return b.next.FreeDescriptorSets(device, descriptorPool, descriptorSetCount, pDescriptorSets);
   // Layer-owned sets are freed here; the others go down (in their order, nulls kept).
   constexpr uint32_t kInline = 16;
@@ -326,6 +338,7 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
     writes = writes_heap.data();
   }
   uint32_t native_writes = 0;
+  ThreadLookups& lookups = Lookups();
   VkDescriptorSet last_handle = VK_NULL_HANDLE;
   SetShadow* last = nullptr;
   bool last_owned = false;
@@ -342,7 +355,7 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
     if (set != nullptr) set->full_stale = true;
     const bool converted =
         set != nullptr && ForEachRecord(*set->layout, w.dstBinding, w.dstArrayElement, w.descriptorCount,
-                                        [&](uint32_t record, uint32_t k) { WriteRecord(b, *set, record, w.pBufferInfo[k]); });
+                                        [&](uint32_t record, uint32_t k) { WriteRecord(b, lookups, *set, record, w.pBufferInfo[k]); });
     if (!converted && !last_owned) writes[native_writes++] = w;
   }
   std::vector<VkCopyDescriptorSet> copies;
@@ -369,7 +382,7 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
         if (record < src->record_count) values[k] = src->descriptors[record];
       });
       converted = ForEachRecord(*dst->layout, c.dstBinding, c.dstArrayElement, c.descriptorCount,
-                                [&](uint32_t record, uint32_t k) { WriteRecord(b, *dst, record, values[k]); });
+                                [&](uint32_t record, uint32_t k) { WriteRecord(b, lookups, *dst, record, values[k]); });
     }
     if (!converted && src_owned == nullptr && dst_owned == nullptr) copies.push_back(c);
   }

@@ -19,29 +19,42 @@ namespace bindery::bindings {
 
 inline std::atomic<uint64_t> g_lookup_generation{0};
 
-// Call after erasing a handle from any map read through CachedFind.
+// Call after erasing a handle from any map read through a LookupCache.
 inline void InvalidateLookupCaches() { g_lookup_generation.fetch_add(1, std::memory_order_acq_rel); }
 
-// map.Find(handle) through a per-thread, direct-mapped cache of kWays entries (one set of
-// entries per Value type). `owner` tells devices apart (their handles may coincide).
-// Unknown handles (nullptr) are not cached.
-template <std::size_t kWays, typename Map, typename Handle>
-auto CachedFind(const void* owner, const Map& map, Handle handle) -> decltype(map.Find(handle)) {
-  using Value = decltype(map.Find(handle));
+// The kWays handles of one kind found last (scanned in full, so a set's few buffers never
+// evict each other as they could in a direct-mapped cache). `owner` tells devices apart
+// (their handles may coincide). Unknown handles (nullptr) are not cached.
+template <typename Handle, typename Value, std::size_t kWays>
+class LookupCache {
+ public:
+  template <typename Map>
+  Value* Find(const void* owner, const Map& map, Handle handle) {
+    const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
+    if (generation_ != generation) {
+      for (Entry& e : entries_) e = Entry{};
+      generation_ = generation;
+    }
+    for (const Entry& e : entries_) {
+      if (e.handle == handle && e.owner == owner && e.value != nullptr) return e.value;
+    }
+    Value* value = map.Find(handle);
+    if (value != nullptr) {
+      entries_[next_] = Entry{owner, handle, value};
+      next_ = (next_ + 1) % kWays;
+    }
+    return value;
+  }
+
+ private:
   struct Entry {
     const void* owner;
     Handle handle;
-    Value value;
-    uint64_t generation;
+    Value* value;
   };
-  static thread_local Entry entries[kWays] = {};
-  const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
-  const uint64_t bits = reinterpret_cast<uint64_t>(handle);
-  Entry& e = entries[kWays == 1 ? 0 : ((bits >> 4) ^ (bits >> 12)) % kWays];
-  if (e.handle == handle && e.owner == owner && e.generation == generation && e.value != nullptr) return e.value;
-  Value value = map.Find(handle);
-  if (value != nullptr) e = Entry{owner, handle, value, generation};
-  return value;
-}
+  uint64_t generation_ = 0;
+  std::size_t next_ = 0;  // the entry the next miss replaces (round robin)
+  Entry entries_[kWays] = {};
+};
 
 }  // namespace bindery::bindings

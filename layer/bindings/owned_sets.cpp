@@ -15,11 +15,12 @@ bool CreateOwnedSlots(PoolShadow& pool, uint32_t max_sets) {
   pool.slot_count = max_sets;
   pool.arena_bytes = bytes;
   pool.slot_bump = 0;
+  pool.slot_built = 0;
   pool.free_slot = UINT32_MAX;
   return true;
 }
 
-VkResult AllocateOwnedSet(DeviceBindings& b, PoolShadow& pool, const std::shared_ptr<const SetLayoutShadow>& layout,
+VkResult AllocateOwnedSet(PoolShadow& pool, const std::shared_ptr<const SetLayoutShadow>& layout,
                           uint32_t variable_count, VkDescriptorSet* out) {
   const bool from_free_list = pool.free_slot != UINT32_MAX;
   if (!from_free_list && pool.slot_bump == pool.slot_count) return VK_ERROR_OUT_OF_POOL_MEMORY;
@@ -35,9 +36,14 @@ VkResult AllocateOwnedSet(DeviceBindings& b, PoolShadow& pool, const std::shared
     slot = &pool.slots[pool.free_slot];
     pool.free_slot = slot->next_free;
   } else {
-    // First use of this slot since the arena was acquired or the pool reset: (re)build it
-    // in place (a previous occupant holds nothing to destroy: its `keep` is always empty).
-    slot = new (&pool.slots[pool.slot_bump++]) OwnedSetSlot();
+    // Slots are built in place on their first use after the arena was acquired (a pool
+    // with a large maxSets touches only what it uses), then reused as they are.
+    slot = &pool.slots[pool.slot_bump];
+    if (pool.slot_bump == pool.slot_built) {
+      new (slot) OwnedSetSlot();
+      ++pool.slot_built;
+    }
+    ++pool.slot_bump;
   }
   slot->next_free = UINT32_MAX;
   SetShadow& set = slot->shadow;
@@ -68,8 +74,7 @@ VkResult AllocateOwnedSet(DeviceBindings& b, PoolShadow& pool, const std::shared
   const uint64_t handle = reinterpret_cast<uint64_t>(slot);
   slot->self.store(handle, std::memory_order_release);
   *out = reinterpret_cast<VkDescriptorSet>(handle);
-  b.counters.sets->Add();
-  b.counters.owned_sets->Add();
+  ++pool.owned_counted;  // added to the device's counters at reset / destroy (no atomic here)
   return VK_SUCCESS;
 }
 
@@ -88,6 +93,11 @@ void FreeOwnedSet(DeviceBindings& b, PoolShadow& pool, VkDescriptorSet handle, S
 
 void ResetOwnedSets(DeviceBindings& b, PoolShadow& pool) {
   if (pool.slots == nullptr) return;
+  if (pool.owned_counted != 0) {
+    b.counters.sets->Add(pool.owned_counted);
+    b.counters.owned_sets->Add(pool.owned_counted);
+    pool.owned_counted = 0;
+  }
   if (pool.owned_materialised.exchange(false, std::memory_order_acq_rel)) {
     // Sets allocated since the last reset all lie below the bump.
     for (uint32_t i = 0; i < pool.slot_bump; ++i) {

@@ -18,7 +18,7 @@ bool CreateOwnedSlots(PoolShadow& pool, uint32_t max_sets);
 
 // A new layer-owned set of `layout` (`variable_count` descriptors in its variable
 // binding). VK_ERROR_OUT_OF_POOL_MEMORY / VK_ERROR_FRAGMENTED_POOL when the pool is full.
-VkResult AllocateOwnedSet(DeviceBindings& b, PoolShadow& pool, const std::shared_ptr<const SetLayoutShadow>& layout,
+VkResult AllocateOwnedSet(PoolShadow& pool, const std::shared_ptr<const SetLayoutShadow>& layout,
                           uint32_t variable_count, VkDescriptorSet* out);
 
 // Frees one layer-owned set (`set` is OwnedSet(handle)).

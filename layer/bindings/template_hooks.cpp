@@ -67,12 +67,13 @@ void UpdateWithTemplate(UpdateFn update, VkDevice device, VkDescriptorSet set, V
   }
   if (SetShadow* s = owned != nullptr ? owned : b.sets.Find(set)) {
     s->full_stale = true;
+    ThreadLookups& lookups = Lookups();
     const uint8_t* data = static_cast<const uint8_t*>(pData);
     for (const VkDescriptorUpdateTemplateEntry& e : shadow->converted) {
       ForEachRecord(*s->layout, e.dstBinding, e.dstArrayElement, e.descriptorCount, [&](uint32_t record, uint32_t k) {
         VkDescriptorBufferInfo info;
         std::memcpy(&info, data + e.offset + static_cast<size_t>(k) * e.stride, sizeof(info));
-        WriteRecord(b, *s, record, info);
+        WriteRecord(b, lookups, *s, record, info);
       });
     }
   }
