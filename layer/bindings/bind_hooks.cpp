@@ -20,10 +20,9 @@ constexpr uint32_t kMaxDynamic = 256;
 
 // Remembers the bind in the command buffer's state (for fallback pipelines and the
 // replay after them).
-void RecordBind(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+void RecordBind(BindingsCommandData* data, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
                 const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
                 uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets) {
-  BindingsCommandData* data = CommandDataOf(b, cb);
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
   if (point == nullptr) return;
   point->fallback_applied = false;
@@ -104,8 +103,23 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineB
                                                  const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
                                                  const uint32_t* pDynamicOffsets) {
   DeviceBindings& b = BindingsOf(cb);
-  const PipelineLayoutShadow* pl = Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout);
-  RecordBind(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  // A command buffer binds through few layouts: it remembers the last one (no
+  // thread-local access, no lock).
+  const PipelineLayoutShadow* pl = nullptr;
+  const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
+  if (data != nullptr && data->last_layout == layout && data->last_layout_generation == generation &&
+      layout != VK_NULL_HANDLE) {
+    pl = data->last_layout_shadow;
+  } else {
+    pl = Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout);
+    if (data != nullptr && pl != nullptr) {
+      data->last_layout = layout;
+      data->last_layout_shadow = pl;
+      data->last_layout_generation = generation;
+    }
+  }
+  RecordBind(data, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   BindSets(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
 }
 

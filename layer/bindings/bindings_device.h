@@ -247,12 +247,22 @@ class BindingsCommandData : public CommandData {
     bool untrackable = false;                    // a bind this state cannot hold
     BoundSet sets[kMaxSets];
   };
-  void OnReset() override { points[0] = BindPoint{}; points[1] = BindPoint{}; }
+  void OnReset() override {
+    points[0] = BindPoint{};
+    points[1] = BindPoint{};
+    last_layout = VK_NULL_HANDLE;
+    last_layout_shadow = nullptr;
+  }
   // graphics 0, compute 1 (other bind points are not tracked)
   BindPoint* At(VkPipelineBindPoint bp) {
     return bp == VK_PIPELINE_BIND_POINT_GRAPHICS ? &points[0] : bp == VK_PIPELINE_BIND_POINT_COMPUTE ? &points[1] : nullptr;
   }
   BindPoint points[2];
+  // The pipeline layout of the last bind and its shadow, valid while the lookup
+  // generation is this one (lookup_cache.h).
+  VkPipelineLayout last_layout = VK_NULL_HANDLE;
+  const PipelineLayoutShadow* last_layout_shadow = nullptr;
+  uint64_t last_layout_generation = 0;
 };
 
 // This thread's lookup caches (lookup_cache.h), one thread-local object so that a hook
