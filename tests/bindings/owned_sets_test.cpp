@@ -368,6 +368,53 @@ TEST(BindingsOwnedSets, DebugNamesAndPrivateData) {
   EXPECT_EQ(Counter(rig.summary, "layer-owned"), 2u) << rig.summary;
 }
 
+// A pipeline layout whose push constants leave no room for the root: its pipeline falls
+// back, binds through it send only native sets down (a layer-owned set must not reach the
+// layer below), and the dispatch gets the set materialised natively.
+TEST(BindingsOwnedSets, LayoutWithoutRoomForTheRootFallsBack) {
+  Rig rig;
+  ASSERT_TRUE(rig.ok()) << rig.h->error();
+  VkHarness& h = *rig.h;
+  VkDevice d = h.device();
+  VkPhysicalDeviceProperties props{};
+  vkGetPhysicalDeviceProperties(h.physical_device(), &props);
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, props.limits.maxPushConstantsSize};
+  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  plci.setLayoutCount = 1;
+  plci.pSetLayouts = &rig.owned_layout;
+  plci.pushConstantRangeCount = 1;
+  plci.pPushConstantRanges = &range;
+  VkPipelineLayout full = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreatePipelineLayout(d, &plci, nullptr, &full), VK_SUCCESS);
+  VkPipeline pipeline = rig.Pipeline(full);
+  ASSERT_NE(pipeline, VK_NULL_HANDLE);
+  VkDescriptorPool pool = MakePool(d, 2, 0);
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = pool;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &rig.owned_layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  ASSERT_EQ(vkAllocateDescriptorSets(d, &alloc, &set), VK_SUCCESS);
+  HostBuffer src = rig.Filled(13), dst = rig.Filled(0);
+  WriteBuffers(d, set, src.buffer, dst.buffer);
+  VkCommandBuffer cb = h.BeginCommands();
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, full, 0, 1, &set, 0, nullptr);
+  vkCmdDispatch(cb, kWords / 64, 1, 1);
+  HostBarrier(cb);
+  ASSERT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
+  ExpectCopied(src, dst, "fallen-back pipeline");
+  vkDestroyPipeline(d, pipeline, nullptr);
+  vkDestroyPipelineLayout(d, full, nullptr);
+  vkDestroyDescriptorPool(d, pool, nullptr);
+  h.Destroy(src);
+  h.Destroy(dst);
+  rig.Finish();
+  EXPECT_VALIDATION_SILENT(h);
+  EXPECT_EQ(Counter(rig.summary, "fallen back"), 1u) << rig.summary;
+  EXPECT_EQ(Counter(rig.summary, "layer-owned"), 1u) << rig.summary;
+}
+
 // Threads allocating from their own pools, resetting them and recording at once; the
 // last round of each is submitted and checked.
 TEST(BindingsOwnedSets, ManyThreadsAllocateResetAndRecord) {
