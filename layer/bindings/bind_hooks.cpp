@@ -142,8 +142,9 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
   uint32_t native_dynamic_count = 0;
   const SetLayoutShadow* layouts[kMaxSets];
   uint32_t dynamic_index = 0;
-  // Padding between slots is pushed too: zero it so every pushed byte is defined.
-  std::memset(bytes + root.begin, 0, root.end - root.begin);
+  // Padding between slots is pushed too: zero it so every pushed byte is defined (a root
+  // of addresses only has none, and every byte pushed is written below).
+  if (root.dynamic) std::memset(bytes + root.begin, 0, root.end - root.begin);
 
   for (uint32_t i = 0; i < setCount; ++i) {
     const SetRoot& r = root.sets[firstSet + i];
