@@ -251,6 +251,7 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
     for (uint32_t i = 0; i < n; ++i) {
       if (kinds[i] == kOwned && pDescriptorSets[i] != VK_NULL_HANDLE) {
         FreeOwnedSet(b, *pool, pDescriptorSets[i], *OwnedSet(pDescriptorSets[i]));
+        --pool->owned_counted;  // never handed out
       }
       if (pool != nullptr && runs[i].second != 0) pool->records.Free(runs[i].first, runs[i].second);
       pDescriptorSets[i] = VK_NULL_HANDLE;

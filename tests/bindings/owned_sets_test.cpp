@@ -263,6 +263,41 @@ TEST(BindingsOwnedSets, FreeAndReallocate) {
   EXPECT_EQ(Counter(rig.summary, "layer-owned"), 4u) << rig.summary;
 }
 
+// A call that cannot allocate all its sets allocates none, and gives back what it had
+// taken (slots and records) before failing.
+TEST(BindingsOwnedSets, FailedAllocationGivesEverythingBack) {
+  Rig rig;
+  ASSERT_TRUE(rig.ok()) << rig.h->error();
+  VkHarness& h = *rig.h;
+  VkDevice d = h.device();
+  VkDescriptorPool pool = MakePool(d, 2, 0, 4);
+  // A native set (records taken first) and three layer-owned sets from a pool of two
+  // slots: the third owned set fails, and the call takes nothing.
+  VkDescriptorSetLayout layouts[4] = {rig.native_layout, rig.owned_layout, rig.owned_layout, rig.owned_layout};
+  VkDescriptorSet sets[4] = {};
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = pool;
+  alloc.descriptorSetCount = 4;
+  alloc.pSetLayouts = layouts;
+  EXPECT_EQ(vkAllocateDescriptorSets(d, &alloc, sets), VK_ERROR_OUT_OF_POOL_MEMORY);
+  for (VkDescriptorSet s : sets) EXPECT_EQ(s, VK_NULL_HANDLE);
+  // Everything came back: the pool's two layer-owned sets and a native one can be had now.
+  VkDescriptorSetLayout three[3] = {rig.owned_layout, rig.owned_layout, rig.native_layout};
+  alloc.descriptorSetCount = 3;
+  alloc.pSetLayouts = three;
+  ASSERT_EQ(vkAllocateDescriptorSets(d, &alloc, sets), VK_SUCCESS);
+  HostBuffer src = rig.Filled(21), dst = rig.Filled(0);
+  WriteBuffers(d, sets[1], src.buffer, dst.buffer);
+  rig.Run(sets[1], false);
+  ExpectCopied(src, dst, "set allocated after the failed call");
+  vkDestroyDescriptorPool(d, pool, nullptr);
+  h.Destroy(src);
+  h.Destroy(dst);
+  rig.Finish();
+  EXPECT_VALIDATION_SILENT(h);
+  EXPECT_EQ(Counter(rig.summary, "layer-owned"), 2u) << rig.summary;
+}
+
 TEST(BindingsOwnedSets, ResetGivesEverySetBack) {
   Rig rig;
   ASSERT_TRUE(rig.ok()) << rig.h->error();
