@@ -32,29 +32,30 @@ class LookupCache {
   Value* Find(const void* owner, const Map& map, Handle handle) {
     const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
     if (generation_ != generation) {
-      for (Entry& e : entries_) e = Entry{};
+      for (std::size_t i = 0; i < kWays; ++i) handles_[i] = Handle{};
       generation_ = generation;
     }
-    for (const Entry& e : entries_) {
-      if (e.handle == handle && e.owner == owner && e.value != nullptr) return e.value;
+    // The handles alone are scanned (one cache line for 8 of them); a null handle is never
+    // cached, so an emptied entry never matches.
+    for (std::size_t i = 0; i < kWays; ++i) {
+      if (handles_[i] == handle && owners_[i] == owner && handle != Handle{}) return values_[i];
     }
     Value* value = map.Find(handle);
     if (value != nullptr) {
-      entries_[next_] = Entry{owner, handle, value};
+      handles_[next_] = handle;
+      owners_[next_] = owner;
+      values_[next_] = value;
       next_ = (next_ + 1) % kWays;
     }
     return value;
   }
 
  private:
-  struct Entry {
-    const void* owner;
-    Handle handle;
-    Value* value;
-  };
   uint64_t generation_ = 0;
   std::size_t next_ = 0;  // the entry the next miss replaces (round robin)
-  Entry entries_[kWays] = {};
+  Handle handles_[kWays] = {};
+  const void* owners_[kWays] = {};
+  Value* values_[kWays] = {};
 };
 
 }  // namespace bindery::bindings

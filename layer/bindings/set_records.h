@@ -17,8 +17,8 @@ void WarnUnaddressable(DeviceBindings& b);
 
 // Writes record `record` of `set` (and its CPU copy) from `info`. Inline: it runs for
 // every buffer descriptor written. `lookups` is Lookups(), fetched once by the caller.
-inline void WriteRecord(DeviceBindings& b, ThreadLookups& lookups, SetShadow& set, uint32_t record,
-                        const VkDescriptorBufferInfo& info) {
+__attribute__((always_inline)) inline void WriteRecord(DeviceBindings& b, ThreadLookups& lookups, SetShadow& set,
+                                                      uint32_t record, const VkDescriptorBufferInfo& info) {
   if (record >= set.record_count) return;  // beyond a variable-count binding's allocation: invalid usage
   set.descriptors[record] = info;
   uint64_t out[2] = {0, 0};
