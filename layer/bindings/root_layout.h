@@ -30,6 +30,9 @@ struct RootLayout {
   uint32_t end = 0;           // one past the last root byte used
   bool converts = false;      // some set has converted bindings
   bool fits = true;           // the root fits in push-constant space
+  // Some set puts converted dynamic offsets in the root (only then can a pushed range
+  // hold padding or unwritten bytes; otherwise it is whole 8-byte addresses).
+  bool dynamic = false;
 };
 
 // `app_push_end`: one past the last byte of the application's push-constant ranges.
