@@ -81,6 +81,11 @@ std::string BenchDevice::Init() {
   if (four_buffers_.pipeline == VK_NULL_HANDLE) return "could not create the four_buffers.comp pipeline";
   push_addresses_ = harness_.CreateKernel(push_addresses_spv, sizeof(push_addresses_spv), 0, 32);
   if (push_addresses_.pipeline == VK_NULL_HANDLE) return "could not create the push_addresses.comp pipeline";
+  for (VkDescriptorSet& set : prebuilt_sets_) {
+    set = harness_.AllocateStorageSet(four_buffers_, {buffers_[0].buffer, buffers_[1].buffer, buffers_[2].buffer,
+                                                      buffers_[3].buffer});
+    if (set == VK_NULL_HANDLE) return "could not allocate the pre-built descriptor sets";
+  }
   return {};
 }
 

@@ -15,6 +15,8 @@ namespace bindery::bench {
 
 // Dispatches recorded into one command buffer per benchmark iteration.
 inline constexpr uint32_t kDispatchesPerIteration = 1000;
+// Sets written once at setup that the pre-built-sets workload binds in turn.
+inline constexpr uint32_t kPrebuiltSets = 16;
 
 // Device-level entry points from vkGetDeviceProcAddr, as a performance-minded
 // application (volk, IREE) calls them: no loader trampoline, so with Bindery on the
@@ -49,6 +51,8 @@ class BenchDevice {
   const test::ComputeKernel& four_buffers() const { return four_buffers_; }
   const test::ComputeKernel& push_addresses() const { return push_addresses_; }
   const test::HostBuffer& buffer(int i) const { return buffers_[i]; }
+  // Set i of four_buffers()'s layout, written once with the four buffers.
+  VkDescriptorSet prebuilt_set(uint32_t i) const { return prebuilt_sets_[i]; }
   // "deviceName; driver driverName driverInfo" from VkPhysicalDevice[Driver]Properties.
   std::string Description() const;
 
@@ -66,6 +70,7 @@ class BenchDevice {
   test::ComputeKernel four_buffers_;
   test::ComputeKernel push_addresses_;
   test::HostBuffer buffers_[4];
+  VkDescriptorSet prebuilt_sets_[kPrebuiltSets] = {};
 };
 
 }  // namespace bindery::bench

@@ -45,7 +45,20 @@ bool RecordAllocUpdateBind(const BenchDevice& d, VkCommandBuffer cb) {
   return true;
 }
 
-// b. Bind the pipeline once, then only dispatches: the layer's pure pass-through cost.
+// b. Per dispatch: bind one of the sets written at setup (in turn), dispatch.
+bool RecordBindPrebuilt(const BenchDevice& d, VkCommandBuffer cb) {
+  const DeviceFns& fn = d.fn();
+  const test::ComputeKernel& k = d.four_buffers();
+  fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+  for (uint32_t n = 0; n < kN; ++n) {
+    const VkDescriptorSet set = d.prebuilt_set(n % kPrebuiltSets);
+    fn.CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &set, 0, nullptr);
+    fn.CmdDispatch(cb, 16, 1, 1);
+  }
+  return true;
+}
+
+// c. Bind the pipeline once, then only dispatches: the layer's pure pass-through cost.
 bool RecordDispatchOnly(const BenchDevice& d, VkCommandBuffer cb) {
   const DeviceFns& fn = d.fn();
   fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, d.four_buffers().pipeline);
@@ -53,7 +66,7 @@ bool RecordDispatchOnly(const BenchDevice& d, VkCommandBuffer cb) {
   return true;
 }
 
-// c. Per dispatch: 32 bytes of push constants (four buffer addresses), dispatch.
+// d. Per dispatch: 32 bytes of push constants (four buffer addresses), dispatch.
 bool RecordPushAddresses(const BenchDevice& d, VkCommandBuffer cb) {
   const DeviceFns& fn = d.fn();
   const test::ComputeKernel& k = d.push_addresses();
@@ -76,6 +89,7 @@ struct Workload {
 
 constexpr Workload kWorkloads[] = {
     {"record/alloc+update 4 SSBOs+bind+dispatch", &RecordAllocUpdateBind},
+    {"record/bind + dispatch of pre-built sets", &RecordBindPrebuilt},
     {"record/dispatch only", &RecordDispatchOnly},
     {"record/push constants 4 addresses + dispatch", &RecordPushAddresses},
 };

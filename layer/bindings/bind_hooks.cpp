@@ -1,12 +1,15 @@
 // vkCmdBindDescriptorSets: converted sets are bound by writing their blocks' addresses
 // (and their converted dynamic offsets) into the root with one vkCmdPushConstants; only
 // sets with native bindings are bound natively, with the native dynamic offsets. Hot
-// path: no lock but the shard locks of the handle maps, nothing allocated.
+// path: nothing allocated, no lock when the pipeline layout is in this thread's lookup
+// cache and the sets are layer-owned (a converted set with native bindings costs one
+// shard lock to find its shadow).
 #include <algorithm>
 #include <cstring>
 
 #include "bindings/bindings_device.h"
 #include "bindings/hooks.h"
+#include "bindings/lookup_cache.h"
 
 namespace bindery::bindings {
 namespace {
@@ -17,10 +20,9 @@ constexpr uint32_t kMaxDynamic = 256;
 
 // Remembers the bind in the command buffer's state (for fallback pipelines and the
 // replay after them).
-void RecordBind(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+void RecordBind(BindingsCommandData* data, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
                 const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
                 uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets) {
-  BindingsCommandData* data = CommandDataOf(b, cb);
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
   if (point == nullptr) return;
   point->fallback_applied = false;
@@ -45,6 +47,55 @@ void RecordBind(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindP
   }
 }
 
+// A converting layout whose root cannot be pushed (too big, or more sets or offsets than
+// the bind path holds): its pipelines fall back, and sets are materialised for them at
+// the draw or dispatch (fallback.cpp). Only what is native goes down here: sets without
+// native bindings are skipped (layer-owned ones the layer below has never seen), and the
+// offsets of converted dynamic bindings are dropped.
+void BindWithoutRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+                     const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
+                     uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets) {
+  auto layout_of = [&](uint32_t i) -> const SetLayoutShadow* {
+    return firstSet + i < pl.root.sets.size() ? pl.root.sets[firstSet + i].layout.get() : nullptr;
+  };
+  auto skipped = [&](uint32_t i) {
+    const SetLayoutShadow* l = layout_of(i);
+    return OwnedSet(pSets[i]) != nullptr || (l != nullptr && !l->has_native);
+  };
+  uint32_t dynamic_index = 0;
+  for (uint32_t i = 0; i < setCount;) {
+    if (skipped(i)) {
+      const SetLayoutShadow* l = layout_of(i);
+      dynamic_index += l != nullptr ? l->total_dynamic : 0;
+      ++i;
+      continue;
+    }
+    // A run of sets with native bindings, with their native dynamic offsets.
+    uint32_t native_dynamic[kMaxDynamic];
+    uint32_t native_count = 0;
+    bool unknown = false;  // a set without a known layout: the rest of the offsets go as they are
+    uint32_t j = i;
+    for (; j < setCount && !skipped(j); ++j) {
+      const SetLayoutShadow* l = layout_of(j);
+      if (l == nullptr) {
+        unknown = true;
+        continue;
+      }
+      for (const DynamicRun& run : l->dynamic_runs) {
+        for (uint32_t k = 0; k < run.count && dynamic_index < dynamicOffsetCount; ++k, ++dynamic_index) {
+          if (!run.converted && native_count < kMaxDynamic) native_dynamic[native_count++] = pDynamicOffsets[dynamic_index];
+        }
+      }
+    }
+    while (unknown && dynamic_index < dynamicOffsetCount && native_count < kMaxDynamic) {
+      native_dynamic[native_count++] = pDynamicOffsets[dynamic_index++];
+    }
+    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet + i, j - i, pSets + i, native_count,
+                                 native_count != 0 ? native_dynamic : nullptr);
+    i = j;
+  }
+}
+
 }  // namespace
 
 VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
@@ -58,8 +109,23 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineB
     b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
     return;
   }
-  const PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
-  RecordBind(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  // A command buffer binds through few layouts: it remembers the last one (no
+  // thread-local access, no lock).
+  const PipelineLayoutShadow* pl = nullptr;
+  const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
+  if (data != nullptr && data->last_layout == layout && data->last_layout_generation == generation &&
+      layout != VK_NULL_HANDLE) {
+    pl = data->last_layout_shadow;
+  } else {
+    pl = Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout);
+    if (data != nullptr && pl != nullptr) {
+      data->last_layout = layout;
+      data->last_layout_shadow = pl;
+      data->last_layout_generation = generation;
+    }
+  }
+  RecordBind(data, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   BindSets(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   NoteSetsBound(b, cb, bindPoint, layout);
 }
@@ -69,6 +135,10 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
               uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets) {
   if (pl == nullptr || !pl->root.converts || !pl->root.fits || setCount > kMaxSets || dynamicOffsetCount > kMaxDynamic ||
       firstSet + setCount > pl->root.sets.size()) {
+    if (pl != nullptr && pl->root.converts) {
+      BindWithoutRoot(b, cb, bindPoint, layout, *pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+      return;
+    }
     b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
     return;
   }
@@ -79,13 +149,14 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
   uint32_t native_dynamic_count = 0;
   const SetLayoutShadow* layouts[kMaxSets];
   uint32_t dynamic_index = 0;
-  // Padding between slots is pushed too: zero it so every pushed byte is defined.
-  std::memset(bytes + root.begin, 0, root.end - root.begin);
+  // Padding between slots is pushed too: zero it so every pushed byte is defined (a root
+  // of addresses only has none, and every byte pushed is written below).
+  if (root.dynamic) std::memset(bytes + root.begin, 0, root.end - root.begin);
 
   for (uint32_t i = 0; i < setCount; ++i) {
     const SetRoot& r = root.sets[firstSet + i];
     layouts[i] = r.layout.get();
-    const SetShadow* set = r.layout != nullptr && r.layout->converts() ? b.sets.Find(pSets[i]) : nullptr;
+    const SetShadow* set = r.layout != nullptr && r.layout->converts() ? FindSet(b, pSets[i]) : nullptr;
     if (r.layout == nullptr) continue;  // unknown layout (VK_NULL_HANDLE): handled below
     // Dynamic offsets, split between the root and the native bind.
     uint32_t converted_index = 0;
@@ -138,7 +209,10 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
 VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stageFlags,
                                             uint32_t offset, uint32_t size, const void* pValues) {
   DeviceBindings& b = BindingsOf(cb);
-  const PipelineLayoutShadow* pl = b.Converting() ? b.pipeline_layouts.Find(layout) : nullptr;
+  // Most devices never see a layout whose pushes need widening: no lookup then.
+  const PipelineLayoutShadow* pl = b.any_widened_pushes.load(std::memory_order_acquire)
+                                       ? Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout)
+                                       : nullptr;
   if (pl == nullptr || !pl->widen_app_pushes) {
     b.next.CmdPushConstants(cb, layout, stageFlags, offset, size, pValues);
     return;

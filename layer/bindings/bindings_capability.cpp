@@ -12,6 +12,7 @@
 #include "bindings/hooks.h"
 #include "bindings/limits.h"
 #include "bindings/native_twin.h"
+#include "bindings/lookup_cache.h"
 #include "chassis/device_editor.h"
 #include "chassis/instance_editor.h"
 
@@ -31,6 +32,18 @@ const Hook kHooks[] = {
     BINDERY_HOOK(AllocateDescriptorSets, nullptr),
     BINDERY_HOOK(FreeDescriptorSets, nullptr),
     BINDERY_HOOK(UpdateDescriptorSets, nullptr),
+    BINDERY_HOOK(DestroyBuffer, nullptr),  // empties the buffer lookup caches
+    // Layer-owned sets in the functions that name any object (owned_object_hooks.cpp).
+    BINDERY_HOOK(SetDebugUtilsObjectNameEXT, nullptr),
+    BINDERY_HOOK(SetDebugUtilsObjectTagEXT, nullptr),
+    BINDERY_HOOK(DebugMarkerSetObjectNameEXT, nullptr),
+    BINDERY_HOOK(DebugMarkerSetObjectTagEXT, nullptr),
+    BINDERY_HOOK(SetPrivateData, nullptr),
+    BINDERY_HOOK(SetPrivateDataEXT, nullptr),
+    BINDERY_HOOK(GetPrivateData, nullptr),
+    BINDERY_HOOK(GetPrivateDataEXT, nullptr),
+    BINDERY_HOOK(DestroyPrivateDataSlot, nullptr),
+    BINDERY_HOOK(DestroyPrivateDataSlotEXT, nullptr),
     BINDERY_HOOK(CreateDescriptorUpdateTemplate, nullptr),
     BINDERY_HOOK(CreateDescriptorUpdateTemplateKHR, nullptr),
     BINDERY_HOOK(DestroyDescriptorUpdateTemplate, nullptr),
@@ -71,6 +84,12 @@ const Hook kInstanceHooks[] = {
     BINDERY_HOOK(GetPhysicalDeviceProperties, nullptr),
     BINDERY_HOOK(GetPhysicalDeviceProperties2, nullptr),
     BINDERY_HOOK(GetPhysicalDeviceProperties2KHR, nullptr),
+    // Debug names and tags of layer-owned sets (owned_object_hooks.cpp): the loader calls
+    // these down the instance chain.
+    Hook{"vkSetDebugUtilsObjectNameEXT", reinterpret_cast<PFN_vkVoidFunction>(&InstanceSetDebugUtilsObjectNameEXT),
+         nullptr, false},
+    Hook{"vkSetDebugUtilsObjectTagEXT", reinterpret_cast<PFN_vkVoidFunction>(&InstanceSetDebugUtilsObjectTagEXT),
+         nullptr, false},
 };
 
 class Bindings final : public Capability {
@@ -153,6 +172,7 @@ DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p,
       counters{&device_state.counters.Register("pipelines rewritten"),
                &device_state.counters.Register("fallen back"),
                &device_state.counters.Register("descriptor sets converted"),
+               &device_state.counters.Register("layer-owned"),
                &device_state.counters.Register("push descriptor updates converted"),
                &device_state.counters.Register("root ring bytes")} {
   max_push_bytes = device_state.properties.limits.maxPushConstantsSize;
@@ -176,6 +196,7 @@ DeviceBindings::~DeviceBindings() {
   twins.ForEach([&](VkPipeline, NativeTwin& t) {
     if (t.pipeline != VK_NULL_HANDLE) next.DestroyPipeline(device.handle, t.pipeline, nullptr);
   });
+  InvalidateLookupCaches();  // a later device may reuse this one's address and handles
   templates.ForEach([&](VkDescriptorUpdateTemplate, TemplateShadow& t) {
     if (t.native != VK_NULL_HANDLE) t.destroy(device.handle, t.native, nullptr);
     if (t.full != VK_NULL_HANDLE) t.destroy(device.handle, t.full, nullptr);
@@ -185,13 +206,19 @@ DeviceBindings::~DeviceBindings() {
   for (VkDescriptorSetLayout l : owned_set_layouts) next.DestroyDescriptorSetLayout(device.handle, l, nullptr);
   // The ring's blocks (and their reserved sets) go with ring_pool, after this.
   if (root_set_layout != VK_NULL_HANDLE) next.DestroyDescriptorSetLayout(device.handle, root_set_layout, nullptr);
-  // Pools the application did not destroy: their argument blocks go with the device.
-  // (Straight to the layer below the stack: the tracking stage, which hooks buffer and
-  // memory destruction, has dropped its trackers by now.)
+  // Pools the application did not destroy: their argument blocks and set arenas go with
+  // the device (the blocks straight to the layer below the stack: the tracking stage,
+  // which hooks buffer and memory destruction, has dropped its trackers by now).
   pools.ForEach([&](VkDescriptorPool, PoolShadow& pool) {
+    if (pool.slots != nullptr) ReleaseOwnedArena(pool.slots, pool.arena_bytes);
     if (pool.buffer != VK_NULL_HANDLE) device.driver.DestroyBuffer(device.handle, pool.buffer, nullptr);
     if (pool.memory != VK_NULL_HANDLE) device.driver.FreeMemory(device.handle, pool.memory, nullptr);
   });
+}
+
+ThreadLookups& Lookups() {
+  static thread_local ThreadLookups lookups;
+  return lookups;
 }
 
 DeviceBindings& BindingsOf(VkDevice device) {

@@ -3,23 +3,30 @@
 // and its counters. Written as a layer of its own (chassis/capability.h): it calls down
 // through `next`; buffer addresses and sizes come from the chassis's shared trackers.
 //
-// Handles: every object the application holds is a real object of the layer below — the
-// smaller native set layout, the native pipeline layout with the root's push-constant
-// range, a native descriptor set (of the smaller layout) — so functions the capability
-// does not hook (debug names, private data) keep working. The shadows are found by
-// those handles.
+// Handles: the application holds real objects of the layer below — the smaller native
+// set layout, the native pipeline layout with the root's push-constant range, and for a
+// set whose layout keeps native bindings a native set of the smaller layout; the shadows
+// are found by those handles. A set whose layout has no native binding left is
+// layer-owned: no native set exists, its handle is the address of its slot in its pool's
+// arena (OwnedSetSlot, owned_set_region.h), and every hook taking a VkDescriptorSet
+// (updates, copies, templates, free, binds, debug names, private data) recognises it
+// (OwnedSet) and never sends it down.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <vulkan/vulkan.h>
 
 #include "bindings/policy.h"
+#include "bindings/lookup_cache.h"
+#include "bindings/owned_set_region.h"
 #include "bindings/record_allocator.h"
 #include "bindings/rewrite_cache.h"
 #include "bindings/root_layout.h"
@@ -104,7 +111,9 @@ struct NativeTwin;  // bindings/native_twin.h
 // A converted set: its records in the pool's block, and the CPU copy of what each record
 // names (for sets that must be materialised natively).
 struct SetShadow {
-  std::shared_ptr<const SetLayoutShadow> layout;
+  // Kept alive by `keep` (sets in DeviceBindings::sets) or by the pool (layer-owned sets).
+  const SetLayoutShadow* layout = nullptr;
+  std::shared_ptr<const SetLayoutShadow> keep;
   PoolShadow* pool = nullptr;
   uint32_t first_record = 0;
   uint32_t record_count = 0;
@@ -122,6 +131,26 @@ struct SetShadow {
   uint32_t unaddressable = 0;
 };
 
+// A layer-owned set's slot; the set's handle is the slot's address. `self` holds that
+// address while the set is live (0 once freed, never written in an unused slot), so a
+// value in the region is a live layer-owned handle exactly when the word it points at
+// equals it (OwnedSet).
+struct alignas(128) OwnedSetSlot {
+  std::atomic<uint64_t> self{0};
+  uint32_t next_free = UINT32_MAX;
+  SetShadow shadow;
+};
+static_assert(sizeof(OwnedSetSlot) == 128, "slots are 128 bytes: OwnedSet checks a handle's alignment");
+
+// The layer-owned set behind `handle`, nullptr for any other value. Lock-free; safe on
+// any 64-bit value (owned_set_region.h says why).
+inline SetShadow* OwnedSet(VkDescriptorSet handle) {
+  const uint64_t value = reinterpret_cast<uint64_t>(handle);
+  if (!OwnedRegionContains(value) || value % alignof(OwnedSetSlot) != 0) return nullptr;
+  OwnedSetSlot* slot = reinterpret_cast<OwnedSetSlot*>(value);
+  return slot->self.load(std::memory_order_acquire) == value ? &slot->shadow : nullptr;
+}
+
 struct PoolShadow {
   VkBuffer buffer = VK_NULL_HANDLE;  // the argument blocks (none when the pool holds no converted descriptor)
   VkDeviceMemory memory = VK_NULL_HANDLE;
@@ -132,7 +161,26 @@ struct PoolShadow {
   // The CPU copy of every record (what the application wrote), indexed like the block:
   // one allocation per pool, none per set.
   std::vector<VkDescriptorBufferInfo> descriptors;
-  std::vector<VkDescriptorSet> sets;  // live sets with records (for reset and destroy)
+  std::vector<VkDescriptorSet> sets;  // live sets in DeviceBindings::sets (for reset and destroy)
+
+  // Layer-owned sets: one slot per set the pool may hold (maxSets), in one arena of the
+  // owned-set region (none when the region had no room: such pools keep native sets).
+  // Allocation pops the free list or bumps; reset is O(1) (bump and free list cleared).
+  OwnedSetSlot* slots = nullptr;
+  uint32_t slot_count = 0;
+  uint32_t slot_bump = 0;              // slots [0, slot_bump) have been handed out since the last reset
+  uint32_t slot_built = 0;             // slots [0, slot_built) are constructed objects
+  uint32_t free_slot = UINT32_MAX;     // head of the freed slots (OwnedSetSlot::next_free)
+  size_t arena_bytes = 0;
+  // Layer-owned sets allocated but not yet in the device's counters: two atomic adds per
+  // set were half of the allocation's cost. (Valid applications destroy their pools
+  // before the device, whose summary then has every set.)
+  uint64_t owned_counted = 0;
+  // The layouts of its layer-owned sets (kept alive until the pool goes; no per-set
+  // reference count on the allocation path).
+  std::vector<std::shared_ptr<const SetLayoutShadow>> owned_layouts;
+  std::atomic<bool> owned_materialised{false};  // some layer-owned set has a full native set
+  std::atomic<bool> owned_private_data{false};  // some layer-owned set has private data
 };
 
 // A descriptor update template on a converting layout (the handle the application holds
@@ -202,6 +250,24 @@ class DeviceBindings : public CapabilityDevice {
   // the first exists: until then draws and pipeline binds do not look for them.
   ShardedHandleMap<VkPipeline, RingPipeline> ring_pipelines;
   std::atomic<bool> any_ring{false};
+  // Set once a pipeline layout needs the application's pushes widened: until then the
+  // push-constant hook passes every push straight on (no layout lookup).
+  std::atomic<bool> any_widened_pushes{false};
+
+  // Private data the application set on layer-owned sets (the layer below never sees
+  // those handles). Cold path.
+  std::mutex owned_data_mutex;
+  struct OwnedDataKey {
+    uint64_t set;
+    uint64_t slot;
+    bool operator==(const OwnedDataKey& o) const { return set == o.set && slot == o.slot; }
+  };
+  struct OwnedDataHash {
+    size_t operator()(const OwnedDataKey& k) const { return std::hash<uint64_t>()(k.set * 31 + k.slot); }
+  };
+  std::unordered_map<OwnedDataKey, uint64_t, OwnedDataHash> owned_data;
+  // Forgets the private data of layer-owned sets whose handles lie in [begin, end).
+  void ForgetOwnedData(uint64_t begin, uint64_t end);
 
   // Fallbacks (cold paths): full native layouts and sets, and the pools of those sets.
   std::mutex fallback_mutex;
@@ -219,6 +285,7 @@ class DeviceBindings : public CapabilityDevice {
     Counter* rewritten;    // pipelines created from rewritten shaders
     Counter* fallen_back;  // pipelines that needed a conversion and could not have it
     Counter* sets;         // descriptor sets with argument blocks
+    Counter* owned_sets;   // of them layer-owned (no native set)
     Counter* pushes;       // push-descriptor updates whose records went to the ring
     Counter* ring_bytes;   // bytes of ring blocks created (root_ring.h)
   } counters;
@@ -263,6 +330,8 @@ class BindingsCommandData : public CommandData {
   void OnReset() override {
     points[0] = BindPoint{};
     points[1] = BindPoint{};
+    last_layout = VK_NULL_HANDLE;
+    last_layout_shadow = nullptr;
     ring.ReleaseAll(pool_);
     error = VK_SUCCESS;
   }
@@ -275,6 +344,11 @@ class BindingsCommandData : public CommandData {
     return bp == VK_PIPELINE_BIND_POINT_GRAPHICS ? &points[0] : bp == VK_PIPELINE_BIND_POINT_COMPUTE ? &points[1] : nullptr;
   }
   BindPoint points[2];
+  // The pipeline layout of the last bind and its shadow, valid while the lookup
+  // generation is this one (lookup_cache.h).
+  VkPipelineLayout last_layout = VK_NULL_HANDLE;
+  const PipelineLayoutShadow* last_layout_shadow = nullptr;
+  uint64_t last_layout_generation = 0;
   RootRing ring;
   VkResult error = VK_SUCCESS;  // the first failure while recording (out of ring memory)
   RootRingPool& pool() { return pool_; }
@@ -282,6 +356,22 @@ class BindingsCommandData : public CommandData {
  private:
   RootRingPool& pool_;
 };
+
+// This thread's lookup caches (lookup_cache.h), one thread-local object so that a hook
+// pays for one thread-local access whatever it looks up.
+struct ThreadLookups {
+  LookupCache<VkDescriptorSetLayout, SetLayoutEntry, 1> set_layouts;
+  LookupCache<VkDescriptorPool, PoolShadow, 1> pools;
+  LookupCache<VkPipelineLayout, PipelineLayoutShadow, 2> pipeline_layouts;
+  LookupCache<VkBuffer, BufferInfo, 8> buffers;
+};
+ThreadLookups& Lookups();
+
+// The shadow of a converted set: layer-owned (no lock) or in DeviceBindings::sets.
+inline SetShadow* FindSet(DeviceBindings& b, VkDescriptorSet handle) {
+  if (SetShadow* owned = OwnedSet(handle)) return owned;
+  return b.sets.Find(handle);
+}
 
 DeviceBindings& BindingsOf(VkDevice device);
 BindingsCommandData* CommandDataOf(DeviceBindings& b, VkCommandBuffer cb);

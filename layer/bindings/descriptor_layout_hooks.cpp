@@ -7,6 +7,7 @@
 
 #include "bindings/bindings_device.h"
 #include "bindings/hooks.h"
+#include "bindings/lookup_cache.h"
 #include "core/chain_edit.h"
 #include "core/pnext.h"
 
@@ -129,7 +130,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyDescriptorSetLayout(VkDevice device, VkDescrip
                                                       const VkAllocationCallbacks* pAllocator) {
   DeviceBindings& b = BindingsOf(device);
   // Sets and pipeline layouts made from it keep the shadow alive (shared).
-  if (layout != VK_NULL_HANDLE) b.set_layouts.Erase(layout);
+  if (layout != VK_NULL_HANDLE && b.set_layouts.Erase(layout) != nullptr) InvalidateLookupCaches();
   b.next.DestroyDescriptorSetLayout(device, layout, pAllocator);
 }
 
@@ -199,6 +200,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
     // must then name those stages too (CmdPushConstants widens them).
     shadow->app_ranges.assign(ranges.begin(), ranges.begin() + pCreateInfo->pushConstantRangeCount);
     shadow->widen_app_pushes = pCreateInfo->pushConstantRangeCount > 1;
+    if (shadow->widen_app_pushes) b.any_widened_pushes.store(true, std::memory_order_release);
   }
   shadow->native_ranges = ranges;
   VkPipelineLayoutCreateInfo info = *pCreateInfo;
@@ -222,7 +224,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
 VKAPI_ATTR void VKAPI_CALL DestroyPipelineLayout(VkDevice device, VkPipelineLayout layout,
                                                  const VkAllocationCallbacks* pAllocator) {
   DeviceBindings& b = BindingsOf(device);
-  if (layout != VK_NULL_HANDLE) b.pipeline_layouts.Erase(layout);
+  if (layout != VK_NULL_HANDLE && b.pipeline_layouts.Erase(layout) != nullptr) InvalidateLookupCaches();
   b.next.DestroyPipelineLayout(device, layout, pAllocator);
 }
 

@@ -1,13 +1,17 @@
 // Pools and sets: each pool owns one host-visible, addressable buffer holding the argument
 // blocks of its sets (sized from its create info: one record per converted descriptor);
 // each set is a run of records in it, written by vkUpdateDescriptorSets. The native pool
-// keeps the native descriptors, and every set the application holds is a real native set.
+// keeps the native descriptors. A set whose layout keeps native bindings is a real native
+// set with a shadow in DeviceBindings::sets; a set whose layout has none is layer-owned
+// (owned_sets.h): no native set, and its handle never goes down.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "bindings/bindings_device.h"
 #include "bindings/hooks.h"
+#include "bindings/lookup_cache.h"
+#include "bindings/owned_sets.h"
 #include "bindings/set_records.h"
 #include "core/pnext.h"
 
@@ -83,14 +87,31 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDes
   if (records > UINT32_MAX / kRecordBytes) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   // The native pool keeps the application's sizes: layouts the capability leaves native
   // may still take buffer descriptors from it, and unused counts cost the driver little.
-  // The block itself is made when the pool's first converted set is allocated: a pool
-  // that only ever holds native sets (every pool, under auto on a driver where conversion
-  // does not pay, until a layout goes beyond a limit) costs no memory allocation.
+  // Under auto where only layouts beyond a limit convert, the block itself is made when
+  // the pool's first converted set is allocated: a pool that only ever holds native sets
+  // costs no memory allocation.
   auto pool = std::make_unique<PoolShadow>();
   pool->capacity = static_cast<uint32_t>(records);
   pool->records = RecordAllocator(static_cast<uint32_t>(records));
+  if (b.plan.policy.convert_everything) {
+    // Every layout converts here: the block now (the one-set allocation fast path takes
+    // records without checking for it), and slots for layer-owned sets.
+    const VkResult r = CreateBlockBuffer(b, pool->capacity, *pool);
+    if (r != VK_SUCCESS) {
+      DestroyBlockBuffer(b, *pool);
+      return r == VK_ERROR_INITIALIZATION_FAILED ? VK_ERROR_OUT_OF_DEVICE_MEMORY : r;
+    }
+    pool->descriptors.assign(records, VkDescriptorBufferInfo{});
+  }
   const VkResult r = b.next.CreateDescriptorPool(device, pCreateInfo, pAllocator, pDescriptorPool);
-  if (r == VK_SUCCESS) b.pools.Insert(*pDescriptorPool, std::move(pool));
+  if (r != VK_SUCCESS) {
+    DestroyBlockBuffer(b, *pool);
+    return r;
+  }
+  // Elsewhere (auto, only layouts beyond a limit convert) the few converted sets stay
+  // native sets with shadows: no arena for pools that may never see one.
+  if (b.plan.policy.convert_everything) CreateOwnedSlots(*pool, pCreateInfo->maxSets);  // without: every set stays native
+  b.pools.Insert(*pDescriptorPool, std::move(pool));
   return r;
 }
 
@@ -99,7 +120,9 @@ VKAPI_ATTR void VKAPI_CALL DestroyDescriptorPool(VkDevice device, VkDescriptorPo
   DeviceBindings& b = BindingsOf(device);
   if (descriptorPool != VK_NULL_HANDLE) {
     if (std::unique_ptr<PoolShadow> pool = b.pools.Erase(descriptorPool)) {
+      InvalidateLookupCaches();
       ForgetSets(b, *pool);
+      DestroyOwnedSlots(b, *pool);
       DestroyBlockBuffer(b, *pool);
     }
   }
@@ -109,10 +132,20 @@ VKAPI_ATTR void VKAPI_CALL DestroyDescriptorPool(VkDevice device, VkDescriptorPo
 VKAPI_ATTR VkResult VKAPI_CALL ResetDescriptorPool(VkDevice device, VkDescriptorPool descriptorPool,
                                                    VkDescriptorPoolResetFlags flags) {
   DeviceBindings& b = BindingsOf(device);
-  if (b.Converting()) {
-    if (PoolShadow* pool = b.pools.Find(descriptorPool)) ForgetSets(b, *pool);
+  if (!b.Converting()) return b.next.ResetDescriptorPool(device, descriptorPool, flags);
+  if (PoolShadow* pool = Lookups().pools.Find(&b, b.pools, descriptorPool)) {
+    ResetOwnedSets(b, *pool);
+    ForgetSets(b, *pool);
   }
   return b.next.ResetDescriptorPool(device, descriptorPool, flags);
+}
+
+// Buffers are looked up through per-thread caches when descriptors are written
+// (lookup_cache.h): their destruction empties the caches (after the tracking stage below
+// has forgotten the buffer).
+VKAPI_ATTR void VKAPI_CALL DestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks* pAllocator) {
+  BindingsOf(device).next.DestroyBuffer(device, buffer, pAllocator);
+  if (buffer != VK_NULL_HANDLE) InvalidateLookupCaches();
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
@@ -120,33 +153,73 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
   DeviceBindings& b = BindingsOf(device);
   if (!b.Converting()) return b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
   const uint32_t n = pAllocateInfo->descriptorSetCount;
+  ThreadLookups& lookups = Lookups();
+  if (n == 1 && pAllocateInfo->pNext == nullptr) {
+    // The common call: one set, no variable count. A layer-owned set needs nothing else.
+    const SetLayoutEntry* e = lookups.set_layouts.Find(&b, b.set_layouts, pAllocateInfo->pSetLayouts[0]);
+    if (e == nullptr || !e->shadow->converts()) return b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+    PoolShadow* pool = lookups.pools.Find(&b, b.pools, pAllocateInfo->descriptorPool);
+    if (pool != nullptr && pool->slots != nullptr && !e->shadow->has_native) {
+      const VkResult r = AllocateOwnedSet(*pool, e->shadow, 0, pDescriptorSets);
+      if (r != VK_SUCCESS) pDescriptorSets[0] = VK_NULL_HANDLE;
+      return r;
+    }
+  }
   // The usual call allocates a few sets: no heap allocation for up to kInline of them.
   constexpr uint32_t kInline = 8;
-  std::shared_ptr<const SetLayoutShadow> layouts_inline[kInline];
+  enum Kind : uint8_t { kNative, kShadowed, kOwned };  // plain native / native + shadow / layer-owned
+  const SetLayoutEntry* entries_inline[kInline];
+  Kind kinds_inline[kInline];
   std::pair<uint32_t, uint32_t> runs_inline[kInline];
-  std::vector<std::shared_ptr<const SetLayoutShadow>> layouts_heap;
+  std::vector<const SetLayoutEntry*> entries_heap;
+  std::vector<Kind> kinds_heap;
   std::vector<std::pair<uint32_t, uint32_t>> runs_heap;
-  std::shared_ptr<const SetLayoutShadow>* layouts = layouts_inline;
-  std::pair<uint32_t, uint32_t>* runs = runs_inline;  // {first record, count}
+  const SetLayoutEntry** entries = entries_inline;
+  Kind* kinds = kinds_inline;
+  std::pair<uint32_t, uint32_t>* runs = runs_inline;  // {first record, count} of shadowed sets
   if (n > kInline) {
-    layouts_heap.resize(n);
+    entries_heap.resize(n);
+    kinds_heap.resize(n);
     runs_heap.resize(n);
-    layouts = layouts_heap.data();
+    entries = entries_heap.data();
+    kinds = kinds_heap.data();
     runs = runs_heap.data();
   }
-  bool any = false;
+  uint32_t converted = 0;
   for (uint32_t i = 0; i < n; ++i) {
-    const SetLayoutEntry* e = b.set_layouts.Find(pAllocateInfo->pSetLayouts[i]);
-    if (e != nullptr && e->shadow->converts()) layouts[i] = e->shadow;
-    any = any || layouts[i] != nullptr;
+    const SetLayoutEntry* e = lookups.set_layouts.Find(&b, b.set_layouts, pAllocateInfo->pSetLayouts[i]);
+    entries[i] = e != nullptr && e->shadow->converts() ? e : nullptr;
+    kinds[i] = entries[i] != nullptr ? kShadowed : kNative;
+    converted += entries[i] != nullptr ? 1 : 0;
     runs[i] = {0, 0};
   }
-  if (!any) return b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
-  PoolShadow* pool = b.pools.Find(pAllocateInfo->descriptorPool);
+  if (converted == 0) return b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+  PoolShadow* pool = lookups.pools.Find(&b, b.pools, pAllocateInfo->descriptorPool);
   const auto* variable = FindInChain<VkDescriptorSetVariableDescriptorCountAllocateInfo>(
       pAllocateInfo->pNext, VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO);
+  auto variable_count = [&](uint32_t i) {
+    return variable != nullptr && i < variable->descriptorSetCount ? variable->pDescriptorCounts[i] : 0;
+  };
 
-  // Records first: they can be given back whatever the pool's flags, native sets cannot.
+  // Layer-owned sets for layouts without native bindings. In a call that also allocates
+  // native sets, only when the allocate info has no pNext chain (the native call gets a
+  // compacted copy of it, and a chain would have to be compacted too).
+  uint32_t owned = 0;
+  if (pool != nullptr && pool->slots != nullptr) {
+    for (uint32_t i = 0; i < n; ++i) {
+      if (entries[i] != nullptr && !entries[i]->shadow->has_native) {
+        kinds[i] = kOwned;
+        ++owned;
+      }
+    }
+    if (owned != n && owned != 0 && pAllocateInfo->pNext != nullptr) {
+      for (uint32_t i = 0; i < n; ++i) kinds[i] = entries[i] != nullptr ? kShadowed : kNative;
+      owned = 0;
+    }
+  }
+
+  // Records and owned sets first: they can be given back whatever the pool's flags,
+  // native sets cannot.
   VkResult result = VK_SUCCESS;
   if (pool != nullptr && pool->buffer == VK_NULL_HANDLE && pool->capacity != 0) {
     // The pool's first converted set: its block now (the pool is externally synchronised).
@@ -158,10 +231,14 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
       pool->descriptors.assign(pool->capacity, VkDescriptorBufferInfo{});
     }
   }
+  for (uint32_t i = 0; i < n; ++i) pDescriptorSets[i] = VK_NULL_HANDLE;
   for (uint32_t i = 0; i < n && result == VK_SUCCESS; ++i) {
-    if (layouts[i] == nullptr) continue;
-    const uint32_t var = variable != nullptr && i < variable->descriptorSetCount ? variable->pDescriptorCounts[i] : 0;
-    const uint32_t count = layouts[i]->RecordsFor(var);
+    if (kinds[i] == kOwned) {
+      result = AllocateOwnedSet(*pool, entries[i]->shadow, variable_count(i), &pDescriptorSets[i]);
+      continue;
+    }
+    if (kinds[i] != kShadowed) continue;
+    const uint32_t count = entries[i]->shadow->RecordsFor(variable_count(i));
     runs[i].second = count;
     if (count == 0) continue;
     RecordAllocator::Result r = pool != nullptr ? pool->records.Allocate(count, &runs[i].first)
@@ -171,18 +248,43 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
       result = r == RecordAllocator::Result::kFragmented ? VK_ERROR_FRAGMENTED_POOL : VK_ERROR_OUT_OF_POOL_MEMORY;
     }
   }
-  if (result == VK_SUCCESS) result = b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+  if (result == VK_SUCCESS && owned != n) {
+    if (owned == 0) {
+      result = b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+    } else {
+      // Only the native sets go down (no pNext here, see above), then back in place.
+      std::vector<VkDescriptorSetLayout> native_layouts;
+      std::vector<VkDescriptorSet> native_sets(n - owned);
+      for (uint32_t i = 0; i < n; ++i) {
+        if (kinds[i] != kOwned) native_layouts.push_back(pAllocateInfo->pSetLayouts[i]);
+      }
+      VkDescriptorSetAllocateInfo info = *pAllocateInfo;
+      info.descriptorSetCount = n - owned;
+      info.pSetLayouts = native_layouts.data();
+      result = b.next.AllocateDescriptorSets(device, &info, native_sets.data());
+      if (result == VK_SUCCESS) {
+        for (uint32_t i = 0, k = 0; i < n; ++i) {
+          if (kinds[i] != kOwned) pDescriptorSets[i] = native_sets[k++];
+        }
+      }
+    }
+  }
   if (result != VK_SUCCESS) {
     for (uint32_t i = 0; i < n; ++i) {
+      if (kinds[i] == kOwned && pDescriptorSets[i] != VK_NULL_HANDLE) {
+        FreeOwnedSet(b, *pool, pDescriptorSets[i], *OwnedSet(pDescriptorSets[i]));
+        --pool->owned_counted;  // never handed out
+      }
       if (pool != nullptr && runs[i].second != 0) pool->records.Free(runs[i].first, runs[i].second);
       pDescriptorSets[i] = VK_NULL_HANDLE;
     }
     return result;
   }
   for (uint32_t i = 0; i < n; ++i) {
-    if (layouts[i] == nullptr) continue;
+    if (kinds[i] != kShadowed) continue;
     auto set = std::make_unique<SetShadow>();
-    set->layout = std::move(layouts[i]);
+    set->keep = entries[i]->shadow;
+    set->layout = set->keep.get();
     set->pool = pool;
     set->first_record = runs[i].first;
     set->record_count = runs[i].second;
@@ -191,8 +293,6 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
       set->address = pool->address + static_cast<VkDeviceAddress>(set->first_record) * kRecordBytes;
       // Unwritten descriptors read as null records (a partially bound set stays safe).
       std::memset(set->records, 0, static_cast<size_t>(set->record_count) * kRecordBytes);
-    }
-    if (pool != nullptr && set->record_count != 0) {
       set->descriptors = pool->descriptors.data() + set->first_record;
       std::fill(set->descriptors, set->descriptors + set->record_count, VkDescriptorBufferInfo{});
     }
@@ -206,22 +306,41 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
 VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice device, VkDescriptorPool descriptorPool,
                                                   uint32_t descriptorSetCount, const VkDescriptorSet* pDescriptorSets) {
   DeviceBindings& b = BindingsOf(device);
-  PoolShadow* pool = b.Converting() ? b.pools.Find(descriptorPool) : nullptr;
-  if (pool != nullptr) {
-    for (uint32_t i = 0; i < descriptorSetCount; ++i) {
-      if (pDescriptorSets[i] == VK_NULL_HANDLE) continue;
-      std::unique_ptr<SetShadow> set = b.sets.Erase(pDescriptorSets[i]);
-      if (set == nullptr) continue;
-      b.ReleaseFull(*set);
-      pool->records.Free(set->first_record, set->record_count);
-      auto it = std::find(pool->sets.begin(), pool->sets.end(), pDescriptorSets[i]);
-      if (it != pool->sets.end()) {
-        *it = pool->sets.back();
-        pool->sets.pop_back();
-      }
+  PoolShadow* pool = b.Converting() ? Lookups().pools.Find(&b, b.pools, descriptorPool) : nullptr;
+  if (pool == nullptr) return b.next.FreeDescriptorSets(device, descriptorPool, descriptorSetCount, pDescriptorSets);
+  // Layer-owned sets are freed here; the others go down (in their order, nulls kept).
+  constexpr uint32_t kInline = 16;
+  VkDescriptorSet native_inline[kInline];
+  std::vector<VkDescriptorSet> native_heap;
+  VkDescriptorSet* native = native_inline;
+  if (descriptorSetCount > kInline) {
+    native_heap.resize(descriptorSetCount);
+    native = native_heap.data();
+  }
+  uint32_t native_count = 0;
+  for (uint32_t i = 0; i < descriptorSetCount; ++i) {
+    const VkDescriptorSet handle = pDescriptorSets[i];
+    if (handle == VK_NULL_HANDLE) {
+      native[native_count++] = handle;
+      continue;
+    }
+    if (SetShadow* owned = OwnedSet(handle)) {
+      if (owned->pool == pool) FreeOwnedSet(b, *pool, handle, *owned);  // another pool's set: invalid, ignored
+      continue;
+    }
+    native[native_count++] = handle;
+    std::unique_ptr<SetShadow> set = b.sets.Erase(handle);
+    if (set == nullptr) continue;
+    b.ReleaseFull(*set);
+    pool->records.Free(set->first_record, set->record_count);
+    auto it = std::find(pool->sets.begin(), pool->sets.end(), handle);
+    if (it != pool->sets.end()) {
+      *it = pool->sets.back();
+      pool->sets.pop_back();
     }
   }
-  return b.next.FreeDescriptorSets(device, descriptorPool, descriptorSetCount, pDescriptorSets);
+  if (native_count == 0) return VK_SUCCESS;
+  return b.next.FreeDescriptorSets(device, descriptorPool, native_count, native);
 }
 
 VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descriptorWriteCount,
@@ -234,7 +353,9 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
     return;
   }
   // Native writes and copies are passed down together, in the application's order
-  // relative to each other (records do not interact with native descriptors).
+  // relative to each other (records do not interact with native descriptors). Nothing
+  // naming a layer-owned set goes down: such a set has no native binding, so a write or
+  // copy there that is not a record is invalid usage, dropped.
   constexpr uint32_t kInline = 16;
   VkWriteDescriptorSet writes_inline[kInline];
   std::vector<VkWriteDescriptorSet> writes_heap;
@@ -244,39 +365,53 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
     writes = writes_heap.data();
   }
   uint32_t native_writes = 0;
+  ThreadLookups& lookups = Lookups();
   VkDescriptorSet last_handle = VK_NULL_HANDLE;
   SetShadow* last = nullptr;
+  bool last_owned = false;
   for (uint32_t i = 0; i < descriptorWriteCount; ++i) {
     const VkWriteDescriptorSet& w = pDescriptorWrites[i];
     // Writes usually come in runs for one set: look it up once per run.
-    if (w.dstSet != last_handle) {
+    if (w.dstSet != last_handle || i == 0) {
       last_handle = w.dstSet;
-      last = b.sets.Find(w.dstSet);
+      last = OwnedSet(w.dstSet);
+      last_owned = last != nullptr;
+      if (last == nullptr) last = b.sets.Find(w.dstSet);
     }
     SetShadow* set = last;
     if (set != nullptr) set->full_stale = true;
     const bool converted =
         set != nullptr && ForEachRecord(*set->layout, w.dstBinding, w.dstArrayElement, w.descriptorCount,
-                                        [&](uint32_t record, uint32_t k) { WriteRecord(b, *set, record, w.pBufferInfo[k]); });
-    if (!converted) writes[native_writes++] = w;
+                                        [&](uint32_t record, uint32_t k) { WriteRecord(b, lookups, *set, record, w.pBufferInfo[k]); });
+    if (!converted && !last_owned) writes[native_writes++] = w;
   }
   std::vector<VkCopyDescriptorSet> copies;
   for (uint32_t i = 0; i < descriptorCopyCount; ++i) {
     const VkCopyDescriptorSet& c = pDescriptorCopies[i];
-    SetShadow* src = b.sets.Find(c.srcSet);
-    SetShadow* dst = b.sets.Find(c.dstSet);
+    SetShadow* src_owned = OwnedSet(c.srcSet);
+    SetShadow* dst_owned = OwnedSet(c.dstSet);
+    SetShadow* src = src_owned != nullptr ? src_owned : b.sets.Find(c.srcSet);
+    SetShadow* dst = dst_owned != nullptr ? dst_owned : b.sets.Find(c.dstSet);
     if (dst != nullptr) dst->full_stale = true;
     bool converted = false;
     if (src != nullptr && dst != nullptr && src->layout->Find(c.srcBinding) != nullptr) {
       // Collect the source records, then write them (a copy within one set may overlap).
-      std::vector<VkDescriptorBufferInfo> values(c.descriptorCount);
+      constexpr uint32_t kInlineValues = 16;
+      VkDescriptorBufferInfo values_inline[kInlineValues];
+      std::vector<VkDescriptorBufferInfo> values_heap;
+      VkDescriptorBufferInfo* values = values_inline;
+      if (c.descriptorCount > kInlineValues) {
+        values_heap.resize(c.descriptorCount);
+        values = values_heap.data();
+      }
+      std::fill(values, values + c.descriptorCount, VkDescriptorBufferInfo{});
       ForEachRecord(*src->layout, c.srcBinding, c.srcArrayElement, c.descriptorCount, [&](uint32_t record, uint32_t k) {
         if (record < src->record_count) values[k] = src->descriptors[record];
       });
       converted = ForEachRecord(*dst->layout, c.dstBinding, c.dstArrayElement, c.descriptorCount,
-                                [&](uint32_t record, uint32_t k) { WriteRecord(b, *dst, record, values[k]); });
+                                [&](uint32_t record, uint32_t k) { WriteRecord(b, lookups, *dst, record, values[k]); });
     }
-    if (!converted) copies.push_back(c);
+    if (!converted && src_owned == nullptr && dst_owned == nullptr) copies.push_back(c);
   }
   if (native_writes != 0 || !copies.empty()) {
     b.next.UpdateDescriptorSets(device, native_writes, writes, static_cast<uint32_t>(copies.size()),

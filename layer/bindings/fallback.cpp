@@ -136,6 +136,8 @@ VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& s
     }
     if (set.full == VK_NULL_HANDLE) return VK_NULL_HANDLE;
     set.full_stale = true;
+    // A pool reset must now release the full sets of its layer-owned sets.
+    if (set.pool != nullptr) set.pool->owned_materialised.store(true, std::memory_order_release);
   }
   if (set.full_stale) {
     // Converted bindings from the shadow (runs of written descriptors: an unwritten one
@@ -162,8 +164,10 @@ VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& s
         k += run;
       }
     }
+    // (A layer-owned set has no native binding, and no native set to copy from.)
+    const bool owned = OwnedSet(handle) != nullptr;
     for (const VkDescriptorSetLayoutBinding& binding : layout.app_bindings) {
-      if (layout.Find(binding.binding) != nullptr || binding.descriptorCount == 0) continue;
+      if (owned || layout.Find(binding.binding) != nullptr || binding.descriptorCount == 0) continue;
       if (binding.pImmutableSamplers != nullptr && binding.descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER) continue;
       VkCopyDescriptorSet c{VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET};
       c.srcSet = handle;
@@ -204,7 +208,7 @@ void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bin
       continue;
     }
     VkDescriptorSet full = bound.set;  // a set of a layout that converts nothing is already full
-    if (SetShadow* shadow = b.sets.Find(bound.set)) full = b.Materialise(bound.set, *shadow);
+    if (SetShadow* shadow = FindSet(b, bound.set)) full = b.Materialise(bound.set, *shadow);
     if (full == VK_NULL_HANDLE) continue;
     b.next.CmdBindDescriptorSets(cb, bind_point, f.full, i, 1, &full, bound.dynamic_count, bound.dynamic);
   }

@@ -160,7 +160,7 @@ bool BoundSetsNeedTwin(DeviceBindings& b, const BindingsCommandData::BindPoint& 
   for (uint32_t i = 0; i < twin.native.sets.size() && i < BindingsCommandData::kMaxSets; ++i) {
     const VkDescriptorSet set = point.sets[i].set;
     if (set == VK_NULL_HANDLE || twin.native.sets[i] == nullptr) continue;
-    const SetShadow* shadow = b.sets.Find(set);
+    const SetShadow* shadow = FindSet(b, set);
     if (shadow != nullptr && shadow->unaddressable != 0) return true;
   }
   return false;

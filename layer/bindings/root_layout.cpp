@@ -19,6 +19,7 @@ RootLayout PlanRoot(std::vector<std::shared_ptr<const SetLayoutShadow>> sets, ui
     r.root_offset = cursor;
     cursor += 8;
     if (r.layout->converted_dynamic != 0) {
+      root.dynamic = true;
       r.dynamic_offset = cursor;
       cursor += 4 * r.layout->converted_dynamic;
     }

@@ -45,6 +45,9 @@ struct RootLayout {
   bool in_buffer = false;
   uint32_t buffer_set = 0;         // as the rewritten shaders name it before renumbering
   uint32_t native_buffer_set = 0;  // in the native layout (after the sets sent down)
+  // Some set puts converted dynamic offsets in the root (only then can a pushed range
+  // hold padding or unwritten bytes; otherwise it is whole 8-byte addresses).
+  bool dynamic = false;
 };
 
 // `app_push_end`: one past the last byte of the application's push-constant ranges.

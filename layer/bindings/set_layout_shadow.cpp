@@ -22,7 +22,7 @@ bool IsDynamicType(VkDescriptorType type) {
   return type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC || type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
 }
 
-const ConvertedBinding* SetLayoutShadow::Find(uint32_t binding) const {
+const ConvertedBinding* SetLayoutShadow::FindSorted(uint32_t binding) const {
   auto it = std::lower_bound(converted.begin(), converted.end(), binding,
                              [](const ConvertedBinding& b, uint32_t n) { return b.binding < n; });
   return it != converted.end() && it->binding == binding ? &*it : nullptr;

@@ -59,7 +59,12 @@ struct SetLayoutShadow {
   bool push_descriptor = false;   // a push-descriptor layout (converted records live per command buffer)
   bool converts() const { return !converted.empty(); }
 
-  const ConvertedBinding* Find(uint32_t binding) const;
+  const ConvertedBinding* Find(uint32_t binding) const {
+    // Dense binding numbers (the usual layout) find theirs by index; others search.
+    if (binding < converted.size() && converted[binding].binding == binding) return &converted[binding];
+    return FindSorted(binding);
+  }
+  const ConvertedBinding* FindSorted(uint32_t binding) const;
   // Records of a set allocated with `variable_count` descriptors in its variable binding.
   uint32_t RecordsFor(uint32_t variable_count) const;
 };

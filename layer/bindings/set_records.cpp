@@ -2,26 +2,18 @@
 
 #include "bindings/native_twin.h"
 
-#include <cstring>
-
 namespace bindery::bindings {
 
-void WriteRecord(DeviceBindings& b, SetShadow& set, uint32_t record, const VkDescriptorBufferInfo& info) {
-  if (record >= set.record_count) return;  // beyond a variable-count binding's allocation: invalid usage
-  uint8_t* at = set.records + static_cast<size_t>(record) * kRecordBytes;
-  if (set.unaddressable != 0) {
-    // Was the record being replaced one of them? (Read only while the set has any.)
-    uint64_t old_address = 0;
-    std::memcpy(&old_address, at, sizeof(old_address));
-    if (set.descriptors[record].buffer != VK_NULL_HANDLE && old_address == 0) --set.unaddressable;
-  }
-  set.descriptors[record] = info;
-  if (!EncodeRecord(b, info, at)) {
-    // A null record; draws and dispatches that bind this set run natively
-    // (bindings/native_twin.h).
-    ++set.unaddressable;
-    NoteUnaddressable(b, "a buffer written into a descriptor");
-  }
+void NoteUnaddressableRecord(DeviceBindings& b, SetShadow& set) {
+  ++set.unaddressable;
+  NoteUnaddressable(b, "a buffer written into a descriptor");
+}
+
+void ForgetUnaddressableRecord(SetShadow& set, uint32_t record) {
+  // The record being replaced was one of them if it names a buffer but holds no address.
+  uint64_t old_address = 0;
+  std::memcpy(&old_address, set.records + static_cast<size_t>(record) * kRecordBytes, sizeof(old_address));
+  if (set.descriptors[record].buffer != VK_NULL_HANDLE && old_address == 0) --set.unaddressable;
 }
 
 bool EncodeRecord(DeviceBindings& b, const VkDescriptorBufferInfo& info, uint8_t* record) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include <vulkan/vulkan.h>
 
@@ -11,11 +12,40 @@
 
 namespace bindery::bindings {
 
-// Writes record `record` of `set` (and its CPU copy) from `info`.
-void WriteRecord(DeviceBindings& b, SetShadow& set, uint32_t record, const VkDescriptorBufferInfo& info);
-// The 16-byte record `info` becomes, written to `out` (set records and push-descriptor
-// records alike). False when it names a buffer without a device address (a null record:
-// the caller decides what runs instead).
+// A record now names a buffer without an address: counted in the set, and the device
+// starts making native twins (bindings/native_twin.h). Cold path.
+void NoteUnaddressableRecord(DeviceBindings& b, SetShadow& set);
+// Record `record` of a set that has such records is about to be replaced: uncounts it if
+// it was one. Cold path (only while the set has any).
+void ForgetUnaddressableRecord(SetShadow& set, uint32_t record);
+
+// Writes record `record` of `set` (and its CPU copy) from `info`. Inline: it runs for
+// every buffer descriptor written. `lookups` is Lookups(), fetched once by the caller.
+__attribute__((always_inline)) inline void WriteRecord(DeviceBindings& b, ThreadLookups& lookups, SetShadow& set,
+                                                      uint32_t record, const VkDescriptorBufferInfo& info) {
+  if (record >= set.record_count) return;  // beyond a variable-count binding's allocation: invalid usage
+  if (set.unaddressable != 0) ForgetUnaddressableRecord(set, record);
+  set.descriptors[record] = info;
+  uint64_t out[2] = {0, 0};
+  if (info.buffer != VK_NULL_HANDLE) {
+    // One lookup for both the address and the size (a set's few buffers are written again
+    // and again: the per-thread cache skips the locked map; DestroyBuffer invalidates).
+    Trackers& trackers = b.trackers();
+    const BufferInfo* buffer = lookups.buffers.Find(&trackers, trackers.buffers, info.buffer);
+    if (buffer == nullptr || buffer->address == 0) {
+      // A null record: draws and dispatches binding this set run natively.
+      NoteUnaddressableRecord(b, set);
+    } else {
+      out[0] = buffer->address + info.offset;
+      out[1] = info.range == VK_WHOLE_SIZE ? (buffer->size > info.offset ? buffer->size - info.offset : 0) : info.range;
+    }
+  }
+  std::memcpy(set.records + static_cast<size_t>(record) * kRecordBytes, out, sizeof(out));
+}
+
+// The 16-byte record `info` becomes, written to `out` (push-descriptor records; set
+// records go through WriteRecord). False when it names a buffer without a device address
+// (a null record: the caller decides what runs instead).
 bool EncodeRecord(DeviceBindings& b, const VkDescriptorBufferInfo& info, uint8_t* out);
 
 // Walks `count` descriptors from (binding, element) across consecutive bindings as the

@@ -94,19 +94,26 @@ void UpdateWithTemplate(UpdateFn update, VkDevice device, VkDescriptorSet set, V
   DeviceBindings& b = BindingsOf(device);
   if (!b.Converting()) return update(device, set, handle, pData);
   const TemplateShadow* shadow = b.templates.Find(handle);
-  if (shadow == nullptr) return update(device, set, handle, pData);
-  if (SetShadow* s = b.sets.Find(set)) {
+  SetShadow* owned = OwnedSet(set);
+  // A layer-owned set never goes down: with a template that writes no records (invalid
+  // for its layout, which has only converted bindings) nothing happens.
+  if (shadow == nullptr) {
+    if (owned == nullptr) update(device, set, handle, pData);
+    return;
+  }
+  if (SetShadow* s = owned != nullptr ? owned : b.sets.Find(set)) {
     s->full_stale = true;
+    ThreadLookups& lookups = Lookups();
     const uint8_t* data = static_cast<const uint8_t*>(pData);
     for (const VkDescriptorUpdateTemplateEntry& e : shadow->converted) {
       ForEachRecord(*s->layout, e.dstBinding, e.dstArrayElement, e.descriptorCount, [&](uint32_t record, uint32_t k) {
         VkDescriptorBufferInfo info;
         std::memcpy(&info, data + e.offset + static_cast<size_t>(k) * e.stride, sizeof(info));
-        WriteRecord(b, *s, record, info);
+        WriteRecord(b, lookups, *s, record, info);
       });
     }
   }
-  if (shadow->native != VK_NULL_HANDLE) update(device, set, shadow->native, pData);
+  if (shadow->native != VK_NULL_HANDLE && owned == nullptr) update(device, set, shadow->native, pData);
 }
 
 }  // namespace

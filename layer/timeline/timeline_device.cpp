@@ -63,6 +63,7 @@ DeviceTimelines::~DeviceTimelines() {
   semaphores_.ForEach([&](VkSemaphore, SemaphoreRef& s) {
     for (TimePoint& p : s->points) {
       if (p.spare.semaphore != VK_NULL_HANDLE) next.DestroySemaphore(device.handle, p.spare.semaphore, nullptr);
+      if (p.direct != VK_NULL_HANDLE) next.DestroySemaphore(device.handle, p.direct, nullptr);
     }
     s->points.clear();
   });
@@ -149,7 +150,10 @@ void DeviceTimelines::DestroySemaphore(VkSemaphore semaphore, const VkAllocation
     // spares of its points may still be signalled by the layer's relays in flight.
     std::lock_guard<std::mutex> lock((*ref)->mutex);
     Retire(**ref);
-    for (TimePoint& p : (*ref)->points) BuryOrDestroy(std::move(p.spare));
+    for (TimePoint& p : (*ref)->points) {
+      BuryOrDestroy(std::move(p.spare));
+      BuryOrDestroy({p.direct, p.submission});
+    }
     (*ref)->points.clear();
   }
   next.DestroySemaphore(device.handle, semaphore, alloc);
@@ -256,6 +260,7 @@ void DeviceTimelines::Retire(TimelineSemaphore& s) {
     // The point goes once its spare is no longer in flight (a relay may still signal it).
     if (it->spare.signaller == nullptr || SubmissionComplete(*it->spare.signaller)) {
       if (it->spare.semaphore != VK_NULL_HANDLE) next.DestroySemaphore(device.handle, it->spare.semaphore, nullptr);
+      if (it->direct != VK_NULL_HANDLE) next.DestroySemaphore(device.handle, it->direct, nullptr);
       it = s.points.erase(it);
     } else {
       ++it;

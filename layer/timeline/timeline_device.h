@@ -27,6 +27,8 @@
 #include "chassis/capability.h"
 #include "chassis/state.h"
 #include "core/handle_map.h"
+#include "timeline/present_copy.h"
+#include "timeline/sparse_binds.h"
 #include "timeline/timeline_semaphore.h"
 
 namespace bindery::timeline {
@@ -45,16 +47,29 @@ struct SemOp {
   SemaphoreRef timeline;  // null: a binary semaphore of the application
 };
 
+// How a submission goes down to the driver: the application's entry point decides, and
+// the layer's relay batches take the same form.
+enum class Route { kSubmit, kSubmit2, kBindSparse };
+
 struct Batch {
   std::vector<SemOp> waits;
   std::vector<SemOp> signals;
   std::vector<VkCommandBufferSubmitInfo> commands;
   VkSubmitFlags flags = 0;
+  // kBindSparse: the binds (semaphores and pNext ignored). While the application's call
+  // runs they are its own struct; parked work points into its own copy (`sparse_copy`).
+  const VkBindSparseInfo* sparse = nullptr;
+  std::shared_ptr<const SparseBinds> sparse_copy;
+  bool device_group = false;  // VkDeviceGroupBindSparseInfo, kept for the driver
+  uint32_t resource_device = 0, memory_device = 0;
   void Clear() {
     waits.clear();
     signals.clear();
     commands.clear();
     flags = 0;
+    sparse = nullptr;
+    sparse_copy.reset();
+    device_group = false;
   }
 };
 
@@ -63,12 +78,10 @@ struct ParkedWork {
   enum class Kind { kSubmit, kPresent } kind = Kind::kSubmit;
   std::vector<Batch> batches;  // kSubmit: the batches not yet released
   std::size_t next_batch = 0;
+  std::size_t release_end = 0;     // DrainParked scratch: batches ready in this pass
   VkFence fence = VK_NULL_HANDLE;  // the application's, after the last batch
-  bool submit2 = false;            // came through vkQueueSubmit2: goes down the same way
-  // kPresent
-  std::vector<VkSemaphore> present_waits;
-  std::vector<VkSwapchainKHR> swapchains;
-  std::vector<uint32_t> image_indices;
+  Route route = Route::kSubmit;    // the entry point it came through: goes down the same way
+  std::shared_ptr<const PresentCopy> present;  // kPresent
 };
 
 class DeviceTimelines;
@@ -93,6 +106,7 @@ struct QueueTimelines {
   std::vector<VkFence> free_fences;          // unsignalled
   // Scratch reused by every submission (no allocation once warm).
   std::vector<Batch> scratch_batches;
+  std::vector<const Batch*> release_list;  // the batches of the driver call being built
   std::vector<VkSubmitInfo2> out_submits;
   std::vector<VkSemaphoreSubmitInfo> out_semaphores;
   std::vector<VkCommandBufferSubmitInfo> out_commands;
@@ -107,12 +121,23 @@ struct QueueTimelines {
     Spare old;
   };
   std::vector<Undo> undo;
+  struct UndoDirect {  // a point's direct semaphore taken by the submission being built
+    TimelineSemaphore* semaphore;
+    uint64_t value;
+    VkSemaphore direct;
+  };
+  std::vector<UndoDirect> undo_direct;
+  std::vector<VkSemaphore> rollback_free;  // unsignalled again if the submission fails
   // vkQueueSubmit form of the same submission.
   std::vector<VkSubmitInfo> legacy_submits;
   std::vector<VkSemaphore> legacy_semaphores;
   std::vector<VkPipelineStageFlags> legacy_stages;
   std::vector<VkCommandBuffer> legacy_commands;
   std::vector<VkProtectedSubmitInfo> legacy_protected;
+  std::vector<const Batch*> out_origin;  // per out_submits entry: its batch, null for a relay
+  // vkQueueBindSparse form.
+  std::vector<VkBindSparseInfo> sparse_infos;
+  std::vector<VkDeviceGroupBindSparseInfo> sparse_groups;
   VkResult deferred_present_result = VK_SUCCESS;  // reported by the next present
 };
 
@@ -136,7 +161,7 @@ class DeviceTimelines : public CapabilityDevice {
   // Queues ---------------------------------------------------------------------------
   QueueTimelines& Queue(VkQueue queue);
   // Submits `count` batches (already converted) on `q`, parking what cannot go yet.
-  VkResult Submit(QueueTimelines& q, std::vector<Batch>& batches, std::size_t count, VkFence fence, bool submit2);
+  VkResult Submit(QueueTimelines& q, std::vector<Batch>& batches, std::size_t count, VkFence fence, Route route);
   VkResult Present(QueueTimelines& q, const VkPresentInfoKHR* info);
   VkResult QueueWaitIdle(QueueTimelines& q);
   VkResult DeviceWaitIdle();
@@ -172,9 +197,11 @@ class DeviceTimelines : public CapabilityDevice {
   TimePoint* LowestPending(TimelineSemaphore& s, uint64_t value, const Submission* building, bool device_wait);
   bool WaitReady(QueueTimelines& q, const SemOp& wait);
   bool BatchReady(QueueTimelines& q, const Batch& batch);
-  // Sends batches [first, last) down as one driver submission (q.mutex held).
-  VkResult Release(QueueTimelines& q, const Batch* batches, std::size_t count, bool submit2);
-  VkResult SubmitFence(QueueTimelines& q, VkFence fence);
+  // Sends `count` batches (in queue order) down as one driver submission (q.mutex held).
+  VkResult Release(QueueTimelines& q, const Batch* const* batches, std::size_t count, Route route);
+  // Hands the built submission (q.out_*) to the driver in the form of `route`.
+  VkResult SendDown(QueueTimelines& q, Route route, VkFence fence);
+  VkResult SubmitFence(QueueTimelines& q, VkFence fence, Route route);
   void Park(QueueTimelines& q, ParkedWork&& work);
   void ParkBinarySignals(const Batch& batch, int delta);
   void DrainParked(QueueTimelines& q);  // q.mutex held

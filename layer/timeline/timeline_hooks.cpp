@@ -78,7 +78,7 @@ VkResult Submit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits, Vk
     }
     out.commands.assign(in.pCommandBufferInfos, in.pCommandBufferInfos + in.commandBufferInfoCount);
   }
-  return t.Submit(q, batches, count, fence, true);
+  return t.Submit(q, batches, count, fence, Route::kSubmit2);
 }
 
 }  // namespace
@@ -167,7 +167,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
       out.commands.push_back(cb);
     }
   }
-  return t.Submit(q, batches, count, fence, false);
+  return t.Submit(q, batches, count, fence, Route::kSubmit);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits,
@@ -191,12 +191,60 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, co
                         infos[b].signalSemaphoreCount);
   }
   if (!involved && !t.HasParked(q)) return t.next.QueueBindSparse(queue, count, infos, fence);
-  // Not implemented: sparse binding with emulated timeline semaphores, or behind parked
-  // work. Refused (never sent down with a timeline or out of queue order).
-  BINDERY_LOG(t.device.log(), kError, "timeline-sparse",
-              "vkQueueBindSparse with emulated timeline semaphores (or behind parked work) is not supported by the "
-              "timeline emulation; refused with VK_ERROR_FEATURE_NOT_PRESENT");
-  return VK_ERROR_FEATURE_NOT_PRESENT;
+  // Like a submit: timeline waits become relays to binary semaphores, timeline signals
+  // binary semaphores watched through the layer's fence; parked behind a wait that is not
+  // pending yet. The driver gets binary semaphores only (no VkTimelineSemaphoreSubmitInfo).
+  std::vector<Batch>& batches = Scratch(q, count);
+  for (uint32_t b = 0; b < count; ++b) {
+    const VkBindSparseInfo& in = infos[b];
+    Batch& out = batches[b];
+    const auto* values =
+        FindInChain<VkTimelineSemaphoreSubmitInfo>(in.pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+    for (auto* s = static_cast<const VkBaseInStructure*>(in.pNext); s != nullptr; s = s->pNext) {
+      if (s->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO) continue;
+      if (s->sType == VK_STRUCTURE_TYPE_DEVICE_GROUP_BIND_SPARSE_INFO) {
+        const auto* group = reinterpret_cast<const VkDeviceGroupBindSparseInfo*>(s);
+        out.device_group = true;
+        out.resource_device = group->resourceDeviceIndex;
+        out.memory_device = group->memoryDeviceIndex;
+        continue;
+      }
+      BINDERY_LOG(t.device.log(), kWarn, "timeline-sparse",
+                  "a vkQueueBindSparse with emulated timeline semaphores loses pNext struct %d (not supported with "
+                  "emulation)",
+                  static_cast<int>(s->sType));
+    }
+    for (uint32_t i = 0; i < in.waitSemaphoreCount; ++i) {
+      SemOp op{in.pWaitSemaphores[i], 0, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0, t.Find(in.pWaitSemaphores[i])};
+      if (op.timeline != nullptr) {
+        if (values == nullptr || values->pWaitSemaphoreValues == nullptr || i >= values->waitSemaphoreValueCount) {
+          BINDERY_LOG(t.device.log(), kError, "timeline-sparse",
+                      "vkQueueBindSparse: timeline wait %u has no value (VUID-VkBindSparseInfo-pWaitSemaphores-03246)",
+                      i);
+          return VK_ERROR_UNKNOWN;
+        }
+        op.value = values->pWaitSemaphoreValues[i];
+      }
+      out.waits.push_back(op);
+    }
+    for (uint32_t i = 0; i < in.signalSemaphoreCount; ++i) {
+      SemOp op{in.pSignalSemaphores[i], 0, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0, t.Find(in.pSignalSemaphores[i])};
+      if (op.timeline != nullptr) {
+        if (values == nullptr || values->pSignalSemaphoreValues == nullptr ||
+            i >= values->signalSemaphoreValueCount) {
+          BINDERY_LOG(t.device.log(), kError, "timeline-sparse",
+                      "vkQueueBindSparse: timeline signal %u has no value "
+                      "(VUID-VkBindSparseInfo-pWaitSemaphores-03246)",
+                      i);
+          return VK_ERROR_UNKNOWN;
+        }
+        op.value = values->pSignalSemaphoreValues[i];
+      }
+      out.signals.push_back(op);
+    }
+    out.sparse = &in;
+  }
+  return t.Submit(q, batches, count, fence, Route::kBindSparse);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR* info) {

@@ -12,6 +12,7 @@
 // order holds; binary semaphores signalled by parked work make their waiters park too.
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 
 #include "timeline/timeline_device.h"
 
@@ -73,7 +74,7 @@ bool DeviceTimelines::BatchReady(QueueTimelines& q, const Batch& batch) {
   return true;
 }
 
-VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::size_t count, bool submit2) {
+VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* const* batches, std::size_t count, Route route) {
   auto sub = std::make_shared<Submission>();
   sub->queue = &q;
   sub->fence = TakeFence(q);
@@ -82,14 +83,18 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
   std::size_t sem_need = 0, cmd_need = 0;
   for (std::size_t b = 0; b < count; ++b) {
     // Per timeline wait: the relay waits 1, signals 2, the batch waits 1.
-    sem_need += batches[b].waits.size() * 4 + batches[b].signals.size();
-    cmd_need += batches[b].commands.size();
+    // Per timeline signal: the spare and the direct semaphore.
+    sem_need += batches[b]->waits.size() * 4 + batches[b]->signals.size() * 2;
+    cmd_need += batches[b]->commands.size();
   }
   q.out_submits.clear();
   q.out_semaphores.clear();
   q.out_commands.clear();
+  q.out_origin.clear();
   q.staged.clear();
   q.undo.clear();
+  q.undo_direct.clear();
+  q.rollback_free.clear();
   q.out_submits.reserve(2 * count);
   q.out_semaphores.reserve(sem_need);
   q.out_commands.reserve(cmd_need);
@@ -104,7 +109,7 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
   };
 
   for (std::size_t b = 0; b < count && result == VK_SUCCESS; ++b) {
-    const Batch& batch = batches[b];
+    const Batch& batch = *batches[b];
     q.wait_semaphores.assign(batch.waits.size(), VK_NULL_HANDLE);
     q.relay_signals.clear();
     const std::size_t relay_begin = q.out_semaphores.size();
@@ -123,6 +128,14 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
         result = VK_ERROR_UNKNOWN;
         break;
       }
+      if (p->direct != VK_NULL_HANDLE) {
+        // The first device waiter of the point: its own semaphore, no relay batch.
+        q.wait_semaphores[i] = p->direct;
+        sub->waited.push_back(p->direct);
+        q.undo_direct.push_back({&s, p->value, p->direct});
+        p->direct = VK_NULL_HANDLE;
+        continue;
+      }
       const VkSemaphore for_batch = TakeSemaphore(q);
       const VkSemaphore new_spare = TakeSemaphore(q);
       if (for_batch == VK_NULL_HANDLE || new_spare == VK_NULL_HANDLE) {
@@ -137,6 +150,7 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
       q.undo.push_back({&s, new_spare, p->spare});
       sub->waited.push_back(p->spare.semaphore);
       sub->waited.push_back(for_batch);
+      q.rollback_free.push_back(for_batch);
       p->spare = {new_spare, sub};
       q.wait_semaphores[i] = for_batch;
       counters.relays->Add();
@@ -152,6 +166,7 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
       relay.signalSemaphoreInfoCount = static_cast<uint32_t>(q.relay_signals.size());
       relay.pSignalSemaphoreInfos = &q.out_semaphores[relay_begin + relay_waits];
       q.out_submits.push_back(relay);
+      q.out_origin.push_back(nullptr);
     }
 
     VkSubmitInfo2 out{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
@@ -175,67 +190,26 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
         continue;
       }
       const VkSemaphore first_spare = TakeSemaphore(q);
-      if (first_spare == VK_NULL_HANDLE) {
+      const VkSemaphore direct = TakeSemaphore(q);
+      if (first_spare == VK_NULL_HANDLE || direct == VK_NULL_HANDLE) {
+        if (first_spare != VK_NULL_HANDLE) q.free_semaphores.push_back(first_spare);
+        if (direct != VK_NULL_HANDLE) q.free_semaphores.push_back(direct);
         result = VK_ERROR_OUT_OF_HOST_MEMORY;
         break;
       }
       push_sem(first_spare, sig.stage, sig.device_index);
+      push_sem(direct, sig.stage, sig.device_index);
       std::lock_guard<std::mutex> lock(sig.timeline->mutex);
-      sig.timeline->points.push_back({sig.value, sub, {first_spare, sub}});
+      sig.timeline->points.push_back({sig.value, sub, {first_spare, sub}, direct});
       q.staged.push_back(sig.timeline);
     }
     out.signalSemaphoreInfoCount = static_cast<uint32_t>(q.out_semaphores.size() - signal_begin);
     out.pSignalSemaphoreInfos = q.out_semaphores.data() + signal_begin;
     q.out_submits.push_back(out);
+    q.out_origin.push_back(&batch);
   }
 
-  if (result == VK_SUCCESS) {
-    if (submit2) {
-      PFN_vkQueueSubmit2 fn = next.QueueSubmit2 != nullptr ? next.QueueSubmit2 : next.QueueSubmit2KHR;
-      result = fn(q.queue, static_cast<uint32_t>(q.out_submits.size()), q.out_submits.data(), sub->fence);
-    } else {
-      // The same submission in vkQueueSubmit's form (stage masks came from 32-bit ones).
-      q.legacy_submits.clear();
-      q.legacy_semaphores.clear();
-      q.legacy_stages.clear();
-      q.legacy_commands.clear();
-      q.legacy_protected.clear();
-      q.legacy_submits.reserve(q.out_submits.size());
-      q.legacy_protected.reserve(q.out_submits.size());
-      q.legacy_semaphores.reserve(q.out_semaphores.size());
-      q.legacy_stages.reserve(q.out_semaphores.size());
-      q.legacy_commands.reserve(q.out_commands.size());
-      for (const VkSubmitInfo2& in : q.out_submits) {
-        VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-        si.waitSemaphoreCount = in.waitSemaphoreInfoCount;
-        si.pWaitSemaphores = q.legacy_semaphores.data() + q.legacy_semaphores.size();
-        si.pWaitDstStageMask = q.legacy_stages.data() + q.legacy_stages.size();
-        for (uint32_t i = 0; i < in.waitSemaphoreInfoCount; ++i) {
-          q.legacy_semaphores.push_back(in.pWaitSemaphoreInfos[i].semaphore);
-          VkPipelineStageFlags stage = static_cast<VkPipelineStageFlags>(in.pWaitSemaphoreInfos[i].stageMask);
-          if (stage == 0) stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-          q.legacy_stages.push_back(stage);
-        }
-        si.commandBufferCount = in.commandBufferInfoCount;
-        si.pCommandBuffers = q.legacy_commands.data() + q.legacy_commands.size();
-        for (uint32_t i = 0; i < in.commandBufferInfoCount; ++i) {
-          q.legacy_commands.push_back(in.pCommandBufferInfos[i].commandBuffer);
-        }
-        si.signalSemaphoreCount = in.signalSemaphoreInfoCount;
-        si.pSignalSemaphores = q.legacy_semaphores.data() + q.legacy_semaphores.size();
-        for (uint32_t i = 0; i < in.signalSemaphoreInfoCount; ++i) {
-          q.legacy_semaphores.push_back(in.pSignalSemaphoreInfos[i].semaphore);
-        }
-        if (in.flags & VK_SUBMIT_PROTECTED_BIT) {
-          q.legacy_protected.push_back({VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO, nullptr, VK_TRUE});
-          si.pNext = &q.legacy_protected.back();
-        }
-        q.legacy_submits.push_back(si);
-      }
-      result = next.QueueSubmit(q.queue, static_cast<uint32_t>(q.legacy_submits.size()), q.legacy_submits.data(),
-                                sub->fence);
-    }
-  }
+  if (result == VK_SUCCESS) result = SendDown(q, route, sub->fence);
 
   if (result != VK_SUCCESS) {
     // Nothing reached the driver: put every point and spare back as it was.
@@ -244,6 +218,7 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
       for (auto it = s->points.begin(); it != s->points.end();) {
         if (it->submission == sub) {
           if (it->spare.signaller == sub) q.free_semaphores.push_back(it->spare.semaphore);
+          if (it->direct != VK_NULL_HANDLE) q.free_semaphores.push_back(it->direct);
           it = s->points.erase(it);
         } else {
           ++it;
@@ -259,8 +234,14 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
         }
       }
     }
+    for (const QueueTimelines::UndoDirect& u : q.undo_direct) {
+      std::lock_guard<std::mutex> lock(u.semaphore->mutex);
+      for (TimePoint& p : u.semaphore->points) {
+        if (p.value == u.value && p.direct == VK_NULL_HANDLE) p.direct = u.direct;
+      }
+    }
     // The semaphores the relays would have signalled for the batches are unsignalled.
-    for (std::size_t i = 1; i < sub->waited.size(); i += 2) q.free_semaphores.push_back(sub->waited[i]);
+    q.free_semaphores.insert(q.free_semaphores.end(), q.rollback_free.begin(), q.rollback_free.end());
     sub->waited.clear();
     q.free_fences.push_back(sub->fence);
     if (result == VK_ERROR_DEVICE_LOST) MarkLost();
@@ -283,12 +264,6 @@ VkResult DeviceTimelines::Release(QueueTimelines& q, const Batch* batches, std::
   q.staged.clear();
   NotifyChange();
   return VK_SUCCESS;
-}
-
-VkResult DeviceTimelines::SubmitFence(QueueTimelines& q, VkFence fence) {
-  const VkResult r = next.QueueSubmit(q.queue, 0, nullptr, fence);
-  if (r == VK_ERROR_DEVICE_LOST) MarkLost();
-  return r;
 }
 
 void DeviceTimelines::ParkFence(VkFence fence, int delta) {
@@ -352,7 +327,7 @@ void DeviceTimelines::Park(QueueTimelines& q, ParkedWork&& work) {
 }
 
 VkResult DeviceTimelines::Submit(QueueTimelines& q, std::vector<Batch>& batches, std::size_t count, VkFence fence,
-                                 bool submit2) {
+                                 Route route) {
   if (lost()) return VK_ERROR_DEVICE_LOST;
   std::lock_guard<std::mutex> lock(q.mutex);
   Sweep(q);
@@ -360,19 +335,27 @@ VkResult DeviceTimelines::Submit(QueueTimelines& q, std::vector<Batch>& batches,
   if (q.parked.empty()) {
     q.local_signals.clear();
     q.local_binary.clear();
-    while (ready < count && BatchReady(q, batches[ready])) ++ready;
+    q.release_list.clear();
+    while (ready < count && BatchReady(q, batches[ready])) q.release_list.push_back(&batches[ready++]);
     if (ready != 0) {
-      const VkResult r = Release(q, batches.data(), ready, submit2);
+      const VkResult r = Release(q, q.release_list.data(), ready, route);
       if (r != VK_SUCCESS) return r;
     }
-    if (ready == count) return fence != VK_NULL_HANDLE ? SubmitFence(q, fence) : VK_SUCCESS;
+    if (ready == count) return fence != VK_NULL_HANDLE ? SubmitFence(q, fence, route) : VK_SUCCESS;
   }
   // Wait-before-signal: the rest waits in queue order for the submit thread.
   ParkedWork work;
-  work.submit2 = submit2;
+  work.route = route;
   work.fence = fence;
   work.batches.reserve(count - ready);
-  for (std::size_t b = ready; b < count; ++b) work.batches.push_back(batches[b]);
+  for (std::size_t b = ready; b < count; ++b) {
+    work.batches.push_back(batches[b]);
+    Batch& parked = work.batches.back();
+    if (parked.sparse != nullptr) {  // the application's arrays are not ours after this call
+      parked.sparse_copy = std::make_shared<const SparseBinds>(*parked.sparse);
+      parked.sparse = nullptr;
+    }
+  }
   Park(q, std::move(work));
   return VK_SUCCESS;
 }
@@ -383,49 +366,78 @@ void DeviceTimelines::DrainParked(QueueTimelines& q) {
     if (lost() || stopping_.load()) {
       for (std::size_t b = w.next_batch; b < w.batches.size(); ++b) ParkBinarySignals(w.batches[b], -1);
       ParkFence(w.fence, -1);
+      if (w.present != nullptr) {
+        for (VkFence f : w.present->fences()) ParkFence(f, -1);
+      }
       q.parked.pop_front();
       continue;
     }
     if (w.kind == ParkedWork::Kind::kPresent) {
-      for (VkSemaphore s : w.present_waits) {
+      for (VkSemaphore s : w.present->waits()) {
         if (BinaryParked(s)) return;
       }
-      VkPresentInfoKHR info{VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
-      info.waitSemaphoreCount = static_cast<uint32_t>(w.present_waits.size());
-      info.pWaitSemaphores = w.present_waits.data();
-      info.swapchainCount = static_cast<uint32_t>(w.swapchains.size());
-      info.pSwapchains = w.swapchains.data();
-      info.pImageIndices = w.image_indices.data();
-      const VkResult r = next.QueuePresentKHR(q.queue, &info);
+      const VkResult r = next.QueuePresentKHR(q.queue, &w.present->info());
       if (r == VK_ERROR_DEVICE_LOST) MarkLost();
       if (r != VK_SUCCESS) q.deferred_present_result = r;
+      for (VkFence f : w.present->fences()) ParkFence(f, -1);
       q.parked.pop_front();
+      NotifyChange();  // fence waiters: the present's fences are the driver's now
       continue;
     }
+    // Every ready batch of this work and of the submit works after it (same entry point)
+    // goes down in one driver call: one host signal that releases many parked submissions
+    // costs one vkQueueSubmit. A work with its own fence ends the call (the fence goes down
+    // right after its batches).
     q.local_signals.clear();
     q.local_binary.clear();
-    std::size_t end = w.next_batch;
-    while (end < w.batches.size() && BatchReady(q, w.batches[end])) ++end;
-    if (end > w.next_batch) {
-      const VkResult r = Release(q, w.batches.data() + w.next_batch, end - w.next_batch, w.submit2);
-      for (std::size_t b = w.next_batch; b < end; ++b) ParkBinarySignals(w.batches[b], -1);
-      if (r != VK_SUCCESS) {
-        BINDERY_LOG(device.log(), kError, "timeline-parked",
-                    "releasing parked work failed (VkResult %d); the rest of that submission is dropped", r);
-        for (std::size_t b = end; b < w.batches.size(); ++b) ParkBinarySignals(w.batches[b], -1);
-        ParkFence(w.fence, -1);
-        q.parked.pop_front();
-        continue;
+    q.release_list.clear();
+    const Route route = w.route;
+    std::size_t whole = 0;  // works whose every batch is ready
+    bool waiting = false;   // the work after those has a batch whose waits are not pending yet
+    for (ParkedWork& x : q.parked) {
+      if (x.kind != ParkedWork::Kind::kSubmit || x.route != route) break;
+      std::size_t end = x.next_batch;
+      while (end < x.batches.size() && BatchReady(q, x.batches[end])) q.release_list.push_back(&x.batches[end++]);
+      x.release_end = end;
+      if (end < x.batches.size()) {
+        waiting = true;
+        break;
       }
-      w.next_batch = end;
+      ++whole;
+      if (x.fence != VK_NULL_HANDLE) break;
     }
-    if (w.next_batch < w.batches.size()) return;  // still waiting
-    if (w.fence != VK_NULL_HANDLE) {
-      SubmitFence(q, w.fence);
-      ParkFence(w.fence, -1);
-      NotifyChange();
+    const std::size_t touched = waiting ? whole + 1 : whole;
+    VkResult r = VK_SUCCESS;
+    if (!q.release_list.empty()) r = Release(q, q.release_list.data(), q.release_list.size(), route);
+    for (std::size_t i = 0; i < touched; ++i) {
+      ParkedWork& x = q.parked[i];
+      if (x.kind != ParkedWork::Kind::kSubmit || x.route != route) break;
+      for (std::size_t b = x.next_batch; b < x.release_end; ++b) ParkBinarySignals(x.batches[b], -1);
+      x.next_batch = x.release_end;
     }
-    q.parked.pop_front();
+    if (r != VK_SUCCESS) {
+      // Nothing of that call reached the driver: the works it held are dropped, so that
+      // later work is not held behind them forever.
+      BINDERY_LOG(device.log(), kError, "timeline-parked",
+                  "releasing parked work failed (VkResult %d); %zu parked submissions are dropped", r, touched);
+      for (std::size_t i = 0; i < touched && !q.parked.empty(); ++i) {
+        ParkedWork& x = q.parked.front();
+        for (std::size_t b = x.next_batch; b < x.batches.size(); ++b) ParkBinarySignals(x.batches[b], -1);
+        ParkFence(x.fence, -1);
+        q.parked.pop_front();
+      }
+      continue;
+    }
+    for (std::size_t i = 0; i < whole; ++i) {
+      ParkedWork& x = q.parked.front();
+      if (x.fence != VK_NULL_HANDLE) {
+        SubmitFence(q, x.fence, x.route);
+        ParkFence(x.fence, -1);
+        NotifyChange();
+      }
+      q.parked.pop_front();
+    }
+    if (waiting) return;  // the first work not wholly ready is still waiting
   }
   q.idle.notify_all();
 }
@@ -462,15 +474,18 @@ VkResult DeviceTimelines::Present(QueueTimelines& q, const VkPresentInfoKHR* inf
   }
   // Behind parked work: the present waits its turn on the submit thread; the calling
   // thread never blocks. A result the driver gives then is returned by the next present.
-  if (info->pNext != nullptr) {
-    BINDERY_LOG(device.log(), kWarn, "timeline-present",
-                "a present queued behind parked work loses its pNext extensions (present regions, ids, fences)");
-  }
+  // Its pNext structs go down with it (present_copy.h).
   ParkedWork work;
   work.kind = ParkedWork::Kind::kPresent;
-  work.present_waits.assign(info->pWaitSemaphores, info->pWaitSemaphores + info->waitSemaphoreCount);
-  work.swapchains.assign(info->pSwapchains, info->pSwapchains + info->swapchainCount);
-  work.image_indices.assign(info->pImageIndices, info->pImageIndices + info->swapchainCount);
+  auto copy = std::make_shared<PresentCopy>(*info);
+  for (VkStructureType dropped : copy->dropped()) {
+    BINDERY_LOG(device.log(), kWarn, "timeline-present",
+                "a present queued behind parked work loses pNext struct %d (the layer cannot copy it)",
+                static_cast<int>(dropped));
+  }
+  // The present's own fences signal after it: the layer answers for them meanwhile.
+  for (VkFence f : copy->fences()) ParkFence(f, +1);
+  work.present = std::move(copy);
   if (info->pResults != nullptr) {
     for (uint32_t i = 0; i < info->swapchainCount; ++i) info->pResults[i] = VK_SUCCESS;
   }

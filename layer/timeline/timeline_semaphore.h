@@ -12,6 +12,9 @@
 //   signals a fresh spare plus the waiter's own binary semaphore (binary semaphores are
 //   single-wait; the relay lets any number of waiters use one point, each released as
 //   soon as the point is reached and never later).
+// - A TimePoint's `direct` semaphore is signalled by the point's own batch too: the first
+//   device waiter consumes it in place of a relay (no extra batch, no false dependency:
+//   it is signalled exactly when the point is reached).
 // - The semaphore's mutex guards `value` and `points`; it is never held across a call
 //   that blocks (host waits copy the Submission reference and wait without it).
 #pragma once
@@ -50,6 +53,10 @@ struct TimePoint {
   uint64_t value = 0;
   SubmissionRef submission;  // signals the value
   Spare spare;
+  // A second binary semaphore the point's batch signals, for the first device waiter: it
+  // waits it directly, with no relay batch (the common chain: each submission waits the
+  // value the one before it signals). Null once taken; later waiters relay `spare`.
+  VkSemaphore direct = VK_NULL_HANDLE;
 };
 
 struct TimelineSemaphore {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <thread>
 
@@ -82,6 +83,30 @@ class Xvfb {
 
 class TimelinePresent : public ::testing::TestWithParam<TimelineConfig> {};
 
+// Whether the first physical device offers a device extension (asked without layers).
+bool DeviceHasExtension(const char* name) {
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.apiVersion = VK_API_VERSION_1_3;
+  VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  ici.pApplicationInfo = &app;
+  VkInstance instance = VK_NULL_HANDLE;
+  if (vkCreateInstance(&ici, nullptr, &instance) != VK_SUCCESS) return false;
+  bool found = false;
+  uint32_t n = 0;
+  vkEnumeratePhysicalDevices(instance, &n, nullptr);
+  std::vector<VkPhysicalDevice> devices(n);
+  vkEnumeratePhysicalDevices(instance, &n, devices.data());
+  if (n != 0) {
+    uint32_t count = 0;
+    vkEnumerateDeviceExtensionProperties(devices[0], nullptr, &count, nullptr);
+    std::vector<VkExtensionProperties> props(count);
+    vkEnumerateDeviceExtensionProperties(devices[0], nullptr, &count, props.data());
+    for (const VkExtensionProperties& p : props) found = found || std::strcmp(p.extensionName, name) == 0;
+  }
+  vkDestroyInstance(instance, nullptr);
+  return found;
+}
+
 TEST_P(TimelinePresent, APresentBehindParkedWorkIsOrderedAndDoesNotBlock) {
   Xvfb server;
   if (server.display().empty()) GTEST_SKIP() << "Xvfb could not be started (scripts/test installs the xvfb package)";
@@ -95,8 +120,13 @@ TEST_P(TimelinePresent, APresentBehindParkedWorkIsOrderedAndDoesNotBlock) {
   xcb_flush(connection);
 
   {
+    // VK_KHR_incremental_present where the device has it: the held-back present carries
+    // VkPresentRegionsKHR, which must reach the driver with it.
+    const bool regions = DeviceHasExtension(VK_KHR_INCREMENTAL_PRESENT_EXTENSION_NAME);
+    std::vector<const char*> device_extensions = {VK_KHR_SWAPCHAIN_EXTENSION_NAME};
+    if (regions) device_extensions.push_back(VK_KHR_INCREMENTAL_PRESENT_EXTENSION_NAME);
     TimelineRig rig(GetParam(), {VK_KHR_SURFACE_EXTENSION_NAME, VK_KHR_XCB_SURFACE_EXTENSION_NAME},
-                    {VK_KHR_SWAPCHAIN_EXTENSION_NAME});
+                    device_extensions);
     ASSERT_TRUE(rig.ok()) << rig.h->error();
     VkXcbSurfaceCreateInfoKHR sci{VK_STRUCTURE_TYPE_XCB_SURFACE_CREATE_INFO_KHR};
     sci.connection = connection;
@@ -170,11 +200,18 @@ TEST_P(TimelinePresent, APresentBehindParkedWorkIsOrderedAndDoesNotBlock) {
     present.swapchainCount = 1;
     present.pSwapchains = &swapchain;
     present.pImageIndices = &index;
+    VkRectLayerKHR rect{{1, 2}, {3, 4}, 0};
+    VkPresentRegionKHR region{1, &rect};
+    VkPresentRegionsKHR present_regions{VK_STRUCTURE_TYPE_PRESENT_REGIONS_KHR};
+    present_regions.swapchainCount = 1;
+    present_regions.pRegions = &region;
+    if (regions) present.pNext = &present_regions;
     const auto before = std::chrono::steady_clock::now();
     EXPECT_EQ(vkQueuePresentKHR(rig.queue, &present), VK_SUCCESS);
     const double present_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - before).count();
     EXPECT_LT(present_ms, 100.0) << "the present blocked the calling thread on parked work";
+    rect = {};  // the application's structs are its own again after the call: the layer copied them
     // Still parked: nothing has reached the driver, the gate is not signalled.
     EXPECT_EQ(rig.Value(gate), 0u);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -182,6 +219,23 @@ TEST_P(TimelinePresent, APresentBehindParkedWorkIsOrderedAndDoesNotBlock) {
     ASSERT_EQ(rig.Signal(gate, 1), VK_SUCCESS);
     // vkQueueWaitIdle includes parked work: the submission, then the present.
     EXPECT_EQ(vkQueueWaitIdle(rig.queue), VK_SUCCESS);
+    for (const Message& m : rig.h->BinderyMessages()) {
+      EXPECT_EQ(m.text.find("loses pNext"), std::string::npos) << m.text;
+    }
+    if (regions && GetParam() == TimelineConfig::kNoTimelineDriver) {
+      // The layer below Bindery saw the released present with the application's region.
+      void* lib = dlopen(BINDERY_NO_TIMELINE_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
+      ASSERT_NE(lib, nullptr);
+      auto seen = reinterpret_cast<BinderyNoTimelinePresentRegionsFn>(dlsym(lib, "bindery_no_timeline_present_regions"));
+      dlclose(lib);
+      ASSERT_NE(seen, nullptr);
+      VkRectLayerKHR last{};
+      EXPECT_EQ(seen(&last), 1u) << "the held-back present reached the driver without VkPresentRegionsKHR";
+      EXPECT_EQ(last.offset.x, 1);
+      EXPECT_EQ(last.offset.y, 2);
+      EXPECT_EQ(last.extent.width, 3u);
+      EXPECT_EQ(last.extent.height, 4u);
+    }
     // The swapchain still works: the next image can be acquired and presented directly.
     VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VkFence fence = VK_NULL_HANDLE;

@@ -7,6 +7,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,10 +26,21 @@ inline std::string ConfigName(const ::testing::TestParamInfo<TimelineConfig>& in
   return info.param == TimelineConfig::kForce ? "Force" : "NoTimelineDriver";
 }
 
+// What a test needs of the device beyond timelines and synchronization2.
+struct RigOptions {
+  std::vector<const char*> instance_extensions;
+  std::vector<const char*> device_extensions;
+  uint32_t queue_count = 1;         // HarnessOptions::queue_count
+  bool sparse_binding = false;      // the sparseBinding feature, queues with SPARSE_BINDING
+};
+
 class TimelineRig {
  public:
   explicit TimelineRig(TimelineConfig config, std::vector<const char*> instance_extensions = {},
                        std::vector<const char*> device_extensions = {})
+      : TimelineRig(config, RigOptions{std::move(instance_extensions), std::move(device_extensions)}) {}
+
+  TimelineRig(TimelineConfig config, RigOptions rig_options)
       : config_(config),
         mode_("BINDERY_TIMELINE", config == TimelineConfig::kForce ? "force" : "auto"),
         log_("BINDERY_LOG_LEVEL", "info") {
@@ -37,8 +49,14 @@ class TimelineRig {
     v12_.timelineSemaphore = VK_TRUE;
     HarnessOptions options;
     options.device_pnext = &v12_;
-    options.instance_extensions = std::move(instance_extensions);
-    options.device_extensions = std::move(device_extensions);
+    options.instance_extensions = std::move(rig_options.instance_extensions);
+    options.device_extensions = std::move(rig_options.device_extensions);
+    options.queue_count = rig_options.queue_count;
+    if (rig_options.sparse_binding) {
+      features_.sparseBinding = VK_TRUE;
+      options.enabled_features = &features_;
+      options.queue_flags |= VK_QUEUE_SPARSE_BINDING_BIT;
+    }
     if (config == TimelineConfig::kNoTimelineDriver) options.layers_between.push_back(kNoTimelineLayerName);
     h = std::make_unique<VkHarness>(options);
     if (!h->ok()) return;
@@ -156,6 +174,35 @@ class TimelineRig {
     return vkQueueSubmit2(queue, 1, &si, VK_NULL_HANDLE);
   }
 
+  // One batch through vkQueueBindSparse (VkTimelineSemaphoreSubmitInfo), optionally
+  // binding buffer memory.
+  VkResult BindSparse(const std::vector<Op>& waits, const std::vector<Op>& signals,
+                      const VkSparseBufferMemoryBindInfo* buffer_bind = nullptr, VkFence fence = VK_NULL_HANDLE) {
+    std::vector<VkSemaphore> ws, ss;
+    std::vector<uint64_t> wv, sv;
+    for (const Op& o : waits) {
+      ws.push_back(o.semaphore);
+      wv.push_back(o.value);
+    }
+    for (const Op& o : signals) {
+      ss.push_back(o.semaphore);
+      sv.push_back(o.value);
+    }
+    VkTimelineSemaphoreSubmitInfo values{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    values.waitSemaphoreValueCount = static_cast<uint32_t>(wv.size());
+    values.pWaitSemaphoreValues = wv.data();
+    values.signalSemaphoreValueCount = static_cast<uint32_t>(sv.size());
+    values.pSignalSemaphoreValues = sv.data();
+    VkBindSparseInfo info{VK_STRUCTURE_TYPE_BIND_SPARSE_INFO, &values};
+    info.waitSemaphoreCount = static_cast<uint32_t>(ws.size());
+    info.pWaitSemaphores = ws.data();
+    info.signalSemaphoreCount = static_cast<uint32_t>(ss.size());
+    info.pSignalSemaphores = ss.data();
+    info.bufferBindCount = buffer_bind != nullptr ? 1 : 0;
+    info.pBufferBinds = buffer_bind;
+    return vkQueueBindSparse(queue, 1, &info, fence);
+  }
+
   VkResult Signal(VkSemaphore s, uint64_t v) {
     VkSemaphoreSignalInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
     info.semaphore = s;
@@ -184,8 +231,8 @@ class TimelineRig {
 
   // A command buffer that fills `buffer` with `pattern` (a transfer write the host reads
   // after a wait: host visibility through the queue's completion).
-  VkCommandBuffer Fill(const HostBuffer& buffer, uint32_t pattern) {
-    VkCommandBuffer cb = h->BeginCommands();
+  VkCommandBuffer Fill(const HostBuffer& buffer, uint32_t pattern, uint32_t queue_index = 0) {
+    VkCommandBuffer cb = Begin(queue_index);
     vkCmdFillBuffer(cb, buffer.buffer, 0, buffer.size, pattern);
     VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
@@ -193,7 +240,29 @@ class TimelineRig {
     vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                          0, 1, &barrier, 0, nullptr, 0, nullptr);
     vkEndCommandBuffer(cb);
-    cbs_.push_back(cb);
+    return cb;
+  }
+  // A command buffer that copies `src` into `dst` (a transfer read after earlier transfer
+  // writes, made visible to the host after).
+  VkCommandBuffer Copy(const HostBuffer& src, const HostBuffer& dst, uint32_t queue_index = 0) {
+    VkCommandBuffer cb = Begin(queue_index);
+    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &barrier, 0, nullptr,
+                         0, nullptr);
+    VkBufferCopy region{0, 0, std::min(src.size, dst.size)};
+    vkCmdCopyBuffer(cb, src.buffer, dst.buffer, 1, &region);
+    barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         0, 1, &barrier, 0, nullptr, 0, nullptr);
+    vkEndCommandBuffer(cb);
+    return cb;
+  }
+  // A command buffer for queue `queue_index`, begun; freed with the rig.
+  VkCommandBuffer Begin(uint32_t queue_index = 0) {
+    VkCommandBuffer cb = h->BeginCommands(queue_index);
+    cbs_.push_back({h->command_pool_at(queue_index), cb});
     return cb;
   }
   static uint32_t Word(const HostBuffer& b, size_t i = 0) { return static_cast<const uint32_t*>(b.mapped)[i]; }
@@ -202,7 +271,7 @@ class TimelineRig {
     if (!ok()) return;
     vkDeviceWaitIdle(device);
     for (VkSemaphore s : owned_) vkDestroySemaphore(device, s, nullptr);
-    if (!cbs_.empty()) vkFreeCommandBuffers(device, h->command_pool(), static_cast<uint32_t>(cbs_.size()), cbs_.data());
+    for (const auto& [pool, cb] : cbs_) vkFreeCommandBuffers(device, pool, 1, &cb);
   }
 
   std::unique_ptr<VkHarness> h;
@@ -217,7 +286,8 @@ class TimelineRig {
   VkPhysicalDeviceVulkan12Features v12_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   BinderyNoTimelineViolationsFn violations_ = nullptr;
   std::vector<VkSemaphore> owned_;
-  std::vector<VkCommandBuffer> cbs_;
+  std::vector<std::pair<VkCommandPool, VkCommandBuffer>> cbs_;
+  VkPhysicalDeviceFeatures features_{};
 };
 
 }  // namespace bindery::test

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
@@ -24,6 +25,12 @@ size_t g_violations = 0;
 // VK_ERROR_DEVICE_LOST without reaching the driver.
 std::atomic<bool> g_lost{false};
 std::string g_last;
+// vkQueueBindSparse calls that reached this layer (tests check the layer above sent one).
+std::atomic<uint32_t> g_bind_sparse_calls{0};
+// bindery_no_timeline_semaphore_only_sparse: on a driver without sparse binding (lavapipe)
+// a vkQueueBindSparse that binds nothing goes on as the vkQueueSubmit with the same
+// semaphores and fence, so the semaphore handling of the layer above can be tested there.
+std::atomic<bool> g_semaphore_only_sparse{false};
 
 struct Next {
   PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties = nullptr;
@@ -37,7 +44,12 @@ struct Next {
   PFN_vkQueueSubmit2 QueueSubmit2 = nullptr;
   PFN_vkQueueSubmit2 QueueSubmit2KHR = nullptr;
   PFN_vkQueueBindSparse QueueBindSparse = nullptr;
+  PFN_vkQueuePresentKHR QueuePresentKHR = nullptr;
 } g_next;
+// Presents that reached this layer with VkPresentRegionsKHR, and the first rectangle of the
+// last one (tests check that a present the layer above held back kept its pNext).
+std::atomic<uint32_t> g_presents_with_regions{0};
+VkRectLayerKHR g_last_region{};
 
 void Violation(const char* what) {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -164,10 +176,44 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2KHR(VkQueue queue, uint32_t count, co
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, const VkBindSparseInfo* infos,
                                                VkFence fence) {
+  g_bind_sparse_calls.fetch_add(1);
   for (uint32_t i = 0; i < count; ++i) {
     if (HasTimelineStruct(infos[i].pNext)) Violation("VkTimelineSemaphoreSubmitInfo in vkQueueBindSparse");
   }
-  return g_next.QueueBindSparse(queue, count, infos, fence);
+  if (g_lost.load()) return VK_ERROR_DEVICE_LOST;
+  if (!g_semaphore_only_sparse.load()) return g_next.QueueBindSparse(queue, count, infos, fence);
+  // The stand-in: one submit batch per bind batch, waits at every stage.
+  std::vector<VkSubmitInfo> submits(count);
+  std::vector<std::vector<VkPipelineStageFlags>> stages(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const VkBindSparseInfo& in = infos[i];
+    if (in.bufferBindCount != 0 || in.imageOpaqueBindCount != 0 || in.imageBindCount != 0) {
+      Violation("binds in a vkQueueBindSparse given to the semaphore-only stand-in");
+      return VK_ERROR_FEATURE_NOT_PRESENT;
+    }
+    stages[i].assign(in.waitSemaphoreCount, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+    submits[i] = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    submits[i].waitSemaphoreCount = in.waitSemaphoreCount;
+    submits[i].pWaitSemaphores = in.pWaitSemaphores;
+    submits[i].pWaitDstStageMask = stages[i].data();
+    submits[i].signalSemaphoreCount = in.signalSemaphoreCount;
+    submits[i].pSignalSemaphores = in.pSignalSemaphores;
+  }
+  return g_next.QueueSubmit(queue, count, submits.data(), fence);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR* info) {
+  if (HasTimelineStruct(info->pNext)) Violation("a timeline struct in vkQueuePresentKHR");
+  for (auto* s = static_cast<const VkBaseInStructure*>(info->pNext); s != nullptr; s = s->pNext) {
+    if (s->sType != VK_STRUCTURE_TYPE_PRESENT_REGIONS_KHR) continue;
+    const auto* regions = reinterpret_cast<const VkPresentRegionsKHR*>(s);
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (regions->pRegions != nullptr && regions->pRegions[0].rectangleCount != 0) {
+      g_last_region = regions->pRegions[0].pRectangles[0];
+    }
+    g_presents_with_regions.fetch_add(1);
+  }
+  return g_next.QueuePresentKHR(queue, info);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo* ci,
@@ -202,6 +248,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceC
   g_next.QueueSubmit2 = reinterpret_cast<PFN_vkQueueSubmit2>(g_gdpa(*out, "vkQueueSubmit2"));
   g_next.QueueSubmit2KHR = reinterpret_cast<PFN_vkQueueSubmit2>(g_gdpa(*out, "vkQueueSubmit2KHR"));
   g_next.QueueBindSparse = reinterpret_cast<PFN_vkQueueBindSparse>(g_gdpa(*out, "vkQueueBindSparse"));
+  g_next.QueuePresentKHR = reinterpret_cast<PFN_vkQueuePresentKHR>(g_gdpa(*out, "vkQueuePresentKHR"));
   return r;
 }
 
@@ -258,6 +305,9 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, cons
     return reinterpret_cast<PFN_vkVoidFunction>(&QueueSubmit2KHR);
   }
   ENTRY(QueueBindSparse);
+  if (std::strcmp(name, "vkQueuePresentKHR") == 0 && g_next.QueuePresentKHR != nullptr) {
+    return reinterpret_cast<PFN_vkVoidFunction>(&QueuePresentKHR);
+  }
   return g_gdpa(device, name);
 }
 
@@ -304,8 +354,26 @@ extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_reset
   g_violations = 0;
   g_last.clear();
   g_lost.store(false);
+  g_bind_sparse_calls.store(0);
+  g_semaphore_only_sparse.store(false);
+  g_presents_with_regions.store(0);
+  g_last_region = {};
 }
 
 extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_lose_device(int lost) {
   g_lost.store(lost != 0);
+}
+
+extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_semaphore_only_sparse(int on) {
+  g_semaphore_only_sparse.store(on != 0);
+}
+
+extern "C" __attribute__((visibility("default"))) uint32_t bindery_no_timeline_bind_sparse_calls() {
+  return g_bind_sparse_calls.load();
+}
+
+extern "C" __attribute__((visibility("default"))) uint32_t bindery_no_timeline_present_regions(VkRectLayerKHR* last) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (last != nullptr) *last = g_last_region;
+  return g_presents_with_regions.load();
 }

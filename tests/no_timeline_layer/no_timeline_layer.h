@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+
+#include <vulkan/vulkan.h>
 
 // extern "C" size_t bindery_no_timeline_violations(char* last, size_t size);
 // Returns how many timeline structs/values/calls reached the layer; copies the last one's
@@ -10,8 +13,20 @@ using BinderyNoTimelineViolationsFn = size_t (*)(char* last, size_t size);
 // extern "C" void bindery_no_timeline_reset();  (also ends an injected device loss)
 using BinderyNoTimelineResetFn = void (*)();
 // extern "C" void bindery_no_timeline_lose_device(int lost);
-// While `lost` is non-zero, every vkQueueSubmit / vkQueueSubmit2 returns VK_ERROR_DEVICE_LOST
+// While `lost` is non-zero, every vkQueueSubmit / vkQueueSubmit2 / vkQueueBindSparse returns VK_ERROR_DEVICE_LOST
 // without reaching the driver (device-loss tests of the layer above).
 using BinderyNoTimelineLoseDeviceFn = void (*)(int lost);
+
+// extern "C" void bindery_no_timeline_semaphore_only_sparse(int on);
+// While on, a vkQueueBindSparse that binds nothing reaches the driver as the vkQueueSubmit
+// with the same semaphores and fence (a stand-in for drivers without sparse binding, such
+// as lavapipe); one that binds something is a violation. Reset turns it off.
+using BinderyNoTimelineSemaphoreOnlySparseFn = void (*)(int on);
+// extern "C" uint32_t bindery_no_timeline_bind_sparse_calls();  vkQueueBindSparse calls seen since the reset.
+using BinderyNoTimelineBindSparseCallsFn = uint32_t (*)();
+// extern "C" uint32_t bindery_no_timeline_present_regions(VkRectLayerKHR* last);
+// Presents seen with VkPresentRegionsKHR since the reset; `last` gets the first rectangle of
+// the last one.
+using BinderyNoTimelinePresentRegionsFn = uint32_t (*)(VkRectLayerKHR* last);
 
 inline constexpr const char* kNoTimelineLayerName = "VK_LAYER_bindery_test_no_timeline";

@@ -1,5 +1,6 @@
 #include "support/vk_harness.h"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -85,44 +86,73 @@ VkHarness::VkHarness(const HarnessOptions& options) {
     }
     queue_family_ = options.queue_family;
   }
+  auto fits = [&](uint32_t i) { return (families[i].queueFlags & options.queue_flags) == options.queue_flags; };
   for (uint32_t i = 0; i < family_count && queue_family_ == UINT32_MAX; ++i) {
-    if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+    if (fits(i)) {
       queue_family_ = i;
       break;
     }
   }
   if (queue_family_ == UINT32_MAX) {
-    error_ = "no compute queue";
+    error_ = "no queue family with flags " + std::to_string(options.queue_flags);
     return;
   }
-  const float priority = 1.0f;
-  VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-  qci.queueFamilyIndex = queue_family_;
-  qci.queueCount = 1;
-  qci.pQueuePriorities = &priority;
+  // Queues per family: the chosen family first, as many as it has; then the others.
+  const uint32_t wanted = options.queue_count == 0 ? 1 : options.queue_count;
+  std::vector<std::pair<uint32_t, uint32_t>> plan;  // family, queue count
+  plan.emplace_back(queue_family_, std::min(wanted, families[queue_family_].queueCount));
+  uint32_t planned = plan[0].second;
+  for (uint32_t i = 0; i < family_count && planned < wanted; ++i) {
+    if (i == queue_family_ || !fits(i)) continue;
+    plan.emplace_back(i, 1u);
+    ++planned;
+  }
+  const std::vector<float> priorities(wanted, 1.0f);
+  std::vector<VkDeviceQueueCreateInfo> qcis;
+  for (const auto& [family, n] : plan) {
+    VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+    qci.queueFamilyIndex = family;
+    qci.queueCount = n;
+    qci.pQueuePriorities = priorities.data();
+    qcis.push_back(qci);
+  }
   VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   dci.pNext = options.device_pnext;
-  dci.queueCreateInfoCount = 1;
-  dci.pQueueCreateInfos = &qci;
+  dci.queueCreateInfoCount = static_cast<uint32_t>(qcis.size());
+  dci.pQueueCreateInfos = qcis.data();
   dci.enabledExtensionCount = static_cast<uint32_t>(options.device_extensions.size());
   dci.ppEnabledExtensionNames = options.device_extensions.data();
+  dci.pEnabledFeatures = options.enabled_features;
   r = vkCreateDevice(physical_, &dci, nullptr, &device_);
   if (r != VK_SUCCESS) {
     error_ = "vkCreateDevice failed: " + std::to_string(r);
     device_ = VK_NULL_HANDLE;
     return;
   }
-  vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
-  VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-  pci.queueFamilyIndex = queue_family_;
-  vkCreateCommandPool(device_, &pci, nullptr, &pool_);
+  for (const auto& [family, n] : plan) {
+    VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pci.queueFamilyIndex = family;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    vkCreateCommandPool(device_, &pci, nullptr, &pool);
+    families_.push_back(family);
+    for (uint32_t i = 0; i < n; ++i) {
+      VkQueue q = VK_NULL_HANDLE;
+      vkGetDeviceQueue(device_, family, i, &q);
+      queues_.push_back({q, family, pool});
+    }
+  }
+  queue_ = queues_[0].queue;
+  pool_ = queues_[0].pool;
 }
 
 void VkHarness::DestroyDevice() {
   if (device_ == VK_NULL_HANDLE) return;
   vkDeviceWaitIdle(device_);
-  if (pool_ != VK_NULL_HANDLE) vkDestroyCommandPool(device_, pool_, nullptr);
+  for (std::size_t i = 0; i < queues_.size(); ++i) {
+    if (i == 0 || queues_[i].pool != queues_[i - 1].pool) vkDestroyCommandPool(device_, queues_[i].pool, nullptr);
+  }
+  queues_.clear();
   if (descriptor_pool_ != VK_NULL_HANDLE) vkDestroyDescriptorPool(device_, descriptor_pool_, nullptr);
   vkDestroyDevice(device_, nullptr);
   device_ = VK_NULL_HANDLE;
@@ -187,6 +217,11 @@ HostBuffer VkHarness::CreateHostBuffer(VkDeviceSize size, VkBufferUsageFlags usa
   bci.size = size;
   bci.usage = usage;
   bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  if (families_.size() > 1) {  // queues of several families use it: no ownership transfers needed
+    bci.sharingMode = VK_SHARING_MODE_CONCURRENT;
+    bci.queueFamilyIndexCount = static_cast<uint32_t>(families_.size());
+    bci.pQueueFamilyIndices = families_.data();
+  }
   if (vkCreateBuffer(device_, &bci, nullptr, &b.buffer) != VK_SUCCESS) return {};
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(device_, b.buffer, &req);
@@ -279,9 +314,9 @@ VkDescriptorSet VkHarness::AllocateStorageSet(const ComputeKernel& kernel, const
   return set;
 }
 
-VkCommandBuffer VkHarness::BeginCommands() {
+VkCommandBuffer VkHarness::BeginCommands(uint32_t queue_index) {
   VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  cbai.commandPool = pool_;
+  cbai.commandPool = queues_.at(queue_index).pool;
   cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   cbai.commandBufferCount = 1;
   VkCommandBuffer cb = VK_NULL_HANDLE;

@@ -24,8 +24,15 @@ struct HarnessOptions {
   uint32_t api_version = VK_API_VERSION_1_3;
   std::vector<const char*> instance_extensions;  // besides VK_EXT_debug_utils (e.g. surface extensions)
   std::vector<const char*> device_extensions;
-  // The queue family of the device's one queue; UINT32_MAX: the first family with compute.
+  // The queue family of the device's (first) queue; UINT32_MAX: the first family with
+  // every bit of queue_flags.
   uint32_t queue_family = UINT32_MAX;
+  VkQueueFlags queue_flags = VK_QUEUE_COMPUTE_BIT;
+  // Queues the device gets (tests across queues): from the chosen family while it has
+  // enough, else one more from each other family with queue_flags. Fewer where the device
+  // has fewer (queue_count() says how many: a test skips on that, the harness does not fail).
+  uint32_t queue_count = 1;
+  const VkPhysicalDeviceFeatures* enabled_features = nullptr;  // VkDeviceCreateInfo::pEnabledFeatures
 };
 
 struct Message {
@@ -64,6 +71,11 @@ class VkHarness {
   VkQueue queue() const { return queue_; }
   uint32_t queue_family() const { return queue_family_; }
   VkCommandPool command_pool() const { return pool_; }
+  // Every queue the device got (queue_at(0) == queue()), its family and a command pool of it.
+  uint32_t queue_count() const { return static_cast<uint32_t>(queues_.size()); }
+  VkQueue queue_at(uint32_t i) const { return queues_[i].queue; }
+  uint32_t queue_family_at(uint32_t i) const { return queues_[i].family; }
+  VkCommandPool command_pool_at(uint32_t i) const { return queues_[i].pool; }
 
   // Every captured message; validation problems are warnings/errors that come from
   // neither Bindery ("BINDERY-*") nor the loader's own chatter.
@@ -85,7 +97,8 @@ class VkHarness {
   // Destroys the device early (tests that check what the layer says at device destruction).
   void DestroyDevice();
 
-  VkCommandBuffer BeginCommands();
+  // A one-time command buffer of the pool of queue `queue_index`'s family, begun.
+  VkCommandBuffer BeginCommands(uint32_t queue_index = 0);
   // Ends, submits, waits for the queue to idle and frees the command buffer.
   VkResult SubmitAndWait(VkCommandBuffer cb);
 
@@ -103,6 +116,13 @@ class VkHarness {
   VkQueue queue_ = VK_NULL_HANDLE;
   uint32_t queue_family_ = 0;
   VkCommandPool pool_ = VK_NULL_HANDLE;
+  struct QueueSlot {
+    VkQueue queue;
+    uint32_t family;
+    VkCommandPool pool;  // one per family, shared by that family's queues
+  };
+  std::vector<QueueSlot> queues_;
+  std::vector<uint32_t> families_;  // distinct families with queues (buffers are shared by all)
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
   mutable std::mutex messages_mutex_;
   std::vector<Message> messages_;
