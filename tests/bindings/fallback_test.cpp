@@ -151,6 +151,7 @@ TEST(BindingsFallback, RefusedShaderRunsNativelyBetweenConvertedOnes) {
   EXPECT_TRUE(forced.validation.empty()) << forced.validation;
   EXPECT_EQ(Counter(forced.summary, "fallen back"), 1u) << forced.summary;
   EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), 2u) << forced.summary;
+  EXPECT_EQ(Counter(forced.summary, "layer-owned"), 1u) << forced.summary;  // materialised from a layer-owned set
   ASSERT_EQ(native.out.size(), 3 * kWords);
   for (uint32_t i = 0; i < kWords; ++i) {
     const uint32_t a = i + 1, b = 1000 + 3 * i;
