@@ -9,13 +9,13 @@
 //     maxPerStageResources by as much): storage buffers never reach the driver's
 //     descriptors, only records in the pool's block.
 //   maxBoundDescriptorSets: sets whose descriptors all convert exist only as roots (8 bytes
-//     of push constants each) and are left out of the native layout; the others are
-//     renumbered in order. Raised to as many roots as push-constant space holds (up to
-//     32, what the per-command-buffer bind state tracks). Two conditions remain, each
-//     failing pipeline-layout or pipeline creation with a logged reason, not silently:
-//     at most the driver's own limit of sets may keep native descriptors (images,
-//     samplers, texel buffers, uniform buffers unless converted), and the roots must fit
-//     after the application's own push constants.
+//     of push constants each, or in the reserved set's ring when push constants are
+//     full) and are left out of the native layout; the others are renumbered in order.
+//     Raised to 32 (what the per-command-buffer bind state tracks). One condition
+//     remains, failing pipeline-layout creation with a logged reason, not silently: the
+//     sets that keep native descriptors (images, samplers, texel buffers, uniform buffers
+//     unless converted), plus the reserved set where the root needs it, must be within
+//     the driver's own limit.
 // Not raised: dynamic storage buffers (their offsets travel in push constants, a few
 // dozen at most), uniform buffers (converted only with a setting).
 #pragma once
@@ -27,11 +27,9 @@ namespace bindery::bindings {
 inline constexpr uint32_t kRaisedStorageBuffers = 1u << 16;
 
 void RaiseLimits(VkPhysicalDeviceLimits& limits);
-// The raised maxBoundDescriptorSets: roots that fit in the device's push-constant space.
-inline uint32_t RaisedBoundSets(const VkPhysicalDeviceLimits& limits) {
-  const uint32_t roots = limits.maxPushConstantsSize / 8;
-  return roots < 32 ? roots : 32;
-}
+// The raised maxBoundDescriptorSets: 32 (what the per-command-buffer bind state tracks).
+// Roots that do not fit in push constants go to the reserved set's ring (one native set).
+inline uint32_t RaisedBoundSets(const VkPhysicalDeviceLimits&) { return 32; }
 
 VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceProperties(VkPhysicalDevice, VkPhysicalDeviceProperties*);
 VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceProperties2(VkPhysicalDevice, VkPhysicalDeviceProperties2*);

@@ -43,9 +43,8 @@ TEST(BindingsLimits, RaisedOnlyWhenForced) {
   } else {
     EXPECT_EQ(forced.maxPerStageResources, UINT32_MAX);
   }
-  // As many roots as push constants hold (lavapipe: 128 bytes, 16 sets; at most 32).
-  EXPECT_EQ(forced.maxBoundDescriptorSets,
-            std::max(native.maxBoundDescriptorSets, std::min(32u, native.maxPushConstantsSize / 8)));
+  // 32: roots beyond push-constant space go to the reserved set's ring.
+  EXPECT_EQ(forced.maxBoundDescriptorSets, std::max(native.maxBoundDescriptorSets, 32u));
   // Not honoured, so not raised.
   EXPECT_EQ(forced.maxDescriptorSetStorageBuffersDynamic, native.maxDescriptorSetStorageBuffersDynamic);
   EXPECT_EQ(forced.maxPushConstantsSize, native.maxPushConstantsSize);
