@@ -131,7 +131,8 @@ DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p,
       plan(p),
       counters{&device_state.counters.Register("pipelines rewritten"),
                &device_state.counters.Register("fallen back"),
-               &device_state.counters.Register("descriptor sets converted")} {
+               &device_state.counters.Register("descriptor sets converted"),
+               &device_state.counters.Register("argument-block bytes")} {
   max_push_bytes = device_state.properties.limits.maxPushConstantsSize;
   device_state.instance->dispatch.GetPhysicalDeviceMemoryProperties(device_state.physical_device, &memory_properties);
 }

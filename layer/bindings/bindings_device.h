@@ -157,6 +157,7 @@ class DeviceBindings : public CapabilityDevice {
     Counter* rewritten;    // pipelines created from rewritten shaders
     Counter* fallen_back;  // pipelines that needed a conversion and could not have it
     Counter* sets;         // descriptor sets with argument blocks
+    Counter* block_bytes;  // argument-block device memory allocated for pools (bytes, all pools ever)
   } counters;
 };
 
