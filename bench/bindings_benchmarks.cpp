@@ -16,6 +16,7 @@
 #include <benchmark/benchmark.h>
 #include <vulkan/vulkan.h>
 
+#include "axpy_pointers_spv.h"
 #include "axpy_spv.h"
 #include "device_buffer.h"
 #include "four_buffers_spv.h"
@@ -73,12 +74,26 @@ struct NoDriverCaches {
   ScopedEnv nvidia{"__GL_SHADER_DISK_CACHE", "0"};
 };
 
-test::HarnessOptions Options(bool forced) {
+test::HarnessOptions Options(bool forced, const void* device_pnext = nullptr) {
   test::HarnessOptions o;
   o.bindery = forced;
   o.validation = false;  // never measure the validation layer
+  o.device_pnext = device_pnext;
   return o;
 }
+
+// The pointer kernel's buffers need the feature natively (Bindery enables it itself).
+VkPhysicalDeviceBufferDeviceAddressFeatures BdaFeatures() {
+  VkPhysicalDeviceBufferDeviceAddressFeatures f{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
+  f.bufferDeviceAddress = VK_TRUE;
+  return f;
+}
+
+struct PointerArgs {
+  VkDeviceAddress x, y, z;
+  uint32_t n;
+  uint32_t pad;
+};
 
 // Index of the OpConstant word holding `value`, or 0.
 size_t FindConstantWord(const std::vector<uint32_t>& words, uint32_t value) {
@@ -103,7 +118,8 @@ class BindingsDevice {
       : forced_(forced),
         env_("BINDERY_INDIRECT_BINDINGS", forced ? "force" : nullptr),
         ubo_env_("BINDERY_BINDINGS_UBO", nullptr),
-        harness_(Options(forced)) {}
+        bda_(BdaFeatures()),
+        harness_(Options(forced, &bda_)) {}
 
   ~BindingsDevice() {
     const VkDevice d = harness_.device();
@@ -113,7 +129,9 @@ class BindingsDevice {
     if (queries_ != VK_NULL_HANDLE) vkDestroyQueryPool(d, queries_, nullptr);
     if (axpy_.module != VK_NULL_HANDLE) harness_.Destroy(axpy_);
     if (tiny_.module != VK_NULL_HANDLE) harness_.Destroy(tiny_);
+    if (pointers_.module != VK_NULL_HANDLE) harness_.Destroy(pointers_);
     for (DeviceBuffer& b : buffers_) DestroyDeviceBuffer(d, b);
+    for (DeviceBuffer& b : pointer_buffers_) DestroyDeviceBuffer(d, b);
   }
 
   // Empty on success.
@@ -132,9 +150,22 @@ class BindingsDevice {
                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, &error);
       if (b.buffer == VK_NULL_HANDLE) return "storage buffer: " + error;
     }
+    {
+      // Buffers of their own for the pointer kernel, with addresses (device_buffer.cpp's
+      // knob), so that the descriptor kernels' buffers stay as an application makes them.
+      ScopedEnv address("BINDERY_BENCH_APP_ADDRESS", "both");
+      for (DeviceBuffer& b : pointer_buffers_) {
+        b = CreateDeviceBuffer(harness_.physical_device(), d, buffer_bytes_,
+                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, &error);
+        if (b.buffer == VK_NULL_HANDLE) return "addressable storage buffer: " + error;
+      }
+    }
     axpy_ = harness_.CreateKernel(axpy_spv, sizeof(axpy_spv), 3);
     tiny_ = harness_.CreateKernel(tiny_spv, sizeof(tiny_spv), 3);
-    if (axpy_.pipeline == VK_NULL_HANDLE || tiny_.pipeline == VK_NULL_HANDLE) return "kernel creation failed";
+    pointers_ = harness_.CreateKernel(axpy_pointers_spv, sizeof(axpy_pointers_spv), 0, sizeof(PointerArgs));
+    if (axpy_.pipeline == VK_NULL_HANDLE || tiny_.pipeline == VK_NULL_HANDLE || pointers_.pipeline == VK_NULL_HANDLE) {
+      return "kernel creation failed";
+    }
     const std::vector<VkBuffer> handles = {buffers_[0].buffer, buffers_[1].buffer, buffers_[2].buffer};
     set_ = harness_.AllocateStorageSet(axpy_, handles);  // both kernels have the same set layout shape
     tiny_set_ = harness_.AllocateStorageSet(tiny_, handles);
@@ -154,7 +185,10 @@ class BindingsDevice {
     // x = 1.0, y = 2.0, z = 0 (float bits).
     VkCommandBuffer cb = harness_.BeginCommands();
     const uint32_t fills[3] = {0x3f800000u, 0x40000000u, 0u};
-    for (int i = 0; i < 3; ++i) vkCmdFillBuffer(cb, buffers_[i].buffer, 0, VK_WHOLE_SIZE, fills[i]);
+    for (int i = 0; i < 3; ++i) {
+      vkCmdFillBuffer(cb, buffers_[i].buffer, 0, VK_WHOLE_SIZE, fills[i]);
+      vkCmdFillBuffer(cb, pointer_buffers_[i].buffer, 0, VK_WHOLE_SIZE, fills[i]);
+    }
     if (harness_.SubmitAndWait(cb) != VK_SUCCESS) return "buffer fill failed";
 
     // The two measured command buffers, recorded once.
@@ -163,7 +197,8 @@ class BindingsDevice {
     cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     cbai.commandBufferCount = 1;
     if (vkAllocateCommandBuffers(d, &cbai, &axpy_cb_) != VK_SUCCESS ||
-        vkAllocateCommandBuffers(d, &cbai, &tiny_cb_) != VK_SUCCESS) {
+        vkAllocateCommandBuffers(d, &cbai, &tiny_cb_) != VK_SUCCESS ||
+        vkAllocateCommandBuffers(d, &cbai, &pointers_cb_) != VK_SUCCESS) {
       return "command buffer allocation failed";
     }
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
@@ -177,6 +212,22 @@ class BindingsDevice {
     vkCmdDispatch(axpy_cb_, groups, 1, 1);
     vkCmdWriteTimestamp(axpy_cb_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
     if (vkEndCommandBuffer(axpy_cb_) != VK_SUCCESS) return "recording the bandwidth kernel failed";
+    PointerArgs args{};
+    VkDeviceAddress* addresses[3] = {&args.x, &args.y, &args.z};
+    for (int i = 0; i < 3; ++i) {
+      VkBufferDeviceAddressInfo info{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+      info.buffer = pointer_buffers_[i].buffer;
+      *addresses[i] = vkGetBufferDeviceAddress(d, &info);
+    }
+    args.n = static_cast<uint32_t>(vec4s);
+    vkBeginCommandBuffer(pointers_cb_, &begin);
+    vkCmdResetQueryPool(pointers_cb_, queries_, 0, 2);
+    vkCmdBindPipeline(pointers_cb_, VK_PIPELINE_BIND_POINT_COMPUTE, pointers_.pipeline);
+    vkCmdPushConstants(pointers_cb_, pointers_.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(args), &args);
+    vkCmdWriteTimestamp(pointers_cb_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 0);
+    vkCmdDispatch(pointers_cb_, groups, 1, 1);
+    vkCmdWriteTimestamp(pointers_cb_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
+    if (vkEndCommandBuffer(pointers_cb_) != VK_SUCCESS) return "recording the pointer kernel failed";
     vkBeginCommandBuffer(tiny_cb_, &begin);
     vkCmdBindPipeline(tiny_cb_, VK_PIPELINE_BIND_POINT_COMPUTE, tiny_.pipeline);
     vkCmdBindDescriptorSets(tiny_cb_, VK_PIPELINE_BIND_POINT_COMPUTE, tiny_.layout, 0, 1, &tiny_set_, 0, nullptr);
@@ -185,15 +236,16 @@ class BindingsDevice {
 
     // One bandwidth run, checked where the result can be read (z = 3.0000002 * 1 + 2).
     double seconds = 0;
-    if (!Bandwidth(&seconds)) return "the bandwidth kernel failed";
-    if (buffers_[2].memory_flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+    if (!Bandwidth(false, &seconds) || !Bandwidth(true, &seconds)) return "the bandwidth kernel failed";
+    for (const DeviceBuffer* z : {&buffers_[2], &pointer_buffers_[2]}) {
+      if ((z->memory_flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) == 0) continue;
       void* p = nullptr;
-      if (vkMapMemory(d, buffers_[2].memory, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS) return "vkMapMemory failed";
-      const float* z = static_cast<const float*>(p);
-      const float first = z[0], last = z[buffer_bytes_ / 4 - 1];
-      vkUnmapMemory(d, buffers_[2].memory);
+      if (vkMapMemory(d, z->memory, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS) return "vkMapMemory failed";
+      const float* v = static_cast<const float*>(p);
+      const float first = v[0], last = v[buffer_bytes_ / 4 - 1];
+      vkUnmapMemory(d, z->memory);
       if (std::fabs(first - 5.0f) > 1e-5f || std::fabs(last - 5.0f) > 1e-5f) {
-        return "the bandwidth kernel computed z[0] = " + std::to_string(first) + ", z[last] = " + std::to_string(last) +
+        return "a bandwidth kernel computed z[0] = " + std::to_string(first) + ", z[last] = " + std::to_string(last) +
                " (expected 5)";
       }
     }
@@ -203,9 +255,9 @@ class BindingsDevice {
   const std::string& description() const { return description_; }
   uint64_t buffer_bytes() const { return buffer_bytes_; }
 
-  // GPU seconds of one axpy pass (timestamps).
-  bool Bandwidth(double* seconds) {
-    if (!SubmitWait(axpy_cb_)) return false;
+  // GPU seconds of one axpy pass (timestamps): descriptors, or the hand-written pointers.
+  bool Bandwidth(bool pointers, double* seconds) {
+    if (!SubmitWait(pointers ? pointers_cb_ : axpy_cb_)) return false;
     uint64_t t[2];
     if (vkGetQueryPoolResults(harness_.device(), queries_, 0, 2, sizeof(t), t, sizeof(uint64_t),
                               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) != VK_SUCCESS) {
@@ -263,17 +315,19 @@ class BindingsDevice {
   bool forced_;
   ScopedEnv env_;      // before harness_: the instance reads it
   ScopedEnv ubo_env_;  // storage buffers only, whatever the caller's environment says
+  VkPhysicalDeviceBufferDeviceAddressFeatures bda_;  // before harness_: it points here
   NoDriverCaches no_caches_;
   test::VkHarness harness_;
   std::string description_;
   double timestamp_period_ns_ = 1;
   uint64_t buffer_bytes_ = 0;
   DeviceBuffer buffers_[3];
-  test::ComputeKernel axpy_, tiny_;
+  DeviceBuffer pointer_buffers_[3];
+  test::ComputeKernel axpy_, tiny_, pointers_;
   VkDescriptorSet set_ = VK_NULL_HANDLE, tiny_set_ = VK_NULL_HANDLE;
   VkQueryPool queries_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
-  VkCommandBuffer axpy_cb_ = VK_NULL_HANDLE, tiny_cb_ = VK_NULL_HANDLE;
+  VkCommandBuffer axpy_cb_ = VK_NULL_HANDLE, tiny_cb_ = VK_NULL_HANDLE, pointers_cb_ = VK_NULL_HANDLE;
   std::vector<uint32_t> axpy_words_;
   size_t magic_word_ = 0;
   uint32_t cold_counter_ = 0;
@@ -281,7 +335,7 @@ class BindingsDevice {
 
 namespace {
 
-enum Workload : size_t { kBandwidth, kTiny, kCold, kCached, kWorkloadCount };
+enum Workload : size_t { kBandwidth, kPointers, kTiny, kCold, kCached, kWorkloadCount };
 
 struct WorkloadInfo {
   const char* name;
@@ -292,6 +346,9 @@ struct WorkloadInfo {
 
 const WorkloadInfo kWorkloads[kWorkloadCount] = {
     {"bindings/axpy z=a*x+y, 3 storage buffers", "GB/s", true, ">= 0.9x lavapipe, >= 0.98x H100"},
+    // Not converted (no descriptors): its native column against the row above is the
+    // driver's pointer-vs-descriptor cost, the floor of what the rewrite can reach.
+    {"bindings/same axpy by hand through buffer_reference pointers", "GB/s", true, "(diagnosis)"},
     {"bindings/10^4 one-workgroup dispatches, submitted", "us/dispatch", false, "<= 1.0x"},
     {"bindings/create compute pipeline, new module (cold rewrite)", "ms/pipeline", false, "<= 1.15x"},
     {"bindings/create compute pipeline, same module (rewrite cache)", "ms/pipeline", false, "<= 1.02x"},
@@ -309,9 +366,10 @@ void RunBindingsBenchmark(benchmark::State& state, BindingsSuite* suite, size_t 
   for (auto _ : state) {
     bool ok = true;
     switch (workload) {
-      case kBandwidth: {
+      case kBandwidth:
+      case kPointers: {
         double s = 0;
-        ok = d->Bandwidth(&s);
+        ok = d->Bandwidth(workload == kPointers, &s);
         if (ok) gbps.push_back(3.0 * static_cast<double>(d->buffer_bytes()) / s * 1e-9);
         break;
       }
@@ -333,7 +391,7 @@ void RunBindingsBenchmark(benchmark::State& state, BindingsSuite* suite, size_t 
   const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
   const double n = static_cast<double>(state.iterations());
   double value = 0;
-  if (workload == kBandwidth) {
+  if (workload == kBandwidth || workload == kPointers) {
     value = Median(gbps);  // GPU time, the median pass
   } else if (workload == kTiny) {
     value = us / (n * kTinyDispatches);
@@ -421,8 +479,8 @@ std::vector<BindingsRow> BindingsSuite::Rows() const {
     }
     if (complete) rows.push_back(row);
   }
-  if (!rows.empty() && rows.front().unit == std::string("GB/s")) {
-    rows.front().workload += " (" + std::to_string(bandwidth_bytes() >> 20) + " MiB each)";
+  for (BindingsRow& r : rows) {
+    if (r.unit == std::string("GB/s")) r.workload += " (" + std::to_string(bandwidth_bytes() >> 20) + " MiB each)";
   }
   return rows;
 }
