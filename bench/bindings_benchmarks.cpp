@@ -28,6 +28,7 @@ namespace bindery::bench {
 namespace {
 
 constexpr uint32_t kTinyDispatches = 10000;
+constexpr int kTinyIterations = 15;  // submissions per run; the fastest counts
 constexpr uint32_t kMaxGroups = 32768;  // the axpy dispatch; its loop strides over the rest
 constexpr uint64_t kGpuBufferBytes = 256ull << 20;
 constexpr uint64_t kCpuBufferBytes = 16ull << 20;  // lavapipe: a run stays short
@@ -362,6 +363,7 @@ void RunBindingsBenchmark(benchmark::State& state, BindingsSuite* suite, size_t 
     return;
   }
   std::vector<double> gbps;
+  double best_tiny_us = 1e300;  // the fastest submission: other processes' load only slows a run down
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
     bool ok = true;
@@ -373,9 +375,13 @@ void RunBindingsBenchmark(benchmark::State& state, BindingsSuite* suite, size_t 
         if (ok) gbps.push_back(3.0 * static_cast<double>(d->buffer_bytes()) / s * 1e-9);
         break;
       }
-      case kTiny:
+      case kTiny: {
+        const auto t0 = std::chrono::steady_clock::now();
         ok = d->Tiny();
+        best_tiny_us = std::min(
+            best_tiny_us, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
         break;
+      }
       case kCold:
         ok = d->CreateCold();
         break;
@@ -394,7 +400,7 @@ void RunBindingsBenchmark(benchmark::State& state, BindingsSuite* suite, size_t 
   if (workload == kBandwidth || workload == kPointers) {
     value = Median(gbps);  // GPU time, the median pass
   } else if (workload == kTiny) {
-    value = us / (n * kTinyDispatches);
+    value = best_tiny_us / kTinyDispatches;
   } else {
     value = us / n / 1000.0;
   }
@@ -421,9 +427,10 @@ void BindingsSuite::Register() {
         const bool forced = (v == 1) != (round % 2 == 1);
         std::string name = std::string(kWorkloads[w].name) + (forced ? "/forced" : "/native");
         if (rounds_ > 1) name += "/round:" + std::to_string(round + 1);
-        benchmark::RegisterBenchmark(name.c_str(), &RunBindingsBenchmark, this, w, forced, round)
-            ->Unit(benchmark::kMillisecond)
-            ->UseRealTime();
+        benchmark::internal::Benchmark* b =
+            benchmark::RegisterBenchmark(name.c_str(), &RunBindingsBenchmark, this, w, forced, round);
+        b->Unit(benchmark::kMillisecond)->UseRealTime();
+        if (w == kTiny) b->Iterations(kTinyIterations);
       }
     }
   }

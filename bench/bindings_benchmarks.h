@@ -3,7 +3,7 @@
 //   bandwidth    z = a*x + y over three storage buffers (256 MiB each on a GPU, 16 MiB on a
 //                CPU driver), GPU time from timestamps: GB/s (bytes read + written)
 //   tiny         10^4 one-workgroup dispatches in one pre-recorded command buffer, submitted
-//                and waited: wall-clock time per dispatch
+//                and waited: wall-clock time per dispatch (the fastest of 15 submissions)
 //   cold create  vkCreateShaderModule + vkCreateComputePipelines (no pipeline cache) of a
 //                module never seen before (a constant patched per iteration): the rewrite
 //                cache misses on the forced side, the driver compiles on both

@@ -265,7 +265,7 @@ bool PrintBindingsTable(const std::vector<BindingsRow>& rows, const BindingsMemo
       "Median of " + std::to_string(rows.front().samples) +
       " interleaved run(s) per cell. Native: no layer; forced: VK_LAYER_bindery with BINDERY_INDIRECT_BINDINGS=force "
       "(storage buffers converted, the pipelines rewritten). Bandwidth: GPU time from timestamps around one "
-      "dispatch, bytes read + written; tiny dispatches: wall-clock submit-to-fence of one pre-recorded command buffer; "
+      "dispatch, bytes read + written; tiny dispatches: wall-clock submit-to-fence of one pre-recorded command buffer, the fastest of 15; "
       "pipeline creation: wall-clock, no VkPipelineCache, driver disk caches off (MESA_SHADER_CACHE_DISABLE, "
       "__GL_SHADER_DISK_CACHE=0), the cold row creates a new module (a patched constant) each time.";
   std::ofstream out(options.markdown, std::ios::app);
