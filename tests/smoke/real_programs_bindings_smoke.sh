@@ -145,10 +145,12 @@ chain="$(layer_chain vkCreateDevice "$out_dir/glxinfo/out.log")"
     fail "zink's device chain is 'app -> $(arrows "$chain")', expected $LAYER_NAME above $VALIDATION_LAYER"
 log "GL renderer: $renderer; zink's device chain: app -> $(arrows "$chain") -> lavapipe"
 
-# piglit: the execution tests of UBOs, SSBOs and compute shaders (and a few programs).
+# piglit: the execution tests of UBOs, SSBOs and compute shaders (GLSL, and SPIR-V given to
+# GL directly: arb_gl_spirv), GLSL 1.40 uniform blocks, and a few programs.
 cd "$PIGLIT_DIR/tests/spec"
 mapfile -t shader_tests < <(find arb_shader_storage_buffer_object/execution arb_compute_shader/execution \
-    arb_uniform_buffer_object -name '*.shader_test' | sort)
+    arb_uniform_buffer_object arb_gl_spirv/execution/ssbo arb_gl_spirv/execution/ubo glsl-1.40/uniform_buffer \
+    -name '*.shader_test' 2>/dev/null | sort)
 readonly BIN_TESTS=(arb_uniform_buffer_object-rendering arb_uniform_buffer_object-rendering-array
     arb_uniform_buffer_object-rendering-dsa arb_uniform_buffer_object-bufferstorage arb_uniform_buffer_object-row-major
     arb_shader_storage_buffer_object-rendering arb_shader_storage_buffer_object-array-ssbo-binding
