@@ -82,8 +82,10 @@ export XDG_RUNTIME_DIR="$work_dir/xdg-runtime"
 mkdir -m 700 "$XDG_RUNTIME_DIR"
 fb_dir="$work_dir/fb"
 mkdir "$fb_dir"
-screen_w=512 screen_h=512
-xvfb_pid="" underlay_pid=""
+# Used by lib/vkcube_common.sh (start_xvfb, stop_underlay).
+# shellcheck disable=SC2034
+screen_w=512 screen_h=512 underlay_pid=""
+xvfb_pid=""
 source "$(dirname "${BASH_SOURCE[0]}")/lib/vkcube_common.sh"
 cleanup() {
     local rc=$?
@@ -214,8 +216,9 @@ log "piglit: $total tests, same results but $improved improved by Bindery ($((SE
 for mode in native bindery; do
     run_program "$mode" "$out_dir/glmark2/$mode" 0 "${gl_env[@]}" glmark2 --off-screen -s 128x128 \
         -b build:duration=0.5 -b shading:shading=phong:duration=0.5
-    [[ $run_rc == 0 ]] && grep -q 'glmark2 Score' "$out_dir/glmark2/$mode/out.log" ||
-        fail "glmark2 ($mode): exit $run_rc (see $out_dir/glmark2/$mode/out.log)"
+    if [[ $run_rc != 0 ]] || ! grep -q 'glmark2 Score' "$out_dir/glmark2/$mode/out.log"; then
+        fail "glmark2 ($mode): exit $run_rc or no score (see $out_dir/glmark2/$mode/out.log)"
+    fi
 done
 [[ "$(messages "$out_dir/glmark2/native/validation.log")" == "$(messages "$out_dir/glmark2/bindery/validation.log")" ]] ||
     fail "glmark2: validation messages differ with Bindery (see $out_dir/glmark2/*/validation.log)"
