@@ -22,6 +22,7 @@
 #include <vulkan/vulkan.h>
 
 #include "bench_device.h"
+#include "bindings_benchmarks.h"
 #include "record_benchmarks.h"
 #include "table_reporter.h"
 #include "timeline_benchmarks.h"
@@ -108,7 +109,7 @@ bool ParseOwnFlags(int* argc, char** argv, Options* o) {
                     "                     --transfer-max-size BYTES  largest transfer size, 4 KiB..1 GiB (default\n"
                     "                                      %llu; suffixes K, M, G)\n"
                     "                     --csv FILE       write transfer bandwidth as CSV (scripts/plot-transfers)\n"
-                    "Select benchmarks with --benchmark_filter, e.g. '^record/', '^transfer/' or '^timeline/'.\n"
+                    "Select benchmarks with --benchmark_filter, e.g. '^record/', '^transfer/', '^timeline/' or '^bindings/'.\n"
                     "Google Benchmark flags follow (default min time here: %.2fs; transfer benchmarks: a shorter\n"
                     "one of their own unless --benchmark_min_time is given).\n\n",
                     kDefaultRounds, static_cast<unsigned long long>(kDefaultTransferMaxSize), kDefaultMinTimeS);
@@ -252,6 +253,31 @@ bool PrintTimelineTable(const std::vector<TimelineRow>& rows, const std::string&
   return true;
 }
 
+// The indirect-bindings table and memory line (appended to the Markdown file). False if
+// the file could not be written.
+bool PrintBindingsTable(const std::vector<BindingsRow>& rows, const BindingsMemory& memory, const std::string& device,
+                        const Options& options) {
+  std::printf("\nIndirect bindings on %s (median of %zu run(s) per cell; native = no layer, forced = "
+              "BINDERY_INDIRECT_BINDINGS=force)\n\n%s",
+              device.c_str(), rows.front().samples, FormatBindingsTable(rows, memory).c_str());
+  if (options.markdown.empty()) return true;
+  const std::string note =
+      "Median of " + std::to_string(rows.front().samples) +
+      " interleaved run(s) per cell. Native: no layer; forced: VK_LAYER_bindery with BINDERY_INDIRECT_BINDINGS=force "
+      "(storage buffers converted, the pipelines rewritten). Bandwidth: GPU time from timestamps around one "
+      "dispatch, bytes read + written; tiny dispatches: wall-clock submit-to-fence of one pre-recorded command buffer, the fastest of 15; "
+      "pipeline creation: wall-clock, no VkPipelineCache, driver disk caches off (MESA_SHADER_CACHE_DISABLE, "
+      "__GL_SHADER_DISK_CACHE=0), the cold row creates a new module (a patched constant) each time.";
+  std::ofstream out(options.markdown, std::ios::app);
+  out << "\n" << FormatBindingsMarkdown(rows, memory, device, Today(), note);
+  if (!out) {
+    std::fprintf(stderr, "bindery_bench: error: could not write %s\n", options.markdown.c_str());
+    return false;
+  }
+  std::printf("\nIndirect-bindings table appended to %s\n", options.markdown.c_str());
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -308,6 +334,9 @@ int main(int argc, char** argv) {
   // benchmark runs.
   TimelineSuite timelines(options.rounds);
   timelines.Register();
+  // Indirect-bindings devices (native, forced) are created when the first one runs.
+  BindingsSuite bindings(options.rounds);
+  bindings.Register();
   const bool color = options.color == 1 || (options.color == -1 && isatty(STDOUT_FILENO));
   const auto output = color ? benchmark::ConsoleReporter::OO_ColorTabular : benchmark::ConsoleReporter::OO_Tabular;
   TransferReporter reporter(output, WorkloadNames(), registrations, kDispatchesPerIteration, transfers.registrations());
@@ -321,6 +350,14 @@ int main(int argc, char** argv) {
     const std::vector<TimelineRow> timeline_rows = timelines.Rows();
     timelines.Finish();
     if (!timeline_rows.empty() && !PrintTimelineTable(timeline_rows, timelines.device_description(), options)) return 1;
+  }
+  if (bindings.started()) {
+    const std::vector<BindingsRow> bindings_rows = bindings.Rows();
+    const BindingsMemory memory = bindings.Finish();
+    if (!bindings_rows.empty() &&
+        !PrintBindingsTable(bindings_rows, memory, bindings.device_description(), options)) {
+      return 1;
+    }
   }
   if (reporter.errors() > 0) {
     std::fprintf(stderr, "bindery_bench: %d benchmark(s) reported an error\n", reporter.errors());

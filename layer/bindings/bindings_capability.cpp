@@ -174,7 +174,8 @@ DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p,
                &device_state.counters.Register("descriptor sets converted"),
                &device_state.counters.Register("layer-owned"),
                &device_state.counters.Register("push descriptor updates converted"),
-               &device_state.counters.Register("root ring bytes")} {
+               &device_state.counters.Register("root ring bytes"),
+               &device_state.counters.Register("argument-block bytes")} {
   max_push_bytes = device_state.properties.limits.maxPushConstantsSize;
   max_bound_sets = device_state.properties.limits.maxBoundDescriptorSets;
   ring_alignment = static_cast<uint32_t>(

@@ -195,6 +195,7 @@ struct TemplateShadow {
   VkPipelineLayout full_layout = VK_NULL_HANDLE;
   bool push = false;
   VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;  // of a push template
+  uint32_t data_size = 0;  // bytes of pData a push with it reads (push templates)
   // Which vkDestroyDescriptorUpdateTemplate(KHR) the native templates go back through.
   PFN_vkDestroyDescriptorUpdateTemplate destroy = nullptr;
 };
@@ -288,6 +289,7 @@ class DeviceBindings : public CapabilityDevice {
     Counter* owned_sets;   // of them layer-owned (no native set)
     Counter* pushes;       // push-descriptor updates whose records went to the ring
     Counter* ring_bytes;   // bytes of ring blocks created (root_ring.h)
+    Counter* block_bytes;  // argument-block device memory allocated for pools (bytes, all pools ever)
   } counters;
 };
 
@@ -319,6 +321,17 @@ class BindingsCommandData : public CommandData {
     // earlier push wrote and this one does not: the new block starts as its copy).
     const SetLayoutShadow* push_layout[kMaxSets] = {};
     const uint8_t* push_block[kMaxSets] = {};
+    // The last push to each set number as the application made it, kept in push_arena,
+    // so that a pipeline running natively that is bound after it still gets it (pushed
+    // again with its full layout: push_descriptor_hooks.cpp).
+    struct PushCopy {
+      bool valid = false;
+      const TemplateShadow* with_template = nullptr;  // else `writes` raw writes
+      uint32_t offset = 0;                             // in push_arena
+      uint32_t size = 0;
+      uint32_t writes = 0;
+    };
+    PushCopy push_copy[kMaxSets];
     // The root of layouts whose root lives in the ring: each delivery updates it and
     // copies it whole to a new ring slot (root_delivery.cpp).
     alignas(8) uint8_t ring_root[kRingRootBytes] = {};
@@ -332,6 +345,7 @@ class BindingsCommandData : public CommandData {
     points[1] = BindPoint{};
     last_layout = VK_NULL_HANDLE;
     last_layout_shadow = nullptr;
+    push_arena.clear();  // keeps its capacity: no allocation once a recording has grown it
     ring.ReleaseAll(pool_);
     error = VK_SUCCESS;
   }
@@ -350,6 +364,7 @@ class BindingsCommandData : public CommandData {
   const PipelineLayoutShadow* last_layout_shadow = nullptr;
   uint64_t last_layout_generation = 0;
   RootRing ring;
+  std::vector<uint8_t> push_arena;  // BindPoint::PushCopy contents
   VkResult error = VK_SUCCESS;  // the first failure while recording (out of ring memory)
   RootRingPool& pool() { return pool_; }
 
@@ -386,6 +401,10 @@ void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bin
                   BindingsCommandData::BindPoint& point, const FallbackPipeline& f);
 void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
                            BindingsCommandData::BindPoint& point);
+// push_descriptor_hooks.cpp: the last push to `set` made again, natively, with `full` (the
+// full native layout of a pipeline that runs natively). False when there is none.
+bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
+                    BindingsCommandData::BindPoint& point, uint32_t set, VkPipelineLayout full);
 // Root delivery and the reserved set (root_delivery.cpp): sets bound through `layout`
 // may have disturbed the reserved set; before a draw or dispatch, the bound pipeline gets
 // its reserved set back when they did.

@@ -46,6 +46,7 @@ VkResult CreateBlockBuffer(DeviceBindings& b, uint32_t records, PoolShadow& pool
   if (alloc.memoryTypeIndex == UINT32_MAX) return VK_ERROR_OUT_OF_HOST_MEMORY;
   r = b.next.AllocateMemory(device, &alloc, nullptr, &pool.memory);
   if (r != VK_SUCCESS) return r;
+  b.counters.block_bytes->Add(alloc.allocationSize);  // the memory cost per descriptor (bench, summary)
   r = b.next.BindBufferMemory(device, pool.buffer, pool.memory, 0);
   if (r != VK_SUCCESS) return r;
   void* mapped = nullptr;

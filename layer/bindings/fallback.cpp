@@ -200,6 +200,11 @@ void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bin
                   BindingsCommandData::BindPoint& point, const FallbackPipeline& f) {
   for (uint32_t i = 0; i < f.sets.size() && i < BindingsCommandData::kMaxSets; ++i) {
     const BindingsCommandData::BoundSet& bound = point.sets[i];
+    if (f.sets[i] != nullptr && f.sets[i]->push_descriptor && point.push_copy[i].valid) {
+      // A pushed set: the last push, made again with the full layout.
+      if (BindingsCommandData* data = CommandDataOf(b, cb)) RepushNatively(b, cb, bind_point, *data, point, i, f.full);
+      continue;
+    }
     if (bound.set == VK_NULL_HANDLE || f.sets[i] == nullptr) continue;
     // Only a set bound through a layout with the same set layout at i can be rebound.
     const PipelineLayoutShadow* bound_layout = b.pipeline_layouts.Find(bound.layout);

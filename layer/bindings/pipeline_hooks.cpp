@@ -276,17 +276,11 @@ bool FallBack(DeviceBindings& b, const char* kind, const char* entry, const std:
     return false;
   }
   const VkPipelineLayout full = b.FullPipelineLayout(layout);
-  bool converted_push_set = false;
-  for (const SetRoot& r : layout.root.sets) {
-    converted_push_set |= r.layout != nullptr && r.layout->push_descriptor && r.layout->converts();
-  }
-  // push_descriptor_hooks.cpp: pushes reach a fallback pipeline only while it is bound.
+  // Pushes reach it too: the last push to each set is made again with the full layout at
+  // its first draw or dispatch (push_descriptor_hooks.cpp).
   BINDERY_LOG(b.device.log(), kWarn, "bindings-fallback",
-              "a %s pipeline (entry point '%s') runs natively: %s%s%s", kind, entry, why.c_str(),
-              full == VK_NULL_HANDLE ? " (and its full native layout could not be created: creation fails)" : "",
-              converted_push_set && layout.root.fits
-                  ? " (its push descriptors must be pushed while it is bound: earlier pushes do not reach it)"
-                  : "");
+              "a %s pipeline (entry point '%s') runs natively: %s%s", kind, entry, why.c_str(),
+              full == VK_NULL_HANDLE ? " (and its full native layout could not be created: creation fails)" : "");
   if (full == VK_NULL_HANDLE) return false;
   *out = full;
   return true;

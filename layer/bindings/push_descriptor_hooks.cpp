@@ -8,8 +8,10 @@
 // A layout whose root does not fit (every pipeline of it runs natively) gets the pushes
 // natively, with the full native layout. A pipeline that runs natively although its
 // layout fits (the rewrite refused its shader) gets the pushes recorded while it is bound,
-// natively with its full layout; pushes recorded before it was bound do not reach it (the
-// log line at its creation says so).
+// natively with its full layout, and the last push made before it was bound is made again
+// with its full layout at its first draw or dispatch: every push is kept as the
+// application made it (BindPoint::PushCopy; writes that need their pNext, such as inline
+// uniform blocks, are not kept and do not reach it).
 //
 // Hot path: no lock but the handle maps' shards, nothing allocated (the ring lends 64 KiB
 // chunks; up to kInlineWrites native writes are split on the stack).
@@ -77,6 +79,86 @@ const FallbackPipeline* BoundFallback(DeviceBindings& b, BindingsCommandData::Bi
   return f;
 }
 
+// Bytes of the array a write of `type` points at, per descriptor; 0 for a write that needs
+// its pNext (inline uniform blocks, acceleration structures): not kept.
+size_t ElementBytes(VkDescriptorType type) {
+  switch (type) {
+    case VK_DESCRIPTOR_TYPE_SAMPLER:
+    case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
+    case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
+    case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
+    case VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT:
+      return sizeof(VkDescriptorImageInfo);
+    case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
+    case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
+      return sizeof(VkBufferView);
+    case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
+    case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+    case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
+    case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
+      return sizeof(VkDescriptorBufferInfo);
+    default:
+      return 0;
+  }
+}
+
+const void* ElementArray(const VkWriteDescriptorSet& w) {
+  switch (ElementBytes(w.descriptorType)) {
+    case sizeof(VkBufferView):
+      return w.pTexelBufferView;
+    default:
+      return w.descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER || w.descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER ||
+                     w.descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC ||
+                     w.descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC
+                 ? static_cast<const void*>(w.pBufferInfo)
+                 : static_cast<const void*>(w.pImageInfo);
+  }
+}
+
+// Keeps the push as the application made it (BindingsCommandData::BindPoint::PushCopy).
+// The arena grows only until a recording's pushes fit; after that nothing is allocated.
+void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, uint32_t set, uint32_t writeCount,
+              const VkWriteDescriptorSet* pWrites) {
+  if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
+  BindingsCommandData::BindPoint::PushCopy& copy = point->push_copy[set];
+  copy = {};
+  const size_t begin = data.push_arena.size();
+  for (uint32_t i = 0; i < writeCount; ++i) {
+    const VkWriteDescriptorSet& w = pWrites[i];
+    const size_t element = ElementBytes(w.descriptorType);
+    const void* array = ElementArray(w);
+    if (element == 0 || w.pNext != nullptr || (array == nullptr && w.descriptorCount != 0)) {
+      data.push_arena.resize(begin);
+      return;  // not kept: a pipeline running natively bound later does not get it
+    }
+    const size_t at = data.push_arena.size();
+    data.push_arena.resize(at + sizeof(VkWriteDescriptorSet) + element * w.descriptorCount);
+    std::memcpy(data.push_arena.data() + at, &w, sizeof(w));
+    if (w.descriptorCount != 0) {
+      std::memcpy(data.push_arena.data() + at + sizeof(w), array, element * w.descriptorCount);
+    }
+  }
+  copy.valid = true;
+  copy.offset = static_cast<uint32_t>(begin);
+  copy.size = static_cast<uint32_t>(data.push_arena.size() - begin);
+  copy.writes = writeCount;
+}
+
+void SaveTemplatePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, uint32_t set,
+                      const TemplateShadow& t, const void* pData) {
+  if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
+  BindingsCommandData::BindPoint::PushCopy& copy = point->push_copy[set];
+  copy = {};
+  if (t.full == VK_NULL_HANDLE) return;
+  const size_t begin = data.push_arena.size();
+  data.push_arena.resize(begin + t.data_size);
+  if (t.data_size != 0) std::memcpy(data.push_arena.data() + begin, pData, t.data_size);
+  copy.valid = true;
+  copy.with_template = &t;
+  copy.offset = static_cast<uint32_t>(begin);
+  copy.size = t.data_size;
+}
+
 // A pushed buffer without a device address: its record is null. Native twins
 // (native_twin.h) are chosen from the bound sets' shadows, which pushed sets have none
 // of, so such a push is not run natively: logged.
@@ -109,6 +191,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   BindingsCommandData* data = CommandDataOf(b, cb);
   if (data == nullptr) return;  // not a command buffer the layer tracks: nothing can be recorded
   BindingsCommandData::BindPoint* point = data->At(bindPoint);
+  SavePush(*data, point, set, writeCount, pWrites);
   bool any_converted = false;
   for (uint32_t i = 0; i < writeCount && !any_converted; ++i) any_converted = set_layout->Find(pWrites[i].dstBinding) != nullptr;
   VkDeviceAddress address = 0;
@@ -161,6 +244,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   BindingsCommandData* data = CommandDataOf(b, cb);
   if (data == nullptr) return;
   BindingsCommandData::BindPoint* point = data->At(t->bind_point);
+  SaveTemplatePush(*data, point, set, *t, pData);
   VkDeviceAddress address = 0;
   uint8_t* block = t->converted.empty() ? nullptr : NewPushBlock(*data, point, *set_layout, set, &address);
   if (block != nullptr) {
@@ -182,6 +266,41 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->full, t->full_layout, set, pData);
     NoteSetsBound(b, cb, t->bind_point, t->full_layout);
   }
+}
+
+bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
+                    BindingsCommandData::BindPoint& point, uint32_t set, VkPipelineLayout full) {
+  if (set >= BindingsCommandData::kMaxSets || full == VK_NULL_HANDLE) return false;
+  const BindingsCommandData::BindPoint::PushCopy& copy = point.push_copy[set];
+  if (!copy.valid || copy.offset + copy.size > data.push_arena.size()) return false;
+  const uint8_t* at = data.push_arena.data() + copy.offset;
+  if (copy.with_template != nullptr) {
+    b.next.CmdPushDescriptorSetWithTemplateKHR(cb, copy.with_template->full, full, set, at);
+    return true;
+  }
+  // Cold path (a pipeline running natively): the writes rebuilt with their arrays.
+  std::vector<VkWriteDescriptorSet> writes(copy.writes);
+  for (uint32_t i = 0; i < copy.writes; ++i) {
+    std::memcpy(&writes[i], at, sizeof(VkWriteDescriptorSet));
+    const uint8_t* array = at + sizeof(VkWriteDescriptorSet);
+    VkWriteDescriptorSet& w = writes[i];
+    w.pImageInfo = nullptr;
+    w.pBufferInfo = nullptr;
+    w.pTexelBufferView = nullptr;
+    const size_t element = ElementBytes(w.descriptorType);
+    if (element == sizeof(VkBufferView)) {
+      w.pTexelBufferView = reinterpret_cast<const VkBufferView*>(array);
+    } else if (w.descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER || w.descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER ||
+               w.descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC ||
+               w.descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC) {
+      w.pBufferInfo = reinterpret_cast<const VkDescriptorBufferInfo*>(array);
+    } else {
+      w.pImageInfo = reinterpret_cast<const VkDescriptorImageInfo*>(array);
+    }
+    at = array + element * w.descriptorCount;
+  }
+  b.next.CmdPushDescriptorSetKHR(cb, bind_point, full, set, copy.writes, writes.data());
+  return true;
 }
 
 }  // namespace bindery::bindings

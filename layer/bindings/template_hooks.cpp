@@ -5,6 +5,7 @@
 // the same way (their records go to the command buffer's ring when pushed) and also get a
 // template of every entry against the full native layout, for pushes that must reach a
 // pipeline running natively. Templates of layouts that convert nothing pass through.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -31,6 +32,26 @@ std::shared_ptr<const SetLayoutShadow> TemplateLayout(DeviceBindings& b, const V
   return pl->root.sets[info.set].layout;
 }
 
+// One past the last byte of pData an entry reads.
+uint32_t TemplateEntryEnd(const VkDescriptorUpdateTemplateEntry& e) {
+  if (e.descriptorCount == 0) return 0;
+  size_t element = std::max(sizeof(VkDescriptorBufferInfo), sizeof(VkDescriptorImageInfo));
+  switch (e.descriptorType) {
+    case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
+    case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
+      element = sizeof(VkBufferView);
+      break;
+    case VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK:
+      return static_cast<uint32_t>(e.offset + e.descriptorCount);  // descriptorCount bytes, stride ignored
+    case VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR:
+      element = sizeof(VkAccelerationStructureKHR);
+      break;
+    default:
+      break;
+  }
+  return static_cast<uint32_t>(e.offset + static_cast<size_t>(e.descriptorCount - 1) * e.stride + element);
+}
+
 template <typename CreateFn>
 VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate destroy, VkDevice device,
                         const VkDescriptorUpdateTemplateCreateInfo* pCreateInfo,
@@ -47,6 +68,7 @@ VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate d
   std::vector<VkDescriptorUpdateTemplateEntry> native;
   for (uint32_t i = 0; i < pCreateInfo->descriptorUpdateEntryCount; ++i) {
     const VkDescriptorUpdateTemplateEntry& e = pCreateInfo->pDescriptorUpdateEntries[i];
+    shadow->data_size = std::max(shadow->data_size, TemplateEntryEnd(e));
     if (layout->Find(e.dstBinding) != nullptr) {
       shadow->converted.push_back(e);
     } else {

@@ -14,6 +14,7 @@ BINDERY_PACKAGES=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   xvfb x11-apps imagemagick libxcb1-dev
   mangohud vkbasalt gfxreconstruct
+  piglit glmark2-x11 mesa-utils libgl1-mesa-dri
   clang libclang-rt-14-dev
 )
 
