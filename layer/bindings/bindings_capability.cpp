@@ -194,6 +194,9 @@ DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p,
 }
 
 DeviceBindings::~DeviceBindings() {
+  rewrites.ForEach([&](const CachedRewrite& r) {
+    if (r.driver_module != VK_NULL_HANDLE) next.DestroyShaderModule(device.handle, r.driver_module, nullptr);
+  });
   twins.ForEach([&](VkPipeline, NativeTwin& t) {
     if (t.pipeline != VK_NULL_HANDLE) next.DestroyPipeline(device.handle, t.pipeline, nullptr);
   });

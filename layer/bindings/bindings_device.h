@@ -202,6 +202,11 @@ struct TemplateShadow {
 
 struct ModuleEntry {
   std::shared_ptr<const std::vector<uint32_t>> words;
+  // What the module uses and its rewrites so far, found by the module's handle: a second
+  // pipeline from it neither inspects nor hashes its words again (pipeline_hooks.cpp).
+  mutable std::mutex mutex;
+  mutable std::shared_ptr<const spirv::ModuleInfo> info;
+  mutable std::vector<std::pair<std::string, std::shared_ptr<const CachedRewrite>>> rewrites;  // by OptionsKey
 };
 
 class DeviceBindings : public CapabilityDevice {

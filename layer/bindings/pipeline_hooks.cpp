@@ -74,9 +74,8 @@ spirv::RewriteOptions OptionsFor(const DeviceBindings& b, const RootLayout& root
 
 // Does entry point `entry` of the module use a binding the root converts? (With
 // `push_only`: a converted binding of a push-descriptor set.)
-bool UsesConvertedBinding(const std::vector<uint32_t>& words, const char* entry, const RootLayout& root,
+bool UsesConvertedBinding(const spirv::ModuleInfo& info, const char* entry, const RootLayout& root,
                           bool push_only = false) {
-  const spirv::ModuleInfo info = spirv::Inspect(words.data(), words.size());
   if (!info.error.empty()) return true;  // unknown: assume it does
   for (const spirv::EntryPointInfo& ep : info.entry_points) {
     if (ep.name != entry) continue;
@@ -129,14 +128,16 @@ class StageRewriter {
       VkPipelineShaderStageCreateInfo& stage = out[i];
       std::shared_ptr<const std::vector<uint32_t>> words;
       const VkShaderModuleCreateInfo* inline_code = nullptr;
+      const ModuleEntry* module = nullptr;
       if (stage.module != VK_NULL_HANDLE) {
-        if (const ModuleEntry* m = b_.modules.Find(stage.module)) words = m->words;
+        if ((module = b_.modules.Find(stage.module)) != nullptr) words = module->words;
       } else if ((inline_code = FindInChain<VkShaderModuleCreateInfo>(
                       stage.pNext, VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO)) != nullptr) {
         words = std::make_shared<std::vector<uint32_t>>(inline_code->pCode, inline_code->pCode + inline_code->codeSize / 4);
       }
       if (words == nullptr) return "the code of a shader stage is not known to the layer";
-      if (!UsesConvertedBinding(*words, stage.pName, root)) {
+      const std::shared_ptr<const spirv::ModuleInfo> info = InfoOf(module, *words);
+      if (!UsesConvertedBinding(*info, stage.pName, root)) {
         // Used as it is, but for the numbers of its sets in the native layout.
         if (layout.renumbered) {
           std::string why = Renumbered(*words, layout, inline_code, stage);
@@ -146,7 +147,7 @@ class StageRewriter {
       }
       if (!root.fits) return "its layout's root does not fit in push constants";
       // Its pushed records live only in the ring: a native twin could not read them.
-      reads_pushed_records_ = reads_pushed_records_ || UsesConvertedBinding(*words, stage.pName, root, true);
+      reads_pushed_records_ = reads_pushed_records_ || UsesConvertedBinding(*info, stage.pName, root, true);
       // SPIR-V library gap: the rewrite subtracts a dynamic offset from the record's size,
       // but a dynamic descriptor's range does not shrink with its offset; lengths and
       // bounds checks of dynamic storage buffers would differ from native.
@@ -157,7 +158,7 @@ class StageRewriter {
       const uint32_t version = words->size() > 1 ? (*words)[1] : 0;
       bool hit = false;
       const spirv::RewriteOptions options = OptionsFor(b_, root, version);
-      std::shared_ptr<const CachedRewrite> r = b_.rewrites.Get(*words, options, &hit);
+      std::shared_ptr<const CachedRewrite> r = RewriteOf(module, *words, options, &hit);
       if (!r->error.empty()) return "the shader could not be read: " + r->error;
       if (!r->converted) return r->reason;
       if (!hit && !b_.plan.dump_dir.empty()) {
@@ -173,6 +174,13 @@ class StageRewriter {
         if (!why.empty()) return why;
         continue;
       }
+      if (inline_code == nullptr) {
+        // The same rewritten module for every pipeline made from it.
+        const VkShaderModule driver_module = DriverModule(*r);
+        if (driver_module == VK_NULL_HANDLE) return "the rewritten module could not be created";
+        stage.module = driver_module;
+        continue;
+      }
       std::string why = SendDown(r->module, inline_code, stage);
       if (!why.empty()) return why;
     }
@@ -180,6 +188,51 @@ class StageRewriter {
   }
 
  private:
+  // The module's inspection, made once per module (inline code: every time).
+  static std::shared_ptr<const spirv::ModuleInfo> InfoOf(const ModuleEntry* module, const std::vector<uint32_t>& words) {
+    if (module == nullptr) return std::make_shared<spirv::ModuleInfo>(spirv::Inspect(words.data(), words.size()));
+    std::lock_guard<std::mutex> lock(module->mutex);
+    if (module->info == nullptr) {
+      module->info = std::make_shared<spirv::ModuleInfo>(spirv::Inspect(words.data(), words.size()));
+    }
+    return module->info;
+  }
+
+  // The rewrite for `options`: from the module's own list (no hashing of its words), else
+  // from the device's cache (keyed by content: identical modules share it).
+  std::shared_ptr<const CachedRewrite> RewriteOf(const ModuleEntry* module, const std::vector<uint32_t>& words,
+                                                 const spirv::RewriteOptions& options, bool* hit) {
+    if (module == nullptr) return b_.rewrites.Get(words, options, hit);
+    std::string key = OptionsKey(options);
+    {
+      std::lock_guard<std::mutex> lock(module->mutex);
+      for (const auto& [k, r] : module->rewrites) {
+        if (k == key) {
+          *hit = true;
+          return r;
+        }
+      }
+    }
+    std::shared_ptr<const CachedRewrite> r = b_.rewrites.Get(words, options, hit);
+    std::lock_guard<std::mutex> lock(module->mutex);
+    module->rewrites.emplace_back(std::move(key), r);
+    return r;
+  }
+
+  // The rewritten module as a module of the layer below (kept with the cache entry).
+  VkShaderModule DriverModule(const CachedRewrite& r) {
+    std::lock_guard<std::mutex> lock(r.driver_module_mutex);
+    if (r.driver_module == VK_NULL_HANDLE) {
+      VkShaderModuleCreateInfo code{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+      code.codeSize = r.module.size() * sizeof(uint32_t);
+      code.pCode = r.module.data();
+      if (b_.next.CreateShaderModule(b_.device.handle, &code, nullptr, &r.driver_module) != VK_SUCCESS) {
+        r.driver_module = VK_NULL_HANDLE;
+      }
+    }
+    return r.driver_module;
+  }
+
   // `stage` made from a copy of `words` with its sets renumbered for the native layout.
   std::string Renumbered(const std::vector<uint32_t>& words, const PipelineLayoutShadow& layout,
                          const VkShaderModuleCreateInfo* inline_code, VkPipelineShaderStageCreateInfo& stage) {

@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <vulkan/vulkan.h>
+
 #include "spirv/rewrite.h"
 
 namespace bindery::bindings {
@@ -22,6 +24,11 @@ struct CachedRewrite {
   std::string reason;                 // report.reason when not converted
   std::vector<uint32_t> module;       // the rewritten module (empty when not converted)
   spirv::RewriteReport report;
+  // The rewritten module as a shader module of the layer below, made on first use and
+  // kept until the device goes (pipeline_hooks.cpp): a second pipeline from it hands the
+  // driver the same module, which its own pipeline cache recognises.
+  mutable std::mutex driver_module_mutex;
+  mutable VkShaderModule driver_module = VK_NULL_HANDLE;
 };
 
 class RewriteCache {
@@ -30,6 +37,12 @@ class RewriteCache {
   std::shared_ptr<const CachedRewrite> Get(const std::vector<uint32_t>& words,
                                            const spirv::RewriteOptions& options, bool* hit);
   std::size_t size() const;
+  // Calls fn(entry) for every entry (device teardown).
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [key, entry] : entries_) fn(*entry);
+  }
 
  private:
   mutable std::mutex mutex_;
