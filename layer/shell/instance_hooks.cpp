@@ -202,6 +202,7 @@ static void GetFeatures2(const char* name, VkPhysicalDevice physicalDevice, VkPh
   InstanceState* instance = StateRegistry::Get().FindInstance(physicalDevice);
   if (instance == nullptr) return;  // a physical device never enumerated through this layer
   auto next = reinterpret_cast<PFN_vkGetPhysicalDeviceFeatures2>(ResolveInstanceFunction(*instance, -1, name));
+  if (next == nullptr) return;  // not offered below (the shell's hook is then never handed out)
   next(physicalDevice, pFeatures);
   ClearHiddenFeatures(HiddenDeviceExtensions(*instance, physicalDevice), pFeatures->pNext);
 }
