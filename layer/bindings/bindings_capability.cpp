@@ -15,6 +15,8 @@
 #include "bindings/lookup_cache.h"
 #include "chassis/device_editor.h"
 #include "chassis/instance_editor.h"
+#include "chassis/newer_vulkan.h"
+#include "chassis/state.h"
 
 namespace bindery::bindings {
 namespace {
@@ -24,6 +26,8 @@ bool ConvertsEverything(const DevicePlan& p) { return static_cast<const Bindings
 const Hook kHooks[] = {
     BINDERY_HOOK(CreateDescriptorSetLayout, nullptr),
     BINDERY_HOOK(DestroyDescriptorSetLayout, nullptr),
+    BINDERY_HOOK(GetDescriptorSetLayoutSupport, nullptr),
+    BINDERY_HOOK(GetDescriptorSetLayoutSupportKHR, nullptr),
     BINDERY_HOOK(CreatePipelineLayout, nullptr),
     BINDERY_HOOK(DestroyPipelineLayout, nullptr),
     BINDERY_HOOK(CreateDescriptorPool, nullptr),
@@ -107,6 +111,25 @@ class Bindings final : public Capability {
       editor.RequestExtension(VK_KHR_DEVICE_GROUP_CREATION_EXTENSION_NAME);
     }
     return true;  // the raised limits
+  }
+
+  // Where every layout converts, the application holds smaller native layouts, layer-owned
+  // set handles and pipeline layouts with a root. These extensions' commands take those
+  // objects and the capability does not translate them, so they are not offered there:
+  //   VK_KHR_maintenance6: vkCmdBindDescriptorSets2KHR, vkCmdPushConstants2KHR,
+  //     vkCmdPushDescriptorSet(WithTemplate)2KHR, vkCmdSetDescriptorBufferOffsets2EXT;
+  //   VK_EXT_descriptor_buffer: layout sizes and offsets of converted layouts are wrong;
+  //   VK_EXT_shader_object: vkCreateShadersEXT takes set layouts, its shaders are not rewritten;
+  //   VK_VALVE_descriptor_set_host_mapping: takes sets (layer-owned handles).
+  // Under auto on a driver where conversion does not pay, only layouts beyond the driver's
+  // limits convert (invalid natively, so no valid use of these extensions meets them).
+  void HiddenDeviceExtensions(const InstanceState& instance, VkPhysicalDevice pd,
+                              std::vector<const char*>& hidden) const override {
+    if (!ConvertsEveryLayout(instance, pd)) return;
+    hidden.push_back(kKhrMaintenance6);
+    hidden.push_back(VK_EXT_DESCRIPTOR_BUFFER_EXTENSION_NAME);
+    hidden.push_back(kExtShaderObject);
+    hidden.push_back(VK_VALVE_DESCRIPTOR_SET_HOST_MAPPING_EXTENSION_NAME);
   }
 
   std::unique_ptr<DevicePlan> PlanDevice(DeviceEditor& editor) const override {

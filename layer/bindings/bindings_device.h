@@ -394,6 +394,10 @@ inline SetShadow* FindSet(DeviceBindings& b, VkDescriptorSet handle) {
 }
 
 DeviceBindings& BindingsOf(VkDevice device);
+// The policy's decision for one set layout (bindings/policy.h; never for layouts whose
+// flags keep them native: set_layout_shadow.h). Logs when a layout converts for going
+// beyond a driver limit. descriptor_layout_hooks.cpp.
+bool ShouldConvertLayout(DeviceBindings& b, const VkDescriptorSetLayoutCreateInfo& info);
 BindingsCommandData* CommandDataOf(DeviceBindings& b, VkCommandBuffer cb);
 // The converted bind (bind_hooks.cpp): roots pushed, native parts bound natively.
 void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,

@@ -60,8 +60,10 @@ VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInf
   return result;
 }
 
-// The policy's decision for one layout (bindings/policy.h).
-bool ShouldConvert(DeviceBindings& b, const VkDescriptorSetLayoutCreateInfo& info) {
+}  // namespace
+
+bool ShouldConvertLayout(DeviceBindings& b, const VkDescriptorSetLayoutCreateInfo& info) {
+  if (!LayoutFlagsAllowConversion(info.flags)) return false;
   if (b.plan.policy.convert_everything) return true;
   if (!b.plan.policy.convert_over_limits) return false;
   const char* why = nullptr;
@@ -72,8 +74,6 @@ bool ShouldConvert(DeviceBindings& b, const VkDescriptorSetLayoutCreateInfo& inf
               why);
   return true;
 }
-
-}  // namespace
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
                                                          const VkAllocationCallbacks* pAllocator,
@@ -86,7 +86,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const 
                                                                                      : nullptr;
   std::vector<VkDescriptorSetLayoutBinding> native;
   std::vector<VkDescriptorBindingFlags> native_flags;
-  const bool convert = ShouldConvert(b, *pCreateInfo);
+  const bool convert = ShouldConvertLayout(b, *pCreateInfo);
   auto shadow = std::make_shared<SetLayoutShadow>(
       PlanSetLayout(*pCreateInfo, flags, b.plan.convert_uniform_buffers, native, native_flags, convert));
   // Every layout gets a shadow (binds need each set's native dynamic-offset count), but

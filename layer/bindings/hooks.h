@@ -13,6 +13,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice, const VkPipelineLa
                                                     const VkAllocationCallbacks*, VkPipelineLayout*);
 VKAPI_ATTR void VKAPI_CALL DestroyPipelineLayout(VkDevice, VkPipelineLayout, const VkAllocationCallbacks*);
 
+// layout_support_hooks.cpp
+VKAPI_ATTR void VKAPI_CALL GetDescriptorSetLayoutSupport(VkDevice, const VkDescriptorSetLayoutCreateInfo*,
+                                                         VkDescriptorSetLayoutSupport*);
+VKAPI_ATTR void VKAPI_CALL GetDescriptorSetLayoutSupportKHR(VkDevice, const VkDescriptorSetLayoutCreateInfo*,
+                                                            VkDescriptorSetLayoutSupport*);
+
 // descriptor_set_hooks.cpp
 VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice, const VkDescriptorPoolCreateInfo*,
                                                     const VkAllocationCallbacks*, VkDescriptorPool*);

@@ -33,6 +33,13 @@ bool RaisesLimits(const InstanceState& instance, VkPhysicalDevice pd, const VkPh
 
 }  // namespace
 
+bool ConvertsEveryLayout(const InstanceState& instance, VkPhysicalDevice pd) {
+  if (instance.settings.indirect_bindings == Mode::kOff) return false;
+  VkPhysicalDeviceProperties props{};
+  instance.dispatch.GetPhysicalDeviceProperties(pd, &props);
+  return RaisesLimits(instance, pd, props);
+}
+
 void RaiseLimits(VkPhysicalDeviceLimits& l) {
   const uint32_t added = kRaisedStorageBuffers > l.maxPerStageDescriptorStorageBuffers
                              ? kRaisedStorageBuffers - l.maxPerStageDescriptorStorageBuffers

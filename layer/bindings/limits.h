@@ -22,11 +22,21 @@
 
 #include <vulkan/vulkan.h>
 
+namespace bindery {
+struct InstanceState;
+}
+
 namespace bindery::bindings {
 
 inline constexpr uint32_t kRaisedStorageBuffers = 1u << 16;
 
 void RaiseLimits(VkPhysicalDeviceLimits& limits);
+
+// Will indirect bindings convert every layout on `pd` (force, or auto on a driver the
+// policy says pays) and can it run there? Where it does, limits are raised and the
+// extensions whose commands would reach converted objects are hidden
+// (bindings_capability.cpp).
+bool ConvertsEveryLayout(const InstanceState& instance, VkPhysicalDevice pd);
 // The raised maxBoundDescriptorSets: 32 (what the per-command-buffer bind state tracks).
 // Roots that do not fit in push constants go to the reserved set's ring (one native set).
 inline uint32_t RaisedBoundSets(const VkPhysicalDeviceLimits&) { return 32; }

@@ -18,6 +18,15 @@ bool IsConvertedType(VkDescriptorType type, bool convert_uniform_buffers) {
   }
 }
 
+bool LayoutFlagsAllowConversion(VkDescriptorSetLayoutCreateFlags flags) {
+  // VK_DESCRIPTOR_SET_LAYOUT_CREATE_HOST_ONLY_POOL_BIT_VALVE has the EXT bit's value.
+  constexpr VkDescriptorSetLayoutCreateFlags kNever = VK_DESCRIPTOR_SET_LAYOUT_CREATE_DESCRIPTOR_BUFFER_BIT_EXT |
+                                                      VK_DESCRIPTOR_SET_LAYOUT_CREATE_EMBEDDED_IMMUTABLE_SAMPLERS_BIT_EXT |
+                                                      VK_DESCRIPTOR_SET_LAYOUT_CREATE_HOST_ONLY_POOL_BIT_EXT |
+                                                      VK_DESCRIPTOR_SET_LAYOUT_CREATE_HOST_ONLY_POOL_BIT_VALVE;
+  return (flags & kNever) == 0;
+}
+
 bool IsDynamicType(VkDescriptorType type) {
   return type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC || type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
 }
@@ -52,7 +61,8 @@ SetLayoutShadow PlanSetLayout(const VkDescriptorSetLayoutCreateInfo& info, const
     const bool dynamic = IsDynamicType(b.descriptorType);
     // Push-descriptor layouts convert too: their records live in the command buffer's
     // ring (push_descriptor_hooks.cpp).
-    const bool converts = convert_buffers && IsConvertedType(b.descriptorType, convert_uniform_buffers);
+    const bool converts = convert_buffers && LayoutFlagsAllowConversion(info.flags) &&
+                          IsConvertedType(b.descriptorType, convert_uniform_buffers);
     if (converts) {
       ConvertedBinding c;
       c.binding = b.binding;

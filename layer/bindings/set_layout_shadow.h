@@ -17,6 +17,11 @@ inline constexpr uint32_t kNoOffset = 0xffffffffu;
 inline constexpr uint32_t kRecordBytes = 16;
 
 bool IsConvertedType(VkDescriptorType type, bool convert_uniform_buffers);
+// Layouts created with these flags never convert: descriptor-buffer layouts (the
+// application lays the descriptors out itself, from the driver's layout size and binding
+// offsets) and host-only-pool layouts (EXT / VALVE mutable descriptors: their sets are
+// never bound, only copied from, and live in host-only pools).
+bool LayoutFlagsAllowConversion(VkDescriptorSetLayoutCreateFlags flags);
 bool IsDynamicType(VkDescriptorType type);
 
 struct ConvertedBinding {

@@ -125,6 +125,14 @@ class Capability {
   virtual void LayerDeviceExtensions(const InstanceState&, VkPhysicalDevice /*physical_device*/,
                                      std::vector<VkExtensionProperties>&) const {}
 
+  // Device extensions the capability cannot coexist with on `physical_device` (their
+  // commands would hand the layer below objects the capability changed): the shell leaves
+  // them out of vkEnumerateDeviceExtensionProperties, vkCreateDevice refuses them, and
+  // their features read VK_FALSE from vkGetPhysicalDeviceFeatures2 (chassis/hidden_extensions.h).
+  // Called on cold paths (enumeration, feature queries, device creation).
+  virtual void HiddenDeviceExtensions(const InstanceState&, VkPhysicalDevice /*physical_device*/,
+                                      std::vector<const char*>& /*hidden*/) const {}
+
   // The capability's position in the stack (0 = outermost); set once by the shell.
   uint32_t slot() const { return slot_; }
   void set_slot(uint32_t slot) { slot_ = slot; }

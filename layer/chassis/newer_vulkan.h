@@ -1,7 +1,8 @@
 // Vulkan types newer than the headers Debian 12 ships (1.3.239) that the chassis must
 // understand to track state it would otherwise lose: vkCmdPushConstants2KHR
 // (VK_KHR_maintenance6), vkCmdBindShadersEXT (VK_EXT_shader_object) and
-// VkBufferUsageFlags2CreateInfoKHR (VK_KHR_maintenance5). Declared here under our own
+// VkBufferUsageFlags2CreateInfoKHR (VK_KHR_maintenance5); and the names and feature
+// structure types of extensions a capability may hide (chassis/hidden_extensions.h). Declared here under our own
 // names, with the registry's layouts and enum values, so the same code builds against
 // newer headers too.
 #pragma once
@@ -24,6 +25,8 @@ struct BufferUsageFlags2CreateInfo {
 };
 
 // VK_KHR_maintenance6
+inline constexpr const char* kKhrMaintenance6 = "VK_KHR_maintenance6";
+inline constexpr VkStructureType kStypeMaintenance6Features = static_cast<VkStructureType>(1000545000);
 struct PushConstantsInfo {
   VkStructureType sType;
   const void* pNext;  // may hold a VkPipelineLayoutCreateInfo when layout is null
@@ -36,6 +39,8 @@ struct PushConstantsInfo {
 using PFN_CmdPushConstants2 = void(VKAPI_PTR*)(VkCommandBuffer, const PushConstantsInfo*);
 
 // VK_EXT_shader_object (VkShaderEXT is a non-dispatchable handle: 64 bits everywhere).
+inline constexpr const char* kExtShaderObject = "VK_EXT_shader_object";
+inline constexpr VkStructureType kStypeShaderObjectFeatures = static_cast<VkStructureType>(1000482000);
 using ShaderObject = uint64_t;
 using PFN_CmdBindShaders = void(VKAPI_PTR*)(VkCommandBuffer, uint32_t, const VkShaderStageFlagBits*,
                                             const ShaderObject*);

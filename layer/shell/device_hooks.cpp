@@ -5,6 +5,7 @@
 
 #include "chassis/device_editor.h"
 #include "chassis/device_stack.h"
+#include "chassis/hidden_extensions.h"
 #include "chassis/link.h"
 #include "chassis/state.h"
 #include "chassis/trackers.h"
@@ -22,6 +23,25 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physicalDevice, con
   PFN_vkGetDeviceProcAddr next_gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
   auto next_create = reinterpret_cast<PFN_vkCreateDevice>(next_gipa(instance->handle, "vkCreateDevice"));
   if (next_create == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
+
+  // Extensions a capability cannot coexist with on this physical device are not offered
+  // (chassis/hidden_extensions.h); asked for anyway, the device is refused, as a driver
+  // refuses an extension it lacks.
+  const std::vector<const char*> hidden = HiddenDeviceExtensions(*instance, physicalDevice);
+  if (const char* name = FirstHiddenEnabled(hidden, *pCreateInfo)) {
+    BINDERY_LOG(instance->log(), kError, "hidden-extension",
+                "vkCreateDevice: %s is not offered while the layer runs on this device (see the device's "
+                "extension list): VK_ERROR_EXTENSION_NOT_PRESENT",
+                name);
+    return VK_ERROR_EXTENSION_NOT_PRESENT;
+  }
+  if (const char* name = FirstHiddenFeatureRequested(hidden, pCreateInfo->pNext)) {
+    BINDERY_LOG(instance->log(), kError, "hidden-extension",
+                "vkCreateDevice: a feature of %s is not offered while the layer runs on this device: "
+                "VK_ERROR_FEATURE_NOT_PRESENT",
+                name);
+    return VK_ERROR_FEATURE_NOT_PRESENT;
+  }
 
   // Advance the loader's link before any chain edit copies it.
   link->u.pLayerInfo = link->u.pLayerInfo->pNext;

@@ -5,6 +5,7 @@
 
 #include <vulkan/vk_dispatch_table_helper.h>
 
+#include "chassis/hidden_extensions.h"
 #include "chassis/instance_editor.h"
 #include "chassis/instance_stack.h"
 #include "chassis/link.h"
@@ -171,9 +172,14 @@ VKAPI_ATTR VkResult VKAPI_CALL EnumerateDeviceExtensionProperties(VkPhysicalDevi
   }
   if (instance == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
   auto next = instance->dispatch.EnumerateDeviceExtensionProperties;
-  if (pLayerName != nullptr || ours.empty()) return next(physicalDevice, pLayerName, pCount, pProperties);
+  // Extensions a capability cannot coexist with are left out (chassis/hidden_extensions.h).
+  const std::vector<const char*> hidden = HiddenDeviceExtensions(*instance, physicalDevice);
+  if (pLayerName != nullptr || (ours.empty() && hidden.empty())) {
+    return next(physicalDevice, pLayerName, pCount, pProperties);
+  }
 
-  // The driver's list with ours appended (skipping any the driver already has).
+  // The driver's list less the hidden ones, with ours appended (skipping any the driver
+  // already has).
   uint32_t driver_count = 0;
   VkResult result = next(physicalDevice, nullptr, &driver_count, nullptr);
   if (result != VK_SUCCESS) return result;
@@ -181,12 +187,34 @@ VKAPI_ATTR VkResult VKAPI_CALL EnumerateDeviceExtensionProperties(VkPhysicalDevi
   result = next(physicalDevice, nullptr, &driver_count, all.data());
   if (result != VK_SUCCESS && result != VK_INCOMPLETE) return result;
   all.resize(driver_count);
+  RemoveHiddenExtensions(hidden, all);
   for (const VkExtensionProperties& ext : ours) {
     bool present = false;
     for (const VkExtensionProperties& d : all) present = present || std::strcmp(d.extensionName, ext.extensionName) == 0;
     if (!present) all.push_back(ext);
   }
   return FillProperties(all.data(), static_cast<uint32_t>(all.size()), pCount, pProperties);
+}
+
+// Feature queries: the capabilities' answers (through the stack), then the features of
+// hidden extensions cleared.
+static void GetFeatures2(const char* name, VkPhysicalDevice physicalDevice, VkPhysicalDeviceFeatures2* pFeatures) {
+  InstanceState* instance = StateRegistry::Get().FindInstance(physicalDevice);
+  if (instance == nullptr) return;  // a physical device never enumerated through this layer
+  auto next = reinterpret_cast<PFN_vkGetPhysicalDeviceFeatures2>(ResolveInstanceFunction(*instance, -1, name));
+  if (next == nullptr) return;  // not offered below (the shell's hook is then never handed out)
+  next(physicalDevice, pFeatures);
+  ClearHiddenFeatures(HiddenDeviceExtensions(*instance, physicalDevice), pFeatures->pNext);
+}
+
+VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceFeatures2(VkPhysicalDevice physicalDevice,
+                                                      VkPhysicalDeviceFeatures2* pFeatures) {
+  GetFeatures2("vkGetPhysicalDeviceFeatures2", physicalDevice, pFeatures);
+}
+
+VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceFeatures2KHR(VkPhysicalDevice physicalDevice,
+                                                         VkPhysicalDeviceFeatures2* pFeatures) {
+  GetFeatures2("vkGetPhysicalDeviceFeatures2KHR", physicalDevice, pFeatures);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateDebugUtilsMessengerEXT(VkInstance instance,

@@ -38,6 +38,9 @@ const Hook kInstanceHooks[] = {
     BINDERY_HOOK(EnumeratePhysicalDeviceGroupsKHR, nullptr),
     BINDERY_HOOK(EnumerateDeviceLayerProperties, nullptr),
     BINDERY_HOOK(EnumerateDeviceExtensionProperties, nullptr),
+    // Features of extensions a capability hides read VK_FALSE (instance_hooks.cpp).
+    BINDERY_HOOK(GetPhysicalDeviceFeatures2, nullptr),
+    BINDERY_HOOK(GetPhysicalDeviceFeatures2KHR, nullptr),
     BINDERY_HOOK(CreateDevice, nullptr),
     BINDERY_HOOK(CreateDebugUtilsMessengerEXT, nullptr),
     BINDERY_HOOK(DestroyDebugUtilsMessengerEXT, nullptr),

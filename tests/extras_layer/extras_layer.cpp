@@ -1,0 +1,241 @@
+// Test-only layer placed below Bindery: a driver newer than lavapipe 22.3 as far as
+// enumeration goes. It offers VK_KHR_maintenance6, VK_EXT_descriptor_buffer,
+// VK_EXT_shader_object and VK_VALVE_descriptor_set_host_mapping, and answers VK_TRUE for
+// their features, so that the layer above can be tested hiding them. It implements none
+// of their commands: vkCreateDevice records how many it was asked for and drops them (and
+// their feature structs) before the real driver sees them.
+// It also answers vkGetDescriptorSetLayoutSupport(KHR) as a strict driver would (lavapipe
+// answers supported for every layout): unsupported when a layout has more storage buffers
+// than the driver's maxPerStageDescriptorStorageBuffers.
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include <vulkan/vk_layer.h>
+#include <vulkan/vulkan.h>
+
+#include "extras_layer.h"
+
+namespace {
+
+constexpr VkStructureType kFeatureStypes[] = {
+    static_cast<VkStructureType>(1000545000),  // VkPhysicalDeviceMaintenance6FeaturesKHR
+    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_BUFFER_FEATURES_EXT,
+    static_cast<VkStructureType>(1000482000),  // VkPhysicalDeviceShaderObjectFeaturesEXT
+    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_SET_HOST_MAPPING_FEATURES_VALVE,
+};
+constexpr uint32_t kFeatureBools[] = {1, 4, 1, 1};
+
+PFN_vkGetInstanceProcAddr g_gipa = nullptr;
+PFN_vkGetDeviceProcAddr g_gdpa = nullptr;
+PFN_vkEnumerateDeviceExtensionProperties g_enumerate = nullptr;
+PFN_vkGetPhysicalDeviceFeatures2 g_features2 = nullptr;
+PFN_vkGetPhysicalDeviceFeatures2 g_features2_khr = nullptr;
+PFN_vkGetPhysicalDeviceProperties g_properties = nullptr;
+std::atomic<uint32_t> g_created_with{0};
+uint32_t g_max_storage_buffers = 0;  // the driver's maxPerStageDescriptorStorageBuffers
+PFN_vkGetDescriptorSetLayoutSupport g_layout_support = nullptr;
+PFN_vkGetDescriptorSetLayoutSupport g_layout_support_khr = nullptr;
+std::atomic<uint32_t> g_last_storage_buffers{0};
+
+bool Offered(const char* name) {
+  for (const char* o : kExtrasOffered) {
+    if (std::strcmp(o, name) == 0) return true;
+  }
+  return false;
+}
+
+int FeatureIndex(VkStructureType stype) {
+  for (int i = 0; i < 4; ++i) {
+    if (kFeatureStypes[i] == stype) return i;
+  }
+  return -1;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL EnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const char* layer,
+                                                                  uint32_t* count, VkExtensionProperties* props) {
+  if (layer != nullptr) return g_enumerate(pd, layer, count, props);
+  uint32_t n = 0;
+  VkResult r = g_enumerate(pd, nullptr, &n, nullptr);
+  if (r != VK_SUCCESS) return r;
+  std::vector<VkExtensionProperties> all(n);
+  r = g_enumerate(pd, nullptr, &n, all.data());
+  if (r < VK_SUCCESS) return r;
+  all.resize(n);
+  for (const char* name : kExtrasOffered) {
+    VkExtensionProperties p{};
+    std::strncpy(p.extensionName, name, sizeof(p.extensionName) - 1);
+    p.specVersion = 1;
+    all.push_back(p);
+  }
+  const uint32_t total = static_cast<uint32_t>(all.size());
+  if (props == nullptr) {
+    *count = total;
+    return VK_SUCCESS;
+  }
+  const uint32_t out = *count < total ? *count : total;
+  std::memcpy(props, all.data(), out * sizeof(VkExtensionProperties));
+  *count = out;
+  return out < total ? VK_INCOMPLETE : VK_SUCCESS;
+}
+
+void OfferFeatures(void* chain) {
+  for (auto* s = static_cast<VkBaseOutStructure*>(chain); s != nullptr; s = s->pNext) {
+    const int i = FeatureIndex(s->sType);
+    if (i < 0) continue;
+    auto* bools = reinterpret_cast<VkBool32*>(reinterpret_cast<char*>(s) + sizeof(VkBaseOutStructure));
+    for (uint32_t b = 0; b < kFeatureBools[i]; ++b) bools[b] = VK_TRUE;
+  }
+}
+
+// The driver would reject the feature structs it does not know: they are answered here.
+VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceFeatures2(VkPhysicalDevice pd, VkPhysicalDeviceFeatures2* f) {
+  g_features2(pd, f);
+  OfferFeatures(f->pNext);
+}
+VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceFeatures2KHR(VkPhysicalDevice pd, VkPhysicalDeviceFeatures2* f) {
+  g_features2_khr(pd, f);
+  OfferFeatures(f->pNext);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo* ci,
+                                            const VkAllocationCallbacks* alloc, VkDevice* out) {
+  VkLayerDeviceCreateInfo* link = nullptr;
+  for (auto* s = static_cast<const VkBaseInStructure*>(ci->pNext); s != nullptr; s = s->pNext) {
+    auto* info = reinterpret_cast<VkLayerDeviceCreateInfo*>(const_cast<VkBaseInStructure*>(s));
+    if (s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO && info->function == VK_LAYER_LINK_INFO) link = info;
+  }
+  if (link == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
+  // The offered extensions and their feature structs are this layer's pretence: dropped.
+  std::vector<const char*> names;
+  uint32_t offered = 0;
+  for (uint32_t i = 0; i < ci->enabledExtensionCount; ++i) {
+    if (Offered(ci->ppEnabledExtensionNames[i])) {
+      ++offered;
+    } else {
+      names.push_back(ci->ppEnabledExtensionNames[i]);
+    }
+  }
+  g_created_with.store(offered);
+  VkDeviceCreateInfo edited = *ci;
+  edited.enabledExtensionCount = static_cast<uint32_t>(names.size());
+  edited.ppEnabledExtensionNames = names.empty() ? nullptr : names.data();
+  // Unlink the feature structs (the chain is the application's; it is put back after).
+  std::vector<std::pair<VkBaseOutStructure*, VkBaseOutStructure*>> unlinked;
+  for (auto* s = reinterpret_cast<VkBaseOutStructure*>(const_cast<void*>(edited.pNext)); s != nullptr; s = s->pNext) {
+    while (s->pNext != nullptr && FeatureIndex(s->pNext->sType) >= 0) {
+      unlinked.emplace_back(s, s->pNext);
+      s->pNext = s->pNext->pNext;
+    }
+  }
+  PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+  g_gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
+  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+  auto create = reinterpret_cast<PFN_vkCreateDevice>(gipa(VK_NULL_HANDLE, "vkCreateDevice"));
+  const VkResult r = create(pd, &edited, alloc, out);
+  for (auto it = unlinked.rbegin(); it != unlinked.rend(); ++it) it->first->pNext = it->second;
+  if (r != VK_SUCCESS) return r;
+  VkPhysicalDeviceProperties props{};
+  g_properties(pd, &props);
+  g_max_storage_buffers = props.limits.maxPerStageDescriptorStorageBuffers;
+  g_layout_support = reinterpret_cast<PFN_vkGetDescriptorSetLayoutSupport>(
+      g_gdpa(*out, "vkGetDescriptorSetLayoutSupport"));
+  g_layout_support_khr = reinterpret_cast<PFN_vkGetDescriptorSetLayoutSupport>(
+      g_gdpa(*out, "vkGetDescriptorSetLayoutSupportKHR"));
+  return r;
+}
+
+void StrictSupport(PFN_vkGetDescriptorSetLayoutSupport next, VkDevice device,
+                   const VkDescriptorSetLayoutCreateInfo* info, VkDescriptorSetLayoutSupport* support) {
+  next(device, info, support);
+  uint32_t storage = 0;
+  for (uint32_t i = 0; i < info->bindingCount; ++i) {
+    const VkDescriptorType t = info->pBindings[i].descriptorType;
+    if (t == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || t == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC) {
+      storage += info->pBindings[i].descriptorCount;
+    }
+  }
+  g_last_storage_buffers.store(storage);
+  if (storage > g_max_storage_buffers) support->supported = VK_FALSE;
+}
+VKAPI_ATTR void VKAPI_CALL GetDescriptorSetLayoutSupport(VkDevice device, const VkDescriptorSetLayoutCreateInfo* info,
+                                                         VkDescriptorSetLayoutSupport* support) {
+  StrictSupport(g_layout_support, device, info, support);
+}
+VKAPI_ATTR void VKAPI_CALL GetDescriptorSetLayoutSupportKHR(VkDevice device,
+                                                            const VkDescriptorSetLayoutCreateInfo* info,
+                                                            VkDescriptorSetLayoutSupport* support) {
+  StrictSupport(g_layout_support_khr, device, info, support);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, const VkAllocationCallbacks* alloc,
+                                              VkInstance* out) {
+  VkLayerInstanceCreateInfo* link = nullptr;
+  for (auto* s = static_cast<const VkBaseInStructure*>(ci->pNext); s != nullptr; s = s->pNext) {
+    auto* info = reinterpret_cast<VkLayerInstanceCreateInfo*>(const_cast<VkBaseInStructure*>(s));
+    if (s->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO && info->function == VK_LAYER_LINK_INFO) link = info;
+  }
+  if (link == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
+  g_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+  auto create = reinterpret_cast<PFN_vkCreateInstance>(g_gipa(VK_NULL_HANDLE, "vkCreateInstance"));
+  const VkResult r = create(ci, alloc, out);
+  if (r != VK_SUCCESS) return r;
+  g_enumerate = reinterpret_cast<PFN_vkEnumerateDeviceExtensionProperties>(
+      g_gipa(*out, "vkEnumerateDeviceExtensionProperties"));
+  g_features2 = reinterpret_cast<PFN_vkGetPhysicalDeviceFeatures2>(g_gipa(*out, "vkGetPhysicalDeviceFeatures2"));
+  g_features2_khr = reinterpret_cast<PFN_vkGetPhysicalDeviceFeatures2>(g_gipa(*out, "vkGetPhysicalDeviceFeatures2KHR"));
+  g_properties = reinterpret_cast<PFN_vkGetPhysicalDeviceProperties>(g_gipa(*out, "vkGetPhysicalDeviceProperties"));
+  return r;
+}
+
+#define ENTRY(fn) \
+  if (std::strcmp(name, "vk" #fn) == 0) return reinterpret_cast<PFN_vkVoidFunction>(&fn)
+
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, const char* name) {
+  ENTRY(GetDeviceProcAddr);
+  if (std::strcmp(name, "vkGetDescriptorSetLayoutSupport") == 0 && g_layout_support != nullptr) {
+    return reinterpret_cast<PFN_vkVoidFunction>(&GetDescriptorSetLayoutSupport);
+  }
+  if (std::strcmp(name, "vkGetDescriptorSetLayoutSupportKHR") == 0 && g_layout_support_khr != nullptr) {
+    return reinterpret_cast<PFN_vkVoidFunction>(&GetDescriptorSetLayoutSupportKHR);
+  }
+  return g_gdpa(device, name);
+}
+
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetInstanceProcAddr(VkInstance instance, const char* name) {
+  ENTRY(GetInstanceProcAddr);
+  ENTRY(CreateInstance);
+  ENTRY(CreateDevice);
+  ENTRY(GetDeviceProcAddr);
+  ENTRY(EnumerateDeviceExtensionProperties);
+  if (std::strcmp(name, "vkGetPhysicalDeviceFeatures2") == 0 && g_features2 != nullptr) {
+    return reinterpret_cast<PFN_vkVoidFunction>(&GetPhysicalDeviceFeatures2);
+  }
+  if (std::strcmp(name, "vkGetPhysicalDeviceFeatures2KHR") == 0 && g_features2_khr != nullptr) {
+    return reinterpret_cast<PFN_vkVoidFunction>(&GetPhysicalDeviceFeatures2KHR);
+  }
+  return g_gipa == nullptr ? nullptr : g_gipa(instance, name);
+}
+
+#undef ENTRY
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) VKAPI_ATTR VkResult VKAPI_CALL
+vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface* v) {
+  if (v->loaderLayerInterfaceVersion < 2) return VK_ERROR_INITIALIZATION_FAILED;
+  v->loaderLayerInterfaceVersion = 2;
+  v->pfnGetInstanceProcAddr = &GetInstanceProcAddr;
+  v->pfnGetDeviceProcAddr = &GetDeviceProcAddr;
+  v->pfnGetPhysicalDeviceProcAddr = nullptr;
+  return VK_SUCCESS;
+}
+
+extern "C" __attribute__((visibility("default"))) uint32_t bindery_extras_created_with() {
+  return g_created_with.load();
+}
+
+extern "C" __attribute__((visibility("default"))) uint32_t bindery_extras_last_layout_storage_buffers() {
+  return g_last_storage_buffers.load();
+}
