@@ -35,6 +35,7 @@
 #include "chassis/capability.h"
 #include "chassis/state.h"
 #include "chassis/trackers.h"
+#include "core/chain_edit.h"
 #include "core/handle_map.h"
 #include "spirv/rewrite.h"
 
@@ -398,6 +399,25 @@ DeviceBindings& BindingsOf(VkDevice device);
 // flags keep them native: set_layout_shadow.h). Logs when a layout converts for going
 // beyond a driver limit. descriptor_layout_hooks.cpp.
 bool ShouldConvertLayout(DeviceBindings& b, const VkDescriptorSetLayoutCreateInfo& info);
+
+// An application's set layout split as the capability sends it down: its shadow, and the
+// create info of its native part (converted bindings removed, their binding flags with
+// them; valid while this object lives). Used by layout creation and the support query,
+// so both ask the driver the same question.
+class NativeLayoutSplit {
+ public:
+  NativeLayoutSplit(DeviceBindings& b, const VkDescriptorSetLayoutCreateInfo& app, bool convert);
+  NativeLayoutSplit(const NativeLayoutSplit&) = delete;
+  NativeLayoutSplit& operator=(const NativeLayoutSplit&) = delete;
+  SetLayoutShadow shadow;
+  const VkDescriptorSetLayoutCreateInfo& native_info() const { return info_; }
+
+ private:
+  std::vector<VkDescriptorSetLayoutBinding> native_;
+  std::vector<VkDescriptorBindingFlags> native_flags_;
+  ChainEditor chain_;
+  VkDescriptorSetLayoutCreateInfo info_;
+};
 BindingsCommandData* CommandDataOf(DeviceBindings& b, VkCommandBuffer cb);
 // The converted bind (bind_hooks.cpp): roots pushed, native parts bound natively.
 void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,

@@ -75,23 +75,35 @@ bool ShouldConvertLayout(DeviceBindings& b, const VkDescriptorSetLayoutCreateInf
   return true;
 }
 
+NativeLayoutSplit::NativeLayoutSplit(DeviceBindings& b, const VkDescriptorSetLayoutCreateInfo& app, bool convert)
+    : chain_(app.pNext), info_(app) {
+  const auto* flags_info = FindInChain<VkDescriptorSetLayoutBindingFlagsCreateInfo>(
+      app.pNext, VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO);
+  const VkDescriptorBindingFlags* flags =
+      flags_info != nullptr && flags_info->bindingCount == app.bindingCount ? flags_info->pBindingFlags : nullptr;
+  shadow = PlanSetLayout(app, flags, b.plan.convert_uniform_buffers, native_, native_flags_, convert);
+  if (!shadow.converts()) return;  // the application's own create info
+  info_.bindingCount = static_cast<uint32_t>(native_.size());
+  info_.pBindings = native_.empty() ? nullptr : native_.data();
+  if (flags_info != nullptr) {
+    auto* edited = chain_.Modify<VkDescriptorSetLayoutBindingFlagsCreateInfo>(
+        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO);
+    if (edited != nullptr) {
+      edited->bindingCount = flags != nullptr ? static_cast<uint32_t>(native_flags_.size()) : 0;
+      edited->pBindingFlags = native_flags_.empty() ? nullptr : native_flags_.data();
+    }
+    info_.pNext = chain_.chain();
+  }
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
                                                          const VkAllocationCallbacks* pAllocator,
                                                          VkDescriptorSetLayout* pSetLayout) {
   DeviceBindings& b = BindingsOf(device);
-  const auto* flags_info = FindInChain<VkDescriptorSetLayoutBindingFlagsCreateInfo>(
-      pCreateInfo->pNext, VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO);
-  const VkDescriptorBindingFlags* flags =
-      flags_info != nullptr && flags_info->bindingCount == pCreateInfo->bindingCount ? flags_info->pBindingFlags
-                                                                                     : nullptr;
-  std::vector<VkDescriptorSetLayoutBinding> native;
-  std::vector<VkDescriptorBindingFlags> native_flags;
-  const bool convert = ShouldConvertLayout(b, *pCreateInfo);
-  auto shadow = std::make_shared<SetLayoutShadow>(
-      PlanSetLayout(*pCreateInfo, flags, b.plan.convert_uniform_buffers, native, native_flags, convert));
+  NativeLayoutSplit split(b, *pCreateInfo, ShouldConvertLayout(b, *pCreateInfo));
   // Every layout gets a shadow (binds need each set's native dynamic-offset count), but
   // only converting ones are changed.
-  VkDescriptorSetLayoutCreateInfo info = *pCreateInfo;
+  auto shadow = std::make_shared<SetLayoutShadow>(std::move(split.shadow));
   if (!shadow->converts()) {
     const VkResult result = b.next.CreateDescriptorSetLayout(device, pCreateInfo, pAllocator, pSetLayout);
     if (result != VK_SUCCESS) return result;
@@ -102,19 +114,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const 
     b.set_layouts.Insert(*pSetLayout, std::move(entry));
     return result;
   }
-  info.bindingCount = static_cast<uint32_t>(native.size());
-  info.pBindings = native.empty() ? nullptr : native.data();
-  ChainEditor chain(pCreateInfo->pNext);
-  if (flags_info != nullptr) {
-    auto* edited = chain.Modify<VkDescriptorSetLayoutBindingFlagsCreateInfo>(
-        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO);
-    if (edited != nullptr) {
-      edited->bindingCount = flags != nullptr ? static_cast<uint32_t>(native_flags.size()) : 0;
-      edited->pBindingFlags = native_flags.empty() ? nullptr : native_flags.data();
-    }
-    info.pNext = chain.chain();
-  }
-  const VkResult result = b.next.CreateDescriptorSetLayout(device, &info, pAllocator, pSetLayout);
+  const VkResult result = b.next.CreateDescriptorSetLayout(device, &split.native_info(), pAllocator, pSetLayout);
   if (result != VK_SUCCESS) return result;
   shadow->native = *pSetLayout;
   auto entry = std::make_unique<SetLayoutEntry>();

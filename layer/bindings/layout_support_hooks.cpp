@@ -18,15 +18,8 @@ void LayoutSupport(PFN_vkGetDescriptorSetLayoutSupport next, VkDevice device,
                    const VkDescriptorSetLayoutCreateInfo* pCreateInfo, VkDescriptorSetLayoutSupport* pSupport) {
   DeviceBindings& b = BindingsOf(device);
   if (!ShouldConvertLayout(b, *pCreateInfo)) return next(device, pCreateInfo, pSupport);
-  const auto* flags_info = FindInChain<VkDescriptorSetLayoutBindingFlagsCreateInfo>(
-      pCreateInfo->pNext, VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO);
-  const VkDescriptorBindingFlags* flags =
-      flags_info != nullptr && flags_info->bindingCount == pCreateInfo->bindingCount ? flags_info->pBindingFlags
-                                                                                     : nullptr;
-  std::vector<VkDescriptorSetLayoutBinding> native;
-  std::vector<VkDescriptorBindingFlags> native_flags;
-  const SetLayoutShadow shadow =
-      PlanSetLayout(*pCreateInfo, flags, b.plan.convert_uniform_buffers, native, native_flags, true);
+  const NativeLayoutSplit split(b, *pCreateInfo, true);
+  const SetLayoutShadow& shadow = split.shadow;
   if (!shadow.converts()) return next(device, pCreateInfo, pSupport);
 
   // An output struct of the application's chain (written as the driver would).
@@ -39,21 +32,8 @@ void LayoutSupport(PFN_vkGetDescriptorSetLayoutSupport next, VkDevice device,
     if (variable != nullptr) variable->maxVariableDescriptorCount = 0;
     return;
   }
-  // The native part, asked exactly as CreateDescriptorSetLayout would create it.
-  VkDescriptorSetLayoutCreateInfo info = *pCreateInfo;
-  info.bindingCount = static_cast<uint32_t>(native.size());
-  info.pBindings = native.empty() ? nullptr : native.data();
-  ChainEditor chain(pCreateInfo->pNext);
-  if (flags_info != nullptr) {
-    auto* edited = chain.Modify<VkDescriptorSetLayoutBindingFlagsCreateInfo>(
-        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO);
-    if (edited != nullptr) {
-      edited->bindingCount = flags != nullptr ? static_cast<uint32_t>(native_flags.size()) : 0;
-      edited->pBindingFlags = native_flags.empty() ? nullptr : native_flags.data();
-    }
-    info.pNext = chain.chain();
-  }
-  next(device, &info, pSupport);
+  // The native part, asked exactly as CreateDescriptorSetLayout creates it.
+  next(device, &split.native_info(), pSupport);
   if (pSupport->supported != VK_TRUE || variable == nullptr) return;
   // The variable-count binding is the layout's highest: when it converts it is the last
   // converted binding, and any count up to its declared maximum is records in the block.
