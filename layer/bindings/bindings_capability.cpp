@@ -228,6 +228,7 @@ DeviceBindings::~DeviceBindings() {
     if (t.native != VK_NULL_HANDLE) t.destroy(device.handle, t.native, nullptr);
     if (t.full != VK_NULL_HANDLE) t.destroy(device.handle, t.full, nullptr);
   });
+  for (const auto& [t, destroy] : retired_templates) destroy(device.handle, t, nullptr);
   for (VkDescriptorPool p : fallback_pools) next.DestroyDescriptorPool(device.handle, p, nullptr);
   for (VkPipelineLayout l : owned_pipeline_layouts) next.DestroyPipelineLayout(device.handle, l, nullptr);
   for (VkDescriptorSetLayout l : owned_set_layouts) next.DestroyDescriptorSetLayout(device.handle, l, nullptr);

@@ -281,6 +281,8 @@ class DeviceBindings : public CapabilityDevice {
   std::vector<VkDescriptorSetLayout> owned_set_layouts;
   std::vector<VkPipelineLayout> owned_pipeline_layouts;
   std::vector<VkDescriptorPool> fallback_pools;  // the last one is allocated from
+  // Full-layout push templates of templates the application destroyed (template_hooks.cpp).
+  std::vector<std::pair<VkDescriptorUpdateTemplate, PFN_vkDestroyDescriptorUpdateTemplate>> retired_templates;
   // The full native layout of `layout` (created once); VK_NULL_HANDLE when it cannot be.
   VkDescriptorSetLayout FullSetLayout(const SetLayoutShadow& layout);
   VkPipelineLayout FullPipelineLayout(PipelineLayoutShadow& layout);
@@ -332,7 +334,9 @@ class BindingsCommandData : public CommandData {
     // again with its full layout: push_descriptor_hooks.cpp).
     struct PushCopy {
       bool valid = false;
-      const TemplateShadow* with_template = nullptr;  // else `writes` raw writes
+      // The push template's full-layout twin (kept until the device goes, so the
+      // application may destroy its template meanwhile); else `writes` raw writes.
+      VkDescriptorUpdateTemplate with_template = VK_NULL_HANDLE;
       uint32_t offset = 0;                             // in push_arena
       uint32_t size = 0;
       uint32_t writes = 0;

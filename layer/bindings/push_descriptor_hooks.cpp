@@ -154,7 +154,7 @@ void SaveTemplatePush(BindingsCommandData& data, BindingsCommandData::BindPoint*
   data.push_arena.resize(begin + t.data_size);
   if (t.data_size != 0) std::memcpy(data.push_arena.data() + begin, pData, t.data_size);
   copy.valid = true;
-  copy.with_template = &t;
+  copy.with_template = t.full;
   copy.offset = static_cast<uint32_t>(begin);
   copy.size = t.data_size;
 }
@@ -274,8 +274,8 @@ bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint b
   const BindingsCommandData::BindPoint::PushCopy& copy = point.push_copy[set];
   if (!copy.valid || copy.offset + copy.size > data.push_arena.size()) return false;
   const uint8_t* at = data.push_arena.data() + copy.offset;
-  if (copy.with_template != nullptr) {
-    b.next.CmdPushDescriptorSetWithTemplateKHR(cb, copy.with_template->full, full, set, at);
+  if (copy.with_template != VK_NULL_HANDLE) {
+    b.next.CmdPushDescriptorSetWithTemplateKHR(cb, copy.with_template, full, set, at);
     return true;
   }
   // Cold path (a pipeline running natively): the writes rebuilt with their arrays.

@@ -92,7 +92,9 @@ VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate d
     if (shadow->full_layout == VK_NULL_HANDLE) return fail(VK_ERROR_OUT_OF_HOST_MEMORY);
     VkDescriptorUpdateTemplateCreateInfo info = *pCreateInfo;
     info.pipelineLayout = shadow->full_layout;
-    const VkResult r = create(device, &info, pAllocator, &shadow->full);
+    // The layer's own object (no application allocator): a recorded push may still be
+    // replayed through it after the application destroys its template (DestroyTemplate).
+    const VkResult r = create(device, &info, nullptr, &shadow->full);
     if (r != VK_SUCCESS) return fail(r);
   }
   *pTemplate = reinterpret_cast<VkDescriptorUpdateTemplate>(shadow.get());
@@ -107,7 +109,12 @@ void DestroyTemplate(DestroyFn destroy, VkDevice device, VkDescriptorUpdateTempl
   std::unique_ptr<TemplateShadow> shadow = handle != VK_NULL_HANDLE ? b.templates.Erase(handle) : nullptr;
   if (shadow == nullptr) return destroy(device, handle, pAllocator);
   if (shadow->native != VK_NULL_HANDLE) destroy(device, shadow->native, pAllocator);
-  if (shadow->full != VK_NULL_HANDLE) destroy(device, shadow->full, pAllocator);
+  if (shadow->full != VK_NULL_HANDLE) {
+    // A push recorded with it may be replayed for a pipeline running natively later in
+    // that recording (push_descriptor_hooks.cpp): kept until the device goes.
+    std::lock_guard<std::mutex> lock(b.fallback_mutex);
+    b.retired_templates.emplace_back(shadow->full, shadow->destroy);
+  }
 }
 
 template <typename UpdateFn>

@@ -424,6 +424,12 @@ FallbackOutput RunFallbackInMode(const char* mode, bool push_first = false) {
     vkCmdDispatch(cb, kWords / 64, 1, 1);  // out[0, N) = in0 + 2 in1
     barrier();
     push_template_cmd(cb, update_template, layout, 0, second);
+    if (push_first) {
+      // Its push is recorded: the application may destroy the template now, although the
+      // layer replays that push for the refused pipeline below.
+      vkDestroyDescriptorUpdateTemplate(d, update_template, nullptr);
+      update_template = VK_NULL_HANDLE;
+    }
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, converted_late);
     vkCmdDispatch(cb, kWords / 64, 1, 1);  // out[3N, 4N) = 3 in2 + in0 (the template's push)
     barrier();
