@@ -79,40 +79,49 @@ const FallbackPipeline* BoundFallback(DeviceBindings& b, BindingsCommandData::Bi
   return f;
 }
 
-// Bytes of the array a write of `type` points at, per descriptor; 0 for a write that needs
-// its pNext (inline uniform blocks, acceleration structures): not kept.
-size_t ElementBytes(VkDescriptorType type) {
+// Which array a write of `type` reads; kNone for a write that needs its pNext (inline
+// uniform blocks, acceleration structures): not kept.
+enum class Payload { kNone, kImage, kBuffer, kTexelView };
+
+Payload PayloadOf(VkDescriptorType type) {
   switch (type) {
     case VK_DESCRIPTOR_TYPE_SAMPLER:
     case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
     case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
     case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
     case VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT:
-      return sizeof(VkDescriptorImageInfo);
+      return Payload::kImage;
     case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
     case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
-      return sizeof(VkBufferView);
+      return Payload::kTexelView;
     case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
     case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
     case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
     case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
-      return sizeof(VkDescriptorBufferInfo);
+      return Payload::kBuffer;
     default:
-      return 0;
+      return Payload::kNone;
   }
 }
 
-const void* ElementArray(const VkWriteDescriptorSet& w) {
-  switch (ElementBytes(w.descriptorType)) {
-    case sizeof(VkBufferView):
-      return w.pTexelBufferView;
-    default:
-      return w.descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER || w.descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER ||
-                     w.descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC ||
-                     w.descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC
-                 ? static_cast<const void*>(w.pBufferInfo)
-                 : static_cast<const void*>(w.pImageInfo);
+size_t ElementBytes(Payload payload) {
+  switch (payload) {
+    case Payload::kImage:
+      return sizeof(VkDescriptorImageInfo);
+    case Payload::kBuffer:
+      return sizeof(VkDescriptorBufferInfo);
+    case Payload::kTexelView:
+      return sizeof(VkBufferView);
+    case Payload::kNone:
+      break;
   }
+  return 0;
+}
+
+const void* ElementArray(const VkWriteDescriptorSet& w, Payload payload) {
+  return payload == Payload::kImage    ? static_cast<const void*>(w.pImageInfo)
+         : payload == Payload::kBuffer ? static_cast<const void*>(w.pBufferInfo)
+                                       : static_cast<const void*>(w.pTexelBufferView);
 }
 
 // Keeps the push as the application made it (BindingsCommandData::BindPoint::PushCopy).
@@ -125,8 +134,9 @@ void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, 
   const size_t begin = data.push_arena.size();
   for (uint32_t i = 0; i < writeCount; ++i) {
     const VkWriteDescriptorSet& w = pWrites[i];
-    const size_t element = ElementBytes(w.descriptorType);
-    const void* array = ElementArray(w);
+    const Payload payload = PayloadOf(w.descriptorType);
+    const size_t element = ElementBytes(payload);
+    const void* array = ElementArray(w, payload);
     if (element == 0 || w.pNext != nullptr || (array == nullptr && w.descriptorCount != 0)) {
       data.push_arena.resize(begin);
       return;  // not kept: a pipeline running natively bound later does not get it
@@ -284,19 +294,11 @@ bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint b
     std::memcpy(&writes[i], at, sizeof(VkWriteDescriptorSet));
     const uint8_t* array = at + sizeof(VkWriteDescriptorSet);
     VkWriteDescriptorSet& w = writes[i];
-    w.pImageInfo = nullptr;
-    w.pBufferInfo = nullptr;
-    w.pTexelBufferView = nullptr;
-    const size_t element = ElementBytes(w.descriptorType);
-    if (element == sizeof(VkBufferView)) {
-      w.pTexelBufferView = reinterpret_cast<const VkBufferView*>(array);
-    } else if (w.descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER || w.descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER ||
-               w.descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC ||
-               w.descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC) {
-      w.pBufferInfo = reinterpret_cast<const VkDescriptorBufferInfo*>(array);
-    } else {
-      w.pImageInfo = reinterpret_cast<const VkDescriptorImageInfo*>(array);
-    }
+    const Payload payload = PayloadOf(w.descriptorType);
+    const size_t element = ElementBytes(payload);
+    w.pImageInfo = payload == Payload::kImage ? reinterpret_cast<const VkDescriptorImageInfo*>(array) : nullptr;
+    w.pBufferInfo = payload == Payload::kBuffer ? reinterpret_cast<const VkDescriptorBufferInfo*>(array) : nullptr;
+    w.pTexelBufferView = payload == Payload::kTexelView ? reinterpret_cast<const VkBufferView*>(array) : nullptr;
     at = array + element * w.descriptorCount;
   }
   b.next.CmdPushDescriptorSetKHR(cb, bind_point, full, set, copy.writes, writes.data());

@@ -45,6 +45,42 @@ std::vector<Batch>& Scratch(QueueTimelines& q, uint32_t count) {
   return q.scratch_batches;
 }
 
+// vkQueueSubmit and vkQueueBindSparse batches (VkSubmitInfo, VkBindSparseInfo) name their
+// semaphores with the same members: does any batch need the capability?
+template <typename Info>
+bool AnyInvolved(DeviceTimelines& t, const Info* infos, uint32_t count) {
+  for (uint32_t b = 0; b < count; ++b) {
+    if (FindInChain<VkBaseInStructure>(infos[b].pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO) != nullptr ||
+        Involved(t, infos[b].pWaitSemaphores, infos[b].waitSemaphoreCount, infos[b].pSignalSemaphores,
+                 infos[b].signalSemaphoreCount)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// One list of semaphores of such a batch as operations: a timeline one takes its value
+// from `values` (VkTimelineSemaphoreSubmitInfo's array for the list); `stages` null means
+// every command. False, logged with the list's VUID, when a timeline one has no value.
+bool AppendOps(DeviceTimelines& t, const char* call, const char* vuid, const VkSemaphore* semaphores,
+               const VkPipelineStageFlags* stages, uint32_t count, const uint64_t* values, uint32_t value_count,
+               std::vector<SemOp>& out) {
+  for (uint32_t i = 0; i < count; ++i) {
+    SemOp op{semaphores[i], 0, stages != nullptr ? stages[i] : VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
+             t.Find(semaphores[i])};
+    if (op.timeline != nullptr) {
+      if (values == nullptr || i >= value_count) {
+        BINDERY_LOG(t.device.log(), kError, "timeline-submit", "%s: timeline semaphore %u has no value (%s)", call, i,
+                    vuid);
+        return false;
+      }
+      op.value = values[i];
+    }
+    out.push_back(op);
+  }
+  return true;
+}
+
 VkResult Submit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits, VkFence fence, bool khr) {
   DeviceTimelines& t = Of(queue);
   QueueTimelines& q = t.Queue(queue);
@@ -118,14 +154,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
                                            VkFence fence) {
   DeviceTimelines& t = Of(queue);
   QueueTimelines& q = t.Queue(queue);
-  bool involved = false;
-  for (uint32_t b = 0; b < count && !involved; ++b) {
-    involved = FindInChain<VkBaseInStructure>(submits[b].pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO) !=
-                   nullptr ||
-               Involved(t, submits[b].pWaitSemaphores, submits[b].waitSemaphoreCount, submits[b].pSignalSemaphores,
-                        submits[b].signalSemaphoreCount);
-  }
-  if (!involved && !t.HasParked(q)) return t.next.QueueSubmit(queue, count, submits, fence);
+  if (!AnyInvolved(t, submits, count) && !t.HasParked(q)) return t.next.QueueSubmit(queue, count, submits, fence);
 
   std::vector<Batch>& batches = Scratch(q, count);
   for (uint32_t b = 0; b < count; ++b) {
@@ -137,29 +166,15 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
     if (const auto* p = FindInChain<VkProtectedSubmitInfo>(in.pNext, VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO)) {
       if (p->protectedSubmit) out.flags |= VK_SUBMIT_PROTECTED_BIT;
     }
-    for (uint32_t i = 0; i < in.waitSemaphoreCount; ++i) {
-      SemOp op{in.pWaitSemaphores[i], 0, in.pWaitDstStageMask[i], 0, t.Find(in.pWaitSemaphores[i])};
-      if (op.timeline != nullptr) {
-        if (values == nullptr || values->pWaitSemaphoreValues == nullptr || i >= values->waitSemaphoreValueCount) {
-          BINDERY_LOG(t.device.log(), kError, "timeline-submit",
-                      "vkQueueSubmit: timeline wait %u has no value (VUID-VkSubmitInfo-pWaitSemaphores-03243)", i);
-          return VK_ERROR_UNKNOWN;
-        }
-        op.value = values->pWaitSemaphoreValues[i];
-      }
-      out.waits.push_back(op);
-    }
-    for (uint32_t i = 0; i < in.signalSemaphoreCount; ++i) {
-      SemOp op{in.pSignalSemaphores[i], 0, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0, t.Find(in.pSignalSemaphores[i])};
-      if (op.timeline != nullptr) {
-        if (values == nullptr || values->pSignalSemaphoreValues == nullptr || i >= values->signalSemaphoreValueCount) {
-          BINDERY_LOG(t.device.log(), kError, "timeline-submit",
-                      "vkQueueSubmit: timeline signal %u has no value (VUID-VkSubmitInfo-pSignalSemaphores-03244)", i);
-          return VK_ERROR_UNKNOWN;
-        }
-        op.value = values->pSignalSemaphoreValues[i];
-      }
-      out.signals.push_back(op);
+    const uint64_t* wait_values = values != nullptr ? values->pWaitSemaphoreValues : nullptr;
+    const uint64_t* signal_values = values != nullptr ? values->pSignalSemaphoreValues : nullptr;
+    if (!AppendOps(t, "vkQueueSubmit", "VUID-VkSubmitInfo-pWaitSemaphores-03243", in.pWaitSemaphores,
+                   in.pWaitDstStageMask, in.waitSemaphoreCount, wait_values,
+                   values != nullptr ? values->waitSemaphoreValueCount : 0, out.waits) ||
+        !AppendOps(t, "vkQueueSubmit", "VUID-VkSubmitInfo-pSignalSemaphores-03244", in.pSignalSemaphores, nullptr,
+                   in.signalSemaphoreCount, signal_values, values != nullptr ? values->signalSemaphoreValueCount : 0,
+                   out.signals)) {
+      return VK_ERROR_UNKNOWN;
     }
     for (uint32_t i = 0; i < in.commandBufferCount; ++i) {
       VkCommandBufferSubmitInfo cb{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
@@ -183,14 +198,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, co
                                                VkFence fence) {
   DeviceTimelines& t = Of(queue);
   QueueTimelines& q = t.Queue(queue);
-  bool involved = false;
-  for (uint32_t b = 0; b < count && !involved; ++b) {
-    involved = FindInChain<VkBaseInStructure>(infos[b].pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO) !=
-                   nullptr ||
-               Involved(t, infos[b].pWaitSemaphores, infos[b].waitSemaphoreCount, infos[b].pSignalSemaphores,
-                        infos[b].signalSemaphoreCount);
-  }
-  if (!involved && !t.HasParked(q)) return t.next.QueueBindSparse(queue, count, infos, fence);
+  if (!AnyInvolved(t, infos, count) && !t.HasParked(q)) return t.next.QueueBindSparse(queue, count, infos, fence);
   // Like a submit: timeline waits become relays to binary semaphores, timeline signals
   // binary semaphores watched through the layer's fence; parked behind a wait that is not
   // pending yet. The driver gets binary semaphores only (no VkTimelineSemaphoreSubmitInfo).
@@ -214,33 +222,15 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, co
                   "emulation)",
                   static_cast<int>(s->sType));
     }
-    for (uint32_t i = 0; i < in.waitSemaphoreCount; ++i) {
-      SemOp op{in.pWaitSemaphores[i], 0, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0, t.Find(in.pWaitSemaphores[i])};
-      if (op.timeline != nullptr) {
-        if (values == nullptr || values->pWaitSemaphoreValues == nullptr || i >= values->waitSemaphoreValueCount) {
-          BINDERY_LOG(t.device.log(), kError, "timeline-sparse",
-                      "vkQueueBindSparse: timeline wait %u has no value (VUID-VkBindSparseInfo-pWaitSemaphores-03246)",
-                      i);
-          return VK_ERROR_UNKNOWN;
-        }
-        op.value = values->pWaitSemaphoreValues[i];
-      }
-      out.waits.push_back(op);
-    }
-    for (uint32_t i = 0; i < in.signalSemaphoreCount; ++i) {
-      SemOp op{in.pSignalSemaphores[i], 0, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0, t.Find(in.pSignalSemaphores[i])};
-      if (op.timeline != nullptr) {
-        if (values == nullptr || values->pSignalSemaphoreValues == nullptr ||
-            i >= values->signalSemaphoreValueCount) {
-          BINDERY_LOG(t.device.log(), kError, "timeline-sparse",
-                      "vkQueueBindSparse: timeline signal %u has no value "
-                      "(VUID-VkBindSparseInfo-pWaitSemaphores-03246)",
-                      i);
-          return VK_ERROR_UNKNOWN;
-        }
-        op.value = values->pSignalSemaphoreValues[i];
-      }
-      out.signals.push_back(op);
+    const uint64_t* wait_values = values != nullptr ? values->pWaitSemaphoreValues : nullptr;
+    const uint64_t* signal_values = values != nullptr ? values->pSignalSemaphoreValues : nullptr;
+    if (!AppendOps(t, "vkQueueBindSparse", "VUID-VkBindSparseInfo-pWaitSemaphores-03246", in.pWaitSemaphores, nullptr,
+                   in.waitSemaphoreCount, wait_values, values != nullptr ? values->waitSemaphoreValueCount : 0,
+                   out.waits) ||
+        !AppendOps(t, "vkQueueBindSparse", "VUID-VkBindSparseInfo-pSignalSemaphores-03247", in.pSignalSemaphores,
+                   nullptr, in.signalSemaphoreCount, signal_values,
+                   values != nullptr ? values->signalSemaphoreValueCount : 0, out.signals)) {
+      return VK_ERROR_UNKNOWN;
     }
     out.sparse = &in;
   }
