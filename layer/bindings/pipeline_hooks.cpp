@@ -17,6 +17,7 @@
 //   valid whether the base or the derivative was rewritten or fell back (with a different
 //   native layout): no valid-usage rule ties a derivative's layout to its base's, and the
 //   base is only a hint the implementation may ignore.
+#include <algorithm>
 #include <list>
 #include <memory>
 #include <string>
@@ -48,6 +49,11 @@ spirv::RewriteOptions OptionsFor(const DeviceBindings& b, const RootLayout& root
   o.shader_int64 = b.plan.shader_int64;
   o.bounds_checks = b.plan.bounds_checks;
   o.convert_uniform_buffers = b.plan.convert_uniform_buffers;
+  // Descriptor addresses are multiples of the offset alignments (spirv/access_alignment.h).
+  const VkPhysicalDeviceLimits& limits = b.device.properties.limits;
+  VkDeviceSize base_alignment = limits.minStorageBufferOffsetAlignment;
+  if (o.convert_uniform_buffers) base_alignment = std::min(base_alignment, limits.minUniformBufferOffsetAlignment);
+  o.descriptor_base_alignment = static_cast<uint32_t>(std::min<VkDeviceSize>(base_alignment, 256));
   if (root.in_buffer) {
     o.root_placement = spirv::RootPlacement::kStorageBuffer;
     o.root_buffer_set = root.buffer_set;

@@ -15,6 +15,7 @@ std::string OptionsKey(const spirv::RewriteOptions& o) {
   Append(key, (o.shader_int64 ? 1u : 0u) | (o.bounds_checks ? 2u : 0u) | (o.convert_uniform_buffers ? 4u : 0u));
   Append(key, static_cast<uint32_t>(o.root_placement));
   Append(key, o.root_buffer_set);
+  Append(key, o.descriptor_base_alignment);
   for (const spirv::SetLayout& s : o.sets) {
     Append(key, s.set);
     Append(key, s.root_offset);

@@ -53,6 +53,9 @@ class PointerPass {
   bool MarkRetyped(uint32_t id, std::vector<uint32_t>* work);
   uint32_t MappedType(uint32_t old_type);
   const Instruction* LocalDef(uint32_t id) const;
+  // The alignment an access through `pointer` (an input id) is known to have from the
+  // descriptor base alignment and the layout; 0 if unknown (pointer_pass_alignment.cpp).
+  uint32_t DescriptorAccessAlignment(uint32_t pointer) const;
   // Lookups in the tables Analyze sized at the module's bound then: ids the rewrite takes
   // later (and words of malformed input) are past them, so every index is checked here.
   bool Retyped(uint32_t id) const { return id < retyped_.size() && retyped_[id] != 0; }
