@@ -40,7 +40,9 @@ struct PendingWrite {
 
 // A command buffer's queued writes (lives in its TransferCommandData).
 struct PendingWrites {
-  static constexpr uint32_t kCapacity = 256;  // a full list is flushed before the next write
+  // A full list is flushed before the next write (512: ~28 KiB per command buffer, on
+  // devices that coalesce only).
+  static constexpr uint32_t kCapacity = 512;
   PendingWrite writes[kCapacity];
   uint32_t count = 0;
   // Destination addresses the queued writes span: a write outside needs no overlap check.

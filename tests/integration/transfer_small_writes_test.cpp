@@ -68,7 +68,7 @@ TEST_P(TransferSmallWrites, ManyBackToBackThenBarrier) {
   EXPECT_TRUE(SameBytes(dst.mapped, model.data(), kBytes));
   const Summary summary = rig.Finish();
   if (GetParam().Is("force", "compute")) {
-    // 600 writes, at most 256 per dispatch.
+    // 600 writes, at most 512 per dispatch.
     EXPECT_GT(summary.kernels, 0u) << summary.text;
     EXPECT_LE(summary.kernels, 3u) << "small writes were not coalesced: " << summary.text;
   }
