@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   };
   if (groups.count("record")) print("record", RunRecordProbes(device));
+  if (groups.count("record")) print("record (pass-through)", RunPassThroughProbes(device));
   if (groups.count("stream")) print("stream", RunStreamProbes(device));
   if (groups.count("transfer")) print("transfer", RunTransferProbes(device));
   if (groups.count("kernel")) print("kernel", RunKernelProbes(device));

@@ -11,6 +11,9 @@ namespace bindery::bench {
 
 // record/*: CPU time (this thread's) to record 1000 commands, per command.
 std::vector<ProbeResult> RunRecordProbes(ProbeDevice& d);
+// record/* rows of commands no capability changes: binds of a native (uniform-buffer)
+// set, draws.
+std::vector<ProbeResult> RunPassThroughProbes(ProbeDevice& d);
 // stream/*: an inference runtime's command stream, per submit: record, and submit to done.
 std::vector<ProbeResult> RunStreamProbes(ProbeDevice& d);
 // transfer/*: GPU time of small and large fills and updates.
