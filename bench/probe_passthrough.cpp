@@ -243,7 +243,8 @@ std::vector<ProbeResult> RunPassThroughProbes(ProbeDevice& d) {
   std::string error;
   DeviceBuffer uniform = CreateDeviceBuffer(d.physical_device(), d.device(), 256,
                                             VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, &error);
-  if (uniform.buffer != VK_NULL_HANDLE && storage.buffer != VK_NULL_HANDLE && CreateComputePart(d, o, uniform, storage)) {
+  if (uniform.buffer != VK_NULL_HANDLE && storage.buffer != VK_NULL_HANDLE &&
+      CreateComputePart(d, o, uniform, storage)) {
     const double ns = PerCommand(d, [&](VkCommandBuffer cb) {
       fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.compute);
       fn.CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.compute_layout, 1, 1, &o.out_set, 0, nullptr);

@@ -20,7 +20,8 @@ bool StepInto(const TypeManager& types, uint32_t* type, uint32_t index_id, uint6
   switch (t->opcode()) {
     case spv::OpTypeStruct: {
       uint32_t offset = 0;
-      if (!constant || index >= t->operand_count() || !types.GetMemberDecoration(*type, index, spv::DecorationOffset, &offset)) {
+      if (!constant || index >= t->operand_count() ||
+          !types.GetMemberDecoration(*type, index, spv::DecorationOffset, &offset)) {
         return false;
       }
       *term = offset;
