@@ -63,9 +63,6 @@ Usage: $0 --layer-path DIR --out DIR [options]
                           vulkan/implicit_layer.d/$LAYER_MANIFEST (e.g. an
                           installed usr/share); the with-layer run enables it
                           with ENABLE_BINDERY=1 and XDG_DATA_DIRS=DIR:/usr/share
-  --setting KEY=VALUE     a Bindery setting for the with-layer run (written as
-                          bindery.KEY = VALUE to its vk_layer_settings.txt);
-                          repeatable, e.g. --setting indirect_bindings=force
   --out DIR               output folder (created if missing): screenshots,
                           vkcube/loader logs, validation logs and settings
   --frames N              number of frames vkcube renders (default 60)
@@ -96,7 +93,6 @@ run_timeout=100
 icd_file="$LVP_ICD_DEFAULT"
 use_bindery=1
 implicit_dir=""
-bindery_settings=()
 
 need_value() { [[ $# -ge 2 && -n "$2" ]] || fail "option $1 needs a value"; }
 
@@ -104,8 +100,6 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --layer-path) need_value "$@"; layer_path="$2"; shift 2 ;;
         --implicit-data-dir) need_value "$@"; implicit_dir="$2"; shift 2 ;;
-        --setting) need_value "$@"; [[ "$2" =~ ^[a-z_]+=[^=]+$ ]] || fail "--setting wants KEY=VALUE, got '$2'"
-                   bindery_settings+=("$2"); shift 2 ;;
         --out) need_value "$@"; out_dir="$2"; shift 2 ;;
         --frames) need_value "$@"; frames="$2"; shift 2 ;;
         --tolerance) need_value "$@"; tolerance="$2"; shift 2 ;;
@@ -211,12 +205,6 @@ khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG
 khronos_validation.log_filename = $dir/validation.log
 bindery.log_level = info
 EOF
-    local setting
-    if [[ "$dir" == */with-layer ]]; then
-        for setting in "${bindery_settings[@]}"; do
-            printf 'bindery.%s = %s\n' "${setting%%=*}" "${setting#*=}" >>"$dir/vk_layer_settings.txt"
-        done
-    fi
 }
 
 # --------------------------------------------------------------- the runs
