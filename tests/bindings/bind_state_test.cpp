@@ -1,4 +1,4 @@
-// Issue 9 part 2: what a bind leaves in the command buffer. Binding sets with one pipeline
+// What a bind leaves in the command buffer. Binding sets with one pipeline
 // layout and dispatching with another layout compatible for those sets must find the
 // sets' roots where the pipeline reads them; a transfer kernel recorded between the bind
 // and the dispatch (the transfers capability, below the tracking stage) must put the

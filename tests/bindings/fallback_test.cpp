@@ -1,4 +1,4 @@
-// Issue 9 part 3: a pipeline the rewrite refuses (a descriptor array sized by a
+// Native fallback (docs/indirect-bindings.md, "When it falls back"): a pipeline the rewrite refuses (a descriptor array sized by a
 // specialization constant) runs natively, its sets materialised from the shadow, and the
 // program gives the right result — also when converted pipelines use the same bound sets
 // before and after it in one command buffer. Forced vs off: byte-identical, validation

@@ -1,4 +1,4 @@
-// Issue 9 part 5: beyond the driver's limits. With indirect bindings forced the layer
+// Beyond the driver's limits (docs/indirect-bindings.md, "Limits and extensions"). With indirect bindings forced the layer
 // reports raised storage-buffer limits (and only where it honours them), and a program
 // using them works with validation below the layer silent: a 512 MiB storage buffer
 // (lavapipe's maxStorageBufferRange is 128 MiB) bound with VK_WHOLE_SIZE and with an
@@ -253,7 +253,7 @@ namespace {
 // two calls (0-5, 6-11) so that both native sets are bound through the renumbering.
 // `full_push_constants`: the layout also has a push-constant range over all of
 // maxPushConstantsSize, so the root goes to the reserved set, after the two native sets
-// (issue 9 part 2 with renumbered sets: the shaders name it 12, the driver sees it at 2).
+// (the reserved set with renumbered sets: the shaders name it 12, the driver sees it at 2).
 void RunTwelveSets(bool full_push_constants) {
   ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "force");
   ScopedEnv level("BINDERY_LOG_LEVEL", "info");

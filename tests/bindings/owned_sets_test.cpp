@@ -1,4 +1,4 @@
-// Layer-owned descriptor sets (issue 9 part 4/10a): sets of layouts that keep no native
+// Layer-owned descriptor sets (docs/indirect-bindings.md, "Pools and sets"): sets of layouts that keep no native
 // binding have no native set; their handles must never reach the layer below. Each test
 // uses them where the layer below would otherwise see them — copies to and from native
 // sets, frees mixed with native sets, pool resets, debug names and private data, many

@@ -1,4 +1,4 @@
-// Issue 9 part 4: pipeline-creation flags through the rewrite.
+// Pipeline-creation flags through the rewrite.
 //
 // VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT: the layer passes the flag down
 // unchanged with the rewritten stages and returns what the driver returns (the rewrite is

@@ -1,4 +1,4 @@
-// Issue 9 parts 1 and 2: push descriptors on a converted layout. Set 0 is a push-descriptor
+// Push descriptors on a converted layout. Set 0 is a push-descriptor
 // set mixing converted storage buffers with a native uniform buffer; set 1 an ordinary
 // set. Pushes with vkCmdPushDescriptorSetKHR (whole and partial: a push keeps what earlier
 // pushes wrote and it does not) and with a push-descriptor template, forced vs off:

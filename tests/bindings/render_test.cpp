@@ -1,4 +1,4 @@
-// Issue 9 part 2/8: graphics. An offscreen render whose vertex and fragment shaders read
+// Graphics (docs/indirect-bindings.md). An offscreen render whose vertex and fragment shaders read
 // and write storage buffers (positions, a per-vertex write, a palette, an atomic fragment
 // count) gives the same image and the same buffers with indirect bindings forced as off,
 // with validation (synchronization validation on) silent, and the forced run really
@@ -315,7 +315,7 @@ TEST(BindingsGraphics, OffscreenRenderWithStorageBuffersInVertexAndFragmentMatch
   ExpectSameRender(Render("off"), Render("force"));
 }
 
-// Issue 9 part 2: the same render with push-constant space full: vertex and fragment
+// The same render with push-constant space full: vertex and fragment
 // shaders read the root from the reserved set's ring buffer.
 TEST(BindingsGraphics, RootInTheReservedSetWhenPushConstantsAreFull) {
   const RenderOutput forced = Render("force", true);

@@ -1,4 +1,4 @@
-// Issue 9 part 2: the reserved-set ring. The application's push-constant range fills all
+// The reserved-set ring (docs/indirect-bindings.md, "The root"). The application's push-constant range fills all
 // of maxPushConstantsSize, so the root of its converted sets (set 0: two storage buffers;
 // set 1: a dynamic storage buffer, whose offset travels in the root) cannot go after it:
 // the pipeline must still be rewritten, its shader reading the root from a reserved set

@@ -1,4 +1,4 @@
-// Issue 9 part 6: robustness kept. With robustBufferAccess enabled by the application, the
+// Robustness kept (docs/indirect-bindings.md). With robustBufferAccess enabled by the application, the
 // rewritten pipeline bounds-checks its accesses: a shader reads and writes past its
 // descriptor ranges on purpose. Both runs (indirect bindings off, forced) must give what
 // the spec allows; the forced run gives exactly what the rewrite's checks promise (reads

@@ -1,4 +1,4 @@
-// Issue 9 part 4/8: many threads creating pipelines (one shared rewrite cache) and
+// Many threads creating pipelines (one shared rewrite cache) and
 // recording converted binds and dispatches at once, each into its own command buffer
 // from its own pools. Every thread's results are checked word by word; validation
 // (synchronization validation on) silent.

@@ -1,4 +1,4 @@
-// Issue 9 part 3: a buffer the layer cannot give a device address (here: external memory,
+// Native twins (docs/indirect-bindings.md, "When it falls back"): a buffer the layer cannot give a device address (here: external memory,
 // which the layer leaves exactly as the application made it) is reached through a
 // converted descriptor. Draws and dispatches with such a set bound run the rewritten
 // pipeline's native twin with full native sets; with only addressable buffers bound they

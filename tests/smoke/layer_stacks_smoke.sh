@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real layer stacks (issue 7): vkcube on lavapipe under Xvfb with VK_LAYER_bindery next
+# Real layer stacks (docs/layers-and-loader.md): vkcube on lavapipe under Xvfb with VK_LAYER_bindery next
 # to layers users already run, validation (synchronization validation on) always below
 # Bindery. Every run must exit 0 with an empty validation log and the layer chain the
 # loader reports must be the one intended; frame N is compared with the same stack

@@ -1,4 +1,4 @@
-// Graphics stages (issue 8 part 4): a vertex and a fragment shader that read and write
+// Graphics stages: a vertex and a fragment shader that read and write
 // storage buffers are rewritten with ONE shared layout (the argument block a pipeline
 // would bind), each passes spirv-val, and lavapipe builds a graphics pipeline from the two
 // rewritten modules under the validation layer: push-constant range over both stages,
