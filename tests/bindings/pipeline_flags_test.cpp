@@ -13,7 +13,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <regex>
 
 #include "fallback_partner_comp.h"
 #include "fallback_refused_comp.h"
@@ -23,12 +22,6 @@ namespace bindery::test {
 namespace {
 
 constexpr uint32_t kWords = 256;
-
-uint64_t Counter(const std::string& summary, const std::string& name) {
-  std::smatch m;
-  const std::regex re(name + " (\\d+)");
-  return std::regex_search(summary, m, re) ? std::stoull(m[1]) : ~0ull;
-}
 
 // One device with a compute layout (set 0: binding 0 two inputs, binding 1 the output)
 // shared by fallback_refused.comp (refused by the rewrite) and fallback_partner.comp.
@@ -90,9 +83,7 @@ struct Rig {
   std::string Finish(std::string* summary) {
     Release();
     h.DestroyDevice();
-    for (const Message& m : h.BinderyMessages()) {
-      if (m.id == "BINDERY-summary") *summary = m.text;
-    }
+    *summary = h.BinderySummary();
     return VkHarness::Format(h.ValidationProblems());
   }
 };
@@ -159,8 +150,8 @@ TEST(BindingsPipelineFlags, FailOnCompileRequiredAnswersAsTheDriverDoes) {
   // The summary counts pipelines that exist, not creation attempts.
   uint64_t created_partner = 0, created_refused = 0;
   for (size_t i = 0; i < forced.created.size(); ++i) (i % 2 == 0 ? created_partner : created_refused) += forced.created[i];
-  EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), created_partner) << forced.summary;
-  EXPECT_EQ(Counter(forced.summary, "fallen back"), created_refused) << forced.summary;
+  EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), created_partner) << forced.summary;
+  EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), created_refused) << forced.summary;
 }
 
 struct DerivativeOutput {
@@ -284,8 +275,8 @@ TEST(BindingsPipelineFlags, DerivativesAcrossRewrittenAndFallbackPipelines) {
   ASSERT_TRUE(forced.error.empty()) << forced.error;
   EXPECT_TRUE(native.validation.empty()) << native.validation;
   EXPECT_TRUE(forced.validation.empty()) << forced.validation;
-  EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), 2u) << forced.summary;
-  EXPECT_EQ(Counter(forced.summary, "fallen back"), 2u) << forced.summary;
+  EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), 2u) << forced.summary;
+  EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), 2u) << forced.summary;
   ASSERT_EQ(native.out.size(), 4 * kWords);
   for (uint32_t i = 0; i < kWords; ++i) {
     const uint32_t a = 2 * i + 1, b = 700 + i;

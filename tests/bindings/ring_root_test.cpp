@@ -17,7 +17,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <regex>
 
 #include "integration/test_env.h"
 #include "ring_root_comp.h"
@@ -27,12 +26,6 @@ namespace bindery::test {
 namespace {
 
 constexpr uint32_t kWords = 256;
-
-uint64_t Counter(const std::string& summary, const std::string& name) {
-  std::smatch m;
-  const std::regex re(name + " (\\d+)");
-  return std::regex_search(summary, m, re) ? std::stoull(m[1]) : ~0ull;
-}
 
 struct Output {
   std::string error, validation, summary;
@@ -193,9 +186,7 @@ Output RunInMode(const char* mode, bool through_smaller_layout) {
   for (HostBuffer* x : {&in_a, &in_b, &out_a, &out_b, &dyn, &ubo}) h.Destroy(*x);
   h.DestroyDevice();
   o.validation = VkHarness::Format(h.ValidationProblems());
-  for (const Message& m : h.BinderyMessages()) {
-    if (m.id == "BINDERY-summary") o.summary = m.text;
-  }
+  o.summary = h.BinderySummary();
   return o;
 }
 
@@ -214,10 +205,10 @@ TEST(BindingsRingRoot, FullPushConstantsPutTheRootInTheReservedSet) {
   EXPECT_EQ(native.out_a, forced.out_a);
   EXPECT_EQ(native.out_b, forced.out_b);
   // Rewritten (not fallen back), with the root in the ring.
-  EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), 1u) << forced.summary;
-  EXPECT_EQ(Counter(forced.summary, "fallen back"), 0u) << forced.summary;
-  EXPECT_GT(Counter(forced.summary, "root ring bytes"), 0u) << forced.summary;
-  EXPECT_NE(Counter(forced.summary, "root ring bytes"), ~0ull) << forced.summary;
+  EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), 1u) << forced.summary;
+  EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), 0u) << forced.summary;
+  EXPECT_GT(SummaryCounter(forced.summary, "root ring bytes"), 0u) << forced.summary;
+  EXPECT_NE(SummaryCounter(forced.summary, "root ring bytes"), ~0ull) << forced.summary;
 }
 
 TEST(BindingsRingRoot, ABindThroughASmallerCompatibleLayoutReachesThePipeline) {
@@ -234,7 +225,7 @@ TEST(BindingsRingRoot, ABindThroughASmallerCompatibleLayoutReachesThePipeline) {
   }
   EXPECT_EQ(native.out_a, forced.out_a);
   EXPECT_EQ(native.out_b, forced.out_b);
-  EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), 1u) << forced.summary;
+  EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), 1u) << forced.summary;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "demo_report.h"
 #include "many_buffers_comp.h"
 #include "support/vk_harness.h"
+#include "support/vk_objects.h"
 
 namespace {
 
@@ -27,82 +28,40 @@ bool Fail(std::string* why, const char* what) {
 // Runs the shader once; returns false (and says why) where a call fails.
 bool RunSum(bindery::test::VkHarness& h, const std::vector<VkBuffer>& inputs, VkBuffer sum, std::string* why,
             size_t* printed) {
+  using namespace bindery::test;
   VkDevice d = h.device();
-  VkDescriptorSetLayoutBinding b[2] = {
-      {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kBuffers, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-      {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
-  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  dslci.bindingCount = 2;
-  dslci.pBindings = b;
-  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
-  VkResult r = vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set_layout);
-  std::printf("%s: vkCreateDescriptorSetLayout (40 + 1 storage buffers): %d\n", kTag, r);
+  ObjectBag bag(d);
+  const VkDescriptorSetLayout set_layout =
+      bag.Keep(CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kBuffers, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                   {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}));
+  std::printf("%s: vkCreateDescriptorSetLayout (40 + 1 storage buffers): %s\n", kTag, set_layout ? "created" : "failed");
   bindery::demo::PrintNewValidation(kTag, h, printed);
-  if (r != VK_SUCCESS) return Fail(why, "set layout refused");
-  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  plci.setLayoutCount = 1;
-  plci.pSetLayouts = &set_layout;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  r = vkCreatePipelineLayout(d, &plci, nullptr, &layout);
-  std::printf("%s: vkCreatePipelineLayout: %d\n", kTag, r);
+  if (set_layout == VK_NULL_HANDLE) return Fail(why, "set layout refused");
+  const VkPipelineLayout layout = bag.Keep(CreatePipelineLayout(d, {set_layout}));
+  std::printf("%s: vkCreatePipelineLayout: %s\n", kTag, layout ? "created" : "failed");
   bindery::demo::PrintNewValidation(kTag, h, printed);
-  if (r != VK_SUCCESS) return Fail(why, "pipeline layout refused");
-  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  smci.codeSize = sizeof(many_buffers_comp);
-  smci.pCode = many_buffers_comp;
-  VkShaderModule module = VK_NULL_HANDLE;
-  vkCreateShaderModule(d, &smci, nullptr, &module);
-  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = module;
-  cpci.stage.pName = "main";
-  cpci.layout = layout;
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  r = vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline);
-  std::printf("%s: vkCreateComputePipelines: %d\n", kTag, r);
+  if (layout == VK_NULL_HANDLE) return Fail(why, "pipeline layout refused");
+  const VkPipeline pipeline = bag.Keep(CreateComputePipeline(d, layout, many_buffers_comp, sizeof(many_buffers_comp)));
+  std::printf("%s: vkCreateComputePipelines: %s\n", kTag, pipeline ? "created" : "failed");
   bindery::demo::PrintNewValidation(kTag, h, printed);
-  if (r != VK_SUCCESS) return Fail(why, "pipeline refused");
-  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kBuffers + 1};
-  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  dpci.maxSets = 1;
-  dpci.poolSizeCount = 1;
-  dpci.pPoolSizes = &size;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  vkCreateDescriptorPool(d, &dpci, nullptr, &pool);
-  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, nullptr, pool, 1, &set_layout};
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  r = vkAllocateDescriptorSets(d, &dsai, &set);
-  if (r != VK_SUCCESS) return Fail(why, "descriptor set allocation refused");
+  if (pipeline == VK_NULL_HANDLE) return Fail(why, "pipeline refused");
+  const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(d, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kBuffers + 1}}));
+  const VkDescriptorSet set = AllocateSet(d, pool, set_layout);
+  if (set == VK_NULL_HANDLE) return Fail(why, "descriptor set allocation refused");
   std::vector<VkDescriptorBufferInfo> infos;
   for (VkBuffer buffer : inputs) infos.push_back({buffer, 0, VK_WHOLE_SIZE});
   const VkDescriptorBufferInfo sum_info{sum, 0, VK_WHOLE_SIZE};
-  VkWriteDescriptorSet w[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
-  w[0].dstSet = set;
-  w[0].descriptorCount = kBuffers;
-  w[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  w[0].pBufferInfo = infos.data();
-  w[1] = w[0];
-  w[1].dstBinding = 1;
-  w[1].descriptorCount = 1;
-  w[1].pBufferInfo = &sum_info;
+  const VkWriteDescriptorSet w[2] = {BufferWrite(set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, infos.data(), kBuffers),
+                                     BufferWrite(set, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &sum_info)};
   vkUpdateDescriptorSets(d, 2, w, 0, nullptr);
   std::printf("%s: recording and submitting the dispatch\n", kTag);
   VkCommandBuffer cb = h.BeginCommands();
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
   vkCmdDispatch(cb, 1, 1, 1);
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER, nullptr, VK_ACCESS_SHADER_WRITE_BIT,
-                          VK_ACCESS_HOST_READ_BIT};
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
-                       nullptr, 0, nullptr);
-  r = h.SubmitAndWait(cb);
+  BarrierToHost(cb);
+  const VkResult r = h.SubmitAndWait(cb);
   std::printf("%s: dispatch submitted and waited: %d\n", kTag, r);
-  vkDestroyPipeline(d, pipeline, nullptr);
-  vkDestroyShaderModule(d, module, nullptr);
-  vkDestroyDescriptorPool(d, pool, nullptr);
-  vkDestroyPipelineLayout(d, layout, nullptr);
-  vkDestroyDescriptorSetLayout(d, set_layout, nullptr);
   if (r != VK_SUCCESS) return Fail(why, "submission failed");
   return true;
 }

@@ -13,6 +13,7 @@
 
 #include "demo_report.h"
 #include "support/vk_harness.h"
+#include "support/vk_objects.h"
 
 namespace {
 
@@ -72,10 +73,7 @@ int main() {
 
   VkCommandBuffer cb = h.BeginCommands();
   vkCmdFillBuffer(cb, buffer.buffer, 0, kBytes, kPattern);
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER, nullptr, VK_ACCESS_TRANSFER_WRITE_BIT,
-                          VK_ACCESS_HOST_READ_BIT};
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0,
-                       nullptr);
+  bindery::test::BarrierToHost(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
   vkEndCommandBuffer(cb);
   const uint64_t wait_value = 1, signal_value = 2;
   VkTimelineSemaphoreSubmitInfo values{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
