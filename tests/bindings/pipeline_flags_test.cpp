@@ -17,6 +17,7 @@
 #include "fallback_partner_comp.h"
 #include "fallback_refused_comp.h"
 #include "integration/test_env.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test {
 namespace {
@@ -137,10 +138,7 @@ TEST(BindingsPipelineFlags, FailOnCompileRequiredAnswersAsTheDriverDoes) {
   if (native.error.find("FEATURE_NOT_PRESENT") != std::string::npos) {
     GTEST_SKIP() << "no pipelineCreationCacheControl: " << native.error;
   }
-  ASSERT_TRUE(native.error.empty()) << native.error;
-  ASSERT_TRUE(forced.error.empty()) << forced.error;
-  EXPECT_TRUE(native.validation.empty()) << native.validation;
-  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
   ASSERT_EQ(native.results.size(), 6u);
   EXPECT_EQ(native.results, forced.results);
   EXPECT_EQ(native.created, forced.created);
@@ -204,30 +202,12 @@ DerivativeOutput RunDerivatives(const char* mode) {
     static_cast<uint32_t*>(in1.mapped)[i] = 700 + i;
   }
   std::memset(out.mapped, 0, 4 * kWords * 4);
-  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3};
-  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  dpci.maxSets = 1;
-  dpci.poolSizeCount = 1;
-  dpci.pPoolSizes = &size;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  vkCreateDescriptorPool(d, &dpci, nullptr, &pool);
-  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  dsai.descriptorPool = pool;
-  dsai.descriptorSetCount = 1;
-  dsai.pSetLayouts = &rig.set_layout;
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  vkAllocateDescriptorSets(d, &dsai, &set);
-  VkDescriptorBufferInfo infos[3] = {{in0.buffer, 0, VK_WHOLE_SIZE}, {in1.buffer, 0, VK_WHOLE_SIZE},
-                                     {out.buffer, 0, VK_WHOLE_SIZE}};
-  VkWriteDescriptorSet w[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
-  w[0].dstSet = set;
-  w[0].descriptorCount = 2;
-  w[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  w[0].pBufferInfo = infos;
-  w[1] = w[0];
-  w[1].dstBinding = 1;
-  w[1].descriptorCount = 1;
-  w[1].pBufferInfo = &infos[2];
+  const VkDescriptorPool pool = CreateDescriptorPool(d, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3}});
+  const VkDescriptorSet set = AllocateSet(d, pool, rig.set_layout);
+  const VkDescriptorBufferInfo infos[3] = {
+      {in0.buffer, 0, VK_WHOLE_SIZE}, {in1.buffer, 0, VK_WHOLE_SIZE}, {out.buffer, 0, VK_WHOLE_SIZE}};
+  const VkWriteDescriptorSet w[2] = {BufferWrite(set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, infos, 2),
+                                     BufferWrite(set, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &infos[2])};
   vkUpdateDescriptorSets(d, 2, w, 0, nullptr);
 
   if (o.error.empty()) {
@@ -271,10 +251,7 @@ DerivativeOutput RunDerivatives(const char* mode) {
 TEST(BindingsPipelineFlags, DerivativesAcrossRewrittenAndFallbackPipelines) {
   const DerivativeOutput native = RunDerivatives("off");
   const DerivativeOutput forced = RunDerivatives("force");
-  ASSERT_TRUE(native.error.empty()) << native.error;
-  ASSERT_TRUE(forced.error.empty()) << forced.error;
-  EXPECT_TRUE(native.validation.empty()) << native.validation;
-  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
   EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), 2u) << forced.summary;
   EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), 2u) << forced.summary;
   ASSERT_EQ(native.out.size(), 4 * kWords);

@@ -219,10 +219,7 @@ TEST(BindingsPushDescriptors, ConvertedPushesMatchNativeAndRecycleTheRing) {
   if (!HasPushDescriptors()) GTEST_SKIP() << "the device has no VK_KHR_push_descriptor";
   const Output native = RunInMode("off");
   const Output forced = RunInMode("force");
-  ASSERT_TRUE(native.error.empty()) << native.error;
-  ASSERT_TRUE(forced.error.empty()) << forced.error;
-  EXPECT_TRUE(native.validation.empty()) << native.validation;
-  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
   ASSERT_EQ(native.out_a.size(), 3 * kWords);
   for (uint32_t i = 0; i < kWords; ++i) {
     const uint32_t in0 = i + 1, in1 = 5000 + 7 * i, bias = 100000 * (i % 3);
@@ -382,10 +379,7 @@ TEST(BindingsPushDescriptors, AFallbackPipelineGetsThePushesMadeWhileItIsBound) 
   if (!HasPushDescriptors()) GTEST_SKIP() << "the device has no VK_KHR_push_descriptor";
   const FallbackOutput native = RunFallbackInMode("off");
   const FallbackOutput forced = RunFallbackInMode("force");
-  ASSERT_TRUE(native.error.empty()) << native.error;
-  ASSERT_TRUE(forced.error.empty()) << forced.error;
-  EXPECT_TRUE(native.validation.empty()) << native.validation;
-  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
   EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), 1u) << forced.summary;
   EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), 2u) << forced.summary;
   EXPECT_EQ(SummaryCounter(forced.summary, "push descriptor updates converted"), 3u) << forced.summary;
@@ -406,10 +400,7 @@ TEST(BindingsPushDescriptors, AFallbackPipelineGetsThePushesMadeBeforeItIsBound)
   if (!HasPushDescriptors()) GTEST_SKIP() << "the device has no VK_KHR_push_descriptor";
   const FallbackOutput native = RunFallbackInMode("off", true);
   const FallbackOutput forced = RunFallbackInMode("force", true);
-  ASSERT_TRUE(native.error.empty()) << native.error;
-  ASSERT_TRUE(forced.error.empty()) << forced.error;
-  EXPECT_TRUE(native.validation.empty()) << native.validation;
-  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
   EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), 1u) << forced.summary;
   ASSERT_EQ(native.out.size(), 4 * kWords);
   for (uint32_t i = 0; i < kWords; ++i) {

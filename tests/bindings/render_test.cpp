@@ -166,13 +166,7 @@ RenderOutput Render(const char* mode, bool full_push_constants = false) {
   }
   VkPipelineLayout layout = VK_NULL_HANDLE;
   vkCreatePipelineLayout(d, &plci, nullptr, &layout);
-  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4};
-  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  dpci.maxSets = 2;
-  dpci.poolSizeCount = 1;
-  dpci.pPoolSizes = &size;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  vkCreateDescriptorPool(d, &dpci, nullptr, &pool);
+  const VkDescriptorPool pool = CreateDescriptorPool(d, 2, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4}});
   VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   dsai.descriptorPool = pool;
   dsai.descriptorSetCount = 2;
@@ -257,10 +251,7 @@ RenderOutput Render(const char* mode, bool full_push_constants = false) {
 }
 
 void ExpectSameRender(const RenderOutput& native, const RenderOutput& forced) {
-  ASSERT_TRUE(native.error.empty()) << native.error;
-  ASSERT_TRUE(forced.error.empty()) << forced.error;
-  EXPECT_TRUE(native.validation.empty()) << native.validation;
-  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
   EXPECT_NE(forced.summary.find("pipelines rewritten 1,"), std::string::npos) << forced.summary;
   // The render really happened: vertices wrote their ids, fragments were counted, and
   // the image is not just the clear colour.
