@@ -93,17 +93,7 @@ screen_h=$((HEIGHT + 200))
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib/vkcube_common.sh"
 
-cleanup() {
-    local rc=$?
-    stop_pid "$vkcube_pid"
-    stop_pid "$underlay_pid"
-    stop_pid "$xvfb_pid"
-    rm -rf "$work_dir"
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'log "interrupted"; exit 130' INT
-trap 'log "terminated"; exit 143' TERM
+stop_everything_on_exit
 
 # vkBasalt: one deterministic effect (contrast-adaptive sharpening) on every frame.
 cat >"$work_dir/vkBasalt.conf" <<EOF2

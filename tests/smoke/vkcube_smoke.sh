@@ -176,17 +176,7 @@ vkcube_pid=""
 source "$(dirname "${BASH_SOURCE[0]}")/lib/vkcube_common.sh"
 
 
-cleanup() {
-    local rc=$?
-    stop_pid "$vkcube_pid"
-    stop_pid "$underlay_pid"
-    stop_pid "$xvfb_pid"
-    rm -rf "$work_dir"
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'log "interrupted"; exit 130' INT
-trap 'log "terminated"; exit 143' TERM
+stop_everything_on_exit
 
 # --------------------------------------------------------------------- Xvfb
 # Screen big enough for vkcube's window, which it places at (100,100).

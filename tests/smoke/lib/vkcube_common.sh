@@ -14,6 +14,15 @@ if command -v setpriv >/dev/null 2>&1 && setpriv --pdeathsig TERM true 2>/dev/nu
     pdeath=(setpriv --pdeathsig TERM)
 fi
 
+# On exit: stop vkcube, the underlay window and Xvfb (whichever of vkcube_pid,
+# underlay_pid, xvfb_pid the caller set) and remove work_dir; INT and TERM exit with
+# the usual codes. The caller calls this once its work_dir exists.
+stop_everything_on_exit() {
+    trap 'rc=$?; stop_pid "${vkcube_pid:-}"; stop_pid "${underlay_pid:-}"; stop_pid "${xvfb_pid:-}"; rm -rf "$work_dir"; exit "$rc"' EXIT
+    trap 'log "interrupted"; exit 130' INT
+    trap 'log "terminated"; exit 143' TERM
+}
+
 stop_pid() {
     local pid="$1"
     [[ -n "$pid" ]] || return 0
