@@ -1,4 +1,4 @@
-// Native fallback for pipelines the rewrite cannot convert (issue 9 part 3): such a
+// Native fallback for pipelines the rewrite cannot convert (docs/indirect-bindings.md): such a
 // pipeline is created with the full native layout (every binding a descriptor, the same
 // push-constant ranges as the converted layout, so the application's pushes stay
 // compatible), and when it draws or dispatches, the sets bound at its bind point are

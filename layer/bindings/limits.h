@@ -1,4 +1,4 @@
-// The limits indirect bindings let an application exceed (issue 9 part 5), reported through
+// The limits indirect bindings let an application exceed (docs/indirect-bindings.md), reported through
 // vkGetPhysicalDeviceProperties(2) where every layout converts (force, or auto on a driver
 // the policy says pays: bindings/policy.h), for physical devices that can run it
 // (bufferDeviceAddress). Only limits the capability

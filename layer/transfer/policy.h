@@ -1,7 +1,7 @@
 // Which path each transfer takes on a device: native commands, or compute kernels.
 //
 // The table in policy.cpp is keyed by driver and comes from measurements (bench/,
-// README "Transfers"). `bindery.transfer_strategy` overrides it.
+// docs/measured.md). `bindery.transfer_strategy` overrides it.
 #pragma once
 
 #include <cstdint>

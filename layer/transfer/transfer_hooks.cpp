@@ -210,7 +210,7 @@ VKAPI_ATTR void VKAPI_CALL CmdFillBuffer(VkCommandBuffer cb, VkBuffer dst, VkDev
   const bool realign = size != VK_WHOLE_SIZE && size >= t.policy.fill_realign_min && ((offset | size) % align) != 0;
   // VK_WHOLE_SIZE from an aligned offset is valid natively and keeps its core meaning
   // (rounded down to whole words) unless the application enabled
-  // VK_BINDERY_transfer_any_alignment (vk_bindery.h; DESIGN.md "Transparency rule").
+  // VK_BINDERY_transfer_any_alignment (vk_bindery.h; docs/transfers.md, "The transparency rule").
   const bool core_whole_size = size == VK_WHOLE_SIZE && offset % 4 == 0 && !t.any_alignment;
   if (!fill_kernels && !realign &&
       (core_whole_size || (size != VK_WHOLE_SIZE && NativeFillAllowed(offset, size)))) {

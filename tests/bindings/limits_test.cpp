@@ -1,4 +1,4 @@
-// Issue 9 part 5: beyond the driver's limits. With indirect bindings forced the layer
+// Beyond the driver's limits (docs/indirect-bindings.md, "Limits and extensions"). With indirect bindings forced the layer
 // reports raised storage-buffer limits (and only where it honours them), and a program
 // using them works with validation below the layer silent: a 512 MiB storage buffer
 // (lavapipe's maxStorageBufferRange is 128 MiB) bound with VK_WHOLE_SIZE and with an
@@ -12,6 +12,7 @@
 
 #include "big_buffer_comp.h"
 #include "integration/test_env.h"
+#include "support/vk_objects.h"
 #include "many_buffers_comp.h"
 #include "many_sets_comp.h"
 
@@ -55,74 +56,31 @@ TEST(BindingsLimits, RaisedOnlyWhenForced) {
 void RunKernel(VkHarness& h, const uint32_t* code, size_t bytes, const std::vector<VkBuffer>& array, VkBuffer out,
                VkDeviceSize range0) {
   VkDevice d = h.device();
+  ObjectBag bag(d);
   const uint32_t n = static_cast<uint32_t>(array.size());
-  VkDescriptorSetLayoutBinding b[2] = {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-                                       {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
-  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  dslci.bindingCount = 2;
-  dslci.pBindings = b;
-  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
-  ASSERT_EQ(vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set_layout), VK_SUCCESS);
-  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  plci.setLayoutCount = 1;
-  plci.pSetLayouts = &set_layout;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  ASSERT_EQ(vkCreatePipelineLayout(d, &plci, nullptr, &layout), VK_SUCCESS);
-  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  smci.codeSize = bytes;
-  smci.pCode = code;
-  VkShaderModule module = VK_NULL_HANDLE;
-  ASSERT_EQ(vkCreateShaderModule(d, &smci, nullptr, &module), VK_SUCCESS);
-  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = module;
-  cpci.stage.pName = "main";
-  cpci.layout = layout;
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  ASSERT_EQ(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline), VK_SUCCESS);
-  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n + 1};
-  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  dpci.maxSets = 1;
-  dpci.poolSizeCount = 1;
-  dpci.pPoolSizes = &size;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  ASSERT_EQ(vkCreateDescriptorPool(d, &dpci, nullptr, &pool), VK_SUCCESS);
-  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  dsai.descriptorPool = pool;
-  dsai.descriptorSetCount = 1;
-  dsai.pSetLayouts = &set_layout;
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  ASSERT_EQ(vkAllocateDescriptorSets(d, &dsai, &set), VK_SUCCESS);
+  const VkDescriptorSetLayout set_layout =
+      bag.Keep(CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                   {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}));
+  ASSERT_NE(set_layout, VK_NULL_HANDLE);
+  const VkPipelineLayout layout = bag.Keep(CreatePipelineLayout(d, {set_layout}));
+  ASSERT_NE(layout, VK_NULL_HANDLE);
+  const VkPipeline pipeline = bag.Keep(CreateComputePipeline(d, layout, code, bytes));
+  ASSERT_NE(pipeline, VK_NULL_HANDLE);
+  const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(d, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n + 1}}));
+  const VkDescriptorSet set = AllocateSet(d, pool, set_layout);
+  ASSERT_NE(set, VK_NULL_HANDLE);
   std::vector<VkDescriptorBufferInfo> infos;
   for (VkBuffer buffer : array) infos.push_back({buffer, 0, range0});
-  VkDescriptorBufferInfo out_info{out, 0, VK_WHOLE_SIZE};
-  VkWriteDescriptorSet w[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
-  w[0].dstSet = set;
-  w[0].dstBinding = 0;
-  w[0].descriptorCount = n;
-  w[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  w[0].pBufferInfo = infos.data();
-  w[1] = w[0];
-  w[1].dstBinding = 1;
-  w[1].descriptorCount = 1;
-  w[1].pBufferInfo = &out_info;
+  const VkDescriptorBufferInfo out_info{out, 0, VK_WHOLE_SIZE};
+  const VkWriteDescriptorSet w[2] = {BufferWrite(set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, infos.data(), n),
+                                     BufferWrite(set, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &out_info)};
   vkUpdateDescriptorSets(d, 2, w, 0, nullptr);
   VkCommandBuffer cb = h.BeginCommands();
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
   vkCmdDispatch(cb, 1, 1, 1);
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
-                       nullptr, 0, nullptr);
+  BarrierToHost(cb);
   EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
-  vkDestroyPipeline(d, pipeline, nullptr);
-  vkDestroyShaderModule(d, module, nullptr);
-  vkDestroyDescriptorPool(d, pool, nullptr);
-  vkDestroyPipelineLayout(d, layout, nullptr);
-  vkDestroyDescriptorSetLayout(d, set_layout, nullptr);
 }
 
 class BigBuffer : public testing::TestWithParam<bool> {};  // VK_WHOLE_SIZE or an explicit range
@@ -253,7 +211,7 @@ namespace {
 // two calls (0-5, 6-11) so that both native sets are bound through the renumbering.
 // `full_push_constants`: the layout also has a push-constant range over all of
 // maxPushConstantsSize, so the root goes to the reserved set, after the two native sets
-// (issue 9 part 2 with renumbered sets: the shaders name it 12, the driver sees it at 2).
+// (the reserved set with renumbered sets: the shaders name it 12, the driver sees it at 2).
 void RunTwelveSets(bool full_push_constants) {
   ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "force");
   ScopedEnv level("BINDERY_LOG_LEVEL", "info");

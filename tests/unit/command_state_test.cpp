@@ -110,7 +110,7 @@ TEST_F(CommandStateTest, ComputeStateRestorableOnlyWhereTheyCanBeUndone) {
   EXPECT_TRUE(many.ComputeStateRestorable());
 }
 
-// Issue 6, 4a: one shared byte array replayed a VERTEX push with the COMPUTE push's
+// A bug once fixed: one shared byte array replayed a VERTEX push with the COMPUTE push's
 // bytes written later at the same offsets. Each record keeps its own bytes.
 TEST_F(CommandStateTest, PushesToDifferentStagesAtTheSameOffsetsKeepTheirOwnBytes) {
   CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
@@ -144,7 +144,7 @@ TEST_F(CommandStateTest, ReplacedPushesFreeTheirBytesForLaterOnes) {
   }
 }
 
-// Issue 6, 4b: state the layer cannot replay keeps kernels out of the command buffer.
+// State the layer cannot replay keeps kernels out of the command buffer.
 TEST_F(CommandStateTest, UnreplayablePushConstants2AndComputeShaderObjectsKeepComputeWorkOut) {
   CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
   const uint32_t v = 1;
