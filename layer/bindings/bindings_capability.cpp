@@ -157,6 +157,7 @@ class Bindings final : public Capability {
     if (auto* r2 = static_cast<const VkPhysicalDeviceRobustness2FeaturesEXT*>(
             editor.FindApplicationStruct(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT))) {
       plan->bounds_checks = plan->bounds_checks || r2->robustBufferAccess2 == VK_TRUE;
+      plan->null_descriptor = r2->nullDescriptor == VK_TRUE;  // null records read 0 (robustness.h)
     }
     plan->convert_uniform_buffers = settings.bindings_convert_ubo;
     plan->dump_dir = settings.bindings_dump_dir;
@@ -176,7 +177,9 @@ class Bindings final : public Capability {
     auto bindings = std::make_unique<DeviceBindings>(device, static_cast<const BindingsPlan&>(p), device.Next(slot()));
     BINDERY_LOG(device.log(), kInfo, "bindings", "indirect bindings on %s (%s): addresses as %s, bounds checks %s",
                 device.properties.deviceName, bindings->plan.policy.name,
-                bindings->plan.shader_int64 ? "uint64" : "uvec2", bindings->plan.bounds_checks ? "on" : "off");
+                bindings->plan.shader_int64 ? "uint64" : "uvec2", bindings->plan.bounds_checks     ? "on"
+                : bindings->plan.null_descriptor ? "on (null descriptors)"
+                                                 : "off");
     return bindings;
   }
 };

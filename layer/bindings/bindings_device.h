@@ -26,12 +26,14 @@
 
 #include "bindings/policy.h"
 #include "bindings/lookup_cache.h"
+#include "bindings/native_buffer_sets.h"
 #include "bindings/owned_set_region.h"
 #include "bindings/record_allocator.h"
 #include "bindings/rewrite_cache.h"
 #include "bindings/root_layout.h"
 #include "bindings/root_ring.h"
 #include "bindings/set_layout_shadow.h"
+#include "bindings/static_use.h"
 #include "chassis/capability.h"
 #include "chassis/state.h"
 #include "chassis/trackers.h"
@@ -45,6 +47,7 @@ class BindingsPlan : public DevicePlan {
  public:
   bool shader_int64 = false;         // the application enabled shaderInt64
   bool bounds_checks = false;        // the application enabled robustBufferAccess(2)
+  bool null_descriptor = false;      // the application enabled robustness2.nullDescriptor
   bool convert_uniform_buffers = false;
   std::string dump_dir;              // where rewritten modules are written ("" none)
   spirv::TargetEnv target = spirv::TargetEnv::kVulkan1_0;
@@ -55,6 +58,9 @@ class BindingsPlan : public DevicePlan {
 
 struct SetLayoutEntry {
   std::shared_ptr<const SetLayoutShadow> shadow;
+  // A layout that converts nothing but has bindings of a type others convert: its sets'
+  // buffer descriptors are kept once some layout converts (native_buffer_sets.h).
+  bool native_buffers = false;
 };
 
 // Stages the root is visible to (besides those of the application's ranges).
@@ -104,6 +110,9 @@ struct RingPipeline {
 struct FallbackPipeline {
   VkPipelineLayout full = VK_NULL_HANDLE;  // the full native layout it was created with
   std::vector<std::shared_ptr<const SetLayoutShadow>> sets;  // its layout's sets
+  // The bindings its shaders statically use: the only ones its full sets get written
+  // (static_use.h); nullptr: unknown, every binding.
+  std::shared_ptr<const StaticUse> uses;
 };
 
 struct PoolShadow;
@@ -127,6 +136,9 @@ struct SetShadow {
   VkDescriptorSet full = VK_NULL_HANDLE;
   VkDescriptorPool full_pool = VK_NULL_HANDLE;
   bool full_stale = true;
+  // Bindings (bit i: app_bindings[i], i < 63) written into `full` since it went stale;
+  // a pipeline using others gets them written at its materialisation (static_use.h).
+  uint64_t full_written = 0;
   // Records naming a buffer without a device address (bindings/native_twin.h): while
   // non-zero, draws and dispatches of rewritten pipelines with this set bound run natively.
   uint32_t unaddressable = 0;
@@ -163,6 +175,7 @@ struct PoolShadow {
   // one allocation per pool, none per set.
   std::vector<VkDescriptorBufferInfo> descriptors;
   std::vector<VkDescriptorSet> sets;  // live sets in DeviceBindings::sets (for reset and destroy)
+  std::vector<VkDescriptorSet> native_buffer_sets;  // live sets in DeviceBindings::native_buffer_sets
 
   // Layer-owned sets: one slot per set the pool may hold (maxSets), in one arena of the
   // owned-set region (none when the region had no room: such pools keep native sets).
@@ -231,6 +244,12 @@ class DeviceBindings : public CapabilityDevice {
   ShardedHandleMap<VkDescriptorUpdateTemplate, TemplateShadow> templates;
   RewriteCache rewrites;
   ShardedHandleMap<VkPipeline, FallbackPipeline> fallback_pipelines;
+  // Buffer descriptors of native sets that copies into converted sets may read
+  // (native_buffer_sets.h); `any_native_buffer_sets` is set once the first is registered.
+  ShardedHandleMap<VkDescriptorSet, NativeBufferSet> native_buffer_sets;
+  std::atomic<bool> any_native_buffer_sets{false};
+  // Templates of layouts such sets have: their buffer entries (template_hooks.cpp).
+  ShardedHandleMap<VkDescriptorUpdateTemplate, NativeTemplate> native_templates;
   // Per-command-buffer memory for push-descriptor records and ring roots (root_ring.h).
   RootRingPool ring_pool{*this};
   // The reserved set's layout (one dynamic storage buffer, every stage) for roots that do
@@ -261,8 +280,8 @@ class DeviceBindings : public CapabilityDevice {
   // push-constant hook passes every push straight on (no layout lookup).
   std::atomic<bool> any_widened_pushes{false};
 
-  // Private data the application set on layer-owned sets (the layer below never sees
-  // those handles). Cold path.
+  // Private data the application set on layer-made objects: layer-owned sets and
+  // templates (the layer below never sees those handles). Cold path.
   std::mutex owned_data_mutex;
   struct OwnedDataKey {
     uint64_t set;
@@ -273,7 +292,9 @@ class DeviceBindings : public CapabilityDevice {
     size_t operator()(const OwnedDataKey& k) const { return std::hash<uint64_t>()(k.set * 31 + k.slot); }
   };
   std::unordered_map<OwnedDataKey, uint64_t, OwnedDataHash> owned_data;
-  // Forgets the private data of layer-owned sets whose handles lie in [begin, end).
+  // Some layer-made template has had private data (its destruction must forget it).
+  std::atomic<bool> template_private_data{false};
+  // Forgets the private data of layer-made objects whose handles lie in [begin, end).
   void ForgetOwnedData(uint64_t begin, uint64_t end);
 
   // Fallbacks (cold paths): full native layouts and sets, and the pools of those sets.
@@ -287,7 +308,18 @@ class DeviceBindings : public CapabilityDevice {
   VkDescriptorSetLayout FullSetLayout(const SetLayoutShadow& layout);
   VkPipelineLayout FullPipelineLayout(PipelineLayoutShadow& layout);
   // `set` as a full native set, written from its shadow and its native set if stale.
-  VkDescriptorSet Materialise(VkDescriptorSet handle, SetShadow& set);
+  // Only the bindings `uses` names for set number `set_index` are written (nullptr: all);
+  // a descriptor whose buffer was destroyed never is.
+  VkDescriptorSet Materialise(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses, uint32_t set_index);
+  // Does `d` still name a live buffer, within its size? (Destroyed buffers leave the
+  // shadow untouched: the spec lets a set keep them while no pipeline uses them.)
+  bool StillNames(const VkDescriptorBufferInfo& d);
+  void WriteConvertedBinding(SetShadow& set, const ConvertedBinding& c, uint32_t set_index,
+                             std::vector<VkWriteDescriptorSet>& writes);
+  // A copy into converted bindings read a native set the layer did not see (logged once).
+  std::atomic<bool> logged_unseen_copy{false};
+  // A statically used binding named a destroyed buffer (logged once).
+  std::atomic<bool> logged_gone_in_use{false};
   void ReleaseFull(SetShadow& set);
 
   struct Counters {

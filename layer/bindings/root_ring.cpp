@@ -1,6 +1,7 @@
 #include "bindings/root_ring.h"
 
 #include "bindings/bindings_device.h"
+#include "chassis/queue_sharing.h"
 
 namespace bindery::bindings {
 namespace {
@@ -45,7 +46,8 @@ RingBlock* RootRingPool::CreateBlock() {
   // that does not fit in push constants is read through the reserved set's descriptor.
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
                VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
-  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  const QueueSharing sharing(b_.device);  // blocks go from command buffer to command buffer, of any family
+  sharing.Apply(info);
   if (b_.next.CreateBuffer(device, &info, nullptr, &block->buffer) != VK_SUCCESS) return nullptr;
   VkMemoryRequirements req{};
   b_.next.GetBufferMemoryRequirements(device, block->buffer, &req);
