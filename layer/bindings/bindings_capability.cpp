@@ -120,7 +120,11 @@ class Bindings final : public Capability {
   //     vkCmdPushDescriptorSet(WithTemplate)2KHR, vkCmdSetDescriptorBufferOffsets2EXT;
   //   VK_EXT_descriptor_buffer: layout sizes and offsets of converted layouts are wrong;
   //   VK_EXT_shader_object: vkCreateShadersEXT takes set layouts, its shaders are not rewritten;
-  //   VK_VALVE_descriptor_set_host_mapping: takes sets (layer-owned handles).
+  //   VK_VALVE_descriptor_set_host_mapping: takes sets (layer-owned handles);
+  //   ray tracing (VK_KHR_ray_tracing_pipeline, VK_NV_ray_tracing) and mesh/task shaders
+  //     (VK_EXT_mesh_shader, VK_NV_mesh_shader): their pipelines and stages are not
+  //     rewritten and the root does not reach them, so a pipeline of theirs on a converting
+  //     layout would be half converted (its sets' buffers gone from the native layout).
   // Under auto on a driver where conversion does not pay, only layouts beyond the driver's
   // limits convert (invalid natively, so no valid use of these extensions meets them).
   void HiddenDeviceExtensions(const InstanceState& instance, VkPhysicalDevice pd,
@@ -130,6 +134,10 @@ class Bindings final : public Capability {
     hidden.push_back(VK_EXT_DESCRIPTOR_BUFFER_EXTENSION_NAME);
     hidden.push_back(kExtShaderObject);
     hidden.push_back(VK_VALVE_DESCRIPTOR_SET_HOST_MAPPING_EXTENSION_NAME);
+    hidden.push_back(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME);
+    hidden.push_back(VK_NV_RAY_TRACING_EXTENSION_NAME);
+    hidden.push_back(VK_EXT_MESH_SHADER_EXTENSION_NAME);
+    hidden.push_back(VK_NV_MESH_SHADER_EXTENSION_NAME);
   }
 
   std::unique_ptr<DevicePlan> PlanDevice(DeviceEditor& editor) const override {
