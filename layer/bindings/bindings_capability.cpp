@@ -210,6 +210,8 @@ DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p,
                &device_state.counters.Register("push descriptor updates converted"),
                &device_state.counters.Register("root ring bytes"),
                &device_state.counters.Register("argument-block bytes")} {
+  gpu_bytes.Attach(&device_state.counters.Register("layer GPU bytes peak"));
+  host_bytes.Attach(&device_state.counters.Register("layer host bytes peak"));
   max_push_bytes = device_state.properties.limits.maxPushConstantsSize;
   max_bound_sets = device_state.properties.limits.maxBoundDescriptorSets;
   ring_alignment = static_cast<uint32_t>(
@@ -239,7 +241,7 @@ DeviceBindings::~DeviceBindings() {
     if (t.native != VK_NULL_HANDLE) t.destroy(device.handle, t.native, nullptr);
     if (t.full != VK_NULL_HANDLE) t.destroy(device.handle, t.full, nullptr);
   });
-  for (const auto& [t, destroy] : retired_templates) destroy(device.handle, t, nullptr);
+  for (const RetiredTemplate& t : retired_templates) t.destroy(device.handle, t.full, nullptr);
   for (VkDescriptorPool p : fallback_pools) next.DestroyDescriptorPool(device.handle, p, nullptr);
   for (VkPipelineLayout l : owned_pipeline_layouts) next.DestroyPipelineLayout(device.handle, l, nullptr);
   for (VkDescriptorSetLayout l : owned_set_layouts) next.DestroyDescriptorSetLayout(device.handle, l, nullptr);

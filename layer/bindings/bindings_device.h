@@ -26,6 +26,7 @@
 
 #include "bindings/policy.h"
 #include "bindings/lookup_cache.h"
+#include "bindings/memory_gauge.h"
 #include "bindings/native_buffer_sets.h"
 #include "bindings/owned_set_region.h"
 #include "bindings/record_allocator.h"
@@ -170,6 +171,7 @@ struct PoolShadow {
   uint8_t* mapped = nullptr;
   VkDeviceAddress address = 0;
   uint32_t capacity = 0;  // records the block holds (made on the first converted set)
+  VkDeviceSize block_bytes = 0;  // its memory (DeviceBindings::gpu_bytes)
   RecordAllocator records{0};
   // The CPU copy of every record (what the application wrote), indexed like the block:
   // one allocation per pool, none per set.
@@ -208,6 +210,7 @@ struct TemplateShadow {
   VkDescriptorUpdateTemplate full = VK_NULL_HANDLE;
   VkPipelineLayout full_layout = VK_NULL_HANDLE;
   bool push = false;
+  std::string full_content;  // what `full` was made from (DeviceBindings::RetiredTemplate)
   VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;  // of a push template
   uint32_t data_size = 0;  // bytes of pData a push with it reads (push templates)
   // Which vkDestroyDescriptorUpdateTemplate(KHR) the native templates go back through.
@@ -301,9 +304,21 @@ class DeviceBindings : public CapabilityDevice {
   std::mutex fallback_mutex;
   std::vector<VkDescriptorSetLayout> owned_set_layouts;
   std::vector<VkPipelineLayout> owned_pipeline_layouts;
+  // Full layouts by content (fallback.cpp): applications that create and destroy layouts
+  // of the same shape again and again get the same full layouts, so these stay bounded by
+  // the shapes in use, not by history.
+  std::unordered_map<std::string, VkDescriptorSetLayout> full_set_layouts_by_content;
+  std::unordered_map<std::string, VkPipelineLayout> full_pipeline_layouts_by_content;
   std::vector<VkDescriptorPool> fallback_pools;  // the last one is allocated from
   // Full-layout push templates of templates the application destroyed (template_hooks.cpp).
-  std::vector<std::pair<VkDescriptorUpdateTemplate, PFN_vkDestroyDescriptorUpdateTemplate>> retired_templates;
+  // A template of the same content created later takes its retired twin back, so these
+  // stay bounded by the distinct templates made.
+  struct RetiredTemplate {
+    std::string content;
+    VkDescriptorUpdateTemplate full = VK_NULL_HANDLE;
+    PFN_vkDestroyDescriptorUpdateTemplate destroy = nullptr;
+  };
+  std::vector<RetiredTemplate> retired_templates;
   // The full native layout of `layout` (created once); VK_NULL_HANDLE when it cannot be.
   VkDescriptorSetLayout FullSetLayout(const SetLayoutShadow& layout);
   VkPipelineLayout FullPipelineLayout(PipelineLayoutShadow& layout);
@@ -331,6 +346,11 @@ class DeviceBindings : public CapabilityDevice {
     Counter* ring_bytes;   // bytes of ring blocks created (root_ring.h)
     Counter* block_bytes;  // argument-block device memory allocated for pools (bytes, all pools ever)
   } counters;
+  // What the capability holds now and at its peak (memory_gauge.h): GPU memory (argument
+  // blocks, ring blocks) and its largest host structures (records' CPU copies, owned-set
+  // arenas).
+  MemoryGauge gpu_bytes;
+  MemoryGauge host_bytes;
 };
 
 // Per command buffer: what is bound at each bind point (to materialise sets for a

@@ -50,6 +50,8 @@ VkResult CreateBlockBuffer(DeviceBindings& b, uint32_t records, PoolShadow& pool
   r = b.next.AllocateMemory(device, &alloc, nullptr, &pool.memory);
   if (r != VK_SUCCESS) return r;
   b.counters.block_bytes->Add(alloc.allocationSize);  // the memory cost per descriptor (bench, summary)
+  b.gpu_bytes.Add(alloc.allocationSize);
+  pool.block_bytes = alloc.allocationSize;
   r = b.next.BindBufferMemory(device, pool.buffer, pool.memory, 0);
   if (r != VK_SUCCESS) return r;
   void* mapped = nullptr;
@@ -63,6 +65,12 @@ VkResult CreateBlockBuffer(DeviceBindings& b, uint32_t records, PoolShadow& pool
 void DestroyBlockBuffer(DeviceBindings& b, PoolShadow& pool) {
   if (pool.buffer != VK_NULL_HANDLE) b.next.DestroyBuffer(b.device.handle, pool.buffer, nullptr);
   if (pool.memory != VK_NULL_HANDLE) b.next.FreeMemory(b.device.handle, pool.memory, nullptr);
+  b.gpu_bytes.Sub(pool.block_bytes);
+  pool.block_bytes = 0;
+  if (pool.descriptors.capacity() != 0) {
+    b.host_bytes.Sub(pool.descriptors.capacity() * sizeof(VkDescriptorBufferInfo));
+    std::vector<VkDescriptorBufferInfo>().swap(pool.descriptors);
+  }
   pool.buffer = VK_NULL_HANDLE;
   pool.memory = VK_NULL_HANDLE;
 }
@@ -137,6 +145,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDes
       return r == VK_ERROR_INITIALIZATION_FAILED ? VK_ERROR_OUT_OF_DEVICE_MEMORY : r;
     }
     pool->descriptors.assign(records, VkDescriptorBufferInfo{});
+    b.host_bytes.Add(pool->descriptors.capacity() * sizeof(VkDescriptorBufferInfo));
   }
   const VkResult r = b.next.CreateDescriptorPool(device, pCreateInfo, pAllocator, pDescriptorPool);
   if (r != VK_SUCCESS) {
@@ -145,7 +154,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDes
   }
   // Elsewhere (auto, only layouts beyond a limit convert) the few converted sets stay
   // native sets with shadows: no arena for pools that may never see one.
-  if (b.plan.policy.convert_everything) CreateOwnedSlots(*pool, pCreateInfo->maxSets);  // without: every set stays native
+  if (b.plan.policy.convert_everything && CreateOwnedSlots(*pool, pCreateInfo->maxSets)) {  // without: every set stays native
+    b.host_bytes.Add(pool->arena_bytes);
+  }
   b.pools.Insert(*pDescriptorPool, std::move(pool));
   return r;
 }
@@ -274,6 +285,7 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
       result = result == VK_ERROR_OUT_OF_HOST_MEMORY ? result : VK_ERROR_OUT_OF_DEVICE_MEMORY;
     } else {
       pool->descriptors.assign(pool->capacity, VkDescriptorBufferInfo{});
+      b.host_bytes.Add(pool->descriptors.capacity() * sizeof(VkDescriptorBufferInfo));
     }
   }
   for (uint32_t i = 0; i < n; ++i) pDescriptorSets[i] = VK_NULL_HANDLE;

@@ -7,6 +7,7 @@
 // Everything here is a cold path (first use of a set by a fallback pipeline, or after an
 // update): one device mutex.
 #include <cstring>
+#include <string>
 
 #include "bindings/bindings_capability.h"
 #include "bindings/bindings_device.h"
@@ -38,8 +39,34 @@ VkDescriptorPool NewFallbackPool(DeviceBindings& b) {
   return pool;
 }
 
+template <typename T>
+void Put(std::string& key, const T& value) {
+  key.append(reinterpret_cast<const char*>(&value), sizeof(value));
+}
+
+// The application's set layout as the full layout is made from it; "" when it names
+// immutable samplers (handles that may be reused after their sampler goes: never shared).
+std::string SetLayoutContent(const SetLayoutShadow& layout) {
+  std::string key;
+  Put(key, layout.create_flags);
+  for (const VkDescriptorSetLayoutBinding& binding : layout.app_bindings) {
+    if (binding.pImmutableSamplers != nullptr) return "";
+    Put(key, binding.binding);
+    Put(key, binding.descriptorType);
+    Put(key, binding.descriptorCount);
+    Put(key, binding.stageFlags);
+  }
+  for (VkDescriptorBindingFlags f : layout.app_flags) Put(key, f);
+  return key;
+}
+
 VkDescriptorSetLayout FullSetLayoutLocked(DeviceBindings& b, const SetLayoutShadow& layout) {
   if (layout.full != VK_NULL_HANDLE) return layout.full;
+  const std::string content = SetLayoutContent(layout);
+  if (!content.empty()) {
+    auto it = b.full_set_layouts_by_content.find(content);
+    if (it != b.full_set_layouts_by_content.end()) return layout.full = it->second;
+  }
   // The application's bindings, immutable samplers re-pointed at the shadow's copies;
   // update-after-bind dropped (full sets are written at record time, from a plain pool).
   std::vector<VkDescriptorSetLayoutBinding> bindings = layout.app_bindings;
@@ -61,6 +88,7 @@ VkDescriptorSetLayout FullSetLayoutLocked(DeviceBindings& b, const SetLayoutShad
   VkDescriptorSetLayout full = VK_NULL_HANDLE;
   if (b.next.CreateDescriptorSetLayout(b.device.handle, &info, nullptr, &full) != VK_SUCCESS) return VK_NULL_HANDLE;
   b.owned_set_layouts.push_back(full);
+  if (!content.empty()) b.full_set_layouts_by_content.emplace(content, full);
   layout.full = full;
   return full;
 }
@@ -92,6 +120,12 @@ VkPipelineLayout DeviceBindings::FullPipelineLayout(PipelineLayoutShadow& layout
     if (full == VK_NULL_HANDLE) return VK_NULL_HANDLE;
     full_sets.push_back(full);
   }
+  // Layouts of the same full sets and ranges share one (bounded by shapes in use).
+  std::string content;
+  for (VkDescriptorSetLayout l : full_sets) Put(content, l);
+  for (const VkPushConstantRange& r : layout.native_ranges) Put(content, r);
+  auto it = full_pipeline_layouts_by_content.find(content);
+  if (it != full_pipeline_layouts_by_content.end()) return layout.full = it->second;
   VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   info.setLayoutCount = static_cast<uint32_t>(full_sets.size());
   info.pSetLayouts = full_sets.data();
@@ -99,6 +133,7 @@ VkPipelineLayout DeviceBindings::FullPipelineLayout(PipelineLayoutShadow& layout
   info.pPushConstantRanges = layout.native_ranges.data();
   if (next.CreatePipelineLayout(device.handle, &info, nullptr, &layout.full) != VK_SUCCESS) return VK_NULL_HANDLE;
   owned_pipeline_layouts.push_back(layout.full);
+  full_pipeline_layouts_by_content.emplace(std::move(content), layout.full);
   return layout.full;
 }
 

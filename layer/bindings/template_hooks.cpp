@@ -7,6 +7,7 @@
 // pipeline running natively. Templates of layouts that convert nothing pass through.
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "bindings/bindings_device.h"
@@ -79,6 +80,21 @@ void KeepNativeTemplateUpdate(DeviceBindings& b, VkDescriptorSet handle, const N
   }
 }
 
+// What a push template against a full layout is made of: equal strings, interchangeable
+// templates.
+std::string FullTemplateContent(const VkDescriptorUpdateTemplateCreateInfo& info) {
+  std::string key;
+  auto put = [&](const void* p, size_t n) { key.append(static_cast<const char*>(p), n); };
+  put(&info.pipelineLayout, sizeof(info.pipelineLayout));
+  put(&info.set, sizeof(info.set));
+  put(&info.pipelineBindPoint, sizeof(info.pipelineBindPoint));
+  put(&info.flags, sizeof(info.flags));
+  for (uint32_t i = 0; i < info.descriptorUpdateEntryCount; ++i) {
+    put(&info.pDescriptorUpdateEntries[i], sizeof(VkDescriptorUpdateTemplateEntry));
+  }
+  return key;
+}
+
 template <typename CreateFn>
 VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate destroy, VkDevice device,
                         const VkDescriptorUpdateTemplateCreateInfo* pCreateInfo,
@@ -128,8 +144,21 @@ VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate d
     info.pipelineLayout = shadow->full_layout;
     // The layer's own object (no application allocator): a recorded push may still be
     // replayed through it after the application destroys its template (DestroyTemplate).
-    const VkResult r = create(device, &info, nullptr, &shadow->full);
-    if (r != VK_SUCCESS) return fail(r);
+    // One retired with the same content is taken back.
+    shadow->full_content = FullTemplateContent(info);
+    {
+      std::lock_guard<std::mutex> lock(b.fallback_mutex);
+      for (auto it = b.retired_templates.begin(); it != b.retired_templates.end(); ++it) {
+        if (it->content != shadow->full_content || it->destroy != destroy) continue;
+        shadow->full = it->full;
+        b.retired_templates.erase(it);
+        break;
+      }
+    }
+    if (shadow->full == VK_NULL_HANDLE) {
+      const VkResult r = create(device, &info, nullptr, &shadow->full);
+      if (r != VK_SUCCESS) return fail(r);
+    }
   }
   *pTemplate = reinterpret_cast<VkDescriptorUpdateTemplate>(shadow.get());
   b.templates.Insert(*pTemplate, std::move(shadow));
@@ -154,7 +183,7 @@ void DestroyTemplate(DestroyFn destroy, VkDevice device, VkDescriptorUpdateTempl
     // A push recorded with it may be replayed for a pipeline running natively later in
     // that recording (push_descriptor_hooks.cpp): kept until the device goes.
     std::lock_guard<std::mutex> lock(b.fallback_mutex);
-    b.retired_templates.emplace_back(shadow->full, shadow->destroy);
+    b.retired_templates.push_back({std::move(shadow->full_content), shadow->full, shadow->destroy});
   }
 }
 
