@@ -331,6 +331,8 @@ class DeviceBindings : public CapabilityDevice {
   bool StillNames(const VkDescriptorBufferInfo& d);
   void WriteConvertedBinding(SetShadow& set, const ConvertedBinding& c, uint32_t set_index,
                              std::vector<VkWriteDescriptorSet>& writes);
+  // A record's range beyond 32 bits without shaderInt64 (set_records.h, logged once).
+  std::atomic<bool> logged_range_beyond_32_bits{false};
   // A copy into converted bindings read a native set the layer did not see (logged once).
   std::atomic<bool> logged_unseen_copy{false};
   // A statically used binding named a destroyed buffer (logged once).
