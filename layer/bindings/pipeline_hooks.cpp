@@ -313,6 +313,10 @@ VKAPI_ATTR void VKAPI_CALL DestroyShaderModule(VkDevice device, VkShaderModule m
   DeviceBindings& b = BindingsOf(device);
   if (module != VK_NULL_HANDLE) b.modules.Erase(module);
   b.next.DestroyShaderModule(device, module, pAllocator);
+  // Its rewrites may now be held by the cache alone (bounded: rewrite_cache.h).
+  b.rewrites.TrimUnused([&](const CachedRewrite& r) {
+    if (r.driver_module != VK_NULL_HANDLE) b.next.DestroyShaderModule(device, r.driver_module, nullptr);
+  });
 }
 
 namespace {

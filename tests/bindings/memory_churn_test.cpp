@@ -88,7 +88,9 @@ struct Churn {
   int64_t growth = 0;
 };
 
-Churn RunChurn(const char* mode, bool pipelines, bool others, int warmup, int rounds) {
+// `distinct`: each round's module differs (its header's generator word), so each has its
+// own rewrite.
+Churn RunChurn(const char* mode, bool pipelines, bool others, int warmup, int rounds, bool distinct = false) {
   ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
   ScopedEnv level("BINDERY_LOG_LEVEL", "info");
   auto owned = std::make_unique<VkHarness>(WithPushDescriptors());
@@ -106,11 +108,14 @@ Churn RunChurn(const char* mode, bool pipelines, bool others, int warmup, int ro
   const VkDescriptorBufferInfo infos[2] = {{a.buffer, 0, VK_WHOLE_SIZE}, {c.buffer, 0, VK_WHOLE_SIZE}};
   const VkDescriptorUpdateTemplateEntry entry{0, 0, 2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0,
                                               sizeof(VkDescriptorBufferInfo)};
+  std::vector<uint32_t> code(twin_copy_comp, twin_copy_comp + sizeof(twin_copy_comp) / 4);
+  uint32_t generation = 0;
   auto round = [&]() {
     if (pipelines) {
+      if (distinct) code[2] = ++generation;  // the generator word: no meaning, another module
       VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-      smci.codeSize = sizeof(twin_copy_comp);
-      smci.pCode = twin_copy_comp;
+      smci.codeSize = code.size() * 4;
+      smci.pCode = code.data();
       VkShaderModule module = VK_NULL_HANDLE;
       vkCreateShaderModule(d, &smci, nullptr, &module);
       vkDestroyPipeline(d, CreatePipeline(d, module, l.layout), nullptr);
@@ -186,6 +191,21 @@ TEST(BindingsMemory, ChurnOfPipelinesAddsNothingToTheDrivers) {
   EXPECT_TRUE(forced.validation.empty()) << forced.validation;
   EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), static_cast<uint64_t>(kRounds)) << forced.summary;
   EXPECT_LT(forced.growth - native.growth, 100 * (kRounds - kWarmup))
+      << "with the layer the heap grew by " << forced.growth << " bytes, without it by " << native.growth;
+}
+
+// Modules of distinct content, each made into a pipeline and destroyed: the rewrite cache
+// keeps only a bounded number of rewrites nothing holds (and their driver modules).
+TEST(BindingsMemory, ChurnOfDistinctModulesKeepsTheRewriteCacheBounded) {
+  constexpr int kDistinctWarmup = 500, kDistinctRounds = 2000;
+  const Churn native = RunChurn("off", true, false, kDistinctWarmup, kDistinctRounds, true);
+  if (!native.ok && native.error.find("vkCreateDevice") != std::string::npos) GTEST_SKIP() << "no VK_KHR_push_descriptor";
+  const Churn forced = RunChurn("force", true, false, kDistinctWarmup, kDistinctRounds, true);
+  ASSERT_TRUE(native.ok) << native.error;
+  ASSERT_TRUE(forced.ok) << forced.error;
+  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), static_cast<uint64_t>(kDistinctRounds)) << forced.summary;
+  EXPECT_LT(forced.growth - native.growth, 100 * (kDistinctRounds - kDistinctWarmup))
       << "with the layer the heap grew by " << forced.growth << " bytes, without it by " << native.growth;
 }
 
