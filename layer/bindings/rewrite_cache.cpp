@@ -41,6 +41,7 @@ std::shared_ptr<const CachedRewrite> RewriteCache::Get(const std::vector<uint32_
     auto it = entries_.find(key);
     if (it != entries_.end()) {
       *hit = true;
+      it->second->last_use = ++clock_;
       return it->second;
     }
   }
@@ -53,6 +54,7 @@ std::shared_ptr<const CachedRewrite> RewriteCache::Get(const std::vector<uint32_
   if (out->converted) out->module = std::move(r.module);
   out->report = std::move(r.report);
   std::lock_guard<std::mutex> lock(mutex_);
+  out->last_use = ++clock_;
   return entries_.emplace(std::move(key), std::move(out)).first->second;
 }
 

@@ -78,6 +78,8 @@ class PointerPass {
   uint32_t Emit(spv::Op op, uint32_t type, std::initializer_list<uint32_t> operands);
   void EmitWithId(spv::Op op, uint32_t type, uint32_t result, std::initializer_list<uint32_t> operands);
   uint32_t EmitArrayLength(uint32_t c, uint32_t size, uint32_t result_id);
+  // A 64-bit value clamped to UINT32_MAX (still 64-bit).
+  uint32_t ClampToU32(uint32_t value64);
   // Bounds checks: the byte offset of pointer `id` from its root, in the offset type, and
   // whether an access of `bytes` there is inside; "" or why not.
   std::string EmitInBounds(uint32_t id, uint32_t bytes, uint32_t* condition);

@@ -362,6 +362,95 @@ TEST(BindingsOwnedSets, DebugNamesAndPrivateData) {
   EXPECT_EQ(SummaryCounter(rig.summary, "layer-owned"), 2u) << rig.summary;
 }
 
+// Update templates on converting layouts are the layer's own objects too: names and tags go
+// to the native template beneath (or nowhere when every entry converts), private data stays
+// in the layer. Validation below reports any handle it does not know
+// (VUID-VkDebugUtilsObjectNameInfoEXT-objectType-02590), and the templates still update
+// sets that dispatch correctly.
+TEST(BindingsOwnedSets, TemplateNamesTagsAndPrivateData) {
+  VkPhysicalDeviceVulkan13Features features13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  features13.privateData = VK_TRUE;
+  HarnessOptions options;
+  options.device_pnext = &features13;
+  Rig rig(options);
+  ASSERT_TRUE(rig.ok()) << rig.h->error();
+  VkHarness& h = *rig.h;
+  VkDevice d = h.device();
+  auto set_name = reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(
+      vkGetDeviceProcAddr(d, "vkSetDebugUtilsObjectNameEXT"));
+  auto set_tag = reinterpret_cast<PFN_vkSetDebugUtilsObjectTagEXT>(vkGetDeviceProcAddr(d, "vkSetDebugUtilsObjectTagEXT"));
+  auto instance_set_name = reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(
+      vkGetInstanceProcAddr(h.instance(), "vkSetDebugUtilsObjectNameEXT"));
+  ASSERT_NE(set_name, nullptr);
+  ASSERT_NE(set_tag, nullptr);
+  ASSERT_NE(instance_set_name, nullptr);
+
+  // [0]: every entry converts (no native template); [1]: a uniform buffer stays native.
+  const VkDescriptorUpdateTemplateEntry entries[2] = {
+      {0, 0, 2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0, sizeof(VkDescriptorBufferInfo)},
+      {2, 0, 1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2 * sizeof(VkDescriptorBufferInfo), sizeof(VkDescriptorBufferInfo)}};
+  VkDescriptorUpdateTemplate templates[2] = {};
+  for (uint32_t i = 0; i < 2; ++i) {
+    VkDescriptorUpdateTemplateCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+    info.descriptorUpdateEntryCount = i == 0 ? 1 : 2;
+    info.pDescriptorUpdateEntries = entries;
+    info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
+    info.descriptorSetLayout = i == 0 ? rig.owned_layout : rig.native_layout;
+    ASSERT_EQ(vkCreateDescriptorUpdateTemplate(d, &info, nullptr, &templates[i]), VK_SUCCESS);
+  }
+  VkPrivateDataSlotCreateInfo slot_info{VK_STRUCTURE_TYPE_PRIVATE_DATA_SLOT_CREATE_INFO};
+  VkPrivateDataSlot slot = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreatePrivateDataSlot(d, &slot_info, nullptr, &slot), VK_SUCCESS);
+  for (uint32_t i = 0; i < 2; ++i) {
+    const uint64_t handle = reinterpret_cast<uint64_t>(templates[i]);
+    VkDebugUtilsObjectNameInfoEXT name{VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT};
+    name.objectType = VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE;
+    name.objectHandle = handle;
+    name.pObjectName = "a named template";
+    EXPECT_EQ(set_name(d, &name), VK_SUCCESS);
+    EXPECT_EQ(instance_set_name(d, &name), VK_SUCCESS);
+    const uint32_t tag_data = 42;
+    VkDebugUtilsObjectTagInfoEXT tag{VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_TAG_INFO_EXT};
+    tag.objectType = VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE;
+    tag.objectHandle = handle;
+    tag.tagName = 7;
+    tag.tagSize = sizeof(tag_data);
+    tag.pTag = &tag_data;
+    EXPECT_EQ(set_tag(d, &tag), VK_SUCCESS);
+    EXPECT_EQ(vkSetPrivateData(d, VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, handle, slot, 500 + i), VK_SUCCESS);
+  }
+  for (uint32_t i = 0; i < 2; ++i) {
+    uint64_t value = 0;
+    vkGetPrivateData(d, VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, reinterpret_cast<uint64_t>(templates[i]), slot,
+                     &value);
+    EXPECT_EQ(value, 500u + i) << "template " << i;
+  }
+
+  // The templates still write sets the pipelines read.
+  VkDescriptorPool pool = MakePool(d, 2, 0);
+  VkDescriptorSetLayout layouts[2] = {rig.owned_layout, rig.native_layout};
+  VkDescriptorSet sets[2] = {};
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = pool;
+  alloc.descriptorSetCount = 2;
+  alloc.pSetLayouts = layouts;
+  ASSERT_EQ(vkAllocateDescriptorSets(d, &alloc, sets), VK_SUCCESS);
+  HostBuffer src = rig.Filled(5), dst[2] = {rig.Filled(0), rig.Filled(0)}, uniform = rig.Uniform();
+  for (uint32_t i = 0; i < 2; ++i) {
+    const VkDescriptorBufferInfo data[3] = {
+        {src.buffer, 0, VK_WHOLE_SIZE}, {dst[i].buffer, 0, VK_WHOLE_SIZE}, {uniform.buffer, 0, VK_WHOLE_SIZE}};
+    vkUpdateDescriptorSetWithTemplate(d, sets[i], templates[i], data);
+    rig.Run(sets[i], i == 1);
+    ExpectCopied(src, dst[i], i == 0 ? "layer-owned set" : "native set");
+  }
+  for (VkDescriptorUpdateTemplate t : templates) vkDestroyDescriptorUpdateTemplate(d, t, nullptr);
+  vkDestroyPrivateDataSlot(d, slot, nullptr);
+  vkDestroyDescriptorPool(d, pool, nullptr);
+  for (HostBuffer* b : {&src, &dst[0], &dst[1], &uniform}) h.Destroy(*b);
+  rig.Finish();
+  EXPECT_VALIDATION_SILENT(h);
+}
+
 // A pipeline layout whose push constants leave no room for the root: its root goes to the
 // reserved set (the command buffer's ring), binds through it send only native sets and the
 // reserved set down (a layer-owned set must not reach the layer below), and the dispatch

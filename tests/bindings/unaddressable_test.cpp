@@ -173,6 +173,51 @@ INSTANTIATE_TEST_SUITE_P(Order, UnaddressableBuffer, testing::Values(true, false
                            return std::string(i.param ? "BufferBeforePipeline" : "PipelineBeforeBuffer");
                          });
 
+// The twin's sets are materialised with only the bindings its shaders use: a third binding
+// written and then destroyed never reaches the driver (the twin's full set would
+// otherwise name the freed buffer).
+bool RunTwinWithDestroyedBinding(const char* mode) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
+  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
+  auto owned = std::make_unique<VkHarness>();
+  VkHarness& h = *owned;
+  EXPECT_TRUE(h.ok()) << h.error();
+  if (!h.ok()) return false;
+  HostBuffer external = CreateExternalBuffer(h);
+  EXPECT_NE(external.buffer, VK_NULL_HANDLE);
+  if (external.buffer == VK_NULL_HANDLE) return false;
+  ComputeKernel k = h.CreateKernel(twin_copy_comp, sizeof(twin_copy_comp), 3);
+  HostBuffer src = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer dead = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  Fill(src, 5);
+  std::memset(external.mapped, 0, kBytes);
+  VkDescriptorSet set = h.AllocateStorageSet(k, {src.buffer, external.buffer, dead.buffer});
+  h.Destroy(dead);
+  VkCommandBuffer cb = h.BeginCommands();
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+  Dispatch(cb, k, set);
+  HostBarrier(cb);
+  EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
+  const bool copied = Copied(src, external);
+  EXPECT_TRUE(copied);
+  for (HostBuffer* b : {&src, &external}) h.Destroy(*b);
+  h.Destroy(k);
+  h.DestroyDevice();
+  EXPECT_VALIDATION_SILENT(h);
+  return copied;
+}
+
+TEST(UnaddressableBuffer, TheTwinNeverGetsADestroyedBufferItDoesNotUse) {
+  {
+    VkHarness probe;
+    ASSERT_TRUE(probe.ok()) << probe.error();
+    const std::string why = ExternalUnsupported(probe);
+    if (!why.empty()) GTEST_SKIP() << why;
+  }
+  EXPECT_TRUE(RunTwinWithDestroyedBinding("off"));
+  EXPECT_TRUE(RunTwinWithDestroyedBinding("force"));
+}
+
 // A pipeline reading a converted push-descriptor set cannot run as its native twin (the
 // pushed records live only in the ring): a dispatch whose ordinary set names a buffer
 // without an address is skipped with an error — never run on descriptors that were never

@@ -1,6 +1,8 @@
 // Test-only layer placed below Bindery: a driver newer than lavapipe 22.3 as far as
 // enumeration goes. It offers VK_KHR_maintenance6, VK_EXT_descriptor_buffer,
-// VK_EXT_shader_object and VK_VALVE_descriptor_set_host_mapping, and answers VK_TRUE for
+// VK_EXT_shader_object, VK_VALVE_descriptor_set_host_mapping, ray tracing
+// (VK_KHR_ray_tracing_pipeline, VK_NV_ray_tracing) and mesh shaders (VK_EXT_mesh_shader,
+// VK_NV_mesh_shader), and answers VK_TRUE for
 // their features, so that the layer above can be tested hiding them. It implements none
 // of their commands: vkCreateDevice records how many it was asked for and drops them (and
 // their feature structs) before the real driver sees them.
@@ -24,8 +26,12 @@ constexpr VkStructureType kFeatureStypes[] = {
     VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_BUFFER_FEATURES_EXT,
     static_cast<VkStructureType>(1000482000),  // VkPhysicalDeviceShaderObjectFeaturesEXT
     VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_SET_HOST_MAPPING_FEATURES_VALVE,
+    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR,
+    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT,
+    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_NV,
 };
-constexpr uint32_t kFeatureBools[] = {1, 4, 1, 1};
+constexpr uint32_t kFeatureBools[] = {1, 4, 1, 1, 5, 5, 2};
+constexpr int kFeatureStructCount = sizeof(kFeatureBools) / sizeof(kFeatureBools[0]);
 
 PFN_vkGetInstanceProcAddr g_gipa = nullptr;
 PFN_vkGetDeviceProcAddr g_gdpa = nullptr;
@@ -47,7 +53,7 @@ bool Offered(const char* name) {
 }
 
 int FeatureIndex(VkStructureType stype) {
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < kFeatureStructCount; ++i) {
     if (kFeatureStypes[i] == stype) return i;
   }
   return -1;
