@@ -80,7 +80,6 @@ DeviceTimelines::~DeviceTimelines() {
     for (VkFence f : q->free_fences) next.DestroyFence(device.handle, f, nullptr);
   }
   for (Spare& s : graveyard_) next.DestroySemaphore(device.handle, s.semaphore, nullptr);
-  DestroyWakeFences();
 }
 
 // ---- change signal --------------------------------------------------------------------

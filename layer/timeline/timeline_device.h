@@ -185,28 +185,13 @@ class DeviceTimelines : public CapabilityDevice {
   std::mutex parked_fence_mutex_;
   std::unordered_map<VkFence, uint32_t> parked_fences_;
   void ParkFence(VkFence fence, int delta);
-  // `fence` of parked work went down (q.mutex held): no longer parked, and the wait-any
-  // waiters watching it are woken through their wake fences.
-  void FenceSentDown(QueueTimelines& q, VkFence fence, Route route);
+  // `fence` of parked work went down: no longer parked; its waiters look again.
+  void FenceSentDown(VkFence fence);
   void ForgetParkedFence(VkFence fence);
   // Removes the operations of parked work that name `semaphore` (being destroyed); returns
   // how many there were.
   uint32_t ForgetParkedSemaphore(VkSemaphore semaphore);
 
-  // A wait-any waiter's wake fence (timeline_device_fences.cpp), under parked_fence_mutex_.
-  struct FenceWake {
-    VkFence fence = VK_NULL_HANDLE;  // the layer's
-    std::vector<VkFence> watched;    // parked application fences
-    bool sent = false;               // the submit thread sent it down
-  };
-  // Registers a wake for the parked ones among `fences`; `driver_fences` gets the others
-  // plus the wake fence. Null when none is parked any more (or no fence could be made).
-  std::shared_ptr<FenceWake> WatchParked(uint32_t count, const VkFence* fences, std::vector<VkFence>& driver_fences);
-  void Unwatch(const std::shared_ptr<FenceWake>& wake);
-  void DestroyWakeFences();
-  std::vector<std::shared_ptr<FenceWake>> fence_wakes_;
-  std::vector<VkFence> wake_fence_pool_;     // unsignalled
-  std::vector<VkFence> spent_wake_fences_;   // sent down: pooled again once signalled
 
   std::mutex graveyard_mutex_;
   std::vector<Spare> graveyard_;

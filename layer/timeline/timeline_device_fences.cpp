@@ -1,10 +1,10 @@
 // DeviceTimelines, fences: the application's fences whose submission (or present) is
-// parked. The layer answers for them until the submit thread hands them to the driver,
-// and host waits on them never block in a layer thread: a wait-any over parked and driver
-// fences blocks in the driver on the driver fences plus a fence of the layer's (a wake
-// fence), which the submit thread sends down in a fence-only call right after it hands
-// one of the watched parked fences to the driver; the waiter then looks again. No slices,
-// and no layer thread ever waits on a fence the application may reset or destroy.
+// parked. The layer answers for them until the submit thread hands them to the driver (so
+// the driver never sees a fence used by two threads at once: the submit thread's
+// vkQueueSubmit and an application wait), and host waits on them never block in a layer
+// thread. A wait-any over parked and driver fences still waits the driver fences in
+// slices: see docs/timeline_waits.md for why no valid wake-up of a blocked driver wait
+// exists without a queue stall.
 #include <algorithm>
 #include <chrono>
 
@@ -27,25 +27,9 @@ bool DeviceTimelines::FenceParked(VkFence fence) {
   return parked_fences_.count(fence) != 0;
 }
 
-void DeviceTimelines::FenceSentDown(QueueTimelines& q, VkFence fence, Route route) {
-  if (fence == VK_NULL_HANDLE) return;
+void DeviceTimelines::FenceSentDown(VkFence fence) {
   ParkFence(fence, -1);
-  // Wake the wait-any waiters that watch it (q.mutex is held: the queue is ours to use).
-  std::vector<VkFence> wakes;
-  {
-    std::lock_guard<std::mutex> lock(parked_fence_mutex_);
-    for (auto it = fence_wakes_.begin(); it != fence_wakes_.end();) {
-      FenceWake& w = **it;
-      if (std::find(w.watched.begin(), w.watched.end(), fence) == w.watched.end()) {
-        ++it;
-        continue;
-      }
-      w.sent = true;
-      wakes.push_back(w.fence);
-      it = fence_wakes_.erase(it);
-    }
-  }
-  for (VkFence f : wakes) SubmitFence(q, f, route == Route::kBindSparse ? route : Route::kSubmit);
+  NotifyChange();  // fence waiters: it is the driver's now
 }
 
 VkResult DeviceTimelines::FenceStatus(VkFence fence) {
@@ -53,48 +37,6 @@ VkResult DeviceTimelines::FenceStatus(VkFence fence) {
   if (lost()) return VK_ERROR_DEVICE_LOST;
   if (FenceParked(fence)) return VK_NOT_READY;
   return next.GetFenceStatus(device.handle, fence);
-}
-
-std::shared_ptr<DeviceTimelines::FenceWake> DeviceTimelines::WatchParked(uint32_t count, const VkFence* fences,
-                                                                         std::vector<VkFence>& driver_fences) {
-  std::lock_guard<std::mutex> lock(parked_fence_mutex_);
-  // Wake fences sent down earlier come back to the pool once they have signalled.
-  for (auto it = spent_wake_fences_.begin(); it != spent_wake_fences_.end();) {
-    if (next.GetFenceStatus(device.handle, *it) == VK_SUCCESS) {
-      next.ResetFences(device.handle, 1, &*it);
-      wake_fence_pool_.push_back(*it);
-      it = spent_wake_fences_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  auto wake = std::make_shared<FenceWake>();
-  driver_fences.clear();
-  for (uint32_t i = 0; i < count; ++i) {
-    if (parked_fences_.count(fences[i]) != 0) wake->watched.push_back(fences[i]);
-    else driver_fences.push_back(fences[i]);
-  }
-  if (wake->watched.empty()) return nullptr;  // every fence went down meanwhile
-  if (!wake_fence_pool_.empty()) {
-    wake->fence = wake_fence_pool_.back();
-    wake_fence_pool_.pop_back();
-  } else {
-    VkFenceCreateInfo info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    if (next.CreateFence(device.handle, &info, nullptr, &wake->fence) != VK_SUCCESS) return nullptr;
-  }
-  fence_wakes_.push_back(wake);
-  driver_fences.push_back(wake->fence);
-  return wake;
-}
-
-void DeviceTimelines::Unwatch(const std::shared_ptr<FenceWake>& wake) {
-  std::lock_guard<std::mutex> lock(parked_fence_mutex_);
-  if (wake->sent) {
-    spent_wake_fences_.push_back(wake->fence);  // in flight: reused once it has signalled
-    return;
-  }
-  fence_wakes_.erase(std::remove(fence_wakes_.begin(), fence_wakes_.end(), wake), fence_wakes_.end());
-  wake_fence_pool_.push_back(wake->fence);
 }
 
 VkResult DeviceTimelines::WaitForFences(uint32_t count, const VkFence* fences, VkBool32 all, uint64_t timeout) {
@@ -154,16 +96,6 @@ void DeviceTimelines::ForgetParkedFence(VkFence fence) {
 void DeviceTimelines::DestroyFence(VkFence fence, const VkAllocationCallbacks* alloc) {
   if (FenceParked(fence)) ForgetParkedFence(fence);
   next.DestroyFence(device.handle, fence, alloc);
-}
-
-void DeviceTimelines::DestroyWakeFences() {
-  std::lock_guard<std::mutex> lock(parked_fence_mutex_);
-  for (VkFence f : wake_fence_pool_) next.DestroyFence(device.handle, f, nullptr);
-  for (VkFence f : spent_wake_fences_) next.DestroyFence(device.handle, f, nullptr);
-  for (const std::shared_ptr<FenceWake>& w : fence_wakes_) next.DestroyFence(device.handle, w->fence, nullptr);
-  wake_fence_pool_.clear();
-  spent_wake_fences_.clear();
-  fence_wakes_.clear();
 }
 
 }  // namespace bindery::timeline

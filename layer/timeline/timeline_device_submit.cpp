@@ -150,9 +150,9 @@ void DeviceTimelines::DrainParked(QueueTimelines& q) {
       const VkResult r = next.QueuePresentKHR(q.queue, &w.present->info());
       if (r == VK_ERROR_DEVICE_LOST) MarkLost();
       if (r != VK_SUCCESS) q.deferred_present_result = r;
-      for (VkFence f : w.present->fences()) FenceSentDown(q, f, Route::kSubmit);
+      for (VkFence f : w.present->fences()) FenceSentDown(f);
       q.parked.pop_front();
-      NotifyChange();  // fence waiters: the present's fences are the driver's now
+      NotifyChange();
       continue;
     }
     // Every ready batch of this work and of the submit works after it (same entry point)
@@ -206,8 +206,7 @@ void DeviceTimelines::DrainParked(QueueTimelines& q) {
       ParkedWork& x = q.parked.front();
       if (x.fence != VK_NULL_HANDLE) {
         SubmitFence(q, x.fence, x.route);
-        FenceSentDown(q, x.fence, x.route);
-        NotifyChange();
+        FenceSentDown(x.fence);
       }
       q.parked.pop_front();
     }

@@ -7,6 +7,7 @@
 // Over lavapipe (one queue) tests/no_timeline_layer stands in several queues backed by
 // the driver's; the H100 has its own. Runs under ThreadSanitizer in CI (scripts/test).
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <random>
@@ -112,6 +113,64 @@ TEST_P(TimelineSharedPoints, QueuesOfSeveralThreadsWaitOnTheSamePoints) {
   EXPECT_EQ(vkDeviceWaitIdle(rig.device), VK_SUCCESS);
   std::printf("[ shared points ] %u queues, %u threads, %ld operations, %ld submissions\n", queues, kThreads,
               total_ops, submits.load());
+  if (!HasFailure()) rig.ExpectClean();
+}
+
+// The window itself, forced: queue B finds a point ready, then stops in its release
+// (tests/no_timeline_layer holds the vkCreateFence of B's first release); queue A relays
+// the same point's spare and stops in its driver submit (held too), so the spare is
+// signalled by a call the driver does not have yet; B goes on. B must park (its
+// vkQueueSubmit succeeds) and go down once A's call does. The point stays pending (not
+// reached) throughout: the test layer answers "not ready" for every fence meanwhile.
+TEST_P(TimelineSharedPoints, AQueueThatFindsThePointBeingRelayedByAnotherParks) {
+  RigOptions options;
+  options.queue_count = 3;
+  options.shared_queues = 3;
+  TimelineRig rig(GetParam(), options);
+  ASSERT_TRUE(rig.ok()) << rig.h->error();
+  if (rig.h->queue_count() < 3) GTEST_SKIP() << "the device offers fewer than three queues";
+  auto hold = rig.Below<BinderyNoTimelineHoldFn>("bindery_no_timeline_hold");
+  auto holding = rig.Below<BinderyNoTimelineHoldingFn>("bindery_no_timeline_holding");
+  auto let_go = rig.Below<BinderyNoTimelineHoldFn>("bindery_no_timeline_let_go");
+  ASSERT_TRUE(hold != nullptr && holding != nullptr && let_go != nullptr);
+  auto wait_held = [&](int kind) {
+    for (int i = 0; i < 5000 && (holding() & kind) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return (holding() & kind) != 0;
+  };
+  VkSemaphore s = rig.Timeline();
+  VkSemaphore done[3] = {rig.Timeline(), rig.Timeline(), rig.Timeline()};
+  auto unsignalled = rig.Below<BinderyNoTimelineFencesUnsignalledFn>("bindery_no_timeline_fences_unsignalled");
+  ASSERT_NE(unsignalled, nullptr);
+  // The layer's fences read as unsignalled: s = 1 stays pending, never reached.
+  unsignalled(1);
+  // s = 1 pending at the driver, not reached; queue 0 takes its direct semaphore.
+  ASSERT_EQ(rig.Submit({}, {{s, 1}}, VK_NULL_HANDLE, VK_NULL_HANDLE, rig.h->queue_at(0)), VK_SUCCESS);
+  ASSERT_EQ(rig.Submit({{s, 1}}, {{done[0], 1}}, VK_NULL_HANDLE, VK_NULL_HANDLE, rig.h->queue_at(0)), VK_SUCCESS);
+
+  hold(kHoldCreateFence);
+  std::atomic<int> b_result{1};
+  std::thread b([&] {
+    b_result = rig.Submit({{s, 1}}, {{done[2], 1}}, VK_NULL_HANDLE, VK_NULL_HANDLE, rig.h->queue_at(2));
+  });
+  ASSERT_TRUE(wait_held(kHoldCreateFence)) << "queue 2's release never asked for its fence";
+  hold(kHoldQueueSubmit);
+  std::atomic<int> a_result{1};
+  std::thread a([&] {
+    a_result = rig.Submit({{s, 1}}, {{done[1], 1}}, VK_NULL_HANDLE, VK_NULL_HANDLE, rig.h->queue_at(1));
+  });
+  const bool a_held = wait_held(kHoldQueueSubmit);
+  let_go(kHoldCreateFence);
+  b.join();
+  EXPECT_TRUE(a_held) << "queue 1's relay never reached the driver";
+  EXPECT_EQ(b_result.load(), VK_SUCCESS) << "a queue that found the point being relayed failed instead of parking";
+  let_go(kHoldQueueSubmit);
+  a.join();
+  EXPECT_EQ(a_result.load(), VK_SUCCESS);
+  unsignalled(0);
+  for (VkSemaphore d : done) {
+    EXPECT_EQ(rig.Wait({{d, 1}}, 5 * kSecond), VK_SUCCESS) << "parked work was lost";
+  }
+  EXPECT_EQ(vkDeviceWaitIdle(rig.device), VK_SUCCESS);
   if (!HasFailure()) rig.ExpectClean();
 }
 

@@ -10,6 +10,7 @@
 // only shares queues and hides nothing (the forced configuration over a driver with
 // timelines).
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -79,7 +80,26 @@ struct Next {
   PFN_vkGetDeviceQueue2 GetDeviceQueue2 = nullptr;
   PFN_vkQueueWaitIdle QueueWaitIdle = nullptr;
   PFN_vkWaitForFences WaitForFences = nullptr;
+  PFN_vkCreateFence CreateFence = nullptr;
+  PFN_vkGetFenceStatus GetFenceStatus = nullptr;
 } g_next;
+
+// Holds (bindery_no_timeline_hold): the next call of an armed kind blocks until the test
+// lets it go, so a test can stop the layer above inside a window it wants to probe.
+std::mutex g_hold_mutex;
+std::condition_variable g_hold_changed;
+int g_hold_armed = 0, g_holding = 0, g_let_go = 0;
+
+void MaybeHold(int kind) {
+  std::unique_lock<std::mutex> lock(g_hold_mutex);
+  if ((g_hold_armed & kind) == 0) return;
+  g_hold_armed &= ~kind;
+  g_holding |= kind;
+  g_hold_changed.notify_all();
+  g_hold_changed.wait(lock, [kind] { return (g_let_go & kind) != 0; });
+  g_let_go &= ~kind;
+  g_holding &= ~kind;
+}
 // vkWaitForFences calls that reached this layer (tests check the layer above does not
 // wait in slices).
 std::atomic<uint32_t> g_wait_for_fences_calls{0};
@@ -229,6 +249,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
     CountSubmitStructs(submits[i].pNext);
   }
   if (g_lost.load()) return VK_ERROR_DEVICE_LOST;
+  MaybeHold(2);
   const VkQueue real = Real(queue);
   QueueLock lock(real);
   return g_next.QueueSubmit(real, count, submits, fence);
@@ -250,6 +271,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t count, const
                                             VkFence fence) {
   CheckSubmit2(count, submits);
   if (g_lost.load()) return VK_ERROR_DEVICE_LOST;
+  MaybeHold(2);
   const VkQueue real = Real(queue);
   QueueLock lock(real);
   return g_next.QueueSubmit2(real, count, submits, fence);
@@ -258,6 +280,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2KHR(VkQueue queue, uint32_t count, co
                                                VkFence fence) {
   CheckSubmit2(count, submits);
   if (g_lost.load()) return VK_ERROR_DEVICE_LOST;
+  MaybeHold(2);
   const VkQueue real = Real(queue);
   QueueLock lock(real);
   return g_next.QueueSubmit2KHR(real, count, submits, fence);
@@ -307,6 +330,21 @@ VKAPI_ATTR VkResult VKAPI_CALL QueuePresentKHR(VkQueue queue, const VkPresentInf
   const VkQueue real = Real(queue);
   QueueLock lock(real);
   return g_next.QueuePresentKHR(real, info);
+}
+
+// bindery_no_timeline_fences_unsignalled: while on, vkGetFenceStatus answers VK_NOT_READY
+// without asking the driver (work the layer above sent down looks still in flight).
+std::atomic<bool> g_fences_unsignalled{false};
+
+VKAPI_ATTR VkResult VKAPI_CALL GetFenceStatus(VkDevice device, VkFence fence) {
+  if (g_fences_unsignalled.load()) return VK_NOT_READY;
+  return g_next.GetFenceStatus(device, fence);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateFence(VkDevice device, const VkFenceCreateInfo* info,
+                                           const VkAllocationCallbacks* alloc, VkFence* out) {
+  MaybeHold(1);
+  return g_next.CreateFence(device, info, alloc, out);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, const VkFence* fences, VkBool32 all,
@@ -426,6 +464,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceC
   g_next.GetDeviceQueue2 = reinterpret_cast<PFN_vkGetDeviceQueue2>(g_gdpa(*out, "vkGetDeviceQueue2"));
   g_next.QueueWaitIdle = reinterpret_cast<PFN_vkQueueWaitIdle>(g_gdpa(*out, "vkQueueWaitIdle"));
   g_next.WaitForFences = reinterpret_cast<PFN_vkWaitForFences>(g_gdpa(*out, "vkWaitForFences"));
+  g_next.CreateFence = reinterpret_cast<PFN_vkCreateFence>(g_gdpa(*out, "vkCreateFence"));
+  g_next.GetFenceStatus = reinterpret_cast<PFN_vkGetFenceStatus>(g_gdpa(*out, "vkGetFenceStatus"));
   g_next.CreateSemaphore = reinterpret_cast<PFN_vkCreateSemaphore>(g_gdpa(*out, "vkCreateSemaphore"));
   g_next.QueueSubmit = reinterpret_cast<PFN_vkQueueSubmit>(g_gdpa(*out, "vkQueueSubmit"));
   g_next.QueueSubmit2 = reinterpret_cast<PFN_vkQueueSubmit2>(g_gdpa(*out, "vkQueueSubmit2"));
@@ -505,6 +545,8 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, cons
   }
   ENTRY(QueueBindSparse);
   ENTRY(WaitForFences);
+  ENTRY(CreateFence);
+  ENTRY(GetFenceStatus);
   if (std::strcmp(name, "vkQueuePresentKHR") == 0 && g_next.QueuePresentKHR != nullptr) {
     return reinterpret_cast<PFN_vkVoidFunction>(&QueuePresentKHR);
   }
@@ -559,12 +601,39 @@ extern "C" __attribute__((visibility("default"))) uint32_t bindery_no_timeline_s
   return it == g_submit_structs.end() ? 0 : it->second;
 }
 
+extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_fences_unsignalled(int on) {
+  g_fences_unsignalled.store(on != 0);
+}
+
+extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_hold(int kinds) {
+  std::lock_guard<std::mutex> lock(g_hold_mutex);
+  g_hold_armed |= kinds;
+  g_let_go &= ~kinds;
+}
+
+extern "C" __attribute__((visibility("default"))) int bindery_no_timeline_holding() {
+  std::lock_guard<std::mutex> lock(g_hold_mutex);
+  return g_holding;
+}
+
+extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_let_go(int kinds) {
+  std::lock_guard<std::mutex> lock(g_hold_mutex);
+  g_let_go |= kinds;
+  g_hold_armed &= ~kinds;
+  g_hold_changed.notify_all();
+}
+
 extern "C" __attribute__((visibility("default"))) uint32_t bindery_no_timeline_wait_for_fences_calls() {
   return g_wait_for_fences_calls.load();
 }
 
 extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_reset() {
   g_wait_for_fences_calls.store(0);
+  g_fences_unsignalled.store(false);
+  {
+    std::lock_guard<std::mutex> lock(g_hold_mutex);
+    g_hold_armed = g_let_go = 0;
+  }
   {
     std::lock_guard<std::mutex> lock(g_queue_mutex);
     g_submit_structs.clear();
