@@ -3,7 +3,7 @@
 // the driver never sees a fence used by two threads at once: the submit thread's
 // vkQueueSubmit and an application wait), and host waits on them never block in a layer
 // thread. A wait-any over parked and driver fences still waits the driver fences in
-// slices: see docs/timeline_waits.md for why no valid wake-up of a blocked driver wait
+// slices: see docs/timeline_parked_work.md for why no valid wake-up of a blocked driver wait
 // exists without a queue stall.
 #include <algorithm>
 #include <chrono>
