@@ -26,6 +26,7 @@ TEST_P(TimelineSharedPoints, QueuesOfSeveralThreadsWaitOnTheSamePoints) {
   constexpr uint32_t kThreads = 4;
   constexpr int kGates = 2;
   constexpr int kHubs = 2;
+  constexpr uint64_t kWindow = 256;  // own submissions between backlog checks
   RigOptions options;
   options.queue_count = kThreads;
   options.shared_queues = kThreads;
@@ -82,6 +83,20 @@ TEST_P(TimelineSharedPoints, QueuesOfSeveralThreadsWaitOnTheSamePoints) {
         std::vector<TimelineRig::Op> waits;
         if (hub_value[h].load() > 0) waits.push_back({hubs[h], hub_value[h].load()});
         submit(q, waits, own[t], own_value[t]);
+        if (own_value[t].load() % kWindow == 0) {
+          // Bound the backlog as an application would: open every gate, then wait for
+          // the own work of one window ago (it waits only points behind those gates).
+          for (int i = 0; i < kGates; ++i) {
+            std::lock_guard<std::mutex> lock(gate_mutex[i]);
+            const uint64_t v = gate_value[i].load() + 1;
+            if (rig.Signal(gates[i], v) != VK_SUCCESS) failures++;
+            gate_value[i] = v;
+          }
+          if (rig.Wait({{own[t], own_value[t].load() - kWindow / 2}}, 60 * kSecond) != VK_SUCCESS) {
+            ADD_FAILURE() << "thread " << t << ": its own work of a window ago never completed";
+            failures++;
+          }
+        }
       } else if (kind < 8) {  // open a gate
         std::lock_guard<std::mutex> lock(gate_mutex[g]);
         const uint64_t v = gate_value[g].load() + 1;
