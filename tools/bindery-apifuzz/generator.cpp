@@ -18,7 +18,7 @@ class Rng {
     return z ^ (z >> 31);
   }
   uint32_t Below(uint32_t n) { return n == 0 ? 0 : static_cast<uint32_t>(Next() % n); }
-  uint32_t Range(uint32_t lo, uint32_t hi) { return lo + Below(hi - lo + 1); }
+  uint32_t Range(uint32_t lo, uint32_t hi) { return hi <= lo ? lo : lo + Below(hi - lo + 1); }
   bool Chance(uint32_t percent) { return Below(100) < percent; }
   template <class T>
   const T& Pick(const std::vector<T>& v) { return v[Below(static_cast<uint32_t>(v.size()))]; }

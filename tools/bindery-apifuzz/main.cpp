@@ -132,11 +132,11 @@ int RunCases(const RunOptions& o, const std::vector<std::string>& files, const K
 int main(int argc, char** argv) {
   SetLoaderDefaults();
   std::vector<std::string> args(argv + 1, argv + argc);
-  uint64_t seed = 0, count = 1;
+  uint64_t seed = 0, count = 1, stride = 1;
   bool have_seed = false, reduce = false, print = false, dump = false, native_only = false;
   unsigned max_reduce = 3, max_evaluations = 600;
   std::vector<std::string> configs, case_files;
-  std::string child_config, program_file, save_dir = ".", known_file;
+  std::string child_config, program_file, save_dir = ".", known_file, record_known;
   RunOptions o;
   o.self = "/proc/self/exe";
   char self[4096];
@@ -155,6 +155,10 @@ int main(int argc, char** argv) {
     if (a == "--seed") {
       seed = std::stoull(value());
       have_seed = true;
+    } else if (a == "--stride") {
+      stride = std::max<uint64_t>(1, std::stoull(value()));
+    } else if (a == "--rotate") {
+      o.rotate = true;
     } else if (a == "--count") {
       count = std::stoull(value());
     } else if (a == "--capability") {
@@ -175,6 +179,8 @@ int main(int argc, char** argv) {
       max_evaluations = static_cast<unsigned>(std::stoul(value()));
     } else if (a == "--save") {
       save_dir = value();
+    } else if (a == "--record-known") {
+      record_known = value();
     } else if (a == "--known") {
       known_file = value();
     } else if (a == "--print") {
@@ -193,7 +199,7 @@ int main(int argc, char** argv) {
       return Usage();
     }
   }
-  if (!child_config.empty()) return ChildMain(child_config, seed, count, program_file);
+  if (!child_config.empty()) return ChildMain(child_config, seed, count, stride, program_file);
   const Known known = ReadKnown(known_file);
   if (!case_files.empty()) return RunCases(o, case_files, known);
   if (!have_seed) return Usage();
@@ -223,6 +229,9 @@ int main(int argc, char** argv) {
   std::vector<Failure> failures, known_failures;
   uint64_t generator_bugs = 0, skipped_total = 0;
   std::map<std::string, unsigned> by_class;
+  // Known seeds of this run that passed (the fix landed: drop them from the list).
+  long passed_known = 0;
+  for (const auto& [kc, ks] : known.seeds) passed_known += ks >= seed && ks < seed + count && out[kc].count(ks) ? 1 : 0;
   for (uint64_t s = seed; s < seed + count; ++s) {
     const ProgramOutcome& native = out["native"][s];
     skipped_total += native.skipped;
@@ -233,9 +242,11 @@ int main(int argc, char** argv) {
       continue;
     }
     for (const std::string& c : configs) {
+      if (!out[c].count(s)) continue;  // not this configuration's turn (--rotate)
       const std::string why = Compare(native, out[c][s]);
       if (why.empty()) continue;
       (known.seeds.count({c, s}) ? known_failures : failures).push_back({s, c, why});
+      passed_known -= known.seeds.count({c, s});
       ++by_class[c + ": " + FailureClass(why)];
     }
   }
@@ -245,6 +256,15 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(seed + count - 1), all.size(), seconds, failures.size(),
               known_failures.size(), static_cast<unsigned long long>(generator_bugs));
   for (const auto& [cls, n2] : by_class) std::printf("  %s: %u\n", cls.c_str(), n2);
+  if (passed_known > 0) std::printf("%ld seeds listed as known failures passed: remove them from the list\n", passed_known);
+  if (!record_known.empty()) {
+    std::ofstream k(record_known);
+    k << "# bindery-apifuzz known failures: <configuration> <seed>  # failure class (written by --record-known)\n";
+    for (const Failure& f : failures) {
+      if (f.config != "native") k << f.config << " " << f.seed << "  # " << FailureClass(f.why) << "\n";
+    }
+    for (const Failure& f : known_failures) k << f.config << " " << f.seed << "  # " << FailureClass(f.why) << "\n";
+  }
   for (const Failure& f : known_failures)
     std::printf("KNOWN seed %llu %s: %s\n", static_cast<unsigned long long>(f.seed), f.config.c_str(), f.why.c_str());
   for (const Failure& f : failures)

@@ -100,7 +100,8 @@ void RunOne(Session& s, const Program& p) {
 
 }  // namespace
 
-int ChildMain(const std::string& config, uint64_t seed, uint64_t count, const std::string& program_file) {
+int ChildMain(const std::string& config, uint64_t seed, uint64_t count, uint64_t stride,
+              const std::string& program_file) {
   ApplyConfigEnv(config);
   Session s;
   OpenSession(config != "native", &s);
@@ -121,7 +122,7 @@ int ChildMain(const std::string& config, uint64_t seed, uint64_t count, const st
     RunOne(s, p);
     return 0;
   }
-  for (uint64_t i = 0; i < count; ++i) RunOne(s, Generate(seed + i, s.device.features));
+  for (uint64_t i = 0; i < count; ++i) RunOne(s, Generate(seed + i * stride, s.device.features));
   return 0;
 }
 
@@ -129,8 +130,8 @@ namespace {
 
 struct Task {
   std::string config;
-  uint64_t seed = 0, count = 0;
-  std::string program_file;  // instead of seeds
+  uint64_t seed = 0, count = 0, stride = 1;  // seeds seed, seed + stride, ... (count of them)
+  std::string program_file;                  // instead of seeds
 };
 
 struct Child {
@@ -148,7 +149,8 @@ std::vector<std::string> Args(const RunOptions& o, const Task& t) {
   if (!t.program_file.empty()) {
     a.insert(a.end(), {"--program", t.program_file});
   } else {
-    a.insert(a.end(), {"--seed", std::to_string(t.seed), "--count", std::to_string(t.count)});
+    a.insert(a.end(), {"--seed", std::to_string(t.seed), "--count", std::to_string(t.count), "--stride",
+                       std::to_string(t.stride)});
   }
   return a;
 }
@@ -218,7 +220,7 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out) {
           in >> seed >> status >> po.hash >> po.skipped >> problems;
           po.status = status == "ok" ? ProgramOutcome::kOk : ProgramOutcome::kSetupError;
           out[c.task.config][seed] = po;
-          c.next = seed + 1;
+          c.next = seed + c.task.stride;
         } else if (tag == "M") {
           uint64_t seed;
           in >> seed;
@@ -241,14 +243,14 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out) {
       ::waitpid(c.pid, &status, 0);
       ::close(c.fd);
       const bool program_mode = !c.task.program_file.empty();
-      const uint64_t end = c.task.seed + (program_mode ? 1 : c.task.count);
+      const uint64_t end = c.task.seed + (program_mode ? 1 : c.task.count * c.task.stride);
       const bool clean = !hung && WIFEXITED(status) && WEXITSTATUS(status) == 0;
       const std::string why = hung ? "no result within " + std::to_string(int(o.hang_seconds)) + " s"
                               : WIFSIGNALED(status) ? std::string("signal ") + strsignal(WTERMSIG(status))
                                                     : "exit status " + std::to_string(WEXITSTATUS(status));
       if (!c.last_error.empty() && c.next == c.task.seed) {
         // The device did not open: every seed of the task fails alike.
-        for (uint64_t s = c.next; s < end; ++s) {
+        for (uint64_t s = c.next; s < end; s += c.task.stride) {
           auto& po = out[c.task.config][s];
           po.status = ProgramOutcome::kSetupError;
           po.detail = c.last_error;
@@ -257,9 +259,10 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out) {
         auto& po = out[c.task.config][c.next];
         po.status = hung ? ProgramOutcome::kHang : ProgramOutcome::kCrash;
         po.detail = clean ? "exited before its result" : why;
-        if (c.next + 1 < end) tasks.push_back({c.task.config, c.next + 1, end - c.next - 1, ""});
+        const uint64_t rest = c.next + c.task.stride;
+        if (rest < end) tasks.push_back({c.task.config, rest, (end - rest) / c.task.stride, c.task.stride, ""});
       } else if (!clean) {  // after the last result: at device or instance destruction
-        auto& po = out[c.task.config][end - 1];
+        auto& po = out[c.task.config][end - c.task.stride];
         po.status = hung ? ProgramOutcome::kHang : ProgramOutcome::kCrash;
         po.detail = why + " after the last program (device teardown)";
       }
@@ -274,8 +277,20 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out) {
 Outcomes RunSeeds(const RunOptions& o, const std::vector<std::string>& configs, uint64_t seed, uint64_t count) {
   std::deque<Task> tasks;
   // Interleave configurations so that a partial run still compares like with like.
+  const uint64_t others = configs.size() > 1 ? configs.size() - 1 : 1;
   for (uint64_t s = seed; s < seed + count; s += o.batch) {
-    for (const std::string& c : configs) tasks.push_back({c, s, std::min<uint64_t>(o.batch, seed + count - s), ""});
+    const uint64_t n = std::min<uint64_t>(o.batch, seed + count - s);
+    for (size_t i = 0; i < configs.size(); ++i) {
+      if (!o.rotate || i == 0) {
+        tasks.push_back({configs[i], s, n, 1, ""});
+        continue;
+      }
+      // Rotation: configuration i (1-based after native) runs the seeds with seed % others == i - 1.
+      uint64_t first = s;
+      while (first % others != i - 1) ++first;
+      if (first >= s + n) continue;
+      tasks.push_back({configs[i], first, (s + n - first + others - 1) / others, others, ""});
+    }
   }
   Outcomes out;
   RunTasks(o, tasks, out);
@@ -291,7 +306,7 @@ std::map<std::string, ProgramOutcome> RunProgram(const RunOptions& o, const std:
   if (::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) std::perror("write");
   ::close(fd);
   std::deque<Task> tasks;
-  for (const std::string& c : configs) tasks.push_back({c, p.seed, 1, path});
+  for (const std::string& c : configs) tasks.push_back({c, p.seed, 1, 1, path});
   Outcomes out;
   RunTasks(o, tasks, out);
   ::unlink(path);

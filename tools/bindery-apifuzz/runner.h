@@ -20,8 +20,9 @@ const std::vector<std::string>& AllConfigs();
 bool IsConfig(const std::string& name);
 
 // Child side: sets the BINDERY_* variables of `config`, opens a device and runs either the
-// seeds [seed, seed + count) or the program in `program_file`; returns the exit status.
-int ChildMain(const std::string& config, uint64_t seed, uint64_t count, const std::string& program_file);
+// seeds seed, seed + stride, ... (count of them) or the program in `program_file`; returns the exit status.
+int ChildMain(const std::string& config, uint64_t seed, uint64_t count, uint64_t stride,
+              const std::string& program_file);
 
 struct ProgramOutcome {
   enum Status { kOk, kCrash, kHang, kSetupError, kMissing } status = kMissing;
@@ -36,6 +37,9 @@ struct RunOptions {
   unsigned jobs = 1;     // children at once
   unsigned batch = 50;   // seeds per child
   double hang_seconds = 60;  // no result line for this long: a hang
+  // Each program natively and under one of the other configurations, in turn by seed
+  // (the CI budget); off: under every configuration.
+  bool rotate = false;
 };
 
 // outcome[config][seed] for seeds [seed, seed + count).
