@@ -27,15 +27,6 @@ class Rng {
   uint64_t s_;
 };
 
-bool SamePush(const PipelineLayout& a, const PipelineLayout& b) {
-  if (a.push.size() != b.push.size()) return false;
-  for (size_t i = 0; i < a.push.size(); ++i) {
-    if (a.push[i].stages != b.push[i].stages || a.push[i].offset != b.push[i].offset ||
-        a.push[i].size != b.push[i].size)
-      return false;
-  }
-  return true;
-}
 
 constexpr uint32_t kNoSlot = UINT32_MAX;
 constexpr uint32_t kPushed = UINT32_MAX - 1;  // a bound push-descriptor set
@@ -740,6 +731,16 @@ class Generator {
 };
 
 }  // namespace
+
+bool SamePush(const PipelineLayout& a, const PipelineLayout& b) {
+  if (a.push.size() != b.push.size()) return false;
+  for (size_t i = 0; i < a.push.size(); ++i) {
+    if (a.push[i].stages != b.push[i].stages || a.push[i].offset != b.push[i].offset ||
+        a.push[i].size != b.push[i].size)
+      return false;
+  }
+  return true;
+}
 
 bool Compatible(const Program& p, uint32_t a, uint32_t b, uint32_t set) {
   if (a >= p.pipeline_layouts.size() || b >= p.pipeline_layouts.size()) return false;

@@ -15,5 +15,6 @@ Program Generate(uint64_t seed, const Features& features);
 // Whether two pipeline layouts are compatible for set number `set` (identically defined
 // set layouts 0..set and identical push-constant ranges).
 bool Compatible(const Program& p, uint32_t a, uint32_t b, uint32_t set);
+bool SamePush(const PipelineLayout& a, const PipelineLayout& b);
 
 }  // namespace bindery::apifuzz

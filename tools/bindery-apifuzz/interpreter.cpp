@@ -5,6 +5,7 @@
 #include <map>
 
 #include "compile.h"
+#include "generator.h"
 #include "glsl.h"
 
 namespace bindery::apifuzz {
@@ -347,6 +348,10 @@ class Interpreter {
   }
 
   void Skip() { ++result_.skipped; }
+  bool Refuse() {
+    Skip();
+    return false;
+  }
 
   void DoStep(size_t index) {
     const Step& s = p_.steps[index];
@@ -541,8 +546,63 @@ class Interpreter {
     return n;
   }
 
+  // What a command buffer has bound, as far as the spec defines it: the interpreter skips an
+  // action whose pipeline statically uses a set or push-constant word that is not validly
+  // bound or pushed. The validation layer of this era does not check every draw form (the
+  // multi-draw ones), so without this a reduction could cut a bind and keep the draw.
+  struct Bound {
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    uint32_t pipeline_index = 0;
+    std::vector<int64_t> set_layout;  // pipeline layout each set number was bound through, -1: none
+  };
+  struct PushState {
+    int64_t layout = -1;  // layout of the pushes that defined `bytes`
+    uint64_t words = 0;   // pushed 4-byte words (bit per word)
+  };
+
+  void NoteBind(Bound& b, uint32_t layout, uint32_t first, uint32_t count) {
+    if (b.set_layout.size() < first + count) b.set_layout.resize(first + count, -1);
+    for (uint32_t i = 0; i < b.set_layout.size(); ++i) {
+      if (i >= first && i < first + count) b.set_layout[i] = layout;
+      else if (b.set_layout[i] >= 0 && !Compatible(p_, static_cast<uint32_t>(b.set_layout[i]), layout, i))
+        b.set_layout[i] = -1;
+    }
+  }
+
+  void NotePush(PushState& ps, const Cmd& c) {
+    if (ps.layout < 0 || !SamePush(p_.pipeline_layouts[ps.layout], p_.pipeline_layouts[c.layout])) ps.words = 0;
+    ps.layout = c.layout;
+    for (uint32_t w = c.first / 4; w < c.first / 4 + c.values.size() && w < 64; ++w) ps.words |= 1ull << w;
+  }
+
+  bool ActionReady(const Bound& b, const PushState& ps) const {
+    const Pipeline& pl = p_.pipelines[b.pipeline_index];
+    const PipelineLayout& layout = p_.pipeline_layouts[pl.layout];
+    for (const Stage& st : pl.stages) {
+      for (const ShaderOp& op : st.ops) {
+        if (op.kind == OpKind::kPush) {
+          bool visible = false;
+          for (const PushRange& r : layout.push) {
+            visible |= (r.stages & st.stage) && op.index >= r.offset && op.index + 4 <= r.offset + r.size;
+          }
+          if (!visible) continue;
+          if (ps.layout < 0 || !SamePush(p_.pipeline_layouts[ps.layout], layout) || op.index / 4 >= 64 ||
+              !(ps.words & (1ull << (op.index / 4))))
+            return false;
+          continue;
+        }
+        if (FindBinding(p_, layout, op.set, op.binding) == nullptr) continue;
+        if (op.set >= b.set_layout.size() || b.set_layout[op.set] < 0 ||
+            !Compatible(p_, static_cast<uint32_t>(b.set_layout[op.set]), pl.layout, op.set))
+          return false;
+      }
+    }
+    return true;
+  }
+
   void Record(VkCommandBuffer cb, const std::vector<Cmd>& cmds) {
-    VkPipeline bound[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+    Bound bound[2];
+    PushState push;
     for (const Cmd& c : cmds) {
       const VkPipelineBindPoint bp = c.graphics ? VK_PIPELINE_BIND_POINT_GRAPHICS : VK_PIPELINE_BIND_POINT_COMPUTE;
       switch (c.kind) {
@@ -553,7 +613,8 @@ class Interpreter {
             break;
           }
           vkCmdBindPipeline(cb, bp, pipelines_[c.pipeline]);
-          bound[c.graphics] = pipelines_[c.pipeline];
+          bound[c.graphics].pipeline = pipelines_[c.pipeline];
+          bound[c.graphics].pipeline_index = c.pipeline;
           break;
         case CmdKind::kBindSets: {
           std::vector<VkDescriptorSet> sets;
@@ -572,6 +633,7 @@ class Interpreter {
           }
           vkCmdBindDescriptorSets(cb, bp, pipeline_layouts_[c.layout], c.first, static_cast<uint32_t>(sets.size()),
                                   sets.data(), static_cast<uint32_t>(c.values.size()), c.values.data());
+          NoteBind(bound[c.graphics], c.layout, c.first, static_cast<uint32_t>(sets.size()));
           break;
         }
         case CmdKind::kPushConstants:
@@ -581,8 +643,11 @@ class Interpreter {
           }
           vkCmdPushConstants(cb, pipeline_layouts_[c.layout], c.stages, c.first,
                              static_cast<uint32_t>(4 * c.values.size()), c.values.data());
+          NotePush(push, c);
           break;
-        case CmdKind::kPushDescriptors: PushDescriptors(cb, bp, c); break;
+        case CmdKind::kPushDescriptors:
+          if (PushDescriptors(cb, bp, c)) NoteBind(bound[c.graphics], c.layout, c.first, 1);
+          break;
         case CmdKind::kFill:
           if (c.binding >= buffers_.size()) {
             Skip();
@@ -611,7 +676,7 @@ class Interpreter {
           break;
         }
         default:
-          if (bound[c.graphics] == VK_NULL_HANDLE) {
+          if (bound[c.graphics].pipeline == VK_NULL_HANDLE || !ActionReady(bound[c.graphics], push)) {
             Skip();
             break;
           }
@@ -622,11 +687,11 @@ class Interpreter {
     }
   }
 
-  void PushDescriptors(VkCommandBuffer cb, VkPipelineBindPoint bp, const Cmd& c) {
-    if (c.layout >= pipeline_layouts_.size() || c.first >= p_.pipeline_layouts[c.layout].sets.size()) return Skip();
+  bool PushDescriptors(VkCommandBuffer cb, VkPipelineBindPoint bp, const Cmd& c) {
+    if (c.layout >= pipeline_layouts_.size() || c.first >= p_.pipeline_layouts[c.layout].sets.size()) return Refuse();
     const uint32_t set_layout = p_.pipeline_layouts[c.layout].sets[c.first];
     const SetLayout& sl = p_.set_layouts[set_layout];
-    if (!sl.push || !DescsValid(c.descs)) return Skip();
+    if (!sl.push || !DescsValid(c.descs)) return Refuse();
     std::vector<VkWriteDescriptorSet> writes;
     std::vector<VkDescriptorUpdateTemplateEntry> entries;
     size_t at = 0;
@@ -636,7 +701,7 @@ class Interpreter {
       for (const Binding& x : sl.bindings) {
         if (x.binding == binding) b = &x;
       }
-      if (b == nullptr || count == 0 || count > b->count || at + count > c.descs.size()) return Skip();
+      if (b == nullptr || count == 0 || count > b->count || at + count > c.descs.size()) return Refuse();
       VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
       w.dstBinding = binding;
       w.descriptorCount = count;
@@ -647,7 +712,7 @@ class Interpreter {
                          sizeof(VkDescriptorBufferInfo)});
       at += count;
     }
-    if (writes.empty()) return Skip();
+    if (writes.empty()) return Refuse();
     const auto infos = Infos(c.descs, 0, at);
     for (VkWriteDescriptorSet& w : writes) {
       w.pBufferInfo = infos.data() + w.dstArrayElement;
@@ -658,9 +723,10 @@ class Interpreter {
           MakeTemplate(entries, set_layouts_[set_layout], true, bp, pipeline_layouts_[c.layout], c.first);
       templates_.push_back(t);  // the command buffer may be in flight: destroyed with the program
       push_template_(cb, t, pipeline_layouts_[c.layout], c.first, infos.data());
-      return;
+      return true;
     }
     push_set_(cb, bp, pipeline_layouts_[c.layout], c.first, static_cast<uint32_t>(writes.size()), writes.data());
+    return true;
   }
 
   void Action(VkCommandBuffer cb, const Cmd& c) {
