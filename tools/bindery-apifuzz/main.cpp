@@ -250,11 +250,12 @@ int main(int argc, char** argv) {
       ++by_class[c + ": " + FailureClass(why)];
     }
   }
-  std::printf("bindery-apifuzz: %llu programs (seeds %llu..%llu) x %zu configurations in %.1f s: "
-              "%zu failures, %zu known, %llu invalid natively\n",
+  std::printf("bindery-apifuzz: %llu programs (seeds %llu..%llu), natively and under %s%zu configurations, in "
+              "%.1f s: %zu failures, %zu known, %llu invalid natively\n",
               static_cast<unsigned long long>(count), static_cast<unsigned long long>(seed),
-              static_cast<unsigned long long>(seed + count - 1), all.size(), seconds, failures.size(),
-              known_failures.size(), static_cast<unsigned long long>(generator_bugs));
+              static_cast<unsigned long long>(seed + count - 1), o.rotate ? "one in turn of " : "",
+              configs.size(), seconds, failures.size(), known_failures.size(),
+              static_cast<unsigned long long>(generator_bugs));
   for (const auto& [cls, n2] : by_class) std::printf("  %s: %u\n", cls.c_str(), n2);
   if (passed_known > 0) std::printf("%ld seeds listed as known failures passed: remove them from the list\n", passed_known);
   if (!record_known.empty()) {
