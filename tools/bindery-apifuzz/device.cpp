@@ -1,0 +1,102 @@
+#include "device.h"
+
+#include <cstring>
+#include <vector>
+
+namespace bindery::apifuzz {
+namespace {
+
+bool HasExtension(VkPhysicalDevice pd, const char* name) {
+  uint32_t n = 0;
+  vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr);
+  std::vector<VkExtensionProperties> props(n);
+  vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, props.data());
+  for (const auto& p : props) {
+    if (std::strcmp(p.extensionName, name) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool QueryFeatures(Features* out, std::string* error) {
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.apiVersion = VK_API_VERSION_1_3;
+  VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  ici.pApplicationInfo = &app;
+  VkInstance instance = VK_NULL_HANDLE;
+  if (vkCreateInstance(&ici, nullptr, &instance) != VK_SUCCESS) {
+    *error = "vkCreateInstance without layers failed";
+    return false;
+  }
+  uint32_t count = 1;
+  VkPhysicalDevice pd = VK_NULL_HANDLE;
+  vkEnumeratePhysicalDevices(instance, &count, &pd);
+  bool ok = pd != VK_NULL_HANDLE;
+  if (ok) {
+    Features f;
+    VkPhysicalDeviceMultiDrawFeaturesEXT multi{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTI_DRAW_FEATURES_EXT};
+    VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+    VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    const bool has_multi = HasExtension(pd, VK_EXT_MULTI_DRAW_EXTENSION_NAME);
+    f2.pNext = &v12;
+    v12.pNext = &v13;
+    v13.pNext = has_multi ? &multi : nullptr;
+    vkGetPhysicalDeviceFeatures2(pd, &f2);
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(pd, &props);
+    f.push_descriptor = HasExtension(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    f.multi_draw = has_multi && multi.multiDraw;
+    f.draw_indirect_count = v12.drawIndirectCount;
+    f.array_dynamic_indexing = f2.features.shaderStorageBufferArrayDynamicIndexing &&
+                               f2.features.shaderUniformBufferArrayDynamicIndexing;
+    f.storage_alignment = static_cast<uint32_t>(std::max<VkDeviceSize>(props.limits.minStorageBufferOffsetAlignment, 4));
+    f.uniform_alignment = static_cast<uint32_t>(std::max<VkDeviceSize>(props.limits.minUniformBufferOffsetAlignment, 4));
+    f.max_push_constants = std::min(props.limits.maxPushConstantsSize, 128u);
+    ok = v12.timelineSemaphore && f2.features.vertexPipelineStoresAndAtomics &&
+         f2.features.multiDrawIndirect && f2.features.drawIndirectFirstInstance;
+    if (!ok) *error = "the device lacks timelineSemaphore, vertexPipelineStoresAndAtomics, "
+                      "multiDrawIndirect or drawIndirectFirstInstance";
+    *out = f;
+  } else {
+    *error = "no physical device";
+  }
+  vkDestroyInstance(instance, nullptr);
+  return ok;
+}
+
+void OpenSession(bool bindery, Session* s) {
+  Features f;
+  if (!QueryFeatures(&f, &s->error)) return;
+  VkPhysicalDeviceFeatures features{};
+  features.vertexPipelineStoresAndAtomics = VK_TRUE;
+  features.multiDrawIndirect = VK_TRUE;
+  features.drawIndirectFirstInstance = VK_TRUE;
+  features.shaderStorageBufferArrayDynamicIndexing = f.array_dynamic_indexing;
+  features.shaderUniformBufferArrayDynamicIndexing = f.array_dynamic_indexing;
+  static VkPhysicalDeviceMultiDrawFeaturesEXT multi{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTI_DRAW_FEATURES_EXT};
+  static VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  static VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  multi.multiDraw = VK_TRUE;
+  v13.pNext = f.multi_draw ? &multi : nullptr;
+  v12.timelineSemaphore = VK_TRUE;
+  v12.drawIndirectCount = f.draw_indirect_count;
+  v12.pNext = &v13;
+  test::HarnessOptions o;
+  o.bindery = bindery;
+  o.queue_flags = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
+  o.enabled_features = &features;
+  o.device_pnext = &v12;
+  if (f.push_descriptor) o.device_extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  if (f.multi_draw) o.device_extensions.push_back(VK_EXT_MULTI_DRAW_EXTENSION_NAME);
+  s->harness = std::make_unique<test::VkHarness>(o);
+  if (!s->harness->ok()) {
+    s->error = s->harness->error();
+    return;
+  }
+  s->device = {s->harness->instance(), s->harness->physical_device(), s->harness->device(), s->harness->queue(),
+               s->harness->command_pool(), f};
+}
+
+}  // namespace bindery::apifuzz

@@ -1,0 +1,758 @@
+#include "generator.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+namespace bindery::apifuzz {
+namespace {
+
+// splitmix64: the same sequence on every platform and standard library.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : s_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
+  uint64_t Next() {
+    uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  uint32_t Below(uint32_t n) { return n == 0 ? 0 : static_cast<uint32_t>(Next() % n); }
+  uint32_t Range(uint32_t lo, uint32_t hi) { return hi <= lo ? lo : lo + Below(hi - lo + 1); }
+  bool Chance(uint32_t percent) { return Below(100) < percent; }
+  template <class T>
+  const T& Pick(const std::vector<T>& v) { return v[Below(static_cast<uint32_t>(v.size()))]; }
+
+ private:
+  uint64_t s_;
+};
+
+
+constexpr uint32_t kNoSlot = UINT32_MAX;
+constexpr uint32_t kPushed = UINT32_MAX - 1;  // a bound push-descriptor set
+
+// What one bind point has bound at one set number.
+struct BoundSet {
+  uint32_t slot = kNoSlot;  // set slot, kPushed, or kNoSlot (nothing valid)
+  uint32_t layout = 0;      // pipeline layout it was bound (or pushed) through
+};
+
+struct SlotState {
+  bool allocated = false;
+  uint32_t pool = 0, layout = 0;
+  std::map<std::pair<uint32_t, uint32_t>, Desc> written;  // (binding, element) -> descriptor
+};
+
+class Generator {
+ public:
+  Generator(uint64_t seed, const Features& f) : r_(seed), f_(f) { p_.seed = seed; }
+
+  Program Run() {
+    MakeBuffers();
+    MakeSetLayouts();
+    MakePipelineLayouts();
+    MakePipelines();
+    MakePools();
+    p_.set_slots = r_.Range(3, 8);
+    slots_.assign(p_.set_slots, SlotState{});
+    const uint32_t batches = r_.Range(1, 3);
+    for (uint32_t b = 0; b < batches; ++b) MakeBatch();
+    return std::move(p_);
+  }
+
+ private:
+  // ---- objects ----
+  void MakeBuffers() {
+    auto add = [&](Role role, uint32_t n) {
+      for (uint32_t i = 0; i < n; ++i) p_.buffers.push_back({64u + 16u * r_.Below(28), role});
+    };
+    add(Role::kIn, r_.Range(2, 3));
+    add(Role::kOut, r_.Range(1, 3));
+    add(Role::kCounter, r_.Chance(50) ? 1 : 0);
+  }
+  bool HasRole(Role role) const {
+    for (const Buffer& b : p_.buffers) {
+      if (b.role == role) return true;
+    }
+    return false;
+  }
+  uint32_t PickBuffer(Role role) {
+    std::vector<uint32_t> c;
+    for (uint32_t i = 0; i < p_.buffers.size(); ++i) {
+      if (p_.buffers[i].role == role) c.push_back(i);
+    }
+    return r_.Pick(c);
+  }
+
+  void MakeSetLayouts() {
+    const uint32_t n = r_.Range(2, 5);
+    for (uint32_t i = 0; i < n; ++i) {
+      if (i > 0 && r_.Chance(25)) {  // identically defined, a separate object
+        p_.set_layouts.push_back(p_.set_layouts[r_.Below(i)]);
+        continue;
+      }
+      SetLayout l;
+      l.push = f_.push_descriptor && r_.Chance(20);
+      const uint32_t nb = r_.Range(1, 4);
+      uint32_t number = r_.Below(2);
+      for (uint32_t j = 0; j < nb; ++j) {
+        Binding b;
+        b.binding = number;
+        number += 1 + (r_.Chance(20) ? 1 : 0);
+        b.type = static_cast<DescType>(r_.Below(4));
+        if (l.push && IsDynamic(b.type)) b.type = IsUniform(b.type) ? DescType::kUniform : DescType::kStorage;
+        b.count = r_.Chance(30) && !IsDynamic(b.type) ? 2 : 1;
+        if (IsUniform(b.type)) {
+          b.role = Role::kIn;
+        } else {
+          const uint32_t k = r_.Below(10);
+          b.role = k < 5 ? Role::kIn : (k < 8 || !HasRole(Role::kCounter)) ? Role::kOut : Role::kCounter;
+        }
+        b.stages = r_.Chance(60) ? (kCompute | kVertex | kFragment) : 0;
+        while (b.stages == 0) {
+          if (r_.Chance(50)) b.stages |= kCompute;
+          if (r_.Chance(50)) b.stages |= kVertex;
+          if (r_.Chance(50)) b.stages |= kFragment;
+        }
+        l.bindings.push_back(b);
+      }
+      p_.set_layouts.push_back(l);
+    }
+  }
+
+  uint32_t UniformCount(const std::vector<uint32_t>& sets) const {
+    uint32_t n = 0;
+    for (uint32_t s : sets) {
+      for (const Binding& b : p_.set_layouts[s].bindings) n += IsUniform(b.type) ? b.count : 0;
+    }
+    return n;
+  }
+
+  void MakePipelineLayouts() {
+    const uint32_t n = r_.Range(2, 4);
+    for (uint32_t i = 0; i < n; ++i) {
+      PipelineLayout l;
+      const bool share = i > 0 && r_.Chance(60);
+      if (share) {  // a prefix of an earlier layout: compatible for those sets (if the pushes match)
+        const PipelineLayout& base = p_.pipeline_layouts[r_.Below(i)];
+        l.sets.assign(base.sets.begin(), base.sets.begin() + r_.Range(1, static_cast<uint32_t>(base.sets.size())));
+        if (r_.Chance(70)) l.push = base.push;
+      }
+      const uint32_t want = r_.Range(1, 3);
+      while (l.sets.size() < want) l.sets.push_back(r_.Below(static_cast<uint32_t>(p_.set_layouts.size())));
+      // At most one push-descriptor set; keep within the per-stage uniform-buffer limit.
+      bool has_push = false;
+      for (size_t s = 0; s < l.sets.size(); ++s) {
+        if (!p_.set_layouts[l.sets[s]].push) continue;
+        if (has_push) {
+          l.sets.resize(s);
+          break;
+        }
+        has_push = true;
+      }
+      while (l.sets.size() > 1 && UniformCount(l.sets) > 12) l.sets.pop_back();
+      if (UniformCount(l.sets) > 12) l.sets = {FirstSetWithFewUniforms()};
+      if (!share || (l.push.empty() && r_.Chance(50))) {
+        // No stage may be in two ranges (VUID-VkPipelineLayoutCreateInfo-pPushConstantRanges-00292).
+        const uint32_t ranges = r_.Below(3);
+        uint32_t offset = 4 * r_.Below(3), used = 0;
+        for (uint32_t k = 0; k < ranges; ++k) {
+          const uint32_t size = 4 * r_.Range(1, 6);
+          if (offset + size > f_.max_push_constants) break;
+          std::vector<uint32_t> choices;
+          for (uint32_t c : {kCompute, kVertex, kFragment, kVertex | kFragment, kCompute | kVertex | kFragment}) {
+            if (!(c & used)) choices.push_back(c);
+          }
+          if (choices.empty()) break;
+          l.push.push_back({r_.Pick(choices), offset, size});
+          used |= l.push.back().stages;
+          offset += size + 4 * r_.Below(2);
+        }
+      }
+      p_.pipeline_layouts.push_back(l);
+    }
+  }
+  uint32_t FirstSetWithFewUniforms() {
+    for (uint32_t s = 0; s < p_.set_layouts.size(); ++s) {
+      if (UniformCount({s}) <= 12) return s;
+    }
+    p_.set_layouts.push_back(SetLayout{false, {Binding{0, DescType::kStorage, 1, Role::kIn, kCompute | kVertex | kFragment}}});
+    return static_cast<uint32_t>(p_.set_layouts.size() - 1);
+  }
+
+  Stage MakeStage(const PipelineLayout& layout, uint32_t stage) {
+    Stage s;
+    s.stage = stage;
+    struct Candidate {
+      uint32_t set;
+      const Binding* b;
+    };
+    std::vector<Candidate> cands;
+    for (uint32_t set = 0; set < layout.sets.size(); ++set) {
+      for (const Binding& b : p_.set_layouts[layout.sets[set]].bindings) {
+        if (b.stages & stage) cands.push_back({set, &b});
+      }
+    }
+    std::vector<uint32_t> words;
+    for (const PushRange& pr : layout.push) {
+      if (pr.stages & stage) {
+        for (uint32_t w = pr.offset; w < pr.offset + pr.size; w += 4) words.push_back(w);
+      }
+    }
+    const uint32_t n = r_.Range(2, 9);
+    for (uint32_t i = 0; i < n; ++i) {
+      ShaderOp op;
+      if (!words.empty() && (cands.empty() || r_.Chance(20))) {
+        op.kind = OpKind::kPush;
+        op.index = r_.Pick(words);
+        s.ops.push_back(op);
+        continue;
+      }
+      if (cands.empty()) break;
+      const Candidate& c = r_.Pick(cands);
+      op.set = c.set;
+      op.binding = c.b->binding;
+      op.element = r_.Below(c.b->count);
+      op.dynamic_element = c.b->count > 1 && f_.array_dynamic_indexing && r_.Chance(40);
+      op.index = r_.Below(64);
+      op.value = r_.Range(1, 1000);
+      const bool length = !IsUniform(c.b->type) && r_.Chance(15);
+      switch (c.b->role) {
+        case Role::kIn: op.kind = length ? OpKind::kLength : OpKind::kRead; break;
+        case Role::kOut: op.kind = length || stage == kFragment ? OpKind::kLength : OpKind::kWrite; break;
+        case Role::kCounter: op.kind = length || stage != kCompute ? OpKind::kLength : OpKind::kAtomic; break;
+      }
+      s.ops.push_back(op);
+    }
+    return s;
+  }
+
+  void MakePipelines() {
+    const uint32_t n = r_.Range(2, 5);
+    for (uint32_t i = 0; i < n; ++i) {
+      Pipeline pl;
+      pl.layout = r_.Below(static_cast<uint32_t>(p_.pipeline_layouts.size()));
+      pl.graphics = r_.Chance(40);
+      const PipelineLayout& layout = p_.pipeline_layouts[pl.layout];
+      if (pl.graphics) {
+        pl.stages.push_back(MakeStage(layout, kVertex));
+        pl.stages.push_back(MakeStage(layout, kFragment));
+      } else {
+        const uint32_t sizes[] = {1, 2, 4, 8};
+        pl.local_size = sizes[r_.Below(4)];
+        pl.dispatch_base = r_.Chance(30);
+        pl.stages.push_back(MakeStage(layout, kCompute));
+      }
+      p_.pipelines.push_back(pl);
+    }
+  }
+
+  void MakePools() {
+    const uint32_t n = r_.Range(1, 2);
+    for (uint32_t i = 0; i < n; ++i) p_.pools.push_back({r_.Range(2, 6), r_.Chance(50)});
+  }
+
+  // ---- descriptors ----
+  Desc MakeDesc(const Binding& b) {
+    Desc d;
+    d.buffer = PickBuffer(b.role);
+    const uint32_t size = p_.buffers[d.buffer].size;
+    const uint32_t align = IsUniform(b.type) ? f_.uniform_alignment : f_.storage_alignment;
+    const uint32_t min_range = 64;
+    const uint32_t max_offset = (size - min_range) / align;
+    d.offset = align * r_.Below(std::min(max_offset, 4u) + 1);
+    const bool whole = !IsDynamic(b.type) && r_.Chance(40);
+    if (!whole) {
+      const uint32_t room = size - d.offset;
+      d.range = min_range + 4 * r_.Below((room - min_range) / 4 + 1);
+      if (IsDynamic(b.type)) d.range = std::min(d.range, min_range + 4 * r_.Below(8));
+    }
+    return d;
+  }
+
+  const SetLayout& SlotLayout(uint32_t slot) const { return p_.set_layouts[slots_[slot].layout]; }
+
+  bool FullyWritten(uint32_t slot) const {
+    for (const Binding& b : SlotLayout(slot).bindings) {
+      for (uint32_t e = 0; e < b.count; ++e) {
+        if (!slots_[slot].written.count({b.binding, e})) return false;
+      }
+    }
+    return true;
+  }
+
+  void WriteBinding(uint32_t slot, const Binding& b, uint32_t first, uint32_t count) {
+    Step s;
+    s.kind = StepKind::kWrite;
+    s.slot = slot;
+    s.binding = b.binding;
+    s.element = first;
+    s.use_template = r_.Chance(30);
+    for (uint32_t e = first; e < first + count; ++e) {
+      s.descs.push_back(MakeDesc(b));
+      slots_[slot].written[{b.binding, e}] = s.descs.back();
+    }
+    p_.steps.push_back(s);
+  }
+
+  void HostDescriptorWork() {
+    // Free / reset.
+    if (r_.Chance(25)) {
+      Step s;
+      s.kind = StepKind::kResetPool;
+      s.pool = r_.Below(static_cast<uint32_t>(p_.pools.size()));
+      for (SlotState& st : slots_) {
+        if (st.allocated && st.pool == s.pool) st = SlotState{};
+      }
+      p_.steps.push_back(s);
+    }
+    for (uint32_t slot = 0; slot < slots_.size(); ++slot) {
+      if (slots_[slot].allocated && p_.pools[slots_[slot].pool].free_bit && r_.Chance(20)) {
+        Step s;
+        s.kind = StepKind::kFree;
+        s.slot = slot;
+        slots_[slot] = SlotState{};
+        p_.steps.push_back(s);
+      }
+    }
+    // Allocate and fully write sets of (non-push) layouts, within pool capacity.
+    std::vector<uint32_t> normal;
+    for (uint32_t i = 0; i < p_.set_layouts.size(); ++i) {
+      if (!p_.set_layouts[i].push) normal.push_back(i);
+    }
+    for (uint32_t slot = 0; slot < slots_.size() && !normal.empty(); ++slot) {
+      if (slots_[slot].allocated || r_.Chance(20)) continue;
+      const uint32_t pool = r_.Below(static_cast<uint32_t>(p_.pools.size()));
+      uint32_t live = 0;
+      for (const SlotState& st : slots_) live += st.allocated && st.pool == pool ? 1 : 0;
+      if (live >= p_.pools[pool].max_sets) continue;
+      Step s;
+      s.kind = StepKind::kAlloc;
+      s.pool = pool;
+      // Mostly a layout no live set has yet, so that more pipelines can run.
+      std::vector<uint32_t> missing;
+      for (uint32_t l : normal) {
+        bool has = false;
+        for (const SlotState& st : slots_) has |= st.allocated && SameSetLayout(p_.set_layouts[st.layout], p_.set_layouts[l]);
+        if (!has) missing.push_back(l);
+      }
+      s.layout = !missing.empty() && r_.Chance(80) ? r_.Pick(missing) : r_.Pick(normal);
+      s.slot = slot;
+      slots_[slot] = SlotState{true, pool, s.layout, {}};
+      p_.steps.push_back(s);
+      for (const Binding& b : p_.set_layouts[s.layout].bindings) {
+        if (b.count > 1 && r_.Chance(40)) {
+          WriteBinding(slot, b, 0, 1);
+          WriteBinding(slot, b, 1, b.count - 1);
+        } else {
+          WriteBinding(slot, b, 0, b.count);
+        }
+      }
+    }
+    // Rewrites and copies between written sets.
+    for (uint32_t k = r_.Below(4); k > 0; --k) {
+      const uint32_t dst = r_.Below(p_.set_slots);
+      if (!slots_[dst].allocated) continue;
+      const Binding& b = r_.Pick(SlotLayout(dst).bindings);
+      if (r_.Chance(50)) {
+        const uint32_t first = r_.Below(b.count);
+        WriteBinding(dst, b, first, r_.Range(1, b.count - first));
+        continue;
+      }
+      // Copy from another set with a binding of the same type and role.
+      for (uint32_t src = 0; src < slots_.size(); ++src) {
+        if (!slots_[src].allocated || src == dst || !FullyWritten(src)) continue;
+        const Binding* sb = nullptr;
+        for (const Binding& c : SlotLayout(src).bindings) {
+          if (c.type == b.type && c.role == b.role) sb = &c;
+        }
+        if (sb == nullptr) continue;
+        Step s;
+        s.kind = StepKind::kCopySet;
+        s.slot = dst;
+        s.binding = b.binding;
+        s.src_slot = src;
+        s.src_binding = sb->binding;
+        s.count = r_.Range(1, std::min(b.count, sb->count));
+        s.element = r_.Below(b.count - s.count + 1);
+        s.src_element = r_.Below(sb->count - s.count + 1);
+        for (uint32_t e = 0; e < s.count; ++e) {
+          slots_[dst].written[{b.binding, s.element + e}] = slots_[src].written.at({sb->binding, s.src_element + e});
+        }
+        p_.steps.push_back(s);
+        break;
+      }
+    }
+  }
+
+  // ---- commands ----
+  struct BindPoint {
+    std::optional<uint32_t> pipeline;
+    std::vector<BoundSet> sets;
+  };
+  struct CmdState {
+    BindPoint bp[2];  // compute, graphics
+    std::optional<uint32_t> push_layout;  // layout of the last full push of every range
+  };
+
+  // Binding through `layout` at [first, first + count): the spec's disturbance rule.
+  void ApplyBind(BindPoint& bp, uint32_t layout, uint32_t first, const std::vector<uint32_t>& slots) {
+    if (bp.sets.size() < first + slots.size()) bp.sets.resize(first + slots.size());
+    for (uint32_t i = 0; i < bp.sets.size(); ++i) {
+      if (i >= first && i < first + slots.size()) {
+        bp.sets[i] = {slots[i - first], layout};
+      } else if (bp.sets[i].slot != kNoSlot && !Compatible(p_, bp.sets[i].layout, layout, i)) {
+        bp.sets[i].slot = kNoSlot;
+      }
+    }
+  }
+
+  std::vector<uint32_t> DynamicOffsets(const std::vector<uint32_t>& slots) {
+    std::vector<uint32_t> out;
+    for (uint32_t slot : slots) {
+      for (const Binding& b : SlotLayout(slot).bindings) {
+        if (!IsDynamic(b.type)) continue;
+        for (uint32_t e = 0; e < b.count; ++e) {
+          const Desc& d = slots_[slot].written.at({b.binding, e});
+          const uint32_t align = IsUniform(b.type) ? f_.uniform_alignment : f_.storage_alignment;
+          const uint32_t room = p_.buffers[d.buffer].size - d.offset - d.range;
+          out.push_back(align * r_.Below(std::min(room / align, 3u) + 1));
+        }
+      }
+    }
+    return out;
+  }
+
+  // Pushes every binding of a push-descriptor set (in one or two pushes).
+  void PushSet(std::vector<Cmd>& cmds, bool graphics, uint32_t layout, uint32_t set) {
+    const SetLayout& sl = p_.set_layouts[p_.pipeline_layouts[layout].sets[set]];
+    const size_t split = sl.bindings.size() > 1 && r_.Chance(30) ? r_.Range(1, uint32_t(sl.bindings.size() - 1)) : 0;
+    const bool tmpl = r_.Chance(40);
+    for (size_t i = 0; i < sl.bindings.size(); ++i) {
+      const Binding& b = sl.bindings[i];
+      Cmd c;
+      c.kind = CmdKind::kPushDescriptors;
+      c.graphics = graphics;
+      c.layout = layout;
+      c.first = set;
+      c.binding = b.binding;
+      c.use_template = tmpl && split == 0;
+      for (uint32_t e = 0; e < b.count; ++e) c.descs.push_back(MakeDesc(b));
+      // Consecutive bindings go in one command (one write each) unless split here.
+      if (!cmds.empty() && i > 0 && i != split && cmds.back().kind == CmdKind::kPushDescriptors &&
+          cmds.back().layout == layout && cmds.back().first == set) {
+        Cmd& prev = cmds.back();
+        prev.values.push_back(b.binding);  // further bindings of the same push, in order
+        prev.values.push_back(static_cast<uint32_t>(c.descs.size()));
+        prev.descs.insert(prev.descs.end(), c.descs.begin(), c.descs.end());
+        continue;
+      }
+      c.values = {b.binding, static_cast<uint32_t>(c.descs.size())};
+      cmds.push_back(c);
+    }
+  }
+
+  // Whether every (non-push) set of the pipeline's layout has a live, fully written set.
+  bool HasSetsFor(uint32_t pipeline) const {
+    const PipelineLayout& layout = p_.pipeline_layouts[p_.pipelines[pipeline].layout];
+    for (uint32_t set : layout.sets) {
+      if (p_.set_layouts[set].push) continue;
+      bool found = false;
+      for (uint32_t slot = 0; slot < slots_.size() && !found; ++slot) {
+        found = slots_[slot].allocated && SameSetLayout(SlotLayout(slot), p_.set_layouts[set]) && FullyWritten(slot);
+      }
+      if (!found) return false;
+    }
+    return true;
+  }
+
+  // Makes every set `pipeline` uses valid on its bind point; false if no set can be found.
+  bool PrepareSets(std::vector<Cmd>& cmds, CmdState& st, uint32_t pipeline) {
+    const Pipeline& pl = p_.pipelines[pipeline];
+    BindPoint& bp = st.bp[pl.graphics ? 1 : 0];
+    const PipelineLayout& layout = p_.pipeline_layouts[pl.layout];
+    for (uint32_t set = 0; set < layout.sets.size(); ++set) {
+      if (set < bp.sets.size() && bp.sets[set].slot != kNoSlot && Compatible(p_, bp.sets[set].layout, pl.layout, set) &&
+          r_.Chance(85))
+        continue;
+      // Any layout compatible with the pipeline's for this set may be the one binding it.
+      std::vector<uint32_t> through;
+      for (uint32_t l = 0; l < p_.pipeline_layouts.size(); ++l) {
+        if (Compatible(p_, l, pl.layout, set)) through.push_back(l);
+      }
+      const uint32_t via = r_.Chance(60) ? pl.layout : r_.Pick(through);
+      if (p_.set_layouts[layout.sets[set]].push) {
+        PushSet(cmds, pl.graphics, via, set);
+        ApplyBind(bp, via, set, {kPushed});
+        continue;
+      }
+      std::vector<uint32_t> usable;
+      for (uint32_t slot = 0; slot < slots_.size(); ++slot) {
+        if (slots_[slot].allocated && SameSetLayout(SlotLayout(slot), p_.set_layouts[layout.sets[set]]) &&
+            FullyWritten(slot))
+          usable.push_back(slot);
+      }
+      if (usable.empty()) return false;
+      Cmd c;
+      c.kind = CmdKind::kBindSets;
+      c.graphics = pl.graphics;
+      c.layout = via;
+      c.first = set;
+      c.sets = {r_.Pick(usable)};
+      c.values = DynamicOffsets(c.sets);
+      cmds.push_back(c);
+      ApplyBind(bp, via, set, c.sets);
+    }
+    return true;
+  }
+
+  void PreparePush(std::vector<Cmd>& cmds, CmdState& st, uint32_t layout_index) {
+    const PipelineLayout& layout = p_.pipeline_layouts[layout_index];
+    if (layout.push.empty()) return;
+    if (st.push_layout && SamePush(p_.pipeline_layouts[*st.push_layout], layout) && r_.Chance(70)) return;
+    for (const PushRange& pr : layout.push) {
+      Cmd c;
+      c.kind = CmdKind::kPushConstants;
+      c.layout = layout_index;
+      c.stages = pr.stages;
+      c.first = pr.offset;
+      for (uint32_t w = 0; w < pr.size; w += 4) c.values.push_back(static_cast<uint32_t>(r_.Next()));
+      cmds.push_back(c);
+    }
+    // Sometimes a second, partial push of one range over the first.
+    if (r_.Chance(30)) {
+      const PushRange& pr = r_.Pick(layout.push);
+      Cmd c;
+      c.kind = CmdKind::kPushConstants;
+      c.layout = layout_index;
+      c.stages = pr.stages;
+      const uint32_t words = pr.size / 4;
+      const uint32_t first = r_.Below(words);
+      c.first = pr.offset + 4 * first;
+      for (uint32_t w = r_.Range(1, words - first); w > 0; --w) c.values.push_back(static_cast<uint32_t>(r_.Next()));
+      cmds.push_back(c);
+    }
+    st.push_layout = layout_index;
+  }
+
+  uint32_t IndirectWords(const std::vector<uint32_t>& words) {
+    const uint32_t at = static_cast<uint32_t>(p_.indirect.size());
+    p_.indirect.insert(p_.indirect.end(), words.begin(), words.end());
+    return at * 4;
+  }
+
+  Cmd MakeAction(const Pipeline& pl, uint32_t pipeline) {
+    Cmd c;
+    c.pipeline = pipeline;
+    c.graphics = pl.graphics;
+    if (!pl.graphics) {
+      const uint32_t form = r_.Below(pl.dispatch_base ? 3 : 2);
+      c.values = {r_.Range(1, 3), r_.Range(1, 2), r_.Range(1, 2)};
+      if (form == 0) {
+        c.kind = CmdKind::kDispatch;
+      } else if (form == 1) {
+        c.kind = CmdKind::kDispatchIndirect;
+        c.first = IndirectWords(c.values);
+      } else {
+        c.kind = CmdKind::kDispatchBase;
+        c.values.insert(c.values.begin(), {r_.Below(3), r_.Below(2), r_.Below(2)});
+      }
+      return c;
+    }
+    std::vector<CmdKind> forms = {CmdKind::kDraw, CmdKind::kDrawIndexed, CmdKind::kDrawIndirect,
+                                  CmdKind::kDrawIndexedIndirect};
+    if (f_.draw_indirect_count) {
+      forms.push_back(CmdKind::kDrawIndirectCount);
+      forms.push_back(CmdKind::kDrawIndexedIndirectCount);
+    }
+    if (f_.multi_draw) {
+      forms.push_back(CmdKind::kDrawMulti);
+      forms.push_back(CmdKind::kDrawMultiIndexed);
+    }
+    c.kind = r_.Pick(forms);
+    const bool indexed = c.kind == CmdKind::kDrawIndexed || c.kind == CmdKind::kDrawIndexedIndirect ||
+                         c.kind == CmdKind::kDrawIndexedIndirectCount || c.kind == CmdKind::kDrawMultiIndexed;
+    // Indices (uint32) live in the indirect buffer; `src_offset` is where.
+    if (indexed) {
+      std::vector<uint32_t> idx(8);
+      for (uint32_t& i : idx) i = r_.Below(64);
+      c.src_offset = IndirectWords(idx);
+    }
+    auto one = [&]() -> std::vector<uint32_t> {
+      // Draw: vertexCount, instanceCount, firstVertex, firstInstance;
+      // indexed: indexCount, instanceCount, firstIndex, vertexOffset, firstInstance.
+      if (indexed) return {r_.Range(1, 4), r_.Range(1, 2), r_.Below(4), r_.Below(8), r_.Below(2)};
+      return {r_.Range(1, 8), r_.Range(1, 2), r_.Below(16), r_.Below(2)};
+    };
+    const uint32_t draws = r_.Range(1, 3);
+    switch (c.kind) {
+      case CmdKind::kDraw:
+      case CmdKind::kDrawIndexed: c.values = one(); break;
+      case CmdKind::kDrawIndirect:
+      case CmdKind::kDrawIndexedIndirect:
+      case CmdKind::kDrawIndirectCount:
+      case CmdKind::kDrawIndexedIndirectCount: {
+        std::vector<uint32_t> words;
+        for (uint32_t i = 0; i < draws; ++i) {
+          auto w = one();
+          words.insert(words.end(), w.begin(), w.end());
+        }
+        c.first = IndirectWords(words);
+        c.size = draws;  // drawCount (maxDrawCount for the count forms)
+        c.values = {static_cast<uint32_t>(indexed ? 20 : 16)};  // stride
+        if (c.kind == CmdKind::kDrawIndirectCount || c.kind == CmdKind::kDrawIndexedIndirectCount) {
+          c.src = IndirectWords({r_.Range(0, draws)});  // the count, read by the device
+        }
+        break;
+      }
+      case CmdKind::kDrawMulti:
+      case CmdKind::kDrawMultiIndexed: {
+        c.size = draws;
+        // firstVertex/vertexCount (or firstIndex/indexCount/vertexOffset) per draw, then instanceCount, firstInstance.
+        for (uint32_t i = 0; i < draws; ++i) {
+          if (indexed) c.values.insert(c.values.end(), {r_.Below(4), r_.Range(1, 4), r_.Below(8)});
+          else c.values.insert(c.values.end(), {r_.Below(16), r_.Range(1, 8)});
+        }
+        c.values.insert(c.values.end(), {r_.Range(1, 2), r_.Below(2)});
+        break;
+      }
+      default: break;
+    }
+    return c;
+  }
+
+  Cmd MakeTransfer() {
+    Cmd c;
+    const uint32_t kind = r_.Below(3);
+    c.binding = r_.Below(static_cast<uint32_t>(p_.buffers.size()));
+    const uint32_t size = p_.buffers[c.binding].size;
+    if (kind == 0) {  // fill: offset and size multiples of 4 natively
+      c.kind = CmdKind::kFill;
+      c.first = 4 * r_.Below(size / 4);
+      c.size = r_.Chance(20) ? 0 : 4 * r_.Range(1, (size - c.first) / 4);
+      c.values = {static_cast<uint32_t>(r_.Next())};
+    } else if (kind == 1) {  // update: the same
+      c.kind = CmdKind::kUpdate;
+      c.first = 4 * r_.Below(size / 4);
+      const uint32_t words = r_.Range(1, std::min((size - c.first) / 4, 40u));
+      for (uint32_t w = 0; w < words; ++w) c.values.push_back(static_cast<uint32_t>(r_.Next()));
+    } else {  // copy: any byte offset and size, regions not overlapping
+      c.kind = CmdKind::kCopy;
+      c.src = r_.Below(static_cast<uint32_t>(p_.buffers.size()));
+      const uint32_t src_size = p_.buffers[c.src].size;
+      c.size = r_.Range(1, std::min(size, src_size) / 2);
+      c.src_offset = r_.Below(src_size - c.size + 1);
+      c.first = r_.Below(size - c.size + 1);
+      if (c.src == c.binding && c.src_offset < c.first + c.size && c.first < c.src_offset + c.size) {
+        c.src_offset = 0;
+        c.first = size - c.size;
+        if (c.size > size / 2) c.size = size / 2;
+      }
+    }
+    return c;
+  }
+
+  std::vector<Cmd> MakeCommands() {
+    std::vector<Cmd> cmds;
+    CmdState st;
+    const uint32_t actions = r_.Range(1, 6);
+    for (uint32_t a = 0; a < actions; ++a) {
+      if (r_.Chance(35)) cmds.push_back(MakeTransfer());
+      std::vector<uint32_t> runnable;
+      for (uint32_t i = 0; i < p_.pipelines.size(); ++i) {
+        if (HasSetsFor(i)) runnable.push_back(i);
+      }
+      if (runnable.empty()) break;
+      const uint32_t pipeline = r_.Pick(runnable);
+      const Pipeline& pl = p_.pipelines[pipeline];
+      BindPoint& bp = st.bp[pl.graphics ? 1 : 0];
+      // Binding order varies: pipeline first or sets first.
+      const bool pipeline_first = r_.Chance(50);
+      if (pipeline_first && bp.pipeline != pipeline) {
+        cmds.push_back(Cmd{CmdKind::kBindPipeline, pl.graphics, pipeline});
+        bp.pipeline = pipeline;
+      }
+      if (!PrepareSets(cmds, st, pipeline)) continue;
+      PreparePush(cmds, st, pl.layout);
+      if (bp.pipeline != pipeline) {
+        cmds.push_back(Cmd{CmdKind::kBindPipeline, pl.graphics, pipeline});
+        bp.pipeline = pipeline;
+      }
+      cmds.push_back(MakeAction(pl, pipeline));
+    }
+    if (r_.Chance(30)) cmds.push_back(MakeTransfer());
+    return cmds;
+  }
+
+  void MakeBatch() {
+    HostDescriptorWork();
+    const uint32_t submits = r_.Range(1, 3);
+    uint64_t gate_wanted = 0;
+    // A fresh gate per batch, host-signaled once: the validation layer of this era keeps a
+    // host signal pending forever and then refuses a second, higher one.
+    const uint32_t gate = ++batch_;
+    for (uint32_t i = 0; i < submits; ++i) {
+      Step s;
+      s.kind = StepKind::kSubmit;
+      s.cmds = MakeCommands();
+      if (submits > 1 || r_.Chance(30)) {
+        // Semaphore 0: the device chain; 1 + b: batch b's gate (wait-before-signal).
+        p_.semaphores = std::max(p_.semaphores, gate + 1);
+        if (r_.Chance(40)) {
+          s.waits.push_back({gate, 1 + r_.Below(2)});
+          gate_wanted = std::max(gate_wanted, s.waits.back().value);
+        }
+        if (chain_ > kChainBase && r_.Chance(50))
+          s.waits.push_back({0, kChainBase + 1 + r_.Below(static_cast<uint32_t>(chain_ - kChainBase))});
+        if (r_.Chance(70)) s.signals.push_back({0, ++chain_});
+      }
+      p_.steps.push_back(s);
+    }
+    if (gate_wanted > 0) {  // the signal comes after the waits were submitted
+      Step s;
+      s.kind = StepKind::kHostSignal;
+      s.signals.push_back({gate, gate_wanted + r_.Below(2)});
+      p_.steps.push_back(s);
+    }
+    Step idle;
+    idle.kind = StepKind::kWaitIdle;
+    p_.steps.push_back(idle);
+  }
+
+  Rng r_;
+  Features f_;
+  Program p_;
+  std::vector<SlotState> slots_;
+  // The device chain counts from far above the host gate: the validation layer of this era
+  // compares a host signal with the pending signals of every semaphore, not only its own.
+  static constexpr uint64_t kChainBase = 1000;
+  uint64_t chain_ = kChainBase;
+  uint32_t batch_ = 0;
+};
+
+}  // namespace
+
+bool SamePush(const PipelineLayout& a, const PipelineLayout& b) {
+  if (a.push.size() != b.push.size()) return false;
+  for (size_t i = 0; i < a.push.size(); ++i) {
+    if (a.push[i].stages != b.push[i].stages || a.push[i].offset != b.push[i].offset ||
+        a.push[i].size != b.push[i].size)
+      return false;
+  }
+  return true;
+}
+
+bool Compatible(const Program& p, uint32_t a, uint32_t b, uint32_t set) {
+  if (a >= p.pipeline_layouts.size() || b >= p.pipeline_layouts.size()) return false;
+  const PipelineLayout& la = p.pipeline_layouts[a];
+  const PipelineLayout& lb = p.pipeline_layouts[b];
+  if (set >= la.sets.size() || set >= lb.sets.size() || !SamePush(la, lb)) return false;
+  for (uint32_t i = 0; i <= set; ++i) {
+    if (!SameSetLayout(p.set_layouts[la.sets[i]], p.set_layouts[lb.sets[i]])) return false;
+  }
+  return true;
+}
+
+Program Generate(uint64_t seed, const Features& features) { return Generator(seed, features).Run(); }
+
+}  // namespace bindery::apifuzz

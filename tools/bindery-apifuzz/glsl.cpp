@@ -1,0 +1,114 @@
+#include "glsl.h"
+
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace bindery::apifuzz {
+
+const Binding* FindBinding(const Program& p, const PipelineLayout& layout, uint32_t set, uint32_t binding) {
+  if (set >= layout.sets.size() || layout.sets[set] >= p.set_layouts.size()) return nullptr;
+  for (const Binding& b : p.set_layouts[layout.sets[set]].bindings) {
+    if (b.binding == binding) return &b;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// Push-constant words this stage may read: those inside a range that names the stage.
+bool PushWordVisible(const PipelineLayout& layout, uint32_t stage, uint32_t offset) {
+  for (const PushRange& r : layout.push) {
+    if ((r.stages & stage) && offset >= r.offset && offset + 4 <= r.offset + r.size) return true;
+  }
+  return false;
+}
+
+std::string Name(uint32_t set, uint32_t binding) { return std::to_string(set) + "_" + std::to_string(binding); }
+
+}  // namespace
+
+std::string StageGlsl(const Program& p, const Pipeline& pipeline, const Stage& stage) {
+  const PipelineLayout& layout = p.pipeline_layouts[pipeline.layout];
+  std::ostringstream decl, body;
+  decl << "#version 460\n";
+  std::set<std::pair<uint32_t, uint32_t>> declared;
+  std::set<uint32_t> push_words;
+  // A zero the compiler cannot fold, for indexing descriptor arrays with a runtime value.
+  const char* zero = stage.stage == kCompute    ? "uint(gl_NumWorkGroups.x > 4096u)"
+                     : stage.stage == kVertex   ? "uint(gl_InstanceIndex < 0)"
+                                                : "uint(gl_FragCoord.x < 0.0)";
+  for (const ShaderOp& op : stage.ops) {
+    if (op.kind == OpKind::kPush) {
+      if (PushWordVisible(layout, stage.stage, op.index)) {
+        push_words.insert(op.index);
+        body << "  acc = mixv(acc, pc.w" << op.index << ");\n";
+      }
+      continue;
+    }
+    const Binding* b = FindBinding(p, layout, op.set, op.binding);
+    if (b == nullptr || !(b->stages & stage.stage) || op.element >= b->count) continue;
+    const bool uniform = IsUniform(b->type);
+    // Stores only into output buffers, atomics only into counters (compute), reads only of inputs.
+    if (op.kind == OpKind::kRead && b->role != Role::kIn) continue;
+    if (op.kind == OpKind::kWrite && (b->role != Role::kOut || uniform)) continue;
+    if (op.kind == OpKind::kAtomic && (b->role != Role::kCounter || uniform || stage.stage != kCompute)) continue;
+    const std::string n = Name(op.set, op.binding);
+    if (declared.insert({op.set, op.binding}).second) {
+      const std::string array = b->count > 1 ? "[" + std::to_string(b->count) + "]" : "";
+      if (uniform) {
+        decl << "layout(set = " << op.set << ", binding = " << op.binding << ", std140) uniform U" << n
+             << " { uvec4 d[4]; } u" << n << array << ";\n";
+      } else {
+        decl << "layout(set = " << op.set << ", binding = " << op.binding << ", std430) "
+             << (b->role == Role::kIn ? "readonly " : "") << "buffer S" << n << " { uint d[]; } s" << n << array
+             << ";\n";
+      }
+    }
+    std::string ref = (uniform ? "u" : "s") + n;
+    if (b->count > 1) {
+      ref += op.dynamic_element ? "[(" + std::to_string(op.element) + "u + z) % " + std::to_string(b->count) + "u]"
+                                : "[" + std::to_string(op.element) + "]";
+    }
+    if (uniform) {
+      // 16 words of a 64-byte std140 block.
+      body << "  acc = mixv(acc, " << ref << ".d[" << (op.index / 4) % 4 << "][" << op.index % 4 << "]);\n";
+      continue;
+    }
+    const std::string at = ref + ".d[" + std::to_string(op.index) + "u % uint(" + ref + ".d.length())]";
+    switch (op.kind) {
+      case OpKind::kRead: body << "  acc = mixv(acc, " << at << ");\n"; break;
+      case OpKind::kWrite: body << "  " << at << " = acc;\n"; break;
+      case OpKind::kAtomic: body << "  atomicAdd(" << at << ", " << op.value << "u);\n"; break;
+      case OpKind::kLength: body << "  acc = mixv(acc, uint(" << ref << ".d.length()));\n"; break;
+      case OpKind::kPush: break;
+    }
+  }
+  if (!push_words.empty()) {
+    decl << "layout(push_constant) uniform PC {";
+    for (uint32_t w : push_words) decl << " layout(offset = " << w << ") uint w" << w << ";";
+    decl << " } pc;\n";
+  }
+  if (stage.stage == kCompute) {
+    decl << "layout(local_size_x = " << pipeline.local_size << ") in;\n";
+  } else if (stage.stage == kVertex) {
+    decl << "layout(location = 0) flat out uint v_acc;\n";
+  } else {
+    decl << "layout(location = 0) flat in uint v_acc;\nlayout(location = 0) out uint o_color;\n";
+  }
+  decl << "uint mixv(uint a, uint b) { return (a ^ b) * 16777619u + 2166136261u; }\n";
+  std::ostringstream out;
+  out << decl.str() << "void main() {\n  uint z = " << zero << ";\n  uint acc = 7u + z;\n" << body.str();
+  if (stage.stage == kVertex) {
+    out << "  uint p = uint(gl_VertexIndex + 3 * gl_InstanceIndex) % " << kImageSize * kImageSize << "u;\n"
+        << "  gl_Position = vec4((float(p % " << kImageSize << "u) + 0.5) / " << kImageSize / 2
+        << ".0 - 1.0, (float(p / " << kImageSize << "u) + 0.5) / " << kImageSize / 2 << ".0 - 1.0, 0.0, 1.0);\n"
+        << "  gl_PointSize = 1.0;\n  v_acc = acc ^ p;\n";
+  } else if (stage.stage == kFragment) {
+    out << "  o_color = acc ^ v_acc;\n";
+  }
+  out << "}\n";
+  return out.str();
+}
+
+}  // namespace bindery::apifuzz

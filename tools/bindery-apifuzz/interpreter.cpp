@@ -1,0 +1,926 @@
+#include "interpreter.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "compile.h"
+#include "generator.h"
+#include "glsl.h"
+
+namespace bindery::apifuzz {
+namespace {
+
+VkDescriptorType VkType(DescType t) {
+  switch (t) {
+    case DescType::kStorage: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    case DescType::kUniform: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    case DescType::kStorageDynamic: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
+    case DescType::kUniformDynamic: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
+  }
+  return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
+struct HostBuffer {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  void* mapped = nullptr;
+  uint32_t size = 0;
+};
+
+class Interpreter {
+ public:
+  Interpreter(const Device& d, const Program& p) : d_(d), p_(p), dev_(d.device) {}
+  ~Interpreter() { Destroy(); }
+
+  RunResult Run() {
+    Load();
+    if (!Setup()) return result_;
+    InitImage();
+    for (size_t i = 0; i < p_.steps.size(); ++i) DoStep(i);
+    FinishAndRead();
+    return result_;
+  }
+
+ private:
+  template <class F>
+  F Proc(const char* name) {
+    return reinterpret_cast<F>(vkGetDeviceProcAddr(dev_, name));
+  }
+  void Load() {
+    push_set_ = Proc<PFN_vkCmdPushDescriptorSetKHR>("vkCmdPushDescriptorSetKHR");
+    push_template_ = Proc<PFN_vkCmdPushDescriptorSetWithTemplateKHR>("vkCmdPushDescriptorSetWithTemplateKHR");
+    draw_multi_ = Proc<PFN_vkCmdDrawMultiEXT>("vkCmdDrawMultiEXT");
+    draw_multi_indexed_ = Proc<PFN_vkCmdDrawMultiIndexedEXT>("vkCmdDrawMultiIndexedEXT");
+  }
+
+  uint32_t MemoryType(uint32_t bits, VkMemoryPropertyFlags flags) {
+    VkPhysicalDeviceMemoryProperties props;
+    vkGetPhysicalDeviceMemoryProperties(d_.physical, &props);
+    for (uint32_t i = 0; i < props.memoryTypeCount; ++i) {
+      if ((bits & (1u << i)) && (props.memoryTypes[i].propertyFlags & flags) == flags) return i;
+    }
+    return 0;
+  }
+
+  HostBuffer MakeBuffer(uint32_t size, VkBufferUsageFlags usage) {
+    HostBuffer b;
+    b.size = size;
+    VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bci.size = size;
+    bci.usage = usage;
+    vkCreateBuffer(dev_, &bci, nullptr, &b.buffer);
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(dev_, b.buffer, &req);
+    VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    mai.allocationSize = req.size;
+    mai.memoryTypeIndex =
+        MemoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    vkAllocateMemory(dev_, &mai, nullptr, &b.memory);
+    vkBindBufferMemory(dev_, b.buffer, b.memory, 0);
+    vkMapMemory(dev_, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped);
+    return b;
+  }
+
+  bool Setup() {
+    // Buffers, with contents from the seed and the buffer's index.
+    const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                                     VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    for (size_t i = 0; i < p_.buffers.size(); ++i) {
+      buffers_.push_back(MakeBuffer(p_.buffers[i].size, usage));
+      auto* words = static_cast<uint32_t*>(buffers_.back().mapped);
+      uint64_t h = p_.seed * 1000003u + i;
+      for (uint32_t w = 0; w < p_.buffers[i].size / 4; ++w) {
+        h = h * 6364136223846793005ull + 1442695040888963407ull;
+        words[w] = p_.buffers[i].role == Role::kCounter ? w : static_cast<uint32_t>(h >> 33);
+      }
+    }
+    const uint32_t indirect_size = std::max<uint32_t>(16, 4 * static_cast<uint32_t>(p_.indirect.size()));
+    indirect_ = MakeBuffer(indirect_size, VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT);
+    if (!p_.indirect.empty()) std::memcpy(indirect_.mapped, p_.indirect.data(), 4 * p_.indirect.size());
+    readback_ = MakeBuffer(4 * kImageSize * kImageSize, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+
+    // The color image (R32_UINT, GENERAL all along).
+    VkImageCreateInfo ici{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    ici.imageType = VK_IMAGE_TYPE_2D;
+    ici.format = VK_FORMAT_R32_UINT;
+    ici.extent = {kImageSize, kImageSize, 1};
+    ici.mipLevels = 1;
+    ici.arrayLayers = 1;
+    ici.samples = VK_SAMPLE_COUNT_1_BIT;
+    ici.tiling = VK_IMAGE_TILING_OPTIMAL;
+    ici.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    vkCreateImage(dev_, &ici, nullptr, &image_);
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(dev_, image_, &req);
+    VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    mai.allocationSize = req.size;
+    mai.memoryTypeIndex = MemoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    vkAllocateMemory(dev_, &mai, nullptr, &image_memory_);
+    vkBindImageMemory(dev_, image_, image_memory_, 0);
+    VkImageViewCreateInfo vci{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    vci.image = image_;
+    vci.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    vci.format = VK_FORMAT_R32_UINT;
+    vci.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    vkCreateImageView(dev_, &vci, nullptr, &view_);
+
+    // A classic render pass (synchronization validation of this era does not follow
+    // dynamic rendering), the image in GENERAL before, during and after.
+    VkAttachmentDescription att{};
+    att.format = VK_FORMAT_R32_UINT;
+    att.samples = VK_SAMPLE_COUNT_1_BIT;
+    att.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+    att.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    att.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+    att.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    att.initialLayout = VK_IMAGE_LAYOUT_GENERAL;
+    att.finalLayout = VK_IMAGE_LAYOUT_GENERAL;
+    VkAttachmentReference ref{0, VK_IMAGE_LAYOUT_GENERAL};
+    VkSubpassDescription sub{};
+    sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    sub.colorAttachmentCount = 1;
+    sub.pColorAttachments = &ref;
+    VkSubpassDependency deps[2] = {};
+    deps[0] = {VK_SUBPASS_EXTERNAL, 0, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_GRAPHICS_BIT,
+               VK_ACCESS_MEMORY_WRITE_BIT, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT, 0};
+    deps[1] = {0, VK_SUBPASS_EXTERNAL, VK_PIPELINE_STAGE_ALL_GRAPHICS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+               VK_ACCESS_MEMORY_WRITE_BIT, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT, 0};
+    VkRenderPassCreateInfo rpci{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+    rpci.attachmentCount = 1;
+    rpci.pAttachments = &att;
+    rpci.subpassCount = 1;
+    rpci.pSubpasses = &sub;
+    rpci.dependencyCount = 2;
+    rpci.pDependencies = deps;
+    vkCreateRenderPass(dev_, &rpci, nullptr, &render_pass_);
+    VkFramebufferCreateInfo fci{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
+    fci.renderPass = render_pass_;
+    fci.attachmentCount = 1;
+    fci.pAttachments = &view_;
+    fci.width = fci.height = kImageSize;
+    fci.layers = 1;
+    vkCreateFramebuffer(dev_, &fci, nullptr, &framebuffer_);
+
+    for (const SetLayout& sl : p_.set_layouts) {
+      std::vector<VkDescriptorSetLayoutBinding> bs;
+      for (const Binding& b : sl.bindings) {
+        bs.push_back({b.binding, VkType(b.type), b.count, b.stages, nullptr});
+      }
+      VkDescriptorSetLayoutCreateInfo ci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+      ci.flags = sl.push ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR : 0;
+      ci.bindingCount = static_cast<uint32_t>(bs.size());
+      ci.pBindings = bs.data();
+      VkDescriptorSetLayout l = VK_NULL_HANDLE;
+      vkCreateDescriptorSetLayout(dev_, &ci, nullptr, &l);
+      set_layouts_.push_back(l);
+    }
+    for (const PipelineLayout& pl : p_.pipeline_layouts) {
+      std::vector<VkDescriptorSetLayout> sets;
+      for (uint32_t s : pl.sets) sets.push_back(s < set_layouts_.size() ? set_layouts_[s] : VK_NULL_HANDLE);
+      std::vector<VkPushConstantRange> ranges;
+      for (const PushRange& r : pl.push) ranges.push_back({r.stages, r.offset, r.size});
+      VkPipelineLayoutCreateInfo ci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+      ci.setLayoutCount = static_cast<uint32_t>(sets.size());
+      ci.pSetLayouts = sets.data();
+      ci.pushConstantRangeCount = static_cast<uint32_t>(ranges.size());
+      ci.pPushConstantRanges = ranges.data();
+      VkPipelineLayout l = VK_NULL_HANDLE;
+      vkCreatePipelineLayout(dev_, &ci, nullptr, &l);
+      pipeline_layouts_.push_back(l);
+    }
+    for (const Pipeline& pl : p_.pipelines) {
+      pipelines_.push_back(pl.layout < pipeline_layouts_.size() ? MakePipeline(pl) : VK_NULL_HANDLE);
+      if (!result_.error.empty()) return false;
+    }
+    for (const Pool& pool : p_.pools) {
+      const VkDescriptorPoolSize sizes[] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 64},
+                                            {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 64},
+                                            {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 32},
+                                            {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 32}};
+      VkDescriptorPoolCreateInfo ci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+      ci.flags = pool.free_bit ? VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT : 0;
+      ci.maxSets = pool.max_sets;
+      ci.poolSizeCount = 4;
+      ci.pPoolSizes = sizes;
+      VkDescriptorPool dp = VK_NULL_HANDLE;
+      vkCreateDescriptorPool(dev_, &ci, nullptr, &dp);
+      pools_.push_back(dp);
+    }
+    slots_.assign(p_.set_slots, Slot{});
+    for (uint32_t i = 0; i < p_.semaphores; ++i) {
+      VkSemaphoreTypeCreateInfo tci{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+      tci.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+      VkSemaphoreCreateInfo ci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+      ci.pNext = &tci;
+      VkSemaphore s = VK_NULL_HANDLE;
+      vkCreateSemaphore(dev_, &ci, nullptr, &s);
+      semaphores_.push_back(s);
+      signaled_.push_back(0);
+      device_signaled_.push_back(0);
+    }
+    return true;
+  }
+
+  VkShaderModule Module(const Pipeline& pl, const Stage& st) {
+    std::string error;
+    const std::vector<uint32_t> spirv = CompileGlsl(StageGlsl(p_, pl, st), st.stage, &error);
+    if (spirv.empty()) {
+      result_.error = error + "\n" + StageGlsl(p_, pl, st);
+      return VK_NULL_HANDLE;
+    }
+    VkShaderModuleCreateInfo ci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    ci.codeSize = spirv.size() * 4;
+    ci.pCode = spirv.data();
+    VkShaderModule m = VK_NULL_HANDLE;
+    vkCreateShaderModule(dev_, &ci, nullptr, &m);
+    modules_.push_back(m);
+    return m;
+  }
+
+  VkPipeline MakePipeline(const Pipeline& pl) {
+    VkPipeline out = VK_NULL_HANDLE;
+    if (!pl.graphics) {
+      if (pl.stages.empty()) return VK_NULL_HANDLE;
+      VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+      ci.flags = pl.dispatch_base ? VK_PIPELINE_CREATE_DISPATCH_BASE_BIT : 0;
+      ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+      ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+      ci.stage.module = Module(pl, pl.stages[0]);
+      ci.stage.pName = "main";
+      ci.layout = pipeline_layouts_[pl.layout];
+      if (ci.stage.module == VK_NULL_HANDLE) return VK_NULL_HANDLE;
+      vkCreateComputePipelines(dev_, VK_NULL_HANDLE, 1, &ci, nullptr, &out);
+      return out;
+    }
+    std::vector<VkPipelineShaderStageCreateInfo> stages;
+    for (const Stage& st : pl.stages) {
+      VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+      s.stage = static_cast<VkShaderStageFlagBits>(st.stage);
+      s.module = Module(pl, st);
+      s.pName = "main";
+      if (s.module == VK_NULL_HANDLE) return VK_NULL_HANDLE;
+      stages.push_back(s);
+    }
+    VkPipelineVertexInputStateCreateInfo vi{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    VkPipelineInputAssemblyStateCreateInfo ia{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+    ia.topology = VK_PRIMITIVE_TOPOLOGY_POINT_LIST;
+    VkViewport viewport{0, 0, float(kImageSize), float(kImageSize), 0, 1};
+    VkRect2D scissor{{0, 0}, {kImageSize, kImageSize}};
+    VkPipelineViewportStateCreateInfo vp{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
+    vp.viewportCount = 1;
+    vp.pViewports = &viewport;
+    vp.scissorCount = 1;
+    vp.pScissors = &scissor;
+    VkPipelineRasterizationStateCreateInfo rs{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+    rs.polygonMode = VK_POLYGON_MODE_FILL;
+    rs.cullMode = VK_CULL_MODE_NONE;
+    rs.lineWidth = 1;
+    VkPipelineMultisampleStateCreateInfo ms{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+    ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+    VkPipelineColorBlendAttachmentState att{};
+    att.colorWriteMask = VK_COLOR_COMPONENT_R_BIT;
+    VkPipelineColorBlendStateCreateInfo cb{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+    cb.attachmentCount = 1;
+    cb.pAttachments = &att;
+    VkGraphicsPipelineCreateInfo ci{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
+    ci.renderPass = render_pass_;
+    ci.stageCount = static_cast<uint32_t>(stages.size());
+    ci.pStages = stages.data();
+    ci.pVertexInputState = &vi;
+    ci.pInputAssemblyState = &ia;
+    ci.pViewportState = &vp;
+    ci.pRasterizationState = &rs;
+    ci.pMultisampleState = &ms;
+    ci.pColorBlendState = &cb;
+
+    ci.layout = pipeline_layouts_[pl.layout];
+    vkCreateGraphicsPipelines(dev_, VK_NULL_HANDLE, 1, &ci, nullptr, &out);
+    return out;
+  }
+
+  // ---- steps ----
+  struct Slot {
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    uint32_t pool = 0, layout = 0;
+  };
+
+  const Binding* SlotBinding(uint32_t slot, uint32_t binding) const {
+    if (slot >= slots_.size() || slots_[slot].set == VK_NULL_HANDLE) return nullptr;
+    for (const Binding& b : p_.set_layouts[slots_[slot].layout].bindings) {
+      if (b.binding == binding) return &b;
+    }
+    return nullptr;
+  }
+
+  bool DescsValid(const std::vector<Desc>& descs) const {
+    for (const Desc& d : descs) {
+      if (d.buffer >= buffers_.size() || d.offset + std::max(d.range, 1u) > p_.buffers[d.buffer].size) return false;
+    }
+    return true;
+  }
+
+  std::vector<VkDescriptorBufferInfo> Infos(const std::vector<Desc>& descs, size_t first, size_t count) const {
+    std::vector<VkDescriptorBufferInfo> infos;
+    for (size_t i = first; i < first + count; ++i) {
+      const Desc& d = descs[i];
+      infos.push_back({buffers_[d.buffer].buffer, d.offset, d.range == 0 ? VK_WHOLE_SIZE : d.range});
+    }
+    return infos;
+  }
+
+  // A template writing `count` consecutive descriptors per entry, infos packed in order.
+  VkDescriptorUpdateTemplate MakeTemplate(const std::vector<VkDescriptorUpdateTemplateEntry>& entries,
+                                          VkDescriptorSetLayout set_layout, bool push, VkPipelineBindPoint bp,
+                                          VkPipelineLayout layout, uint32_t set) {
+    VkDescriptorUpdateTemplateCreateInfo ci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+    ci.descriptorUpdateEntryCount = static_cast<uint32_t>(entries.size());
+    ci.pDescriptorUpdateEntries = entries.data();
+    ci.templateType = push ? VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR
+                           : VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
+    ci.descriptorSetLayout = set_layout;
+    ci.pipelineBindPoint = bp;
+    ci.pipelineLayout = layout;
+    ci.set = set;
+    VkDescriptorUpdateTemplate t = VK_NULL_HANDLE;
+    vkCreateDescriptorUpdateTemplate(dev_, &ci, nullptr, &t);
+    return t;
+  }
+
+  void Skip() { ++result_.skipped; }
+  bool Refuse() {
+    Skip();
+    return false;
+  }
+
+  void DoStep(size_t index) {
+    const Step& s = p_.steps[index];
+    switch (s.kind) {
+      case StepKind::kAlloc: {
+        if (s.slot >= slots_.size() || slots_[s.slot].set != VK_NULL_HANDLE || s.pool >= pools_.size() ||
+            s.layout >= set_layouts_.size() || p_.set_layouts[s.layout].push)
+          return Skip();
+        VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+        ai.descriptorPool = pools_[s.pool];
+        ai.descriptorSetCount = 1;
+        ai.pSetLayouts = &set_layouts_[s.layout];
+        VkDescriptorSet set = VK_NULL_HANDLE;
+        if (vkAllocateDescriptorSets(dev_, &ai, &set) != VK_SUCCESS) return Skip();
+        slots_[s.slot] = {set, s.pool, s.layout};
+        return;
+      }
+      case StepKind::kFree: {
+        if (s.slot >= slots_.size() || slots_[s.slot].set == VK_NULL_HANDLE || !p_.pools[slots_[s.slot].pool].free_bit)
+          return Skip();
+        vkFreeDescriptorSets(dev_, pools_[slots_[s.slot].pool], 1, &slots_[s.slot].set);
+        slots_[s.slot] = {};
+        return;
+      }
+      case StepKind::kResetPool: {
+        if (s.pool >= pools_.size()) return Skip();
+        vkResetDescriptorPool(dev_, pools_[s.pool], 0);
+        for (Slot& slot : slots_) {
+          if (slot.set != VK_NULL_HANDLE && slot.pool == s.pool) slot = {};
+        }
+        return;
+      }
+      case StepKind::kWrite: {
+        const Binding* b = SlotBinding(s.slot, s.binding);
+        if (b == nullptr || s.descs.empty() || s.element + s.descs.size() > b->count || !DescsValid(s.descs))
+          return Skip();
+        const auto infos = Infos(s.descs, 0, s.descs.size());
+        if (s.use_template) {
+          const VkDescriptorUpdateTemplateEntry entry{s.binding, s.element, static_cast<uint32_t>(infos.size()),
+                                                      VkType(b->type), 0, sizeof(VkDescriptorBufferInfo)};
+          VkDescriptorUpdateTemplate t = MakeTemplate({entry}, set_layouts_[slots_[s.slot].layout], false,
+                                                      VK_PIPELINE_BIND_POINT_COMPUTE, VK_NULL_HANDLE, 0);
+          vkUpdateDescriptorSetWithTemplate(dev_, slots_[s.slot].set, t, infos.data());
+          vkDestroyDescriptorUpdateTemplate(dev_, t, nullptr);  // at once: the update is done
+          return;
+        }
+        VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        w.dstSet = slots_[s.slot].set;
+        w.dstBinding = s.binding;
+        w.dstArrayElement = s.element;
+        w.descriptorCount = static_cast<uint32_t>(infos.size());
+        w.descriptorType = VkType(b->type);
+        w.pBufferInfo = infos.data();
+        vkUpdateDescriptorSets(dev_, 1, &w, 0, nullptr);
+        return;
+      }
+      case StepKind::kCopySet: {
+        const Binding* dst = SlotBinding(s.slot, s.binding);
+        const Binding* src = SlotBinding(s.src_slot, s.src_binding);
+        if (dst == nullptr || src == nullptr || dst->type != src->type || s.count == 0 ||
+            s.element + s.count > dst->count || s.src_element + s.count > src->count)
+          return Skip();
+        VkCopyDescriptorSet c{VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET};
+        c.srcSet = slots_[s.src_slot].set;
+        c.srcBinding = s.src_binding;
+        c.srcArrayElement = s.src_element;
+        c.dstSet = slots_[s.slot].set;
+        c.dstBinding = s.binding;
+        c.dstArrayElement = s.element;
+        c.descriptorCount = s.count;
+        vkUpdateDescriptorSets(dev_, 0, nullptr, 1, &c);
+        return;
+      }
+      case StepKind::kSubmit: return Submit(index);
+      case StepKind::kHostSignal: {
+        if (s.signals.empty() || s.signals[0].semaphore >= semaphores_.size() ||
+            s.signals[0].value <= signaled_[s.signals[0].semaphore] ||
+            s.signals[0].value <= device_signaled_[s.signals[0].semaphore])
+          return Skip();
+        VkSemaphoreSignalInfo si{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
+        si.semaphore = semaphores_[s.signals[0].semaphore];
+        si.value = s.signals[0].value;
+        vkSignalSemaphore(dev_, &si);
+        signaled_[s.signals[0].semaphore] = si.value;
+        return;
+      }
+      case StepKind::kWaitIdle: return WaitIdle();
+      case StepKind::kCount: return Skip();
+    }
+  }
+
+  void WaitIdle() {
+    vkQueueWaitIdle(d_.queue);
+    // The validation layer of this era keeps a host signal "pending" until a host wait sees
+    // it, and then refuses any later host signal of a higher value.
+    for (size_t i = 0; i < semaphores_.size(); ++i) {
+      if (signaled_[i] == 0) continue;
+      VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+      wi.semaphoreCount = 1;
+      wi.pSemaphores = &semaphores_[i];
+      wi.pValues = &signaled_[i];
+      vkWaitSemaphores(dev_, &wi, UINT64_MAX);
+    }
+    for (VkCommandBuffer cb : pending_) vkFreeCommandBuffers(dev_, d_.command_pool, 1, &cb);
+    pending_.clear();
+  }
+
+  // Whether a wait can be satisfied: a value already signaled (host or an earlier
+  // submission), or one a host signal before the next wait-for-idle will reach.
+  bool WaitSatisfiable(size_t index, const Wait& w) const {
+    if (w.semaphore >= semaphores_.size()) return false;
+    if (w.value <= std::max(signaled_[w.semaphore], device_signaled_[w.semaphore])) return true;
+    for (size_t i = index + 1; i < p_.steps.size() && p_.steps[i].kind != StepKind::kWaitIdle; ++i) {
+      const Step& s = p_.steps[i];
+      if (s.kind == StepKind::kHostSignal && !s.signals.empty() && s.signals[0].semaphore == w.semaphore &&
+          s.signals[0].value >= w.value && device_signaled_[w.semaphore] < s.signals[0].value)
+        return true;
+    }
+    return false;
+  }
+
+  static void FullBarrier(VkCommandBuffer cb, VkAccessFlags dst_access = VK_ACCESS_MEMORY_READ_BIT |
+                                                                      VK_ACCESS_MEMORY_WRITE_BIT) {
+    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+    mb.dstAccessMask = dst_access;
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &mb, 0,
+                         nullptr, 0, nullptr);
+  }
+
+  void Submit(size_t index) {
+    const Step& s = p_.steps[index];
+    for (const Wait& w : s.waits) {
+      if (!WaitSatisfiable(index, w)) return Skip();
+    }
+    for (const Wait& w : s.signals) {
+      if (w.semaphore >= semaphores_.size() || w.value <= device_signaled_[w.semaphore] ||
+          w.value <= signaled_[w.semaphore])
+        return Skip();
+    }
+    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = d_.command_pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    vkAllocateCommandBuffers(dev_, &ai, &cb);
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    vkBeginCommandBuffer(cb, &bi);
+    FullBarrier(cb);
+    Record(cb, s.cmds);
+    FullBarrier(cb, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_HOST_READ_BIT);
+    vkEndCommandBuffer(cb);
+
+    std::vector<VkSemaphore> wait_sems, signal_sems;
+    std::vector<uint64_t> wait_values, signal_values;
+    std::vector<VkPipelineStageFlags> stages;
+    for (const Wait& w : s.waits) {
+      wait_sems.push_back(semaphores_[w.semaphore]);
+      wait_values.push_back(w.value);
+      stages.push_back(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+    }
+    for (const Wait& w : s.signals) {
+      signal_sems.push_back(semaphores_[w.semaphore]);
+      signal_values.push_back(w.value);
+      device_signaled_[w.semaphore] = w.value;
+    }
+    VkTimelineSemaphoreSubmitInfo ti{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    ti.waitSemaphoreValueCount = static_cast<uint32_t>(wait_values.size());
+    ti.pWaitSemaphoreValues = wait_values.data();
+    ti.signalSemaphoreValueCount = static_cast<uint32_t>(signal_values.size());
+    ti.pSignalSemaphoreValues = signal_values.data();
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.pNext = &ti;
+    si.waitSemaphoreCount = static_cast<uint32_t>(wait_sems.size());
+    si.pWaitSemaphores = wait_sems.data();
+    si.pWaitDstStageMask = stages.data();
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cb;
+    si.signalSemaphoreCount = static_cast<uint32_t>(signal_sems.size());
+    si.pSignalSemaphores = signal_sems.data();
+    vkQueueSubmit(d_.queue, 1, &si, VK_NULL_HANDLE);
+    pending_.push_back(cb);
+  }
+
+  // ---- commands ----
+  uint32_t DynamicCount(const std::vector<uint32_t>& slots) const {
+    uint32_t n = 0;
+    for (uint32_t slot : slots) {
+      for (const Binding& b : p_.set_layouts[slots_[slot].layout].bindings) n += IsDynamic(b.type) ? b.count : 0;
+    }
+    return n;
+  }
+
+  // What a command buffer has bound, as far as the spec defines it: the interpreter skips an
+  // action whose pipeline statically uses a set or push-constant word that is not validly
+  // bound or pushed. The validation layer of this era does not check every draw form (the
+  // multi-draw ones), so without this a reduction could cut a bind and keep the draw.
+  struct Bound {
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    uint32_t pipeline_index = 0;
+    std::vector<int64_t> set_layout;  // pipeline layout each set number was bound through, -1: none
+  };
+  struct PushState {
+    int64_t layout = -1;  // layout of the pushes that defined `bytes`
+    uint64_t words = 0;   // pushed 4-byte words (bit per word)
+  };
+
+  void NoteBind(Bound& b, uint32_t layout, uint32_t first, uint32_t count) {
+    if (b.set_layout.size() < first + count) b.set_layout.resize(first + count, -1);
+    for (uint32_t i = 0; i < b.set_layout.size(); ++i) {
+      if (i >= first && i < first + count) b.set_layout[i] = layout;
+      else if (b.set_layout[i] >= 0 && !Compatible(p_, static_cast<uint32_t>(b.set_layout[i]), layout, i))
+        b.set_layout[i] = -1;
+    }
+  }
+
+  void NotePush(PushState& ps, const Cmd& c) {
+    if (ps.layout < 0 || !SamePush(p_.pipeline_layouts[ps.layout], p_.pipeline_layouts[c.layout])) ps.words = 0;
+    ps.layout = c.layout;
+    for (uint32_t w = c.first / 4; w < c.first / 4 + c.values.size() && w < 64; ++w) ps.words |= 1ull << w;
+  }
+
+  bool ActionReady(const Bound& b, const PushState& ps) const {
+    const Pipeline& pl = p_.pipelines[b.pipeline_index];
+    const PipelineLayout& layout = p_.pipeline_layouts[pl.layout];
+    for (const Stage& st : pl.stages) {
+      for (const ShaderOp& op : st.ops) {
+        if (op.kind == OpKind::kPush) {
+          bool visible = false;
+          for (const PushRange& r : layout.push) {
+            visible |= (r.stages & st.stage) && op.index >= r.offset && op.index + 4 <= r.offset + r.size;
+          }
+          if (!visible) continue;
+          if (ps.layout < 0 || !SamePush(p_.pipeline_layouts[ps.layout], layout) || op.index / 4 >= 64 ||
+              !(ps.words & (1ull << (op.index / 4))))
+            return false;
+          continue;
+        }
+        if (FindBinding(p_, layout, op.set, op.binding) == nullptr) continue;
+        if (op.set >= b.set_layout.size() || b.set_layout[op.set] < 0 ||
+            !Compatible(p_, static_cast<uint32_t>(b.set_layout[op.set]), pl.layout, op.set))
+          return false;
+      }
+    }
+    return true;
+  }
+
+  void Record(VkCommandBuffer cb, const std::vector<Cmd>& cmds) {
+    Bound bound[2];
+    PushState push;
+    for (const Cmd& c : cmds) {
+      const VkPipelineBindPoint bp = c.graphics ? VK_PIPELINE_BIND_POINT_GRAPHICS : VK_PIPELINE_BIND_POINT_COMPUTE;
+      switch (c.kind) {
+        case CmdKind::kBindPipeline:
+          if (c.pipeline >= pipelines_.size() || pipelines_[c.pipeline] == VK_NULL_HANDLE ||
+              p_.pipelines[c.pipeline].graphics != c.graphics) {
+            Skip();
+            break;
+          }
+          vkCmdBindPipeline(cb, bp, pipelines_[c.pipeline]);
+          bound[c.graphics].pipeline = pipelines_[c.pipeline];
+          bound[c.graphics].pipeline_index = c.pipeline;
+          break;
+        case CmdKind::kBindSets: {
+          std::vector<VkDescriptorSet> sets;
+          bool ok = c.layout < pipeline_layouts_.size() &&
+                    c.first + c.sets.size() <= p_.pipeline_layouts[c.layout].sets.size();
+          for (size_t i = 0; ok && i < c.sets.size(); ++i) {
+            const uint32_t slot = c.sets[i];
+            ok = slot < slots_.size() && slots_[slot].set != VK_NULL_HANDLE &&
+                 SameSetLayout(p_.set_layouts[slots_[slot].layout],
+                               p_.set_layouts[p_.pipeline_layouts[c.layout].sets[c.first + i]]);
+            if (ok) sets.push_back(slots_[slot].set);
+          }
+          if (!ok || DynamicCount(c.sets) != c.values.size()) {
+            Skip();
+            break;
+          }
+          vkCmdBindDescriptorSets(cb, bp, pipeline_layouts_[c.layout], c.first, static_cast<uint32_t>(sets.size()),
+                                  sets.data(), static_cast<uint32_t>(c.values.size()), c.values.data());
+          NoteBind(bound[c.graphics], c.layout, c.first, static_cast<uint32_t>(sets.size()));
+          break;
+        }
+        case CmdKind::kPushConstants:
+          if (c.layout >= pipeline_layouts_.size() || c.values.empty()) {
+            Skip();
+            break;
+          }
+          vkCmdPushConstants(cb, pipeline_layouts_[c.layout], c.stages, c.first,
+                             static_cast<uint32_t>(4 * c.values.size()), c.values.data());
+          NotePush(push, c);
+          break;
+        case CmdKind::kPushDescriptors:
+          if (PushDescriptors(cb, bp, c)) NoteBind(bound[c.graphics], c.layout, c.first, 1);
+          break;
+        case CmdKind::kFill:
+          if (c.binding >= buffers_.size()) {
+            Skip();
+            break;
+          }
+          vkCmdFillBuffer(cb, buffers_[c.binding].buffer, c.first, c.size == 0 ? VK_WHOLE_SIZE : c.size,
+                          c.values.empty() ? 0 : c.values[0]);
+          FullBarrier(cb);
+          break;
+        case CmdKind::kUpdate:
+          if (c.binding >= buffers_.size() || c.values.empty()) {
+            Skip();
+            break;
+          }
+          vkCmdUpdateBuffer(cb, buffers_[c.binding].buffer, c.first, 4 * c.values.size(), c.values.data());
+          FullBarrier(cb);
+          break;
+        case CmdKind::kCopy: {
+          if (c.binding >= buffers_.size() || c.src >= buffers_.size()) {
+            Skip();
+            break;
+          }
+          const VkBufferCopy region{c.src_offset, c.first, c.size};
+          vkCmdCopyBuffer(cb, buffers_[c.src].buffer, buffers_[c.binding].buffer, 1, &region);
+          FullBarrier(cb);
+          break;
+        }
+        default:
+          if (bound[c.graphics].pipeline == VK_NULL_HANDLE || !ActionReady(bound[c.graphics], push)) {
+            Skip();
+            break;
+          }
+          Action(cb, c);
+          FullBarrier(cb);
+          break;
+      }
+    }
+  }
+
+  bool PushDescriptors(VkCommandBuffer cb, VkPipelineBindPoint bp, const Cmd& c) {
+    if (c.layout >= pipeline_layouts_.size() || c.first >= p_.pipeline_layouts[c.layout].sets.size()) return Refuse();
+    const uint32_t set_layout = p_.pipeline_layouts[c.layout].sets[c.first];
+    const SetLayout& sl = p_.set_layouts[set_layout];
+    if (!sl.push || !DescsValid(c.descs)) return Refuse();
+    std::vector<VkWriteDescriptorSet> writes;
+    std::vector<VkDescriptorUpdateTemplateEntry> entries;
+    size_t at = 0;
+    for (size_t i = 0; i + 1 < c.values.size(); i += 2) {
+      const uint32_t binding = c.values[i], count = c.values[i + 1];
+      const Binding* b = nullptr;
+      for (const Binding& x : sl.bindings) {
+        if (x.binding == binding) b = &x;
+      }
+      if (b == nullptr || count == 0 || count > b->count || at + count > c.descs.size()) return Refuse();
+      VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      w.dstBinding = binding;
+      w.descriptorCount = count;
+      w.descriptorType = VkType(b->type);
+      w.dstArrayElement = static_cast<uint32_t>(at);  // the info index until fixed below
+      writes.push_back(w);
+      entries.push_back({binding, 0, count, VkType(b->type), at * sizeof(VkDescriptorBufferInfo),
+                         sizeof(VkDescriptorBufferInfo)});
+      at += count;
+    }
+    if (writes.empty()) return Refuse();
+    const auto infos = Infos(c.descs, 0, at);
+    for (VkWriteDescriptorSet& w : writes) {
+      w.pBufferInfo = infos.data() + w.dstArrayElement;
+      w.dstArrayElement = 0;
+    }
+    if (c.use_template) {
+      VkDescriptorUpdateTemplate t =
+          MakeTemplate(entries, set_layouts_[set_layout], true, bp, pipeline_layouts_[c.layout], c.first);
+      templates_.push_back(t);  // the command buffer may be in flight: destroyed with the program
+      push_template_(cb, t, pipeline_layouts_[c.layout], c.first, infos.data());
+      return true;
+    }
+    push_set_(cb, bp, pipeline_layouts_[c.layout], c.first, static_cast<uint32_t>(writes.size()), writes.data());
+    return true;
+  }
+
+  void Action(VkCommandBuffer cb, const Cmd& c) {
+    const auto& v = c.values;
+    auto need = [&](size_t n) {
+      if (v.size() >= n) return true;
+      Skip();
+      return false;
+    };
+    switch (c.kind) {
+      case CmdKind::kDispatch:
+        if (need(3)) vkCmdDispatch(cb, v[0], v[1], v[2]);
+        return;
+      case CmdKind::kDispatchBase:
+        if (need(6)) vkCmdDispatchBase(cb, v[0], v[1], v[2], v[3], v[4], v[5]);
+        return;
+      case CmdKind::kDispatchIndirect: vkCmdDispatchIndirect(cb, indirect_.buffer, c.first); return;
+      default: break;
+    }
+    // Draws: each in its own rendering instance (storage writes of two draws would need a barrier).
+    VkRenderPassBeginInfo ri{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+    ri.renderPass = render_pass_;
+    ri.framebuffer = framebuffer_;
+    ri.renderArea = {{0, 0}, {kImageSize, kImageSize}};
+    const bool indexed = c.kind == CmdKind::kDrawIndexed || c.kind == CmdKind::kDrawIndexedIndirect ||
+                         c.kind == CmdKind::kDrawIndexedIndirectCount || c.kind == CmdKind::kDrawMultiIndexed;
+    vkCmdBeginRenderPass(cb, &ri, VK_SUBPASS_CONTENTS_INLINE);
+    if (indexed) vkCmdBindIndexBuffer(cb, indirect_.buffer, c.src_offset, VK_INDEX_TYPE_UINT32);
+    switch (c.kind) {
+      case CmdKind::kDraw:
+        if (need(4)) vkCmdDraw(cb, v[0], v[1], v[2], v[3]);
+        break;
+      case CmdKind::kDrawIndexed:
+        if (need(5)) vkCmdDrawIndexed(cb, v[0], v[1], v[2], static_cast<int32_t>(v[3]), v[4]);
+        break;
+      case CmdKind::kDrawIndirect:
+        if (need(1)) vkCmdDrawIndirect(cb, indirect_.buffer, c.first, c.size, v[0]);
+        break;
+      case CmdKind::kDrawIndexedIndirect:
+        if (need(1)) vkCmdDrawIndexedIndirect(cb, indirect_.buffer, c.first, c.size, v[0]);
+        break;
+      case CmdKind::kDrawIndirectCount:
+        if (need(1)) vkCmdDrawIndirectCount(cb, indirect_.buffer, c.first, indirect_.buffer, c.src, c.size, v[0]);
+        break;
+      case CmdKind::kDrawIndexedIndirectCount:
+        if (need(1))
+          vkCmdDrawIndexedIndirectCount(cb, indirect_.buffer, c.first, indirect_.buffer, c.src, c.size, v[0]);
+        break;
+      case CmdKind::kDrawMulti: {
+        if (!need(2 * size_t(c.size) + 2) || draw_multi_ == nullptr) break;
+        std::vector<VkMultiDrawInfoEXT> draws;
+        for (uint32_t i = 0; i < c.size; ++i) draws.push_back({v[2 * i], v[2 * i + 1]});
+        draw_multi_(cb, c.size, draws.data(), v[2 * c.size], v[2 * c.size + 1], sizeof(VkMultiDrawInfoEXT));
+        break;
+      }
+      case CmdKind::kDrawMultiIndexed: {
+        if (!need(3 * size_t(c.size) + 2) || draw_multi_indexed_ == nullptr) break;
+        std::vector<VkMultiDrawIndexedInfoEXT> draws;
+        for (uint32_t i = 0; i < c.size; ++i) draws.push_back({v[3 * i], v[3 * i + 1], int32_t(v[3 * i + 2])});
+        draw_multi_indexed_(cb, c.size, draws.data(), v[3 * c.size], v[3 * c.size + 1],
+                            sizeof(VkMultiDrawIndexedInfoEXT), nullptr);
+        break;
+      }
+      default: Skip(); break;
+    }
+    vkCmdEndRenderPass(cb);
+  }
+
+  // ---- start and end ----
+  VkCommandBuffer OneTime() {
+    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = d_.command_pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    vkAllocateCommandBuffers(dev_, &ai, &cb);
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    vkBeginCommandBuffer(cb, &bi);
+    return cb;
+  }
+  void SubmitOneTime(VkCommandBuffer cb) {
+    vkEndCommandBuffer(cb);
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cb;
+    vkQueueSubmit(d_.queue, 1, &si, VK_NULL_HANDLE);
+    pending_.push_back(cb);
+  }
+
+  void InitImage() {
+    VkCommandBuffer cb = OneTime();
+    VkImageMemoryBarrier ib{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+    ib.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    ib.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    ib.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+    ib.srcQueueFamilyIndex = ib.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    ib.image = image_;
+    ib.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
+                         nullptr, 1, &ib);
+    VkClearColorValue clear{};
+    clear.uint32[0] = 0xC1EA4u;
+    vkCmdClearColorImage(cb, image_, VK_IMAGE_LAYOUT_GENERAL, &clear, 1, &ib.subresourceRange);
+    FullBarrier(cb);
+    SubmitOneTime(cb);
+  }
+
+  void FinishAndRead() {
+    // Wait-before-signal gates that nothing signaled (a cut program) were never submitted.
+    WaitIdle();
+    VkCommandBuffer cb = OneTime();
+    FullBarrier(cb);
+    VkImageMemoryBarrier ib{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+    ib.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+    ib.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+    ib.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
+    ib.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    ib.srcQueueFamilyIndex = ib.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    ib.image = image_;
+    ib.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
+                         nullptr, 1, &ib);
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {kImageSize, kImageSize, 1};
+    vkCmdCopyImageToBuffer(cb, image_, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback_.buffer, 1, &region);
+    FullBarrier(cb, VK_ACCESS_HOST_READ_BIT);
+    SubmitOneTime(cb);
+    WaitIdle();
+    for (const HostBuffer& b : buffers_) {
+      const auto* bytes = static_cast<const uint8_t*>(b.mapped);
+      result_.bytes.insert(result_.bytes.end(), bytes, bytes + b.size);
+    }
+    const auto* bytes = static_cast<const uint8_t*>(readback_.mapped);
+    result_.bytes.insert(result_.bytes.end(), bytes, bytes + readback_.size);
+  }
+
+  void DestroyBuffer(HostBuffer& b) {
+    if (b.buffer) vkDestroyBuffer(dev_, b.buffer, nullptr);
+    if (b.memory) vkFreeMemory(dev_, b.memory, nullptr);
+    b = {};
+  }
+
+  void Destroy() {
+    vkQueueWaitIdle(d_.queue);
+    for (VkCommandBuffer cb : pending_) vkFreeCommandBuffers(dev_, d_.command_pool, 1, &cb);
+    for (auto t : templates_) vkDestroyDescriptorUpdateTemplate(dev_, t, nullptr);
+    for (auto s : semaphores_) vkDestroySemaphore(dev_, s, nullptr);
+    for (auto pool : pools_) vkDestroyDescriptorPool(dev_, pool, nullptr);
+    for (auto pl : pipelines_) vkDestroyPipeline(dev_, pl, nullptr);
+    for (auto m : modules_) vkDestroyShaderModule(dev_, m, nullptr);
+    for (auto l : pipeline_layouts_) vkDestroyPipelineLayout(dev_, l, nullptr);
+    for (auto l : set_layouts_) vkDestroyDescriptorSetLayout(dev_, l, nullptr);
+    if (framebuffer_) vkDestroyFramebuffer(dev_, framebuffer_, nullptr);
+    if (render_pass_) vkDestroyRenderPass(dev_, render_pass_, nullptr);
+    if (view_) vkDestroyImageView(dev_, view_, nullptr);
+    if (image_) vkDestroyImage(dev_, image_, nullptr);
+    if (image_memory_) vkFreeMemory(dev_, image_memory_, nullptr);
+    for (HostBuffer& b : buffers_) DestroyBuffer(b);
+    DestroyBuffer(indirect_);
+    DestroyBuffer(readback_);
+  }
+
+  const Device& d_;
+  const Program& p_;
+  VkDevice dev_;
+  RunResult result_;
+  PFN_vkCmdPushDescriptorSetKHR push_set_ = nullptr;
+  PFN_vkCmdPushDescriptorSetWithTemplateKHR push_template_ = nullptr;
+  PFN_vkCmdDrawMultiEXT draw_multi_ = nullptr;
+  PFN_vkCmdDrawMultiIndexedEXT draw_multi_indexed_ = nullptr;
+  std::vector<HostBuffer> buffers_;
+  HostBuffer indirect_, readback_;
+  VkImage image_ = VK_NULL_HANDLE;
+  VkDeviceMemory image_memory_ = VK_NULL_HANDLE;
+  VkImageView view_ = VK_NULL_HANDLE;
+  VkRenderPass render_pass_ = VK_NULL_HANDLE;
+  VkFramebuffer framebuffer_ = VK_NULL_HANDLE;
+  std::vector<VkDescriptorSetLayout> set_layouts_;
+  std::vector<VkPipelineLayout> pipeline_layouts_;
+  std::vector<VkShaderModule> modules_;
+  std::vector<VkPipeline> pipelines_;
+  std::vector<VkDescriptorPool> pools_;
+  std::vector<Slot> slots_;
+  std::vector<VkSemaphore> semaphores_;
+  std::vector<uint64_t> signaled_;  // host signals
+  std::vector<uint64_t> device_signaled_;  // highest submitted signal
+  std::vector<VkDescriptorUpdateTemplate> templates_;
+  std::vector<VkCommandBuffer> pending_;
+};
+
+}  // namespace
+
+RunResult Execute(const Device& d, const Program& p) { return Interpreter(d, p).Run(); }
+
+}  // namespace bindery::apifuzz

@@ -1,0 +1,35 @@
+// Runs a Program on a device: creates its objects, executes its steps in order, then reads
+// every buffer and the color image back. Tolerant of programs the reducer has cut: a step
+// or command naming something that no longer exists (a freed set, a dropped binding, a
+// wait nothing will signal) is skipped rather than sent down, so a cut program can only be
+// invalid in ways the validation layer reports.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+#include "ir.h"
+
+namespace bindery::apifuzz {
+
+struct Device {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  VkCommandPool command_pool = VK_NULL_HANDLE;
+  Features features;
+};
+
+struct RunResult {
+  std::string error;            // setup failure (a generator or interpreter bug)
+  std::vector<uint8_t> bytes;   // every buffer in order, then the image
+  uint32_t skipped = 0;         // steps/commands skipped as dangling
+};
+
+RunResult Execute(const Device& d, const Program& p);
+
+}  // namespace bindery::apifuzz

@@ -1,0 +1,182 @@
+// The program IR of the API fuzzer: a random valid Vulkan program as plain data. The
+// generator builds it from a seed, the interpreter runs it on a device, the reducer drops
+// parts of it, the printer shows it as Vulkan calls plus GLSL, and ir_text.cpp writes and
+// reads it (regression cases, and the programs the reducer hands to child processes).
+//
+// Determinism without intra-dispatch races: every buffer has a role. Shaders only read
+// kIn buffers (and uniform buffers), only store into kOut buffers (every invocation stores
+// the same value to the same place, computed from inputs only), and only apply atomics
+// to kCounter buffers (compute only, where the invocation count is exact). Transfers may
+// move data between any of them between actions, each action is followed by a full
+// barrier, and each draw has its own rendering instance.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bindery::apifuzz {
+
+enum class Role : uint32_t { kIn = 0, kOut = 1, kCounter = 2 };
+enum class DescType : uint32_t { kStorage = 0, kUniform = 1, kStorageDynamic = 2, kUniformDynamic = 3 };
+inline bool IsDynamic(DescType t) { return t == DescType::kStorageDynamic || t == DescType::kUniformDynamic; }
+inline bool IsUniform(DescType t) { return t == DescType::kUniform || t == DescType::kUniformDynamic; }
+
+// Stage bits, as VkShaderStageFlagBits.
+constexpr uint32_t kVertex = 0x1, kFragment = 0x10, kCompute = 0x20;
+
+struct Buffer {
+  uint32_t size = 0;  // bytes, a multiple of 4
+  Role role = Role::kIn;
+};
+
+struct Binding {
+  uint32_t binding = 0;
+  DescType type = DescType::kStorage;
+  uint32_t count = 1;  // descriptor array size
+  Role role = Role::kIn;  // which buffers its descriptors point at (uniform: kIn)
+  uint32_t stages = 0;
+};
+
+struct SetLayout {
+  bool push = false;  // VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR
+  std::vector<Binding> bindings;
+};
+
+struct PushRange {
+  uint32_t stages = 0, offset = 0, size = 0;
+};
+
+struct PipelineLayout {
+  std::vector<uint32_t> sets;  // set layout index per set number
+  std::vector<PushRange> push;
+};
+
+enum class OpKind : uint32_t {
+  kRead = 0,    // acc += binding[element].d[index % length]
+  kWrite = 1,   // binding[element].d[index % length] = acc        (kOut bindings)
+  kAtomic = 2,  // atomicAdd(binding[element].d[index % length], value) (kCounter, compute)
+  kLength = 3,  // acc += binding[element].d.length()
+  kPush = 4,    // acc += push-constant word at byte offset `index`
+};
+
+struct ShaderOp {
+  OpKind kind = OpKind::kRead;
+  uint32_t set = 0, binding = 0, element = 0, index = 0, value = 0;
+  bool dynamic_element = false;  // element chosen through a runtime value (descriptor array indexing)
+};
+
+struct Stage {
+  uint32_t stage = kCompute;
+  std::vector<ShaderOp> ops;
+};
+
+struct Pipeline {
+  uint32_t layout = 0;
+  bool graphics = false;
+  uint32_t local_size = 1;     // compute: local_size_x
+  bool dispatch_base = false;  // created with VK_PIPELINE_CREATE_DISPATCH_BASE_BIT
+  std::vector<Stage> stages;   // compute: one; graphics: vertex, fragment
+};
+
+struct Pool {
+  uint32_t max_sets = 1;
+  bool free_bit = false;  // VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT
+};
+
+// One descriptor: a buffer range (range 0 = VK_WHOLE_SIZE).
+struct Desc {
+  uint32_t buffer = 0, offset = 0, range = 0;
+};
+
+enum class CmdKind : uint32_t {
+  kBindPipeline, kBindSets, kPushConstants, kPushDescriptors,
+  kDispatch, kDispatchBase, kDispatchIndirect,
+  kDraw, kDrawIndexed, kDrawIndirect, kDrawIndexedIndirect, kDrawIndirectCount, kDrawIndexedIndirectCount,
+  kDrawMulti, kDrawMultiIndexed,
+  kFill, kUpdate, kCopy,
+  kCount
+};
+
+// A command of a command buffer; which fields matter depends on the kind (the printer and
+// the interpreter are the reference).
+struct Cmd {
+  CmdKind kind = CmdKind::kDispatch;
+  bool graphics = false;       // bind point of binds and pushes
+  uint32_t pipeline = 0;       // kBindPipeline; the bound pipeline's index for actions (printing)
+  uint32_t layout = 0;         // binds, pushes
+  uint32_t first = 0;          // first set / push offset / fill-update-copy dst offset
+  uint32_t stages = 0;         // push constants
+  uint32_t binding = 0;        // push descriptors: binding; fill/update/copy: dst buffer
+  bool use_template = false;   // push descriptors through a template
+  std::vector<uint32_t> sets;  // kBindSets: set slots
+  std::vector<uint32_t> values;  // dynamic offsets, push-constant words, update words, draw/dispatch params
+  std::vector<Desc> descs;     // push descriptors
+  uint32_t src = 0, src_offset = 0, size = 0;  // copy source; fill/copy size (0 = VK_WHOLE_SIZE for fill)
+};
+
+struct Semaphore {};
+
+struct Wait {
+  uint32_t semaphore = 0;
+  uint64_t value = 0;
+};
+
+enum class StepKind : uint32_t {
+  kAlloc, kFree, kResetPool, kWrite, kCopySet, kSubmit, kHostSignal, kWaitIdle, kCount
+};
+
+// A host-side step, executed in order.
+struct Step {
+  StepKind kind = StepKind::kSubmit;
+  uint32_t pool = 0, layout = 0, slot = 0;  // kAlloc: pool, set layout, slot; kFree: slot; kResetPool: pool
+  uint32_t binding = 0, element = 0;        // kWrite / kCopySet: destination
+  bool use_template = false;                // kWrite through vkUpdateDescriptorSetWithTemplate
+  std::vector<Desc> descs;                  // kWrite
+  uint32_t src_slot = 0, src_binding = 0, src_element = 0, count = 0;  // kCopySet
+  std::vector<Cmd> cmds;                    // kSubmit
+  std::vector<Wait> waits, signals;         // kSubmit; kHostSignal: signals[0]
+};
+
+struct Features {
+  bool push_descriptor = false;
+  bool multi_draw = false;
+  bool draw_indirect_count = false;
+  bool array_dynamic_indexing = false;
+  uint32_t storage_alignment = 256, uniform_alignment = 256;
+  uint32_t max_push_constants = 128;
+};
+
+struct Program {
+  uint64_t seed = 0;
+  std::vector<Buffer> buffers;
+  std::vector<SetLayout> set_layouts;
+  std::vector<PipelineLayout> pipeline_layouts;
+  std::vector<Pipeline> pipelines;
+  std::vector<Pool> pools;
+  uint32_t set_slots = 0;
+  uint32_t semaphores = 0;  // timeline semaphores, initial value 0
+  std::vector<uint32_t> indirect;  // words of the indirect/index buffer, written by the host
+  std::vector<Step> steps;
+};
+
+// "Identically defined" set layouts (the spec's compatibility rule compares definitions).
+inline bool SameSetLayout(const SetLayout& a, const SetLayout& b) {
+  if (a.push != b.push || a.bindings.size() != b.bindings.size()) return false;
+  for (size_t i = 0; i < a.bindings.size(); ++i) {
+    const Binding& x = a.bindings[i];
+    const Binding& y = b.bindings[i];
+    if (x.binding != y.binding || x.type != y.type || x.count != y.count || x.role != y.role || x.stages != y.stages)
+      return false;
+  }
+  return true;
+}
+
+// Text form: one token stream; Parse returns false (with a reason) on anything malformed.
+std::string Serialize(const Program& p);
+bool Parse(const std::string& text, Program* out, std::string* error);
+
+// Bytes of the color image the graphics pipelines render to (R32_UINT).
+constexpr uint32_t kImageSize = 8;
+
+}  // namespace bindery::apifuzz

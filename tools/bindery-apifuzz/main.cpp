@@ -1,0 +1,298 @@
+// bindery-apifuzz: random valid Vulkan programs, run natively and under Bindery, compared.
+//
+//   bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all]...
+//                   [--jobs J] [--reduce] [--save DIR] [--known FILE]
+//   bindery-apifuzz --print --seed N        the program of a seed, as Vulkan calls and GLSL
+//   bindery-apifuzz --dump --seed N         the same in the text form --case and --program read
+//   bindery-apifuzz --case FILE...          regression cases (each names its configuration)
+//   bindery-apifuzz --native-only --seed N --count K   the generator's own test
+#include <dirent.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "device.h"
+#include "generator.h"
+#include "printer.h"
+#include "reducer.h"
+#include "runner.h"
+
+using namespace bindery::apifuzz;
+
+namespace {
+
+void SetLoaderDefaults() {
+  // Like the test binaries: lavapipe and the build tree's manifest unless the caller chose
+  // (scripts/lib/gpu_env.sh sets both on the GPU machine).
+  const char* lvp = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+  ::setenv("VK_ICD_FILENAMES", lvp, 0);
+  ::setenv("VK_DRIVER_FILES", lvp, 0);
+  ::setenv("VK_ADD_LAYER_PATH", BINDERY_APIFUZZ_LAYER_PATH, 0);
+  ::setenv("XDG_RUNTIME_DIR", "/tmp", 0);
+}
+
+int Usage() {
+  std::fprintf(stderr,
+               "usage: bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all]...\n"
+               "                       [--jobs J] [--batch B] [--reduce] [--max-reduce M] [--save DIR]\n"
+               "                       [--known FILE] [--hang-seconds S]\n"
+               "       bindery-apifuzz --print --seed N\n"
+               "       bindery-apifuzz --case FILE... [--known FILE]\n"
+               "       bindery-apifuzz --native-only --seed N --count K\n");
+  return 2;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Known failures: lines "<config> <seed>" (a seed of the fuzz run) or "case <file name>";
+// '#' starts a comment.
+struct Known {
+  std::set<std::pair<std::string, uint64_t>> seeds;
+  std::set<std::string> cases;
+};
+Known ReadKnown(const std::string& path) {
+  Known k;
+  if (path.empty()) return k;
+  std::istringstream in(ReadFile(path));
+  for (std::string line; std::getline(in, line);) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream l(line);
+    std::string a, b;
+    if (!(l >> a >> b)) continue;
+    if (a == "case") k.cases.insert(b);
+    else k.seeds.insert({a, std::stoull(b)});
+  }
+  return k;
+}
+
+std::string CaseText(const Program& p, const std::string& config, const std::string& failure) {
+  std::ostringstream o;
+  o << "# bindery-apifuzz regression case: seed " << p.seed << ", configuration " << config << "\n"
+    << "# config: " << config << "\n"
+    << "# failed with: " << failure << "\n#\n";
+  std::istringstream listing(Listing(p));
+  for (std::string line; std::getline(listing, line);) o << "# " << line << "\n";
+  o << "#\n" << Serialize(p);
+  return o.str();
+}
+
+std::string CaseConfig(const std::string& text) {
+  const auto at = text.find("# config: ");
+  if (at == std::string::npos) return "";
+  const auto end = text.find('\n', at);
+  return text.substr(at + 10, end - at - 10);
+}
+
+int RunCases(const RunOptions& o, const std::vector<std::string>& files, const Known& known) {
+  int failed = 0;
+  for (const std::string& f : files) {
+    const std::string text = ReadFile(f);
+    Program p;
+    std::string error;
+    const std::string config = CaseConfig(text);
+    if (!Parse(text, &p, &error) || !IsConfig(config)) {
+      std::printf("FAIL %s: unreadable case (%s)\n", f.c_str(), error.empty() ? "no '# config:' line" : error.c_str());
+      ++failed;
+      continue;
+    }
+    auto out = RunProgram(o, {"native", config}, p);
+    std::string why = NativeProblem(out["native"]);
+    if (!why.empty()) why = "generator: " + why;
+    else why = Compare(out["native"], out[config]);
+    const std::string base = f.substr(f.find_last_of('/') + 1);
+    const bool is_known = known.cases.count(base) > 0;
+    if (why.empty()) {
+      std::printf("%s %s (%s)\n", is_known ? "PASS (listed as known: flip it to must-pass)" : "PASS", base.c_str(),
+                  config.c_str());
+    } else if (is_known) {
+      std::printf("KNOWN %s (%s): %s\n", base.c_str(), config.c_str(), why.c_str());
+    } else {
+      std::printf("FAIL %s (%s): %s\n", base.c_str(), config.c_str(), why.c_str());
+      ++failed;
+    }
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  SetLoaderDefaults();
+  std::vector<std::string> args(argv + 1, argv + argc);
+  uint64_t seed = 0, count = 1, stride = 1;
+  bool have_seed = false, reduce = false, print = false, dump = false, native_only = false;
+  unsigned max_reduce = 3, max_evaluations = 600;
+  std::vector<std::string> configs, case_files;
+  std::string child_config, program_file, save_dir = ".", known_file, record_known;
+  RunOptions o;
+  o.self = "/proc/self/exe";
+  char self[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n > 0) o.self.assign(self, static_cast<size_t>(n));
+  o.jobs = std::max(1u, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN)));
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) {
+        std::fprintf(stderr, "%s needs a value\n", a.c_str());
+        std::exit(Usage());
+      }
+      return args[++i];
+    };
+    if (a == "--seed") {
+      seed = std::stoull(value());
+      have_seed = true;
+    } else if (a == "--stride") {
+      stride = std::max<uint64_t>(1, std::stoull(value()));
+    } else if (a == "--rotate") {
+      o.rotate = true;
+    } else if (a == "--count") {
+      count = std::stoull(value());
+    } else if (a == "--capability") {
+      const std::string c = value();
+      if (!IsConfig(c) || c == "native") return Usage();
+      configs.push_back(c);
+    } else if (a == "--jobs") {
+      o.jobs = std::max(1u, static_cast<unsigned>(std::stoul(value())));
+    } else if (a == "--batch") {
+      o.batch = std::max(1u, static_cast<unsigned>(std::stoul(value())));
+    } else if (a == "--hang-seconds") {
+      o.hang_seconds = std::stod(value());
+    } else if (a == "--reduce") {
+      reduce = true;
+    } else if (a == "--max-reduce") {
+      max_reduce = static_cast<unsigned>(std::stoul(value()));
+    } else if (a == "--max-evaluations") {
+      max_evaluations = static_cast<unsigned>(std::stoul(value()));
+    } else if (a == "--save") {
+      save_dir = value();
+    } else if (a == "--record-known") {
+      record_known = value();
+    } else if (a == "--known") {
+      known_file = value();
+    } else if (a == "--print") {
+      print = true;
+    } else if (a == "--dump") {
+      print = dump = true;
+    } else if (a == "--native-only") {
+      native_only = true;
+    } else if (a == "--case") {
+      while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) case_files.push_back(args[++i]);
+    } else if (a == "--child") {
+      child_config = value();
+    } else if (a == "--program") {
+      program_file = value();
+    } else {
+      return Usage();
+    }
+  }
+  if (!child_config.empty()) return ChildMain(child_config, seed, count, stride, program_file);
+  const Known known = ReadKnown(known_file);
+  if (!case_files.empty()) return RunCases(o, case_files, known);
+  if (!have_seed) return Usage();
+  if (print) {
+    Features f;
+    std::string error;
+    if (!QueryFeatures(&f, &error)) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      return 2;
+    }
+    const Program p = Generate(seed, f);
+    std::printf("%s", (dump ? Serialize(p) : Listing(p)).c_str());
+    return 0;
+  }
+  if (configs.empty() && !native_only) configs = {"indirect", "transfers", "timeline", "all"};
+  std::vector<std::string> all = {"native"};
+  all.insert(all.end(), configs.begin(), configs.end());
+
+  const auto start = std::chrono::steady_clock::now();
+  Outcomes out = RunSeeds(o, all, seed, count);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  struct Failure {
+    uint64_t seed;
+    std::string config, why;
+  };
+  std::vector<Failure> failures, known_failures;
+  uint64_t generator_bugs = 0, skipped_total = 0;
+  std::map<std::string, unsigned> by_class;
+  // Known seeds of this run that passed (the fix landed: drop them from the list).
+  long passed_known = 0;
+  for (const auto& [kc, ks] : known.seeds) passed_known += ks >= seed && ks < seed + count && out[kc].count(ks) ? 1 : 0;
+  for (uint64_t s = seed; s < seed + count; ++s) {
+    const ProgramOutcome& native = out["native"][s];
+    skipped_total += native.skipped;
+    const std::string np = NativeProblem(native);
+    if (!np.empty()) {
+      ++generator_bugs;
+      failures.push_back({s, "native", "generator bug: " + np});
+      continue;
+    }
+    for (const std::string& c : configs) {
+      if (!out[c].count(s)) continue;  // not this configuration's turn (--rotate)
+      const std::string why = Compare(native, out[c][s]);
+      if (why.empty()) continue;
+      (known.seeds.count({c, s}) ? known_failures : failures).push_back({s, c, why});
+      passed_known -= known.seeds.count({c, s});
+      ++by_class[c + ": " + FailureClass(why)];
+    }
+  }
+  std::printf("bindery-apifuzz: %llu programs (seeds %llu..%llu), natively and under %s%zu configurations, in "
+              "%.1f s: %zu failures, %zu known, %llu invalid natively\n",
+              static_cast<unsigned long long>(count), static_cast<unsigned long long>(seed),
+              static_cast<unsigned long long>(seed + count - 1), o.rotate ? "one in turn of " : "",
+              configs.size(), seconds, failures.size(), known_failures.size(),
+              static_cast<unsigned long long>(generator_bugs));
+  for (const auto& [cls, n2] : by_class) std::printf("  %s: %u\n", cls.c_str(), n2);
+  if (passed_known > 0) std::printf("%ld seeds listed as known failures passed: remove them from the list\n", passed_known);
+  if (!record_known.empty()) {
+    std::ofstream k(record_known);
+    k << "# bindery-apifuzz known failures: <configuration> <seed>  # failure class (written by --record-known)\n";
+    for (const Failure& f : failures) {
+      if (f.config != "native") k << f.config << " " << f.seed << "  # " << FailureClass(f.why) << "\n";
+    }
+    for (const Failure& f : known_failures) k << f.config << " " << f.seed << "  # " << FailureClass(f.why) << "\n";
+  }
+  for (const Failure& f : known_failures)
+    std::printf("KNOWN seed %llu %s: %s\n", static_cast<unsigned long long>(f.seed), f.config.c_str(), f.why.c_str());
+  for (const Failure& f : failures)
+    std::printf("FAIL seed %llu %s: %.300s\n", static_cast<unsigned long long>(f.seed), f.config.c_str(), f.why.c_str());
+  std::fflush(stdout);
+
+  if (reduce) {
+    Features features;
+    std::string error;
+    if (!QueryFeatures(&features, &error)) return 2;
+    std::set<std::string> done;  // one reduction per configuration and failure class
+    unsigned reduced = 0;
+    for (const Failure& f : failures) {
+      if (f.config == "native" || reduced >= max_reduce) continue;
+      if (!done.insert(f.config + "/" + FailureClass(f.why)).second) continue;
+      ++reduced;
+      std::printf("\nreducing seed %llu under %s (%s) ...\n", static_cast<unsigned long long>(f.seed),
+                  f.config.c_str(), f.why.c_str());
+      std::fflush(stdout);
+      const Reduction r = Reduce(o, f.config, Generate(f.seed, features), f.why, max_evaluations);
+      const std::string name = "seed" + std::to_string(f.seed) + "-" + f.config + ".case";
+      const std::string path = save_dir + "/" + name;
+      std::ofstream(path) << CaseText(r.program, f.config, r.failure);
+      std::printf("reduced in %u runs, still failing with: %s\nsaved %s\n%s", r.evaluations, r.failure.c_str(),
+                  path.c_str(), Listing(r.program).c_str());
+      std::fflush(stdout);
+    }
+  }
+  return failures.empty() ? 0 : 1;
+}

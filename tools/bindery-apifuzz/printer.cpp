@@ -1,0 +1,174 @@
+#include "printer.h"
+
+#include <sstream>
+
+#include "glsl.h"
+
+namespace bindery::apifuzz {
+namespace {
+
+const char* RoleName(Role r) { return r == Role::kIn ? "in" : r == Role::kOut ? "out" : "counter"; }
+const char* TypeName(DescType t) {
+  switch (t) {
+    case DescType::kStorage: return "STORAGE_BUFFER";
+    case DescType::kUniform: return "UNIFORM_BUFFER";
+    case DescType::kStorageDynamic: return "STORAGE_BUFFER_DYNAMIC";
+    case DescType::kUniformDynamic: return "UNIFORM_BUFFER_DYNAMIC";
+  }
+  return "?";
+}
+std::string Stages(uint32_t s) {
+  std::string out;
+  if (s & kCompute) out += "C";
+  if (s & kVertex) out += "V";
+  if (s & kFragment) out += "F";
+  return out.empty() ? "-" : out;
+}
+std::string Descs(const std::vector<Desc>& descs) {
+  std::ostringstream o;
+  o << "{";
+  for (size_t i = 0; i < descs.size(); ++i) {
+    o << (i ? ", " : "") << "buf" << descs[i].buffer << "+" << descs[i].offset << ":"
+      << (descs[i].range == 0 ? std::string("WHOLE") : std::to_string(descs[i].range));
+  }
+  o << "}";
+  return o.str();
+}
+std::string Words(const std::vector<uint32_t>& v) {
+  std::ostringstream o;
+  o << "[";
+  for (size_t i = 0; i < v.size(); ++i) o << (i ? "," : "") << v[i];
+  o << "]";
+  return o.str();
+}
+const char* BindPoint(bool graphics) { return graphics ? "GRAPHICS" : "COMPUTE"; }
+
+void PrintCmd(std::ostringstream& o, const Cmd& c) {
+  const auto& v = c.values;
+  o << "    ";
+  switch (c.kind) {
+    case CmdKind::kBindPipeline: o << "vkCmdBindPipeline(" << BindPoint(c.graphics) << ", pipeline" << c.pipeline << ")"; break;
+    case CmdKind::kBindSets:
+      o << "vkCmdBindDescriptorSets(" << BindPoint(c.graphics) << ", playout" << c.layout << ", firstSet=" << c.first
+        << ", sets=";
+      for (uint32_t s : c.sets) o << "slot" << s << " ";
+      o << "dynamicOffsets=" << Words(v) << ")";
+      break;
+    case CmdKind::kPushConstants:
+      o << "vkCmdPushConstants(playout" << c.layout << ", " << Stages(c.stages) << ", offset=" << c.first
+        << ", words=" << Words(v) << ")";
+      break;
+    case CmdKind::kPushDescriptors:
+      o << (c.use_template ? "vkCmdPushDescriptorSetWithTemplateKHR(" : "vkCmdPushDescriptorSetKHR(")
+        << BindPoint(c.graphics) << ", playout" << c.layout << ", set=" << c.first << ", (binding,count)="
+        << Words(v) << ", " << Descs(c.descs) << ")";
+      break;
+    case CmdKind::kDispatch: o << "vkCmdDispatch" << Words(v); break;
+    case CmdKind::kDispatchBase: o << "vkCmdDispatchBase" << Words(v); break;
+    case CmdKind::kDispatchIndirect: o << "vkCmdDispatchIndirect(offset=" << c.first << ")"; break;
+    case CmdKind::kDraw: o << "vkCmdDraw" << Words(v); break;
+    case CmdKind::kDrawIndexed: o << "vkCmdDrawIndexed" << Words(v) << " indices@" << c.src_offset; break;
+    case CmdKind::kDrawIndirect: o << "vkCmdDrawIndirect(offset=" << c.first << ", count=" << c.size << ")"; break;
+    case CmdKind::kDrawIndexedIndirect:
+      o << "vkCmdDrawIndexedIndirect(offset=" << c.first << ", count=" << c.size << ") indices@" << c.src_offset;
+      break;
+    case CmdKind::kDrawIndirectCount:
+      o << "vkCmdDrawIndirectCount(offset=" << c.first << ", countOffset=" << c.src << ", max=" << c.size << ")";
+      break;
+    case CmdKind::kDrawIndexedIndirectCount:
+      o << "vkCmdDrawIndexedIndirectCount(offset=" << c.first << ", countOffset=" << c.src << ", max=" << c.size
+        << ") indices@" << c.src_offset;
+      break;
+    case CmdKind::kDrawMulti: o << "vkCmdDrawMultiEXT(count=" << c.size << ", " << Words(v) << ")"; break;
+    case CmdKind::kDrawMultiIndexed:
+      o << "vkCmdDrawMultiIndexedEXT(count=" << c.size << ", " << Words(v) << ") indices@" << c.src_offset;
+      break;
+    case CmdKind::kFill:
+      o << "vkCmdFillBuffer(buf" << c.binding << ", offset=" << c.first << ", size="
+        << (c.size ? std::to_string(c.size) : std::string("WHOLE")) << ", 0x" << std::hex << (v.empty() ? 0 : v[0])
+        << std::dec << ")";
+      break;
+    case CmdKind::kUpdate:
+      o << "vkCmdUpdateBuffer(buf" << c.binding << ", offset=" << c.first << ", " << 4 * v.size() << " bytes)";
+      break;
+    case CmdKind::kCopy:
+      o << "vkCmdCopyBuffer(buf" << c.src << "+" << c.src_offset << " -> buf" << c.binding << "+" << c.first
+        << ", size=" << c.size << ")";
+      break;
+    case CmdKind::kCount: break;
+  }
+  o << "\n";
+}
+
+}  // namespace
+
+std::string Listing(const Program& p) {
+  std::ostringstream o;
+  o << "// program of seed " << p.seed << " (every action and transfer is followed by a full memory barrier;\n"
+    << "// every draw has its own render pass instance on an 8x8 R32_UINT image)\n";
+  for (size_t i = 0; i < p.buffers.size(); ++i)
+    o << "buf" << i << ": " << p.buffers[i].size << " bytes, " << RoleName(p.buffers[i].role) << "\n";
+  for (size_t i = 0; i < p.set_layouts.size(); ++i) {
+    o << "setlayout" << i << (p.set_layouts[i].push ? " (PUSH_DESCRIPTOR)" : "") << ":";
+    for (const Binding& b : p.set_layouts[i].bindings)
+      o << " [" << b.binding << ": " << TypeName(b.type) << "[" << b.count << "] " << RoleName(b.role) << " "
+        << Stages(b.stages) << "]";
+    o << "\n";
+  }
+  for (size_t i = 0; i < p.pipeline_layouts.size(); ++i) {
+    o << "playout" << i << ": sets=" << Words(p.pipeline_layouts[i].sets) << " push=";
+    for (const PushRange& r : p.pipeline_layouts[i].push) o << "{" << Stages(r.stages) << " " << r.offset << "+" << r.size << "}";
+    o << "\n";
+  }
+  for (size_t i = 0; i < p.pipelines.size(); ++i) {
+    const Pipeline& pl = p.pipelines[i];
+    o << "pipeline" << i << ": " << (pl.graphics ? "graphics" : "compute") << " playout" << pl.layout;
+    if (!pl.graphics) o << " local_size=" << pl.local_size << (pl.dispatch_base ? " DISPATCH_BASE" : "");
+    o << "\n";
+  }
+  for (size_t i = 0; i < p.pools.size(); ++i)
+    o << "pool" << i << ": maxSets=" << p.pools[i].max_sets << (p.pools[i].free_bit ? " FREE_DESCRIPTOR_SET" : "") << "\n";
+  if (p.semaphores) o << p.semaphores << " timeline semaphores (0: device chain, 1..: host gates)\n";
+  o << "\n";
+  for (const Step& s : p.steps) {
+    switch (s.kind) {
+      case StepKind::kAlloc:
+        o << "slot" << s.slot << " = vkAllocateDescriptorSets(pool" << s.pool << ", setlayout" << s.layout << ")\n";
+        break;
+      case StepKind::kFree: o << "vkFreeDescriptorSets(slot" << s.slot << ")\n"; break;
+      case StepKind::kResetPool: o << "vkResetDescriptorPool(pool" << s.pool << ")\n"; break;
+      case StepKind::kWrite:
+        o << (s.use_template ? "vkUpdateDescriptorSetWithTemplate(" : "vkUpdateDescriptorSets(write ") << "slot"
+          << s.slot << ", binding=" << s.binding << ", element=" << s.element << ", " << Descs(s.descs) << ")\n";
+        break;
+      case StepKind::kCopySet:
+        o << "vkUpdateDescriptorSets(copy slot" << s.src_slot << "." << s.src_binding << "[" << s.src_element
+          << "] -> slot" << s.slot << "." << s.binding << "[" << s.element << "], count=" << s.count << ")\n";
+        break;
+      case StepKind::kSubmit:
+        o << "vkQueueSubmit(waits=";
+        for (const Wait& w : s.waits) o << "sem" << w.semaphore << ">=" << w.value << " ";
+        o << "signals=";
+        for (const Wait& w : s.signals) o << "sem" << w.semaphore << "=" << w.value << " ";
+        o << ") {\n";
+        for (const Cmd& c : s.cmds) PrintCmd(o, c);
+        o << "}\n";
+        break;
+      case StepKind::kHostSignal:
+        if (!s.signals.empty()) o << "vkSignalSemaphore(sem" << s.signals[0].semaphore << " = " << s.signals[0].value << ")\n";
+        break;
+      case StepKind::kWaitIdle: o << "vkQueueWaitIdle()\n"; break;
+      case StepKind::kCount: break;
+    }
+  }
+  for (size_t i = 0; i < p.pipelines.size(); ++i) {
+    for (const Stage& st : p.pipelines[i].stages) {
+      o << "\n// pipeline" << i << " " << (st.stage == kCompute ? "compute" : st.stage == kVertex ? "vertex" : "fragment")
+        << "\n"
+        << StageGlsl(p, p.pipelines[i], st);
+    }
+  }
+  return o.str();
+}
+
+}  // namespace bindery::apifuzz

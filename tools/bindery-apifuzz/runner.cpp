@@ -1,0 +1,345 @@
+#include "runner.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <sstream>
+
+#include "device.h"
+#include "generator.h"
+
+namespace bindery::apifuzz {
+
+const std::vector<std::string>& AllConfigs() {
+  static const std::vector<std::string> configs = {"native", "indirect", "transfers", "timeline", "all"};
+  return configs;
+}
+
+bool IsConfig(const std::string& name) {
+  for (const std::string& c : AllConfigs()) {
+    if (c == name) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// Each capability forced alone (the others off), then all of them. "indirect" converts
+// uniform buffers too (every binding the generator makes converts); "all" leaves them
+// native, so that sets mixing converted and native bindings, and copies between such sets
+// and native ones, are exercised there.
+void ApplyConfigEnv(const std::string& config) {
+  const bool all = config == "all";
+  ::setenv("BINDERY_INDIRECT_BINDINGS", all || config == "indirect" ? "force" : "off", 1);
+  ::setenv("BINDERY_BINDINGS_UBO", config == "indirect" ? "on" : "off", 1);
+  ::setenv("BINDERY_TRANSFERS", all || config == "transfers" ? "force" : "off", 1);
+  ::setenv("BINDERY_TIMELINE", all || config == "timeline" ? "force" : "off", 1);
+}
+
+std::string Hash(const std::vector<uint8_t>& bytes) {
+  uint64_t h = 1469598103934665603ull;
+  for (uint8_t b : bytes) h = (h ^ b) * 1099511628211ull;
+  char out[40];
+  std::snprintf(out, sizeof(out), "%016llx-%zu", static_cast<unsigned long long>(h), bytes.size());
+  return out;
+}
+
+std::string OneLine(std::string s) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  if (s.size() > 600) s = s.substr(0, 600) + "...";
+  return s;
+}
+
+void Emit(const std::string& line) {
+  const std::string l = line + "\n";
+  size_t done = 0;
+  while (done < l.size()) {
+    const ssize_t n = ::write(1, l.data() + done, l.size() - done);
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+// Validation problems (and Bindery's own errors) among messages [from, end).
+std::vector<std::string> Problems(const test::VkHarness& h, size_t from) {
+  std::vector<std::string> out;
+  const auto all = h.Messages();
+  for (size_t i = from; i < all.size(); ++i) {
+    const test::Message& m = all[i];
+    const bool bindery = m.id.rfind("BINDERY-", 0) == 0;
+    if (m.id == "Loader Message") continue;
+    if (bindery ? m.severity < VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT
+                : m.severity < VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT)
+      continue;
+    out.push_back(OneLine(m.id + ": " + m.text));
+  }
+  return out;
+}
+
+void RunOne(Session& s, const Program& p) {
+  const size_t before = s.harness->Messages().size();
+  const RunResult r = Execute(s.device, p);
+  const auto problems = Problems(*s.harness, before);
+  if (!r.error.empty()) {
+    Emit("R " + std::to_string(p.seed) + " setup-error - 0 " + std::to_string(problems.size()));
+    Emit("M " + std::to_string(p.seed) + " " + OneLine(r.error));
+  } else {
+    Emit("R " + std::to_string(p.seed) + " ok " + Hash(r.bytes) + " " + std::to_string(r.skipped) + " " +
+         std::to_string(problems.size()));
+  }
+  for (size_t i = 0; i < problems.size() && i < 8; ++i) Emit("M " + std::to_string(p.seed) + " " + problems[i]);
+}
+
+}  // namespace
+
+int ChildMain(const std::string& config, uint64_t seed, uint64_t count, uint64_t stride,
+              const std::string& program_file) {
+  ApplyConfigEnv(config);
+  Session s;
+  OpenSession(config != "native", &s);
+  if (!s.error.empty()) {
+    Emit("E " + OneLine(s.error));
+    return 2;
+  }
+  if (!program_file.empty()) {
+    std::ifstream in(program_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    Program p;
+    std::string error;
+    if (!Parse(text.str(), &p, &error)) {
+      Emit("E cannot read " + program_file + ": " + error);
+      return 2;
+    }
+    RunOne(s, p);
+    return 0;
+  }
+  for (uint64_t i = 0; i < count; ++i) RunOne(s, Generate(seed + i * stride, s.device.features));
+  return 0;
+}
+
+namespace {
+
+struct Task {
+  std::string config;
+  uint64_t seed = 0, count = 0, stride = 1;  // seeds seed, seed + stride, ... (count of them)
+  std::string program_file;                  // instead of seeds
+};
+
+struct Child {
+  Task task;
+  pid_t pid = -1;
+  int fd = -1;
+  std::string buffer;
+  uint64_t next = 0;  // the seed whose result line comes next
+  std::chrono::steady_clock::time_point last;
+  std::string last_error;
+};
+
+std::vector<std::string> Args(const RunOptions& o, const Task& t) {
+  std::vector<std::string> a = {o.self, "--child", t.config};
+  if (!t.program_file.empty()) {
+    a.insert(a.end(), {"--program", t.program_file});
+  } else {
+    a.insert(a.end(), {"--seed", std::to_string(t.seed), "--count", std::to_string(t.count), "--stride",
+                       std::to_string(t.stride)});
+  }
+  return a;
+}
+
+bool Start(const RunOptions& o, Child& c) {
+  int fds[2];
+  if (::pipe(fds) != 0) return false;
+  const auto args = Args(o, c.task);
+  c.pid = ::fork();
+  if (c.pid == 0) {
+    ::dup2(fds[1], 1);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    std::vector<char*> argv;
+    for (const std::string& s : args) argv.push_back(const_cast<char*>(s.c_str()));
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  c.fd = fds[0];
+  c.next = c.task.seed;
+  c.last = std::chrono::steady_clock::now();
+  return c.pid > 0;
+}
+
+// Runs tasks, `jobs` children at once; results into `out[config][seed]`.
+void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out) {
+  std::vector<Child> running;
+  while (!tasks.empty() || !running.empty()) {
+    while (!tasks.empty() && running.size() < std::max(1u, o.jobs)) {
+      Child c;
+      c.task = tasks.front();
+      tasks.pop_front();
+      if (!Start(o, c)) {
+        std::fprintf(stderr, "bindery-apifuzz: cannot start a child\n");
+        std::exit(2);
+      }
+      running.push_back(std::move(c));
+    }
+    std::vector<pollfd> pfds;
+    for (const Child& c : running) pfds.push_back({c.fd, POLLIN, 0});
+    ::poll(pfds.data(), pfds.size(), 200);
+    const auto now = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < running.size();) {
+      Child& c = running[i];
+      bool eof = false;
+      if (pfds[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+        char buf[65536];
+        const ssize_t n = ::read(c.fd, buf, sizeof(buf));
+        if (n <= 0) eof = true;
+        else c.buffer.append(buf, static_cast<size_t>(n));
+      }
+      // Parse complete lines.
+      for (size_t nl; (nl = c.buffer.find('\n')) != std::string::npos;) {
+        const std::string line = c.buffer.substr(0, nl);
+        c.buffer.erase(0, nl + 1);
+        c.last = now;
+        std::istringstream in(line);
+        std::string tag;
+        in >> tag;
+        if (tag == "R") {
+          uint64_t seed;
+          std::string status;
+          ProgramOutcome po;
+          size_t problems = 0;
+          in >> seed >> status >> po.hash >> po.skipped >> problems;
+          po.status = status == "ok" ? ProgramOutcome::kOk : ProgramOutcome::kSetupError;
+          out[c.task.config][seed] = po;
+          c.next = seed + c.task.stride;
+        } else if (tag == "M") {
+          uint64_t seed;
+          in >> seed;
+          std::string rest;
+          std::getline(in, rest);
+          auto& po = out[c.task.config][seed];
+          if (po.status == ProgramOutcome::kSetupError) po.detail += rest;
+          else po.messages.push_back(rest.size() > 1 ? rest.substr(1) : rest);
+        } else if (tag == "E") {
+          c.last_error = line.substr(2);
+        }
+      }
+      const bool hung = !eof && std::chrono::duration<double>(now - c.last).count() > o.hang_seconds;
+      if (!eof && !hung) {
+        ++i;
+        continue;
+      }
+      if (hung) ::kill(c.pid, SIGKILL);
+      int status = 0;
+      ::waitpid(c.pid, &status, 0);
+      ::close(c.fd);
+      const bool program_mode = !c.task.program_file.empty();
+      const uint64_t end = c.task.seed + (program_mode ? 1 : c.task.count * c.task.stride);
+      const bool clean = !hung && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+      const std::string why = hung ? "no result within " + std::to_string(int(o.hang_seconds)) + " s"
+                              : WIFSIGNALED(status) ? std::string("signal ") + strsignal(WTERMSIG(status))
+                                                    : "exit status " + std::to_string(WEXITSTATUS(status));
+      if (!c.last_error.empty() && c.next == c.task.seed) {
+        // The device did not open: every seed of the task fails alike.
+        for (uint64_t s = c.next; s < end; s += c.task.stride) {
+          auto& po = out[c.task.config][s];
+          po.status = ProgramOutcome::kSetupError;
+          po.detail = c.last_error;
+        }
+      } else if (c.next < end) {
+        auto& po = out[c.task.config][c.next];
+        po.status = hung ? ProgramOutcome::kHang : ProgramOutcome::kCrash;
+        po.detail = clean ? "exited before its result" : why;
+        const uint64_t rest = c.next + c.task.stride;
+        if (rest < end) tasks.push_back({c.task.config, rest, (end - rest) / c.task.stride, c.task.stride, ""});
+      } else if (!clean) {  // after the last result: at device or instance destruction
+        auto& po = out[c.task.config][end - c.task.stride];
+        po.status = hung ? ProgramOutcome::kHang : ProgramOutcome::kCrash;
+        po.detail = why + " after the last program (device teardown)";
+      }
+      running.erase(running.begin() + static_cast<long>(i));
+      pfds.erase(pfds.begin() + static_cast<long>(i));
+    }
+  }
+}
+
+}  // namespace
+
+Outcomes RunSeeds(const RunOptions& o, const std::vector<std::string>& configs, uint64_t seed, uint64_t count) {
+  std::deque<Task> tasks;
+  // Interleave configurations so that a partial run still compares like with like.
+  const uint64_t others = configs.size() > 1 ? configs.size() - 1 : 1;
+  for (uint64_t s = seed; s < seed + count; s += o.batch) {
+    const uint64_t n = std::min<uint64_t>(o.batch, seed + count - s);
+    for (size_t i = 0; i < configs.size(); ++i) {
+      if (!o.rotate || i == 0) {
+        tasks.push_back({configs[i], s, n, 1, ""});
+        continue;
+      }
+      // Rotation: configuration i (1-based after native) runs the seeds with seed % others == i - 1.
+      uint64_t first = s;
+      while (first % others != i - 1) ++first;
+      if (first >= s + n) continue;
+      tasks.push_back({configs[i], first, (s + n - first + others - 1) / others, others, ""});
+    }
+  }
+  Outcomes out;
+  RunTasks(o, tasks, out);
+  return out;
+}
+
+std::map<std::string, ProgramOutcome> RunProgram(const RunOptions& o, const std::vector<std::string>& configs,
+                                                 const Program& p) {
+  char path[] = "/tmp/bindery-apifuzz-XXXXXX";
+  const int fd = ::mkstemp(path);
+  if (fd < 0) return {};
+  const std::string text = Serialize(p);
+  if (::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) std::perror("write");
+  ::close(fd);
+  std::deque<Task> tasks;
+  for (const std::string& c : configs) tasks.push_back({c, p.seed, 1, 1, path});
+  Outcomes out;
+  RunTasks(o, tasks, out);
+  ::unlink(path);
+  std::map<std::string, ProgramOutcome> result;
+  for (const std::string& c : configs) result[c] = out[c][p.seed];
+  return result;
+}
+
+std::string NativeProblem(const ProgramOutcome& n) {
+  switch (n.status) {
+    case ProgramOutcome::kOk: break;
+    case ProgramOutcome::kCrash: return "native run crashed (" + n.detail + ")";
+    case ProgramOutcome::kHang: return "native run hung (" + n.detail + ")";
+    case ProgramOutcome::kSetupError: return "setup error: " + n.detail;
+    case ProgramOutcome::kMissing: return "no native result";
+  }
+  if (!n.messages.empty()) return "invalid natively: " + n.messages[0];
+  return "";
+}
+
+std::string Compare(const ProgramOutcome& native, const ProgramOutcome& c) {
+  switch (c.status) {
+    case ProgramOutcome::kOk: break;
+    case ProgramOutcome::kCrash: return "crash (" + c.detail + ")";
+    case ProgramOutcome::kHang: return "hang (" + c.detail + ")";
+    case ProgramOutcome::kSetupError: return "setup error: " + c.detail;
+    case ProgramOutcome::kMissing: return "no result";
+  }
+  if (!c.messages.empty()) return "validation message: " + c.messages[0];
+  if (c.hash != native.hash) return "results differ (" + native.hash + " natively, " + c.hash + ")";
+  return "";
+}
+
+}  // namespace bindery::apifuzz

@@ -1,0 +1,58 @@
+// Differential runs. A child process (this CLI with --child) opens one device for one
+// configuration and runs many programs on it, printing one result line per program (and
+// the validation messages it caused); the parent starts children for every configuration
+// in parallel, notices crashes and hangs (no line within the time limit) and charges them
+// to the program that was running, restarts after it, and compares each configuration
+// with the native run byte for byte.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir.h"
+
+namespace bindery::apifuzz {
+
+// "native" (validation only), "indirect", "transfers", "timeline", "all".
+const std::vector<std::string>& AllConfigs();
+bool IsConfig(const std::string& name);
+
+// Child side: sets the BINDERY_* variables of `config`, opens a device and runs either the
+// seeds seed, seed + stride, ... (count of them) or the program in `program_file`; returns the exit status.
+int ChildMain(const std::string& config, uint64_t seed, uint64_t count, uint64_t stride,
+              const std::string& program_file);
+
+struct ProgramOutcome {
+  enum Status { kOk, kCrash, kHang, kSetupError, kMissing } status = kMissing;
+  std::string hash;  // of the bytes read back
+  uint32_t skipped = 0;
+  std::vector<std::string> messages;  // validation messages ("id: text")
+  std::string detail;                 // crash signal, setup error
+};
+
+struct RunOptions {
+  std::string self;      // path of this executable
+  unsigned jobs = 1;     // children at once
+  unsigned batch = 50;   // seeds per child
+  double hang_seconds = 60;  // no result line for this long: a hang
+  // Each program natively and under one of the other configurations, in turn by seed
+  // (the CI budget); off: under every configuration.
+  bool rotate = false;
+};
+
+// outcome[config][seed] for seeds [seed, seed + count).
+using Outcomes = std::map<std::string, std::map<uint64_t, ProgramOutcome>>;
+Outcomes RunSeeds(const RunOptions& o, const std::vector<std::string>& configs, uint64_t seed, uint64_t count);
+
+// One program (a case file or a candidate of the reducer) under each configuration.
+std::map<std::string, ProgramOutcome> RunProgram(const RunOptions& o, const std::vector<std::string>& configs,
+                                                 const Program& p);
+
+// Why `config` failed against `native` (empty: it did not). A native run that is not clean
+// is the generator's failure, reported as such.
+std::string Compare(const ProgramOutcome& native, const ProgramOutcome& config);
+std::string NativeProblem(const ProgramOutcome& native);
+
+}  // namespace bindery::apifuzz
