@@ -209,6 +209,13 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
 VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stageFlags,
                                             uint32_t offset, uint32_t size, const void* pValues) {
   DeviceBindings& b = BindingsOf(cb);
+  // The bind points whose stages it names keep the bytes: a root pushed at the other
+  // bind point may overwrite them, and they are re-sent then (bind_point_state.h).
+  if (b.Converting()) {
+    if (BindingsCommandData* data = CommandDataOf(b, cb)) {
+      NotePushConstants(*data, layout, stageFlags, offset, offset + size, static_cast<const uint8_t*>(pValues), -1);
+    }
+  }
   // Most devices never see a layout whose pushes need widening: no lookup then.
   const PipelineLayoutShadow* pl = b.any_widened_pushes.load(std::memory_order_acquire)
                                        ? Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout)

@@ -21,8 +21,6 @@
 namespace bindery::bindings {
 namespace {
 
-bool ConvertsEverything(const DevicePlan& p) { return static_cast<const BindingsPlan&>(p).policy.convert_everything; }
-
 const Hook kHooks[] = {
     BINDERY_HOOK(CreateDescriptorSetLayout, nullptr),
     BINDERY_HOOK(DestroyDescriptorSetLayout, nullptr),
@@ -55,7 +53,7 @@ const Hook kHooks[] = {
     BINDERY_HOOK(UpdateDescriptorSetWithTemplate, nullptr),
     BINDERY_HOOK(UpdateDescriptorSetWithTemplateKHR, nullptr),
     BINDERY_HOOK(CreateShaderModule, nullptr),
-    BINDERY_HOOK(CreateBuffer, ConvertsEverything),  // buffers without addresses (native_twin.h)
+    BINDERY_HOOK(CreateBuffer, nullptr),  // buffers without addresses (native_twin.h)
     BINDERY_HOOK(DestroyShaderModule, nullptr),
     BINDERY_HOOK(CreateComputePipelines, nullptr),
     BINDERY_HOOK(CreateGraphicsPipelines, nullptr),
@@ -64,23 +62,38 @@ const Hook kHooks[] = {
     // Push descriptors (push_descriptor_hooks.cpp): installed where the device has them.
     BINDERY_HOOK(CmdPushDescriptorSetKHR, nullptr),
     BINDERY_HOOK(CmdPushDescriptorSetWithTemplateKHR, nullptr),
-    // Fallback pipelines (fallback.cpp): only where every layout converts; where only
-    // layouts beyond the driver's limits do, a pipeline cannot fall back (pipeline_hooks.cpp)
-    // and draws and dispatches keep the driver's own functions.
-    BINDERY_HOOK(CmdBindPipeline, ConvertsEverything),
-    BINDERY_HOOK(DestroyPipeline, ConvertsEverything),
-    BINDERY_HOOK(CmdDraw, ConvertsEverything),
-    BINDERY_HOOK(CmdDrawIndexed, ConvertsEverything),
-    BINDERY_HOOK(CmdDrawIndirect, ConvertsEverything),
-    BINDERY_HOOK(CmdDrawIndexedIndirect, ConvertsEverything),
-    BINDERY_HOOK(CmdDrawIndirectCount, ConvertsEverything),
-    BINDERY_HOOK(CmdDrawIndexedIndirectCount, ConvertsEverything),
-    BINDERY_HOOK(CmdDrawIndirectCountKHR, ConvertsEverything),
-    BINDERY_HOOK(CmdDrawIndexedIndirectCountKHR, ConvertsEverything),
-    BINDERY_HOOK(CmdDispatch, ConvertsEverything),
-    BINDERY_HOOK(CmdDispatchBase, ConvertsEverything),
-    BINDERY_HOOK(CmdDispatchBaseKHR, ConvertsEverything),
-    BINDERY_HOOK(CmdDispatchIndirect, ConvertsEverything),
+    // The bind point's state (bind_point_state.h): pipeline binds and every draw and
+    // dispatch go through its pre-draw step (draw_hooks.cpp). Installed whatever the
+    // policy: under auto a layout beyond a driver limit converts at any time, and its
+    // pipelines then need twins and ring roots like any other; until the first layout
+    // converts each hook only passes the call on.
+    BINDERY_HOOK(CmdBindPipeline, nullptr),
+    BINDERY_HOOK(DestroyPipeline, nullptr),
+    BINDERY_HOOK(CmdDraw, nullptr),
+    BINDERY_HOOK(CmdDrawIndexed, nullptr),
+    BINDERY_HOOK(CmdDrawMultiEXT, nullptr),
+    BINDERY_HOOK(CmdDrawMultiIndexedEXT, nullptr),
+    BINDERY_HOOK(CmdDrawIndirect, nullptr),
+    BINDERY_HOOK(CmdDrawIndexedIndirect, nullptr),
+    BINDERY_HOOK(CmdDrawIndirectByteCountEXT, nullptr),
+    BINDERY_HOOK(CmdDrawIndirectCount, nullptr),
+    BINDERY_HOOK(CmdDrawIndexedIndirectCount, nullptr),
+    BINDERY_HOOK(CmdDrawIndirectCountKHR, nullptr),
+    BINDERY_HOOK(CmdDrawIndexedIndirectCountKHR, nullptr),
+    BINDERY_HOOK(CmdDrawIndirectCountAMD, nullptr),
+    BINDERY_HOOK(CmdDrawIndexedIndirectCountAMD, nullptr),
+    BINDERY_HOOK(CmdDrawMeshTasksEXT, nullptr),
+    BINDERY_HOOK(CmdDrawMeshTasksIndirectEXT, nullptr),
+    BINDERY_HOOK(CmdDrawMeshTasksIndirectCountEXT, nullptr),
+    BINDERY_HOOK(CmdDrawMeshTasksNV, nullptr),
+    BINDERY_HOOK(CmdDrawMeshTasksIndirectNV, nullptr),
+    BINDERY_HOOK(CmdDrawMeshTasksIndirectCountNV, nullptr),
+    BINDERY_HOOK(CmdDrawClusterHUAWEI, nullptr),
+    BINDERY_HOOK(CmdDrawClusterIndirectHUAWEI, nullptr),
+    BINDERY_HOOK(CmdDispatch, nullptr),
+    BINDERY_HOOK(CmdDispatchBase, nullptr),
+    BINDERY_HOOK(CmdDispatchBaseKHR, nullptr),
+    BINDERY_HOOK(CmdDispatchIndirect, nullptr),
 };
 
 // Physical-device queries: the raised limits (bindings/limits.h).
@@ -120,7 +133,9 @@ class Bindings final : public Capability {
   //     vkCmdPushDescriptorSet(WithTemplate)2KHR, vkCmdSetDescriptorBufferOffsets2EXT;
   //   VK_EXT_descriptor_buffer: layout sizes and offsets of converted layouts are wrong;
   //   VK_EXT_shader_object: vkCreateShadersEXT takes set layouts, its shaders are not rewritten;
-  //   VK_VALVE_descriptor_set_host_mapping: takes sets (layer-owned handles).
+  //   VK_VALVE_descriptor_set_host_mapping: takes sets (layer-owned handles);
+  //   generated commands (NV, EXT), VK_AMDX_shader_enqueue, VK_HUAWEI_subpass_shading:
+  //     draw or dispatch without the pre-draw step (bind_point_state.h).
   // Under auto on a driver where conversion does not pay, only layouts beyond the driver's
   // limits convert (invalid natively, so no valid use of these extensions meets them).
   void HiddenDeviceExtensions(const InstanceState& instance, VkPhysicalDevice pd,
@@ -130,6 +145,12 @@ class Bindings final : public Capability {
     hidden.push_back(VK_EXT_DESCRIPTOR_BUFFER_EXTENSION_NAME);
     hidden.push_back(kExtShaderObject);
     hidden.push_back(VK_VALVE_DESCRIPTOR_SET_HOST_MAPPING_EXTENSION_NAME);
+    // Commands that draw or dispatch without going through the pre-draw step (generated
+    // commands, work graphs, subpass shading: bind points or binds it does not follow).
+    hidden.push_back("VK_NV_device_generated_commands");
+    hidden.push_back("VK_EXT_device_generated_commands");
+    hidden.push_back("VK_AMDX_shader_enqueue");
+    hidden.push_back("VK_HUAWEI_subpass_shading");
   }
 
   std::unique_ptr<DevicePlan> PlanDevice(DeviceEditor& editor) const override {

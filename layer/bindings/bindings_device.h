@@ -24,6 +24,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include "bindings/bind_point_state.h"
 #include "bindings/policy.h"
 #include "bindings/lookup_cache.h"
 #include "bindings/owned_set_region.h"
@@ -301,58 +302,20 @@ class DeviceBindings : public CapabilityDevice {
   } counters;
 };
 
-// Per command buffer: what is bound at each bind point (to materialise sets for a
-// fallback pipeline, and to put the converted binds back after one). Fixed arrays:
-// nothing is allocated while recording.
+// Per command buffer: the state of each bind point (bind_point_state.h), the ring its
+// pushed records and ring roots live in, and the arena of kept pushes. Fixed arrays and
+// buffers that keep their capacity: nothing is allocated once a recording has grown them.
 class BindingsCommandData : public CommandData {
  public:
   explicit BindingsCommandData(RootRingPool& pool) : pool_(pool) {}
   ~BindingsCommandData() override { ring.ReleaseAll(pool_); }
-  static constexpr uint32_t kMaxSets = 32;
-  static constexpr uint32_t kMaxDynamicPerSet = 16;
-  struct BoundSet {
-    VkPipelineLayout layout = VK_NULL_HANDLE;
-    VkDescriptorSet set = VK_NULL_HANDLE;
-    uint32_t dynamic_count = 0;
-    uint32_t dynamic[kMaxDynamicPerSet];
-  };
-  struct BindPoint {
-    const FallbackPipeline* fallback = nullptr;  // the bound pipeline fell back
-    bool fallback_applied = false;               // its full sets are bound
-    bool converted_disturbed = false;            // full binds replaced the converted ones
-    bool untrackable = false;                    // a bind this state cannot hold
-    const NativeTwin* twin = nullptr;            // the bound pipeline's native twin record
-    VkPipeline pipeline = VK_NULL_HANDLE;        // the pipeline the application bound
-    bool twin_bound = false;                     // its twin is bound instead
-    BoundSet sets[kMaxSets];
-    // The block of the last push to each set number (pushes keep the descriptors an
-    // earlier push wrote and this one does not: the new block starts as its copy).
-    const SetLayoutShadow* push_layout[kMaxSets] = {};
-    const uint8_t* push_block[kMaxSets] = {};
-    // The last push to each set number as the application made it, kept in push_arena,
-    // so that a pipeline running natively that is bound after it still gets it (pushed
-    // again with its full layout: push_descriptor_hooks.cpp).
-    struct PushCopy {
-      bool valid = false;
-      // The push template's full-layout twin (kept until the device goes, so the
-      // application may destroy its template meanwhile); else `writes` raw writes.
-      VkDescriptorUpdateTemplate with_template = VK_NULL_HANDLE;
-      uint32_t offset = 0;                             // in push_arena
-      uint32_t size = 0;
-      uint32_t writes = 0;
-    };
-    PushCopy push_copy[kMaxSets];
-    // The root of layouts whose root lives in the ring: each delivery updates it and
-    // copies it whole to a new ring slot (root_delivery.cpp).
-    alignas(8) uint8_t ring_root[kRingRootBytes] = {};
-    bool ring_root_written = false;
-    VkPipelineLayout ring_layout = VK_NULL_HANDLE;  // of the last reserved-set bind
-    bool ring_disturbed = false;                    // sets bound through another layout since
-    const RingPipeline* ring_pipeline = nullptr;    // the bound pipeline reads a ring root
-  };
+  static constexpr uint32_t kMaxSets = kTrackedSets;
+  static constexpr uint32_t kMaxDynamicPerSet = bindings::kMaxDynamicPerSet;
+  using BoundSet = bindings::BoundSet;
+  using BindPoint = BindPointState;
   void OnReset() override {
-    points[0] = BindPoint{};
-    points[1] = BindPoint{};
+    points[0] = BindPointState{};
+    points[1] = BindPointState{};
     last_layout = VK_NULL_HANDLE;
     last_layout_shadow = nullptr;
     push_arena.clear();  // keeps its capacity: no allocation once a recording has grown it
@@ -364,17 +327,18 @@ class BindingsCommandData : public CommandData {
     if (error == VK_SUCCESS) error = result;
   }
   // graphics 0, compute 1 (other bind points are not tracked)
-  BindPoint* At(VkPipelineBindPoint bp) {
-    return bp == VK_PIPELINE_BIND_POINT_GRAPHICS ? &points[0] : bp == VK_PIPELINE_BIND_POINT_COMPUTE ? &points[1] : nullptr;
+  BindPointState* At(VkPipelineBindPoint bp) {
+    const int i = BindPointIndex(bp);
+    return i < 0 ? nullptr : &points[i];
   }
-  BindPoint points[2];
+  BindPointState points[2];
   // The pipeline layout of the last bind and its shadow, valid while the lookup
   // generation is this one (lookup_cache.h).
   VkPipelineLayout last_layout = VK_NULL_HANDLE;
   const PipelineLayoutShadow* last_layout_shadow = nullptr;
   uint64_t last_layout_generation = 0;
   RootRing ring;
-  std::vector<uint8_t> push_arena;  // BindPoint::PushCopy contents
+  std::vector<uint8_t> push_arena;  // PushCopy contents
   VkResult error = VK_SUCCESS;  // the first failure while recording (out of ring memory)
   RootRingPool& pool() { return pool_; }
 
@@ -438,11 +402,17 @@ void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBind
 // full native layout of a pipeline that runs natively). False when there is none.
 bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
                     BindingsCommandData::BindPoint& point, uint32_t set, VkPipelineLayout full);
+// A push-descriptor template's create info as sent down: its set numbered as in the
+// layout sent down, where root-only sets are left out (push_descriptor_hooks.cpp). Any
+// other template's unchanged.
+VkDescriptorUpdateTemplateCreateInfo NativePushTemplateInfo(DeviceBindings& b,
+                                                            const VkDescriptorUpdateTemplateCreateInfo& app);
 // Root delivery and the reserved set (root_delivery.cpp): sets bound through `layout`
 // may have disturbed the reserved set; before a draw or dispatch, the bound pipeline gets
 // its reserved set back when they did.
 void NoteSetsBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout);
-void RestoreRingRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint);
+void RestoreRingRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, BindingsCommandData& data,
+                     BindPointState& point);
 // Delivers root bytes [lo, hi) of `pl`'s root (`bytes`: those hi - lo bytes) to where the
 // rewritten pipelines read them (root_delivery.cpp): the one place that knows where the
 // root lives.

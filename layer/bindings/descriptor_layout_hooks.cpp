@@ -32,6 +32,40 @@ std::vector<VkDescriptorSetLayout> NativeSetLayouts(const VkPipelineLayoutCreate
   return native_layouts;
 }
 
+// The push-constant ranges a layout is sent down with, on a device where layouts convert:
+// each application range extended to the end of push-constant space, and the stages no
+// application range names one range over [first 8-byte boundary after the application's
+// ranges, end). Every stage sees the root, no two ranges share a stage, and the result
+// depends only on the application's ranges: every layout of the device gets it (whether
+// it converts, keeps its root in the ring, or has no set at all), so layouts the spec
+// calls compatible (identical push-constant ranges) stay compatible.
+void ExtendPushRanges(const DeviceBindings& b, const VkPipelineLayoutCreateInfo& app, PipelineLayoutShadow& shadow) {
+  std::vector<VkPushConstantRange> ranges(app.pPushConstantRanges, app.pPushConstantRanges + app.pushConstantRangeCount);
+  uint32_t app_end = 0;
+  VkShaderStageFlags app_stages = 0;
+  for (VkPushConstantRange& r : ranges) {
+    app_end = std::max(app_end, r.offset + r.size);
+    app_stages |= r.stageFlags;
+    r.size = b.max_push_bytes - r.offset;
+  }
+  const uint32_t begin = (app_end + 7u) & ~7u;
+  const VkShaderStageFlags others = kRootStages & ~app_stages;
+  if (others != 0 && begin < b.max_push_bytes) ranges.push_back({others, begin, b.max_push_bytes - begin});
+  shadow.root_stages = kRootStages | app_stages;
+  // Extended ranges may now overlap another range's bytes: the application's pushes must
+  // then name those stages too (CmdPushConstants widens them).
+  shadow.app_ranges.assign(ranges.begin(), ranges.begin() + app.pushConstantRangeCount);
+  shadow.widen_app_pushes = app.pushConstantRangeCount > 1;
+  shadow.native_ranges = std::move(ranges);
+}
+
+// Are layouts of this device sent down with extended push-constant ranges? Where every
+// layout may convert, always; under auto where only layouts beyond a driver limit do,
+// from the first converting set layout on (layouts made before keep the application's
+// ranges: natively the two could not have been compatible anyway, as one is beyond the
+// driver's limits).
+bool ExtendsPushRanges(const DeviceBindings& b) { return b.plan.policy.convert_everything || b.Converting(); }
+
 // A layout whose root lives in the ring: the application's push-constant ranges as they
 // are, its sets with native descriptors (numbered as NativeSetLayouts does), and the
 // reserved set right after them. Shaders name the reserved set by the application's set
@@ -45,8 +79,11 @@ VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInf
   shadow->root.native_buffer_set = static_cast<uint32_t>(set_layouts.size());
   shadow->renumbered = shadow->renumbered || shadow->root.native_buffer_set != shadow->root.buffer_set;
   set_layouts.push_back(b.root_set_layout);
-  shadow->native_ranges.assign(app.pPushConstantRanges, app.pPushConstantRanges + app.pushConstantRangeCount);
+  ExtendPushRanges(b, app, *shadow);
+  if (shadow->widen_app_pushes) b.any_widened_pushes.store(true, std::memory_order_release);
   VkPipelineLayoutCreateInfo info = app;
+  info.pushConstantRangeCount = static_cast<uint32_t>(shadow->native_ranges.size());
+  info.pPushConstantRanges = shadow->native_ranges.empty() ? nullptr : shadow->native_ranges.data();
   info.setLayoutCount = static_cast<uint32_t>(set_layouts.size());
   info.pSetLayouts = set_layouts.data();
   VkResult result = b.next.CreatePipelineLayout(b.device.handle, &info, nullptr, &shadow->ring_copy);
@@ -152,10 +189,18 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
   shadow->root = PlanRoot(std::move(sets), app_end, b.max_push_bytes);
   if (!shadow->root.converts) {
     // Kept too: binds through it are recorded (a fallback pipeline may need those sets).
-    const VkResult result = b.next.CreatePipelineLayout(device, pCreateInfo, pAllocator, pPipelineLayout);
+    VkPipelineLayoutCreateInfo info = *pCreateInfo;
+    if (ExtendsPushRanges(b)) {
+      ExtendPushRanges(b, *pCreateInfo, *shadow);
+      if (shadow->widen_app_pushes) b.any_widened_pushes.store(true, std::memory_order_release);
+      info.pushConstantRangeCount = static_cast<uint32_t>(shadow->native_ranges.size());
+      info.pPushConstantRanges = shadow->native_ranges.empty() ? nullptr : shadow->native_ranges.data();
+    } else {
+      shadow->native_ranges.assign(pCreateInfo->pPushConstantRanges,
+                                   pCreateInfo->pPushConstantRanges + pCreateInfo->pushConstantRangeCount);
+    }
+    const VkResult result = b.next.CreatePipelineLayout(device, &info, pAllocator, pPipelineLayout);
     if (result != VK_SUCCESS) return result;
-    shadow->native_ranges.assign(pCreateInfo->pPushConstantRanges,
-                                 pCreateInfo->pPushConstantRanges + pCreateInfo->pushConstantRangeCount);
     shadow->full = *pPipelineLayout;
     b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
     return result;
@@ -181,28 +226,10 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
                 !reserved_set ? "no descriptor set left under maxBoundDescriptorSets" : "the root is too large");
   }
 
-  // Every stage must see the root, and no two ranges may share a stage: each application
-  // range is extended to the end of push-constant space, and the stages no application
-  // range names get one range over [begin, max). The result depends only on the
-  // application's ranges, so layouts compatible for push constants stay compatible.
-  std::vector<VkPushConstantRange> ranges(pCreateInfo->pPushConstantRanges,
-                                          pCreateInfo->pPushConstantRanges + pCreateInfo->pushConstantRangeCount);
-  if (shadow->root.fits) {
-    VkShaderStageFlags app_stages = 0;
-    for (VkPushConstantRange& r : ranges) {
-      app_stages |= r.stageFlags;
-      r.size = b.max_push_bytes - r.offset;
-    }
-    const VkShaderStageFlags others = kRootStages & ~app_stages;
-    if (others != 0) ranges.push_back({others, shadow->root.begin, b.max_push_bytes - shadow->root.begin});
-    shadow->root_stages = kRootStages | app_stages;
-    // Extended ranges may now overlap another range's bytes: the application's pushes
-    // must then name those stages too (CmdPushConstants widens them).
-    shadow->app_ranges.assign(ranges.begin(), ranges.begin() + pCreateInfo->pushConstantRangeCount);
-    shadow->widen_app_pushes = pCreateInfo->pushConstantRangeCount > 1;
-    if (shadow->widen_app_pushes) b.any_widened_pushes.store(true, std::memory_order_release);
-  }
-  shadow->native_ranges = ranges;
+  // Every stage must see the root (ExtendPushRanges).
+  ExtendPushRanges(b, *pCreateInfo, *shadow);
+  if (shadow->widen_app_pushes) b.any_widened_pushes.store(true, std::memory_order_release);
+  const std::vector<VkPushConstantRange>& ranges = shadow->native_ranges;
   VkPipelineLayoutCreateInfo info = *pCreateInfo;
   info.pushConstantRangeCount = static_cast<uint32_t>(ranges.size());
   info.pPushConstantRanges = ranges.empty() ? nullptr : ranges.data();

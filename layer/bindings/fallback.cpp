@@ -11,7 +11,6 @@
 #include "bindings/bindings_capability.h"
 #include "bindings/bindings_device.h"
 #include "bindings/hooks.h"
-#include "bindings/native_twin.h"
 
 namespace bindery::bindings {
 namespace {
@@ -206,10 +205,12 @@ void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bin
       continue;
     }
     if (bound.set == VK_NULL_HANDLE || f.sets[i] == nullptr) continue;
-    // Only a set bound through a layout with the same set layout at i can be rebound.
+    // Only a set bound through a layout with an identically defined set layout at i (as
+    // the spec compares them, not by handle) can be rebound.
     const PipelineLayoutShadow* bound_layout = b.pipeline_layouts.Find(bound.layout);
     if (bound_layout == nullptr || i >= bound_layout->root.sets.size() ||
-        bound_layout->root.sets[i].layout != f.sets[i]) {
+        bound_layout->root.sets[i].layout == nullptr ||
+        !SameDefinition(*bound_layout->root.sets[i].layout, *f.sets[i])) {
       continue;
     }
     VkDescriptorSet full = bound.set;  // a set of a layout that converts nothing is already full
@@ -233,92 +234,5 @@ void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBind
   }
   point.converted_disturbed = false;
 }
-
-// ---- hooks ----------------------------------------------------------------------------
-
-namespace {
-
-// Before a draw or dispatch: a fallback pipeline gets its sets as full native sets, a
-// rewritten one its native twin where a bound set needs it (native_twin.h). False when
-// the command must be skipped.
-bool BeforeDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
-  if (b.any_fallback.load(std::memory_order_acquire)) {
-    BindingsCommandData* data = CommandDataOf(b, cb);
-    BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bind_point) : nullptr;
-    if (point != nullptr && point->fallback != nullptr && !point->fallback_applied) {
-      BindFullSets(b, cb, bind_point, *point, *point->fallback);
-    }
-  }
-  return ApplyTwin(b, cb, bind_point);
-}
-
-}  // namespace
-
-VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipeline pipeline) {
-  DeviceBindings& b = BindingsOf(cb);
-  b.next.CmdBindPipeline(cb, bindPoint, pipeline);
-  OnBindPipeline(b, cb, bindPoint, pipeline);
-  const bool ring = b.any_ring.load(std::memory_order_acquire);
-  if (!b.any_fallback.load(std::memory_order_acquire) && !b.any_unaddressable.load(std::memory_order_acquire) &&
-      !ring) {
-    return;
-  }
-  BindingsCommandData* data = CommandDataOf(b, cb);
-  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
-  if (point == nullptr) return;
-  if (ring) point->ring_pipeline = b.ring_pipelines.Find(pipeline);  // root_delivery.cpp
-  point->fallback = b.any_fallback.load(std::memory_order_acquire) ? b.fallback_pipelines.Find(pipeline) : nullptr;
-  point->fallback_applied = false;
-  if (point->fallback == nullptr) RestoreConvertedBinds(b, cb, bindPoint, *point);
-}
-
-VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline, const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings& b = BindingsOf(device);
-  if (pipeline != VK_NULL_HANDLE) {
-    b.fallback_pipelines.Erase(pipeline);
-    DestroyTwin(b, pipeline);
-    if (b.any_ring.load(std::memory_order_acquire)) b.ring_pipelines.Erase(pipeline);
-  }
-  b.next.DestroyPipeline(device, pipeline, pAllocator);
-}
-
-#define BINDERY_DRAW(name, bind_point, params, args) \
-  VKAPI_ATTR void VKAPI_CALL name params {           \
-    DeviceBindings& b = BindingsOf(cb);              \
-    if (!BeforeDraw(b, cb, bind_point)) return;      \
-    RestoreRingRoot(b, cb, bind_point);              \
-    b.next.name args;                                \
-  }
-BINDERY_DRAW(CmdDraw, VK_PIPELINE_BIND_POINT_GRAPHICS, (VkCommandBuffer cb, uint32_t a, uint32_t c, uint32_t d, uint32_t e),
-             (cb, a, c, d, e))
-BINDERY_DRAW(CmdDrawIndexed, VK_PIPELINE_BIND_POINT_GRAPHICS,
-             (VkCommandBuffer cb, uint32_t a, uint32_t c, uint32_t d, int32_t e, uint32_t f), (cb, a, c, d, e, f))
-BINDERY_DRAW(CmdDrawIndirect, VK_PIPELINE_BIND_POINT_GRAPHICS,
-             (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c, uint32_t d, uint32_t e), (cb, a, c, d, e))
-BINDERY_DRAW(CmdDrawIndexedIndirect, VK_PIPELINE_BIND_POINT_GRAPHICS,
-             (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c, uint32_t d, uint32_t e), (cb, a, c, d, e))
-BINDERY_DRAW(CmdDrawIndirectCount, VK_PIPELINE_BIND_POINT_GRAPHICS,
-             (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c, VkBuffer d, VkDeviceSize e, uint32_t f, uint32_t g),
-             (cb, a, c, d, e, f, g))
-BINDERY_DRAW(CmdDrawIndexedIndirectCount, VK_PIPELINE_BIND_POINT_GRAPHICS,
-             (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c, VkBuffer d, VkDeviceSize e, uint32_t f, uint32_t g),
-             (cb, a, c, d, e, f, g))
-BINDERY_DRAW(CmdDrawIndirectCountKHR, VK_PIPELINE_BIND_POINT_GRAPHICS,
-             (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c, VkBuffer d, VkDeviceSize e, uint32_t f, uint32_t g),
-             (cb, a, c, d, e, f, g))
-BINDERY_DRAW(CmdDrawIndexedIndirectCountKHR, VK_PIPELINE_BIND_POINT_GRAPHICS,
-             (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c, VkBuffer d, VkDeviceSize e, uint32_t f, uint32_t g),
-             (cb, a, c, d, e, f, g))
-BINDERY_DRAW(CmdDispatch, VK_PIPELINE_BIND_POINT_COMPUTE, (VkCommandBuffer cb, uint32_t x, uint32_t y, uint32_t z),
-             (cb, x, y, z))
-BINDERY_DRAW(CmdDispatchBase, VK_PIPELINE_BIND_POINT_COMPUTE,
-             (VkCommandBuffer cb, uint32_t a, uint32_t c, uint32_t d, uint32_t x, uint32_t y, uint32_t z),
-             (cb, a, c, d, x, y, z))
-BINDERY_DRAW(CmdDispatchBaseKHR, VK_PIPELINE_BIND_POINT_COMPUTE,
-             (VkCommandBuffer cb, uint32_t a, uint32_t c, uint32_t d, uint32_t x, uint32_t y, uint32_t z),
-             (cb, a, c, d, x, y, z))
-BINDERY_DRAW(CmdDispatchIndirect, VK_PIPELINE_BIND_POINT_COMPUTE, (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c),
-             (cb, a, c))
-#undef BINDERY_DRAW
 
 }  // namespace bindery::bindings

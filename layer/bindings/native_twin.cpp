@@ -8,8 +8,6 @@
 namespace bindery::bindings {
 namespace {
 
-bool NeedsTwins(const DeviceBindings& b) { return b.any_unaddressable.load(std::memory_order_acquire); }
-
 // A record saying the pipeline has no twin: its draws with such a set are skipped rather
 // than following a null address.
 std::unique_ptr<NativeTwin> NoTwin(VkPipelineBindPoint bind_point, const PipelineLayoutShadow& layout) {
@@ -168,32 +166,21 @@ bool BoundSetsNeedTwin(DeviceBindings& b, const BindingsCommandData::BindPoint& 
 
 }  // namespace
 
-void OnBindPipeline(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline) {
-  if (!NeedsTwins(b)) return;
-  BindingsCommandData* data = CommandDataOf(b, cb);
-  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bind_point) : nullptr;
-  if (point == nullptr) return;
-  point->twin = b.twins.Find(pipeline);
-  point->pipeline = pipeline;
-  point->twin_bound = false;
-}
-
-bool ApplyTwin(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
+bool ApplyTwin(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData&,
+               BindPointState& point) {
   if (!NeedsTwins(b)) return true;
-  BindingsCommandData* data = CommandDataOf(b, cb);
-  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bind_point) : nullptr;
-  if (point == nullptr || point->twin == nullptr || point->untrackable) return true;
-  NativeTwin& twin = const_cast<NativeTwin&>(*point->twin);
-  if (!BoundSetsNeedTwin(b, *point, twin)) {
-    if (point->twin_bound) {
+  if (point.twin == nullptr || point.untrackable) return true;
+  NativeTwin& twin = const_cast<NativeTwin&>(*point.twin);
+  if (!BoundSetsNeedTwin(b, point, twin)) {
+    if (point.twin_bound) {
       // Back to the rewritten pipeline and the converted binds.
-      b.next.CmdBindPipeline(cb, bind_point, point->pipeline);
-      RestoreConvertedBinds(b, cb, bind_point, *point);
-      point->twin_bound = false;
+      b.next.CmdBindPipeline(cb, bind_point, point.pipeline);
+      RestoreConvertedBinds(b, cb, bind_point, point);
+      point.twin_bound = false;
     }
     return true;
   }
-  if (point->twin_bound && point->fallback_applied) return true;
+  if (point.twin_bound && point.fallback_applied) return true;
   // Pushed storage buffers it reads went to the command buffer's ring
   // (push_descriptor_hooks.cpp), never natively: the command is skipped with an error
   // rather than run on descriptors that were never pushed.
@@ -208,9 +195,9 @@ bool ApplyTwin(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_p
                           : "it was rewritten before the first such buffer existed");
     return false;
   }
-  if (!point->twin_bound) b.next.CmdBindPipeline(cb, bind_point, pipeline);
-  BindFullSets(b, cb, bind_point, *point, twin.native);
-  point->twin_bound = true;
+  if (!point.twin_bound) b.next.CmdBindPipeline(cb, bind_point, pipeline);
+  BindFullSets(b, cb, bind_point, point, twin.native);
+  point.twin_bound = true;
   return true;
 }
 

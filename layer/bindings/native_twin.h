@@ -62,9 +62,10 @@ void NoteUnaddressable(DeviceBindings& b, const char* what);
 
 // Before a draw or dispatch: switches to the twin (or back) as the bound sets require.
 // False when the command must be skipped (no twin can run it).
-bool ApplyTwin(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point);
-// vkCmdBindPipeline: which twin the bound pipeline has.
-void OnBindPipeline(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline);
+bool ApplyTwin(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
+               BindPointState& point);
+// Whether twins are made and looked for on this device (a buffer without an address exists).
+inline bool NeedsTwins(const DeviceBindings& b) { return b.any_unaddressable.load(std::memory_order_acquire); }
 void DestroyTwin(DeviceBindings& b, VkPipeline pipeline);
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateBuffer(VkDevice, const VkBufferCreateInfo*, const VkAllocationCallbacks*, VkBuffer*);

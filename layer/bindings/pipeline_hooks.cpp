@@ -319,8 +319,8 @@ bool FallBack(DeviceBindings& b, const char* kind, const char* entry, const std:
               PipelineLayoutShadow& layout, VkPipelineLayout* out) {
   if (!b.plan.policy.convert_everything) {
     // Only layouts beyond the driver's limits convert here (auto on a driver where
-    // conversion does not pay): natively the pipeline would be beyond them too, and the
-    // draw/dispatch hooks that materialise sets are not installed.
+    // conversion does not pay): natively the pipeline would be beyond them too (its full
+    // native layout does not fit the driver).
     BINDERY_LOG(b.device.log(), kError, "bindings-fallback",
                 "a %s pipeline (entry point '%s') cannot be created: its layout goes beyond the driver's limits and "
                 "its shaders cannot be rewritten: %s",

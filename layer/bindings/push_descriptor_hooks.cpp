@@ -10,7 +10,7 @@
 // layout fits (the rewrite refused its shader) gets the pushes recorded while it is bound,
 // natively with its full layout, and the last push made before it was bound is made again
 // with its full layout at its first draw or dispatch: every push is kept as the
-// application made it (BindPoint::PushCopy; writes that need their pNext, such as inline
+// application made it (PushCopy; writes that need their pNext, such as inline
 // uniform blocks, are not kept and do not reach it).
 //
 // Hot path: no lock but the handle maps' shards, nothing allocated (the ring lends 64 KiB
@@ -124,12 +124,12 @@ const void* ElementArray(const VkWriteDescriptorSet& w, Payload payload) {
                                        : static_cast<const void*>(w.pTexelBufferView);
 }
 
-// Keeps the push as the application made it (BindingsCommandData::BindPoint::PushCopy).
+// Keeps the push as the application made it (PushCopy).
 // The arena grows only until a recording's pushes fit; after that nothing is allocated.
 void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, uint32_t set, uint32_t writeCount,
               const VkWriteDescriptorSet* pWrites) {
   if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
-  BindingsCommandData::BindPoint::PushCopy& copy = point->push_copy[set];
+  PushCopy& copy = point->push_copy[set];
   copy = {};
   const size_t begin = data.push_arena.size();
   for (uint32_t i = 0; i < writeCount; ++i) {
@@ -157,7 +157,7 @@ void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, 
 void SaveTemplatePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, uint32_t set,
                       const TemplateShadow& t, const void* pData) {
   if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
-  BindingsCommandData::BindPoint::PushCopy& copy = point->push_copy[set];
+  PushCopy& copy = point->push_copy[set];
   copy = {};
   if (t.full == VK_NULL_HANDLE) return;
   const size_t begin = data.push_arena.size();
@@ -187,8 +187,10 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   if (!b.Converting()) return b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
   PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
   const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
+  // The layout sent down leaves root-only sets out: the set's number there.
+  const uint32_t native_set = pl != nullptr ? pl->NativeSet(set) : set;
   if (set_layout == nullptr) {
-    b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
+    b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, native_set, writeCount, pWrites);
     NoteSetsBound(b, cb, bindPoint, layout);  // a push binds a set: the reserved set may be disturbed
     return;
   }
@@ -226,7 +228,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
       if (!EncodeRecord(b, w.pBufferInfo[k], block + static_cast<size_t>(record) * kRecordBytes)) NoteUnpushable(b);
     });
   }
-  if (native_count != 0) b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, native_count, native);
+  if (native_count != 0) b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, native_set, native_count, native);
   if (block != nullptr) {
     DeliverPushRoot(b, cb, bindPoint, layout, *pl, set, address);
     b.counters.pushes->Add();
@@ -242,9 +244,18 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
                                                                VkPipelineLayout layout, uint32_t set,
                                                                const void* pData) {
   DeviceBindings& b = BindingsOf(cb);
-  const TemplateShadow* t = b.Converting() ? b.templates.Find(descriptorUpdateTemplate) : nullptr;
-  if (t == nullptr) return b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
+  if (!b.Converting()) return b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
+  const TemplateShadow* t = b.templates.Find(descriptorUpdateTemplate);
   PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
+  // Native templates of push descriptors were made for the set's number in the layout sent
+  // down (NativePushTemplateInfo).
+  const uint32_t native_set = pl != nullptr ? pl->NativeSet(set) : set;
+  if (t == nullptr) {
+    b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, native_set, pData);
+    NoteSetsBound(b, cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout);
+    NoteSetsBound(b, cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout);
+    return;
+  }
   const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
   if (!t->push || set_layout == nullptr) return;  // invalid usage (not a push template of this layout)
   if (!pl->root.fits) {
@@ -267,7 +278,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
       });
     }
   }
-  if (t->native != VK_NULL_HANDLE) b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->native, layout, set, pData);
+  if (t->native != VK_NULL_HANDLE) b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->native, layout, native_set, pData);
   if (block != nullptr) {
     DeliverPushRoot(b, cb, t->bind_point, layout, *pl, set, address);
     b.counters.pushes->Add();
@@ -281,7 +292,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
 bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
                     BindingsCommandData::BindPoint& point, uint32_t set, VkPipelineLayout full) {
   if (set >= BindingsCommandData::kMaxSets || full == VK_NULL_HANDLE) return false;
-  const BindingsCommandData::BindPoint::PushCopy& copy = point.push_copy[set];
+  const PushCopy& copy = point.push_copy[set];
   if (!copy.valid || copy.offset + copy.size > data.push_arena.size()) return false;
   const uint8_t* at = data.push_arena.data() + copy.offset;
   if (copy.with_template != VK_NULL_HANDLE) {
@@ -303,6 +314,14 @@ bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint b
   }
   b.next.CmdPushDescriptorSetKHR(cb, bind_point, full, set, copy.writes, writes.data());
   return true;
+}
+
+VkDescriptorUpdateTemplateCreateInfo NativePushTemplateInfo(DeviceBindings& b,
+                                                            const VkDescriptorUpdateTemplateCreateInfo& app) {
+  VkDescriptorUpdateTemplateCreateInfo info = app;
+  if (app.templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR || !b.Converting()) return info;
+  if (const PipelineLayoutShadow* pl = b.pipeline_layouts.Find(app.pipelineLayout)) info.set = pl->NativeSet(app.set);
+  return info;
 }
 
 }  // namespace bindery::bindings

@@ -18,6 +18,11 @@ void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
                  const PipelineLayoutShadow& pl, uint32_t lo, uint32_t hi, const uint8_t* bytes) {
   if (!pl.root.in_buffer) {
     b.next.CmdPushConstants(cb, layout, pl.root_stages, lo, hi - lo, bytes);
+    // Every stage got these bytes: the other bind point's stages re-get theirs before
+    // their next draw or dispatch (bind_point_state.h).
+    if (BindingsCommandData* data = CommandDataOf(b, cb)) {
+      NotePushConstants(*data, layout, pl.root_stages, lo, hi, bytes, BindPointIndex(bindPoint));
+    }
     return;
   }
   BindingsCommandData* data = CommandDataOf(b, cb);
@@ -49,24 +54,23 @@ void NoteSetsBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bi
 // the application) leaves the pipeline's reserved set disturbed or stale. Before the draw
 // the pipeline then gets a new copy of the bind point's root through its own layout's
 // copy (identical to it, so the application's sets below stay bound).
-void RestoreRingRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint) {
+void RestoreRingRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, BindingsCommandData& data,
+                     BindPointState& point) {
   if (!b.any_ring.load(std::memory_order_acquire)) return;
-  BindingsCommandData* data = CommandDataOf(b, cb);
-  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
-  // (A native twin bound instead of the pipeline reads no root: fallback.cpp.)
-  if (point == nullptr || point->ring_pipeline == nullptr || !point->ring_root_written || point->twin_bound) return;
-  const RingPipeline& p = *point->ring_pipeline;
-  if (!point->ring_disturbed && (point->ring_layout == p.layout || point->ring_layout == p.copy)) return;
-  const RingSlice slot = data->ring.Allocate(data->pool(), p.root_end, b.ring_alignment);
+  // (A native twin bound instead of the pipeline reads no root: native_twin.cpp.)
+  if (point.ring_pipeline == nullptr || !point.ring_root_written || point.twin_bound) return;
+  const RingPipeline& p = *point.ring_pipeline;
+  if (!point.ring_disturbed && (point.ring_layout == p.layout || point.ring_layout == p.copy)) return;
+  const RingSlice slot = data.ring.Allocate(data.pool(), p.root_end, b.ring_alignment);
   if (slot.data == nullptr || slot.block->root_set == VK_NULL_HANDLE) {
-    data->Fail(VK_ERROR_OUT_OF_DEVICE_MEMORY);
+    data.Fail(VK_ERROR_OUT_OF_DEVICE_MEMORY);
     return;
   }
-  std::memcpy(slot.data, point->ring_root, p.root_end);
+  std::memcpy(slot.data, point.ring_root, p.root_end);
   const uint32_t offset = slot.offset;
   b.next.CmdBindDescriptorSets(cb, bindPoint, p.copy, p.buffer_set, 1, &slot.block->root_set, 1, &offset);
-  point->ring_layout = p.copy;
-  point->ring_disturbed = false;
+  point.ring_layout = p.copy;
+  point.ring_disturbed = false;
 }
 
 }  // namespace bindery::bindings

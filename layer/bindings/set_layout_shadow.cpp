@@ -103,4 +103,22 @@ SetLayoutShadow PlanSetLayout(const VkDescriptorSetLayoutCreateInfo& info, const
   return shadow;
 }
 
+bool SameDefinition(const SetLayoutShadow& a, const SetLayoutShadow& b) {
+  if (&a == &b) return true;
+  if (a.create_flags != b.create_flags || a.app_bindings.size() != b.app_bindings.size() ||
+      a.app_flags != b.app_flags || a.immutable_samplers != b.immutable_samplers) {
+    return false;
+  }
+  for (size_t i = 0; i < a.app_bindings.size(); ++i) {
+    const VkDescriptorSetLayoutBinding& x = a.app_bindings[i];
+    const VkDescriptorSetLayoutBinding& y = b.app_bindings[i];
+    if (x.binding != y.binding || x.descriptorType != y.descriptorType || x.descriptorCount != y.descriptorCount ||
+        x.stageFlags != y.stageFlags || (x.pImmutableSamplers == nullptr) != (y.pImmutableSamplers == nullptr)) {
+      return false;
+    }
+  }
+  // The same bindings give the same conversion (the device's setting decides it).
+  return a.converted.size() == b.converted.size() && a.has_native == b.has_native;
+}
+
 }  // namespace bindery::bindings

@@ -74,6 +74,11 @@ struct SetLayoutShadow {
   uint32_t RecordsFor(uint32_t variable_count) const;
 };
 
+// Are the two layouts identically defined (the spec's test for compatible set layouts:
+// the same flags, bindings, types, counts, stages, binding flags and immutable samplers),
+// whatever their handles?
+bool SameDefinition(const SetLayoutShadow& a, const SetLayoutShadow& b);
+
 // Plans `info`'s shadow (binding flags from its VkDescriptorSetLayoutBindingFlagsCreateInfo,
 // nullptr when absent). Fills `native_bindings` / `native_flags` with what stays native
 // (native_flags stays empty when `flags` is nullptr). With `convert_buffers` false

@@ -59,7 +59,8 @@ VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate d
   DeviceBindings& b = BindingsOf(device);
   PipelineLayoutShadow* pipeline_layout = nullptr;
   std::shared_ptr<const SetLayoutShadow> layout = TemplateLayout(b, *pCreateInfo, &pipeline_layout);
-  if (layout == nullptr || !layout->converts()) return create(device, pCreateInfo, pAllocator, pTemplate);
+  const VkDescriptorUpdateTemplateCreateInfo native_info = NativePushTemplateInfo(b, *pCreateInfo);
+  if (layout == nullptr || !layout->converts()) return create(device, &native_info, pAllocator, pTemplate);
   auto shadow = std::make_unique<TemplateShadow>();
   shadow->layout = layout;
   shadow->push = pipeline_layout != nullptr;
@@ -80,7 +81,7 @@ VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate d
     return r;
   };
   if (!native.empty()) {
-    VkDescriptorUpdateTemplateCreateInfo info = *pCreateInfo;
+    VkDescriptorUpdateTemplateCreateInfo info = native_info;
     info.descriptorUpdateEntryCount = static_cast<uint32_t>(native.size());
     info.pDescriptorUpdateEntries = native.data();
     const VkResult r = create(device, &info, pAllocator, &shadow->native);
