@@ -145,6 +145,51 @@ class BindPointRig {
     buffers_.push_back(b);
     return b.buffer;
   }
+  // A host-visible storage buffer on exportable OPAQUE_FD memory (which the layer leaves as
+  // the application made it: no device address), read back like the others; VK_NULL_HANDLE
+  // where the device cannot export such buffers.
+  VkBuffer ExternalBuffer() {
+    constexpr VkExternalMemoryHandleTypeFlagBits kHandle = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkPhysicalDeviceExternalBufferInfo query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};
+    query.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    query.handleType = kHandle;
+    VkExternalBufferProperties props{VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
+    vkGetPhysicalDeviceExternalBufferProperties(h_->physical_device(), &query, &props);
+    if ((props.externalMemoryProperties.externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) == 0) {
+      return VK_NULL_HANDLE;
+    }
+    HostBuffer b;
+    b.size = kBufferBytes;
+    VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+    external.handleTypes = kHandle;
+    VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &external};
+    bci.size = kBufferBytes;
+    bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    if (vkCreateBuffer(d(), &bci, nullptr, &b.buffer) != VK_SUCCESS) return VK_NULL_HANDLE;
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(d(), b.buffer, &req);
+    VkPhysicalDeviceMemoryProperties mp;
+    vkGetPhysicalDeviceMemoryProperties(h_->physical_device(), &mp);
+    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    uint32_t type = UINT32_MAX;
+    for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; ++i) {
+      if ((req.memoryTypeBits & (1u << i)) != 0 && (mp.memoryTypes[i].propertyFlags & want) == want) type = i;
+    }
+    VkExportMemoryAllocateInfo export_info{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+    export_info.handleTypes = kHandle;
+    VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &export_info};
+    mai.allocationSize = req.size;
+    mai.memoryTypeIndex = type;
+    if (type == UINT32_MAX || vkAllocateMemory(d(), &mai, nullptr, &b.memory) != VK_SUCCESS) {
+      vkDestroyBuffer(d(), b.buffer, nullptr);
+      return VK_NULL_HANDLE;
+    }
+    vkBindBufferMemory(d(), b.buffer, b.memory, 0);
+    vkMapMemory(d(), b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped);
+    std::memset(b.mapped, 0, kBufferBytes);
+    buffers_.push_back(b);
+    return b.buffer;
+  }
   uint32_t* Words(size_t index) { return static_cast<uint32_t*>(buffers_[index].mapped); }
   // A set of `layout` with `buffers[i]` (whole range, of `types[i]`) at binding `bindings[i]`.
   VkDescriptorSet Set(VkDescriptorSetLayout layout, const std::vector<uint32_t>& bindings,
