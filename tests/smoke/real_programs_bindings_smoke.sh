@@ -148,16 +148,28 @@ chain="$(layer_chain vkCreateDevice "$out_dir/glxinfo/out.log")"
 log "GL renderer: $renderer; zink's device chain: app -> $(arrows "$chain") -> lavapipe"
 
 # piglit: the execution tests of UBOs, SSBOs and compute shaders (GLSL, and SPIR-V given to
-# GL directly: arb_gl_spirv), GLSL 1.40 uniform blocks, and a few programs.
+# GL directly: arb_gl_spirv), GLSL 1.40 uniform blocks, and a few programs; and the areas
+# where binds and draws meet the layer's bind-point state: arrays of uniform buffers and
+# samplers indexed in fragment shaders and the rest of arb_gpu_shader5's execution tests
+# (its built-in function tests bind nothing), arb_arrays_of_arrays, image load/store,
+# tessellation and geometry stages, fp64 (uniforms, UBOs and SSBOs of doubles).
 cd "$PIGLIT_DIR/tests/spec"
-mapfile -t shader_tests < <(find arb_shader_storage_buffer_object/execution arb_compute_shader/execution \
-    arb_uniform_buffer_object arb_gl_spirv/execution/ssbo arb_gl_spirv/execution/ubo glsl-1.40/uniform_buffer \
-    -name '*.shader_test' 2>/dev/null | sort)
+mapfile -t shader_tests < <( {
+    find arb_shader_storage_buffer_object/execution arb_compute_shader/execution \
+        arb_uniform_buffer_object arb_gl_spirv/execution/ssbo arb_gl_spirv/execution/ubo glsl-1.40/uniform_buffer \
+        arb_arrays_of_arrays/execution arb_shader_image_load_store/execution glsl-1.50/execution/geometry \
+        -name '*.shader_test' 2>/dev/null
+    find arb_gpu_shader5/execution -name '*.shader_test' -not -path '*/built-in-functions/*' 2>/dev/null
+    find arb_tessellation_shader/execution arb_gpu_shader_fp64/execution -maxdepth 1 -name '*.shader_test' 2>/dev/null
+} | sort)
 readonly BIN_TESTS=(arb_uniform_buffer_object-rendering arb_uniform_buffer_object-rendering-array
     arb_uniform_buffer_object-rendering-dsa arb_uniform_buffer_object-bufferstorage arb_uniform_buffer_object-row-major
     arb_shader_storage_buffer_object-rendering arb_shader_storage_buffer_object-array-ssbo-binding
     arb_shader_storage_buffer_object-layout-std430-write-shader arb_shader_storage_buffer_object-maxblocks
-    arb_compute_shader-indirect-compute arb_compute_shader-render-and-compute)
+    arb_compute_shader-indirect-compute arb_compute_shader-render-and-compute
+    arb_gpu_shader_fp64-fs-non-uniform-control-flow-ubo arb_gpu_shader_fp64-fs-non-uniform-control-flow-ssbo
+    arb_gpu_shader_fp64-layout-std140-fp64-shader arb_gpu_shader_fp64-layout-std430-fp64-shader
+    arb_gpu_shader_fp64-layout-std140-fp64-mixed-shader arb_gpu_shader_fp64-layout-std430-fp64-mixed-shader)
 [[ ${#shader_tests[@]} -gt 20 ]] || skip "piglit's shader tests not found under $PIGLIT_DIR/tests/spec"
 
 result_of() {
