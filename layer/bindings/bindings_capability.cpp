@@ -251,6 +251,7 @@ DeviceBindings::~DeviceBindings() {
   });
   for (const auto& [t, destroy] : retired_templates) destroy(device.handle, t, nullptr);
   for (VkDescriptorPool p : fallback_pools) next.DestroyDescriptorPool(device.handle, p, nullptr);
+  for (VkDescriptorPool p : fallback_uab_pools) next.DestroyDescriptorPool(device.handle, p, nullptr);
   for (VkPipelineLayout l : owned_pipeline_layouts) next.DestroyPipelineLayout(device.handle, l, nullptr);
   for (VkDescriptorSetLayout l : owned_set_layouts) next.DestroyDescriptorSetLayout(device.handle, l, nullptr);
   // The ring's blocks (and their reserved sets) go with ring_pool, after this.

@@ -282,6 +282,7 @@ class DeviceBindings : public CapabilityDevice {
   std::vector<VkDescriptorSetLayout> owned_set_layouts;
   std::vector<VkPipelineLayout> owned_pipeline_layouts;
   std::vector<VkDescriptorPool> fallback_pools;  // the last one is allocated from
+  std::vector<VkDescriptorPool> fallback_uab_pools;  // the same, for update-after-bind layouts
   // Full-layout push templates of templates the application destroyed (template_hooks.cpp).
   std::vector<std::pair<VkDescriptorUpdateTemplate, PFN_vkDestroyDescriptorUpdateTemplate>> retired_templates;
   // The full native layout of `layout` (created once); VK_NULL_HANDLE when it cannot be.
@@ -290,6 +291,12 @@ class DeviceBindings : public CapabilityDevice {
   // `set` as a full native set, written from its shadow and its native set if stale.
   VkDescriptorSet Materialise(VkDescriptorSet handle, SetShadow& set);
   void ReleaseFull(SetShadow& set);
+  // An application write to `set` made to its full native set too, when it has one
+  // (full_set_mirror.cpp): pipelines running natively see updates made after their
+  // command buffers were recorded, as update-after-bind bindings require, and the full
+  // set is never rewritten whole for them. False when the set has no full set yet (or the
+  // write cannot be mirrored): the full set is then written from the shadow when next used.
+  bool MirrorWrite(SetShadow& set, const VkWriteDescriptorSet& write);
 
   struct Counters {
     Counter* rewritten;    // pipelines created from rewritten shaders

@@ -380,7 +380,7 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
       if (last == nullptr) last = b.sets.Find(w.dstSet);
     }
     SetShadow* set = last;
-    if (set != nullptr) set->full_stale = true;
+    if (set != nullptr && !b.MirrorWrite(*set, w)) set->full_stale = true;
     const bool converted =
         set != nullptr && ForEachRecord(*set->layout, w.dstBinding, w.dstArrayElement, w.descriptorCount,
                                         [&](uint32_t record, uint32_t k) { WriteRecord(b, lookups, *set, record, w.pBufferInfo[k]); });

@@ -23,38 +23,41 @@ constexpr VkDescriptorType kPoolTypes[] = {
 constexpr uint32_t kPoolDescriptors = 1024;
 constexpr uint32_t kPoolSets = 256;
 
-VkDescriptorPool NewFallbackPool(DeviceBindings& b) {
+// `update_after_bind`: a pool for full sets of update-after-bind layouts (kept apart:
+// such a pool cannot hold the other sets' descriptors of every type on every driver).
+VkDescriptorPool NewFallbackPool(DeviceBindings& b, bool update_after_bind) {
   VkDescriptorPoolSize sizes[sizeof(kPoolTypes) / sizeof(kPoolTypes[0])];
   for (size_t i = 0; i < sizeof(kPoolTypes) / sizeof(kPoolTypes[0]); ++i) sizes[i] = {kPoolTypes[i], kPoolDescriptors};
   VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  info.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
+  info.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT |
+               (update_after_bind ? VK_DESCRIPTOR_POOL_CREATE_UPDATE_AFTER_BIND_BIT : 0);
   info.maxSets = kPoolSets;
   info.poolSizeCount = sizeof(sizes) / sizeof(sizes[0]);
   info.pPoolSizes = sizes;
   VkDescriptorPool pool = VK_NULL_HANDLE;
   if (b.next.CreateDescriptorPool(b.device.handle, &info, nullptr, &pool) != VK_SUCCESS) return VK_NULL_HANDLE;
-  b.fallback_pools.push_back(pool);
+  (update_after_bind ? b.fallback_uab_pools : b.fallback_pools).push_back(pool);
   return pool;
 }
 
 VkDescriptorSetLayout FullSetLayoutLocked(DeviceBindings& b, const SetLayoutShadow& layout) {
   if (layout.full != VK_NULL_HANDLE) return layout.full;
   // The application's bindings, immutable samplers re-pointed at the shadow's copies;
-  // update-after-bind dropped (full sets are written at record time, from a plain pool).
+  // binding flags kept: an update after bind is written to the full set too
+  // (full_set_mirror.cpp), which update-after-bind bindings allow while it is bound.
   std::vector<VkDescriptorSetLayoutBinding> bindings = layout.app_bindings;
   size_t sampler_list = 0;
   for (VkDescriptorSetLayoutBinding& binding : bindings) {
     if (binding.pImmutableSamplers != nullptr) binding.pImmutableSamplers = layout.immutable_samplers[sampler_list++].data();
   }
-  std::vector<VkDescriptorBindingFlags> flags = layout.app_flags;
-  for (VkDescriptorBindingFlags& f : flags) f &= ~VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT;
+  const std::vector<VkDescriptorBindingFlags>& flags = layout.app_flags;
   VkDescriptorSetLayoutBindingFlagsCreateInfo flags_info{
       VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO};
   flags_info.bindingCount = static_cast<uint32_t>(flags.size());
   flags_info.pBindingFlags = flags.data();
   VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   info.pNext = flags.empty() ? nullptr : &flags_info;
-  info.flags = layout.create_flags & ~VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT;
+  info.flags = layout.create_flags;
   info.bindingCount = static_cast<uint32_t>(bindings.size());
   info.pBindings = bindings.data();
   VkDescriptorSetLayout full = VK_NULL_HANDLE;
@@ -125,7 +128,9 @@ VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& s
     alloc.descriptorSetCount = 1;
     alloc.pSetLayouts = &full_layout;
     for (int attempt = 0; attempt < 2 && set.full == VK_NULL_HANDLE; ++attempt) {
-      alloc.descriptorPool = attempt == 0 && !fallback_pools.empty() ? fallback_pools.back() : NewFallbackPool(*this);
+      const bool uab = (layout.create_flags & VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT) != 0;
+      const std::vector<VkDescriptorPool>& from = uab ? fallback_uab_pools : fallback_pools;
+      alloc.descriptorPool = attempt == 0 && !from.empty() ? from.back() : NewFallbackPool(*this, uab);
       if (alloc.descriptorPool == VK_NULL_HANDLE) break;
       if (next.AllocateDescriptorSets(device.handle, &alloc, &set.full) == VK_SUCCESS) {
         set.full_pool = alloc.descriptorPool;

@@ -287,6 +287,93 @@ TEST(BindingsBindPoints, SetLayoutsAreComparedByDefinition) {
   ExpectSameAsNative(off, forced, /*fallback=*/true);
 }
 
+// ---- update-after-bind ---------------------------------------------------------------
+
+// A pipeline that runs natively reads the set's full native set: an update-after-bind
+// write made after the command buffer was recorded (and before it runs) must reach it,
+// as it reaches the application's set natively.
+BindPointRun UpdateAfterRecording(const char* mode) {
+  VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  v12.descriptorIndexing = VK_TRUE;
+  v12.descriptorBindingStorageBufferUpdateAfterBind = VK_TRUE;
+  RigOptions options;
+  options.device_pnext = &v12;
+  BindPointRig rig(mode, options);
+  if (!rig.ok()) return {rig.h().error()};
+  VkDevice d = rig.d();
+  const VkDescriptorBindingFlags uab = VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT;
+  const VkDescriptorBindingFlags flags[2] = {uab, uab};
+  VkDescriptorSetLayoutBindingFlagsCreateInfo flags_info{
+      VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO};
+  flags_info.bindingCount = 2;
+  flags_info.pBindingFlags = flags;
+  const VkDescriptorSetLayoutBinding bindings[2] = {{0, kStorage, 2, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                                    {1, kStorage, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, &flags_info};
+  dslci.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT;
+  dslci.bindingCount = 2;
+  dslci.pBindings = bindings;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  if (vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set_layout) != VK_SUCCESS) {
+    return {"update-after-bind storage buffers are not supported"};
+  }
+  VkDescriptorPoolSize size{kStorage, 3};
+  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  dpci.flags = VK_DESCRIPTOR_POOL_CREATE_UPDATE_AFTER_BIND_BIT;
+  dpci.maxSets = 1;
+  dpci.poolSizeCount = 1;
+  dpci.pPoolSizes = &size;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  EXPECT_EQ(vkCreateDescriptorPool(d, &dpci, nullptr, &pool), VK_SUCCESS);
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = pool;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &set_layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  EXPECT_EQ(vkAllocateDescriptorSets(d, &alloc, &set), VK_SUCCESS);
+  VkPipelineLayout layout = rig.Layout({set_layout});
+  VkPipeline pipeline = rig.Compute(fallback_refused_comp, sizeof(fallback_refused_comp), layout);
+  VkBuffer first = rig.Buffer(), second = rig.Buffer(), in1 = rig.Buffer(), out = rig.Buffer();
+  for (uint32_t i = 0; i < 64; ++i) {
+    rig.Words(0)[i] = 1000 + i;
+    rig.Words(1)[i] = 7 * i + 3;
+    rig.Words(2)[i] = 100 + i;
+  }
+  auto write = [&](uint32_t binding, uint32_t element, VkBuffer buffer) {
+    const VkDescriptorBufferInfo info{buffer, 0, VK_WHOLE_SIZE};
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstSet = set;
+    w.dstBinding = binding;
+    w.dstArrayElement = element;
+    w.descriptorCount = 1;
+    w.descriptorType = kStorage;
+    w.pBufferInfo = &info;
+    vkUpdateDescriptorSets(d, 1, &w, 0, nullptr);
+  };
+  write(0, 0, first);
+  write(0, 1, in1);
+  write(1, 0, out);
+  VkCommandBuffer cb = rig.h().BeginCommands();
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
+  vkCmdDispatch(cb, 1, 1, 1);
+  BindPointRig::Barrier(cb);
+  write(0, 0, second);  // after recording, before submission: update-after-bind
+  EXPECT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
+  vkDestroyDescriptorPool(d, pool, nullptr);
+  vkDestroyDescriptorSetLayout(d, set_layout, nullptr);
+  return rig.Finish();
+}
+
+TEST(BindingsBindPoints, AnUpdateAfterBindReachesAPipelineRunningNatively) {
+  const BindPointRun off = UpdateAfterRecording("off");
+  if (!off.skip.empty()) GTEST_SKIP() << off.skip;
+  const BindPointRun forced = UpdateAfterRecording("force");
+  ASSERT_EQ(forced.skip, "");
+  for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(Word(off, 3, i), (7 * i + 3) + (100 + i) * 2) << "word " << i;
+  ExpectSameAsNative(off, forced, /*fallback=*/true);
+}
+
 // ---- auto installs what its converted layouts need ---------------------------------
 
 // 33 storage buffers in one stage (lavapipe allows 32: the layout converts under auto),
