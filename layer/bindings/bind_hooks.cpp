@@ -18,35 +18,6 @@ constexpr uint32_t kMaxRootBytes = 4096;  // maxPushConstantsSize of every known
 constexpr uint32_t kMaxSets = 64;
 constexpr uint32_t kMaxDynamic = 256;
 
-// Remembers the bind in the command buffer's state (for fallback pipelines and the
-// replay after them).
-void RecordBind(BindingsCommandData* data, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
-                const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
-                uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets) {
-  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
-  if (point == nullptr) return;
-  point->fallback_applied = false;
-  if (pl == nullptr || firstSet + setCount > BindingsCommandData::kMaxSets || firstSet + setCount > pl->root.sets.size()) {
-    point->untrackable = true;
-    return;
-  }
-  uint32_t dynamic_index = 0;
-  for (uint32_t i = 0; i < setCount; ++i) {
-    BindingsCommandData::BoundSet& bound = point->sets[firstSet + i];
-    const SetLayoutShadow* set_layout = pl->root.sets[firstSet + i].layout.get();
-    const uint32_t n = set_layout != nullptr ? set_layout->total_dynamic : 0;
-    if (n > BindingsCommandData::kMaxDynamicPerSet || dynamic_index + n > dynamicOffsetCount) {
-      point->untrackable = true;
-      return;
-    }
-    bound.layout = layout;
-    bound.set = pSets[i];
-    bound.dynamic_count = n;
-    if (n != 0) std::memcpy(bound.dynamic, pDynamicOffsets + dynamic_index, 4 * n);
-    dynamic_index += n;
-  }
-}
-
 // A converting layout whose root cannot be pushed (too big, or more sets or offsets than
 // the bind path holds): its pipelines fall back, and sets are materialised for them at
 // the draw or dispatch (fallback.cpp). Only what is native goes down here: sets without
@@ -125,7 +96,9 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineB
       data->last_layout_generation = generation;
     }
   }
-  RecordBind(data, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+  if (BindPointState* point = data != nullptr ? data->At(bindPoint) : nullptr) {
+    point->RecordSets(layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+  }
   BindSets(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   NoteSetsBound(b, cb, bindPoint, layout);
 }

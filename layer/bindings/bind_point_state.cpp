@@ -57,6 +57,31 @@ void ResendPushImage(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData&
 
 }  // namespace
 
+void BindPointState::RecordSets(VkPipelineLayout layout, const PipelineLayoutShadow* pl, uint32_t first_set,
+                                uint32_t set_count, const VkDescriptorSet* sets_bound, uint32_t dynamic_offset_count,
+                                const uint32_t* dynamic_offsets) {
+  fallback_applied = false;  // a pipeline running natively needs these as full sets too
+  if (pl == nullptr || first_set + set_count > kTrackedSets || first_set + set_count > pl->root.sets.size()) {
+    untrackable = true;
+    return;
+  }
+  uint32_t dynamic_index = 0;
+  for (uint32_t i = 0; i < set_count; ++i) {
+    BoundSet& bound = sets[first_set + i];
+    const SetLayoutShadow* set_layout = pl->root.sets[first_set + i].layout.get();
+    const uint32_t n = set_layout != nullptr ? set_layout->total_dynamic : 0;
+    if (n > kMaxDynamicPerSet || dynamic_index + n > dynamic_offset_count) {
+      untrackable = true;
+      return;
+    }
+    bound.layout = layout;
+    bound.set = sets_bound[i];
+    bound.dynamic_count = n;
+    if (n != 0) std::memcpy(bound.dynamic, dynamic_offsets + dynamic_index, 4 * n);
+    dynamic_index += n;
+  }
+}
+
 void NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t lo,
                        uint32_t hi, const uint8_t* bytes, int root_at) {
   for (int i = 0; i < 2; ++i) {

@@ -74,8 +74,16 @@ struct PushImage {
   }
 };
 
+struct PipelineLayoutShadow;
+
 class BindPointState {
  public:
+  // vkCmdBindDescriptorSets through `layout` (`pl`: its shadow, nullptr when unknown):
+  // the sets and their dynamic offsets, for pipelines that run natively and the replay
+  // of the converted binds after them.
+  void RecordSets(VkPipelineLayout layout, const PipelineLayoutShadow* pl, uint32_t first_set, uint32_t set_count,
+                  const VkDescriptorSet* sets_bound, uint32_t dynamic_offset_count, const uint32_t* dynamic_offsets);
+
   // ---- sets bound through vkCmdBindDescriptorSets, by set number ----
   BoundSet sets[kTrackedSets];
   bool untrackable = false;  // a bind this state cannot hold: native runs leave the sets as they are
