@@ -52,7 +52,9 @@ void ResendPushImage(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData&
   const VkShaderStageFlags stages = PushCovered(b, cb, image.layout, pl->native_ranges, lo, hi, image.bytes);
   // The re-send reaches the other bind point's stages too.
   const int other = 1 - index;
-  if ((stages & PointStages(other)) != 0) data.points[other].image.MarkStale(lo, hi);
+  if ((stages & PointStages(other)) != 0 && data.points[other].image.layout != VK_NULL_HANDLE) {
+    data.points[other].image.MarkStale(lo, hi);
+  }
 }
 
 }  // namespace
@@ -82,25 +84,35 @@ void BindPointState::RecordSets(VkPipelineLayout layout, const PipelineLayoutSha
   }
 }
 
-void NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t lo,
+bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t lo,
                        uint32_t hi, const uint8_t* bytes, int root_at) {
+  bool stale = false;
   for (int i = 0; i < 2; ++i) {
     if ((stages & PointStages(i)) == 0) continue;
     PushImage& image = data.points[i].image;
     if (root_at >= 0 && root_at != i) {
-      // Another bind point's root: this one's stages lost their bytes there.
-      if (lo < kPushImageBytes) image.MarkStale(lo, hi);
+      // Another bind point's root: this one's stages lost their bytes there (when it had
+      // any: a bind point nothing was pushed at has nothing to get back).
+      if (lo < kPushImageBytes && image.layout != VK_NULL_HANDLE) {
+        image.MarkStale(lo, hi);
+        stale = true;
+      }
       continue;
     }
     if (lo < kPushImageBytes) std::memcpy(image.bytes + lo, bytes, std::min(hi, kPushImageBytes) - lo);
     image.layout = layout;
     if (image.Stale() && lo <= image.stale_lo && hi >= image.stale_hi) image.Fresh();
   }
+  return stale;
 }
 
 bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
-  // Nothing converts yet: no root, no fallback, no twin, no ring on this device.
-  if (!b.Converting()) return true;
+  // Until the device has a pipeline running natively, a twin, a ring root, or a root
+  // pushed over another bind point's bytes, there is nothing to send (no lookup).
+  if (!b.any_fallback.load(std::memory_order_acquire) && !NeedsTwins(b) && !b.any_ring.load(std::memory_order_acquire) &&
+      !b.any_stale_push.load(std::memory_order_acquire)) {
+    return true;
+  }
   BindingsCommandData* data = CommandDataOf(b, cb);
   const int index = BindPointIndex(bind_point);
   if (data == nullptr || index < 0) return true;
@@ -117,7 +129,11 @@ bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
 }
 
 void NotePipelineBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline) {
-  if (!b.Converting()) return;  // no pipeline of this device runs rewritten, natively or with a twin yet
+  // Until a pipeline runs natively, has a twin or reads a ring root, how the bound one
+  // runs needs no record (and the converted binds were never replaced).
+  if (!b.any_fallback.load(std::memory_order_acquire) && !NeedsTwins(b) && !b.any_ring.load(std::memory_order_acquire)) {
+    return;
+  }
   BindingsCommandData* data = CommandDataOf(b, cb);
   BindPointState* point = data != nullptr ? data->At(bind_point) : nullptr;
   if (point == nullptr) return;

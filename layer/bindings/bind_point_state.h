@@ -138,7 +138,8 @@ void NotePipelineBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoin
 // push (`root_at`: the bind point delivering it), the other bind point's stages are
 // marked stale there. bind_point_state.cpp.
 class BindingsCommandData;
-void NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t lo,
+// Returns true when it marked the other bind point stale.
+bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t lo,
                        uint32_t hi, const uint8_t* bytes, int root_at);
 
 }  // namespace bindery::bindings

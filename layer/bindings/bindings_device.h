@@ -258,6 +258,9 @@ class DeviceBindings : public CapabilityDevice {
   // the first exists: until then draws and pipeline binds do not look for them.
   ShardedHandleMap<VkPipeline, RingPipeline> ring_pipelines;
   std::atomic<bool> any_ring{false};
+  // Set once a root pushed at one bind point overwrote push-constant bytes the other had
+  // (bind_point_state.h): until then draws and dispatches do not look for bytes to re-send.
+  std::atomic<bool> any_stale_push{false};
   // Set once a pipeline layout needs the application's pushes widened: until then the
   // push-constant hook passes every push straight on (no layout lookup).
   std::atomic<bool> any_widened_pushes{false};

@@ -20,8 +20,10 @@ void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
     b.next.CmdPushConstants(cb, layout, pl.root_stages, lo, hi - lo, bytes);
     // Every stage got these bytes: the other bind point's stages re-get theirs before
     // their next draw or dispatch (bind_point_state.h).
-    if (BindingsCommandData* data = CommandDataOf(b, cb)) {
-      NotePushConstants(*data, layout, pl.root_stages, lo, hi, bytes, BindPointIndex(bindPoint));
+    BindingsCommandData* data = CommandDataOf(b, cb);
+    if (data != nullptr && NotePushConstants(*data, layout, pl.root_stages, lo, hi, bytes, BindPointIndex(bindPoint)) &&
+        !b.any_stale_push.load(std::memory_order_relaxed)) {
+      b.any_stale_push.store(true, std::memory_order_release);
     }
     return;
   }

@@ -14,6 +14,7 @@
 #include "bp_mark_frag.h"
 #include "bp_push_constant_comp.h"
 #include "bp_push_ubo_comp.h"
+#include "bp_push_ubo_frag.h"
 #include "bp_refused_frag.h"
 #include "bp_ubo_then_ssbo_comp.h"
 #include "fallback_refused_comp.h"
@@ -141,9 +142,12 @@ TEST(BindingsBindPoints, AFallbackPipelineDrawnWithDrawMultiGetsItsSets) {
 
 // Set 0 holds only a storage buffer (left out of the layout sent down once converted),
 // set 1 is a push-descriptor set with a uniform buffer: pushed directly, then with a
-// template, each followed by a dispatch.
-BindPointRun PushToARenumberedSet(const char* mode) {
+// template, each followed by a dispatch (or a draw: `graphics`).
+BindPointRun PushToARenumberedSet(const char* mode, bool graphics) {
+  const VkPipelineBindPoint bind_point = graphics ? VK_PIPELINE_BIND_POINT_GRAPHICS : VK_PIPELINE_BIND_POINT_COMPUTE;
+  const VkShaderStageFlags stage = graphics ? VK_SHADER_STAGE_FRAGMENT_BIT : VK_SHADER_STAGE_COMPUTE_BIT;
   RigOptions options;
+  options.graphics = graphics;
   options.device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
   BindPointRig rig(mode, options);
   if (!rig.ok()) return {rig.h().error()};
@@ -151,11 +155,12 @@ BindPointRun PushToARenumberedSet(const char* mode) {
   auto push_template = reinterpret_cast<PFN_vkCmdPushDescriptorSetWithTemplateKHR>(
       vkGetDeviceProcAddr(rig.d(), "vkCmdPushDescriptorSetWithTemplateKHR"));
   if (push == nullptr || push_template == nullptr) return {"no VK_KHR_push_descriptor"};
-  VkDescriptorSetLayout storage = rig.SetLayout({{0, kStorage, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}});
-  VkDescriptorSetLayout pushed = rig.SetLayout({{0, kUniform, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}},
-                                               VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR);
+  VkDescriptorSetLayout storage = rig.SetLayout({{0, kStorage, 1, stage, nullptr}});
+  VkDescriptorSetLayout pushed =
+      rig.SetLayout({{0, kUniform, 1, stage, nullptr}}, VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR);
   VkPipelineLayout layout = rig.Layout({storage, pushed});
-  VkPipeline pipeline = rig.Compute(bp_push_ubo_comp, sizeof(bp_push_ubo_comp), layout);
+  VkPipeline pipeline = graphics ? rig.Graphics(bp_push_ubo_frag, sizeof(bp_push_ubo_frag), layout)
+                                 : rig.Compute(bp_push_ubo_comp, sizeof(bp_push_ubo_comp), layout);
   VkBuffer out1 = rig.Buffer(), out2 = rig.Buffer();
   VkBuffer ubo1 = rig.Buffer(VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, 41);
   VkBuffer ubo2 = rig.Buffer(VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, 99);
@@ -166,42 +171,53 @@ BindPointRun PushToARenumberedSet(const char* mode) {
   tci.descriptorUpdateEntryCount = 1;
   tci.pDescriptorUpdateEntries = &entry;
   tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
-  tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
+  tci.pipelineBindPoint = bind_point;
   tci.pipelineLayout = layout;
   tci.set = 1;
   VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
   EXPECT_EQ(vkCreateDescriptorUpdateTemplate(rig.d(), &tci, nullptr, &update_template), VK_SUCCESS);
+  auto run = [&](VkCommandBuffer c) {
+    if (!graphics) return vkCmdDispatch(c, 1, 1, 1);
+    rig.BeginPass(c);
+    vkCmdDraw(c, 3, 1, 0, 0);
+    vkCmdEndRenderPass(c);
+  };
   VkCommandBuffer cb = rig.h().BeginCommands();
-  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set1, 0, nullptr);
+  vkCmdBindPipeline(cb, bind_point, pipeline);
+  vkCmdBindDescriptorSets(cb, bind_point, layout, 0, 1, &set1, 0, nullptr);
   const VkDescriptorBufferInfo info1{ubo1, 0, VK_WHOLE_SIZE};
   VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
   w.dstBinding = 0;
   w.descriptorCount = 1;
   w.descriptorType = kUniform;
   w.pBufferInfo = &info1;
-  push(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 1, 1, &w);
-  vkCmdDispatch(cb, 1, 1, 1);
+  push(cb, bind_point, layout, 1, 1, &w);
+  run(cb);
   BindPointRig::Barrier(cb);
-  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set2, 0, nullptr);
+  vkCmdBindDescriptorSets(cb, bind_point, layout, 0, 1, &set2, 0, nullptr);
   const VkDescriptorBufferInfo info2{ubo2, 0, VK_WHOLE_SIZE};
   push_template(cb, update_template, layout, 1, &info2);
-  vkCmdDispatch(cb, 1, 1, 1);
+  run(cb);
   BindPointRig::Barrier(cb);
   EXPECT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
   vkDestroyDescriptorUpdateTemplate(rig.d(), update_template, nullptr);
   return rig.Finish();
 }
 
-TEST(BindingsBindPoints, PushDescriptorsReachARenumberedSet) {
-  const BindPointRun off = PushToARenumberedSet("off");
+class RenumberedPush : public testing::TestWithParam<bool> {};
+
+TEST_P(RenumberedPush, PushDescriptorsReachARenumberedSet) {
+  const BindPointRun off = PushToARenumberedSet("off", GetParam());
   if (!off.skip.empty()) GTEST_SKIP() << off.skip;
-  const BindPointRun forced = PushToARenumberedSet("force");
+  const BindPointRun forced = PushToARenumberedSet("force", GetParam());
   ASSERT_EQ(forced.skip, "");
   EXPECT_EQ(Word(off, 0, 0), 42u);
   EXPECT_EQ(Word(off, 1, 0), 100u);
   ExpectSameAsNative(off, forced);
 }
+
+INSTANTIATE_TEST_SUITE_P(BindPoints, RenumberedPush, testing::Values(false, true),
+                         [](const testing::TestParamInfo<bool>& p) { return std::string(p.param ? "Graphics" : "Compute"); });
 
 // ---- compatibility as the spec defines it ------------------------------------------
 
