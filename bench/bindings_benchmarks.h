@@ -1,4 +1,4 @@
-// Indirect-bindings benchmarks (issue 9 part 10 (b), (c), (d)) on two devices of one
+// Indirect-bindings benchmarks (docs/measured.md: bandwidth, tiny dispatches, pipeline creation, memory) on two devices of one
 // process: native (no layer) and VK_LAYER_bindery with BINDERY_INDIRECT_BINDINGS=force.
 //   bandwidth    z = a*x + y over three storage buffers (256 MiB each on a GPU, 16 MiB on a
 //                CPU driver), GPU time from timestamps: GB/s (bytes read + written)

@@ -7,7 +7,7 @@
 namespace bindery::bench {
 namespace {
 
-// Diagnosis knob (issue 6, part 7): BINDERY_BENCH_APP_ADDRESS=usage|memory|both makes the
+// Diagnosis knob (docs/measured.md, "Pass-through costs nothing"): BINDERY_BENCH_APP_ADDRESS=usage|memory|both makes the
 // benchmark itself, as an application would, create its buffers with SHADER_DEVICE_ADDRESS
 // usage and/or allocate their memory with the device-address flag — to measure, without
 // the layer, what those flags cost on a driver.

@@ -1,4 +1,4 @@
-# bindery_spirv_bench (issue 8 part 7): per module of the differential corpus and of
+# bindery_spirv_bench (docs/measured.md, "SPIR-V rewrite speed"): per module of the differential corpus and of
 # generated large shaders, the rewrite (parse + rewrite + write), spirv-val of its output,
 # and lavapipe's native compute pipeline creation for the same module. Included from
 # bench/CMakeLists.txt when the library and the corpus are in the build.

@@ -1,4 +1,4 @@
-// bindery_spirv_bench (issue 8 part 7): per module of the differential corpus and of the
+// bindery_spirv_bench (docs/measured.md, "SPIR-V rewrite speed"): per module of the differential corpus and of the
 // generated large shaders, Google Benchmark times
 //   rewrite/<module>    parse + rewrite + write (RewriteDescriptorsToPointers, every buffer)
 //   spirv-val/<module>  SPIRV-Tools validation of the rewritten module (the layer's check)

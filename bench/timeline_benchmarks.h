@@ -1,4 +1,4 @@
-// Timeline semaphore workloads (issue 10, part 7) in three configurations of one process:
+// Timeline semaphore workloads (docs/measured.md, "Timeline semaphores") in three configurations of one process:
 //   native       no layer: the driver's own timelines
 //   pass-through VK_LAYER_bindery with BINDERY_TIMELINE=auto on a driver that has timelines
 //                (no timeline hook is installed: must cost nothing)

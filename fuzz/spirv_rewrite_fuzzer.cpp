@@ -1,4 +1,4 @@
-// libFuzzer target for layer/spirv/ (issue 8 part 6): the parser, the rewrite pass and the
+// libFuzzer target for layer/spirv/ (fuzz/README.md): the parser, the rewrite pass and the
 // writer under ASan+UBSan, with the invariants of rewrite_invariants.h. Built with clang by
 // scripts/fuzz-spirv; the seeds are the differential corpus's compiled SPIR-V. Inputs that
 // break something are replayed by tests/spirv/regress/ once copied there.

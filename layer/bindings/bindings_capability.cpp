@@ -134,6 +134,10 @@ class Bindings final : public Capability {
   //   VK_EXT_descriptor_buffer: layout sizes and offsets of converted layouts are wrong;
   //   VK_EXT_shader_object: vkCreateShadersEXT takes set layouts, its shaders are not rewritten;
   //   VK_VALVE_descriptor_set_host_mapping: takes sets (layer-owned handles);
+  //   ray tracing (VK_KHR_ray_tracing_pipeline, VK_NV_ray_tracing) and mesh/task shaders
+  //     (VK_EXT_mesh_shader, VK_NV_mesh_shader): their pipelines and stages are not
+  //     rewritten and the root does not reach them, so a pipeline of theirs on a converting
+  //     layout would be half converted (its sets' buffers gone from the native layout).
   //   generated commands (NV, EXT), VK_AMDX_shader_enqueue, VK_HUAWEI_subpass_shading:
   //     draw or dispatch without the pre-draw step (bind_point_state.h).
   // Under auto on a driver where conversion does not pay, only layouts beyond the driver's
@@ -145,6 +149,10 @@ class Bindings final : public Capability {
     hidden.push_back(VK_EXT_DESCRIPTOR_BUFFER_EXTENSION_NAME);
     hidden.push_back(kExtShaderObject);
     hidden.push_back(VK_VALVE_DESCRIPTOR_SET_HOST_MAPPING_EXTENSION_NAME);
+    hidden.push_back(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME);
+    hidden.push_back(VK_NV_RAY_TRACING_EXTENSION_NAME);
+    hidden.push_back(VK_EXT_MESH_SHADER_EXTENSION_NAME);
+    hidden.push_back(VK_NV_MESH_SHADER_EXTENSION_NAME);
     // Commands that draw or dispatch without going through the pre-draw step (generated
     // commands, work graphs, subpass shading: bind points or binds it does not follow).
     hidden.push_back("VK_NV_device_generated_commands");
@@ -178,6 +186,7 @@ class Bindings final : public Capability {
     if (auto* r2 = static_cast<const VkPhysicalDeviceRobustness2FeaturesEXT*>(
             editor.FindApplicationStruct(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT))) {
       plan->bounds_checks = plan->bounds_checks || r2->robustBufferAccess2 == VK_TRUE;
+      plan->null_descriptor = r2->nullDescriptor == VK_TRUE;  // null records read 0 (robustness.h)
     }
     plan->convert_uniform_buffers = settings.bindings_convert_ubo;
     plan->dump_dir = settings.bindings_dump_dir;
@@ -197,7 +206,9 @@ class Bindings final : public Capability {
     auto bindings = std::make_unique<DeviceBindings>(device, static_cast<const BindingsPlan&>(p), device.Next(slot()));
     BINDERY_LOG(device.log(), kInfo, "bindings", "indirect bindings on %s (%s): addresses as %s, bounds checks %s",
                 device.properties.deviceName, bindings->plan.policy.name,
-                bindings->plan.shader_int64 ? "uint64" : "uvec2", bindings->plan.bounds_checks ? "on" : "off");
+                bindings->plan.shader_int64 ? "uint64" : "uvec2", bindings->plan.bounds_checks     ? "on"
+                : bindings->plan.null_descriptor ? "on (null descriptors)"
+                                                 : "off");
     return bindings;
   }
 };
@@ -220,6 +231,8 @@ DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p,
                &device_state.counters.Register("push descriptor updates converted"),
                &device_state.counters.Register("root ring bytes"),
                &device_state.counters.Register("argument-block bytes")} {
+  gpu_bytes.Attach(&device_state.counters.Register("layer GPU bytes peak"));
+  host_bytes.Attach(&device_state.counters.Register("layer host bytes peak"));
   max_push_bytes = device_state.properties.limits.maxPushConstantsSize;
   max_bound_sets = device_state.properties.limits.maxBoundDescriptorSets;
   ring_alignment = static_cast<uint32_t>(
@@ -249,7 +262,7 @@ DeviceBindings::~DeviceBindings() {
     if (t.native != VK_NULL_HANDLE) t.destroy(device.handle, t.native, nullptr);
     if (t.full != VK_NULL_HANDLE) t.destroy(device.handle, t.full, nullptr);
   });
-  for (const auto& [t, destroy] : retired_templates) destroy(device.handle, t, nullptr);
+  for (const RetiredTemplate& t : retired_templates) t.destroy(device.handle, t.full, nullptr);
   for (VkDescriptorPool p : fallback_pools) next.DestroyDescriptorPool(device.handle, p, nullptr);
   for (VkDescriptorPool p : fallback_uab_pools) next.DestroyDescriptorPool(device.handle, p, nullptr);
   for (VkPipelineLayout l : owned_pipeline_layouts) next.DestroyPipelineLayout(device.handle, l, nullptr);

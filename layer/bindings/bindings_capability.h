@@ -1,5 +1,5 @@
-// The indirect-bindings capability (see bindings_device.h and DESIGN.md "Indirect
-// bindings"): buffer descriptors become argument-block records, pipelines are rewritten.
+// The indirect-bindings capability (see bindings_device.h and docs/indirect-bindings.md):
+// buffer descriptors become argument-block records, pipelines are rewritten.
 #pragma once
 
 #include "chassis/capability.h"

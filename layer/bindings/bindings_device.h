@@ -27,12 +27,15 @@
 #include "bindings/bind_point_state.h"
 #include "bindings/policy.h"
 #include "bindings/lookup_cache.h"
+#include "bindings/memory_gauge.h"
+#include "bindings/native_buffer_sets.h"
 #include "bindings/owned_set_region.h"
 #include "bindings/record_allocator.h"
 #include "bindings/rewrite_cache.h"
 #include "bindings/root_layout.h"
 #include "bindings/root_ring.h"
 #include "bindings/set_layout_shadow.h"
+#include "bindings/static_use.h"
 #include "chassis/capability.h"
 #include "chassis/state.h"
 #include "chassis/trackers.h"
@@ -46,6 +49,7 @@ class BindingsPlan : public DevicePlan {
  public:
   bool shader_int64 = false;         // the application enabled shaderInt64
   bool bounds_checks = false;        // the application enabled robustBufferAccess(2)
+  bool null_descriptor = false;      // the application enabled robustness2.nullDescriptor
   bool convert_uniform_buffers = false;
   std::string dump_dir;              // where rewritten modules are written ("" none)
   spirv::TargetEnv target = spirv::TargetEnv::kVulkan1_0;
@@ -56,6 +60,9 @@ class BindingsPlan : public DevicePlan {
 
 struct SetLayoutEntry {
   std::shared_ptr<const SetLayoutShadow> shadow;
+  // A layout that converts nothing but has bindings of a type others convert: its sets'
+  // buffer descriptors are kept once some layout converts (native_buffer_sets.h).
+  bool native_buffers = false;
 };
 
 // Stages the root is visible to (besides those of the application's ranges).
@@ -105,6 +112,9 @@ struct RingPipeline {
 struct FallbackPipeline {
   VkPipelineLayout full = VK_NULL_HANDLE;  // the full native layout it was created with
   std::vector<std::shared_ptr<const SetLayoutShadow>> sets;  // its layout's sets
+  // The bindings its shaders statically use: the only ones its full sets get written
+  // (static_use.h); nullptr: unknown, every binding.
+  std::shared_ptr<const StaticUse> uses;
 };
 
 struct PoolShadow;
@@ -128,6 +138,9 @@ struct SetShadow {
   VkDescriptorSet full = VK_NULL_HANDLE;
   VkDescriptorPool full_pool = VK_NULL_HANDLE;
   bool full_stale = true;
+  // Bindings (bit i: app_bindings[i], i < 63) written into `full` since it went stale;
+  // a pipeline using others gets them written at its materialisation (static_use.h).
+  uint64_t full_written = 0;
   // Records naming a buffer without a device address (bindings/native_twin.h): while
   // non-zero, draws and dispatches of rewritten pipelines with this set bound run natively.
   uint32_t unaddressable = 0;
@@ -159,11 +172,13 @@ struct PoolShadow {
   uint8_t* mapped = nullptr;
   VkDeviceAddress address = 0;
   uint32_t capacity = 0;  // records the block holds (made on the first converted set)
+  VkDeviceSize block_bytes = 0;  // its memory (DeviceBindings::gpu_bytes)
   RecordAllocator records{0};
   // The CPU copy of every record (what the application wrote), indexed like the block:
   // one allocation per pool, none per set.
   std::vector<VkDescriptorBufferInfo> descriptors;
   std::vector<VkDescriptorSet> sets;  // live sets in DeviceBindings::sets (for reset and destroy)
+  std::vector<VkDescriptorSet> native_buffer_sets;  // live sets in DeviceBindings::native_buffer_sets
 
   // Layer-owned sets: one slot per set the pool may hold (maxSets), in one arena of the
   // owned-set region (none when the region had no room: such pools keep native sets).
@@ -196,6 +211,7 @@ struct TemplateShadow {
   VkDescriptorUpdateTemplate full = VK_NULL_HANDLE;
   VkPipelineLayout full_layout = VK_NULL_HANDLE;
   bool push = false;
+  std::string full_content;  // what `full` was made from (DeviceBindings::RetiredTemplate)
   VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;  // of a push template
   uint32_t data_size = 0;  // bytes of pData a push with it reads (push templates)
   // Which vkDestroyDescriptorUpdateTemplate(KHR) the native templates go back through.
@@ -232,6 +248,12 @@ class DeviceBindings : public CapabilityDevice {
   ShardedHandleMap<VkDescriptorUpdateTemplate, TemplateShadow> templates;
   RewriteCache rewrites;
   ShardedHandleMap<VkPipeline, FallbackPipeline> fallback_pipelines;
+  // Buffer descriptors of native sets that copies into converted sets may read
+  // (native_buffer_sets.h); `any_native_buffer_sets` is set once the first is registered.
+  ShardedHandleMap<VkDescriptorSet, NativeBufferSet> native_buffer_sets;
+  std::atomic<bool> any_native_buffer_sets{false};
+  // Templates of layouts such sets have: their buffer entries (template_hooks.cpp).
+  ShardedHandleMap<VkDescriptorUpdateTemplate, NativeTemplate> native_templates;
   // Per-command-buffer memory for push-descriptor records and ring roots (root_ring.h).
   RootRingPool ring_pool{*this};
   // The reserved set's layout (one dynamic storage buffer, every stage) for roots that do
@@ -265,8 +287,8 @@ class DeviceBindings : public CapabilityDevice {
   // push-constant hook passes every push straight on (no layout lookup).
   std::atomic<bool> any_widened_pushes{false};
 
-  // Private data the application set on layer-owned sets (the layer below never sees
-  // those handles). Cold path.
+  // Private data the application set on layer-made objects: layer-owned sets and
+  // templates (the layer below never sees those handles). Cold path.
   std::mutex owned_data_mutex;
   struct OwnedDataKey {
     uint64_t set;
@@ -277,22 +299,49 @@ class DeviceBindings : public CapabilityDevice {
     size_t operator()(const OwnedDataKey& k) const { return std::hash<uint64_t>()(k.set * 31 + k.slot); }
   };
   std::unordered_map<OwnedDataKey, uint64_t, OwnedDataHash> owned_data;
-  // Forgets the private data of layer-owned sets whose handles lie in [begin, end).
+  // Some layer-made template has had private data (its destruction must forget it).
+  std::atomic<bool> template_private_data{false};
+  // Forgets the private data of layer-made objects whose handles lie in [begin, end).
   void ForgetOwnedData(uint64_t begin, uint64_t end);
 
   // Fallbacks (cold paths): full native layouts and sets, and the pools of those sets.
   std::mutex fallback_mutex;
   std::vector<VkDescriptorSetLayout> owned_set_layouts;
   std::vector<VkPipelineLayout> owned_pipeline_layouts;
+  // Full layouts by content (fallback.cpp): applications that create and destroy layouts
+  // of the same shape again and again get the same full layouts, so these stay bounded by
+  // the shapes in use, not by history.
+  std::unordered_map<std::string, VkDescriptorSetLayout> full_set_layouts_by_content;
+  std::unordered_map<std::string, VkPipelineLayout> full_pipeline_layouts_by_content;
   std::vector<VkDescriptorPool> fallback_pools;  // the last one is allocated from
   std::vector<VkDescriptorPool> fallback_uab_pools;  // the same, for update-after-bind layouts
   // Full-layout push templates of templates the application destroyed (template_hooks.cpp).
-  std::vector<std::pair<VkDescriptorUpdateTemplate, PFN_vkDestroyDescriptorUpdateTemplate>> retired_templates;
+  // A template of the same content created later takes its retired twin back, so these
+  // stay bounded by the distinct templates made.
+  struct RetiredTemplate {
+    std::string content;
+    VkDescriptorUpdateTemplate full = VK_NULL_HANDLE;
+    PFN_vkDestroyDescriptorUpdateTemplate destroy = nullptr;
+  };
+  std::vector<RetiredTemplate> retired_templates;
   // The full native layout of `layout` (created once); VK_NULL_HANDLE when it cannot be.
   VkDescriptorSetLayout FullSetLayout(const SetLayoutShadow& layout);
   VkPipelineLayout FullPipelineLayout(PipelineLayoutShadow& layout);
   // `set` as a full native set, written from its shadow and its native set if stale.
-  VkDescriptorSet Materialise(VkDescriptorSet handle, SetShadow& set);
+  // Only the bindings `uses` names for set number `set_index` are written (nullptr: all);
+  // a descriptor whose buffer was destroyed never is.
+  VkDescriptorSet Materialise(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses, uint32_t set_index);
+  // Does `d` still name a live buffer, within its size? (Destroyed buffers leave the
+  // shadow untouched: the spec lets a set keep them while no pipeline uses them.)
+  bool StillNames(const VkDescriptorBufferInfo& d);
+  void WriteConvertedBinding(SetShadow& set, const ConvertedBinding& c, uint32_t set_index,
+                             std::vector<VkWriteDescriptorSet>& writes);
+  // A record's range beyond 32 bits without shaderInt64 (set_records.h, logged once).
+  std::atomic<bool> logged_range_beyond_32_bits{false};
+  // A copy into converted bindings read a native set the layer did not see (logged once).
+  std::atomic<bool> logged_unseen_copy{false};
+  // A statically used binding named a destroyed buffer (logged once).
+  std::atomic<bool> logged_gone_in_use{false};
   void ReleaseFull(SetShadow& set);
   // An application write to `set` made to its full native set too, when it has one
   // (full_set_mirror.cpp): pipelines running natively see updates made after their
@@ -310,6 +359,11 @@ class DeviceBindings : public CapabilityDevice {
     Counter* ring_bytes;   // bytes of ring blocks created (root_ring.h)
     Counter* block_bytes;  // argument-block device memory allocated for pools (bytes, all pools ever)
   } counters;
+  // What the capability holds now and at its peak (memory_gauge.h): GPU memory (argument
+  // blocks, ring blocks) and its largest host structures (records' CPU copies, owned-set
+  // arenas).
+  MemoryGauge gpu_bytes;
+  MemoryGauge host_bytes;
 };
 
 // Per command buffer: the state of each bind point (bind_point_state.h), the ring its

@@ -147,6 +147,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const 
     shadow->native = *pSetLayout;
     shadow->full = *pSetLayout;
     auto entry = std::make_unique<SetLayoutEntry>();
+    entry->native_buffers = HasConvertibleNativeBuffers(*shadow, b.plan.convert_uniform_buffers);
     entry->shadow = std::move(shadow);
     b.set_layouts.Insert(*pSetLayout, std::move(entry));
     return result;

@@ -6,6 +6,7 @@
 // (owned_sets.h): no native set, and its handle never goes down.
 #include <algorithm>
 #include <cstring>
+#include <list>
 #include <vector>
 
 #include "bindings/bindings_device.h"
@@ -13,6 +14,7 @@
 #include "bindings/lookup_cache.h"
 #include "bindings/owned_sets.h"
 #include "bindings/set_records.h"
+#include "chassis/queue_sharing.h"
 #include "core/pnext.h"
 
 namespace bindery::bindings {
@@ -32,7 +34,8 @@ VkResult CreateBlockBuffer(DeviceBindings& b, uint32_t records, PoolShadow& pool
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = static_cast<VkDeviceSize>(records) * kRecordBytes;
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
-  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  const QueueSharing sharing(b.device);  // a set may be bound on any queue
+  sharing.Apply(info);
   VkResult r = b.next.CreateBuffer(device, &info, nullptr, &pool.buffer);
   if (r != VK_SUCCESS) return r;
   VkMemoryRequirements req{};
@@ -47,6 +50,8 @@ VkResult CreateBlockBuffer(DeviceBindings& b, uint32_t records, PoolShadow& pool
   r = b.next.AllocateMemory(device, &alloc, nullptr, &pool.memory);
   if (r != VK_SUCCESS) return r;
   b.counters.block_bytes->Add(alloc.allocationSize);  // the memory cost per descriptor (bench, summary)
+  b.gpu_bytes.Add(alloc.allocationSize);
+  pool.block_bytes = alloc.allocationSize;
   r = b.next.BindBufferMemory(device, pool.buffer, pool.memory, 0);
   if (r != VK_SUCCESS) return r;
   void* mapped = nullptr;
@@ -60,6 +65,12 @@ VkResult CreateBlockBuffer(DeviceBindings& b, uint32_t records, PoolShadow& pool
 void DestroyBlockBuffer(DeviceBindings& b, PoolShadow& pool) {
   if (pool.buffer != VK_NULL_HANDLE) b.next.DestroyBuffer(b.device.handle, pool.buffer, nullptr);
   if (pool.memory != VK_NULL_HANDLE) b.next.FreeMemory(b.device.handle, pool.memory, nullptr);
+  b.gpu_bytes.Sub(pool.block_bytes);
+  pool.block_bytes = 0;
+  if (pool.descriptors.capacity() != 0) {
+    b.host_bytes.Sub(pool.descriptors.capacity() * sizeof(VkDescriptorBufferInfo));
+    std::vector<VkDescriptorBufferInfo>().swap(pool.descriptors);
+  }
   pool.buffer = VK_NULL_HANDLE;
   pool.memory = VK_NULL_HANDLE;
 }
@@ -71,6 +82,37 @@ void ForgetSets(DeviceBindings& b, PoolShadow& pool) {
   }
   pool.sets.clear();
   pool.records.Reset();
+  for (VkDescriptorSet set : pool.native_buffer_sets) b.native_buffer_sets.Erase(set);
+  pool.native_buffer_sets.clear();
+}
+
+// Native sets just allocated whose layouts have buffer bindings other layouts convert:
+// their buffer descriptors are kept from now on (native_buffer_sets.h).
+void TrackNativeBufferSets(DeviceBindings& b, ThreadLookups& lookups, const VkDescriptorSetAllocateInfo& info,
+                           const VkDescriptorSet* sets) {
+  PoolShadow* pool = nullptr;
+  for (uint32_t i = 0; i < info.descriptorSetCount; ++i) {
+    if (sets[i] == VK_NULL_HANDLE || OwnedSet(sets[i]) != nullptr) continue;
+    const SetLayoutEntry* e = lookups.set_layouts.Find(&b, b.set_layouts, info.pSetLayouts[i]);
+    if (e == nullptr || !e->native_buffers) continue;
+    // A pool without buffer descriptor sizes has no shadow and cannot hold such a set.
+    if (pool == nullptr && (pool = lookups.pools.Find(&b, b.pools, info.descriptorPool)) == nullptr) return;
+    auto entry = std::make_unique<NativeBufferSet>();
+    entry->layout = e->shadow;
+    b.native_buffer_sets.Insert(sets[i], std::move(entry));
+    pool->native_buffer_sets.push_back(sets[i]);
+    b.any_native_buffer_sets.store(true, std::memory_order_release);
+  }
+}
+
+// A native set freed: its kept buffer descriptors go.
+void ForgetNativeBufferSet(DeviceBindings& b, PoolShadow& pool, VkDescriptorSet set) {
+  if (b.native_buffer_sets.Erase(set) == nullptr) return;
+  auto it = std::find(pool.native_buffer_sets.begin(), pool.native_buffer_sets.end(), set);
+  if (it != pool.native_buffer_sets.end()) {
+    *it = pool.native_buffer_sets.back();
+    pool.native_buffer_sets.pop_back();
+  }
 }
 
 }  // namespace
@@ -103,6 +145,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDes
       return r == VK_ERROR_INITIALIZATION_FAILED ? VK_ERROR_OUT_OF_DEVICE_MEMORY : r;
     }
     pool->descriptors.assign(records, VkDescriptorBufferInfo{});
+    b.host_bytes.Add(pool->descriptors.capacity() * sizeof(VkDescriptorBufferInfo));
   }
   const VkResult r = b.next.CreateDescriptorPool(device, pCreateInfo, pAllocator, pDescriptorPool);
   if (r != VK_SUCCESS) {
@@ -111,7 +154,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDes
   }
   // Elsewhere (auto, only layouts beyond a limit convert) the few converted sets stay
   // native sets with shadows: no arena for pools that may never see one.
-  if (b.plan.policy.convert_everything) CreateOwnedSlots(*pool, pCreateInfo->maxSets);  // without: every set stays native
+  if (b.plan.policy.convert_everything && CreateOwnedSlots(*pool, pCreateInfo->maxSets)) {  // without: every set stays native
+    b.host_bytes.Add(pool->arena_bytes);
+  }
   b.pools.Insert(*pDescriptorPool, std::move(pool));
   return r;
 }
@@ -158,7 +203,13 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
   if (n == 1 && pAllocateInfo->pNext == nullptr) {
     // The common call: one set, no variable count. A layer-owned set needs nothing else.
     const SetLayoutEntry* e = lookups.set_layouts.Find(&b, b.set_layouts, pAllocateInfo->pSetLayouts[0]);
-    if (e == nullptr || !e->shadow->converts()) return b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+    if (e == nullptr || !e->shadow->converts()) {
+      const VkResult r = b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+      if (r == VK_SUCCESS && e != nullptr && e->native_buffers) {
+        TrackNativeBufferSets(b, lookups, *pAllocateInfo, pDescriptorSets);
+      }
+      return r;
+    }
     PoolShadow* pool = lookups.pools.Find(&b, b.pools, pAllocateInfo->descriptorPool);
     if (pool != nullptr && pool->slots != nullptr && !e->shadow->has_native) {
       const VkResult r = AllocateOwnedSet(*pool, e->shadow, 0, pDescriptorSets);
@@ -194,7 +245,11 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
     converted += entries[i] != nullptr ? 1 : 0;
     runs[i] = {0, 0};
   }
-  if (converted == 0) return b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+  if (converted == 0) {
+    const VkResult r = b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+    if (r == VK_SUCCESS) TrackNativeBufferSets(b, lookups, *pAllocateInfo, pDescriptorSets);
+    return r;
+  }
   PoolShadow* pool = lookups.pools.Find(&b, b.pools, pAllocateInfo->descriptorPool);
   const auto* variable = FindInChain<VkDescriptorSetVariableDescriptorCountAllocateInfo>(
       pAllocateInfo->pNext, VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO);
@@ -230,6 +285,7 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
       result = result == VK_ERROR_OUT_OF_HOST_MEMORY ? result : VK_ERROR_OUT_OF_DEVICE_MEMORY;
     } else {
       pool->descriptors.assign(pool->capacity, VkDescriptorBufferInfo{});
+      b.host_bytes.Add(pool->descriptors.capacity() * sizeof(VkDescriptorBufferInfo));
     }
   }
   for (uint32_t i = 0; i < n; ++i) pDescriptorSets[i] = VK_NULL_HANDLE;
@@ -301,6 +357,7 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
     b.sets.Insert(pDescriptorSets[i], std::move(set));
     b.counters.sets->Add();
   }
+  if (result == VK_SUCCESS && converted != n) TrackNativeBufferSets(b, lookups, *pAllocateInfo, pDescriptorSets);
   return result;
 }
 
@@ -330,6 +387,7 @@ VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice device, VkDescriptorP
       continue;
     }
     native[native_count++] = handle;
+    if (!pool->native_buffer_sets.empty()) ForgetNativeBufferSet(b, *pool, handle);
     std::unique_ptr<SetShadow> set = b.sets.Erase(handle);
     if (set == nullptr) continue;
     b.ReleaseFull(*set);
@@ -344,6 +402,110 @@ VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice device, VkDescriptorP
   return b.next.FreeDescriptorSets(device, descriptorPool, native_count, native);
 }
 
+namespace {
+
+// A native write of buffer descriptors: kept where the set's buffer descriptors are
+// (native_buffer_sets.h).
+void KeepNativeWrite(DeviceBindings& b, const VkWriteDescriptorSet& w) {
+  if (!IsConvertedType(w.descriptorType, b.plan.convert_uniform_buffers) || w.pBufferInfo == nullptr) return;
+  NativeBufferSet* set = b.native_buffer_sets.Find(w.dstSet);
+  if (set == nullptr) return;
+  ForEachAppDescriptor(*set->layout, w.dstBinding, w.dstArrayElement, w.descriptorCount,
+                       [&](uint32_t binding, uint32_t element, uint32_t k) {
+                         set->descriptors[NativeBufferSet::Key(binding, element)] = w.pBufferInfo[k];
+                       });
+}
+
+// The `count` descriptors a copy reads from a native set, into `values` (unknown ones
+// stay null). False when the layer never saw the set's writes.
+bool ReadNativeDescriptors(DeviceBindings& b, VkDescriptorSet handle, uint32_t binding, uint32_t element, uint32_t count,
+                           VkDescriptorBufferInfo* values) {
+  const NativeBufferSet* set = b.native_buffer_sets.Find(handle);
+  if (set == nullptr) return false;
+  ForEachAppDescriptor(*set->layout, binding, element, count, [&](uint32_t bnd, uint32_t el, uint32_t k) {
+    auto it = set->descriptors.find(NativeBufferSet::Key(bnd, el));
+    if (it != set->descriptors.end()) values[k] = it->second;
+  });
+  return true;
+}
+
+// A native-to-native copy: the kept descriptors of the destination follow it.
+void KeepNativeCopy(DeviceBindings& b, const VkCopyDescriptorSet& c) {
+  NativeBufferSet* dst = b.native_buffer_sets.Find(c.dstSet);
+  if (dst == nullptr || c.descriptorCount == 0) return;
+  std::vector<VkDescriptorBufferInfo> values(c.descriptorCount, VkDescriptorBufferInfo{});
+  const bool known = ReadNativeDescriptors(b, c.srcSet, c.srcBinding, c.srcArrayElement, c.descriptorCount, values.data());
+  ForEachAppDescriptor(*dst->layout, c.dstBinding, c.dstArrayElement, c.descriptorCount,
+                       [&](uint32_t binding, uint32_t element, uint32_t k) {
+                         const uint64_t key = NativeBufferSet::Key(binding, element);
+                         if (known && values[k].buffer != VK_NULL_HANDLE) {
+                           dst->descriptors[key] = values[k];
+                         } else {
+                           dst->descriptors.erase(key);
+                         }
+                       });
+}
+
+// What a copy into or out of converted bindings carries: the source descriptors as the
+// application wrote them. A copy must not reach the driver with a converted side: a
+// converted binding does not exist in the native layout.
+class CopyTranslator {
+ public:
+  explicit CopyTranslator(DeviceBindings& b) : b_(b) {}
+
+  // A copy from converted records into a native set's binding: native writes of the
+  // descriptors (those never written, or whose buffer is gone, are left as they are).
+  void ToNative(const VkCopyDescriptorSet& c, VkDescriptorType type, const VkDescriptorBufferInfo* values) {
+    NativeBufferSet* kept = b_.native_buffer_sets.Find(c.dstSet);
+    // Where each descriptor lands: the destination's layout rolls over into the next
+    // binding; a set whose layout the layer does not hold is taken not to.
+    auto position = [&](uint32_t k, uint32_t* binding, uint32_t* element) {
+      *binding = c.dstBinding;
+      *element = c.dstArrayElement + k;
+      if (kept == nullptr) return;
+      ForEachAppDescriptor(*kept->layout, c.dstBinding, c.dstArrayElement, k + 1,
+                           [&](uint32_t bnd, uint32_t el, uint32_t i) {
+                             if (i != k) return;
+                             *binding = bnd;
+                             *element = el;
+                           });
+    };
+    values_.emplace_back(values, values + c.descriptorCount);
+    const VkDescriptorBufferInfo* stored = values_.back().data();
+    for (uint32_t k = 0; k < c.descriptorCount;) {
+      if (!Usable(stored[k])) {
+        ++k;
+        continue;
+      }
+      uint32_t run = 1;
+      while (k + run < c.descriptorCount && Usable(stored[k + run])) ++run;
+      VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      w.dstSet = c.dstSet;
+      position(k, &w.dstBinding, &w.dstArrayElement);
+      w.descriptorCount = run;
+      w.descriptorType = type;
+      w.pBufferInfo = stored + k;
+      writes_.push_back(w);
+      if (kept != nullptr) KeepNativeWrite(b_, w);
+      k += run;
+    }
+  }
+
+  // After the application's native writes and copies: the translated ones.
+  void Flush(VkDevice device) {
+    if (writes_.empty()) return;
+    b_.next.UpdateDescriptorSets(device, static_cast<uint32_t>(writes_.size()), writes_.data(), 0, nullptr);
+  }
+
+ private:
+  bool Usable(const VkDescriptorBufferInfo& d) { return d.buffer != VK_NULL_HANDLE && b_.StillNames(d); }
+  DeviceBindings& b_;
+  std::vector<VkWriteDescriptorSet> writes_;
+  std::list<std::vector<VkDescriptorBufferInfo>> values_;  // stable while writes_ point into them
+};
+
+}  // namespace
+
 VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descriptorWriteCount,
                                                 const VkWriteDescriptorSet* pDescriptorWrites,
                                                 uint32_t descriptorCopyCount,
@@ -356,7 +518,10 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
   // Native writes and copies are passed down together, in the application's order
   // relative to each other (records do not interact with native descriptors). Nothing
   // naming a layer-owned set goes down: such a set has no native binding, so a write or
-  // copy there that is not a record is invalid usage, dropped.
+  // copy there that is not a record is invalid usage, dropped. Copies between converted
+  // and native bindings carry the descriptors the application wrote: records from a
+  // native set's kept descriptors, native writes from records (after the native call).
+  const bool keep_native = b.any_native_buffer_sets.load(std::memory_order_acquire);
   constexpr uint32_t kInline = 16;
   VkWriteDescriptorSet writes_inline[kInline];
   std::vector<VkWriteDescriptorSet> writes_heap;
@@ -384,9 +549,13 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
     const bool converted =
         set != nullptr && ForEachRecord(*set->layout, w.dstBinding, w.dstArrayElement, w.descriptorCount,
                                         [&](uint32_t record, uint32_t k) { WriteRecord(b, lookups, *set, record, w.pBufferInfo[k]); });
-    if (!converted && !last_owned) writes[native_writes++] = w;
+    if (!converted && !last_owned) {
+      writes[native_writes++] = w;
+      if (keep_native && set == nullptr) KeepNativeWrite(b, w);
+    }
   }
   std::vector<VkCopyDescriptorSet> copies;
+  CopyTranslator translated(b);
   for (uint32_t i = 0; i < descriptorCopyCount; ++i) {
     const VkCopyDescriptorSet& c = pDescriptorCopies[i];
     SetShadow* src_owned = OwnedSet(c.srcSet);
@@ -394,30 +563,51 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
     SetShadow* src = src_owned != nullptr ? src_owned : b.sets.Find(c.srcSet);
     SetShadow* dst = dst_owned != nullptr ? dst_owned : b.sets.Find(c.dstSet);
     if (dst != nullptr) dst->full_stale = true;
-    bool converted = false;
-    if (src != nullptr && dst != nullptr && src->layout->Find(c.srcBinding) != nullptr) {
-      // Collect the source records, then write them (a copy within one set may overlap).
-      constexpr uint32_t kInlineValues = 16;
-      VkDescriptorBufferInfo values_inline[kInlineValues];
-      std::vector<VkDescriptorBufferInfo> values_heap;
-      VkDescriptorBufferInfo* values = values_inline;
-      if (c.descriptorCount > kInlineValues) {
-        values_heap.resize(c.descriptorCount);
-        values = values_heap.data();
+    const ConvertedBinding* src_binding = src != nullptr ? src->layout->Find(c.srcBinding) : nullptr;
+    const bool dst_converted = dst != nullptr && dst->layout->Find(c.dstBinding) != nullptr;
+    if (src_binding == nullptr && !dst_converted) {
+      // Native to native (a layer-owned side has no native binding: invalid, dropped).
+      if (src_owned == nullptr && dst_owned == nullptr) {
+        copies.push_back(c);
+        if (keep_native) KeepNativeCopy(b, c);
       }
-      std::fill(values, values + c.descriptorCount, VkDescriptorBufferInfo{});
+      continue;
+    }
+    // Collect the source descriptors, then write them (a copy within one set may overlap).
+    constexpr uint32_t kInlineValues = 16;
+    VkDescriptorBufferInfo values_inline[kInlineValues];
+    std::vector<VkDescriptorBufferInfo> values_heap;
+    VkDescriptorBufferInfo* values = values_inline;
+    if (c.descriptorCount > kInlineValues) {
+      values_heap.resize(c.descriptorCount);
+      values = values_heap.data();
+    }
+    std::fill(values, values + c.descriptorCount, VkDescriptorBufferInfo{});
+    if (src_binding != nullptr) {
       ForEachRecord(*src->layout, c.srcBinding, c.srcArrayElement, c.descriptorCount, [&](uint32_t record, uint32_t k) {
         if (record < src->record_count) values[k] = src->descriptors[record];
       });
-      converted = ForEachRecord(*dst->layout, c.dstBinding, c.dstArrayElement, c.descriptorCount,
-                                [&](uint32_t record, uint32_t k) { WriteRecord(b, lookups, *dst, record, values[k]); });
+    } else if (src_owned == nullptr &&
+               !ReadNativeDescriptors(b, c.srcSet, c.srcBinding, c.srcArrayElement, c.descriptorCount, values)) {
+      if (!b.logged_unseen_copy.exchange(true, std::memory_order_relaxed)) {
+        BINDERY_LOG(b.device.log(), kWarn, "bindings-copy",
+                    "a descriptor copy into converted bindings reads a native set whose buffer descriptors the layer "
+                    "did not see (allocated before any layout converted): the copied descriptors read as null "
+                    "(logged once)");
+      }
     }
-    if (!converted && src_owned == nullptr && dst_owned == nullptr) copies.push_back(c);
+    if (dst_converted) {
+      ForEachRecord(*dst->layout, c.dstBinding, c.dstArrayElement, c.descriptorCount,
+                    [&](uint32_t record, uint32_t k) { WriteRecord(b, lookups, *dst, record, values[k]); });
+    } else if (dst_owned == nullptr) {
+      translated.ToNative(c, src_binding->type, values);
+    }
   }
   if (native_writes != 0 || !copies.empty()) {
     b.next.UpdateDescriptorSets(device, native_writes, writes, static_cast<uint32_t>(copies.size()),
                                 copies.empty() ? nullptr : copies.data());
   }
+  translated.Flush(device);
 }
 
 }  // namespace bindery::bindings

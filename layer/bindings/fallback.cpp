@@ -1,4 +1,4 @@
-// Native fallback for pipelines the rewrite cannot convert (issue 9 part 3): such a
+// Native fallback for pipelines the rewrite cannot convert (docs/indirect-bindings.md): such a
 // pipeline is created with the full native layout (every binding a descriptor, the same
 // push-constant ranges as the converted layout, so the application's pushes stay
 // compatible), and when it draws or dispatches, the sets bound at its bind point are
@@ -7,6 +7,7 @@
 // Everything here is a cold path (first use of a set by a fallback pipeline, or after an
 // update): one device mutex.
 #include <cstring>
+#include <string>
 
 #include "bindings/bindings_capability.h"
 #include "bindings/bindings_device.h"
@@ -40,8 +41,34 @@ VkDescriptorPool NewFallbackPool(DeviceBindings& b, bool update_after_bind) {
   return pool;
 }
 
+template <typename T>
+void Put(std::string& key, const T& value) {
+  key.append(reinterpret_cast<const char*>(&value), sizeof(value));
+}
+
+// The application's set layout as the full layout is made from it; "" when it names
+// immutable samplers (handles that may be reused after their sampler goes: never shared).
+std::string SetLayoutContent(const SetLayoutShadow& layout) {
+  std::string key;
+  Put(key, layout.create_flags);
+  for (const VkDescriptorSetLayoutBinding& binding : layout.app_bindings) {
+    if (binding.pImmutableSamplers != nullptr) return "";
+    Put(key, binding.binding);
+    Put(key, binding.descriptorType);
+    Put(key, binding.descriptorCount);
+    Put(key, binding.stageFlags);
+  }
+  for (VkDescriptorBindingFlags f : layout.app_flags) Put(key, f);
+  return key;
+}
+
 VkDescriptorSetLayout FullSetLayoutLocked(DeviceBindings& b, const SetLayoutShadow& layout) {
   if (layout.full != VK_NULL_HANDLE) return layout.full;
+  const std::string content = SetLayoutContent(layout);
+  if (!content.empty()) {
+    auto it = b.full_set_layouts_by_content.find(content);
+    if (it != b.full_set_layouts_by_content.end()) return layout.full = it->second;
+  }
   // The application's bindings, immutable samplers re-pointed at the shadow's copies;
   // binding flags kept: an update after bind is written to the full set too
   // (full_set_mirror.cpp), which update-after-bind bindings allow while it is bound.
@@ -63,6 +90,7 @@ VkDescriptorSetLayout FullSetLayoutLocked(DeviceBindings& b, const SetLayoutShad
   VkDescriptorSetLayout full = VK_NULL_HANDLE;
   if (b.next.CreateDescriptorSetLayout(b.device.handle, &info, nullptr, &full) != VK_SUCCESS) return VK_NULL_HANDLE;
   b.owned_set_layouts.push_back(full);
+  if (!content.empty()) b.full_set_layouts_by_content.emplace(content, full);
   layout.full = full;
   return full;
 }
@@ -94,6 +122,12 @@ VkPipelineLayout DeviceBindings::FullPipelineLayout(PipelineLayoutShadow& layout
     if (full == VK_NULL_HANDLE) return VK_NULL_HANDLE;
     full_sets.push_back(full);
   }
+  // Layouts of the same full sets and ranges share one (bounded by shapes in use).
+  std::string content;
+  for (VkDescriptorSetLayout l : full_sets) Put(content, l);
+  for (const VkPushConstantRange& r : layout.native_ranges) Put(content, r);
+  auto it = full_pipeline_layouts_by_content.find(content);
+  if (it != full_pipeline_layouts_by_content.end()) return layout.full = it->second;
   VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   info.setLayoutCount = static_cast<uint32_t>(full_sets.size());
   info.pSetLayouts = full_sets.data();
@@ -101,10 +135,67 @@ VkPipelineLayout DeviceBindings::FullPipelineLayout(PipelineLayoutShadow& layout
   info.pPushConstantRanges = layout.native_ranges.data();
   if (next.CreatePipelineLayout(device.handle, &info, nullptr, &layout.full) != VK_SUCCESS) return VK_NULL_HANDLE;
   owned_pipeline_layouts.push_back(layout.full);
+  full_pipeline_layouts_by_content.emplace(std::move(content), layout.full);
   return layout.full;
 }
 
-VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& set) {
+bool DeviceBindings::StillNames(const VkDescriptorBufferInfo& d) {
+  const BufferInfo* buffer = trackers().buffers.Find(d.buffer);
+  if (buffer == nullptr || d.offset >= buffer->size) return false;
+  return d.range == VK_WHOLE_SIZE || d.range <= buffer->size - d.offset;
+}
+
+void DeviceBindings::WriteConvertedBinding(SetShadow& set, const ConvertedBinding& c, uint32_t set_index,
+                                           std::vector<VkWriteDescriptorSet>& writes) {
+  const uint32_t count = c.first_record < set.record_count ? std::min(c.count, set.record_count - c.first_record) : 0;
+  const VkDescriptorBufferInfo* d = set.descriptors + c.first_record;
+  auto usable = [&](uint32_t k) {
+    if (d[k].buffer == VK_NULL_HANDLE) return false;
+    if (StillNames(d[k])) return true;
+    // Invalid for the application (a statically used descriptor must be valid), but never
+    // a reason to hand the driver a freed handle.
+    if (!logged_gone_in_use.exchange(true, std::memory_order_relaxed)) {
+      BINDERY_LOG(device.log(), kWarn, "bindings-destroyed-in-use",
+                  "a pipeline running natively may use set %u binding %u element %u, whose buffer was destroyed: the "
+                  "descriptor is left unwritten (logged once)",
+                  set_index, c.binding, k);
+    }
+    return false;
+  };
+  // With robustness2.nullDescriptor a null descriptor is valid and reads 0: the full set
+  // gets one where the shadow has none (never written, written null, or destroyed).
+  static const VkDescriptorBufferInfo kNull{VK_NULL_HANDLE, 0, VK_WHOLE_SIZE};
+  for (uint32_t k = 0; k < count;) {
+    if (!usable(k)) {
+      if (plan.null_descriptor) {
+        VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        w.dstSet = set.full;
+        w.dstBinding = c.binding;
+        w.dstArrayElement = k;
+        w.descriptorCount = 1;
+        w.descriptorType = c.type;
+        w.pBufferInfo = &kNull;
+        writes.push_back(w);
+      }
+      ++k;
+      continue;
+    }
+    uint32_t run = 1;
+    while (k + run < count && usable(k + run)) ++run;
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstSet = set.full;
+    w.dstBinding = c.binding;
+    w.dstArrayElement = k;
+    w.descriptorCount = run;
+    w.descriptorType = c.type;
+    w.pBufferInfo = &d[k];
+    writes.push_back(w);
+    k += run;
+  }
+}
+
+VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses,
+                                            uint32_t set_index) {
   std::lock_guard<std::mutex> lock(fallback_mutex);
   const SetLayoutShadow& layout = *set.layout;
   if (set.full == VK_NULL_HANDLE) {
@@ -144,46 +235,39 @@ VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& s
     if (set.pool != nullptr) set.pool->owned_materialised.store(true, std::memory_order_release);
   }
   if (set.full_stale) {
-    // Converted bindings from the shadow (runs of written descriptors: an unwritten one
-    // stays unwritten), native ones copied from the set's native part.
-    std::vector<VkWriteDescriptorSet> writes;
-    std::vector<VkCopyDescriptorSet> copies;
-    for (const ConvertedBinding& c : layout.converted) {
-      const uint32_t count = c.first_record < set.record_count ? std::min(c.count, set.record_count - c.first_record) : 0;
-      for (uint32_t k = 0; k < count;) {
-        if (set.descriptors[c.first_record + k].buffer == VK_NULL_HANDLE) {
-          ++k;
-          continue;
-        }
-        uint32_t run = 1;
-        while (k + run < count && set.descriptors[c.first_record + k + run].buffer != VK_NULL_HANDLE) ++run;
-        VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-        w.dstSet = set.full;
-        w.dstBinding = c.binding;
-        w.dstArrayElement = k;
-        w.descriptorCount = run;
-        w.descriptorType = c.type;
-        w.pBufferInfo = &set.descriptors[c.first_record + k];
-        writes.push_back(w);
-        k += run;
-      }
+    set.full_written = 0;
+    set.full_stale = false;
+  }
+  // The bindings `uses` names and not yet written since the shadow last changed: converted
+  // ones from the shadow (runs of written descriptors whose buffer still exists: an
+  // unwritten one stays unwritten), native ones copied from the set's native part (a
+  // layer-owned set has no native binding, and no native set to copy from).
+  std::vector<VkWriteDescriptorSet> writes;
+  std::vector<VkCopyDescriptorSet> copies;
+  const bool owned = OwnedSet(handle) != nullptr;
+  for (size_t i = 0; i < layout.app_bindings.size(); ++i) {
+    const VkDescriptorSetLayoutBinding& binding = layout.app_bindings[i];
+    const uint64_t bit = i < 63 ? uint64_t{1} << i : 0;  // later bindings are written at every use
+    if ((set.full_written & bit) != 0) continue;
+    if (uses != nullptr && !uses->Uses(set_index, binding.binding)) continue;
+    set.full_written |= bit;
+    if (const ConvertedBinding* c = layout.Find(binding.binding)) {
+      WriteConvertedBinding(set, *c, set_index, writes);
+      continue;
     }
-    // (A layer-owned set has no native binding, and no native set to copy from.)
-    const bool owned = OwnedSet(handle) != nullptr;
-    for (const VkDescriptorSetLayoutBinding& binding : layout.app_bindings) {
-      if (owned || layout.Find(binding.binding) != nullptr || binding.descriptorCount == 0) continue;
-      if (binding.pImmutableSamplers != nullptr && binding.descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER) continue;
-      VkCopyDescriptorSet c{VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET};
-      c.srcSet = handle;
-      c.srcBinding = binding.binding;
-      c.dstSet = set.full;
-      c.dstBinding = binding.binding;
-      c.descriptorCount = binding.descriptorCount;
-      copies.push_back(c);
-    }
+    if (owned || binding.descriptorCount == 0) continue;
+    if (binding.pImmutableSamplers != nullptr && binding.descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER) continue;
+    VkCopyDescriptorSet c{VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET};
+    c.srcSet = handle;
+    c.srcBinding = binding.binding;
+    c.dstSet = set.full;
+    c.dstBinding = binding.binding;
+    c.descriptorCount = binding.descriptorCount;
+    copies.push_back(c);
+  }
+  if (!writes.empty() || !copies.empty()) {
     next.UpdateDescriptorSets(device.handle, static_cast<uint32_t>(writes.size()), writes.data(),
                               static_cast<uint32_t>(copies.size()), copies.data());
-    set.full_stale = false;
   }
   return set.full;
 }
@@ -219,7 +303,7 @@ void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bin
       continue;
     }
     VkDescriptorSet full = bound.set;  // a set of a layout that converts nothing is already full
-    if (SetShadow* shadow = FindSet(b, bound.set)) full = b.Materialise(bound.set, *shadow);
+    if (SetShadow* shadow = FindSet(b, bound.set)) full = b.Materialise(bound.set, *shadow, f.uses.get(), i);
     if (full == VK_NULL_HANDLE) continue;
     b.next.CmdBindDescriptorSets(cb, bind_point, f.full, i, 1, &full, bound.dynamic_count, bound.dynamic);
   }

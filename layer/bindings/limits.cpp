@@ -31,6 +31,35 @@ bool RaisesLimits(const InstanceState& instance, VkPhysicalDevice pd, const VkPh
   return bda.bufferDeviceAddress == VK_TRUE;
 }
 
+// The largest storage-buffer range the device can serve: a record carries a 64-bit size,
+// but a buffer cannot be larger than the device can create (maxBufferSize), back with one
+// allocation (maxMemoryAllocationSize) or hold in its largest heap — and a client that
+// derives its own limits from this one (zink: GL's shader-storage block size) will use a
+// block of exactly that size. Never below the driver's own value.
+uint32_t ServableStorageRange(const InstanceState& instance, VkPhysicalDevice pd, uint32_t driver_range) {
+  VkDeviceSize range = UINT32_MAX;
+  if (PFN_vkGetPhysicalDeviceProperties2 properties2 = instance.Properties2()) {
+    VkPhysicalDeviceMaintenance4Properties m4{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
+    VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &m4};
+    VkPhysicalDeviceProperties2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3};
+    properties2(pd, &query);
+    if (m3.maxMemoryAllocationSize != 0) range = std::min(range, m3.maxMemoryAllocationSize);
+    if (m4.maxBufferSize != 0) range = std::min(range, m4.maxBufferSize);
+  }
+  VkPhysicalDeviceMemoryProperties memory{};
+  instance.dispatch.GetPhysicalDeviceMemoryProperties(pd, &memory);
+  VkDeviceSize largest_heap = 0;
+  for (uint32_t i = 0; i < memory.memoryHeapCount; ++i) largest_heap = std::max(largest_heap, memory.memoryHeaps[i].size);
+  if (largest_heap != 0) range = std::min(range, largest_heap);
+  return static_cast<uint32_t>(std::max<VkDeviceSize>(range, driver_range));
+}
+
+void Raise(const InstanceState& instance, VkPhysicalDevice pd, VkPhysicalDeviceLimits& limits) {
+  const uint32_t driver_range = limits.maxStorageBufferRange;
+  RaiseLimits(limits);
+  limits.maxStorageBufferRange = ServableStorageRange(instance, pd, driver_range);
+}
+
 }  // namespace
 
 bool ConvertsEveryLayout(const InstanceState& instance, VkPhysicalDevice pd) {
@@ -44,8 +73,7 @@ void RaiseLimits(VkPhysicalDeviceLimits& l) {
   const uint32_t added = kRaisedStorageBuffers > l.maxPerStageDescriptorStorageBuffers
                              ? kRaisedStorageBuffers - l.maxPerStageDescriptorStorageBuffers
                              : 0;
-  l.maxStorageBufferRange = UINT32_MAX;
-  l.maxBoundDescriptorSets = std::max(l.maxBoundDescriptorSets, RaisedBoundSets(l));
+  l.maxStorageBufferRange = UINT32_MAX;  // bounded by what the device can serve (ServableStorageRange)
   l.maxPerStageDescriptorStorageBuffers = std::max(l.maxPerStageDescriptorStorageBuffers, kRaisedStorageBuffers);
   l.maxDescriptorSetStorageBuffers = std::max(l.maxDescriptorSetStorageBuffers, kRaisedStorageBuffers);
   l.maxPerStageResources = l.maxPerStageResources > UINT32_MAX - added ? UINT32_MAX : l.maxPerStageResources + added;
@@ -54,19 +82,19 @@ void RaiseLimits(VkPhysicalDeviceLimits& l) {
 VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceProperties(VkPhysicalDevice pd, VkPhysicalDeviceProperties* props) {
   InstanceState* instance = nullptr;
   NextOf(pd, &instance).GetPhysicalDeviceProperties(pd, props);
-  if (RaisesLimits(*instance, pd, *props)) RaiseLimits(props->limits);
+  if (RaisesLimits(*instance, pd, *props)) Raise(*instance, pd, props->limits);
 }
 
 VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceProperties2(VkPhysicalDevice pd, VkPhysicalDeviceProperties2* props) {
   InstanceState* instance = nullptr;
   NextOf(pd, &instance).GetPhysicalDeviceProperties2(pd, props);
-  if (RaisesLimits(*instance, pd, props->properties)) RaiseLimits(props->properties.limits);
+  if (RaisesLimits(*instance, pd, props->properties)) Raise(*instance, pd, props->properties.limits);
 }
 
 VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceProperties2KHR(VkPhysicalDevice pd, VkPhysicalDeviceProperties2* props) {
   InstanceState* instance = nullptr;
   NextOf(pd, &instance).GetPhysicalDeviceProperties2KHR(pd, props);
-  if (RaisesLimits(*instance, pd, props->properties)) RaiseLimits(props->properties.limits);
+  if (RaisesLimits(*instance, pd, props->properties)) Raise(*instance, pd, props->properties.limits);
 }
 
 }  // namespace bindery::bindings

@@ -1,23 +1,26 @@
-// The limits indirect bindings let an application exceed (issue 9 part 5), reported through
+// The limits indirect bindings let an application exceed (docs/indirect-bindings.md), reported through
 // vkGetPhysicalDeviceProperties(2) where every layout converts (force, or auto on a driver
 // the policy says pays: bindings/policy.h), for physical devices that can run it
-// (bufferDeviceAddress). Only limits the capability
-// really honours are raised:
+// (bufferDeviceAddress). Only limits the capability really honours for every layout are
+// raised:
 //   maxStorageBufferRange: a record carries a 64-bit size and the rewritten shader loads
-//     through an address, so a storage buffer's range is bounded only by the buffer;
+//     through an address, so a storage buffer's range is bounded only by the buffer: the
+//     largest buffer the device can create, allocate and hold (maxBufferSize,
+//     maxMemoryAllocationSize, its largest heap; at most UINT32_MAX), because clients
+//     derive their own limits from it and use blocks of that size;
 //   maxPerStageDescriptorStorageBuffers / maxDescriptorSetStorageBuffers (and
 //     maxPerStageResources by as much): storage buffers never reach the driver's
 //     descriptors, only records in the pool's block.
-//   maxBoundDescriptorSets: sets whose descriptors all convert exist only as roots (8 bytes
-//     of push constants each, or in the reserved set's ring when push constants are
-//     full) and are left out of the native layout; the others are renumbered in order.
-//     Raised to 32 (what the per-command-buffer bind state tracks). One condition
-//     remains, failing pipeline-layout creation with a logged reason, not silently: the
-//     sets that keep native descriptors (images, samplers, texel buffers, uniform buffers
-//     unless converted), plus the reserved set where the root needs it, must be within
-//     the driver's own limit.
-// Not raised: dynamic storage buffers (their offsets travel in push constants, a few
-// dozen at most), uniform buffers (converted only with a setting).
+// Not raised:
+//   maxBoundDescriptorSets: sets whose descriptors all convert exist only as roots and are
+//     left out of the native layout, so a pipeline layout may have more sets than the
+//     driver binds — but only while the sets keeping native descriptors (images,
+//     samplers, texel buffers, uniform buffers unless converted) fit the driver's limit;
+//     a layout of 16 sets each keeping a sampler cannot be given, so the driver's value
+//     is what every layout can get. More sets still work where they convert (pipeline
+//     layout creation fails with a logged reason where they cannot);
+//   dynamic storage buffers (their offsets travel in push constants, a few dozen at
+//     most), uniform buffers (converted only with a setting).
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -37,8 +40,9 @@ void RaiseLimits(VkPhysicalDeviceLimits& limits);
 // extensions whose commands would reach converted objects are hidden
 // (bindings_capability.cpp).
 bool ConvertsEveryLayout(const InstanceState& instance, VkPhysicalDevice pd);
-// The raised maxBoundDescriptorSets: 32 (what the per-command-buffer bind state tracks).
-// Roots that do not fit in push constants go to the reserved set's ring (one native set).
+// The most sets a pipeline layout may have where they convert: 32 (what the per-command-
+// buffer bind state tracks; not reported, see above). Roots that do not fit in push
+// constants go to the reserved set's ring (one native set).
 inline uint32_t RaisedBoundSets(const VkPhysicalDeviceLimits&) { return 32; }
 
 VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceProperties(VkPhysicalDevice, VkPhysicalDeviceProperties*);

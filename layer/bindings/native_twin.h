@@ -1,4 +1,4 @@
-// Native twins of rewritten pipelines (issue 9 part 3). A buffer the layer cannot give a
+// Native twins of rewritten pipelines (docs/indirect-bindings.md, "When it falls back"). A buffer the layer cannot give a
 // device address (sparse, protected or external memory, or memory it could not flag) has
 // no record a rewritten shader can follow. When a set naming such a buffer is bound for
 // a draw or dispatch of a rewritten pipeline, that draw or dispatch runs with the

@@ -118,6 +118,7 @@ void DestroyOwnedSlots(DeviceBindings& b, PoolShadow& pool) {
   if (pool.slots == nullptr) return;
   ResetOwnedSets(b, pool);
   ReleaseOwnedArena(pool.slots, pool.arena_bytes);
+  b.host_bytes.Sub(pool.arena_bytes);
   pool.slots = nullptr;
   pool.slot_count = 0;
   pool.arena_bytes = 0;

@@ -17,6 +17,7 @@
 //   valid whether the base or the derivative was rewritten or fell back (with a different
 //   native layout): no valid-usage rule ties a derivative's layout to its base's, and the
 //   base is only a hint the implementation may ignore.
+#include <algorithm>
 #include <list>
 #include <memory>
 #include <string>
@@ -26,6 +27,8 @@
 #include "bindings/hooks.h"
 #include "bindings/native_twin.h"
 #include "bindings/rewrite_dump.h"
+#include "bindings/robustness.h"
+#include "bindings/static_use.h"
 #include "core/chain_edit.h"
 #include "core/pnext.h"
 #include "spirv/renumber.h"
@@ -42,12 +45,18 @@ spirv::TargetEnv TargetFor(uint32_t api_version, uint32_t spirv_version) {
   return spirv::TargetEnv::kVulkan1_0;
 }
 
-spirv::RewriteOptions OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t spirv_version) {
+spirv::RewriteOptions OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t spirv_version,
+                                 bool bounds_checks) {
   spirv::RewriteOptions o;
   o.target = TargetFor(b.plan.api_version, spirv_version);
   o.shader_int64 = b.plan.shader_int64;
-  o.bounds_checks = b.plan.bounds_checks;
+  o.bounds_checks = bounds_checks;
   o.convert_uniform_buffers = b.plan.convert_uniform_buffers;
+  // Descriptor addresses are multiples of the offset alignments (spirv/access_alignment.h).
+  const VkPhysicalDeviceLimits& limits = b.device.properties.limits;
+  VkDeviceSize base_alignment = limits.minStorageBufferOffsetAlignment;
+  if (o.convert_uniform_buffers) base_alignment = std::min(base_alignment, limits.minUniformBufferOffsetAlignment);
+  o.descriptor_base_alignment = static_cast<uint32_t>(std::min<VkDeviceSize>(base_alignment, 256));
   if (root.in_buffer) {
     o.root_placement = spirv::RootPlacement::kStorageBuffer;
     o.root_buffer_set = root.buffer_set;
@@ -119,8 +128,9 @@ class StageRewriter {
   // Fills `out` with the stages to send down for `layout`. Returns "" on success (with
   // *converted true when some stage was rewritten), else why the pipeline cannot be made
   // with converted bindings.
+  // `pipeline_chain`: the pipeline create info's pNext (its robustness, robustness.h).
   std::string Rewrite(const PipelineLayoutShadow& layout, uint32_t count, const VkPipelineShaderStageCreateInfo* stages,
-                      std::vector<VkPipelineShaderStageCreateInfo>& out, bool* converted) {
+                      std::vector<VkPipelineShaderStageCreateInfo>& out, bool* converted, const void* pipeline_chain) {
     const RootLayout& root = layout.root;
     out.assign(stages, stages + count);
     *converted = false;
@@ -151,13 +161,14 @@ class StageRewriter {
       // SPIR-V library gap: the rewrite subtracts a dynamic offset from the record's size,
       // but a dynamic descriptor's range does not shrink with its offset; lengths and
       // bounds checks of dynamic storage buffers would differ from native.
-      if (HasConvertedDynamic(root) && (b_.plan.bounds_checks || HasArrayLength(*words))) {
+      const bool bounds_checks = StageBoundsChecks(b_.plan, pipeline_chain, stage.pNext);
+      if (HasConvertedDynamic(root) && (bounds_checks || HasArrayLength(*words))) {
         return "dynamic storage buffers with OpArrayLength or bounds checks (the rewrite shrinks their size by the "
                "dynamic offset)";
       }
       const uint32_t version = words->size() > 1 ? (*words)[1] : 0;
       bool hit = false;
-      const spirv::RewriteOptions options = OptionsFor(b_, root, version);
+      const spirv::RewriteOptions options = OptionsFor(b_, root, version, bounds_checks);
       std::shared_ptr<const CachedRewrite> r = RewriteOf(module, *words, options, &hit);
       if (!r->error.empty()) return "the shader could not be read: " + r->error;
       if (!r->converted) return r->reason;
@@ -308,6 +319,10 @@ VKAPI_ATTR void VKAPI_CALL DestroyShaderModule(VkDevice device, VkShaderModule m
   DeviceBindings& b = BindingsOf(device);
   if (module != VK_NULL_HANDLE) b.modules.Erase(module);
   b.next.DestroyShaderModule(device, module, pAllocator);
+  // Its rewrites may now be held by the cache alone (bounded: rewrite_cache.h).
+  b.rewrites.TrimUnused([&](const CachedRewrite& r) {
+    if (r.driver_module != VK_NULL_HANDLE) b.next.DestroyShaderModule(device, r.driver_module, nullptr);
+  });
 }
 
 namespace {
@@ -404,7 +419,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
     layouts[i] = layout;
     rewriters.emplace_back(b);
     bool converted = false;
-    const std::string why = rewriters.back().Rewrite(*layout, 1, &infos[i].stage, stage, &converted);
+    const std::string why = rewriters.back().Rewrite(*layout, 1, &infos[i].stage, stage, &converted, infos[i].pNext);
     reads_push[i] = rewriters.back().reads_pushed_records();
     if (!why.empty()) {
       if (!FallBack(b, "compute", infos[i].stage.pName, why, *layout, &infos[i].layout)) {
@@ -421,6 +436,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
   const VkResult result = b.next.CreateComputePipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
   RegisterFallbacks(b, fallbacks, rewritten, infos.data(), pPipelines);
   MakeTwins(b, cache, pCreateInfos, layouts, was_rewritten, pPipelines, count);
+  RecordStaticUse(b, pCreateInfos, count, pPipelines);
   MarkPushReaders(b, reads_push, pPipelines);
   return result;
 }
@@ -446,7 +462,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
     stages.emplace_back();
     bool converted = false;
     std::string why = rewriters.back().Rewrite(*layout, infos[i].stageCount, infos[i].pStages, stages.back(),
-                                               &converted);
+                                               &converted, infos[i].pNext);
     reads_push[i] = rewriters.back().reads_pushed_records();
     if (why.empty() && converted && IsLibraryPipeline(infos[i].flags, infos[i].pNext)) {
       why = "pipeline libraries are not handled";
@@ -466,6 +482,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
   const VkResult result = b.next.CreateGraphicsPipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
   RegisterFallbacks(b, fallbacks, rewritten, infos.data(), pPipelines);
   MakeTwins(b, cache, pCreateInfos, layouts, was_rewritten, pPipelines, count);
+  RecordStaticUse(b, pCreateInfos, count, pPipelines);
   MarkPushReaders(b, reads_push, pPipelines);
   return result;
 }

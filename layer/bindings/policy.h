@@ -1,8 +1,8 @@
-// Which descriptor set layouts indirect bindings converts on a device (issue 9 part 7).
+// Which descriptor set layouts indirect bindings converts on a device (docs/indirect-bindings.md, the policy).
 //
 //   force: every layout it can (tests, benchmarks).
 //   auto:  every layout on drivers where the table in policy.cpp says conversion pays
-//          (measured with bench/, README "Indirect bindings"); elsewhere only layouts that
+//          (measured with bench/, docs/measured.md); elsewhere only layouts that
 //          use a limit above the driver's (invalid natively, so converting them changes no
 //          valid program's meaning). Until a device's first converted layout exists, the
 //          capability's hot-path hooks pass every call straight on, so auto never makes

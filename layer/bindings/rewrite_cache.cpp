@@ -15,6 +15,7 @@ std::string OptionsKey(const spirv::RewriteOptions& o) {
   Append(key, (o.shader_int64 ? 1u : 0u) | (o.bounds_checks ? 2u : 0u) | (o.convert_uniform_buffers ? 4u : 0u));
   Append(key, static_cast<uint32_t>(o.root_placement));
   Append(key, o.root_buffer_set);
+  Append(key, o.descriptor_base_alignment);
   for (const spirv::SetLayout& s : o.sets) {
     Append(key, s.set);
     Append(key, s.root_offset);
@@ -40,6 +41,7 @@ std::shared_ptr<const CachedRewrite> RewriteCache::Get(const std::vector<uint32_
     auto it = entries_.find(key);
     if (it != entries_.end()) {
       *hit = true;
+      it->second->last_use = ++clock_;
       return it->second;
     }
   }
@@ -52,6 +54,7 @@ std::shared_ptr<const CachedRewrite> RewriteCache::Get(const std::vector<uint32_
   if (out->converted) out->module = std::move(r.module);
   out->report = std::move(r.report);
   std::lock_guard<std::mutex> lock(mutex_);
+  out->last_use = ++clock_;
   return entries_.emplace(std::move(key), std::move(out)).first->second;
 }
 

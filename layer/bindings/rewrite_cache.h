@@ -5,6 +5,7 @@
 // is not a hot path: one mutex.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -29,6 +30,7 @@ struct CachedRewrite {
   // driver the same module, which its own pipeline cache recognises.
   mutable std::mutex driver_module_mutex;
   mutable VkShaderModule driver_module = VK_NULL_HANDLE;
+  mutable uint64_t last_use = 0;  // the cache's clock at its last Get (under the cache's mutex)
 };
 
 class RewriteCache {
@@ -37,6 +39,28 @@ class RewriteCache {
   std::shared_ptr<const CachedRewrite> Get(const std::vector<uint32_t>& words,
                                            const spirv::RewriteOptions& options, bool* hit);
   std::size_t size() const;
+  // Bounded memory: entries nothing else holds (their modules destroyed, no pipeline being
+  // created from them) beyond the kKeptUnused most recently used are dropped, `destroy`
+  // called for each (its driver module). Identical modules created again soon still hit.
+  static constexpr std::size_t kKeptUnused = 64;
+  template <typename Fn>
+  void TrimUnused(Fn&& destroy) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (entries_.size() <= kKeptUnused) return;
+    std::vector<std::pair<uint64_t, const std::string*>> unused;
+    for (const auto& [key, entry] : entries_) {
+      if (entry.use_count() == 1) unused.emplace_back(entry->last_use, &key);
+    }
+    if (unused.size() <= kKeptUnused) return;
+    std::sort(unused.begin(), unused.end());
+    std::vector<std::string> doomed;
+    for (std::size_t i = 0; i + kKeptUnused < unused.size(); ++i) doomed.push_back(*unused[i].second);
+    for (const std::string& key : doomed) {
+      auto it = entries_.find(key);
+      destroy(*it->second);
+      entries_.erase(it);
+    }
+  }
   // Calls fn(entry) for every entry (device teardown).
   template <typename Fn>
   void ForEach(Fn&& fn) const {
@@ -47,6 +71,7 @@ class RewriteCache {
  private:
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<const CachedRewrite>> entries_;
+  uint64_t clock_ = 0;
 };
 
 // A key for the options (every field that changes the output).

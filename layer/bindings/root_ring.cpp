@@ -1,23 +1,38 @@
 #include "bindings/root_ring.h"
 
+#include <algorithm>
+
 #include "bindings/bindings_device.h"
+#include "chassis/queue_sharing.h"
 
 namespace bindery::bindings {
 namespace {
 
-// Host-visible and coherent (no flush at record time); device-local where the host can
-// write it (the GPU then reads the records at device speed), never protected.
+// Host-visible and coherent (no flush at record time), never protected. Device-local
+// (the GPU reads records at device speed) only from a heap that is not scarce: without
+// resizable BAR a host-visible device-local heap is 256 MiB the application needs too.
+constexpr VkDeviceSize kPlentifulHeap = 1ull << 30;
+
 uint32_t ChooseRingMemoryType(const VkPhysicalDeviceMemoryProperties& props, uint32_t allowed) {
   const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   const VkMemoryPropertyFlags avoid = VK_MEMORY_PROPERTY_PROTECTED_BIT | VK_MEMORY_PROPERTY_DEVICE_COHERENT_BIT_AMD |
                                       VK_MEMORY_PROPERTY_DEVICE_UNCACHED_BIT_AMD;
-  for (VkMemoryPropertyFlags want : {host | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, host}) {
+  auto first = [&](auto&& fits) {
     for (uint32_t i = 0; i < props.memoryTypeCount; ++i) {
       const VkMemoryPropertyFlags f = props.memoryTypes[i].propertyFlags;
-      if ((allowed & (1u << i)) != 0 && (f & want) == want && (f & avoid) == 0) return i;
+      if ((allowed & (1u << i)) == 0 || (f & host) != host || (f & avoid) != 0) continue;
+      if (fits(f, props.memoryHeaps[props.memoryTypes[i].heapIndex].size)) return i;
     }
+    return UINT32_MAX;
+  };
+  uint32_t type = first([](VkMemoryPropertyFlags f, VkDeviceSize heap) {
+    return (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0 && heap >= kPlentifulHeap;
+  });
+  if (type == UINT32_MAX) {
+    type = first([](VkMemoryPropertyFlags f, VkDeviceSize) { return (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) == 0; });
   }
-  return UINT32_MAX;
+  if (type == UINT32_MAX) type = first([](VkMemoryPropertyFlags, VkDeviceSize) { return true; });
+  return type;
 }
 
 }  // namespace
@@ -29,10 +44,46 @@ RootRingPool::~RootRingPool() {
   // hooks buffer and memory destruction) are gone already, so the blocks go straight to
   // the layer below the whole stack.
   const VkLayerDispatchTable& driver = b_.device.driver;
-  for (auto& block : blocks_) {
-    if (block->root_pool != VK_NULL_HANDLE) driver.DestroyDescriptorPool(b_.device.handle, block->root_pool, nullptr);
-    if (block->buffer != VK_NULL_HANDLE) driver.DestroyBuffer(b_.device.handle, block->buffer, nullptr);
-    if (block->memory != VK_NULL_HANDLE) driver.FreeMemory(b_.device.handle, block->memory, nullptr);
+  for (auto& block : blocks_) DestroyBlock(*block, driver);
+}
+
+void RootRingPool::DestroyBlock(RingBlock& block, const VkLayerDispatchTable& table) {
+  if (block.root_pool != VK_NULL_HANDLE) table.DestroyDescriptorPool(b_.device.handle, block.root_pool, nullptr);
+  if (block.buffer != VK_NULL_HANDLE) table.DestroyBuffer(b_.device.handle, block.buffer, nullptr);
+  if (block.memory != VK_NULL_HANDLE) table.FreeMemory(b_.device.handle, block.memory, nullptr);
+  b_.gpu_bytes.Sub(kBlockBytes + kRingRootBytes);
+}
+
+void RootRingPool::TrimIdleBlocks() {
+  uint32_t idle = 0;
+  for (const auto& block : blocks_) idle += block->lent == 0 ? 1 : 0;
+  if (idle < 2) return;
+  // Keep the first idle block as the spare; the others' chunks leave the free list.
+  bool spare = false;
+  std::vector<const RingBlock*> doomed;
+  for (const auto& block : blocks_) {
+    if (block->lent != 0) continue;
+    if (spare) doomed.push_back(block.get());
+    spare = true;
+  }
+  auto is_doomed = [&](const RingBlock* block) {
+    return std::find(doomed.begin(), doomed.end(), block) != doomed.end();
+  };
+  RingChunk** link = &free_;
+  while (*link != nullptr) {
+    if (is_doomed((*link)->block)) {
+      *link = (*link)->next;
+    } else {
+      link = &(*link)->next;
+    }
+  }
+  for (auto it = blocks_.begin(); it != blocks_.end();) {
+    if (is_doomed(it->get())) {
+      DestroyBlock(**it, b_.next);
+      it = blocks_.erase(it);
+    } else {
+      ++it;
+    }
   }
 }
 
@@ -45,7 +96,8 @@ RingBlock* RootRingPool::CreateBlock() {
   // that does not fit in push constants is read through the reserved set's descriptor.
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
                VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
-  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  const QueueSharing sharing(b_.device);  // blocks go from command buffer to command buffer, of any family
+  sharing.Apply(info);
   if (b_.next.CreateBuffer(device, &info, nullptr, &block->buffer) != VK_SUCCESS) return nullptr;
   VkMemoryRequirements req{};
   b_.next.GetBufferMemoryRequirements(device, block->buffer, &req);
@@ -80,6 +132,7 @@ RingBlock* RootRingPool::CreateBlock() {
     free_ = &c;
   }
   b_.counters.ring_bytes->Add(kBlockBytes + kRingRootBytes);
+  b_.gpu_bytes.Add(kBlockBytes + kRingRootBytes);
   blocks_.push_back(std::move(block));
   return blocks_.back().get();
 }
@@ -113,16 +166,23 @@ RingChunk* RootRingPool::Acquire() {
   RingChunk* c = free_;
   free_ = c->next;
   c->next = nullptr;
+  ++c->block->lent;
   return c;
 }
 
 void RootRingPool::Release(RingChunk* first) {
   if (first == nullptr) return;
   RingChunk* last = first;
-  while (last->next != nullptr) last = last->next;
   std::lock_guard<std::mutex> lock(mutex_);
+  bool emptied = false;
+  for (RingChunk* c = first;; c = c->next) {
+    emptied = --c->block->lent == 0 || emptied;
+    last = c;
+    if (c->next == nullptr) break;
+  }
   last->next = free_;
   free_ = first;
+  if (emptied) TrimIdleBlocks();
 }
 
 RingSlice RootRing::Allocate(RootRingPool& pool, uint32_t size, uint32_t alignment) {

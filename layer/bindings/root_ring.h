@@ -4,8 +4,10 @@
 // copies of the root (read through the reserved set each block carries).
 //
 // RootRingPool (one per device) holds blocks of kBlockBytes (one VkBuffer + VkDeviceMemory,
-// host-visible and coherent, persistently mapped, with a device address) cut into
-// kChunkBytes chunks, and lends chunks to command buffers. RootRing (one per command
+// host-visible and coherent, persistently mapped, with a device address, shared by every
+// queue family) cut into kChunkBytes chunks, and lends chunks to command buffers. Chunks
+// are small (4 KiB: a command buffer that records one push holds 4 KiB, not a block's
+// worth), which is still room for the largest push (maxPushDescriptors records) or root. RootRing (one per command
 // buffer) bump-allocates from the chunks it holds and gives them all back when the command
 // buffer is reset, re-begun or freed — never while it may be pending, which the spec
 // already forbids, so a chunk is never rewritten while the GPU may read it. Host writes
@@ -14,9 +16,11 @@
 // so SIMULTANEOUS_USE resubmission is safe.
 //
 // Steady state: nothing is allocated per push; the pool's lock is taken once per chunk
-// (per 64 KiB recorded), and a new block only when every chunk is lent out. Blocks are
-// kept until the device is destroyed (the pool holds the peak of what was recorded at
-// once); each is counted in the "root ring bytes" counter.
+// (per 4 KiB recorded), and a new block only when every chunk is lent out. When chunks
+// come back and more than one block is wholly idle, the idle blocks but one are destroyed
+// (none of their chunks is lent, so no pending command buffer reads them): the pool holds
+// what is recorded at once, plus one spare block. Each block created is counted in the
+// "root ring bytes" counter, and held ring memory in the device's GPU gauge.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +28,8 @@
 #include <mutex>
 #include <vector>
 
+#include <vulkan/vk_layer.h>
+#include <vulkan/vk_layer_dispatch_table.h>
 #include <vulkan/vulkan.h>
 
 namespace bindery {
@@ -53,6 +59,7 @@ struct RingBlock {
   uint8_t* mapped = nullptr;
   VkDeviceAddress address = 0;
   std::vector<RingChunk> chunks;
+  uint32_t lent = 0;  // chunks lent out (under the pool's mutex)
   // The reserved set naming this block (a dynamic storage buffer at binding 0, offset 0,
   // range kRingRootBytes): a root copy at byte X is bound with dynamic offset X.
   VkDescriptorPool root_pool = VK_NULL_HANDLE;
@@ -69,8 +76,8 @@ struct RingSlice {
 
 class RootRingPool {
  public:
-  static constexpr uint32_t kChunkBytes = 64 * 1024;
-  static constexpr uint32_t kChunksPerBlock = 16;
+  static constexpr uint32_t kChunkBytes = 4 * 1024;
+  static constexpr uint32_t kChunksPerBlock = 256;
   static constexpr uint32_t kBlockBytes = kChunkBytes * kChunksPerBlock;
 
   explicit RootRingPool(DeviceBindings& b);
@@ -84,6 +91,8 @@ class RootRingPool {
  private:
   RingBlock* CreateBlock();  // under mutex_
   bool CreateRootSet(RingBlock& block);
+  void TrimIdleBlocks();     // under mutex_
+  void DestroyBlock(RingBlock& block, const VkLayerDispatchTable& table);
 
   DeviceBindings& b_;
   std::mutex mutex_;

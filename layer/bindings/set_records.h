@@ -18,6 +18,9 @@ void NoteUnaddressableRecord(DeviceBindings& b, SetShadow& set);
 // Record `record` of a set that has such records is about to be replaced: uncounts it if
 // it was one. Cold path (only while the set has any).
 void ForgetUnaddressableRecord(SetShadow& set, uint32_t record);
+// A record's range is 4 GiB or more on a device whose shaders carry 32-bit sizes (no
+// shaderInt64): array lengths and bounds checks see 4 GiB - 1. Logged once. Cold path.
+void NoteRangeBeyond32Bits(DeviceBindings& b, uint64_t range);
 
 // Writes record `record` of `set` (and its CPU copy) from `info`. Inline: it runs for
 // every buffer descriptor written. `lookups` is Lookups(), fetched once by the caller.
@@ -38,6 +41,7 @@ __attribute__((always_inline)) inline void WriteRecord(DeviceBindings& b, Thread
     } else {
       out[0] = buffer->address + info.offset;
       out[1] = info.range == VK_WHOLE_SIZE ? (buffer->size > info.offset ? buffer->size - info.offset : 0) : info.range;
+      if (out[1] > UINT32_MAX && !b.plan.shader_int64) NoteRangeBeyond32Bits(b, out[1]);
     }
   }
   std::memcpy(set.records + static_cast<size_t>(record) * kRecordBytes, out, sizeof(out));

@@ -7,6 +7,7 @@
 // pipeline running natively. Templates of layouts that convert nothing pass through.
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "bindings/bindings_device.h"
@@ -52,6 +53,48 @@ uint32_t TemplateEntryEnd(const VkDescriptorUpdateTemplateEntry& e) {
   return static_cast<uint32_t>(e.offset + static_cast<size_t>(e.descriptorCount - 1) * e.stride + element);
 }
 
+// A template writing native sets whose buffer descriptors are kept (native_buffer_sets.h):
+// its buffer entries, so that its updates are kept too.
+void KeepNativeTemplate(DeviceBindings& b, const VkDescriptorUpdateTemplateCreateInfo& info,
+                        VkDescriptorUpdateTemplate handle) {
+  auto kept = std::make_unique<NativeTemplate>();
+  for (uint32_t i = 0; i < info.descriptorUpdateEntryCount; ++i) {
+    const VkDescriptorUpdateTemplateEntry& e = info.pDescriptorUpdateEntries[i];
+    if (IsConvertedType(e.descriptorType, b.plan.convert_uniform_buffers)) kept->buffer_entries.push_back(e);
+  }
+  if (!kept->buffer_entries.empty()) b.native_templates.Insert(handle, std::move(kept));
+}
+
+// An update through a native template of a set whose buffer descriptors are kept.
+void KeepNativeTemplateUpdate(DeviceBindings& b, VkDescriptorSet handle, const NativeTemplate& t, const void* pData) {
+  NativeBufferSet* set = b.native_buffer_sets.Find(handle);
+  if (set == nullptr) return;
+  const uint8_t* data = static_cast<const uint8_t*>(pData);
+  for (const VkDescriptorUpdateTemplateEntry& e : t.buffer_entries) {
+    ForEachAppDescriptor(*set->layout, e.dstBinding, e.dstArrayElement, e.descriptorCount,
+                         [&](uint32_t binding, uint32_t element, uint32_t k) {
+                           VkDescriptorBufferInfo info;
+                           std::memcpy(&info, data + e.offset + static_cast<size_t>(k) * e.stride, sizeof(info));
+                           set->descriptors[NativeBufferSet::Key(binding, element)] = info;
+                         });
+  }
+}
+
+// What a push template against a full layout is made of: equal strings, interchangeable
+// templates.
+std::string FullTemplateContent(const VkDescriptorUpdateTemplateCreateInfo& info) {
+  std::string key;
+  auto put = [&](const void* p, size_t n) { key.append(static_cast<const char*>(p), n); };
+  put(&info.pipelineLayout, sizeof(info.pipelineLayout));
+  put(&info.set, sizeof(info.set));
+  put(&info.pipelineBindPoint, sizeof(info.pipelineBindPoint));
+  put(&info.flags, sizeof(info.flags));
+  for (uint32_t i = 0; i < info.descriptorUpdateEntryCount; ++i) {
+    put(&info.pDescriptorUpdateEntries[i], sizeof(VkDescriptorUpdateTemplateEntry));
+  }
+  return key;
+}
+
 template <typename CreateFn>
 VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate destroy, VkDevice device,
                         const VkDescriptorUpdateTemplateCreateInfo* pCreateInfo,
@@ -60,7 +103,14 @@ VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate d
   PipelineLayoutShadow* pipeline_layout = nullptr;
   std::shared_ptr<const SetLayoutShadow> layout = TemplateLayout(b, *pCreateInfo, &pipeline_layout);
   const VkDescriptorUpdateTemplateCreateInfo native_info = NativePushTemplateInfo(b, *pCreateInfo);
-  if (layout == nullptr || !layout->converts()) return create(device, &native_info, pAllocator, pTemplate);
+  if (layout == nullptr || !layout->converts()) {
+    const VkResult r = create(device, &native_info, pAllocator, pTemplate);
+    if (r == VK_SUCCESS && layout != nullptr && pipeline_layout == nullptr &&
+        HasConvertibleNativeBuffers(*layout, b.plan.convert_uniform_buffers)) {
+      KeepNativeTemplate(b, *pCreateInfo, *pTemplate);
+    }
+    return r;
+  }
   auto shadow = std::make_unique<TemplateShadow>();
   shadow->layout = layout;
   shadow->push = pipeline_layout != nullptr;
@@ -95,8 +145,21 @@ VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate d
     info.pipelineLayout = shadow->full_layout;
     // The layer's own object (no application allocator): a recorded push may still be
     // replayed through it after the application destroys its template (DestroyTemplate).
-    const VkResult r = create(device, &info, nullptr, &shadow->full);
-    if (r != VK_SUCCESS) return fail(r);
+    // One retired with the same content is taken back.
+    shadow->full_content = FullTemplateContent(info);
+    {
+      std::lock_guard<std::mutex> lock(b.fallback_mutex);
+      for (auto it = b.retired_templates.begin(); it != b.retired_templates.end(); ++it) {
+        if (it->content != shadow->full_content || it->destroy != destroy) continue;
+        shadow->full = it->full;
+        b.retired_templates.erase(it);
+        break;
+      }
+    }
+    if (shadow->full == VK_NULL_HANDLE) {
+      const VkResult r = create(device, &info, nullptr, &shadow->full);
+      if (r != VK_SUCCESS) return fail(r);
+    }
   }
   *pTemplate = reinterpret_cast<VkDescriptorUpdateTemplate>(shadow.get());
   b.templates.Insert(*pTemplate, std::move(shadow));
@@ -108,13 +171,20 @@ void DestroyTemplate(DestroyFn destroy, VkDevice device, VkDescriptorUpdateTempl
                      const VkAllocationCallbacks* pAllocator) {
   DeviceBindings& b = BindingsOf(device);
   std::unique_ptr<TemplateShadow> shadow = handle != VK_NULL_HANDLE ? b.templates.Erase(handle) : nullptr;
-  if (shadow == nullptr) return destroy(device, handle, pAllocator);
+  if (shadow == nullptr) {
+    if (handle != VK_NULL_HANDLE) b.native_templates.Erase(handle);
+    return destroy(device, handle, pAllocator);
+  }
+  if (b.template_private_data.load(std::memory_order_acquire)) {
+    const uint64_t key = reinterpret_cast<uint64_t>(handle);
+    b.ForgetOwnedData(key, key + 1);  // a later template may get the same address
+  }
   if (shadow->native != VK_NULL_HANDLE) destroy(device, shadow->native, pAllocator);
   if (shadow->full != VK_NULL_HANDLE) {
     // A push recorded with it may be replayed for a pipeline running natively later in
     // that recording (push_descriptor_hooks.cpp): kept until the device goes.
     std::lock_guard<std::mutex> lock(b.fallback_mutex);
-    b.retired_templates.emplace_back(shadow->full, shadow->destroy);
+    b.retired_templates.push_back({std::move(shadow->full_content), shadow->full, shadow->destroy});
   }
 }
 
@@ -128,7 +198,11 @@ void UpdateWithTemplate(UpdateFn update, VkDevice device, VkDescriptorSet set, V
   // A layer-owned set never goes down: with a template that writes no records (invalid
   // for its layout, which has only converted bindings) nothing happens.
   if (shadow == nullptr) {
-    if (owned == nullptr) update(device, set, handle, pData);
+    if (owned != nullptr) return;
+    update(device, set, handle, pData);
+    if (b.any_native_buffer_sets.load(std::memory_order_acquire)) {
+      if (const NativeTemplate* kept = b.native_templates.Find(handle)) KeepNativeTemplateUpdate(b, set, *kept, pData);
+    }
     return;
   }
   if (SetShadow* s = owned != nullptr ? owned : b.sets.Find(set)) {

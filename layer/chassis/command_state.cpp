@@ -62,6 +62,16 @@ void CommandState::OnPushConstants(VkPipelineLayout layout, VkShaderStageFlags s
     push_untrackable_ = true;
     return;
   }
+  // The common case first: the same range as the last push (an application pushing the
+  // same block before every dispatch). It stays last in the replay list; only its bytes change.
+  if (push_count_ != 0) {
+    PushRecord& last = pushes_[push_count_ - 1];
+    if (last.stages == stages && last.offset == offset && last.size == size) {
+      last.layout = layout;
+      std::memcpy(push_bytes_.data() + static_cast<std::size_t>(last.storage) * max_push_bytes_, values, size);
+      return;
+    }
+  }
   // A later push of the same (stages, offset, size) overwrites every byte an earlier one
   // wrote for those stages: the earlier one leaves the replay list and the later one goes
   // last, keeping its own bytes. Different ranges or stages keep their own records, so a

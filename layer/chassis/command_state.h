@@ -39,6 +39,11 @@ class CommandState {
   bool is_protected() const { return protected_; }
   bool secondary() const { return secondary_; }
 
+  // What the tracking stage calls down to for this command buffer (its device's table at
+  // the stage's slot), so the record path reaches it from the command buffer alone.
+  const VkLayerDispatchTable* tracking_next() const { return tracking_next_; }
+  void set_tracking_next(const VkLayerDispatchTable* next) { tracking_next_ = next; }
+
   // Capability data, by the capability's stack slot.
   CommandData* data(uint32_t slot) const { return data_[slot].get(); }
   void set_data(uint32_t slot, std::unique_ptr<CommandData> data) { data_[slot] = std::move(data); }
@@ -91,6 +96,7 @@ class CommandState {
   const bool protected_;
   const bool secondary_;
   const uint32_t max_push_bytes_;
+  const VkLayerDispatchTable* tracking_next_ = nullptr;
   std::array<std::unique_ptr<CommandData>, kMaxCapabilities> data_;
 
   std::array<VkPipeline, kBindPoints> pipelines_{};

@@ -42,6 +42,12 @@ CommandState* Trackers::FindCommand(VkCommandBuffer cb) {
   return state;
 }
 
+CommandState* Trackers::CachedCommand(VkCommandBuffer cb) {
+  const CommandCache& cache = t_command_cache;
+  if (cache.cb != cb || cache.state == nullptr) return nullptr;
+  return cache.generation == g_command_generation.load(std::memory_order_acquire) ? cache.state : nullptr;
+}
+
 std::unique_ptr<CommandState> Trackers::ForgetCommand(VkCommandBuffer cb) {
   g_command_generation.fetch_add(1, std::memory_order_acq_rel);
   return commands.Erase(cb);

@@ -55,6 +55,11 @@ class Trackers {
   // row, so a per-thread cache of the last answer skips the map on the record path; it is
   // invalidated whenever any command buffer state is erased (ForgetCommand).
   CommandState* FindCommand(VkCommandBuffer cb);
+  // The record path's shortcut: this thread's cached answer for `cb` whichever device it
+  // belongs to (a handle is live on one device at a time, and every erase bumps the
+  // generation the cache is checked against), without finding the device first; nullptr
+  // when the cache holds another command buffer (then use FindCommand).
+  static CommandState* CachedCommand(VkCommandBuffer cb);
   std::unique_ptr<CommandState> ForgetCommand(VkCommandBuffer cb);
 
   // The buffer's device address, 0 when it has none (not addressable, unbound, unknown).

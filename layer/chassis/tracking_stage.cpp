@@ -273,6 +273,7 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateCommandBuffers(VkDevice device, const VkC
     auto state = std::make_unique<CommandState>(pInfo->commandPool, *pool,
                                                 pInfo->level == VK_COMMAND_BUFFER_LEVEL_SECONDARY,
                                                 c.device.properties.limits.maxPushConstantsSize);
+    state->set_tracking_next(&c.next);
     for (std::size_t s = 0; s < c.device.slot_count; ++s) {
       const DeviceState::Slot& slot = c.device.slots[s];
       if (slot.state != nullptr) {
@@ -340,7 +341,15 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetCommandBuffer(VkCommandBuffer cb, VkCommandB
 
 // ---- the state sent down ------------------------------------------------------------------
 
+// The record path: pipelines and pushes of the command buffer this thread recorded last
+// reach its state and the next layer through the per-thread cache alone (no device or
+// command-buffer lookup); anything else takes the lookups, which refill the cache.
 VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline) {
+  if (CommandState* state = Trackers::CachedCommand(cb)) {
+    state->tracking_next()->CmdBindPipeline(cb, bind_point, pipeline);
+    state->OnBindPipeline(bind_point, pipeline);
+    return;
+  }
   Ctx c = Of(cb);
   c.next.CmdBindPipeline(cb, bind_point, pipeline);
   if (CommandState* state = c.trackers.FindCommand(cb)) state->OnBindPipeline(bind_point, pipeline);
@@ -348,6 +357,11 @@ VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoi
 
 VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stages,
                                             uint32_t offset, uint32_t size, const void* values) {
+  if (CommandState* state = Trackers::CachedCommand(cb)) {
+    state->tracking_next()->CmdPushConstants(cb, layout, stages, offset, size, values);
+    state->OnPushConstants(layout, stages, offset, size, values);
+    return;
+  }
   Ctx c = Of(cb);
   c.next.CmdPushConstants(cb, layout, stages, offset, size, values);
   if (CommandState* state = c.trackers.FindCommand(cb)) state->OnPushConstants(layout, stages, offset, size, values);

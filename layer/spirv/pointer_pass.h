@@ -53,6 +53,9 @@ class PointerPass {
   bool MarkRetyped(uint32_t id, std::vector<uint32_t>* work);
   uint32_t MappedType(uint32_t old_type);
   const Instruction* LocalDef(uint32_t id) const;
+  // The alignment an access through `pointer` (an input id) is known to have from the
+  // descriptor base alignment and the layout; 0 if unknown (pointer_pass_alignment.cpp).
+  uint32_t DescriptorAccessAlignment(uint32_t pointer) const;
   // Lookups in the tables Analyze sized at the module's bound then: ids the rewrite takes
   // later (and words of malformed input) are past them, so every index is checked here.
   bool Retyped(uint32_t id) const { return id < retyped_.size() && retyped_[id] != 0; }
@@ -75,6 +78,8 @@ class PointerPass {
   uint32_t Emit(spv::Op op, uint32_t type, std::initializer_list<uint32_t> operands);
   void EmitWithId(spv::Op op, uint32_t type, uint32_t result, std::initializer_list<uint32_t> operands);
   uint32_t EmitArrayLength(uint32_t c, uint32_t size, uint32_t result_id);
+  // A 64-bit value clamped to UINT32_MAX (still 64-bit).
+  uint32_t ClampToU32(uint32_t value64);
   // Bounds checks: the byte offset of pointer `id` from its root, in the offset type, and
   // whether an access of `bytes` there is inside; "" or why not.
   std::string EmitInBounds(uint32_t id, uint32_t bytes, uint32_t* condition);

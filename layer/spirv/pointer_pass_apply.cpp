@@ -296,11 +296,20 @@ uint32_t PointerPass::EmitArrayLength(uint32_t c, uint32_t size, uint32_t result
   uint32_t bytes = Emit(spv::OpSelect, offset_type_, {below, types_.GetNullConstant(offset_type_), diff});
   if (options_.shader_int64) {
     uint32_t count = Emit(spv::OpUDiv, u64_, {bytes, constant(std::max(1u, stride))});
+    // OpArrayLength is 32-bit: a longer array (bytes beyond 4 GiB) reads as the largest
+    // length, never as the length modulo 2^32.
+    count = ClampToU32(count);
     EmitWithId(spv::OpUConvert, u32_, result_id, {count});
   } else {
     EmitWithId(spv::OpUDiv, u32_, result_id, {bytes, constant(std::max(1u, stride))});
   }
   return result_id;
+}
+
+uint32_t PointerPass::ClampToU32(uint32_t value64) {
+  const uint32_t max = types_.GetConstant(u64_, {0xffffffffu, 0});
+  const uint32_t over = Emit(spv::OpUGreaterThan, bool_, {value64, max});
+  return Emit(spv::OpSelect, u64_, {over, max, value64});
 }
 
 void PointerPass::AddAligned(Instruction* inst, uint32_t first, uint32_t alignment) {

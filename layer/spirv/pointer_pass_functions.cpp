@@ -357,7 +357,8 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
     uint32_t guard_bytes[2] = {0, 0};
     if ((op == spv::OpLoad || op == spv::OpStore) && is_psb(in[i].operand(0))) {
       uint32_t pointee = pointee_of(in[i].operand(0));
-      AddAligned(&inst, op == spv::OpLoad ? 1 : 2, types_.ScalarAlignment(pointee));
+      AddAligned(&inst, op == spv::OpLoad ? 1 : 2,
+                 std::max(types_.ScalarAlignment(pointee), DescriptorAccessAlignment(in[i].operand(0))));
       if (vulkan_memory_model_) AddCoherenceOperands(&inst, op == spv::OpLoad ? 1 : 2, in[i].operand(0), op == spv::OpStore);
       guard_pointer[0] = in[i].operand(0);
       guard_bytes[0] = types_.SizeOf(pointee);

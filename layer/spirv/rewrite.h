@@ -72,6 +72,11 @@ struct RewriteOptions {
   bool shader_int64 = true;            // else addresses travel as uvec2 and are bitcast
   bool bounds_checks = false;          // reads out of bounds give 0, writes/atomics dropped
   bool convert_uniform_buffers = false;
+  // Every converted descriptor's base address is a multiple of this (the device's
+  // minStorageBufferOffsetAlignment, and minUniformBufferOffsetAlignment when uniform
+  // buffers convert): loads and stores through them state the alignment the layout then
+  // proves (spirv/access_alignment.h). 0: unknown, each states its scalar alignment.
+  uint32_t descriptor_base_alignment = 0;
 };
 
 enum class BindingOutcome {

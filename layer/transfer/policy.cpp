@@ -15,14 +15,15 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
       p.copy_kernel_min_unaligned = 16;
       p.fill_kernel_min = 16;
       p.copy_batch_min_regions = 2;
+      p.small_write_max = 4096;
       return p;
     case TransferStrategy::kAuto:
       break;
   }
   // NVIDIA's proprietary driver: vkCmdCopyBuffer is far below memory bandwidth, while
   // vkCmdFillBuffer is at bandwidth from well-aligned offsets only. Measured with bench/
-  // on an H200, driver 580.159.04, 2026-11-21 (README "Transfers"; the H100 baseline in
-  // DESIGN.md shows the same shape): 1 GiB copy 850 GB/s aligned and 53 GB/s src+1/dst+3
+  // on an H200, driver 580.159.04, 2026-11-21 (docs/measured.md, "Transfers"; the H100 baseline
+  // there shows the same shape): 1 GiB copy 850 GB/s aligned and 53 GB/s src+1/dst+3
   // natively, ~4000 GB/s as a kernel; at 1 MiB the kernel is ahead for aligned copies
   // (168 vs 149 GB/s) and far ahead for unaligned ones (165 vs 30 GB/s), at 64 KiB behind
   // (the dispatch and its two barriers cost more than the copy). A fill whose middle starts
@@ -36,11 +37,16 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
     // Its copy engine also takes ~1.4 us per region (H100: 1000 regions of 63 B in one
     // vkCmdCopyBuffer, 1.37 ms), so small regions are batched into one dispatch.
     p.copy_batch_min_regions = 4;
+    // A 63-byte unaligned fill or update from staging is one such copy (~2.7 us of GPU
+    // time against ~14 ns for the driver's aligned 64-byte fill): small ones recorded back
+    // to back are queued and written by one batched dispatch (transfer/small_writes.h);
+    // fewer than copy_batch_min_regions still go as copies.
+    p.small_write_max = 4096;
     p.fill_native_alignment = 256;
     p.fill_realign_min = 1ull << 20;
     // No kernel runs on a buffer below the smallest copy threshold, so smaller buffers
     // need no address (which also keeps the usage and memory flag off the many small
-    // buffers applications fill and copy; issue 6 part 7). Batches of small regions are
+    // buffers applications fill and copy; docs/measured.md, "Pass-through costs nothing"). Batches of small regions are
     // taken where both buffers are at least this large.
     p.address_min_buffer_size = 64ull << 10;
     return p;

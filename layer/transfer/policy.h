@@ -1,7 +1,7 @@
 // Which path each transfer takes on a device: native commands, or compute kernels.
 //
 // The table in policy.cpp is keyed by driver and comes from measurements (bench/,
-// README "Transfers"). `bindery.transfer_strategy` overrides it.
+// docs/measured.md). `bindery.transfer_strategy` overrides it.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +23,10 @@ struct Policy {
   // them in one dispatch (shaders/copy_regions.comp) instead of region by region.
   uint32_t copy_batch_min_regions = UINT32_MAX;
   uint64_t copy_batch_max_region = 64 * 1024;
+  // Unaligned fills and updates of at most this many bytes are queued and written
+  // together by one batched dispatch at the command buffer's next flush point
+  // (transfer/small_writes.h); 0: never.
+  uint64_t small_write_max = 0;
   // Fills whose middle is at least this many bytes use the fill kernel.
   uint64_t fill_kernel_min = UINT64_MAX;
   // The native fill's middle starts and ends at multiples of this (the rest comes from

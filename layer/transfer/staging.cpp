@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "chassis/queue_sharing.h"
 #include "chassis/state.h"
 
 namespace bindery::transfer {
@@ -68,7 +69,8 @@ StagingBlock* StagingPool::CreateBlock(VkDeviceSize size) {
   VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   bci.size = size;
   bci.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | (device_address_ ? VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT : 0);
-  bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  const QueueSharing sharing(device_);  // blocks are lent to command buffers of any family
+  sharing.Apply(bci);
   const VkLayerDispatchTable& d = next_;
   if (d.CreateBuffer(device_.handle, &bci, nullptr, &block->buffer) != VK_SUCCESS) return nullptr;
   VkMemoryRequirements req;

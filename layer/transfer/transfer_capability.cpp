@@ -9,6 +9,7 @@
 #include "chassis/device_editor.h"
 #include "chassis/instance_editor.h"
 #include "transfer/hooks.h"
+#include "transfer/small_write_hooks.h"
 #include "transfer/transfer_device.h"
 
 namespace bindery::transfer {
@@ -22,6 +23,28 @@ const Hook kHooks[] = {
     BINDERY_HOOK(CmdCopyBuffer, KernelsPlanned),
     BINDERY_HOOK(CmdCopyBuffer2, KernelsPlanned),
     BINDERY_HOOK(CmdCopyBuffer2KHR, KernelsPlanned),
+    // Where small writes are coalesced: the points that flush them (small_write_hooks.cpp).
+    BINDERY_HOOK(CmdPipelineBarrier, SmallWritesPlanned),
+    BINDERY_HOOK(CmdPipelineBarrier2, SmallWritesPlanned),
+    BINDERY_HOOK(CmdPipelineBarrier2KHR, SmallWritesPlanned),
+    BINDERY_HOOK(CmdWaitEvents, SmallWritesPlanned),
+    BINDERY_HOOK(CmdWaitEvents2, SmallWritesPlanned),
+    BINDERY_HOOK(CmdWaitEvents2KHR, SmallWritesPlanned),
+    BINDERY_HOOK(CmdSetEvent, SmallWritesPlanned),
+    BINDERY_HOOK(CmdSetEvent2, SmallWritesPlanned),
+    BINDERY_HOOK(CmdSetEvent2KHR, SmallWritesPlanned),
+    BINDERY_HOOK(CmdWriteTimestamp, SmallWritesPlanned),
+    BINDERY_HOOK(CmdWriteTimestamp2, SmallWritesPlanned),
+    BINDERY_HOOK(CmdWriteTimestamp2KHR, SmallWritesPlanned),
+    BINDERY_HOOK(CmdBeginQuery, SmallWritesPlanned),
+    BINDERY_HOOK(CmdEndQuery, SmallWritesPlanned),
+    BINDERY_HOOK(CmdBeginRenderPass, SmallWritesPlanned),
+    BINDERY_HOOK(CmdBeginRenderPass2, SmallWritesPlanned),
+    BINDERY_HOOK(CmdBeginRenderPass2KHR, SmallWritesPlanned),
+    BINDERY_HOOK(CmdBeginRendering, SmallWritesPlanned),
+    BINDERY_HOOK(CmdBeginRenderingKHR, SmallWritesPlanned),
+    BINDERY_HOOK(CmdExecuteCommands, SmallWritesPlanned),
+    BINDERY_HOOK(EndCommandBuffer, SmallWritesPlanned),
 };
 
 class Transfers final : public Capability {
@@ -91,7 +114,8 @@ class Transfers final : public Capability {
   }
 
   std::unique_ptr<CommandData> CreateCommandData(CapabilityDevice& device, VkCommandPool) const override {
-    return std::make_unique<TransferCommandData>(static_cast<DeviceTransfers&>(device).staging);
+    auto& transfers = static_cast<DeviceTransfers&>(device);
+    return std::make_unique<TransferCommandData>(transfers.staging, transfers.small_writes());
   }
 
   void LayerDeviceExtensions(const InstanceState& instance, VkPhysicalDevice,

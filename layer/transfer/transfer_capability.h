@@ -1,5 +1,5 @@
 // The transfers capability, as the shell sees it: fill, update and copy at any byte and
-// at full bandwidth (README "Transfers").
+// at full bandwidth (docs/transfers.md).
 #pragma once
 
 #include "chassis/capability.h"

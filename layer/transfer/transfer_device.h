@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include <vulkan/vulkan.h>
 
@@ -13,6 +14,7 @@
 #include "chassis/trackers.h"
 #include "transfer/kernels.h"
 #include "transfer/policy.h"
+#include "transfer/small_writes.h"
 #include "transfer/staging.h"
 
 namespace bindery::transfer {
@@ -36,6 +38,8 @@ class DeviceTransfers : public CapabilityDevice {
   // Compute kernels can run on this device (addresses enabled, policy uses them, and the
   // pipelines were built).
   bool KernelsPossible() const { return kernels_possible_; }
+  // Small unaligned fills and updates are coalesced here (transfer/small_writes.h).
+  bool small_writes() const { return kernels_possible_ && policy.small_write_max != 0; }
   Trackers& trackers() const { return *device.trackers; }
 
   DeviceState& device;
@@ -60,9 +64,13 @@ class DeviceTransfers : public CapabilityDevice {
 // recording (returned by vkEndCommandBuffer instead of dropping work).
 class TransferCommandData : public CommandData {
  public:
-  explicit TransferCommandData(StagingPool& pool) : pool_(pool) {}
+  // `small_writes`: the device coalesces small writes (the pending list is made here, at
+  // allocation, never while recording).
+  TransferCommandData(StagingPool& pool, bool small_writes)
+      : pending(small_writes ? std::make_unique<PendingWrites>() : nullptr), pool_(pool) {}
   ~TransferCommandData() override { arena.ReleaseAll(pool_); }
   void OnReset() override {
+    if (pending != nullptr) pending->count = 0;
     arena.ReleaseAll(pool_);
     error = VK_SUCCESS;
   }
@@ -73,6 +81,7 @@ class TransferCommandData : public CommandData {
     if (error == VK_SUCCESS) error = result;
   }
 
+  std::unique_ptr<PendingWrites> pending;  // null where the device does not coalesce
   StagingArena arena;
   VkResult error = VK_SUCCESS;
 

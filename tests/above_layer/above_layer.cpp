@@ -13,6 +13,7 @@
 #include <vulkan/vulkan.h>
 
 #include "above_layer.h"
+#include "support/test_layer.h"
 
 namespace {
 
@@ -52,15 +53,6 @@ DeviceData FindDevice(const void* dispatchable) {
 
 // The sample layer's get_chain_info: the first entry of `stype` whose function is the link.
 template <typename T>
-T* FindLink(const void* chain, VkStructureType stype) {
-  for (auto* s = static_cast<const VkBaseInStructure*>(chain); s != nullptr; s = s->pNext) {
-    auto* info = reinterpret_cast<T*>(const_cast<VkBaseInStructure*>(s));
-    if (s->sType == stype && info->function == VK_LAYER_LINK_INFO) return info;
-  }
-  return nullptr;
-}
-
-template <typename T>
 const T* FindDataCallback(const void* chain, VkStructureType stype) {
   for (auto* s = static_cast<const VkBaseInStructure*>(chain); s != nullptr; s = s->pNext) {
     auto* info = reinterpret_cast<const T*>(s);
@@ -71,7 +63,7 @@ const T* FindDataCallback(const void* chain, VkStructureType stype) {
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, const VkAllocationCallbacks* alloc,
                                               VkInstance* out) {
-  auto* link = FindLink<VkLayerInstanceCreateInfo>(ci->pNext, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
+  auto* link = bindery::test_layer::FindLink<VkLayerInstanceCreateInfo>(ci->pNext, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
   if (link == nullptr || link->u.pLayerInfo == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
   PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
   auto create = reinterpret_cast<PFN_vkCreateInstance>(gipa(VK_NULL_HANDLE, "vkCreateInstance"));
@@ -118,7 +110,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyInstance(VkInstance instance, const VkAllocati
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo* ci,
                                             const VkAllocationCallbacks* alloc, VkDevice* out) {
-  auto* link = FindLink<VkLayerDeviceCreateInfo>(ci->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
+  auto* link = bindery::test_layer::FindLink<VkLayerDeviceCreateInfo>(ci->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
   if (link == nullptr || link->u.pLayerInfo == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
   PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
   PFN_vkGetDeviceProcAddr gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
@@ -194,14 +186,11 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, cons
 // The device commands this layer intercepts (also answered through GetInstanceProcAddr,
 // as the sample layer does).
 PFN_vkVoidFunction DeviceIntercept(const char* name) {
-#define ABOVE_INTERCEPT(fn) \
-  if (std::strcmp(name, "vk" #fn) == 0) return reinterpret_cast<PFN_vkVoidFunction>(&fn)
-  ABOVE_INTERCEPT(GetDeviceProcAddr);
-  ABOVE_INTERCEPT(DestroyDevice);
-  ABOVE_INTERCEPT(BeginCommandBuffer);
-  ABOVE_INTERCEPT(CmdFillBuffer);
-  ABOVE_INTERCEPT(QueueSubmit);
-#undef ABOVE_INTERCEPT
+  BINDERY_TEST_LAYER_ENTRY(GetDeviceProcAddr);
+  BINDERY_TEST_LAYER_ENTRY(DestroyDevice);
+  BINDERY_TEST_LAYER_ENTRY(BeginCommandBuffer);
+  BINDERY_TEST_LAYER_ENTRY(CmdFillBuffer);
+  BINDERY_TEST_LAYER_ENTRY(QueueSubmit);
   return nullptr;
 }
 
@@ -215,13 +204,10 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, cons
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetInstanceProcAddr(VkInstance instance, const char* name) {
-#define ABOVE_INTERCEPT(fn) \
-  if (std::strcmp(name, "vk" #fn) == 0) return reinterpret_cast<PFN_vkVoidFunction>(&fn)
-  ABOVE_INTERCEPT(GetInstanceProcAddr);
-  ABOVE_INTERCEPT(CreateInstance);
-  ABOVE_INTERCEPT(DestroyInstance);
-  ABOVE_INTERCEPT(CreateDevice);
-#undef ABOVE_INTERCEPT
+  BINDERY_TEST_LAYER_ENTRY(GetInstanceProcAddr);
+  BINDERY_TEST_LAYER_ENTRY(CreateInstance);
+  BINDERY_TEST_LAYER_ENTRY(DestroyInstance);
+  BINDERY_TEST_LAYER_ENTRY(CreateDevice);
   if (instance == VK_NULL_HANDLE) return nullptr;
   InstanceData data = FindInstance(instance);
   if (data.gipa == nullptr) return nullptr;
@@ -232,22 +218,14 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetInstanceProcAddr(VkInstance instance
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) VKAPI_ATTR VkResult VKAPI_CALL
-vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface* v) {
-  if (v->loaderLayerInterfaceVersion < 2) return VK_ERROR_INITIALIZATION_FAILED;
-  v->loaderLayerInterfaceVersion = 2;
-  v->pfnGetInstanceProcAddr = &GetInstanceProcAddr;
-  v->pfnGetDeviceProcAddr = &GetDeviceProcAddr;
-  v->pfnGetPhysicalDeviceProcAddr = nullptr;
-  return VK_SUCCESS;
-}
+BINDERY_TEST_LAYER_NEGOTIATE(GetInstanceProcAddr, GetDeviceProcAddr)
 
-extern "C" __attribute__((visibility("default"))) void bindery_above_record(AboveLayerRecord* out) {
+BINDERY_TEST_LAYER_EXPORT void bindery_above_record(AboveLayerRecord* out) {
   std::lock_guard<std::mutex> lock(g_mutex);
   *out = g_record;
 }
 
-extern "C" __attribute__((visibility("default"))) VkResult bindery_above_enumerate_device_extensions(
+BINDERY_TEST_LAYER_EXPORT VkResult bindery_above_enumerate_device_extensions(
     const char* layer, uint32_t* count) {
   VkPhysicalDevice pd;
   {

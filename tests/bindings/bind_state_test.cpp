@@ -1,4 +1,4 @@
-// Issue 9 part 2: what a bind leaves in the command buffer. Binding sets with one pipeline
+// What a bind leaves in the command buffer. Binding sets with one pipeline
 // layout and dispatching with another layout compatible for those sets must find the
 // sets' roots where the pipeline reads them; a transfer kernel recorded between the bind
 // and the dispatch (the transfers capability, below the tracking stage) must put the
@@ -8,22 +8,16 @@
 
 #include <cstring>
 #include <memory>
-#include <regex>
 
 #include "compute_run.h"
 #include "integration/test_env.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test {
 namespace {
 
 // ssbo_copy.comp: dst[i] = src[i] * 3 + 1 for 256 uints (set 0: binding 0 src, 1 dst).
 constexpr uint32_t kWords = 256;
-
-uint64_t Counter(const std::string& summary, const std::string& name) {
-  std::smatch m;
-  const std::regex re(name + " (\\d+)");
-  return std::regex_search(summary, m, re) ? std::stoull(m[1]) : ~0ull;
-}
 
 struct Rig {
   std::unique_ptr<VkHarness> h;
@@ -56,62 +50,31 @@ struct Rig {
     for (uint32_t i = 0; i < bindings; ++i) {
       b.push_back({i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
     }
-    VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    info.bindingCount = bindings;
-    info.pBindings = b.data();
-    VkDescriptorSetLayout l = VK_NULL_HANDLE;
-    EXPECT_EQ(vkCreateDescriptorSetLayout(h->device(), &info, nullptr, &l), VK_SUCCESS);
+    const VkDescriptorSetLayout l = CreateSetLayout(h->device(), b);
+    EXPECT_NE(l, VK_NULL_HANDLE);
     return l;
   }
   VkPipelineLayout PipelineLayout(std::vector<VkDescriptorSetLayout> sets) {
-    VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    info.setLayoutCount = static_cast<uint32_t>(sets.size());
-    info.pSetLayouts = sets.data();
-    VkPipelineLayout l = VK_NULL_HANDLE;
-    EXPECT_EQ(vkCreatePipelineLayout(h->device(), &info, nullptr, &l), VK_SUCCESS);
+    const VkPipelineLayout l = CreatePipelineLayout(h->device(), sets);
+    EXPECT_NE(l, VK_NULL_HANDLE);
     return l;
   }
   VkPipeline Pipeline(VkPipelineLayout layout) {
-    VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    smci.codeSize = module.size() * 4;
-    smci.pCode = module.data();
-    VkShaderModule m = VK_NULL_HANDLE;
-    EXPECT_EQ(vkCreateShaderModule(h->device(), &smci, nullptr, &m), VK_SUCCESS);
-    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    info.stage.module = m;
-    info.stage.pName = "main";
-    info.layout = layout;
-    VkPipeline p = VK_NULL_HANDLE;
-    EXPECT_EQ(vkCreateComputePipelines(h->device(), VK_NULL_HANDLE, 1, &info, nullptr, &p), VK_SUCCESS);
-    vkDestroyShaderModule(h->device(), m, nullptr);
+    const VkPipeline p = CreateComputePipeline(h->device(), layout, module.data(), module.size() * 4);
+    EXPECT_NE(p, VK_NULL_HANDLE);
     return p;
   }
   VkDescriptorSet Set(VkDescriptorSetLayout layout, const std::vector<VkBuffer>& buffers) {
     if (pool == VK_NULL_HANDLE) {
-      VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 16};
-      VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-      info.maxSets = 8;
-      info.poolSizeCount = 1;
-      info.pPoolSizes = &size;
-      EXPECT_EQ(vkCreateDescriptorPool(h->device(), &info, nullptr, &pool), VK_SUCCESS);
+      pool = CreateDescriptorPool(h->device(), 8, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 16}});
+      EXPECT_NE(pool, VK_NULL_HANDLE);
     }
-    VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    alloc.descriptorPool = pool;
-    alloc.descriptorSetCount = 1;
-    alloc.pSetLayouts = &layout;
-    VkDescriptorSet set = VK_NULL_HANDLE;
-    EXPECT_EQ(vkAllocateDescriptorSets(h->device(), &alloc, &set), VK_SUCCESS);
+    const VkDescriptorSet set = AllocateSet(h->device(), pool, layout);
+    EXPECT_NE(set, VK_NULL_HANDLE);
     std::vector<VkDescriptorBufferInfo> infos;
     for (VkBuffer b : buffers) infos.push_back({b, 0, VK_WHOLE_SIZE});
     for (uint32_t i = 0; i < buffers.size(); ++i) {
-      VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-      w.dstSet = set;
-      w.dstBinding = i;
-      w.descriptorCount = 1;
-      w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      w.pBufferInfo = &infos[i];
+      const VkWriteDescriptorSet w = BufferWrite(set, i, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &infos[i]);
       vkUpdateDescriptorSets(h->device(), 1, &w, 0, nullptr);
     }
     return set;
@@ -120,9 +83,7 @@ struct Rig {
   void Finish() {
     Release();
     h->DestroyDevice();
-    for (const Message& m : h->BinderyMessages()) {
-      if (m.id == "BINDERY-summary") summary = m.text;
-    }
+    summary = h->BinderySummary();
   }
 };
 
@@ -178,7 +139,7 @@ TEST(BindingsBindState, SetsBoundWithACompatibleLayoutReachTheDispatch) {
   h.Destroy(spare);
   rig.Finish();
   EXPECT_VALIDATION_SILENT(h);
-  EXPECT_EQ(Counter(rig.summary, "pipelines rewritten"), 1u) << rig.summary;
+  EXPECT_EQ(SummaryCounter(rig.summary, "pipelines rewritten"), 1u) << rig.summary;
 }
 
 TEST(BindingsBindState, TransferKernelBetweenBindAndDispatchLeavesTheRootIntact) {
@@ -207,8 +168,8 @@ TEST(BindingsBindState, TransferKernelBetweenBindAndDispatchLeavesTheRootIntact)
   for (HostBuffer* x : {&src, &dst, &a, &b}) h.Destroy(*x);
   rig.Finish();
   EXPECT_VALIDATION_SILENT(h);
-  EXPECT_EQ(Counter(rig.summary, "pipelines rewritten"), 1u) << rig.summary;
-  EXPECT_GE(Counter(rig.summary, "transfer kernels"), 1u) << rig.summary;
+  EXPECT_EQ(SummaryCounter(rig.summary, "pipelines rewritten"), 1u) << rig.summary;
+  EXPECT_GE(SummaryCounter(rig.summary, "transfer kernels"), 1u) << rig.summary;
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Issue 9 part 10 (d): the summary counts the argument-block memory the layer allocates
+// Memory (docs/measured.md): the summary counts the argument-block memory the layer allocates
 // for descriptor pools ("argument-block bytes"), which bindery_bench reads to report bytes
 // per descriptor. A pool of N storage-buffer descriptors costs at least 16 N bytes (one
 // {address, size} record each) and, allocated in one block, not much more; a pool with no

@@ -1,4 +1,4 @@
-// Issue 9 part 1/8: the SPIR-V corpus through the whole layer. Each eligible compute
+// The SPIR-V corpus through the whole layer. Each eligible compute
 // shader runs as an application would run it (set layouts, pool, sets, updates, binds,
 // push constants; descriptors written by vkUpdateDescriptorSets or by a template), once with indirect_bindings=off and once forced, and every buffer must
 // come back byte identical, with validation (synchronization validation on) silent below

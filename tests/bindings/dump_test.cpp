@@ -1,4 +1,4 @@
-// Issue 9 part 9: the bindings_dump setting writes each module the layer rewrites
+// The bindings_dump setting writes each module the layer rewrites
 // (original and rewritten .spv, and the layout used as text) for replay with
 // bindery-spirv; a second pipeline from the same module is a cache hit and writes nothing new.
 #include <gtest/gtest.h>

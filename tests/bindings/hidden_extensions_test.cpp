@@ -1,8 +1,9 @@
 // Where indirect bindings converts every layout, extensions whose commands would hand the
 // driver converted objects (smaller native layouts, layer-owned sets, pipeline layouts
 // with a root) are not offered: VK_KHR_maintenance6, VK_EXT_descriptor_buffer,
-// VK_EXT_shader_object, VK_VALVE_descriptor_set_host_mapping. Lavapipe 22.3 offers none
-// of them, so a stand-in layer below Bindery (tests/extras_layer) plays a driver that
+// VK_EXT_shader_object, VK_VALVE_descriptor_set_host_mapping; nor are ray-tracing and
+// mesh/task-shader extensions (stages the rewrite and the root do not reach: a pipeline
+// of theirs would be half converted). Lavapipe 22.3 offers none of them, so a stand-in layer below Bindery (tests/extras_layer) plays a driver that
 // does. Validation (synchronization validation on) sits below both.
 #include <dlfcn.h>
 
@@ -41,12 +42,19 @@ struct Features {
   OneFeature maintenance6{static_cast<VkStructureType>(1000545000), nullptr, VK_FALSE};
   VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE host_mapping{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_SET_HOST_MAPPING_FEATURES_VALVE};
+  VkPhysicalDeviceRayTracingPipelineFeaturesKHR ray_tracing{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
+  VkPhysicalDeviceMeshShaderFeaturesEXT mesh{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT};
+  VkPhysicalDeviceMeshShaderFeaturesNV mesh_nv{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_NV};
   VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   explicit Features(VkPhysicalDevice pd) {
     db.pNext = &shader_object;
     shader_object.pNext = &maintenance6;
     maintenance6.pNext = &host_mapping;
-    host_mapping.pNext = &v12;
+    host_mapping.pNext = &ray_tracing;
+    ray_tracing.pNext = &mesh;
+    mesh.pNext = &mesh_nv;
+    mesh_nv.pNext = &v12;
     VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &db};
     vkGetPhysicalDeviceFeatures2(pd, &f2);
   }
@@ -54,7 +62,9 @@ struct Features {
   std::vector<VkBool32> All() const {
     return {db.descriptorBuffer, db.descriptorBufferCaptureReplay, db.descriptorBufferImageLayoutIgnored,
             db.descriptorBufferPushDescriptors, shader_object.feature, maintenance6.feature,
-            host_mapping.descriptorSetHostMapping};
+            host_mapping.descriptorSetHostMapping, ray_tracing.rayTracingPipeline,
+            ray_tracing.rayTraversalPrimitiveCulling, mesh.meshShader, mesh.taskShader, mesh_nv.meshShader,
+            mesh_nv.taskShader};
   }
 };
 

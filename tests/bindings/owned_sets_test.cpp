@@ -1,4 +1,4 @@
-// Layer-owned descriptor sets (issue 9 part 4/10a): sets of layouts that keep no native
+// Layer-owned descriptor sets (docs/indirect-bindings.md, "Pools and sets"): sets of layouts that keep no native
 // binding have no native set; their handles must never reach the layer below. Each test
 // uses them where the layer below would otherwise see them — copies to and from native
 // sets, frees mixed with native sets, pool resets, debug names and private data, many
@@ -8,11 +8,11 @@
 
 #include <cstring>
 #include <memory>
-#include <regex>
 #include <thread>
 
 #include "compute_run.h"
 #include "integration/test_env.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test {
 namespace {
@@ -20,53 +20,29 @@ namespace {
 // ssbo_copy.comp: dst[i] = src[i] * 3 + 1 for 256 uints (set 0: binding 0 src, 1 dst).
 constexpr uint32_t kWords = 256;
 
-uint64_t Counter(const std::string& summary, const std::string& name) {
-  std::smatch m;
-  const std::regex re(name + " (\\d+)");
-  return std::regex_search(summary, m, re) ? std::stoull(m[1]) : ~0ull;
-}
-
 VkDescriptorSetLayout MakeLayout(VkDevice d, bool with_uniform) {
-  VkDescriptorSetLayoutBinding b[3] = {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-                                       {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-                                       {2, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
-  VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  info.bindingCount = with_uniform ? 3 : 2;
-  info.pBindings = b;
-  VkDescriptorSetLayout l = VK_NULL_HANDLE;
-  EXPECT_EQ(vkCreateDescriptorSetLayout(d, &info, nullptr, &l), VK_SUCCESS);
+  std::vector<VkDescriptorSetLayoutBinding> b = {
+      {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+      {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+  if (with_uniform) b.push_back({2, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+  const VkDescriptorSetLayout l = CreateSetLayout(d, b);
+  EXPECT_NE(l, VK_NULL_HANDLE);
   return l;
 }
 
 VkDescriptorPool MakePool(VkDevice d, uint32_t max_sets, VkDescriptorPoolCreateFlags flags, uint32_t storage_per_set = 2) {
-  VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, storage_per_set * max_sets},
-                                   {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, max_sets}};
-  VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  info.flags = flags;
-  info.maxSets = max_sets;
-  info.poolSizeCount = 2;
-  info.pPoolSizes = sizes;
-  VkDescriptorPool p = VK_NULL_HANDLE;
-  EXPECT_EQ(vkCreateDescriptorPool(d, &info, nullptr, &p), VK_SUCCESS);
+  const VkDescriptorPool p = CreateDescriptorPool(
+      d, max_sets,
+      {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, storage_per_set * max_sets}, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, max_sets}},
+      flags);
+  EXPECT_NE(p, VK_NULL_HANDLE);
   return p;
 }
 
 void WriteBuffers(VkDevice d, VkDescriptorSet set, VkBuffer src, VkBuffer dst) {
-  VkDescriptorBufferInfo infos[2] = {{src, 0, VK_WHOLE_SIZE}, {dst, 0, kWords * 4}};
-  VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-  w.dstSet = set;
-  w.descriptorCount = 2;
-  w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  w.pBufferInfo = infos;
+  const VkDescriptorBufferInfo infos[2] = {{src, 0, VK_WHOLE_SIZE}, {dst, 0, kWords * 4}};
+  const VkWriteDescriptorSet w = BufferWrite(set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, infos, 2);
   vkUpdateDescriptorSets(d, 1, &w, 0, nullptr);
-}
-
-void HostBarrier(VkCommandBuffer cb) {
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
-                       nullptr, 0, nullptr);
 }
 
 // One device with indirect bindings forced, ssbo_copy.comp's pipelines on an all-storage
@@ -98,29 +74,14 @@ struct Rig {
   bool ok() const { return h->ok() && !module.empty() && owned_pipeline != VK_NULL_HANDLE; }
 
   VkPipelineLayout PipelineLayout(VkDescriptorSetLayout set) {
-    VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    info.setLayoutCount = 1;
-    info.pSetLayouts = &set;
-    VkPipelineLayout l = VK_NULL_HANDLE;
-    EXPECT_EQ(vkCreatePipelineLayout(h->device(), &info, nullptr, &l), VK_SUCCESS);
+    const VkPipelineLayout l = CreatePipelineLayout(h->device(), {set});
+    EXPECT_NE(l, VK_NULL_HANDLE);
     return l;
   }
   VkPipeline Pipeline(VkPipelineLayout layout) {
     if (module.empty()) return VK_NULL_HANDLE;
-    VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    smci.codeSize = module.size() * 4;
-    smci.pCode = module.data();
-    VkShaderModule m = VK_NULL_HANDLE;
-    EXPECT_EQ(vkCreateShaderModule(h->device(), &smci, nullptr, &m), VK_SUCCESS);
-    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    info.stage.module = m;
-    info.stage.pName = "main";
-    info.layout = layout;
-    VkPipeline p = VK_NULL_HANDLE;
-    EXPECT_EQ(vkCreateComputePipelines(h->device(), VK_NULL_HANDLE, 1, &info, nullptr, &p), VK_SUCCESS);
-    vkDestroyShaderModule(h->device(), m, nullptr);
+    const VkPipeline p = CreateComputePipeline(h->device(), layout, module.data(), module.size() * 4);
+    EXPECT_NE(p, VK_NULL_HANDLE);
     return p;
   }
   HostBuffer Filled(uint32_t seed) {
@@ -135,7 +96,7 @@ struct Rig {
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, native ? native_pipeline : owned_pipeline);
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, native ? native_pl : owned_pl, 0, 1, &set, 0, nullptr);
     vkCmdDispatch(cb, kWords / 64, 1, 1);
-    HostBarrier(cb);
+    BarrierToHost(cb);
     ASSERT_EQ(h->SubmitAndWait(cb), VK_SUCCESS);
   }
   void Finish() {
@@ -147,9 +108,7 @@ struct Rig {
     vkDestroyDescriptorSetLayout(d, owned_layout, nullptr);
     vkDestroyDescriptorSetLayout(d, native_layout, nullptr);
     h->DestroyDevice();
-    for (const Message& m : h->BinderyMessages()) {
-      if (m.id == "BINDERY-summary") summary = m.text;
-    }
+    summary = h->BinderySummary();
   }
 };
 
@@ -214,8 +173,8 @@ TEST(BindingsOwnedSets, CopiesBetweenOwnedAndNativeSetsInOneUpdate) {
   for (HostBuffer* b : {&src, &dst1, &dst2, &uniform}) h.Destroy(*b);
   rig.Finish();
   EXPECT_VALIDATION_SILENT(h);
-  EXPECT_EQ(Counter(rig.summary, "descriptor sets converted"), 4u) << rig.summary;
-  EXPECT_EQ(Counter(rig.summary, "layer-owned"), 3u) << rig.summary;
+  EXPECT_EQ(SummaryCounter(rig.summary, "descriptor sets converted"), 4u) << rig.summary;
+  EXPECT_EQ(SummaryCounter(rig.summary, "layer-owned"), 3u) << rig.summary;
 }
 
 TEST(BindingsOwnedSets, FreeAndReallocate) {
@@ -260,7 +219,7 @@ TEST(BindingsOwnedSets, FreeAndReallocate) {
   for (HostBuffer* x : {&src, &dst_a, &dst_again}) h.Destroy(*x);
   rig.Finish();
   EXPECT_VALIDATION_SILENT(h);
-  EXPECT_EQ(Counter(rig.summary, "layer-owned"), 4u) << rig.summary;
+  EXPECT_EQ(SummaryCounter(rig.summary, "layer-owned"), 4u) << rig.summary;
 }
 
 // A call that cannot allocate all its sets allocates none, and gives back what it had
@@ -295,7 +254,7 @@ TEST(BindingsOwnedSets, FailedAllocationGivesEverythingBack) {
   h.Destroy(dst);
   rig.Finish();
   EXPECT_VALIDATION_SILENT(h);
-  EXPECT_EQ(Counter(rig.summary, "layer-owned"), 2u) << rig.summary;
+  EXPECT_EQ(SummaryCounter(rig.summary, "layer-owned"), 2u) << rig.summary;
 }
 
 TEST(BindingsOwnedSets, ResetGivesEverySetBack) {
@@ -326,7 +285,7 @@ TEST(BindingsOwnedSets, ResetGivesEverySetBack) {
   h.Destroy(dst);
   rig.Finish();
   EXPECT_VALIDATION_SILENT(h);
-  EXPECT_EQ(Counter(rig.summary, "layer-owned"), 3u * (kSets - 1)) << rig.summary;
+  EXPECT_EQ(SummaryCounter(rig.summary, "layer-owned"), 3u * (kSets - 1)) << rig.summary;
 }
 
 TEST(BindingsOwnedSets, DebugNamesAndPrivateData) {
@@ -400,7 +359,96 @@ TEST(BindingsOwnedSets, DebugNamesAndPrivateData) {
   vkDestroyDescriptorPool(d, pool, nullptr);
   rig.Finish();
   EXPECT_VALIDATION_SILENT(h);
-  EXPECT_EQ(Counter(rig.summary, "layer-owned"), 2u) << rig.summary;
+  EXPECT_EQ(SummaryCounter(rig.summary, "layer-owned"), 2u) << rig.summary;
+}
+
+// Update templates on converting layouts are the layer's own objects too: names and tags go
+// to the native template beneath (or nowhere when every entry converts), private data stays
+// in the layer. Validation below reports any handle it does not know
+// (VUID-VkDebugUtilsObjectNameInfoEXT-objectType-02590), and the templates still update
+// sets that dispatch correctly.
+TEST(BindingsOwnedSets, TemplateNamesTagsAndPrivateData) {
+  VkPhysicalDeviceVulkan13Features features13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  features13.privateData = VK_TRUE;
+  HarnessOptions options;
+  options.device_pnext = &features13;
+  Rig rig(options);
+  ASSERT_TRUE(rig.ok()) << rig.h->error();
+  VkHarness& h = *rig.h;
+  VkDevice d = h.device();
+  auto set_name = reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(
+      vkGetDeviceProcAddr(d, "vkSetDebugUtilsObjectNameEXT"));
+  auto set_tag = reinterpret_cast<PFN_vkSetDebugUtilsObjectTagEXT>(vkGetDeviceProcAddr(d, "vkSetDebugUtilsObjectTagEXT"));
+  auto instance_set_name = reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(
+      vkGetInstanceProcAddr(h.instance(), "vkSetDebugUtilsObjectNameEXT"));
+  ASSERT_NE(set_name, nullptr);
+  ASSERT_NE(set_tag, nullptr);
+  ASSERT_NE(instance_set_name, nullptr);
+
+  // [0]: every entry converts (no native template); [1]: a uniform buffer stays native.
+  const VkDescriptorUpdateTemplateEntry entries[2] = {
+      {0, 0, 2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0, sizeof(VkDescriptorBufferInfo)},
+      {2, 0, 1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2 * sizeof(VkDescriptorBufferInfo), sizeof(VkDescriptorBufferInfo)}};
+  VkDescriptorUpdateTemplate templates[2] = {};
+  for (uint32_t i = 0; i < 2; ++i) {
+    VkDescriptorUpdateTemplateCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+    info.descriptorUpdateEntryCount = i == 0 ? 1 : 2;
+    info.pDescriptorUpdateEntries = entries;
+    info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
+    info.descriptorSetLayout = i == 0 ? rig.owned_layout : rig.native_layout;
+    ASSERT_EQ(vkCreateDescriptorUpdateTemplate(d, &info, nullptr, &templates[i]), VK_SUCCESS);
+  }
+  VkPrivateDataSlotCreateInfo slot_info{VK_STRUCTURE_TYPE_PRIVATE_DATA_SLOT_CREATE_INFO};
+  VkPrivateDataSlot slot = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreatePrivateDataSlot(d, &slot_info, nullptr, &slot), VK_SUCCESS);
+  for (uint32_t i = 0; i < 2; ++i) {
+    const uint64_t handle = reinterpret_cast<uint64_t>(templates[i]);
+    VkDebugUtilsObjectNameInfoEXT name{VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT};
+    name.objectType = VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE;
+    name.objectHandle = handle;
+    name.pObjectName = "a named template";
+    EXPECT_EQ(set_name(d, &name), VK_SUCCESS);
+    EXPECT_EQ(instance_set_name(d, &name), VK_SUCCESS);
+    const uint32_t tag_data = 42;
+    VkDebugUtilsObjectTagInfoEXT tag{VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_TAG_INFO_EXT};
+    tag.objectType = VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE;
+    tag.objectHandle = handle;
+    tag.tagName = 7;
+    tag.tagSize = sizeof(tag_data);
+    tag.pTag = &tag_data;
+    EXPECT_EQ(set_tag(d, &tag), VK_SUCCESS);
+    EXPECT_EQ(vkSetPrivateData(d, VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, handle, slot, 500 + i), VK_SUCCESS);
+  }
+  for (uint32_t i = 0; i < 2; ++i) {
+    uint64_t value = 0;
+    vkGetPrivateData(d, VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, reinterpret_cast<uint64_t>(templates[i]), slot,
+                     &value);
+    EXPECT_EQ(value, 500u + i) << "template " << i;
+  }
+
+  // The templates still write sets the pipelines read.
+  VkDescriptorPool pool = MakePool(d, 2, 0);
+  VkDescriptorSetLayout layouts[2] = {rig.owned_layout, rig.native_layout};
+  VkDescriptorSet sets[2] = {};
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = pool;
+  alloc.descriptorSetCount = 2;
+  alloc.pSetLayouts = layouts;
+  ASSERT_EQ(vkAllocateDescriptorSets(d, &alloc, sets), VK_SUCCESS);
+  HostBuffer src = rig.Filled(5), dst[2] = {rig.Filled(0), rig.Filled(0)}, uniform = rig.Uniform();
+  for (uint32_t i = 0; i < 2; ++i) {
+    const VkDescriptorBufferInfo data[3] = {
+        {src.buffer, 0, VK_WHOLE_SIZE}, {dst[i].buffer, 0, VK_WHOLE_SIZE}, {uniform.buffer, 0, VK_WHOLE_SIZE}};
+    vkUpdateDescriptorSetWithTemplate(d, sets[i], templates[i], data);
+    rig.Run(sets[i], i == 1);
+    ExpectCopied(src, dst[i], i == 0 ? "layer-owned set" : "native set");
+  }
+  for (VkDescriptorUpdateTemplate t : templates) vkDestroyDescriptorUpdateTemplate(d, t, nullptr);
+  vkDestroyPrivateDataSlot(d, slot, nullptr);
+  vkDestroyDescriptorPool(d, pool, nullptr);
+  for (HostBuffer* b : {&src, &dst[0], &dst[1], &uniform}) h.Destroy(*b);
+  rig.Finish();
+  EXPECT_VALIDATION_SILENT(h);
 }
 
 // A pipeline layout whose push constants leave no room for the root: its root goes to the
@@ -438,7 +486,7 @@ TEST(BindingsOwnedSets, LayoutWithoutRoomForTheRootUsesTheReservedSet) {
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, full, 0, 1, &set, 0, nullptr);
   vkCmdDispatch(cb, kWords / 64, 1, 1);
-  HostBarrier(cb);
+  BarrierToHost(cb);
   ASSERT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
   ExpectCopied(src, dst, "pipeline with its root in the reserved set");
   vkDestroyPipeline(d, pipeline, nullptr);
@@ -448,10 +496,10 @@ TEST(BindingsOwnedSets, LayoutWithoutRoomForTheRootUsesTheReservedSet) {
   h.Destroy(dst);
   rig.Finish();
   EXPECT_VALIDATION_SILENT(h);
-  EXPECT_EQ(Counter(rig.summary, "fallen back"), 0u) << rig.summary;
-  EXPECT_EQ(Counter(rig.summary, "layer-owned"), 1u) << rig.summary;
-  EXPECT_GT(Counter(rig.summary, "root ring bytes"), 0u) << rig.summary;
-  EXPECT_NE(Counter(rig.summary, "root ring bytes"), ~0ull) << rig.summary;
+  EXPECT_EQ(SummaryCounter(rig.summary, "fallen back"), 0u) << rig.summary;
+  EXPECT_EQ(SummaryCounter(rig.summary, "layer-owned"), 1u) << rig.summary;
+  EXPECT_GT(SummaryCounter(rig.summary, "root ring bytes"), 0u) << rig.summary;
+  EXPECT_NE(SummaryCounter(rig.summary, "root ring bytes"), ~0ull) << rig.summary;
 }
 
 // Threads allocating from their own pools, resetting them and recording at once; the
@@ -513,7 +561,7 @@ TEST(BindingsOwnedSets, ManyThreadsAllocateResetAndRecord) {
         vkCmdBindDescriptorSets(w.cb, VK_PIPELINE_BIND_POINT_COMPUTE, rig.owned_pl, 0, 1, &set, 0, nullptr);
         vkCmdDispatch(w.cb, kWords / 64, 1, 1);
       }
-      HostBarrier(w.cb);
+      BarrierToHost(w.cb);
       if (vkEndCommandBuffer(w.cb) != VK_SUCCESS) w.error = "vkEndCommandBuffer failed";
     }
   };
@@ -547,7 +595,7 @@ TEST(BindingsOwnedSets, ManyThreadsAllocateResetAndRecord) {
   }
   rig.Finish();
   EXPECT_VALIDATION_SILENT(h);
-  EXPECT_EQ(Counter(rig.summary, "layer-owned"), uint64_t{kThreads} * kRounds * kSets) << rig.summary;
+  EXPECT_EQ(SummaryCounter(rig.summary, "layer-owned"), uint64_t{kThreads} * kRounds * kSets) << rig.summary;
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Issue 9 part 4: pipeline-creation flags through the rewrite.
+// Pipeline-creation flags through the rewrite.
 //
 // VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT: the layer passes the flag down
 // unchanged with the rewritten stages and returns what the driver returns (the rewrite is
@@ -13,22 +13,16 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <regex>
 
 #include "fallback_partner_comp.h"
 #include "fallback_refused_comp.h"
 #include "integration/test_env.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test {
 namespace {
 
 constexpr uint32_t kWords = 256;
-
-uint64_t Counter(const std::string& summary, const std::string& name) {
-  std::smatch m;
-  const std::regex re(name + " (\\d+)");
-  return std::regex_search(summary, m, re) ? std::stoull(m[1]) : ~0ull;
-}
 
 // One device with a compute layout (set 0: binding 0 two inputs, binding 1 the output)
 // shared by fallback_refused.comp (refused by the rewrite) and fallback_partner.comp.
@@ -90,9 +84,7 @@ struct Rig {
   std::string Finish(std::string* summary) {
     Release();
     h.DestroyDevice();
-    for (const Message& m : h.BinderyMessages()) {
-      if (m.id == "BINDERY-summary") *summary = m.text;
-    }
+    *summary = h.BinderySummary();
     return VkHarness::Format(h.ValidationProblems());
   }
 };
@@ -146,10 +138,7 @@ TEST(BindingsPipelineFlags, FailOnCompileRequiredAnswersAsTheDriverDoes) {
   if (native.error.find("FEATURE_NOT_PRESENT") != std::string::npos) {
     GTEST_SKIP() << "no pipelineCreationCacheControl: " << native.error;
   }
-  ASSERT_TRUE(native.error.empty()) << native.error;
-  ASSERT_TRUE(forced.error.empty()) << forced.error;
-  EXPECT_TRUE(native.validation.empty()) << native.validation;
-  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
   ASSERT_EQ(native.results.size(), 6u);
   EXPECT_EQ(native.results, forced.results);
   EXPECT_EQ(native.created, forced.created);
@@ -159,8 +148,8 @@ TEST(BindingsPipelineFlags, FailOnCompileRequiredAnswersAsTheDriverDoes) {
   // The summary counts pipelines that exist, not creation attempts.
   uint64_t created_partner = 0, created_refused = 0;
   for (size_t i = 0; i < forced.created.size(); ++i) (i % 2 == 0 ? created_partner : created_refused) += forced.created[i];
-  EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), created_partner) << forced.summary;
-  EXPECT_EQ(Counter(forced.summary, "fallen back"), created_refused) << forced.summary;
+  EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), created_partner) << forced.summary;
+  EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), created_refused) << forced.summary;
 }
 
 struct DerivativeOutput {
@@ -213,30 +202,12 @@ DerivativeOutput RunDerivatives(const char* mode) {
     static_cast<uint32_t*>(in1.mapped)[i] = 700 + i;
   }
   std::memset(out.mapped, 0, 4 * kWords * 4);
-  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3};
-  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  dpci.maxSets = 1;
-  dpci.poolSizeCount = 1;
-  dpci.pPoolSizes = &size;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  vkCreateDescriptorPool(d, &dpci, nullptr, &pool);
-  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  dsai.descriptorPool = pool;
-  dsai.descriptorSetCount = 1;
-  dsai.pSetLayouts = &rig.set_layout;
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  vkAllocateDescriptorSets(d, &dsai, &set);
-  VkDescriptorBufferInfo infos[3] = {{in0.buffer, 0, VK_WHOLE_SIZE}, {in1.buffer, 0, VK_WHOLE_SIZE},
-                                     {out.buffer, 0, VK_WHOLE_SIZE}};
-  VkWriteDescriptorSet w[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
-  w[0].dstSet = set;
-  w[0].descriptorCount = 2;
-  w[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  w[0].pBufferInfo = infos;
-  w[1] = w[0];
-  w[1].dstBinding = 1;
-  w[1].descriptorCount = 1;
-  w[1].pBufferInfo = &infos[2];
+  const VkDescriptorPool pool = CreateDescriptorPool(d, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3}});
+  const VkDescriptorSet set = AllocateSet(d, pool, rig.set_layout);
+  const VkDescriptorBufferInfo infos[3] = {
+      {in0.buffer, 0, VK_WHOLE_SIZE}, {in1.buffer, 0, VK_WHOLE_SIZE}, {out.buffer, 0, VK_WHOLE_SIZE}};
+  const VkWriteDescriptorSet w[2] = {BufferWrite(set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, infos, 2),
+                                     BufferWrite(set, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &infos[2])};
   vkUpdateDescriptorSets(d, 2, w, 0, nullptr);
 
   if (o.error.empty()) {
@@ -280,12 +251,9 @@ DerivativeOutput RunDerivatives(const char* mode) {
 TEST(BindingsPipelineFlags, DerivativesAcrossRewrittenAndFallbackPipelines) {
   const DerivativeOutput native = RunDerivatives("off");
   const DerivativeOutput forced = RunDerivatives("force");
-  ASSERT_TRUE(native.error.empty()) << native.error;
-  ASSERT_TRUE(forced.error.empty()) << forced.error;
-  EXPECT_TRUE(native.validation.empty()) << native.validation;
-  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
-  EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), 2u) << forced.summary;
-  EXPECT_EQ(Counter(forced.summary, "fallen back"), 2u) << forced.summary;
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
+  EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), 2u) << forced.summary;
+  EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), 2u) << forced.summary;
   ASSERT_EQ(native.out.size(), 4 * kWords);
   for (uint32_t i = 0; i < kWords; ++i) {
     const uint32_t a = 2 * i + 1, b = 700 + i;

@@ -1,4 +1,4 @@
-// Issue 9 part 2: the reserved-set ring. The application's push-constant range fills all
+// The reserved-set ring (docs/indirect-bindings.md, "The root"). The application's push-constant range fills all
 // of maxPushConstantsSize, so the root of its converted sets (set 0: two storage buffers;
 // set 1: a dynamic storage buffer, whose offset travels in the root) cannot go after it:
 // the pipeline must still be rewritten, its shader reading the root from a reserved set
@@ -17,7 +17,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <regex>
 
 #include "integration/test_env.h"
 #include "ring_root_comp.h"
@@ -27,12 +26,6 @@ namespace bindery::test {
 namespace {
 
 constexpr uint32_t kWords = 256;
-
-uint64_t Counter(const std::string& summary, const std::string& name) {
-  std::smatch m;
-  const std::regex re(name + " (\\d+)");
-  return std::regex_search(summary, m, re) ? std::stoull(m[1]) : ~0ull;
-}
 
 struct Output {
   std::string error, validation, summary;
@@ -193,19 +186,14 @@ Output RunInMode(const char* mode, bool through_smaller_layout) {
   for (HostBuffer* x : {&in_a, &in_b, &out_a, &out_b, &dyn, &ubo}) h.Destroy(*x);
   h.DestroyDevice();
   o.validation = VkHarness::Format(h.ValidationProblems());
-  for (const Message& m : h.BinderyMessages()) {
-    if (m.id == "BINDERY-summary") o.summary = m.text;
-  }
+  o.summary = h.BinderySummary();
   return o;
 }
 
 TEST(BindingsRingRoot, FullPushConstantsPutTheRootInTheReservedSet) {
   const Output native = RunInMode("off", false);
   const Output forced = RunInMode("force", false);
-  ASSERT_TRUE(native.error.empty()) << native.error;
-  ASSERT_TRUE(forced.error.empty()) << forced.error;
-  EXPECT_TRUE(native.validation.empty()) << native.validation;
-  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
   ASSERT_EQ(native.out_a.size(), kWords);
   for (uint32_t i = 0; i < kWords; ++i) {
     ASSERT_EQ(native.out_a[i], (i + 3) * (i % 32 + 2) + 1000000 + i) << i;
@@ -214,19 +202,16 @@ TEST(BindingsRingRoot, FullPushConstantsPutTheRootInTheReservedSet) {
   EXPECT_EQ(native.out_a, forced.out_a);
   EXPECT_EQ(native.out_b, forced.out_b);
   // Rewritten (not fallen back), with the root in the ring.
-  EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), 1u) << forced.summary;
-  EXPECT_EQ(Counter(forced.summary, "fallen back"), 0u) << forced.summary;
-  EXPECT_GT(Counter(forced.summary, "root ring bytes"), 0u) << forced.summary;
-  EXPECT_NE(Counter(forced.summary, "root ring bytes"), ~0ull) << forced.summary;
+  EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), 1u) << forced.summary;
+  EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), 0u) << forced.summary;
+  EXPECT_GT(SummaryCounter(forced.summary, "root ring bytes"), 0u) << forced.summary;
+  EXPECT_NE(SummaryCounter(forced.summary, "root ring bytes"), ~0ull) << forced.summary;
 }
 
 TEST(BindingsRingRoot, ABindThroughASmallerCompatibleLayoutReachesThePipeline) {
   const Output native = RunInMode("off", true);
   const Output forced = RunInMode("force", true);
-  ASSERT_TRUE(native.error.empty()) << native.error;
-  ASSERT_TRUE(forced.error.empty()) << forced.error;
-  EXPECT_TRUE(native.validation.empty()) << native.validation;
-  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
   ASSERT_EQ(native.out_a.size(), kWords);
   for (uint32_t i = 0; i < kWords; ++i) {
     ASSERT_EQ(native.out_a[i], (i + 3) * (i % 32 + 2) + 7) << i;
@@ -234,7 +219,7 @@ TEST(BindingsRingRoot, ABindThroughASmallerCompatibleLayoutReachesThePipeline) {
   }
   EXPECT_EQ(native.out_a, forced.out_a);
   EXPECT_EQ(native.out_b, forced.out_b);
-  EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), 1u) << forced.summary;
+  EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), 1u) << forced.summary;
 }
 
 }  // namespace

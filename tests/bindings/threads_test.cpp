@@ -1,4 +1,4 @@
-// Issue 9 part 4/8: many threads creating pipelines (one shared rewrite cache) and
+// Many threads creating pipelines (one shared rewrite cache) and
 // recording converted binds and dispatches at once, each into its own command buffer
 // from its own pools. Every thread's results are checked word by word; validation
 // (synchronization validation on) silent.
@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "support/vk_objects.h"
 #include "compute_run.h"
 #include "integration/test_env.h"
 
@@ -30,45 +31,22 @@ struct Worker {
 
 void Record(VkHarness& h, const std::vector<uint32_t>& code, Worker& w) {
   VkDevice d = h.device();
-  VkDescriptorSetLayoutBinding b[2] = {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-                                       {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
-  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  dslci.bindingCount = 2;
-  dslci.pBindings = b;
-  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  plci.setLayoutCount = 1;
-  plci.pSetLayouts = &w.set_layout;
-  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  smci.codeSize = code.size() * 4;
-  smci.pCode = code.data();
-  VkShaderModule module = VK_NULL_HANDLE;
-  if (vkCreateDescriptorSetLayout(d, &dslci, nullptr, &w.set_layout) != VK_SUCCESS ||
-      vkCreatePipelineLayout(d, &plci, nullptr, &w.layout) != VK_SUCCESS ||
-      vkCreateShaderModule(d, &smci, nullptr, &module) != VK_SUCCESS) {
-    w.error = "layout or module creation failed";
+  w.set_layout = CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                     {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}});
+  w.layout = CreatePipelineLayout(d, {w.set_layout});
+  if (w.set_layout == VK_NULL_HANDLE || w.layout == VK_NULL_HANDLE) {
+    w.error = "layout creation failed";
     return;
   }
-  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = module;
-  cpci.stage.pName = "main";
-  cpci.layout = w.layout;
-  const VkResult pr = vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &w.pipeline);
-  vkDestroyShaderModule(d, module, nullptr);
-  if (pr != VK_SUCCESS) {
+  w.pipeline = CreateComputePipeline(d, w.layout, code.data(), code.size() * 4);
+  if (w.pipeline == VK_NULL_HANDLE) {
     w.error = "pipeline creation failed";
     return;
   }
-  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * kDispatches};
-  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  dpci.maxSets = kDispatches;
-  dpci.poolSizeCount = 1;
-  dpci.pPoolSizes = &size;
+  w.pool = CreateDescriptorPool(d, kDispatches, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * kDispatches}});
   VkCommandPoolCreateInfo cpi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   cpi.queueFamilyIndex = h.queue_family();
-  if (vkCreateDescriptorPool(d, &dpci, nullptr, &w.pool) != VK_SUCCESS ||
-      vkCreateCommandPool(d, &cpi, nullptr, &w.command_pool) != VK_SUCCESS) {
+  if (w.pool == VK_NULL_HANDLE || vkCreateCommandPool(d, &cpi, nullptr, &w.command_pool) != VK_SUCCESS) {
     w.error = "pool creation failed";
     return;
   }
@@ -81,30 +59,19 @@ void Record(VkHarness& h, const std::vector<uint32_t>& code, Worker& w) {
   vkBeginCommandBuffer(w.cb, &begin);
   vkCmdBindPipeline(w.cb, VK_PIPELINE_BIND_POINT_COMPUTE, w.pipeline);
   for (uint32_t j = 0; j < kDispatches; ++j) {
-    VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    dsai.descriptorPool = w.pool;
-    dsai.descriptorSetCount = 1;
-    dsai.pSetLayouts = &w.set_layout;
-    VkDescriptorSet set = VK_NULL_HANDLE;
-    if (vkAllocateDescriptorSets(d, &dsai, &set) != VK_SUCCESS) {
+    const VkDescriptorSet set = AllocateSet(d, w.pool, w.set_layout);
+    if (set == VK_NULL_HANDLE) {
       w.error = "set allocation failed";
       return;
     }
-    VkDescriptorBufferInfo infos[2] = {{w.src.buffer, 0, VK_WHOLE_SIZE}, {w.dst.buffer, j * kWords * 4, kWords * 4}};
-    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    write.dstSet = set;
-    write.descriptorCount = 2;
-    write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    write.pBufferInfo = infos;
+    const VkDescriptorBufferInfo infos[2] = {{w.src.buffer, 0, VK_WHOLE_SIZE},
+                                             {w.dst.buffer, j * kWords * 4, kWords * 4}};
+    const VkWriteDescriptorSet write = BufferWrite(set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, infos, 2);
     vkUpdateDescriptorSets(d, 1, &write, 0, nullptr);
     vkCmdBindDescriptorSets(w.cb, VK_PIPELINE_BIND_POINT_COMPUTE, w.layout, 0, 1, &set, 0, nullptr);
     vkCmdDispatch(w.cb, kWords / 64, 1, 1);
   }
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(w.cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
-                       nullptr, 0, nullptr);
+  BarrierToHost(w.cb);
   if (vkEndCommandBuffer(w.cb) != VK_SUCCESS) w.error = "vkEndCommandBuffer failed";
 }
 

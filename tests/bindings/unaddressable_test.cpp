@@ -1,4 +1,4 @@
-// Issue 9 part 3: a buffer the layer cannot give a device address (here: external memory,
+// Native twins (docs/indirect-bindings.md, "When it falls back"): a buffer the layer cannot give a device address (here: external memory,
 // which the layer leaves exactly as the application made it) is reached through a
 // converted descriptor. Draws and dispatches with such a set bound run the rewritten
 // pipeline's native twin with full native sets; with only addressable buffers bound they
@@ -12,6 +12,7 @@
 #include <string>
 
 #include "integration/test_env.h"
+#include "support/vk_objects.h"
 #include "twin_copy_comp.h"
 #include "twin_push_comp.h"
 
@@ -172,6 +173,51 @@ INSTANTIATE_TEST_SUITE_P(Order, UnaddressableBuffer, testing::Values(true, false
                            return std::string(i.param ? "BufferBeforePipeline" : "PipelineBeforeBuffer");
                          });
 
+// The twin's sets are materialised with only the bindings its shaders use: a third binding
+// written and then destroyed never reaches the driver (the twin's full set would
+// otherwise name the freed buffer).
+bool RunTwinWithDestroyedBinding(const char* mode) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
+  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
+  auto owned = std::make_unique<VkHarness>();
+  VkHarness& h = *owned;
+  EXPECT_TRUE(h.ok()) << h.error();
+  if (!h.ok()) return false;
+  HostBuffer external = CreateExternalBuffer(h);
+  EXPECT_NE(external.buffer, VK_NULL_HANDLE);
+  if (external.buffer == VK_NULL_HANDLE) return false;
+  ComputeKernel k = h.CreateKernel(twin_copy_comp, sizeof(twin_copy_comp), 3);
+  HostBuffer src = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer dead = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  Fill(src, 5);
+  std::memset(external.mapped, 0, kBytes);
+  VkDescriptorSet set = h.AllocateStorageSet(k, {src.buffer, external.buffer, dead.buffer});
+  h.Destroy(dead);
+  VkCommandBuffer cb = h.BeginCommands();
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+  Dispatch(cb, k, set);
+  HostBarrier(cb);
+  EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
+  const bool copied = Copied(src, external);
+  EXPECT_TRUE(copied);
+  for (HostBuffer* b : {&src, &external}) h.Destroy(*b);
+  h.Destroy(k);
+  h.DestroyDevice();
+  EXPECT_VALIDATION_SILENT(h);
+  return copied;
+}
+
+TEST(UnaddressableBuffer, TheTwinNeverGetsADestroyedBufferItDoesNotUse) {
+  {
+    VkHarness probe;
+    ASSERT_TRUE(probe.ok()) << probe.error();
+    const std::string why = ExternalUnsupported(probe);
+    if (!why.empty()) GTEST_SKIP() << why;
+  }
+  EXPECT_TRUE(RunTwinWithDestroyedBinding("off"));
+  EXPECT_TRUE(RunTwinWithDestroyedBinding("force"));
+}
+
 // A pipeline reading a converted push-descriptor set cannot run as its native twin (the
 // pushed records live only in the ring): a dispatch whose ordinary set names a buffer
 // without an address is skipped with an error — never run on descriptors that were never
@@ -207,42 +253,16 @@ PushTwinRun RunPushTwinCase(const char* mode) {
   Fill(plain, 4);
   for (HostBuffer* b : {&dst[0], &dst[1]}) std::memset(b->mapped, 0, kBytes);
 
-  const VkDescriptorSetLayoutBinding binding{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT,
-                                             nullptr};
-  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  dslci.bindingCount = 1;
-  dslci.pBindings = &binding;
-  VkDescriptorSetLayout set_layouts[2] = {};
-  vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set_layouts[0]);
-  dslci.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
-  vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set_layouts[1]);
-  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  plci.setLayoutCount = 2;
-  plci.pSetLayouts = set_layouts;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  vkCreatePipelineLayout(d, &plci, nullptr, &layout);
-  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  smci.codeSize = sizeof(twin_push_comp);
-  smci.pCode = twin_push_comp;
-  VkShaderModule module = VK_NULL_HANDLE;
-  vkCreateShaderModule(d, &smci, nullptr, &module);
-  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = module;
-  cpci.stage.pName = "main";
-  cpci.layout = layout;
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  if (vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline) != VK_SUCCESS) run.error = "pipeline";
-  vkDestroyShaderModule(d, module, nullptr);
-
-  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2};
-  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  dpci.maxSets = 2;
-  dpci.poolSizeCount = 1;
-  dpci.pPoolSizes = &size;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  vkCreateDescriptorPool(d, &dpci, nullptr, &pool);
+  ObjectBag bag(d);
+  const std::vector<VkDescriptorSetLayoutBinding> binding = {
+      {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+  const VkDescriptorSetLayout set_layouts[2] = {
+      bag.Keep(CreateSetLayout(d, binding)),
+      bag.Keep(CreateSetLayout(d, binding, VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR))};
+  const VkPipelineLayout layout = bag.Keep(CreatePipelineLayout(d, {set_layouts[0], set_layouts[1]}));
+  const VkPipeline pipeline = bag.Keep(CreateComputePipeline(d, layout, twin_push_comp, sizeof(twin_push_comp)));
+  if (pipeline == VK_NULL_HANDLE) run.error = "pipeline";
+  const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(d, 2, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}}));
   VkDescriptorSetLayout alloc_layouts[2] = {set_layouts[0], set_layouts[0]};
   VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   dsai.descriptorPool = pool;
@@ -280,10 +300,7 @@ PushTwinRun RunPushTwinCase(const char* mode) {
       (i == 0 ? run.first : run.second).assign(p, p + kWords);
     }
   }
-  vkDestroyPipeline(d, pipeline, nullptr);
-  vkDestroyDescriptorPool(d, pool, nullptr);
-  vkDestroyPipelineLayout(d, layout, nullptr);
-  for (VkDescriptorSetLayout l : set_layouts) vkDestroyDescriptorSetLayout(d, l, nullptr);
+  bag.DestroyAll();
   for (HostBuffer* b : {&external, &plain, &dst[0], &dst[1]}) h.Destroy(*b);
   h.DestroyDevice();
   EXPECT_VALIDATION_SILENT(h);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# vkcube with indirect bindings forced and uniform-buffer conversion on (issue 9 part 8):
+# vkcube with indirect bindings forced and uniform-buffer conversion on (docs/indirect-bindings.md):
 # tests/smoke/vkcube_smoke.sh compares the frame with the one rendered without Bindery
 # (validation with synchronization validation below the layer in both runs); this wrapper
 # also requires the layer's summary to show that vkcube's pipeline was rewritten and its

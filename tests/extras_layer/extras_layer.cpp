@@ -1,6 +1,8 @@
 // Test-only layer placed below Bindery: a driver newer than lavapipe 22.3 as far as
 // enumeration goes. It offers VK_KHR_maintenance6, VK_EXT_descriptor_buffer,
-// VK_EXT_shader_object and VK_VALVE_descriptor_set_host_mapping, and answers VK_TRUE for
+// VK_EXT_shader_object, VK_VALVE_descriptor_set_host_mapping, ray tracing
+// (VK_KHR_ray_tracing_pipeline, VK_NV_ray_tracing) and mesh shaders (VK_EXT_mesh_shader,
+// VK_NV_mesh_shader), and answers VK_TRUE for
 // their features, so that the layer above can be tested hiding them. It implements none
 // of their commands: vkCreateDevice records how many it was asked for and drops them (and
 // their feature structs) before the real driver sees them.
@@ -15,6 +17,7 @@
 #include <vulkan/vulkan.h>
 
 #include "extras_layer.h"
+#include "support/test_layer.h"
 
 namespace {
 
@@ -23,8 +26,12 @@ constexpr VkStructureType kFeatureStypes[] = {
     VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_BUFFER_FEATURES_EXT,
     static_cast<VkStructureType>(1000482000),  // VkPhysicalDeviceShaderObjectFeaturesEXT
     VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_SET_HOST_MAPPING_FEATURES_VALVE,
+    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR,
+    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT,
+    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_NV,
 };
-constexpr uint32_t kFeatureBools[] = {1, 4, 1, 1};
+constexpr uint32_t kFeatureBools[] = {1, 4, 1, 1, 5, 5, 2};
+constexpr int kFeatureStructCount = sizeof(kFeatureBools) / sizeof(kFeatureBools[0]);
 
 PFN_vkGetInstanceProcAddr g_gipa = nullptr;
 PFN_vkGetDeviceProcAddr g_gdpa = nullptr;
@@ -46,7 +53,7 @@ bool Offered(const char* name) {
 }
 
 int FeatureIndex(VkStructureType stype) {
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < kFeatureStructCount; ++i) {
     if (kFeatureStypes[i] == stype) return i;
   }
   return -1;
@@ -100,12 +107,6 @@ VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceFeatures2KHR(VkPhysicalDevice pd, Vk
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo* ci,
                                             const VkAllocationCallbacks* alloc, VkDevice* out) {
-  VkLayerDeviceCreateInfo* link = nullptr;
-  for (auto* s = static_cast<const VkBaseInStructure*>(ci->pNext); s != nullptr; s = s->pNext) {
-    auto* info = reinterpret_cast<VkLayerDeviceCreateInfo*>(const_cast<VkBaseInStructure*>(s));
-    if (s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO && info->function == VK_LAYER_LINK_INFO) link = info;
-  }
-  if (link == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
   // The offered extensions and their feature structs are this layer's pretence: dropped.
   std::vector<const char*> names;
   uint32_t offered = 0;
@@ -128,11 +129,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceC
       s->pNext = s->pNext->pNext;
     }
   }
-  PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
-  g_gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
-  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
-  auto create = reinterpret_cast<PFN_vkCreateDevice>(gipa(VK_NULL_HANDLE, "vkCreateDevice"));
-  const VkResult r = create(pd, &edited, alloc, out);
+  const VkResult r = bindery::test_layer::CreateDeviceBelow(pd, &edited, alloc, out, &g_gdpa);
   for (auto it = unlinked.rbegin(); it != unlinked.rend(); ++it) it->first->pNext = it->second;
   if (r != VK_SUCCESS) return r;
   VkPhysicalDeviceProperties props{};
@@ -170,16 +167,7 @@ VKAPI_ATTR void VKAPI_CALL GetDescriptorSetLayoutSupportKHR(VkDevice device,
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, const VkAllocationCallbacks* alloc,
                                               VkInstance* out) {
-  VkLayerInstanceCreateInfo* link = nullptr;
-  for (auto* s = static_cast<const VkBaseInStructure*>(ci->pNext); s != nullptr; s = s->pNext) {
-    auto* info = reinterpret_cast<VkLayerInstanceCreateInfo*>(const_cast<VkBaseInStructure*>(s));
-    if (s->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO && info->function == VK_LAYER_LINK_INFO) link = info;
-  }
-  if (link == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
-  g_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
-  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
-  auto create = reinterpret_cast<PFN_vkCreateInstance>(g_gipa(VK_NULL_HANDLE, "vkCreateInstance"));
-  const VkResult r = create(ci, alloc, out);
+  const VkResult r = bindery::test_layer::CreateInstanceBelow(ci, alloc, out, &g_gipa);
   if (r != VK_SUCCESS) return r;
   g_enumerate = reinterpret_cast<PFN_vkEnumerateDeviceExtensionProperties>(
       g_gipa(*out, "vkEnumerateDeviceExtensionProperties"));
@@ -189,53 +177,32 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, co
   return r;
 }
 
-#define ENTRY(fn) \
-  if (std::strcmp(name, "vk" #fn) == 0) return reinterpret_cast<PFN_vkVoidFunction>(&fn)
-
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, const char* name) {
-  ENTRY(GetDeviceProcAddr);
-  if (std::strcmp(name, "vkGetDescriptorSetLayoutSupport") == 0 && g_layout_support != nullptr) {
-    return reinterpret_cast<PFN_vkVoidFunction>(&GetDescriptorSetLayoutSupport);
-  }
-  if (std::strcmp(name, "vkGetDescriptorSetLayoutSupportKHR") == 0 && g_layout_support_khr != nullptr) {
-    return reinterpret_cast<PFN_vkVoidFunction>(&GetDescriptorSetLayoutSupportKHR);
-  }
+  BINDERY_TEST_LAYER_ENTRY(GetDeviceProcAddr);
+  BINDERY_TEST_LAYER_ENTRY_IF(GetDescriptorSetLayoutSupport, g_layout_support);
+  BINDERY_TEST_LAYER_ENTRY_IF(GetDescriptorSetLayoutSupportKHR, g_layout_support_khr);
   return g_gdpa(device, name);
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetInstanceProcAddr(VkInstance instance, const char* name) {
-  ENTRY(GetInstanceProcAddr);
-  ENTRY(CreateInstance);
-  ENTRY(CreateDevice);
-  ENTRY(GetDeviceProcAddr);
-  ENTRY(EnumerateDeviceExtensionProperties);
-  if (std::strcmp(name, "vkGetPhysicalDeviceFeatures2") == 0 && g_features2 != nullptr) {
-    return reinterpret_cast<PFN_vkVoidFunction>(&GetPhysicalDeviceFeatures2);
-  }
-  if (std::strcmp(name, "vkGetPhysicalDeviceFeatures2KHR") == 0 && g_features2_khr != nullptr) {
-    return reinterpret_cast<PFN_vkVoidFunction>(&GetPhysicalDeviceFeatures2KHR);
-  }
+  BINDERY_TEST_LAYER_ENTRY(GetInstanceProcAddr);
+  BINDERY_TEST_LAYER_ENTRY(CreateInstance);
+  BINDERY_TEST_LAYER_ENTRY(CreateDevice);
+  BINDERY_TEST_LAYER_ENTRY(GetDeviceProcAddr);
+  BINDERY_TEST_LAYER_ENTRY(EnumerateDeviceExtensionProperties);
+  BINDERY_TEST_LAYER_ENTRY_IF(GetPhysicalDeviceFeatures2, g_features2);
+  BINDERY_TEST_LAYER_ENTRY_IF(GetPhysicalDeviceFeatures2KHR, g_features2_khr);
   return g_gipa == nullptr ? nullptr : g_gipa(instance, name);
 }
 
-#undef ENTRY
-
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) VKAPI_ATTR VkResult VKAPI_CALL
-vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface* v) {
-  if (v->loaderLayerInterfaceVersion < 2) return VK_ERROR_INITIALIZATION_FAILED;
-  v->loaderLayerInterfaceVersion = 2;
-  v->pfnGetInstanceProcAddr = &GetInstanceProcAddr;
-  v->pfnGetDeviceProcAddr = &GetDeviceProcAddr;
-  v->pfnGetPhysicalDeviceProcAddr = nullptr;
-  return VK_SUCCESS;
-}
+BINDERY_TEST_LAYER_NEGOTIATE(GetInstanceProcAddr, GetDeviceProcAddr)
 
-extern "C" __attribute__((visibility("default"))) uint32_t bindery_extras_created_with() {
+BINDERY_TEST_LAYER_EXPORT uint32_t bindery_extras_created_with() {
   return g_created_with.load();
 }
 
-extern "C" __attribute__((visibility("default"))) uint32_t bindery_extras_last_layout_storage_buffers() {
+BINDERY_TEST_LAYER_EXPORT uint32_t bindery_extras_last_layout_storage_buffers() {
   return g_last_storage_buffers.load();
 }

@@ -16,5 +16,7 @@ using BinderyExtrasLastLayoutStorageBuffersFn = uint32_t (*)();
 inline constexpr const char* kExtrasLayerName = "VK_LAYER_bindery_test_extras";
 // What the layer offers on top of the driver's extensions (the driver, lavapipe 22.3,
 // has none of them).
-inline constexpr const char* kExtrasOffered[] = {"VK_KHR_maintenance6", "VK_EXT_descriptor_buffer",
-                                                 "VK_EXT_shader_object", "VK_VALVE_descriptor_set_host_mapping"};
+inline constexpr const char* kExtrasOffered[] = {"VK_KHR_maintenance6",         "VK_EXT_descriptor_buffer",
+                                                 "VK_EXT_shader_object",        "VK_VALVE_descriptor_set_host_mapping",
+                                                 "VK_KHR_ray_tracing_pipeline", "VK_NV_ray_tracing",
+                                                 "VK_EXT_mesh_shader",          "VK_NV_mesh_shader"};

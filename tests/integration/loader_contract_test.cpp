@@ -1,4 +1,4 @@
-// The loader-layer contract (issue 7): Bindery must work under layers written after the
+// The loader-layer contract (docs/layers-and-loader.md): Bindery must work under layers written after the
 // loader documentation's sample layer, in any position of a stack.
 //
 // - AboveLayer.*: the test-only layer tests/above_layer sits directly above Bindery and

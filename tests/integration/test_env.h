@@ -45,3 +45,11 @@ inline bool HasMessage(const std::vector<Message>& messages, const std::string& 
   EXPECT_TRUE((harness).ValidationProblems().empty())                          \
       << "validation reported:\n"                                               \
       << ::bindery::test::VkHarness::Format((harness).ValidationProblems())
+
+// A forced-vs-off comparison's two runs (structs with `error` and `validation` strings):
+// both were made, and validation below the layer stayed silent in both.
+#define ASSERT_BOTH_RAN_SILENTLY(native, forced)                  \
+  ASSERT_TRUE((native).error.empty()) << (native).error;          \
+  ASSERT_TRUE((forced).error.empty()) << (forced).error;          \
+  EXPECT_TRUE((native).validation.empty()) << (native).validation; \
+  EXPECT_TRUE((forced).validation.empty()) << (forced).validation

@@ -1,4 +1,4 @@
-// Wait-before-signal across queues (issue 10), in both configurations: a queue parks a
+// Wait-before-signal across queues (docs/timeline.md), in both configurations: a queue parks a
 // submission waiting a value that another queue's later submission signals, the reverse,
 // and a chain that goes A -> B -> A. Data written on one queue is read on the other
 // (the timeline's dependency orders memory, not just execution). Needs a device with two

@@ -1,4 +1,4 @@
-// vkQueueBindSparse with emulated timeline semaphores (issue 10), in both configurations:
+// vkQueueBindSparse with emulated timeline semaphores (docs/timeline.md), in both configurations:
 // parked behind a wait that is not pending yet, relayed to binary semaphores, its signals
 // seen by later submissions and host waits; the driver gets binary semaphores only.
 // Real sparse binding (a sparse buffer's memory bound behind a wait-before-signal, data

@@ -1,4 +1,4 @@
-// Timeline emulation (issue 10), in both configurations (timeline_rig.h): exposure, every
+// Timeline emulation (docs/timeline.md), in both configurations (timeline_rig.h): exposure, every
 // direction of signal and wait, wait-before-signal, the semantics the Khronos layer got
 // wrong, and queue order behind parked work. Validation below the layer stays silent.
 #include <dlfcn.h>

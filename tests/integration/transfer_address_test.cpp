@@ -1,5 +1,5 @@
 // The device-address usage and memory flag the layer adds for its kernels must never
-// make a call invalid (issue 6, part 4c), and transfers on buffers created with
+// make a call invalid (docs/transfers.md), and transfers on buffers created with
 // VkBufferUsageFlags2CreateInfoKHR or for external memory stay correct (part 6).
 //
 // The spy layer sits below Bindery (and above validation) and records what arrives

@@ -1,4 +1,4 @@
-// vkCmdCopyBuffer2 reaches the driver untouched when no region needs the layer (issue 6,
+// vkCmdCopyBuffer2 reaches the driver untouched when no region needs the layer (docs/transfers.md,
 // part 4f): the same VkCopyBufferInfo2 (pNext, regions and all), not a re-expression as
 // vkCmdCopyBuffer that would lose its extension structures. The spy layer below Bindery
 // records the calls that arrive. When a region does go to a kernel, the bytes are right.

@@ -1,4 +1,4 @@
-// Command-buffer lifetimes the layer's per-command-buffer state must follow (issue 6,
+// Command-buffer lifetimes the layer's per-command-buffer state must follow (docs/transfers.md,
 // part 6):
 //
 // - ResetCommandPoolForgetsTheRecording: a command buffer binds the application's compute

@@ -1,4 +1,4 @@
-// Push constants around the layer's copy kernels (issue 6, part 4a/4b and part 6).
+// Push constants around the layer's copy kernels (docs/transfers.md, "When it falls back").
 //
 // A kernel pushes its own constants, so the layer replays the application's pushes after
 // it. Each test records the application's pushes, a copy the compute strategy turns into

@@ -1,4 +1,4 @@
-// Work that needs staging memory is never dropped silently (issue 6, part 4e): when the
+// Work that needs staging memory is never dropped silently (docs/transfers.md): when the
 // layer cannot get staging, the command buffer records the error and vkEndCommandBuffer
 // returns it (as Mesa's command buffers do), so the application never submits a command
 // buffer with missing writes. Updates that are aligned but larger than 64 KiB need no

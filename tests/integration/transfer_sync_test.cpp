@@ -1,7 +1,7 @@
 // The layer's kernels run in the compute stage, but the application synchronises its
 // transfers with transfer-scoped dependencies only. The barriers the layer puts around
 // its kernels must chain with every way an application can express those dependencies
-// (issue 6, part 6), not only legacy vkCmdPipelineBarrier:
+// (docs/transfers.md, "When it falls back"), not only legacy vkCmdPipelineBarrier:
 //
 // - vkCmdPipelineBarrier2 with the synchronization2 stages COPY and CLEAR;
 // - events: vkCmdSetEvent2/vkCmdWaitEvents2, and legacy vkCmdSetEvent/vkCmdWaitEvents;

@@ -1,4 +1,4 @@
-// Several threads record polyfilled transfers at once (issue 6, part 6), each into its
+// Several threads record polyfilled transfers at once (docs/transfers.md), each into its
 // own command pool and command buffer as Vulkan requires: the layer's shared state
 // (command-buffer map and its per-thread cache, staging pool, kernels) must hold up.
 // Every thread's buffers are then checked byte for byte against its own model.

@@ -1,5 +1,5 @@
 // vkCmdFillBuffer with VK_WHOLE_SIZE keeps its core meaning where the call is valid
-// without the layer (issue 6, part 4d; DESIGN.md "Transparency rule"): from a 4-byte
+// without the layer (docs/transfers.md, "The transparency rule"): from a 4-byte
 // aligned offset the size is rounded down to a multiple of 4, so the last 1-3 bytes of a
 // buffer whose remaining size is not a multiple of 4 stay untouched. Only a call that is
 // invalid natively (unaligned offset), or a device that enabled

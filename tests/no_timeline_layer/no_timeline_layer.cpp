@@ -14,6 +14,7 @@
 #include <vulkan/vulkan.h>
 
 #include "no_timeline_layer.h"
+#include "support/test_layer.h"
 
 namespace {
 
@@ -231,17 +232,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceC
       Violation("Vulkan12Features::timelineSemaphore at vkCreateDevice");
     }
   }
-  VkLayerDeviceCreateInfo* link = nullptr;
-  for (auto* s = static_cast<const VkBaseInStructure*>(ci->pNext); s != nullptr; s = s->pNext) {
-    auto* info = reinterpret_cast<VkLayerDeviceCreateInfo*>(const_cast<VkBaseInStructure*>(s));
-    if (s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO && info->function == VK_LAYER_LINK_INFO) link = info;
-  }
-  if (link == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
-  PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
-  g_gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
-  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
-  auto create = reinterpret_cast<PFN_vkCreateDevice>(gipa(VK_NULL_HANDLE, "vkCreateDevice"));
-  const VkResult r = create(pd, ci, alloc, out);
+  const VkResult r = bindery::test_layer::CreateDeviceBelow(pd, ci, alloc, out, &g_gdpa);
   if (r != VK_SUCCESS) return r;
   g_next.CreateSemaphore = reinterpret_cast<PFN_vkCreateSemaphore>(g_gdpa(*out, "vkCreateSemaphore"));
   g_next.QueueSubmit = reinterpret_cast<PFN_vkQueueSubmit>(g_gdpa(*out, "vkQueueSubmit"));
@@ -254,16 +245,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceC
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, const VkAllocationCallbacks* alloc,
                                               VkInstance* out) {
-  VkLayerInstanceCreateInfo* link = nullptr;
-  for (auto* s = static_cast<const VkBaseInStructure*>(ci->pNext); s != nullptr; s = s->pNext) {
-    auto* info = reinterpret_cast<VkLayerInstanceCreateInfo*>(const_cast<VkBaseInStructure*>(s));
-    if (s->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO && info->function == VK_LAYER_LINK_INFO) link = info;
-  }
-  if (link == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
-  g_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
-  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
-  auto create = reinterpret_cast<PFN_vkCreateInstance>(g_gipa(VK_NULL_HANDLE, "vkCreateInstance"));
-  const VkResult r = create(ci, alloc, out);
+  const VkResult r = bindery::test_layer::CreateInstanceBelow(ci, alloc, out, &g_gipa);
   if (r != VK_SUCCESS) return r;
   auto load = [&](const char* name) { return g_gipa(*out, name); };
   g_next.EnumerateDeviceExtensionProperties =
@@ -290,57 +272,38 @@ bool IsTimelineCall(const char* name) {
   return false;
 }
 
-#define ENTRY(fn) \
-  if (std::strcmp(name, "vk" #fn) == 0) return reinterpret_cast<PFN_vkVoidFunction>(&fn)
-
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, const char* name) {
   if (IsTimelineCall(name)) return nullptr;  // the "driver" has no timeline entry points
-  ENTRY(GetDeviceProcAddr);
-  ENTRY(CreateSemaphore);
-  ENTRY(QueueSubmit);
-  if (std::strcmp(name, "vkQueueSubmit2") == 0 && g_next.QueueSubmit2 != nullptr) {
-    return reinterpret_cast<PFN_vkVoidFunction>(&QueueSubmit2);
-  }
-  if (std::strcmp(name, "vkQueueSubmit2KHR") == 0 && g_next.QueueSubmit2KHR != nullptr) {
-    return reinterpret_cast<PFN_vkVoidFunction>(&QueueSubmit2KHR);
-  }
-  ENTRY(QueueBindSparse);
-  if (std::strcmp(name, "vkQueuePresentKHR") == 0 && g_next.QueuePresentKHR != nullptr) {
-    return reinterpret_cast<PFN_vkVoidFunction>(&QueuePresentKHR);
-  }
+  BINDERY_TEST_LAYER_ENTRY(GetDeviceProcAddr);
+  BINDERY_TEST_LAYER_ENTRY(CreateSemaphore);
+  BINDERY_TEST_LAYER_ENTRY(QueueSubmit);
+  BINDERY_TEST_LAYER_ENTRY_IF(QueueSubmit2, g_next.QueueSubmit2);
+  BINDERY_TEST_LAYER_ENTRY_IF(QueueSubmit2KHR, g_next.QueueSubmit2KHR);
+  BINDERY_TEST_LAYER_ENTRY(QueueBindSparse);
+  BINDERY_TEST_LAYER_ENTRY_IF(QueuePresentKHR, g_next.QueuePresentKHR);
   return g_gdpa(device, name);
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetInstanceProcAddr(VkInstance instance, const char* name) {
-  ENTRY(GetInstanceProcAddr);
-  ENTRY(CreateInstance);
-  ENTRY(CreateDevice);
-  ENTRY(GetDeviceProcAddr);
-  ENTRY(EnumerateDeviceExtensionProperties);
-  ENTRY(GetPhysicalDeviceFeatures2);
-  ENTRY(GetPhysicalDeviceFeatures2KHR);
-  ENTRY(GetPhysicalDeviceProperties2);
-  ENTRY(GetPhysicalDeviceProperties2KHR);
-  ENTRY(GetPhysicalDeviceExternalSemaphoreProperties);
+  BINDERY_TEST_LAYER_ENTRY(GetInstanceProcAddr);
+  BINDERY_TEST_LAYER_ENTRY(CreateInstance);
+  BINDERY_TEST_LAYER_ENTRY(CreateDevice);
+  BINDERY_TEST_LAYER_ENTRY(GetDeviceProcAddr);
+  BINDERY_TEST_LAYER_ENTRY(EnumerateDeviceExtensionProperties);
+  BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceFeatures2);
+  BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceFeatures2KHR);
+  BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceProperties2);
+  BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceProperties2KHR);
+  BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceExternalSemaphoreProperties);
   if (IsTimelineCall(name)) return nullptr;
   return g_gipa == nullptr ? nullptr : g_gipa(instance, name);
 }
 
-#undef ENTRY
-
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) VKAPI_ATTR VkResult VKAPI_CALL
-vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface* v) {
-  if (v->loaderLayerInterfaceVersion < 2) return VK_ERROR_INITIALIZATION_FAILED;
-  v->loaderLayerInterfaceVersion = 2;
-  v->pfnGetInstanceProcAddr = &GetInstanceProcAddr;
-  v->pfnGetDeviceProcAddr = &GetDeviceProcAddr;
-  v->pfnGetPhysicalDeviceProcAddr = nullptr;
-  return VK_SUCCESS;
-}
+BINDERY_TEST_LAYER_NEGOTIATE(GetInstanceProcAddr, GetDeviceProcAddr)
 
-extern "C" __attribute__((visibility("default"))) size_t bindery_no_timeline_violations(char* last, size_t size) {
+BINDERY_TEST_LAYER_EXPORT size_t bindery_no_timeline_violations(char* last, size_t size) {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (last != nullptr && size != 0) {
     std::strncpy(last, g_last.c_str(), size - 1);
@@ -349,7 +312,7 @@ extern "C" __attribute__((visibility("default"))) size_t bindery_no_timeline_vio
   return g_violations;
 }
 
-extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_reset() {
+BINDERY_TEST_LAYER_EXPORT void bindery_no_timeline_reset() {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_violations = 0;
   g_last.clear();
@@ -360,19 +323,19 @@ extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_reset
   g_last_region = {};
 }
 
-extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_lose_device(int lost) {
+BINDERY_TEST_LAYER_EXPORT void bindery_no_timeline_lose_device(int lost) {
   g_lost.store(lost != 0);
 }
 
-extern "C" __attribute__((visibility("default"))) void bindery_no_timeline_semaphore_only_sparse(int on) {
+BINDERY_TEST_LAYER_EXPORT void bindery_no_timeline_semaphore_only_sparse(int on) {
   g_semaphore_only_sparse.store(on != 0);
 }
 
-extern "C" __attribute__((visibility("default"))) uint32_t bindery_no_timeline_bind_sparse_calls() {
+BINDERY_TEST_LAYER_EXPORT uint32_t bindery_no_timeline_bind_sparse_calls() {
   return g_bind_sparse_calls.load();
 }
 
-extern "C" __attribute__((visibility("default"))) uint32_t bindery_no_timeline_present_regions(VkRectLayerKHR* last) {
+BINDERY_TEST_LAYER_EXPORT uint32_t bindery_no_timeline_present_regions(VkRectLayerKHR* last) {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (last != nullptr) *last = g_last_region;
   return g_presents_with_regions.load();

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real layer stacks (issue 7): vkcube on lavapipe under Xvfb with VK_LAYER_bindery next
+# Real layer stacks (docs/layers-and-loader.md): vkcube on lavapipe under Xvfb with VK_LAYER_bindery next
 # to layers users already run, validation (synchronization validation on) always below
 # Bindery. Every run must exit 0 with an empty validation log and the layer chain the
 # loader reports must be the one intended; frame N is compared with the same stack
@@ -93,17 +93,7 @@ screen_h=$((HEIGHT + 200))
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib/vkcube_common.sh"
 
-cleanup() {
-    local rc=$?
-    stop_pid "$vkcube_pid"
-    stop_pid "$underlay_pid"
-    stop_pid "$xvfb_pid"
-    rm -rf "$work_dir"
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'log "interrupted"; exit 130' INT
-trap 'log "terminated"; exit 143' TERM
+stop_everything_on_exit
 
 # vkBasalt: one deterministic effect (contrast-adaptive sharpening) on every frame.
 cat >"$work_dir/vkBasalt.conf" <<EOF2

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real programs under indirect bindings (issue 9 part 8): OpenGL on Mesa's zink driver over
+# Real programs under indirect bindings (docs/indirect-bindings.md, "Real programs"): OpenGL on Mesa's zink driver over
 # lavapipe (piglit tests of UBOs, SSBOs and compute shaders, glmark2) and a gfxreconstruct
 # replay, each run twice on a private Xvfb:
 #   native:  VK_LAYER_KHRONOS_validation only

@@ -27,6 +27,10 @@
 #
 # Usage:
 #   tests/smoke/vkcube_smoke.sh --layer-path DIR --out DIR [options]
+#   tests/smoke/vkcube_smoke.sh --implicit-data-dir DIR --out DIR [options]
+#     (the second form enables Bindery as an installed implicit layer would be:
+#     ENABLE_BINDERY=1, its implicit manifest found through XDG_DATA_DIRS; the
+#     package smoke test points it into a scratch root holding the .deb's files)
 # Run with --help for the option list.
 
 set -euo pipefail
@@ -55,6 +59,10 @@ Usage: $0 --layer-path DIR --out DIR [options]
 
   --layer-path DIR        folder holding the explicit layer manifest
                           $LAYER_MANIFEST (used as VK_ADD_LAYER_PATH)
+  --implicit-data-dir DIR instead of --layer-path: a data folder holding
+                          vulkan/implicit_layer.d/$LAYER_MANIFEST (e.g. an
+                          installed usr/share); the with-layer run enables it
+                          with ENABLE_BINDERY=1 and XDG_DATA_DIRS=DIR:/usr/share
   --out DIR               output folder (created if missing): screenshots,
                           vkcube/loader logs, validation logs and settings
   --frames N              number of frames vkcube renders (default 60)
@@ -84,12 +92,14 @@ max_diff_pixels=0
 run_timeout=100
 icd_file="$LVP_ICD_DEFAULT"
 use_bindery=1
+implicit_dir=""
 
 need_value() { [[ $# -ge 2 && -n "$2" ]] || fail "option $1 needs a value"; }
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --layer-path) need_value "$@"; layer_path="$2"; shift 2 ;;
+        --implicit-data-dir) need_value "$@"; implicit_dir="$2"; shift 2 ;;
         --out) need_value "$@"; out_dir="$2"; shift 2 ;;
         --frames) need_value "$@"; frames="$2"; shift 2 ;;
         --tolerance) need_value "$@"; tolerance="$2"; shift 2 ;;
@@ -109,7 +119,12 @@ done
 [[ "$run_timeout" =~ ^[1-9][0-9]*$ ]] || fail "--timeout must be a positive integer, got '$run_timeout'"
 [[ -f "$icd_file" ]] || fail "Vulkan driver manifest '$icd_file' not found (is mesa-vulkan-drivers installed?)"
 
-if [[ $use_bindery -eq 1 ]]; then
+if [[ -n "$implicit_dir" ]]; then
+    [[ $use_bindery -eq 1 && -z "$layer_path" ]] || fail "--implicit-data-dir excludes --layer-path and --no-bindery"
+    [[ -f "$implicit_dir/vulkan/implicit_layer.d/$LAYER_MANIFEST" ]] ||
+        fail "--implicit-data-dir: no vulkan/implicit_layer.d/$LAYER_MANIFEST under '$implicit_dir'"
+    implicit_dir="$(cd "$implicit_dir" && pwd)"
+elif [[ $use_bindery -eq 1 ]]; then
     [[ -n "$layer_path" ]] || fail "--layer-path DIR is required (or use --no-bindery)"
     [[ -d "$layer_path" ]] || fail "--layer-path '$layer_path' is not a directory"
     layer_path="$(cd "$layer_path" && pwd)"
@@ -161,17 +176,7 @@ vkcube_pid=""
 source "$(dirname "${BASH_SOURCE[0]}")/lib/vkcube_common.sh"
 
 
-cleanup() {
-    local rc=$?
-    stop_pid "$vkcube_pid"
-    stop_pid "$underlay_pid"
-    stop_pid "$xvfb_pid"
-    rm -rf "$work_dir"
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'log "interrupted"; exit 130' INT
-trap 'log "terminated"; exit 143' TERM
+stop_everything_on_exit
 
 # --------------------------------------------------------------------- Xvfb
 # Screen big enough for vkcube's window, which it places at (100,100).
@@ -249,6 +254,12 @@ run_vkcube() {
     local t0=$SECONDS
     (
         [[ -z "$add_path" ]] || export VK_ADD_LAYER_PATH="$add_path"
+        if [[ "$name" == with-layer && -n "$implicit_dir" ]]; then
+            # As installed: the loader finds the implicit manifest and ENABLE_BINDERY
+            # turns it on (other implicit layers stay as the machine has them).
+            unset VK_LOADER_LAYERS_DISABLE
+            export XDG_DATA_DIRS="$implicit_dir:/usr/share" ENABLE_BINDERY=1
+        fi
         export VK_INSTANCE_LAYERS="$layers"
         export VK_LAYER_SETTINGS_PATH="$dir/vk_layer_settings.txt"
         export VK_LOADER_DEBUG=layer
@@ -273,7 +284,7 @@ run_vkcube() {
     log "$name: instance chain: app -> $(arrows "$chain") -> driver"
     iv="$(chain_index "$chain" "$VALIDATION_LAYER")"
     [[ $iv -ge 0 ]] || fail "$name: $VALIDATION_LAYER missing from the instance layer chain"
-    if [[ "$layers" == *"$LAYER_NAME"* ]]; then
+    if [[ "$layers" == *"$LAYER_NAME"* || ( "$name" == with-layer && -n "$implicit_dir" ) ]]; then
         ib="$(chain_index "$chain" "$LAYER_NAME")"
         [[ $ib -ge 0 ]] || fail "$name: $LAYER_NAME requested but missing from the instance layer chain"
         [[ $ib -lt $iv ]] || fail "$name: $LAYER_NAME is not above $VALIDATION_LAYER in the instance chain"
@@ -309,7 +320,20 @@ log "driver: $icd_file"
 start_xvfb
 log "Xvfb on display $DISPLAY (${screen_w}x${screen_h}x24, framebuffer in $fb_dir)"
 
-if [[ $use_bindery -eq 1 ]]; then
+if [[ -n "$implicit_dir" ]]; then
+    log "implicit layer from $implicit_dir/vulkan/implicit_layer.d (ENABLE_BINDERY=1)"
+    run_vkcube with-layer "$VALIDATION_LAYER" ""
+    # The loader must have loaded the library that manifest names (inside the same
+    # prefix: DIR is <prefix>/share), not another copy.
+    prefix="$(dirname "$implicit_dir")"
+    loaded="$(grep -o -E '[^ "(]*/libVkLayer_bindery\.so' "$out_dir/with-layer/vkcube.log" | sort -u || true)"
+    [[ -n "$loaded" ]] || fail "with-layer: the loader log names no libVkLayer_bindery.so"
+    while IFS= read -r lib; do
+        [[ "$(readlink -f "$lib")" == "$(readlink -f "$prefix")"/* ]] ||
+            fail "with-layer: the loader used $lib, outside $prefix"
+    done <<<"$loaded"
+    log "with-layer: library loaded from $(head -n1 <<<"$loaded")"
+elif [[ $use_bindery -eq 1 ]]; then
     log "layer path: $layer_path"
     probe_loader_order
     run_vkcube with-layer "$instance_layers_with" "$layer_path"

@@ -10,6 +10,7 @@
 #include <vulkan/vulkan.h>
 
 #include "spy_layer.h"
+#include "support/test_layer.h"
 
 namespace {
 
@@ -226,24 +227,10 @@ VKAPI_ATTR void VKAPI_CALL SpyCmdCopyBuffer2KHR(VkCommandBuffer cb, const VkCopy
   g_next.CmdCopyBuffer2KHR(cb, info);
 }
 
-template <typename T>
-T* FindLink(const void* chain, VkStructureType stype) {
-  for (auto* s = static_cast<const VkBaseInStructure*>(chain); s != nullptr; s = s->pNext) {
-    auto* info = reinterpret_cast<T*>(const_cast<VkBaseInStructure*>(s));
-    if (s->sType == stype && info->function == VK_LAYER_LINK_INFO) return info;
-  }
-  return nullptr;
-}
-
 VKAPI_ATTR VkResult VKAPI_CALL SpyCreateInstance(const VkInstanceCreateInfo* ci, const VkAllocationCallbacks* alloc,
                                                  VkInstance* out) {
   Record(kSpyInstanceChain, ci->pNext);
-  auto* link = FindLink<VkLayerInstanceCreateInfo>(ci->pNext, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
-  if (link == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
-  g_instance_link.gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
-  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
-  auto create = reinterpret_cast<PFN_vkCreateInstance>(g_instance_link.gipa(VK_NULL_HANDLE, "vkCreateInstance"));
-  return create(ci, alloc, out);
+  return bindery::test_layer::CreateInstanceBelow(ci, alloc, out, &g_instance_link.gipa);
 }
 
 template <typename Fn>
@@ -254,13 +241,7 @@ void LoadNext(VkDevice device, const char* name, Fn* out) {
 VKAPI_ATTR VkResult VKAPI_CALL SpyCreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo* ci,
                                                const VkAllocationCallbacks* alloc, VkDevice* out) {
   Record(kSpyDeviceChain, ci->pNext);
-  auto* link = FindLink<VkLayerDeviceCreateInfo>(ci->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
-  if (link == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
-  PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
-  g_device_link.gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
-  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
-  auto create = reinterpret_cast<PFN_vkCreateDevice>(gipa(VK_NULL_HANDLE, "vkCreateDevice"));
-  const VkResult result = create(pd, ci, alloc, out);
+  const VkResult result = bindery::test_layer::CreateDeviceBelow(pd, ci, alloc, out, &g_device_link.gdpa);
   if (result != VK_SUCCESS) return result;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -348,17 +329,9 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL SpyGetInstanceProcAddr(VkInstance insta
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) VKAPI_ATTR VkResult VKAPI_CALL
-vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface* v) {
-  if (v->loaderLayerInterfaceVersion < 2) return VK_ERROR_INITIALIZATION_FAILED;
-  v->loaderLayerInterfaceVersion = 2;
-  v->pfnGetInstanceProcAddr = &SpyGetInstanceProcAddr;
-  v->pfnGetDeviceProcAddr = &SpyGetDeviceProcAddr;
-  v->pfnGetPhysicalDeviceProcAddr = nullptr;
-  return VK_SUCCESS;
-}
+BINDERY_TEST_LAYER_NEGOTIATE(SpyGetInstanceProcAddr, SpyGetDeviceProcAddr)
 
-extern "C" __attribute__((visibility("default"))) size_t bindery_spy_chain(int which, SpyChainEntry* out,
+BINDERY_TEST_LAYER_EXPORT size_t bindery_spy_chain(int which, SpyChainEntry* out,
                                                                           size_t max) {
   std::lock_guard<std::mutex> lock(g_mutex);
   const auto& chain = g_chains[which];
@@ -366,13 +339,13 @@ extern "C" __attribute__((visibility("default"))) size_t bindery_spy_chain(int w
   return chain.size();
 }
 
-extern "C" __attribute__((visibility("default"))) size_t bindery_spy_events(SpyEvent* out, size_t max) {
+BINDERY_TEST_LAYER_EXPORT size_t bindery_spy_events(SpyEvent* out, size_t max) {
   std::lock_guard<std::mutex> lock(g_mutex);
   for (size_t i = 0; i < g_events.size() && i < max; ++i) out[i] = g_events[i];
   return g_events.size();
 }
 
-extern "C" __attribute__((visibility("default"))) void bindery_spy_clear_events() {
+BINDERY_TEST_LAYER_EXPORT void bindery_spy_clear_events() {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_events.clear();
 }

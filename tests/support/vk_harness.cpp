@@ -1,7 +1,10 @@
 #include "support/vk_harness.h"
 
+#include "support/vk_objects.h"
+
 #include <algorithm>
 #include <cstring>
+#include <regex>
 #include <sstream>
 
 namespace bindery::test {
@@ -247,32 +250,14 @@ void VkHarness::Destroy(HostBuffer& b) {
 ComputeKernel VkHarness::CreateKernel(const uint32_t* spirv, size_t spirv_bytes, uint32_t set_bindings,
                                       uint32_t push_constant_bytes) {
   ComputeKernel k;
-  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  smci.codeSize = spirv_bytes;
-  smci.pCode = spirv;
-  vkCreateShaderModule(device_, &smci, nullptr, &k.module);
+  k.module = CreateShaderModule(device_, spirv, spirv_bytes);
   std::vector<VkDescriptorSetLayoutBinding> bindings(set_bindings);
   for (uint32_t i = 0; i < set_bindings; ++i) {
     bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
   }
-  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  dslci.bindingCount = set_bindings;
-  dslci.pBindings = bindings.data();
-  vkCreateDescriptorSetLayout(device_, &dslci, nullptr, &k.set_layout);
-  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_constant_bytes};
-  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  plci.setLayoutCount = 1;
-  plci.pSetLayouts = &k.set_layout;
-  plci.pushConstantRangeCount = push_constant_bytes ? 1 : 0;
-  plci.pPushConstantRanges = &range;
-  vkCreatePipelineLayout(device_, &plci, nullptr, &k.layout);
-  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = k.module;
-  cpci.stage.pName = "main";
-  cpci.layout = k.layout;
-  vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &cpci, nullptr, &k.pipeline);
+  k.set_layout = CreateSetLayout(device_, bindings);
+  k.layout = CreatePipelineLayout(device_, {k.set_layout}, push_constant_bytes);
+  CreateComputePipeline(device_, k.layout, k.module, "main", {}, &k.pipeline);
   return k;
 }
 
@@ -284,31 +269,32 @@ void VkHarness::Destroy(ComputeKernel& k) {
   k = {};
 }
 
+std::string VkHarness::BinderySummary() const {
+  std::string summary;
+  for (const Message& m : BinderyMessages()) {
+    if (m.id == "BINDERY-summary") summary = m.text;
+  }
+  return summary;
+}
+
+uint64_t SummaryCounter(const std::string& summary, const std::string& name) {
+  std::smatch m;
+  const std::regex re(name + " (\\d+)");
+  return std::regex_search(summary, m, re) ? std::stoull(m[1]) : ~0ull;
+}
+
 VkDescriptorSet VkHarness::AllocateStorageSet(const ComputeKernel& kernel, const std::vector<VkBuffer>& buffers) {
   if (descriptor_pool_ == VK_NULL_HANDLE) {
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 64};
-    VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    dpci.maxSets = 16;
-    dpci.poolSizeCount = 1;
-    dpci.pPoolSizes = &size;
-    if (vkCreateDescriptorPool(device_, &dpci, nullptr, &descriptor_pool_) != VK_SUCCESS) return VK_NULL_HANDLE;
+    descriptor_pool_ = CreateDescriptorPool(device_, 16, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 64}});
+    if (descriptor_pool_ == VK_NULL_HANDLE) return VK_NULL_HANDLE;
   }
-  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  dsai.descriptorPool = descriptor_pool_;
-  dsai.descriptorSetCount = 1;
-  dsai.pSetLayouts = &kernel.set_layout;
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  if (vkAllocateDescriptorSets(device_, &dsai, &set) != VK_SUCCESS) return VK_NULL_HANDLE;
+  const VkDescriptorSet set = AllocateSet(device_, descriptor_pool_, kernel.set_layout);
+  if (set == VK_NULL_HANDLE) return VK_NULL_HANDLE;
   std::vector<VkDescriptorBufferInfo> infos(buffers.size());
   std::vector<VkWriteDescriptorSet> writes(buffers.size());
   for (size_t i = 0; i < buffers.size(); ++i) {
     infos[i] = {buffers[i], 0, VK_WHOLE_SIZE};
-    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    writes[i].dstSet = set;
-    writes[i].dstBinding = static_cast<uint32_t>(i);
-    writes[i].descriptorCount = 1;
-    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[i].pBufferInfo = &infos[i];
+    writes[i] = BufferWrite(set, static_cast<uint32_t>(i), 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &infos[i]);
   }
   vkUpdateDescriptorSets(device_, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
   return set;

@@ -82,6 +82,9 @@ class VkHarness {
   std::vector<Message> Messages() const;
   std::vector<Message> ValidationProblems() const;
   std::vector<Message> BinderyMessages() const;
+  // The text of the layer's last per-device summary (BINDERY-summary, printed at
+  // vkDestroyDevice with log_level=info); "" if none came.
+  std::string BinderySummary() const;
   static std::string Format(const std::vector<Message>& messages);
 
   HostBuffer CreateHostBuffer(VkDeviceSize size, VkBufferUsageFlags usage);
@@ -127,5 +130,9 @@ class VkHarness {
   mutable std::mutex messages_mutex_;
   std::vector<Message> messages_;
 };
+
+// A counter of a summary line ("pipelines rewritten 2, ..." -> 2 for "pipelines
+// rewritten"); ~0 when the summary does not name it.
+uint64_t SummaryCounter(const std::string& summary, const std::string& name);
 
 }  // namespace bindery::test

@@ -110,7 +110,7 @@ TEST_F(CommandStateTest, ComputeStateRestorableOnlyWhereTheyCanBeUndone) {
   EXPECT_TRUE(many.ComputeStateRestorable());
 }
 
-// Issue 6, 4a: one shared byte array replayed a VERTEX push with the COMPUTE push's
+// A bug once fixed: one shared byte array replayed a VERTEX push with the COMPUTE push's
 // bytes written later at the same offsets. Each record keeps its own bytes.
 TEST_F(CommandStateTest, PushesToDifferentStagesAtTheSameOffsetsKeepTheirOwnBytes) {
   CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
@@ -144,7 +144,7 @@ TEST_F(CommandStateTest, ReplacedPushesFreeTheirBytesForLaterOnes) {
   }
 }
 
-// Issue 6, 4b: state the layer cannot replay keeps kernels out of the command buffer.
+// State the layer cannot replay keeps kernels out of the command buffer.
 TEST_F(CommandStateTest, UnreplayablePushConstants2AndComputeShaderObjectsKeepComputeWorkOut) {
   CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
   const uint32_t v = 1;
@@ -168,6 +168,29 @@ TEST_F(CommandStateTest, UnreplayablePushConstants2AndComputeShaderObjectsKeepCo
   EXPECT_FALSE(t.ComputeStateRestorable()) << "a compute shader object is bound";
   t.OnBindPipeline(VK_PIPELINE_BIND_POINT_COMPUTE, reinterpret_cast<VkPipeline>(uintptr_t{7}));
   EXPECT_TRUE(t.ComputeStateRestorable()) << "a compute pipeline replaced it";
+}
+
+// The record path's shortcut: a push of the same range as the last one only replaces its
+// bytes and layout; the replay is what the full bookkeeping would give.
+TEST_F(CommandStateTest, RepeatedPushOfTheLastRangeKeepsOrderAndTakesTheNewBytes) {
+  CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
+  s.Reset(false);
+  const uint32_t a[2] = {1, 2}, b[2] = {3, 4}, c[1] = {5}, d[1] = {6};
+  s.OnPushConstants(Layout(1), VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, a);
+  s.OnPushConstants(Layout(1), VK_SHADER_STAGE_COMPUTE_BIT, 8, 4, c);
+  s.OnPushConstants(Layout(3), VK_SHADER_STAGE_COMPUTE_BIT, 8, 4, d);  // the last range again
+  s.OnPushConstants(Layout(3), VK_SHADER_STAGE_COMPUTE_BIT, 8, 4, d);
+  s.OnPushConstants(Layout(2), VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, b);  // an earlier range: moves last
+  s.OnPushConstants(Layout(2), VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, b);
+  EXPECT_EQ(s.push_record_count(), 2u);
+  s.RestoreCompute(VK_NULL_HANDLE, table_);
+  ASSERT_EQ(recorder_.pushes.size(), 2u);
+  EXPECT_EQ(recorder_.pushes[0].layout, Layout(3));
+  EXPECT_EQ(recorder_.pushes[0].offset, 8u);
+  EXPECT_EQ(recorder_.pushes[0].bytes, std::vector<uint8_t>({6, 0, 0, 0}));
+  EXPECT_EQ(recorder_.pushes[1].layout, Layout(2));
+  EXPECT_EQ(recorder_.pushes[1].offset, 0u);
+  EXPECT_EQ(recorder_.pushes[1].bytes, std::vector<uint8_t>({3, 0, 0, 0, 4, 0, 0, 0}));
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The layer manifests declare exactly the settings the layer reads (issue 7, part 4).
+"""The layer manifests declare exactly the settings the layer reads (docs/architecture.md, settings).
 
 Compares features.settings of each manifest given with the layer's own settings table
 (printed by settings_table_dump): same keys, same environment variables, ENUM flags equal

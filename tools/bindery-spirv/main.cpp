@@ -1,5 +1,6 @@
 // bindery-spirv: runs the descriptor-to-pointer rewrite on a file and shows what it did.
 //   bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks]
+//                            [--base-alignment N: descriptors' base address alignment]
 //                 [--ubo] [--target vulkan1.0|1.1|1.1spv1.4|1.2|1.3] [--glsl] -o OUT.spv
 //   bindery-spirv info IN.spv
 #include <spirv-tools/libspirv.h>
@@ -170,7 +171,9 @@ int Rewrite(const std::vector<uint32_t>& words, const std::vector<std::string>& 
       if (!value(&v) || !ParseUint(v, &root_offset)) return Fail("--root-offset needs a number");
     } else if (a == "--no-int64") o.shader_int64 = false;
     else if (a == "--bounds-checks") o.bounds_checks = true;
-    else if (a == "--ubo") ubo = true;
+    else if (a == "--base-alignment") {
+      if (!value(&v) || !ParseUint(v, &o.descriptor_base_alignment)) return Fail("--base-alignment needs a number");
+    } else if (a == "--ubo") ubo = true;
     else if (a == "--glsl") glsl = true;
     else if (a == "--target") {
       if (!value(&v) || !ParseTarget(v, &o.target)) return Fail("--target takes vulkan1.0|vulkan1.1|vulkan1.1spv1.4|vulkan1.2|vulkan1.3");
@@ -210,7 +213,7 @@ int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr,
                  "usage: bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks]\n"
-                 "                     [--ubo] [--target vulkan1.0|1.1|1.1spv1.4|1.2|1.3] [--glsl] -o OUT.spv\n"
+                 "                     [--base-alignment N] [--ubo] [--target vulkan1.0|1.1|1.1spv1.4|1.2|1.3] [--glsl] -o OUT.spv\n"
                  "       bindery-spirv info IN.spv\n");
     return 2;
   }

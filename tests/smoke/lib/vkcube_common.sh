@@ -14,6 +14,15 @@ if command -v setpriv >/dev/null 2>&1 && setpriv --pdeathsig TERM true 2>/dev/nu
     pdeath=(setpriv --pdeathsig TERM)
 fi
 
+# On exit: stop vkcube, the underlay window and Xvfb (whichever of vkcube_pid,
+# underlay_pid, xvfb_pid the caller set) and remove work_dir; INT and TERM exit with
+# the usual codes. The caller calls this once its work_dir exists.
+stop_everything_on_exit() {
+    trap 'rc=$?; stop_pid "${vkcube_pid:-}"; stop_pid "${underlay_pid:-}"; stop_pid "${xvfb_pid:-}"; rm -rf "$work_dir"; exit "$rc"' EXIT
+    trap 'log "interrupted"; exit 130' INT
+    trap 'log "terminated"; exit 143' TERM
+}
+
 stop_pid() {
     local pid="$1"
     [[ -n "$pid" ]] || return 0
@@ -100,34 +109,8 @@ stop_underlay() {
 
 framebuffer() { printf '%s' "$fb_dir/Xvfb_screen0"; }
 
-# ------------------------------------------------------------ loader chain
-# Print the layer names of the first "<call> layer callstack setup to:" block
-# of a VK_LOADER_DEBUG=layer log, application side first.
-layer_chain() {
-    local call="$1" file="$2"
-    awk -v hdr="$call layer callstack setup to:" '
-        index($0, hdr) { on = 1; next }
-        on && /<Drivers>|<Device>/ { exit }
-        on && $1 == "LAYER:" && NF == 2 && $2 ~ /^VK_LAYER_/ { print $2 }
-    ' "$file"
-}
-
-# "a\nb\nc" -> "a -> b -> c"
-arrows() {
-    local joined
-    joined="$(paste -s -d' ' - <<<"$1")"
-    printf '%s' "${joined// / -> }"
-}
-
-# index of a layer in a newline separated chain, -1 if absent
-chain_index() {
-    local chain="$1" name="$2" i=0 l
-    while IFS= read -r l; do
-        [[ "$l" == "$name" ]] && { echo "$i"; return 0; }
-        i=$((i + 1))
-    done <<<"$chain"
-    echo -1
-}
+# Reading the layer chain from a VK_LOADER_DEBUG=layer log: layer_chain, arrows, chain_index.
+source "$(dirname "${BASH_SOURCE[0]}")/loader_chain.sh"
 
 check_validation_log() {
     local name="$1" vlog="$2" count

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <map>
 
+#include "support/vk_objects.h"
+
 namespace bindery::spirv_exec {
 
 std::vector<uint32_t> LoadSpirv(const std::string& path, std::string& error) {
@@ -60,29 +62,13 @@ uint32_t DynamicOffsetAt(const spirv::RewriteOptions* layout, const BufferSpec& 
   return spirv::kNoRootOffset;
 }
 
-struct DescriptorBinding {
-  VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  uint32_t count = 0;
-};
-
-// Everything one run creates, destroyed on every path out.
-struct RunObjects {
+// The buffers of one run, destroyed on every path out (the other objects are in an ObjectBag).
+struct RunBuffers {
   ExecDevice& device;
   std::vector<DeviceBuffer> buffers;
   std::vector<DeviceBuffer> blocks;
-  std::vector<VkDescriptorSetLayout> set_layouts;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  VkShaderModule module = VK_NULL_HANDLE;
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  explicit RunObjects(ExecDevice& d) : device(d) {}
-  ~RunObjects() {
-    VkDevice dev = device.device();
-    if (pipeline) vkDestroyPipeline(dev, pipeline, nullptr);
-    if (module) vkDestroyShaderModule(dev, module, nullptr);
-    if (layout) vkDestroyPipelineLayout(dev, layout, nullptr);
-    for (VkDescriptorSetLayout l : set_layouts) vkDestroyDescriptorSetLayout(dev, l, nullptr);
-    if (pool) vkDestroyDescriptorPool(dev, pool, nullptr);
+  explicit RunBuffers(ExecDevice& d) : device(d) {}
+  ~RunBuffers() {
     for (DeviceBuffer& b : buffers) device.Destroy(b);
     for (DeviceBuffer& b : blocks) device.Destroy(b);
   }
@@ -94,8 +80,9 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
                      const std::string& entry_point, const spirv::RewriteOptions* layout,
                      uint32_t push_constant_end) {
   RunOutput out;
-  RunObjects o(device);
+  RunBuffers o(device);
   VkDevice dev = device.device();
+  test::ObjectBag bag(dev);
 
   // Buffers with their initial contents (the same bytes for every run).
   for (const BufferSpec& spec : entry.buffers) {
@@ -116,28 +103,18 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
   }
 
   // Descriptor bindings: every buffer the layout does not take.
-  std::map<uint32_t, std::map<uint32_t, DescriptorBinding>> sets;
+  test::SetBindings sets;
   for (const BufferSpec& spec : entry.buffers) {
     if (InLayout(layout, spec.set, spec.binding)) continue;
-    DescriptorBinding& d = sets[spec.set][spec.binding];
+    test::BindingSlot& d = sets[spec.set][spec.binding];
     d.type = DescriptorType(spec);
     d.count = std::max(d.count, spec.index + 1);
   }
   const uint32_t set_count = sets.empty() ? 0 : sets.rbegin()->first + 1;
-  for (uint32_t s = 0; s < set_count; ++s) {
-    std::vector<VkDescriptorSetLayoutBinding> bindings;
-    for (const auto& [binding, d] : sets[s]) {
-      bindings.push_back({binding, d.type, d.count, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
-    }
-    VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    dslci.bindingCount = static_cast<uint32_t>(bindings.size());
-    dslci.pBindings = bindings.data();
-    VkDescriptorSetLayout l = VK_NULL_HANDLE;
-    if (vkCreateDescriptorSetLayout(dev, &dslci, nullptr, &l) != VK_SUCCESS) {
-      out.error = "vkCreateDescriptorSetLayout failed";
-      return out;
-    }
-    o.set_layouts.push_back(l);
+  const std::vector<VkDescriptorSetLayout> set_layouts = test::CreateSetLayouts(dev, sets, bag);
+  if (set_layouts.size() != set_count) {
+    out.error = "vkCreateDescriptorSetLayout failed";
+    return out;
   }
 
   // Push constants: the shader's own bytes, then (rewritten) one root per converted set.
@@ -190,39 +167,21 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
     }
   }
 
-  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size};
-  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  plci.setLayoutCount = static_cast<uint32_t>(o.set_layouts.size());
-  plci.pSetLayouts = o.set_layouts.data();
-  plci.pushConstantRangeCount = push_size ? 1 : 0;
-  plci.pPushConstantRanges = &range;
-  if (vkCreatePipelineLayout(dev, &plci, nullptr, &o.layout) != VK_SUCCESS) {
+  const VkPipelineLayout pipeline_layout = bag.Keep(test::CreatePipelineLayout(dev, set_layouts, push_size));
+  if (pipeline_layout == VK_NULL_HANDLE) {
     out.error = "vkCreatePipelineLayout failed";
     return out;
   }
-  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  smci.codeSize = module.size() * 4;
-  smci.pCode = module.data();
-  if (vkCreateShaderModule(dev, &smci, nullptr, &o.module) != VK_SUCCESS) {
+  const VkShaderModule shader = bag.Keep(test::CreateShaderModule(dev, module.data(), module.size() * 4));
+  if (shader == VK_NULL_HANDLE) {
     out.error = "vkCreateShaderModule failed";
     return out;
   }
-  std::vector<VkSpecializationMapEntry> spec_entries;
-  std::vector<uint32_t> spec_data;
-  for (const auto& [id, value] : entry.spec) {
-    spec_entries.push_back({id, static_cast<uint32_t>(spec_data.size() * 4), 4});
-    spec_data.push_back(value);
-  }
-  VkSpecializationInfo spec_info{static_cast<uint32_t>(spec_entries.size()), spec_entries.data(),
-                                 spec_data.size() * 4, spec_data.data()};
-  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = o.module;
-  cpci.stage.pName = entry_point.c_str();
-  cpci.stage.pSpecializationInfo = spec_entries.empty() ? nullptr : &spec_info;
-  cpci.layout = o.layout;
-  if (vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &cpci, nullptr, &o.pipeline) != VK_SUCCESS) {
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  const VkResult pr =
+      test::CreateComputePipeline(dev, pipeline_layout, shader, entry_point.c_str(), entry.spec, &pipeline);
+  bag.Keep(pipeline);
+  if (pr != VK_SUCCESS) {
     out.error = "vkCreateComputePipelines failed";
     return out;
   }
@@ -230,28 +189,16 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
   // Descriptor sets for what stayed descriptors.
   std::vector<VkDescriptorSet> descriptor_sets(set_count, VK_NULL_HANDLE);
   if (!sets.empty()) {
-    std::map<VkDescriptorType, uint32_t> counts;
-    for (const auto& [s, bindings] : sets) {
-      for (const auto& [b, d] : bindings) counts[d.type] += d.count;
-    }
-    std::vector<VkDescriptorPoolSize> sizes;
-    for (const auto& [type, count] : counts) sizes.push_back({type, count});
-    VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    dpci.maxSets = set_count;
-    dpci.poolSizeCount = static_cast<uint32_t>(sizes.size());
-    dpci.pPoolSizes = sizes.data();
-    if (vkCreateDescriptorPool(dev, &dpci, nullptr, &o.pool) != VK_SUCCESS) {
+    const VkDescriptorPool pool = bag.Keep(test::CreateDescriptorPool(dev, set_count, test::CountDescriptors(sets)));
+    if (pool == VK_NULL_HANDLE) {
       out.error = "vkCreateDescriptorPool failed";
       return out;
     }
     std::vector<VkDescriptorBufferInfo> infos(entry.buffers.size());
     std::vector<VkWriteDescriptorSet> writes;
     for (const auto& [s, bindings] : sets) {
-      VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-      dsai.descriptorPool = o.pool;
-      dsai.descriptorSetCount = 1;
-      dsai.pSetLayouts = &o.set_layouts[s];
-      if (vkAllocateDescriptorSets(dev, &dsai, &descriptor_sets[s]) != VK_SUCCESS) {
+      descriptor_sets[s] = test::AllocateSet(dev, pool, set_layouts[s]);
+      if (descriptor_sets[s] == VK_NULL_HANDLE) {
         out.error = "vkAllocateDescriptorSets failed";
         return out;
       }
@@ -261,21 +208,15 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
       if (InLayout(layout, spec.set, spec.binding)) continue;
       // A dynamic descriptor's range starts at the dynamic offset given at bind time.
       infos[i] = {o.buffers[i].buffer, 0, spec.size - spec.dynamic_offset};
-      VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-      w.dstSet = descriptor_sets[spec.set];
-      w.dstBinding = spec.binding;
-      w.dstArrayElement = spec.index;
-      w.descriptorCount = 1;
-      w.descriptorType = DescriptorType(spec);
-      w.pBufferInfo = &infos[i];
-      writes.push_back(w);
+      writes.push_back(
+          test::BufferWrite(descriptor_sets[spec.set], spec.binding, spec.index, DescriptorType(spec), &infos[i]));
     }
     vkUpdateDescriptorSets(dev, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
   }
 
   test::VkHarness& h = device.harness();
   VkCommandBuffer cb = h.BeginCommands();
-  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.pipeline);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   for (uint32_t s = 0; s < set_count; ++s) {
     if (descriptor_sets[s] == VK_NULL_HANDLE) continue;
     // Dynamic offsets in binding order, then array element order.
@@ -287,17 +228,12 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
     std::sort(dynamic.begin(), dynamic.end());
     std::vector<uint32_t> offsets;
     for (const auto& d : dynamic) offsets.push_back(d.second);
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.layout, s, 1, &descriptor_sets[s],
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout, s, 1, &descriptor_sets[s],
                             static_cast<uint32_t>(offsets.size()), offsets.data());
   }
-  if (push_size) vkCmdPushConstants(cb, o.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push.data());
+  if (push_size) vkCmdPushConstants(cb, pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push.data());
   vkCmdDispatch(cb, entry.dispatch[0], entry.dispatch[1], entry.dispatch[2]);
-  // Make the shader's writes visible to the host reads below.
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
-                       nullptr, 0, nullptr);
+  test::BarrierToHost(cb);  // the shader's writes, visible to the host reads below
   if (h.SubmitAndWait(cb) != VK_SUCCESS) {
     out.error = "submit failed";
     return out;

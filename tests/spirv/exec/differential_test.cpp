@@ -1,4 +1,4 @@
-// Issue 8 part 4: the rewrite proven by execution. Every corpus compute shader runs on
+// The rewrite proven by execution. Every corpus compute shader runs on
 // lavapipe twice — the original with descriptors, the rewrite with hand-built argument
 // blocks pointing at the same buffers — and every buffer must come back byte identical,
 // under each option variant (addresses as uint64 / as uvec2 on a device without
@@ -145,7 +145,7 @@ TEST_P(RewriteValidates, SpirvValAccepts) {
 
 INSTANTIATE_TEST_SUITE_P(Corpus, RewriteValidates, testing::ValuesIn(Cases(false)), CaseName);
 
-// The corpus must stay what issue 8 asks: at least 40 compute shaders, vertex and fragment
+// The corpus must stay what the rewrite was built against: at least 40 compute shaders, vertex and fragment
 // stages, and every header readable.
 TEST(CorpusShape, SizeAndStages) {
   int compute = 0, vertex = 0, fragment = 0;

@@ -1,4 +1,4 @@
-// Graphics stages (issue 8 part 4): a vertex and a fragment shader that read and write
+// Graphics stages: a vertex and a fragment shader that read and write
 // storage buffers are rewritten with ONE shared layout (the argument block a pipeline
 // would bind), each passes spirv-val, and lavapipe builds a graphics pipeline from the two
 // rewritten modules under the validation layer: push-constant range over both stages,
@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "support/vk_objects.h"
 #include "compute_run.h"
 #include "corpus_entry.h"
 #include "exec_device.h"
@@ -111,50 +112,10 @@ TEST_P(GraphicsStages, RewrittenVertexAndFragmentMakeAValidPipeline) {
     smci.pCode = modules[i].data();
     ASSERT_EQ(vkCreateShaderModule(dev, &smci, nullptr, &shader[i]), VK_SUCCESS);
   }
-  VkPipelineShaderStageCreateInfo stages[2] = {{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
-                                               {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
-  stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
-  stages[0].module = shader[0];
-  stages[0].pName = "main";
-  stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
-  stages[1].module = shader[1];
-  stages[1].pName = "main";
-  VkPipelineVertexInputStateCreateInfo vertex_input{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
-  VkPipelineInputAssemblyStateCreateInfo assembly{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
-  assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
-  VkViewport viewport{0, 0, 64, 64, 0, 1};
-  VkRect2D scissor{{0, 0}, {64, 64}};
-  VkPipelineViewportStateCreateInfo viewport_state{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
-  viewport_state.viewportCount = 1;
-  viewport_state.pViewports = &viewport;
-  viewport_state.scissorCount = 1;
-  viewport_state.pScissors = &scissor;
-  VkPipelineRasterizationStateCreateInfo raster{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
-  raster.lineWidth = 1.0f;
-  VkPipelineMultisampleStateCreateInfo multisample{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
-  multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
-  VkPipelineColorBlendAttachmentState blend_attachment{};
-  blend_attachment.colorWriteMask = 0xf;
-  VkPipelineColorBlendStateCreateInfo blend{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
-  blend.attachmentCount = 1;
-  blend.pAttachments = &blend_attachment;
-  const VkFormat color_format = VK_FORMAT_R8G8B8A8_UNORM;
-  VkPipelineRenderingCreateInfo rendering{VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO};
-  rendering.colorAttachmentCount = 1;
-  rendering.pColorAttachmentFormats = &color_format;
-  VkGraphicsPipelineCreateInfo gpci{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
-  gpci.pNext = &rendering;
-  gpci.stageCount = 2;
-  gpci.pStages = stages;
-  gpci.pVertexInputState = &vertex_input;
-  gpci.pInputAssemblyState = &assembly;
-  gpci.pViewportState = &viewport_state;
-  gpci.pRasterizationState = &raster;
-  gpci.pMultisampleState = &multisample;
-  gpci.pColorBlendState = &blend;
-  gpci.layout = pipeline_layout;
   VkPipeline pipeline = VK_NULL_HANDLE;
-  EXPECT_EQ(vkCreateGraphicsPipelines(dev, VK_NULL_HANDLE, 1, &gpci, nullptr, &pipeline), VK_SUCCESS);
+  EXPECT_EQ(test::CreateGraphicsPipeline(dev, pipeline_layout, shader[0], shader[1], 64, 64, VK_NULL_HANDLE,
+                                         VK_FORMAT_R8G8B8A8_UNORM, &pipeline),
+            VK_SUCCESS);
   const std::string problems = device.TakeValidationProblems();
   EXPECT_TRUE(problems.empty()) << problems;
 

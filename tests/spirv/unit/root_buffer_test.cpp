@@ -1,4 +1,4 @@
-// RootPlacement::kStorageBuffer (issue 9 part 2: the root in a reserved descriptor set
+// RootPlacement::kStorageBuffer (docs/indirect-bindings.md: the root in a reserved descriptor set
 // when push constants are full): every unit shader, SPIR-V 1.0 to 1.6, int64 and uvec2
 // addresses, with and without bounds checks and with dynamic offsets, rewrites into a
 // module spirv-val accepts, that reads its root from a read-only buffer at (set, 0) —

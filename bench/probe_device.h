@@ -1,0 +1,112 @@
+// bindery_probe's one device: a harness instance + device with VK_LAYER_bindery on or
+// off (never validation), the device-level entry points the workloads call, a
+// timestamp query pool and a fence. One process measures one configuration (the driver,
+// scripts/bench-compare, runs each configuration in its own process), so nothing here
+// knows about the others.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+#include "device_buffer.h"
+#include "support/vk_harness.h"
+
+namespace bindery::bench {
+
+// Device-level entry points (from vkGetDeviceProcAddr, as volk or IREE call them).
+struct ProbeFns {
+  PFN_vkResetCommandPool ResetCommandPool = nullptr;
+  PFN_vkBeginCommandBuffer BeginCommandBuffer = nullptr;
+  PFN_vkEndCommandBuffer EndCommandBuffer = nullptr;
+  PFN_vkResetDescriptorPool ResetDescriptorPool = nullptr;
+  PFN_vkAllocateDescriptorSets AllocateDescriptorSets = nullptr;
+  PFN_vkUpdateDescriptorSets UpdateDescriptorSets = nullptr;
+  PFN_vkCmdBindPipeline CmdBindPipeline = nullptr;
+  PFN_vkCmdBindDescriptorSets CmdBindDescriptorSets = nullptr;
+  PFN_vkCmdPushConstants CmdPushConstants = nullptr;
+  PFN_vkCmdDispatch CmdDispatch = nullptr;
+  PFN_vkCmdPipelineBarrier CmdPipelineBarrier = nullptr;
+  PFN_vkCmdFillBuffer CmdFillBuffer = nullptr;
+  PFN_vkCmdUpdateBuffer CmdUpdateBuffer = nullptr;
+  PFN_vkCmdCopyBuffer CmdCopyBuffer = nullptr;
+  PFN_vkCmdWriteTimestamp CmdWriteTimestamp = nullptr;
+  PFN_vkCmdResetQueryPool CmdResetQueryPool = nullptr;
+  PFN_vkQueueSubmit QueueSubmit = nullptr;
+  PFN_vkWaitForFences WaitForFences = nullptr;
+  PFN_vkResetFences ResetFences = nullptr;
+};
+
+// A compute pipeline over `bindings` storage buffers in set 0 and `push_bytes` of push
+// constants, with its own descriptor pool of `sets` sets.
+struct ProbeKernel {
+  test::ComputeKernel kernel;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  uint32_t bindings = 0;
+};
+
+class ProbeDevice {
+ public:
+  // Bindery on or off; the configuration's BINDERY_* settings come from the environment.
+  explicit ProbeDevice(bool bindery);
+  ~ProbeDevice();
+  ProbeDevice(const ProbeDevice&) = delete;
+  ProbeDevice& operator=(const ProbeDevice&) = delete;
+
+  // Empty when ready, else what failed.
+  const std::string& error() const { return error_; }
+  bool bindery() const { return bindery_; }
+  VkDevice device() const { return harness_.device(); }
+  VkPhysicalDevice physical_device() const { return harness_.physical_device(); }
+  const ProbeFns& fn() const { return fn_; }
+  VkCommandBuffer command_buffer() const { return cb_; }
+  bool is_cpu() const { return properties_.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU; }
+  const VkPhysicalDeviceLimits& limits() const { return properties_.limits; }
+  // "deviceName; driver driverName driverInfo".
+  std::string Description() const;
+
+  // Reset the pool, begin, record(cb), end. False if any step failed.
+  bool Record(const std::function<bool(VkCommandBuffer)>& record) const;
+  // Submits the recorded command buffer and waits for it. False on failure.
+  bool SubmitAndWait() const;
+  // Records timestamps (top of pipe / bottom of pipe) around `body`, runs it and returns
+  // the GPU nanoseconds between them; negative on failure.
+  double GpuNs(const std::function<bool(VkCommandBuffer)>& body) const;
+
+  ProbeKernel CreateKernel(const uint32_t* spirv, size_t bytes, uint32_t bindings, uint32_t push_bytes,
+                           uint32_t sets);
+  void Destroy(ProbeKernel& k);
+  // A buffer in the GPU's own memory (storage + transfer usage); empty on failure.
+  DeviceBuffer CreateBuffer(VkDeviceSize size);
+  void Destroy(DeviceBuffer& b) { DestroyDeviceBuffer(device(), b); }
+
+ private:
+  std::string Init();
+
+  bool bindery_;
+  VkPhysicalDeviceBufferDeviceAddressFeatures bda_;  // before harness_: it points here
+  test::VkHarness harness_;
+  std::string error_;
+  ProbeFns fn_;
+  VkPhysicalDeviceProperties properties_{};
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer cb_ = VK_NULL_HANDLE;
+  VkQueryPool queries_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  bool timestamps_ = false;
+};
+
+// What one workload measured in this process: the row and the value (lower is better).
+struct ProbeResult {
+  std::string row;
+  std::string unit;
+  double value = 0;
+};
+
+// Median of the samples (the samples are reordered).
+double Median(std::vector<double>& samples);
+
+}  // namespace bindery::bench

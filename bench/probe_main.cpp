@@ -1,0 +1,87 @@
+// bindery_probe: measures ONE configuration in this process (one instance, one device),
+// so that configurations never share a process, a heap or a second device. Which
+// configuration it is comes from the command line (--layer on|off) and the environment
+// (BINDERY_* settings). scripts/bench-compare runs it for each configuration, interleaved
+// and repeated, and reports medians and interquartile ranges.
+//
+//   bindery_probe --layer on|off [--groups record,stream,transfer,kernel]
+//
+// Output, one line each (tab-separated): "device <description>", then
+// "result <row> <unit> <value>" per workload.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "probe_device.h"
+#include "probe_workloads.h"
+
+#ifndef BINDERY_EXPLICIT_MANIFEST_DIR
+#define BINDERY_EXPLICIT_MANIFEST_DIR ""
+#endif
+
+namespace {
+
+using namespace bindery::bench;
+
+int Usage() {
+  std::fprintf(stderr, "usage: bindery_probe --layer on|off [--groups record,stream,transfer,kernel]\n");
+  return 1;
+}
+
+// The layer-off device must see no Bindery at all; VK_ADD_LAYER_PATH defaults to the
+// build tree's manifest.
+void PrepareEnvironment() {
+  for (const char* var : {"VK_INSTANCE_LAYERS", "VK_LOADER_LAYERS_ENABLE", "ENABLE_BINDERY"}) unsetenv(var);
+  const char* path = std::getenv("VK_ADD_LAYER_PATH");
+  if ((path == nullptr || *path == '\0') && *BINDERY_EXPLICIT_MANIFEST_DIR != '\0') {
+    setenv("VK_ADD_LAYER_PATH", BINDERY_EXPLICIT_MANIFEST_DIR, 1);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int layer = -1;
+  std::set<std::string> groups = {"record", "stream", "transfer", "kernel"};
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--layer" && i + 1 < argc) {
+      const std::string v = argv[++i];
+      if (v != "on" && v != "off") return Usage();
+      layer = v == "on" ? 1 : 0;
+    } else if (a == "--groups" && i + 1 < argc) {
+      groups.clear();
+      std::stringstream list(argv[++i]);
+      for (std::string g; std::getline(list, g, ',');) groups.insert(g);
+    } else {
+      return Usage();
+    }
+  }
+  if (layer < 0) return Usage();
+  PrepareEnvironment();
+  ProbeDevice device(layer == 1);
+  if (!device.error().empty()) {
+    std::fprintf(stderr, "bindery_probe: error: %s\n", device.error().c_str());
+    return 2;
+  }
+  std::printf("device\t%s\n", device.Description().c_str());
+  std::fflush(stdout);
+  int failures = 0;
+  auto print = [&](const char* group, const std::vector<ProbeResult>& results) {
+    if (results.empty()) {
+      std::fprintf(stderr, "bindery_probe: group %s measured nothing (setup failed?)\n", group);
+      ++failures;
+    }
+    for (const ProbeResult& r : results) std::printf("result\t%s\t%s\t%.6g\n", r.row.c_str(), r.unit.c_str(), r.value);
+    std::fflush(stdout);
+  };
+  if (groups.count("record")) print("record", RunRecordProbes(device));
+  if (groups.count("record")) print("record (pass-through)", RunPassThroughProbes(device));
+  if (groups.count("stream")) print("stream", RunStreamProbes(device));
+  if (groups.count("transfer")) print("transfer", RunTransferProbes(device));
+  if (groups.count("kernel")) print("kernel", RunKernelProbes(device));
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,74 @@
+// transfer/* workloads of bindery_probe: GPU time (timestamps) of 1000 small fills or
+// updates recorded back to back (each to its own 128-byte slot, aligned 64-byte and
+// unaligned 63-byte at offset + 1), and of one 64 MiB fill, aligned and unaligned.
+#include <cstring>
+
+#include "probe_workloads.h"
+
+namespace bindery::bench {
+namespace {
+
+constexpr uint32_t kSmall = 1000;
+constexpr VkDeviceSize kSlot = 128;
+constexpr int kSamples = 9;
+
+template <typename Fn>
+double MedianGpuNs(ProbeDevice& d, Fn&& body) {
+  if (d.GpuNs(body) < 0) return -1;  // warm-up (and a check that timestamps work)
+  std::vector<double> samples;
+  for (int i = 0; i < kSamples; ++i) {
+    const double ns = d.GpuNs(body);
+    if (ns < 0) return -1;
+    samples.push_back(ns);
+  }
+  return Median(samples);
+}
+
+}  // namespace
+
+std::vector<ProbeResult> RunTransferProbes(ProbeDevice& d) {
+  std::vector<ProbeResult> out;
+  const ProbeFns& fn = d.fn();
+  DeviceBuffer small = d.CreateBuffer(kSmall * kSlot + 256);
+  const VkDeviceSize big_size = 64ull << 20;
+  DeviceBuffer big = d.CreateBuffer(big_size + 256);
+  if (small.buffer == VK_NULL_HANDLE || big.buffer == VK_NULL_HANDLE) return out;
+  uint8_t bytes[64];
+  for (uint32_t i = 0; i < sizeof(bytes); ++i) bytes[i] = static_cast<uint8_t>(i * 7 + 1);
+  auto add = [&](const char* row, const char* unit, double value) {
+    if (value >= 0) out.push_back({row, unit, value});
+  };
+  auto fills = [&](VkDeviceSize skew, VkDeviceSize size) {
+    return [&fn, &small, skew, size](VkCommandBuffer cb) {
+      for (uint32_t i = 0; i < kSmall; ++i) fn.CmdFillBuffer(cb, small.buffer, i * kSlot + skew, size, 0x01020304u);
+      return true;
+    };
+  };
+  auto updates = [&](VkDeviceSize skew, VkDeviceSize size) {
+    return [&fn, &small, &bytes, skew, size](VkCommandBuffer cb) {
+      for (uint32_t i = 0; i < kSmall; ++i) fn.CmdUpdateBuffer(cb, small.buffer, i * kSlot + skew, size, bytes);
+      return true;
+    };
+  };
+  add("transfer/fill 64 B aligned x1000 (GPU)", "ns/cmd", MedianGpuNs(d, fills(0, 64)) / kSmall);
+  // Unaligned commands are invalid without the layer: those rows compare with the
+  // driver's aligned ones (scripts/bench-compare's baselines).
+  if (d.bindery()) add("transfer/fill 63 B at +1 x1000 (GPU)", "ns/cmd", MedianGpuNs(d, fills(1, 63)) / kSmall);
+  add("transfer/update 64 B aligned x1000 (GPU)", "ns/cmd", MedianGpuNs(d, updates(0, 64)) / kSmall);
+  if (d.bindery()) add("transfer/update 63 B at +1 x1000 (GPU)", "ns/cmd", MedianGpuNs(d, updates(1, 63)) / kSmall);
+  add("transfer/fill 64 MiB aligned (GPU)", "us", MedianGpuNs(d, [&](VkCommandBuffer cb) {
+        fn.CmdFillBuffer(cb, big.buffer, 0, big_size, 0x01020304u);
+        return true;
+      }) / 1000);
+  if (d.bindery()) {
+    add("transfer/fill 64 MiB at +1, size - 2 (GPU)", "us", MedianGpuNs(d, [&](VkCommandBuffer cb) {
+          fn.CmdFillBuffer(cb, big.buffer, 1, big_size - 2, 0x01020304u);
+          return true;
+        }) / 1000);
+  }
+  d.Destroy(small);
+  d.Destroy(big);
+  return out;
+}
+
+}  // namespace bindery::bench

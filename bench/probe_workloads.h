@@ -1,0 +1,24 @@
+// The workloads of bindery_probe, by group. Each runs its workloads a few times in this
+// process (after a warm-up) and returns one value per row: the median of those samples.
+// The spread across processes is what scripts/bench-compare reports.
+#pragma once
+
+#include <vector>
+
+#include "probe_device.h"
+
+namespace bindery::bench {
+
+// record/*: CPU time (this thread's) to record 1000 commands, per command.
+std::vector<ProbeResult> RunRecordProbes(ProbeDevice& d);
+// record/* rows of commands no capability changes: binds of a native (uniform-buffer)
+// set, draws.
+std::vector<ProbeResult> RunPassThroughProbes(ProbeDevice& d);
+// stream/*: an inference runtime's command stream, per submit: record, and submit to done.
+std::vector<ProbeResult> RunStreamProbes(ProbeDevice& d);
+// transfer/*: GPU time of small and large fills and updates.
+std::vector<ProbeResult> RunTransferProbes(ProbeDevice& d);
+// kernel/*: GPU time of inference kernels (matrix-vector products, element-wise add).
+std::vector<ProbeResult> RunKernelProbes(ProbeDevice& d);
+
+}  // namespace bindery::bench

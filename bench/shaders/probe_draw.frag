@@ -1,0 +1,4 @@
+#version 450
+// bindery_probe's draw row: a constant colour.
+layout(location = 0) out vec4 color;
+void main() { color = vec4(0.25, 0.5, 0.75, 1.0); }

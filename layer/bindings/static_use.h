@@ -1,0 +1,44 @@
+// Which descriptor bindings a pipeline's shaders statically use (the spec's term: named in
+// an entry point's static call tree). A pipeline that runs natively (a fallback, or a
+// rewritten pipeline's native twin) has its bound sets materialised as full native sets;
+// only the bindings it statically uses are written there. The others may name resources
+// the application has destroyed since (valid while no bound pipeline statically uses
+// them), and must never reach the driver.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+namespace bindery::bindings {
+
+class DeviceBindings;
+
+class StaticUse {
+ public:
+  void Add(uint32_t set, uint32_t binding) { keys_.push_back(Key(set, binding)); }
+  // Sorts and removes duplicates; call once after the last Add.
+  void Seal();
+  bool Uses(uint32_t set, uint32_t binding) const;
+
+ private:
+  static uint64_t Key(uint32_t set, uint32_t binding) { return (uint64_t{set} << 32) | binding; }
+  std::vector<uint64_t> keys_;  // sorted once sealed
+};
+
+// The bindings `stages` statically use (the application's own shaders and numbering);
+// nullptr when that cannot be known (a stage's code unknown or unreadable): every binding
+// then counts as used.
+std::shared_ptr<const StaticUse> StaticUseOf(DeviceBindings& b, uint32_t stage_count,
+                                            const VkPipelineShaderStageCreateInfo* stages);
+
+// After a pipeline creation call: each created pipeline that may run natively (fallback
+// or twin) learns which bindings its shaders use. `app`: the application's create infos.
+void RecordStaticUse(DeviceBindings& b, const VkComputePipelineCreateInfo* app, uint32_t count,
+                     const VkPipeline* pipelines);
+void RecordStaticUse(DeviceBindings& b, const VkGraphicsPipelineCreateInfo* app, uint32_t count,
+                     const VkPipeline* pipelines);
+
+}  // namespace bindery::bindings

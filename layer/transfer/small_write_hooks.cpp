@@ -1,0 +1,114 @@
+// The flush points of coalesced small writes (transfer/small_writes.h) that are not the
+// capability's own transfer commands: every command through which a later command can be
+// ordered after, or observe, a transfer write. Each flushes the command buffer's queued
+// writes, then goes down unchanged. Installed only where the device coalesces.
+#include "transfer/small_write_hooks.h"
+
+#include "transfer/transfer_capability.h"
+#include "transfer/transfer_device.h"
+
+namespace bindery::transfer {
+namespace {
+
+// The capability's next table after flushing.
+const VkLayerDispatchTable& Flushed(VkCommandBuffer cb) {
+  DeviceTransfers& t = TransfersOf(cb);
+  FlushIfPending(t, cb);
+  return t.next;
+}
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL CmdPipelineBarrier(VkCommandBuffer cb, VkPipelineStageFlags src, VkPipelineStageFlags dst,
+                                              VkDependencyFlags flags, uint32_t memory_count,
+                                              const VkMemoryBarrier* memory, uint32_t buffer_count,
+                                              const VkBufferMemoryBarrier* buffers, uint32_t image_count,
+                                              const VkImageMemoryBarrier* images) {
+  Flushed(cb).CmdPipelineBarrier(cb, src, dst, flags, memory_count, memory, buffer_count, buffers, image_count, images);
+}
+VKAPI_ATTR void VKAPI_CALL CmdPipelineBarrier2(VkCommandBuffer cb, const VkDependencyInfo* info) {
+  Flushed(cb).CmdPipelineBarrier2(cb, info);
+}
+VKAPI_ATTR void VKAPI_CALL CmdPipelineBarrier2KHR(VkCommandBuffer cb, const VkDependencyInfo* info) {
+  Flushed(cb).CmdPipelineBarrier2KHR(cb, info);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdWaitEvents(VkCommandBuffer cb, uint32_t event_count, const VkEvent* events,
+                                         VkPipelineStageFlags src, VkPipelineStageFlags dst, uint32_t memory_count,
+                                         const VkMemoryBarrier* memory, uint32_t buffer_count,
+                                         const VkBufferMemoryBarrier* buffers, uint32_t image_count,
+                                         const VkImageMemoryBarrier* images) {
+  Flushed(cb).CmdWaitEvents(cb, event_count, events, src, dst, memory_count, memory, buffer_count, buffers,
+                            image_count, images);
+}
+VKAPI_ATTR void VKAPI_CALL CmdWaitEvents2(VkCommandBuffer cb, uint32_t count, const VkEvent* events,
+                                          const VkDependencyInfo* infos) {
+  Flushed(cb).CmdWaitEvents2(cb, count, events, infos);
+}
+VKAPI_ATTR void VKAPI_CALL CmdWaitEvents2KHR(VkCommandBuffer cb, uint32_t count, const VkEvent* events,
+                                             const VkDependencyInfo* infos) {
+  Flushed(cb).CmdWaitEvents2KHR(cb, count, events, infos);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdSetEvent(VkCommandBuffer cb, VkEvent event, VkPipelineStageFlags stages) {
+  Flushed(cb).CmdSetEvent(cb, event, stages);
+}
+VKAPI_ATTR void VKAPI_CALL CmdSetEvent2(VkCommandBuffer cb, VkEvent event, const VkDependencyInfo* info) {
+  Flushed(cb).CmdSetEvent2(cb, event, info);
+}
+VKAPI_ATTR void VKAPI_CALL CmdSetEvent2KHR(VkCommandBuffer cb, VkEvent event, const VkDependencyInfo* info) {
+  Flushed(cb).CmdSetEvent2KHR(cb, event, info);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdWriteTimestamp(VkCommandBuffer cb, VkPipelineStageFlagBits stage, VkQueryPool pool,
+                                             uint32_t query) {
+  Flushed(cb).CmdWriteTimestamp(cb, stage, pool, query);
+}
+VKAPI_ATTR void VKAPI_CALL CmdWriteTimestamp2(VkCommandBuffer cb, VkPipelineStageFlags2 stage, VkQueryPool pool,
+                                              uint32_t query) {
+  Flushed(cb).CmdWriteTimestamp2(cb, stage, pool, query);
+}
+VKAPI_ATTR void VKAPI_CALL CmdWriteTimestamp2KHR(VkCommandBuffer cb, VkPipelineStageFlags2 stage, VkQueryPool pool,
+                                                 uint32_t query) {
+  Flushed(cb).CmdWriteTimestamp2KHR(cb, stage, pool, query);
+}
+VKAPI_ATTR void VKAPI_CALL CmdBeginQuery(VkCommandBuffer cb, VkQueryPool pool, uint32_t query,
+                                         VkQueryControlFlags flags) {
+  Flushed(cb).CmdBeginQuery(cb, pool, query, flags);
+}
+VKAPI_ATTR void VKAPI_CALL CmdEndQuery(VkCommandBuffer cb, VkQueryPool pool, uint32_t query) {
+  Flushed(cb).CmdEndQuery(cb, pool, query);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdBeginRenderPass(VkCommandBuffer cb, const VkRenderPassBeginInfo* info,
+                                              VkSubpassContents contents) {
+  Flushed(cb).CmdBeginRenderPass(cb, info, contents);
+}
+VKAPI_ATTR void VKAPI_CALL CmdBeginRenderPass2(VkCommandBuffer cb, const VkRenderPassBeginInfo* info,
+                                               const VkSubpassBeginInfo* subpass) {
+  Flushed(cb).CmdBeginRenderPass2(cb, info, subpass);
+}
+VKAPI_ATTR void VKAPI_CALL CmdBeginRenderPass2KHR(VkCommandBuffer cb, const VkRenderPassBeginInfo* info,
+                                                  const VkSubpassBeginInfo* subpass) {
+  Flushed(cb).CmdBeginRenderPass2KHR(cb, info, subpass);
+}
+VKAPI_ATTR void VKAPI_CALL CmdBeginRendering(VkCommandBuffer cb, const VkRenderingInfo* info) {
+  Flushed(cb).CmdBeginRendering(cb, info);
+}
+VKAPI_ATTR void VKAPI_CALL CmdBeginRenderingKHR(VkCommandBuffer cb, const VkRenderingInfo* info) {
+  Flushed(cb).CmdBeginRenderingKHR(cb, info);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdExecuteCommands(VkCommandBuffer cb, uint32_t count, const VkCommandBuffer* buffers) {
+  Flushed(cb).CmdExecuteCommands(cb, count, buffers);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL EndCommandBuffer(VkCommandBuffer cb) { return Flushed(cb).EndCommandBuffer(cb); }
+
+
+bool SmallWritesPlanned(const DevicePlan& p) {
+  const auto& plan = static_cast<const TransferPlan&>(p);
+  return plan.kernels && plan.policy.small_write_max != 0;
+}
+
+}  // namespace bindery::transfer

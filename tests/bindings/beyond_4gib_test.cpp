@@ -1,0 +1,194 @@
+// Buffers beyond 4 GiB (the reason IREE wants indirect bindings: tensors larger than
+// 4 GiB). A 6 GiB device-local storage buffer bound with VK_WHOLE_SIZE: a rewritten shader
+// reads and writes words at 1, 4.1 and 5.9 GiB and reads the array's length; the same
+// accesses through a hand-written buffer-reference kernel without the layer are the
+// reference. Needs a device that can allocate 6 GiB in one allocation (the H100, through
+// scripts/gpu-stage and then scripts/gpu-transfer-tests with the filter
+// 'BindingsBeyond4GiB.*' and build-gpu/tests/bindings/bindery_bindings_tests); elsewhere
+// it skips with the reason.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "far_words_bda_comp.h"
+#include "far_words_comp.h"
+#include "integration/test_env.h"
+
+namespace bindery::test {
+namespace {
+
+constexpr VkDeviceSize kBig = 6ull << 30;
+constexpr VkDeviceSize kGiB = 1ull << 30;
+const VkDeviceSize kOffsets[3] = {kGiB, (41 * kGiB / 10) & ~VkDeviceSize{3}, (59 * kGiB / 10) & ~VkDeviceSize{3}};
+
+struct FarRun {
+  std::string error, skip, validation;
+  uint32_t read[3] = {}, after[3] = {}, length = 0;
+};
+
+// What stops this device from holding a 6 GiB buffer in one allocation ("" if nothing).
+std::string CannotHold(VkPhysicalDevice pd) {
+  VkPhysicalDeviceMaintenance4Properties m4{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
+  VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &m4};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3};
+  vkGetPhysicalDeviceProperties2(pd, &props);
+  if (m3.maxMemoryAllocationSize < kBig) {
+    return "maxMemoryAllocationSize is " + std::to_string(m3.maxMemoryAllocationSize) + " bytes, below 6 GiB";
+  }
+  if (m4.maxBufferSize != 0 && m4.maxBufferSize < kBig) return "maxBufferSize is below 6 GiB";
+  VkPhysicalDeviceMemoryProperties memory{};
+  vkGetPhysicalDeviceMemoryProperties(pd, &memory);
+  for (uint32_t i = 0; i < memory.memoryHeapCount; ++i) {
+    if ((memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0 && memory.memoryHeaps[i].size >= 2 * kBig) {
+      return "";
+    }
+  }
+  return "no device-local heap of 12 GiB or more";
+}
+
+// `mode` "force": far_words.comp through a descriptor (rewritten); "off": the
+// buffer-reference kernel.
+FarRun RunFar(const char* mode) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
+  FarRun run;
+  const bool reference = std::string(mode) == "off";
+  VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  v12.bufferDeviceAddress = VK_TRUE;
+  VkPhysicalDeviceFeatures features{};
+  features.shaderInt64 = VK_TRUE;
+  HarnessOptions options;
+  options.device_pnext = &v12;
+  options.enabled_features = &features;
+  auto owned = std::make_unique<VkHarness>(options);
+  VkHarness& h = *owned;
+  if (!h.ok()) {
+    run.skip = "no device with bufferDeviceAddress and shaderInt64: " + h.error();
+    return run;
+  }
+  run.skip = CannotHold(h.physical_device());
+  if (!run.skip.empty()) return run;
+  VkDevice d = h.device();
+  VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  bci.size = kBig;
+  bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+              VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+  VkBuffer big = VK_NULL_HANDLE;
+  if (vkCreateBuffer(d, &bci, nullptr, &big) != VK_SUCCESS) {
+    run.skip = "vkCreateBuffer of 6 GiB failed";
+    return run;
+  }
+  VkMemoryRequirements req{};
+  vkGetBufferMemoryRequirements(d, big, &req);
+  VkPhysicalDeviceMemoryProperties memory{};
+  vkGetPhysicalDeviceMemoryProperties(h.physical_device(), &memory);
+  uint32_t type = UINT32_MAX;
+  for (uint32_t i = 0; i < memory.memoryTypeCount && type == UINT32_MAX; ++i) {
+    if ((req.memoryTypeBits & (1u << i)) != 0 &&
+        (memory.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0) {
+      type = i;
+    }
+  }
+  VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags};
+  mai.allocationSize = req.size;
+  mai.memoryTypeIndex = type;
+  VkDeviceMemory big_memory = VK_NULL_HANDLE;
+  if (type == UINT32_MAX || vkAllocateMemory(d, &mai, nullptr, &big_memory) != VK_SUCCESS) {
+    vkDestroyBuffer(d, big, nullptr);
+    run.skip = "could not allocate 6 GiB of device-local memory";
+    return run;
+  }
+  vkBindBufferMemory(d, big, big_memory, 0);
+
+  const uint32_t bindings_count = 2;
+  ComputeKernel k = h.CreateKernel(reference ? far_words_bda_comp : far_words_comp,
+                                   reference ? sizeof(far_words_bda_comp) : sizeof(far_words_comp), bindings_count,
+                                   reference ? 8 : 0);
+  HostBuffer io = h.CreateHostBuffer(7 * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer back = h.CreateHostBuffer(3 * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+  uint32_t* words = static_cast<uint32_t*>(io.mapped);
+  std::memset(words, 0, 7 * 4);
+  for (int i = 0; i < 3; ++i) words[i] = static_cast<uint32_t>(kOffsets[i] / 4);
+  // Binding 0 stays unwritten for the reference kernel (which names only binding 1).
+  VkDescriptorSet set = reference ? h.AllocateStorageSet(k, {}) : h.AllocateStorageSet(k, {big, io.buffer});
+  if (reference) {
+    const VkDescriptorBufferInfo info{io.buffer, 0, VK_WHOLE_SIZE};
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstSet = set;
+    w.dstBinding = 1;
+    w.descriptorCount = 1;
+    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    w.pBufferInfo = &info;
+    vkUpdateDescriptorSets(d, 1, &w, 0, nullptr);
+  }
+  VkCommandBuffer cb = h.BeginCommands();
+  vkCmdFillBuffer(cb, big, 0, VK_WHOLE_SIZE, 0);
+  for (int i = 0; i < 3; ++i) vkCmdFillBuffer(cb, big, kOffsets[i], 4, 0x1000u + i);
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0,
+                       nullptr, 0, nullptr);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &set, 0, nullptr);
+  if (reference) {
+    VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+    address.buffer = big;
+    const VkDeviceAddress base = vkGetBufferDeviceAddress(d, &address);
+    vkCmdPushConstants(cb, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, &base);
+  }
+  vkCmdDispatch(cb, 1, 1, 1);
+  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                       VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0,
+                       nullptr);
+  for (int i = 0; i < 3; ++i) {
+    const VkBufferCopy region{kOffsets[i], static_cast<VkDeviceSize>(4 * i), 4};
+    vkCmdCopyBuffer(cb, big, back.buffer, 1, &region);
+  }
+  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0,
+                       nullptr);
+  if (h.SubmitAndWait(cb) != VK_SUCCESS) run.error = "submit failed";
+  for (int i = 0; i < 3; ++i) {
+    run.read[i] = words[3 + i];
+    run.after[i] = static_cast<const uint32_t*>(back.mapped)[i];
+  }
+  run.length = words[6];
+  h.Destroy(io);
+  h.Destroy(back);
+  h.Destroy(k);
+  vkDestroyBuffer(d, big, nullptr);
+  vkFreeMemory(d, big_memory, nullptr);
+  h.DestroyDevice();
+  run.validation = VkHarness::Format(h.ValidationProblems());
+  return run;
+}
+
+TEST(BindingsBeyond4GiB, WordsAt1And4Point1And5Point9GiB) {
+  const FarRun reference = RunFar("off");
+  if (!reference.skip.empty()) GTEST_SKIP() << reference.skip;
+  const FarRun forced = RunFar("force");
+  if (!forced.skip.empty()) GTEST_SKIP() << forced.skip;
+  ASSERT_TRUE(reference.error.empty()) << reference.error;
+  ASSERT_TRUE(forced.error.empty()) << forced.error;
+  EXPECT_TRUE(reference.validation.empty()) << reference.validation;
+  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  for (int i = 0; i < 3; ++i) {
+    SCOPED_TRACE("word at byte " + std::to_string(kOffsets[i]));
+    EXPECT_EQ(reference.read[i], 0x1000u + i);
+    EXPECT_EQ(reference.after[i], 0xA000u + i);
+    EXPECT_EQ(forced.read[i], reference.read[i]);
+    EXPECT_EQ(forced.after[i], reference.after[i]);
+  }
+  EXPECT_EQ(forced.length, static_cast<uint32_t>(kBig / 4));
+}
+
+}  // namespace
+}  // namespace bindery::test

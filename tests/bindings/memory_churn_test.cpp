@@ -1,0 +1,267 @@
+// Bounded memory. (1) 10^4 rounds of creating and destroying an update template, a push
+// template and a descriptor pool (with a set written) leave the process's heap where it
+// was after the first thousand rounds, and 10^4 pipelines add nothing to what the driver
+// itself keeps: what the layer keeps for those objects goes with them, or is shared by
+// objects of the same shape (full layouts, the full-layout push templates). (2) 512 command buffers each recording one push descriptor
+// hold small pieces of the ring, not a 64 KiB chunk each: the device summary's
+// "layer GPU bytes peak" stays within two ring blocks plus the pools' argument blocks.
+// Validation silent.
+#include <gtest/gtest.h>
+#include <malloc.h>
+
+#include <cstring>
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "integration/test_env.h"
+#include "twin_copy_comp.h"
+
+namespace bindery::test {
+namespace {
+
+uint64_t Counter(const std::string& summary, const std::string& name) {
+  std::smatch m;
+  const std::regex re(name + " (\\d+)");
+  return std::regex_search(summary, m, re) ? std::stoull(m[1]) : ~0ull;
+}
+
+std::string Summary(const VkHarness& h) {
+  for (const Message& m : h.BinderyMessages()) {
+    if (m.id == "BINDERY-summary") return m.text;
+  }
+  return "";
+}
+
+struct Layouts {
+  VkDescriptorSetLayout set = VK_NULL_HANDLE, push = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE, push_layout = VK_NULL_HANDLE;
+  void Create(VkDevice d) {
+    const VkDescriptorSetLayoutBinding b[2] = {
+        {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+        {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+    VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    dslci.bindingCount = 2;
+    dslci.pBindings = b;
+    vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set);
+    dslci.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+    vkCreateDescriptorSetLayout(d, &dslci, nullptr, &push);
+    VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    plci.setLayoutCount = 1;
+    plci.pSetLayouts = &set;
+    vkCreatePipelineLayout(d, &plci, nullptr, &layout);
+    plci.pSetLayouts = &push;
+    vkCreatePipelineLayout(d, &plci, nullptr, &push_layout);
+  }
+  void Destroy(VkDevice d) {
+    vkDestroyPipelineLayout(d, layout, nullptr);
+    vkDestroyPipelineLayout(d, push_layout, nullptr);
+    vkDestroyDescriptorSetLayout(d, set, nullptr);
+    vkDestroyDescriptorSetLayout(d, push, nullptr);
+  }
+};
+
+VkPipeline CreatePipeline(VkDevice d, VkShaderModule module, VkPipelineLayout layout) {
+  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cpci.stage.module = module;
+  cpci.stage.pName = "main";
+  cpci.layout = layout;
+  VkPipeline p = VK_NULL_HANDLE;
+  vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &p);
+  return p;
+}
+
+HarnessOptions WithPushDescriptors() {
+  HarnessOptions options;
+  options.device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  return options;
+}
+
+// Rounds of churn on one device in `mode`; returns how much the heap grew over the rounds
+// after the warm-up, and the device summary.
+struct Churn {
+  bool ok = false;
+  std::string error, summary, validation;
+  int64_t growth = 0;
+};
+
+// `distinct`: each round's module differs (its header's generator word), so each has its
+// own rewrite.
+Churn RunChurn(const char* mode, bool pipelines, bool others, int warmup, int rounds, bool distinct = false) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
+  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
+  auto owned = std::make_unique<VkHarness>(WithPushDescriptors());
+  VkHarness& h = *owned;
+  Churn churn;
+  if (!h.ok()) {
+    churn.error = h.error();
+    return churn;
+  }
+  VkDevice d = h.device();
+  Layouts l;
+  l.Create(d);
+  HostBuffer a = h.CreateHostBuffer(1024, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer c = h.CreateHostBuffer(1024, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  const VkDescriptorBufferInfo infos[2] = {{a.buffer, 0, VK_WHOLE_SIZE}, {c.buffer, 0, VK_WHOLE_SIZE}};
+  const VkDescriptorUpdateTemplateEntry entry{0, 0, 2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0,
+                                              sizeof(VkDescriptorBufferInfo)};
+  std::vector<uint32_t> code(twin_copy_comp, twin_copy_comp + sizeof(twin_copy_comp) / 4);
+  uint32_t generation = 0;
+  auto round = [&]() {
+    if (pipelines) {
+      if (distinct) code[2] = ++generation;  // the generator word: no meaning, another module
+      VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+      smci.codeSize = code.size() * 4;
+      smci.pCode = code.data();
+      VkShaderModule module = VK_NULL_HANDLE;
+      vkCreateShaderModule(d, &smci, nullptr, &module);
+      vkDestroyPipeline(d, CreatePipeline(d, module, l.layout), nullptr);
+      vkDestroyShaderModule(d, module, nullptr);
+    }
+    if (!others) return;
+    VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+    tci.descriptorUpdateEntryCount = 1;
+    tci.pDescriptorUpdateEntries = &entry;
+    tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
+    tci.descriptorSetLayout = l.set;
+    VkDescriptorUpdateTemplate t = VK_NULL_HANDLE;
+    vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &t);
+    tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
+    tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
+    tci.pipelineLayout = l.push_layout;
+    VkDescriptorUpdateTemplate push = VK_NULL_HANDLE;
+    vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &push);
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2};
+    VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    dpci.maxSets = 1;
+    dpci.poolSizeCount = 1;
+    dpci.pPoolSizes = &size;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    vkCreateDescriptorPool(d, &dpci, nullptr, &pool);
+    VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    dsai.descriptorPool = pool;
+    dsai.descriptorSetCount = 1;
+    dsai.pSetLayouts = &l.set;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    vkAllocateDescriptorSets(d, &dsai, &set);
+    vkUpdateDescriptorSetWithTemplate(d, set, t, infos);
+    vkDestroyDescriptorPool(d, pool, nullptr);
+    vkDestroyDescriptorUpdateTemplate(d, t, nullptr);
+    vkDestroyDescriptorUpdateTemplate(d, push, nullptr);
+  };
+  for (int i = 0; i < warmup; ++i) round();
+  const size_t before = mallinfo2().uordblks;
+  for (int i = warmup; i < rounds; ++i) round();
+  churn.growth = static_cast<int64_t>(mallinfo2().uordblks) - static_cast<int64_t>(before);
+  h.Destroy(a);
+  h.Destroy(c);
+  l.Destroy(d);
+  h.DestroyDevice();
+  churn.validation = VkHarness::Format(h.ValidationProblems());
+  churn.summary = Summary(h);
+  churn.ok = true;
+  return churn;
+}
+
+constexpr int kWarmup = 1000, kRounds = 10000;
+
+// Templates (descriptor-set and push) and pools with a set written: the heap is flat.
+TEST(BindingsMemory, ChurnOfTemplatesAndPoolsStaysFlat) {
+  const Churn forced = RunChurn("force", false, true, kWarmup, kRounds);
+  if (!forced.ok && forced.error.find("vkCreateDevice") != std::string::npos) GTEST_SKIP() << "no VK_KHR_push_descriptor";
+  ASSERT_TRUE(forced.ok) << forced.error;
+  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  // 9000 rounds: a leak of one small allocation per round would show as tens of KiB.
+  EXPECT_LT(forced.growth, 64 * 1024) << "the heap grew by " << forced.growth << " bytes";
+  EXPECT_LT(Counter(forced.summary, "layer GPU bytes peak"), 64u * 1024) << forced.summary;  // one pool at a time
+}
+
+// Pipelines: lavapipe itself keeps ~400 KiB per compute pipeline created and destroyed
+// (without Bindery and without validation alike), so the layer's share is the difference
+// from the same churn without indirect bindings: under 100 bytes per pipeline.
+TEST(BindingsMemory, ChurnOfPipelinesAddsNothingToTheDrivers) {
+  const Churn native = RunChurn("off", true, false, kWarmup, kRounds);
+  if (!native.ok && native.error.find("vkCreateDevice") != std::string::npos) GTEST_SKIP() << "no VK_KHR_push_descriptor";
+  const Churn forced = RunChurn("force", true, false, kWarmup, kRounds);
+  ASSERT_TRUE(native.ok) << native.error;
+  ASSERT_TRUE(forced.ok) << forced.error;
+  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), static_cast<uint64_t>(kRounds)) << forced.summary;
+  EXPECT_LT(forced.growth - native.growth, 100 * (kRounds - kWarmup))
+      << "with the layer the heap grew by " << forced.growth << " bytes, without it by " << native.growth;
+}
+
+// Modules of distinct content, each made into a pipeline and destroyed: the rewrite cache
+// keeps only a bounded number of rewrites nothing holds (and their driver modules).
+TEST(BindingsMemory, ChurnOfDistinctModulesKeepsTheRewriteCacheBounded) {
+  constexpr int kDistinctWarmup = 500, kDistinctRounds = 2000;
+  const Churn native = RunChurn("off", true, false, kDistinctWarmup, kDistinctRounds, true);
+  if (!native.ok && native.error.find("vkCreateDevice") != std::string::npos) GTEST_SKIP() << "no VK_KHR_push_descriptor";
+  const Churn forced = RunChurn("force", true, false, kDistinctWarmup, kDistinctRounds, true);
+  ASSERT_TRUE(native.ok) << native.error;
+  ASSERT_TRUE(forced.ok) << forced.error;
+  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), static_cast<uint64_t>(kDistinctRounds)) << forced.summary;
+  EXPECT_LT(forced.growth - native.growth, 100 * (kDistinctRounds - kDistinctWarmup))
+      << "with the layer the heap grew by " << forced.growth << " bytes, without it by " << native.growth;
+}
+
+TEST(BindingsMemory, OnePushInEachOf512CommandBuffersHoldsSmallPieces) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "force");
+  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
+  auto owned = std::make_unique<VkHarness>(WithPushDescriptors());
+  VkHarness& h = *owned;
+  if (!h.ok() && h.error().find("vkCreateDevice") != std::string::npos) GTEST_SKIP() << "no VK_KHR_push_descriptor";
+  ASSERT_TRUE(h.ok()) << h.error();
+  VkDevice d = h.device();
+  Layouts l;
+  l.Create(d);
+  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  smci.codeSize = sizeof(twin_copy_comp);
+  smci.pCode = twin_copy_comp;
+  VkShaderModule module = VK_NULL_HANDLE;
+  vkCreateShaderModule(d, &smci, nullptr, &module);
+  VkPipeline pipeline = CreatePipeline(d, module, l.push_layout);
+  HostBuffer a = h.CreateHostBuffer(1024, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer c = h.CreateHostBuffer(1024, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  const VkDescriptorBufferInfo infos[2] = {{a.buffer, 0, VK_WHOLE_SIZE}, {c.buffer, 0, VK_WHOLE_SIZE}};
+  auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
+  ASSERT_NE(push_cmd, nullptr);
+  constexpr uint32_t kCommandBuffers = 512;
+  std::vector<VkCommandBuffer> cbs(kCommandBuffers);
+  VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  cbai.commandPool = h.command_pool();
+  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cbai.commandBufferCount = kCommandBuffers;
+  ASSERT_EQ(vkAllocateCommandBuffers(d, &cbai, cbs.data()), VK_SUCCESS);
+  for (VkCommandBuffer cb : cbs) {
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    vkBeginCommandBuffer(cb, &begin);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.descriptorCount = 2;
+    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    w.pBufferInfo = infos;
+    push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, l.push_layout, 0, 1, &w);
+    vkCmdDispatch(cb, 1, 1, 1);
+    EXPECT_EQ(vkEndCommandBuffer(cb), VK_SUCCESS);
+  }
+  vkFreeCommandBuffers(d, h.command_pool(), kCommandBuffers, cbs.data());
+  vkDestroyPipeline(d, pipeline, nullptr);
+  vkDestroyShaderModule(d, module, nullptr);
+  h.Destroy(a);
+  h.Destroy(c);
+  l.Destroy(d);
+  h.DestroyDevice();
+  EXPECT_VALIDATION_SILENT(h);
+  const std::string summary = Summary(h);
+  EXPECT_EQ(Counter(summary, "push descriptor updates converted"), kCommandBuffers) << summary;
+  // 512 pieces of 4 KiB: two 1 MiB blocks (each with its root tail), not 512 x 64 KiB.
+  EXPECT_LE(Counter(summary, "layer GPU bytes peak"), 2u * (1024 * 1024 + 1024)) << summary;
+}
+
+}  // namespace
+}  // namespace bindery::test
