@@ -1,21 +1,8 @@
 #include "timeline/present_copy.h"
 
-namespace bindery::timeline {
+#include <algorithm>
 
-void* PresentCopy::Append(const void* s, std::size_t size) {
-  auto copy = std::make_unique<unsigned char[]>(size);
-  std::memcpy(copy.get(), s, size);
-  auto* out = reinterpret_cast<VkBaseOutStructure*>(copy.get());
-  out->pNext = nullptr;
-  if (tail_ == nullptr) {
-    info_.pNext = out;
-  } else {
-    tail_->pNext = out;
-  }
-  tail_ = out;
-  structs_.push_back(std::move(copy));
-  return out;
-}
+namespace bindery::timeline {
 
 PresentCopy::PresentCopy(const VkPresentInfoKHR& in) {
   waits_.assign(in.pWaitSemaphores, in.pWaitSemaphores + in.waitSemaphoreCount);
@@ -31,43 +18,44 @@ PresentCopy::PresentCopy(const VkPresentInfoKHR& in) {
   for (auto* s = static_cast<const VkBaseInStructure*>(in.pNext); s != nullptr; s = s->pNext) {
     switch (s->sType) {
       case VK_STRUCTURE_TYPE_PRESENT_REGIONS_KHR: {
-        auto* c = Append(*reinterpret_cast<const VkPresentRegionsKHR*>(s));
+        auto* c = store_.Append(*reinterpret_cast<const VkPresentRegionsKHR*>(s));
         if (c->pRegions != nullptr) {
           std::vector<VkPresentRegionKHR> regions(c->pRegions, c->pRegions + c->swapchainCount);
-          for (VkPresentRegionKHR& r : regions) r.pRectangles = Keep(r.pRectangles, r.rectangleCount);
-          c->pRegions = Keep(regions.data(), c->swapchainCount);
+          for (VkPresentRegionKHR& r : regions) r.pRectangles = store_.Keep(r.pRectangles, r.rectangleCount);
+          c->pRegions = store_.Keep(regions.data(), c->swapchainCount);
         }
         break;
       }
       case VK_STRUCTURE_TYPE_PRESENT_ID_KHR: {
-        auto* c = Append(*reinterpret_cast<const VkPresentIdKHR*>(s));
-        c->pPresentIds = Keep(c->pPresentIds, c->swapchainCount);
+        auto* c = store_.Append(*reinterpret_cast<const VkPresentIdKHR*>(s));
+        c->pPresentIds = store_.Keep(c->pPresentIds, c->swapchainCount);
         break;
       }
       case VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_FENCE_INFO_EXT: {
-        auto* c = Append(*reinterpret_cast<const VkSwapchainPresentFenceInfoEXT*>(s));
-        c->pFences = Keep(c->pFences, c->swapchainCount);
+        auto* c = store_.Append(*reinterpret_cast<const VkSwapchainPresentFenceInfoEXT*>(s));
+        c->pFences = store_.Keep(c->pFences, c->swapchainCount);
+        present_fences_ = const_cast<VkFence*>(c->pFences);  // ours: ForgetFence edits it
         for (uint32_t i = 0; c->pFences != nullptr && i < c->swapchainCount; ++i) {
           if (c->pFences[i] != VK_NULL_HANDLE) fences_.push_back(c->pFences[i]);
         }
         break;
       }
       case VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODE_INFO_EXT: {
-        auto* c = Append(*reinterpret_cast<const VkSwapchainPresentModeInfoEXT*>(s));
-        c->pPresentModes = Keep(c->pPresentModes, c->swapchainCount);
+        auto* c = store_.Append(*reinterpret_cast<const VkSwapchainPresentModeInfoEXT*>(s));
+        c->pPresentModes = store_.Keep(c->pPresentModes, c->swapchainCount);
         break;
       }
       case VK_STRUCTURE_TYPE_DISPLAY_PRESENT_INFO_KHR:
-        Append(*reinterpret_cast<const VkDisplayPresentInfoKHR*>(s));
+        store_.Append(*reinterpret_cast<const VkDisplayPresentInfoKHR*>(s));
         break;
       case VK_STRUCTURE_TYPE_PRESENT_TIMES_INFO_GOOGLE: {
-        auto* c = Append(*reinterpret_cast<const VkPresentTimesInfoGOOGLE*>(s));
-        c->pTimes = Keep(c->pTimes, c->swapchainCount);
+        auto* c = store_.Append(*reinterpret_cast<const VkPresentTimesInfoGOOGLE*>(s));
+        c->pTimes = store_.Keep(c->pTimes, c->swapchainCount);
         break;
       }
       case VK_STRUCTURE_TYPE_DEVICE_GROUP_PRESENT_INFO_KHR: {
-        auto* c = Append(*reinterpret_cast<const VkDeviceGroupPresentInfoKHR*>(s));
-        c->pDeviceMasks = Keep(c->pDeviceMasks, c->swapchainCount);
+        auto* c = store_.Append(*reinterpret_cast<const VkDeviceGroupPresentInfoKHR*>(s));
+        c->pDeviceMasks = store_.Keep(c->pDeviceMasks, c->swapchainCount);
         break;
       }
       default:
@@ -75,6 +63,27 @@ PresentCopy::PresentCopy(const VkPresentInfoKHR& in) {
         break;
     }
   }
+  info_.pNext = store_.head();
+}
+
+uint32_t PresentCopy::ForgetFence(VkFence fence) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; present_fences_ != nullptr && i < info_.swapchainCount; ++i) {
+    if (present_fences_[i] == fence) {
+      present_fences_[i] = VK_NULL_HANDLE;
+      ++n;
+    }
+  }
+  fences_.erase(std::remove(fences_.begin(), fences_.end(), fence), fences_.end());
+  return n;
+}
+
+uint32_t PresentCopy::ForgetWait(VkSemaphore semaphore) {
+  const std::size_t before = waits_.size();
+  waits_.erase(std::remove(waits_.begin(), waits_.end(), semaphore), waits_.end());
+  info_.waitSemaphoreCount = static_cast<uint32_t>(waits_.size());
+  info_.pWaitSemaphores = waits_.data();
+  return static_cast<uint32_t>(before - waits_.size());
 }
 
 }  // namespace bindery::timeline

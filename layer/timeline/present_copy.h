@@ -6,12 +6,11 @@
 // does not know is dropped (named by dropped(): the caller logs it).
 #pragma once
 
-#include <cstdint>
-#include <cstring>
-#include <memory>
 #include <vector>
 
 #include <vulkan/vulkan.h>
+
+#include "timeline/chain_store.h"
 
 namespace bindery::timeline {
 
@@ -28,31 +27,21 @@ class PresentCopy {
   const std::vector<VkFence>& fences() const { return fences_; }
   const std::vector<VkStructureType>& dropped() const { return dropped_; }
 
- private:
-  // A copy of `size` bytes of `s`, linked at the end of the copied chain.
-  void* Append(const void* s, std::size_t size);
-  template <typename T>
-  T* Append(const T& s) {
-    return static_cast<T*>(Append(&s, sizeof(T)));
-  }
-  template <typename T>
-  const T* Keep(const T* data, uint32_t count) {  // an array a copied struct points to
-    if (data == nullptr || count == 0) return data;
-    auto copy = std::make_unique<unsigned char[]>(sizeof(T) * count);
-    std::memcpy(copy.get(), data, sizeof(T) * count);
-    arrays_.push_back(std::move(copy));
-    return reinterpret_cast<const T*>(arrays_.back().get());
-  }
+  // The application destroyed `fence` / `semaphore` while this present was parked
+  // (invalid usage the layer survives): the present goes down without it. Return how many
+  // entries named it.
+  uint32_t ForgetFence(VkFence fence);
+  uint32_t ForgetWait(VkSemaphore semaphore);
 
+ private:
   VkPresentInfoKHR info_{VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
   std::vector<VkSemaphore> waits_;
   std::vector<VkSwapchainKHR> swapchains_;
   std::vector<uint32_t> image_indices_;
   std::vector<VkFence> fences_;
+  VkFence* present_fences_ = nullptr;  // the copied VkSwapchainPresentFenceInfoEXT array
   std::vector<VkStructureType> dropped_;
-  std::vector<std::unique_ptr<unsigned char[]>> structs_;
-  std::vector<std::unique_ptr<unsigned char[]>> arrays_;
-  VkBaseOutStructure* tail_ = nullptr;
+  ChainStore store_;  // the copied pNext structs
 };
 
 }  // namespace bindery::timeline

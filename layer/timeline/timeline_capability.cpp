@@ -36,6 +36,8 @@ const Hook kDeviceHooks[] = {
     BINDERY_HOOK(GetFenceStatus, nullptr),
     BINDERY_HOOK(GetSemaphoreFdKHR, nullptr),
     BINDERY_HOOK(ImportSemaphoreFdKHR, nullptr),
+    BINDERY_HOOK(GetFenceFdKHR, nullptr),
+    BINDERY_HOOK(DestroyFence, nullptr),
 };
 
 const Hook kInstanceHooks[] = {

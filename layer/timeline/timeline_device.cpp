@@ -145,6 +145,14 @@ VkResult DeviceTimelines::CreateSemaphore(const VkSemaphoreCreateInfo* info, con
 
 void DeviceTimelines::DestroySemaphore(VkSemaphore semaphore, const VkAllocationCallbacks* alloc) {
   if (semaphore == VK_NULL_HANDLE) return;
+  if (const uint32_t n = ForgetParkedSemaphore(semaphore)) {
+    // Invalid usage the layer survives: parked work goes down without the operations
+    // that named it (the driver never sees a destroyed handle).
+    BINDERY_LOG(device.log(), kError, "timeline-destroy",
+                "vkDestroySemaphore: %u waits/signals of work still parked behind an unsignalled timeline wait name "
+                "this semaphore (VUID-vkDestroySemaphore-semaphore-01137); that work goes down without them",
+                n);
+  }
   if (std::unique_ptr<SemaphoreRef> ref = semaphores_.Erase(semaphore)) {
     // Nothing the application submitted is pending on it (the spec requires that); the
     // spares of its points may still be signalled by the layer's relays in flight.

@@ -27,8 +27,9 @@
 #include "chassis/capability.h"
 #include "chassis/state.h"
 #include "core/handle_map.h"
+#include "timeline/batch.h"
 #include "timeline/present_copy.h"
-#include "timeline/sparse_binds.h"
+#include "timeline/submit_builder.h"
 #include "timeline/timeline_semaphore.h"
 
 namespace bindery::timeline {
@@ -36,41 +37,6 @@ namespace bindery::timeline {
 class TimelinePlan : public DevicePlan {
  public:
   bool synchronization2 = false;  // the application enabled it (vkQueueSubmit2 goes down as Submit2)
-};
-
-// One wait or signal of a batch, in the form of VkSemaphoreSubmitInfo.
-struct SemOp {
-  VkSemaphore semaphore = VK_NULL_HANDLE;
-  uint64_t value = 0;
-  VkPipelineStageFlags2 stage = 0;
-  uint32_t device_index = 0;
-  SemaphoreRef timeline;  // null: a binary semaphore of the application
-};
-
-// How a submission goes down to the driver: the application's entry point decides, and
-// the layer's relay batches take the same form.
-enum class Route { kSubmit, kSubmit2, kBindSparse };
-
-struct Batch {
-  std::vector<SemOp> waits;
-  std::vector<SemOp> signals;
-  std::vector<VkCommandBufferSubmitInfo> commands;
-  VkSubmitFlags flags = 0;
-  // kBindSparse: the binds (semaphores and pNext ignored). While the application's call
-  // runs they are its own struct; parked work points into its own copy (`sparse_copy`).
-  const VkBindSparseInfo* sparse = nullptr;
-  std::shared_ptr<const SparseBinds> sparse_copy;
-  bool device_group = false;  // VkDeviceGroupBindSparseInfo, kept for the driver
-  uint32_t resource_device = 0, memory_device = 0;
-  void Clear() {
-    waits.clear();
-    signals.clear();
-    commands.clear();
-    flags = 0;
-    sparse = nullptr;
-    sparse_copy.reset();
-    device_group = false;
-  }
 };
 
 // Work a queue holds back until its waits can be met, in queue order.
@@ -81,13 +47,13 @@ struct ParkedWork {
   std::size_t release_end = 0;     // DrainParked scratch: batches ready in this pass
   VkFence fence = VK_NULL_HANDLE;  // the application's, after the last batch
   Route route = Route::kSubmit;    // the entry point it came through: goes down the same way
-  std::shared_ptr<const PresentCopy> present;  // kPresent
+  std::shared_ptr<PresentCopy> present;  // kPresent
 };
 
 class DeviceTimelines;
 
 struct QueueTimelines {
-  QueueTimelines(DeviceTimelines& d, VkQueue q) : device(d), queue(q) {}
+  QueueTimelines(DeviceTimelines& d, VkQueue q) : device(d), queue(q), builder(d, *this) {}
   DeviceTimelines& device;
   const VkQueue queue;
 
@@ -107,37 +73,10 @@ struct QueueTimelines {
   // Scratch reused by every submission (no allocation once warm).
   std::vector<Batch> scratch_batches;
   std::vector<const Batch*> release_list;  // the batches of the driver call being built
-  std::vector<VkSubmitInfo2> out_submits;
-  std::vector<VkSemaphoreSubmitInfo> out_semaphores;
-  std::vector<VkCommandBufferSubmitInfo> out_commands;
+  // Readiness checks of a run of batches: what the batches checked so far signal.
   std::vector<std::pair<TimelineSemaphore*, uint64_t>> local_signals;
-  std::vector<SemaphoreRef> staged;  // semaphores given points by the submission being built
-  std::vector<VkSemaphore> local_binary;  // binary signals of the batches checked so far
-  std::vector<VkSemaphore> wait_semaphores;  // per wait of a batch: what goes down (or null)
-  std::vector<VkSemaphore> relay_signals;
-  struct Undo {
-    TimelineSemaphore* semaphore;
-    VkSemaphore new_spare;
-    Spare old;
-  };
-  std::vector<Undo> undo;
-  struct UndoDirect {  // a point's direct semaphore taken by the submission being built
-    TimelineSemaphore* semaphore;
-    uint64_t value;
-    VkSemaphore direct;
-  };
-  std::vector<UndoDirect> undo_direct;
-  std::vector<VkSemaphore> rollback_free;  // unsignalled again if the submission fails
-  // vkQueueSubmit form of the same submission.
-  std::vector<VkSubmitInfo> legacy_submits;
-  std::vector<VkSemaphore> legacy_semaphores;
-  std::vector<VkPipelineStageFlags> legacy_stages;
-  std::vector<VkCommandBuffer> legacy_commands;
-  std::vector<VkProtectedSubmitInfo> legacy_protected;
-  std::vector<const Batch*> out_origin;  // per out_submits entry: its batch, null for a relay
-  // vkQueueBindSparse form.
-  std::vector<VkBindSparseInfo> sparse_infos;
-  std::vector<VkDeviceGroupBindSparseInfo> sparse_groups;
+  std::vector<VkSemaphore> local_binary;
+  SubmitBuilder builder;  // builds and sends each release (this queue's mutex held)
   VkResult deferred_present_result = VK_SUCCESS;  // reported by the next present
 };
 
@@ -176,9 +115,22 @@ class DeviceTimelines : public CapabilityDevice {
   VkResult WaitForFences(uint32_t count, const VkFence* fences, VkBool32 all, uint64_t timeout);
   VkResult FenceStatus(VkFence fence);
   bool FenceParked(VkFence fence);
+  void DestroyFence(VkFence fence, const VkAllocationCallbacks* alloc);
+
+  // Exports (vkGetFenceFdKHR, vkGetSemaphoreFdKHR): the payload must be one the driver was
+  // asked to signal, so an export of a fence or binary semaphore signalled by parked work
+  // waits until that work has gone down. VK_ERROR_DEVICE_LOST if it never will.
+  VkResult WaitFenceSentDown(VkFence fence, const char* call);
+  VkResult WaitBinarySentDown(VkSemaphore semaphore, const char* call);
 
   bool lost() const { return lost_.load(std::memory_order_acquire); }
   void MarkLost();
+
+  // Change signal: a point became pending or was reached, a host signal, device loss,
+  // parked work added. Waiters read the generation before checking, then wait for it to move.
+  uint64_t Generation();
+  void NotifyChange();
+  void WaitChange(uint64_t seen, uint64_t timeout_ns);
 
   struct Counters {
     Counter* semaphores;
@@ -189,6 +141,7 @@ class DeviceTimelines : public CapabilityDevice {
 
  private:
   friend struct QueueTimelines;
+  friend class SubmitBuilder;
   // Brings `s` up to date from the fences of its points (s.mutex held).
   void Retire(TimelineSemaphore& s);
   // The lowest point >= value that the driver has (or that `building`, the submission being
@@ -197,10 +150,6 @@ class DeviceTimelines : public CapabilityDevice {
   TimePoint* LowestPending(TimelineSemaphore& s, uint64_t value, const Submission* building, bool device_wait);
   bool WaitReady(QueueTimelines& q, const SemOp& wait);
   bool BatchReady(QueueTimelines& q, const Batch& batch);
-  // Sends `count` batches (in queue order) down as one driver submission (q.mutex held).
-  VkResult Release(QueueTimelines& q, const Batch* const* batches, std::size_t count, Route route);
-  // Hands the built submission (q.out_*) to the driver in the form of `route`.
-  VkResult SendDown(QueueTimelines& q, Route route, VkFence fence);
   VkResult SubmitFence(QueueTimelines& q, VkFence fence, Route route);
   void Park(QueueTimelines& q, ParkedWork&& work);
   void ParkBinarySignals(const Batch& batch, int delta);
@@ -216,11 +165,6 @@ class DeviceTimelines : public CapabilityDevice {
   void SweepGraveyard();
   bool SubmissionComplete(Submission& s);
 
-  // Change signal: a point became pending or was reached, a host signal, device loss,
-  // parked work added. Waiters read the generation before checking, then wait for it to move.
-  uint64_t Generation();
-  void NotifyChange();
-  void WaitChange(uint64_t seen, uint64_t timeout_ns);
 
   ShardedHandleMap<VkSemaphore, SemaphoreRef> semaphores_;
   std::mutex queues_mutex_;  // creation of queue state only (cold)
@@ -241,6 +185,13 @@ class DeviceTimelines : public CapabilityDevice {
   std::mutex parked_fence_mutex_;
   std::unordered_map<VkFence, uint32_t> parked_fences_;
   void ParkFence(VkFence fence, int delta);
+  // `fence` of parked work went down: no longer parked; its waiters look again.
+  void FenceSentDown(VkFence fence);
+  void ForgetParkedFence(VkFence fence);
+  // Removes the operations of parked work that name `semaphore` (being destroyed); returns
+  // how many there were.
+  uint32_t ForgetParkedSemaphore(VkSemaphore semaphore);
+
 
   std::mutex graveyard_mutex_;
   std::vector<Spare> graveyard_;

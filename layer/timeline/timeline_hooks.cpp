@@ -30,9 +30,31 @@ bool Involved(DeviceTimelines& t, const VkSemaphore* waits, uint32_t wait_count,
   return false;
 }
 
-void WarnDroppedChain(DeviceTimelines& t, const void* chain, VkStructureType keep) {
+// The pNext chain of a converted submit batch. A batch without timeline semaphores keeps
+// it (copied: the batch may be parked), so the driver gets the submission the application
+// made; a batch with them loses what the relays would make untrue (index arrays no longer
+// match the semaphores that go down), logged.
+void ConvertChain(DeviceTimelines& t, const void* chain, Batch& out) {
+  bool any = false;
+  for (auto* s = static_cast<const VkBaseInStructure*>(chain); s != nullptr && !any; s = s->pNext) {
+    any = s->sType != VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO &&
+          s->sType != VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO;
+  }
+  if (!any) return;
+  if (!out.HasTimeline()) {
+    out.chain = std::make_shared<const SubmitChain>(chain);
+    for (VkStructureType dropped : out.chain->dropped()) {
+      BINDERY_LOG(t.device.log(), kWarn, "timeline-submit",
+                  "a submission going through timeline emulation loses pNext struct %d (the layer cannot copy it)",
+                  static_cast<int>(dropped));
+    }
+    return;
+  }
   for (auto* s = static_cast<const VkBaseInStructure*>(chain); s != nullptr; s = s->pNext) {
-    if (s->sType == keep || s->sType == VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO) continue;
+    if (s->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO ||
+        s->sType == VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO) {
+      continue;
+    }
     BINDERY_LOG(t.device.log(), kWarn, "timeline-submit",
                 "a submission with emulated timeline semaphores loses pNext struct %d (not supported with emulation)",
                 static_cast<int>(s->sType));
@@ -101,7 +123,6 @@ VkResult Submit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits, Vk
   for (uint32_t b = 0; b < count; ++b) {
     const VkSubmitInfo2& in = submits[b];
     Batch& out = batches[b];
-    WarnDroppedChain(t, in.pNext, VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
     out.flags = in.flags;
     auto convert = [&](const VkSemaphoreSubmitInfo& s) {
       SemOp op{s.semaphore, s.value, s.stageMask, s.deviceIndex, t.Find(s.semaphore)};
@@ -113,6 +134,7 @@ VkResult Submit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits, Vk
       out.signals.push_back(convert(in.pSignalSemaphoreInfos[i]));
     }
     out.commands.assign(in.pCommandBufferInfos, in.pCommandBufferInfos + in.commandBufferInfoCount);
+    ConvertChain(t, in.pNext, out);
   }
   return t.Submit(q, batches, count, fence, Route::kSubmit2);
 }
@@ -160,7 +182,6 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
   for (uint32_t b = 0; b < count; ++b) {
     const VkSubmitInfo& in = submits[b];
     Batch& out = batches[b];
-    WarnDroppedChain(t, in.pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
     const auto* values =
         FindInChain<VkTimelineSemaphoreSubmitInfo>(in.pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
     if (const auto* p = FindInChain<VkProtectedSubmitInfo>(in.pNext, VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO)) {
@@ -181,6 +202,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
       cb.commandBuffer = in.pCommandBuffers[i];
       out.commands.push_back(cb);
     }
+    ConvertChain(t, in.pNext, out);
   }
   return t.Submit(q, batches, count, fence, Route::kSubmit);
 }
@@ -293,7 +315,20 @@ VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreFdKHR(VkDevice device, const VkSemaph
                 "refused with VK_ERROR_INVALID_EXTERNAL_HANDLE");
     return VK_ERROR_INVALID_EXTERNAL_HANDLE;
   }
+  const VkResult r = t.WaitBinarySentDown(info->semaphore, "vkGetSemaphoreFdKHR");
+  if (r != VK_SUCCESS) return r;
   return t.next.GetSemaphoreFdKHR(device, info, fd);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL GetFenceFdKHR(VkDevice device, const VkFenceGetFdInfoKHR* info, int* fd) {
+  DeviceTimelines& t = Of(device);
+  const VkResult r = t.WaitFenceSentDown(info->fence, "vkGetFenceFdKHR");
+  if (r != VK_SUCCESS) return r;
+  return t.next.GetFenceFdKHR(device, info, fd);
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyFence(VkDevice device, VkFence fence, const VkAllocationCallbacks* alloc) {
+  Of(device).DestroyFence(fence, alloc);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL ImportSemaphoreFdKHR(VkDevice device, const VkImportSemaphoreFdInfoKHR* info) {

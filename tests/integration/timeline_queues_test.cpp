@@ -2,8 +2,8 @@
 // submission waiting a value that another queue's later submission signals, the reverse,
 // and a chain that goes A -> B -> A. Data written on one queue is read on the other
 // (the timeline's dependency orders memory, not just execution). Needs a device with two
-// queues (two of one family, else two families with compute): lavapipe has one and
-// skips; the H100 runs it.
+// queues (two of one family, else two families with compute): the H100 has them; over
+// lavapipe, which has one, tests/no_timeline_layer stands in a second backed by it.
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -20,6 +20,7 @@ class TimelineQueues : public ::testing::TestWithParam<TimelineConfig> {
   void SetUp() override {
     RigOptions options;
     options.queue_count = 2;
+    options.shared_queues = 2;  // over lavapipe, tests/no_timeline_layer stands in the second
     rig = std::make_unique<TimelineRig>(GetParam(), options);
     ASSERT_TRUE(rig->ok()) << rig->h->error();
     if (rig->h->queue_count() < 2) {

@@ -32,6 +32,13 @@ struct RigOptions {
   std::vector<const char*> device_extensions;
   uint32_t queue_count = 1;         // HarnessOptions::queue_count
   bool sparse_binding = false;      // the sparseBinding feature, queues with SPARSE_BINDING
+  // Queues per family the device offers at least: tests/no_timeline_layer stands in the
+  // ones past the driver's (backed by its queues), in both configurations (over lavapipe,
+  // which has one queue). 0: the driver's queues only.
+  uint32_t shared_queues = 0;
+  // tests/no_timeline_layer below in the forced configuration too (hiding nothing there),
+  // so a test can ask it what reached the driver (TimelineRig::Below).
+  bool spy_below = false;
 };
 
 class TimelineRig {
@@ -57,12 +64,22 @@ class TimelineRig {
       options.enabled_features = &features_;
       options.queue_flags |= VK_QUEUE_SPARSE_BINDING_BIT;
     }
-    if (config == TimelineConfig::kNoTimelineDriver) options.layers_between.push_back(kNoTimelineLayerName);
+    if (rig_options.shared_queues != 0) {
+      shared_queues_ = std::make_unique<ScopedEnv>("BINDERY_TEST_SHARED_QUEUES",
+                                                   std::to_string(rig_options.shared_queues));
+    }
+    const bool below = config == TimelineConfig::kNoTimelineDriver || rig_options.shared_queues != 0 ||
+                       rig_options.spy_below;
+    // Forced over lavapipe: the test layer shares queues or counts, and hides nothing.
+    if (config == TimelineConfig::kForce && below) {
+      keep_timelines_ = std::make_unique<ScopedEnv>("BINDERY_TEST_KEEP_TIMELINES", "1");
+    }
+    if (below) options.layers_between.push_back(kNoTimelineLayerName);
     h = std::make_unique<VkHarness>(options);
     if (!h->ok()) return;
     device = h->device();
     queue = h->queue();
-    if (config == TimelineConfig::kNoTimelineDriver) {
+    if (below) {
       void* lib = dlopen(BINDERY_NO_TIMELINE_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
       if (lib != nullptr) {
         violations_ = reinterpret_cast<BinderyNoTimelineViolationsFn>(dlsym(lib, "bindery_no_timeline_violations"));
@@ -73,6 +90,16 @@ class TimelineRig {
   }
 
   bool ok() const { return h != nullptr && h->ok(); }
+
+  // A function of tests/no_timeline_layer (loaded below in this rig), or null.
+  template <typename Fn>
+  Fn Below(const char* name) const {
+    void* lib = dlopen(BINDERY_NO_TIMELINE_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
+    if (lib == nullptr) return nullptr;
+    auto fn = reinterpret_cast<Fn>(dlsym(lib, name));
+    dlclose(lib);  // still loaded: the instance holds it
+    return fn;
+  }
 
   // The layer emulates on this device, and nothing timeline reached the layer below.
   void ExpectClean() {
@@ -282,6 +309,8 @@ class TimelineRig {
   TimelineConfig config_;
   ScopedEnv mode_;
   ScopedEnv log_;
+  std::unique_ptr<ScopedEnv> shared_queues_;
+  std::unique_ptr<ScopedEnv> keep_timelines_;
   VkPhysicalDeviceVulkan13Features v13_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   VkPhysicalDeviceVulkan12Features v12_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   BinderyNoTimelineViolationsFn violations_ = nullptr;

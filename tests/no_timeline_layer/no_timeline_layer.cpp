@@ -2,11 +2,23 @@
 // VK_KHR_timeline_semaphore, the timelineSemaphore feature (its own struct and Vulkan 1.2's
 // member) and the 1.2 limit, offers none of the timeline entry points, and counts a
 // violation whenever a timeline-typed struct, value or call reaches it (tests fail on any).
+//
+// Shared queues (BINDERY_TEST_SHARED_QUEUES=N): every queue family offers at least N
+// queues; those past the driver's own are handles of this layer backed by the driver's
+// queues (calls on one driver queue are serialized here). A stand-in for a device with
+// several queues on lavapipe, which has one. With BINDERY_TEST_KEEP_TIMELINES=1 the layer
+// only shares queues and hides nothing (the forced configuration over a driver with
+// timelines).
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <cstdlib>
+#include <map>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -33,6 +45,22 @@ std::atomic<uint32_t> g_bind_sparse_calls{0};
 // semaphores and fence, so the semaphore handling of the layer above can be tested there.
 std::atomic<bool> g_semaphore_only_sparse{false};
 
+// Shared queues (see the header comment): read at vkCreateInstance.
+uint32_t g_shared_queues = 0;
+bool g_keep_timelines = false;
+// A queue handle of this layer: dispatchable, so its first word is the loader's.
+struct SharedQueue {
+  void* loader_data;
+  VkQueue real;
+};
+std::mutex g_queue_mutex;  // the maps below
+std::unordered_map<VkQueue, VkQueue> g_real_of;            // shared handle -> driver queue
+std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<SharedQueue>> g_shared;  // (family, index)
+std::unordered_map<uint32_t, uint32_t> g_driver_queue_count;  // family -> queues the driver created
+std::unordered_map<VkQueue, std::unique_ptr<std::mutex>> g_queue_locks;  // per driver queue
+// Submissions seen per pNext struct type (tests check that a chain reached the driver).
+std::unordered_map<int, uint32_t> g_submit_structs;
+
 struct Next {
   PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties = nullptr;
   PFN_vkGetPhysicalDeviceFeatures2 GetPhysicalDeviceFeatures2 = nullptr;
@@ -46,13 +74,86 @@ struct Next {
   PFN_vkQueueSubmit2 QueueSubmit2KHR = nullptr;
   PFN_vkQueueBindSparse QueueBindSparse = nullptr;
   PFN_vkQueuePresentKHR QueuePresentKHR = nullptr;
+  PFN_vkGetPhysicalDeviceQueueFamilyProperties GetPhysicalDeviceQueueFamilyProperties = nullptr;
+  PFN_vkGetPhysicalDeviceQueueFamilyProperties2 GetPhysicalDeviceQueueFamilyProperties2 = nullptr;
+  PFN_vkGetPhysicalDeviceQueueFamilyProperties2 GetPhysicalDeviceQueueFamilyProperties2KHR = nullptr;
+  PFN_vkGetDeviceQueue GetDeviceQueue = nullptr;
+  PFN_vkGetDeviceQueue2 GetDeviceQueue2 = nullptr;
+  PFN_vkQueueWaitIdle QueueWaitIdle = nullptr;
+  PFN_vkWaitForFences WaitForFences = nullptr;
+  PFN_vkCreateFence CreateFence = nullptr;
+  PFN_vkGetFenceStatus GetFenceStatus = nullptr;
 } g_next;
+
+// Holds (bindery_no_timeline_hold): the next call of an armed kind blocks until the test
+// lets it go, so a test can stop the layer above inside a window it wants to probe.
+std::mutex g_hold_mutex;
+std::condition_variable g_hold_changed;
+int g_hold_armed = 0, g_holding = 0, g_let_go = 0;
+
+void MaybeHold(int kind) {
+  std::unique_lock<std::mutex> lock(g_hold_mutex);
+  if ((g_hold_armed & kind) == 0) return;
+  g_hold_armed &= ~kind;
+  g_holding |= kind;
+  g_hold_changed.notify_all();
+  g_hold_changed.wait(lock, [kind] { return (g_let_go & kind) != 0; });
+  g_let_go &= ~kind;
+  g_holding &= ~kind;
+}
+// vkWaitForFences calls that reached this layer (tests check the layer above does not
+// wait in slices).
+std::atomic<uint32_t> g_wait_for_fences_calls{0};
+
+// The driver queue behind `queue` (itself when it is the driver's).
+VkQueue Real(VkQueue queue) {
+  if (g_shared_queues == 0) return queue;
+  std::lock_guard<std::mutex> lock(g_queue_mutex);
+  auto it = g_real_of.find(queue);
+  return it == g_real_of.end() ? queue : it->second;
+}
+
+// Held around every call on a driver queue that shared handles stand for: the driver
+// queue is externally synchronized, and several application threads use its stand-ins.
+class QueueLock {
+ public:
+  explicit QueueLock(VkQueue real) {
+    if (g_shared_queues == 0) return;
+    std::lock_guard<std::mutex> lock(g_queue_mutex);
+    std::unique_ptr<std::mutex>& m = g_queue_locks[real];
+    if (m == nullptr) m = std::make_unique<std::mutex>();
+    mutex_ = m.get();
+    mutex_->lock();
+  }
+  ~QueueLock() {
+    if (mutex_ != nullptr) mutex_->unlock();
+  }
+  QueueLock(const QueueLock&) = delete;
+  QueueLock& operator=(const QueueLock&) = delete;
+
+ private:
+  std::mutex* mutex_ = nullptr;
+};
+
+void CountSubmitStructs(const void* chain) {
+  std::lock_guard<std::mutex> lock(g_queue_mutex);
+  for (auto* s = static_cast<const VkBaseInStructure*>(chain); s != nullptr; s = s->pNext) {
+    ++g_submit_structs[static_cast<int>(s->sType)];
+  }
+}
 // Presents that reached this layer with VkPresentRegionsKHR, and the first rectangle of the
 // last one (tests check that a present the layer above held back kept its pNext).
 std::atomic<uint32_t> g_presents_with_regions{0};
 VkRectLayerKHR g_last_region{};
 
+// Read where needed: the loader may ask for entry points before vkCreateInstance.
+bool KeepTimelines() {
+  const char* keep = std::getenv("BINDERY_TEST_KEEP_TIMELINES");
+  return keep != nullptr && std::strcmp(keep, "1") == 0;
+}
+
 void Violation(const char* what) {
+  if (g_keep_timelines) return;  // timelines pass through in that mode
   std::lock_guard<std::mutex> lock(g_mutex);
   ++g_violations;
   g_last = what;
@@ -146,9 +247,13 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
                                            VkFence fence) {
   for (uint32_t i = 0; i < count; ++i) {
     if (HasTimelineStruct(submits[i].pNext)) Violation("VkTimelineSemaphoreSubmitInfo in vkQueueSubmit");
+    CountSubmitStructs(submits[i].pNext);
   }
   if (g_lost.load()) return VK_ERROR_DEVICE_LOST;
-  return g_next.QueueSubmit(queue, count, submits, fence);
+  MaybeHold(2);
+  const VkQueue real = Real(queue);
+  QueueLock lock(real);
+  return g_next.QueueSubmit(real, count, submits, fence);
 }
 
 void CheckSubmit2(uint32_t count, const VkSubmitInfo2* submits) {
@@ -159,6 +264,7 @@ void CheckSubmit2(uint32_t count, const VkSubmitInfo2* submits) {
     for (uint32_t s = 0; s < submits[i].signalSemaphoreInfoCount; ++s) {
       if (submits[i].pSignalSemaphoreInfos[s].value != 0) Violation("a timeline value in a vkQueueSubmit2 signal");
     }
+    CountSubmitStructs(submits[i].pNext);
   }
 }
 
@@ -166,13 +272,19 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t count, const
                                             VkFence fence) {
   CheckSubmit2(count, submits);
   if (g_lost.load()) return VK_ERROR_DEVICE_LOST;
-  return g_next.QueueSubmit2(queue, count, submits, fence);
+  MaybeHold(2);
+  const VkQueue real = Real(queue);
+  QueueLock lock(real);
+  return g_next.QueueSubmit2(real, count, submits, fence);
 }
 VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2KHR(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits,
                                                VkFence fence) {
   CheckSubmit2(count, submits);
   if (g_lost.load()) return VK_ERROR_DEVICE_LOST;
-  return g_next.QueueSubmit2KHR(queue, count, submits, fence);
+  MaybeHold(2);
+  const VkQueue real = Real(queue);
+  QueueLock lock(real);
+  return g_next.QueueSubmit2KHR(real, count, submits, fence);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, const VkBindSparseInfo* infos,
@@ -182,6 +294,8 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, co
     if (HasTimelineStruct(infos[i].pNext)) Violation("VkTimelineSemaphoreSubmitInfo in vkQueueBindSparse");
   }
   if (g_lost.load()) return VK_ERROR_DEVICE_LOST;
+  queue = Real(queue);
+  QueueLock lock(queue);
   if (!g_semaphore_only_sparse.load()) return g_next.QueueBindSparse(queue, count, infos, fence);
   // The stand-in: one submit batch per bind batch, waits at every stage.
   std::vector<VkSubmitInfo> submits(count);
@@ -214,7 +328,88 @@ VKAPI_ATTR VkResult VKAPI_CALL QueuePresentKHR(VkQueue queue, const VkPresentInf
     }
     g_presents_with_regions.fetch_add(1);
   }
-  return g_next.QueuePresentKHR(queue, info);
+  const VkQueue real = Real(queue);
+  QueueLock lock(real);
+  return g_next.QueuePresentKHR(real, info);
+}
+
+// bindery_no_timeline_fences_unsignalled: while on, vkGetFenceStatus answers VK_NOT_READY
+// without asking the driver (work the layer above sent down looks still in flight).
+std::atomic<bool> g_fences_unsignalled{false};
+
+VKAPI_ATTR VkResult VKAPI_CALL GetFenceStatus(VkDevice device, VkFence fence) {
+  if (g_fences_unsignalled.load()) return VK_NOT_READY;
+  return g_next.GetFenceStatus(device, fence);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateFence(VkDevice device, const VkFenceCreateInfo* info,
+                                           const VkAllocationCallbacks* alloc, VkFence* out) {
+  MaybeHold(1);
+  return g_next.CreateFence(device, info, alloc, out);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, const VkFence* fences, VkBool32 all,
+                                             uint64_t timeout) {
+  g_wait_for_fences_calls.fetch_add(1);
+  return g_next.WaitForFences(device, count, fences, all, timeout);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL QueueWaitIdle(VkQueue queue) {
+  const VkQueue real = Real(queue);
+  QueueLock lock(real);
+  return g_next.QueueWaitIdle(real);
+}
+
+// The application's queue `index` of `family`: the driver's, or a shared stand-in.
+VkQueue SharedOrReal(VkQueue driver_queue, uint32_t family, uint32_t index) {
+  std::lock_guard<std::mutex> lock(g_queue_mutex);
+  auto count = g_driver_queue_count.find(family);
+  if (count == g_driver_queue_count.end() || index < count->second) return driver_queue;
+  std::unique_ptr<SharedQueue>& shared = g_shared[{family, index}];
+  if (shared == nullptr) {
+    shared = std::make_unique<SharedQueue>();
+    shared->loader_data = *reinterpret_cast<void**>(driver_queue);
+    shared->real = driver_queue;
+    g_real_of[reinterpret_cast<VkQueue>(shared.get())] = driver_queue;
+  }
+  return reinterpret_cast<VkQueue>(shared.get());
+}
+
+uint32_t DriverIndex(uint32_t family, uint32_t index) {
+  std::lock_guard<std::mutex> lock(g_queue_mutex);
+  auto count = g_driver_queue_count.find(family);
+  return count == g_driver_queue_count.end() || count->second == 0 ? index : index % count->second;
+}
+
+VKAPI_ATTR void VKAPI_CALL GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue* out) {
+  g_next.GetDeviceQueue(device, family, DriverIndex(family, index), out);
+  *out = SharedOrReal(*out, family, index);
+}
+
+VKAPI_ATTR void VKAPI_CALL GetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2* info, VkQueue* out) {
+  VkDeviceQueueInfo2 copy = *info;
+  copy.queueIndex = DriverIndex(info->queueFamilyIndex, info->queueIndex);
+  g_next.GetDeviceQueue2(device, &copy, out);
+  if (*out != VK_NULL_HANDLE) *out = SharedOrReal(*out, info->queueFamilyIndex, info->queueIndex);
+}
+
+void RaiseQueueCount(VkQueueFamilyProperties& p) {
+  if (p.queueCount < g_shared_queues) p.queueCount = g_shared_queues;
+}
+VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceQueueFamilyProperties(VkPhysicalDevice pd, uint32_t* count,
+                                                                 VkQueueFamilyProperties* props) {
+  g_next.GetPhysicalDeviceQueueFamilyProperties(pd, count, props);
+  for (uint32_t i = 0; props != nullptr && i < *count; ++i) RaiseQueueCount(props[i]);
+}
+VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceQueueFamilyProperties2(VkPhysicalDevice pd, uint32_t* count,
+                                                                  VkQueueFamilyProperties2* props) {
+  g_next.GetPhysicalDeviceQueueFamilyProperties2(pd, count, props);
+  for (uint32_t i = 0; props != nullptr && i < *count; ++i) RaiseQueueCount(props[i].queueFamilyProperties);
+}
+VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceQueueFamilyProperties2KHR(VkPhysicalDevice pd, uint32_t* count,
+                                                                     VkQueueFamilyProperties2* props) {
+  g_next.GetPhysicalDeviceQueueFamilyProperties2KHR(pd, count, props);
+  for (uint32_t i = 0; props != nullptr && i < *count; ++i) RaiseQueueCount(props[i].queueFamilyProperties);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo* ci,
@@ -232,8 +427,36 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceC
       Violation("Vulkan12Features::timelineSemaphore at vkCreateDevice");
     }
   }
-  const VkResult r = bindery::test_layer::CreateDeviceBelow(pd, ci, alloc, out, &g_gdpa);
+  // Shared queues: the driver creates as many queues per family as it has.
+  VkDeviceCreateInfo clamped = *ci;
+  std::vector<VkDeviceQueueCreateInfo> queues(ci->pQueueCreateInfos, ci->pQueueCreateInfos + ci->queueCreateInfoCount);
+  if (g_shared_queues != 0) {
+    uint32_t n = 0;
+    g_next.GetPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
+    std::vector<VkQueueFamilyProperties> families(n);
+    g_next.GetPhysicalDeviceQueueFamilyProperties(pd, &n, families.data());
+    std::lock_guard<std::mutex> lock(g_queue_mutex);
+    // One device at a time uses shared queues (the tests'): the last device's go.
+    g_driver_queue_count.clear();
+    g_shared.clear();
+    g_real_of.clear();
+    g_queue_locks.clear();
+    for (VkDeviceQueueCreateInfo& q : queues) {
+      if (q.queueFamilyIndex < n && q.queueCount > families[q.queueFamilyIndex].queueCount) {
+        q.queueCount = families[q.queueFamilyIndex].queueCount;
+      }
+      g_driver_queue_count[q.queueFamilyIndex] = q.queueCount;
+    }
+    clamped.pQueueCreateInfos = queues.data();
+  }
+  const VkResult r = bindery::test_layer::CreateDeviceBelow(pd, &clamped, alloc, out, &g_gdpa);
   if (r != VK_SUCCESS) return r;
+  g_next.GetDeviceQueue = reinterpret_cast<PFN_vkGetDeviceQueue>(g_gdpa(*out, "vkGetDeviceQueue"));
+  g_next.GetDeviceQueue2 = reinterpret_cast<PFN_vkGetDeviceQueue2>(g_gdpa(*out, "vkGetDeviceQueue2"));
+  g_next.QueueWaitIdle = reinterpret_cast<PFN_vkQueueWaitIdle>(g_gdpa(*out, "vkQueueWaitIdle"));
+  g_next.WaitForFences = reinterpret_cast<PFN_vkWaitForFences>(g_gdpa(*out, "vkWaitForFences"));
+  g_next.CreateFence = reinterpret_cast<PFN_vkCreateFence>(g_gdpa(*out, "vkCreateFence"));
+  g_next.GetFenceStatus = reinterpret_cast<PFN_vkGetFenceStatus>(g_gdpa(*out, "vkGetFenceStatus"));
   g_next.CreateSemaphore = reinterpret_cast<PFN_vkCreateSemaphore>(g_gdpa(*out, "vkCreateSemaphore"));
   g_next.QueueSubmit = reinterpret_cast<PFN_vkQueueSubmit>(g_gdpa(*out, "vkQueueSubmit"));
   g_next.QueueSubmit2 = reinterpret_cast<PFN_vkQueueSubmit2>(g_gdpa(*out, "vkQueueSubmit2"));
@@ -245,6 +468,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceC
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, const VkAllocationCallbacks* alloc,
                                               VkInstance* out) {
+  const char* shared = std::getenv("BINDERY_TEST_SHARED_QUEUES");
+  g_shared_queues = shared != nullptr ? static_cast<uint32_t>(std::strtoul(shared, nullptr, 10)) : 0;
+  g_keep_timelines = KeepTimelines();
   const VkResult r = bindery::test_layer::CreateInstanceBelow(ci, alloc, out, &g_gipa);
   if (r != VK_SUCCESS) return r;
   auto load = [&](const char* name) { return g_gipa(*out, name); };
@@ -260,6 +486,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, co
       reinterpret_cast<PFN_vkGetPhysicalDeviceProperties2>(load("vkGetPhysicalDeviceProperties2KHR"));
   g_next.GetPhysicalDeviceExternalSemaphoreProperties = reinterpret_cast<PFN_vkGetPhysicalDeviceExternalSemaphoreProperties>(
       load("vkGetPhysicalDeviceExternalSemaphoreProperties"));
+  g_next.GetPhysicalDeviceQueueFamilyProperties =
+      reinterpret_cast<PFN_vkGetPhysicalDeviceQueueFamilyProperties>(load("vkGetPhysicalDeviceQueueFamilyProperties"));
+  g_next.GetPhysicalDeviceQueueFamilyProperties2 =
+      reinterpret_cast<PFN_vkGetPhysicalDeviceQueueFamilyProperties2>(load("vkGetPhysicalDeviceQueueFamilyProperties2"));
+  g_next.GetPhysicalDeviceQueueFamilyProperties2KHR = reinterpret_cast<PFN_vkGetPhysicalDeviceQueueFamilyProperties2>(
+      load("vkGetPhysicalDeviceQueueFamilyProperties2KHR"));
   return r;
 }
 
@@ -273,13 +505,21 @@ bool IsTimelineCall(const char* name) {
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, const char* name) {
-  if (IsTimelineCall(name)) return nullptr;  // the "driver" has no timeline entry points
+  if (IsTimelineCall(name) && !g_keep_timelines) return nullptr;  // the "driver" has no timeline entry points
+  if (g_shared_queues != 0) {
+    BINDERY_TEST_LAYER_ENTRY(GetDeviceQueue);
+    BINDERY_TEST_LAYER_ENTRY_IF(GetDeviceQueue2, g_next.GetDeviceQueue2);
+    BINDERY_TEST_LAYER_ENTRY(QueueWaitIdle);
+  }
   BINDERY_TEST_LAYER_ENTRY(GetDeviceProcAddr);
   BINDERY_TEST_LAYER_ENTRY(CreateSemaphore);
   BINDERY_TEST_LAYER_ENTRY(QueueSubmit);
   BINDERY_TEST_LAYER_ENTRY_IF(QueueSubmit2, g_next.QueueSubmit2);
   BINDERY_TEST_LAYER_ENTRY_IF(QueueSubmit2KHR, g_next.QueueSubmit2KHR);
   BINDERY_TEST_LAYER_ENTRY(QueueBindSparse);
+  BINDERY_TEST_LAYER_ENTRY(WaitForFences);
+  BINDERY_TEST_LAYER_ENTRY(CreateFence);
+  BINDERY_TEST_LAYER_ENTRY(GetFenceStatus);
   BINDERY_TEST_LAYER_ENTRY_IF(QueuePresentKHR, g_next.QueuePresentKHR);
   return g_gdpa(device, name);
 }
@@ -289,12 +529,16 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetInstanceProcAddr(VkInstance instance
   BINDERY_TEST_LAYER_ENTRY(CreateInstance);
   BINDERY_TEST_LAYER_ENTRY(CreateDevice);
   BINDERY_TEST_LAYER_ENTRY(GetDeviceProcAddr);
+  BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceQueueFamilyProperties);
+  if (KeepTimelines()) return g_gipa == nullptr ? nullptr : g_gipa(instance, name);
   BINDERY_TEST_LAYER_ENTRY(EnumerateDeviceExtensionProperties);
   BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceFeatures2);
   BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceFeatures2KHR);
   BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceProperties2);
   BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceProperties2KHR);
   BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceExternalSemaphoreProperties);
+  BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceQueueFamilyProperties2);
+  BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceQueueFamilyProperties2KHR);
   if (IsTimelineCall(name)) return nullptr;
   return g_gipa == nullptr ? nullptr : g_gipa(instance, name);
 }
@@ -312,7 +556,49 @@ BINDERY_TEST_LAYER_EXPORT size_t bindery_no_timeline_violations(char* last, size
   return g_violations;
 }
 
+BINDERY_TEST_LAYER_EXPORT uint32_t bindery_no_timeline_submit_structs(int type) {
+  std::lock_guard<std::mutex> lock(g_queue_mutex);
+  auto it = g_submit_structs.find(type);
+  return it == g_submit_structs.end() ? 0 : it->second;
+}
+
+BINDERY_TEST_LAYER_EXPORT void bindery_no_timeline_fences_unsignalled(int on) {
+  g_fences_unsignalled.store(on != 0);
+}
+
+BINDERY_TEST_LAYER_EXPORT void bindery_no_timeline_hold(int kinds) {
+  std::lock_guard<std::mutex> lock(g_hold_mutex);
+  g_hold_armed |= kinds;
+  g_let_go &= ~kinds;
+}
+
+BINDERY_TEST_LAYER_EXPORT int bindery_no_timeline_holding() {
+  std::lock_guard<std::mutex> lock(g_hold_mutex);
+  return g_holding;
+}
+
+BINDERY_TEST_LAYER_EXPORT void bindery_no_timeline_let_go(int kinds) {
+  std::lock_guard<std::mutex> lock(g_hold_mutex);
+  g_let_go |= kinds;
+  g_hold_armed &= ~kinds;
+  g_hold_changed.notify_all();
+}
+
+BINDERY_TEST_LAYER_EXPORT uint32_t bindery_no_timeline_wait_for_fences_calls() {
+  return g_wait_for_fences_calls.load();
+}
+
 BINDERY_TEST_LAYER_EXPORT void bindery_no_timeline_reset() {
+  g_wait_for_fences_calls.store(0);
+  g_fences_unsignalled.store(false);
+  {
+    std::lock_guard<std::mutex> lock(g_hold_mutex);
+    g_hold_armed = g_let_go = 0;
+  }
+  {
+    std::lock_guard<std::mutex> lock(g_queue_mutex);
+    g_submit_structs.clear();
+  }
   std::lock_guard<std::mutex> lock(g_mutex);
   g_violations = 0;
   g_last.clear();

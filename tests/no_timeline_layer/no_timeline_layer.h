@@ -29,4 +29,29 @@ using BinderyNoTimelineBindSparseCallsFn = uint32_t (*)();
 // the last one.
 using BinderyNoTimelinePresentRegionsFn = uint32_t (*)(VkRectLayerKHR* last);
 
+// extern "C" uint32_t bindery_no_timeline_submit_structs(int type);
+// Submit batches (vkQueueSubmit, vkQueueSubmit2) seen since the reset whose pNext chain held
+// a struct of VkStructureType `type`.
+using BinderyNoTimelineSubmitStructsFn = uint32_t (*)(int type);
+
+// extern "C" uint32_t bindery_no_timeline_wait_for_fences_calls();  since the reset.
+using BinderyNoTimelineWaitForFencesCallsFn = uint32_t (*)();
+
+// Holds: kinds 1 = vkCreateFence, 2 = vkQueueSubmit / vkQueueSubmit2.
+// extern "C" void bindery_no_timeline_hold(int kinds);     the next call of each kind blocks
+// extern "C" int bindery_no_timeline_holding();            kinds blocked right now
+// extern "C" void bindery_no_timeline_let_go(int kinds);   blocked calls go on (and disarms)
+inline constexpr int kHoldCreateFence = 1;
+inline constexpr int kHoldQueueSubmit = 2;
+using BinderyNoTimelineHoldFn = void (*)(int kinds);
+using BinderyNoTimelineHoldingFn = int (*)();
+
+// extern "C" void bindery_no_timeline_fences_unsignalled(int on);
+// While on, vkGetFenceStatus answers VK_NOT_READY without asking the driver.
+using BinderyNoTimelineFencesUnsignalledFn = void (*)(int on);
+
+// Environment read at vkCreateInstance: BINDERY_TEST_SHARED_QUEUES=N offers N queues per
+// family (past the driver's own, stand-ins backed by its queues); with
+// BINDERY_TEST_KEEP_TIMELINES=1 the layer hides nothing (shared queues only).
+
 inline constexpr const char* kNoTimelineLayerName = "VK_LAYER_bindery_test_no_timeline";

@@ -1,0 +1,206 @@
+// What the application does with objects that parked work (held back behind an unsignalled
+// timeline wait) refers to, in both configurations:
+// - a later submission without timeline semaphores keeps its own pNext chain on the way
+//   down and stays behind the parked work;
+// - vkWaitForFences wait-any over a parked and a driver fence sleeps in the driver (no
+//   slices) and wakes when the parked fence goes down and signals;
+// - destroying a fence or semaphore that parked work still names is survived, logged;
+// - exporting a fence or binary semaphore that parked work signals waits until the work
+//   has gone down; emulated timelines refuse exports and imports.
+// tests/no_timeline_layer sits below in both configurations and says what reached the driver.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "integration/timeline_rig.h"
+
+namespace bindery::test {
+namespace {
+
+constexpr uint64_t kSecond = 1'000'000'000ull;
+
+class TimelineParkedObjects : public ::testing::TestWithParam<TimelineConfig> {
+ protected:
+  void SetUp() override { Make({}); }
+  void Make(std::vector<const char*> device_extensions) {
+    RigOptions options;
+    options.spy_below = true;
+    options.device_extensions = std::move(device_extensions);
+    rig = std::make_unique<TimelineRig>(GetParam(), options);
+    ASSERT_TRUE(rig->ok()) << rig->h->error();
+  }
+  void TearDown() override {
+    if (rig != nullptr && rig->ok() && !HasFailure() && !IsSkipped()) rig->ExpectClean();
+  }
+  VkFence Fence(const void* next = nullptr) {
+    VkFenceCreateInfo info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, next};
+    VkFence f = VK_NULL_HANDLE;
+    EXPECT_EQ(vkCreateFence(rig->device, &info, nullptr, &f), VK_SUCCESS);
+    return f;
+  }
+  bool Logged(const char* id) const {
+    for (const Message& m : rig->h->BinderyMessages()) {
+      if (m.id.find(id) != std::string::npos) return true;
+    }
+    return false;
+  }
+  bool DriverOffers(const char* extension) const {
+    uint32_t n = 0;
+    vkEnumerateDeviceExtensionProperties(rig->h->physical_device(), nullptr, &n, nullptr);
+    std::vector<VkExtensionProperties> all(n);
+    vkEnumerateDeviceExtensionProperties(rig->h->physical_device(), nullptr, &n, all.data());
+    for (const VkExtensionProperties& e : all) {
+      if (std::strcmp(e.extensionName, extension) == 0) return true;
+    }
+    return false;
+  }
+
+  std::unique_ptr<TimelineRig> rig;
+};
+
+TEST_P(TimelineParkedObjects, APlainSubmissionBehindParkedWorkKeepsItsChainAndItsPlace) {
+  auto structs = rig->Below<BinderyNoTimelineSubmitStructsFn>("bindery_no_timeline_submit_structs");
+  ASSERT_NE(structs, nullptr);
+  VkSemaphore gate = rig->Timeline();
+  ASSERT_EQ(rig->Submit({{gate, 1}}, {}), VK_SUCCESS);  // parked: the gate is not signalled
+  HostBuffer buffer = rig->h->CreateHostBuffer(4096, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+  std::memset(buffer.mapped, 0, 4096);
+  VkCommandBuffer fill = rig->Fill(buffer, 0x0c4a1e5u);
+  // No timeline semaphore: device-group masks and a (non-protected) protected-submit struct.
+  const uint32_t mask = 1;
+  VkProtectedSubmitInfo protect{VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO};
+  protect.protectedSubmit = VK_FALSE;
+  VkDeviceGroupSubmitInfo group{VK_STRUCTURE_TYPE_DEVICE_GROUP_SUBMIT_INFO, &protect};
+  group.commandBufferCount = 1;
+  group.pCommandBufferDeviceMasks = &mask;
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO, &group};
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &fill;
+  VkFence fence = Fence();
+  ASSERT_EQ(vkQueueSubmit(rig->queue, 1, &si, fence), VK_SUCCESS);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_EQ(vkGetFenceStatus(rig->device, fence), VK_NOT_READY) << "the plain submission passed the parked work";
+  EXPECT_EQ(TimelineRig::Word(buffer, 0), 0u);
+  ASSERT_EQ(rig->Signal(gate, 1), VK_SUCCESS);
+  ASSERT_EQ(vkWaitForFences(rig->device, 1, &fence, VK_TRUE, 5 * kSecond), VK_SUCCESS);
+  EXPECT_EQ(TimelineRig::Word(buffer, 1023), 0x0c4a1e5u);
+  EXPECT_GE(structs(VK_STRUCTURE_TYPE_DEVICE_GROUP_SUBMIT_INFO), 1u)
+      << "the VkDeviceGroupSubmitInfo of a submission held behind parked work never reached the driver";
+  EXPECT_FALSE(Logged("timeline-submit")) << VkHarness::Format(rig->h->BinderyMessages());
+  vkDestroyFence(rig->device, fence, nullptr);
+  rig->h->Destroy(buffer);
+}
+
+TEST_P(TimelineParkedObjects, DestroyingObjectsThatParkedWorkNamesIsSurvived) {
+  VkSemaphore gate = rig->Timeline();
+  VkSemaphore done = rig->Timeline();
+  VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  VkSemaphoreCreateInfo timeline_info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &type};
+  VkSemaphoreCreateInfo binary_info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  VkSemaphore doomed_timeline = VK_NULL_HANDLE, doomed_binary = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateSemaphore(rig->device, &timeline_info, nullptr, &doomed_timeline), VK_SUCCESS);
+  ASSERT_EQ(vkCreateSemaphore(rig->device, &binary_info, nullptr, &doomed_binary), VK_SUCCESS);
+  VkFence doomed_fence = Fence();
+  // Parked: waits the gate and the doomed timeline, signals the doomed binary, done = 1,
+  // and the doomed fence.
+  ASSERT_EQ(rig->Submit({{gate, 1}, {doomed_timeline, 1}}, {{doomed_binary, 0}, {done, 1}}, VK_NULL_HANDLE,
+                        doomed_fence),
+            VK_SUCCESS);
+  vkDestroyFence(rig->device, doomed_fence, nullptr);
+  vkDestroySemaphore(rig->device, doomed_binary, nullptr);
+  vkDestroySemaphore(rig->device, doomed_timeline, nullptr);
+  EXPECT_TRUE(Logged("timeline-destroy")) << VkHarness::Format(rig->h->BinderyMessages());
+  ASSERT_EQ(rig->Signal(gate, 1), VK_SUCCESS);
+  EXPECT_EQ(rig->Wait({{done, 1}}, 5 * kSecond), VK_SUCCESS) << "the parked work never went down";
+  EXPECT_EQ(vkQueueWaitIdle(rig->queue), VK_SUCCESS);
+}
+
+TEST_P(TimelineParkedObjects, ExportsOfFencesAndSemaphoresThatParkedWorkSignalsWaitForIt) {
+  if (!DriverOffers(VK_KHR_EXTERNAL_FENCE_FD_EXTENSION_NAME) ||
+      !DriverOffers(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME)) {
+    GTEST_SKIP() << "the driver has no VK_KHR_external_fence_fd / VK_KHR_external_semaphore_fd (lavapipe)";
+  }
+  rig.reset();
+  Make({VK_KHR_EXTERNAL_FENCE_FD_EXTENSION_NAME, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME});
+  VkExternalFenceProperties fence_props{VK_STRUCTURE_TYPE_EXTERNAL_FENCE_PROPERTIES};
+  VkPhysicalDeviceExternalFenceInfo fence_query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_FENCE_INFO};
+  fence_query.handleType = VK_EXTERNAL_FENCE_HANDLE_TYPE_SYNC_FD_BIT;
+  vkGetPhysicalDeviceExternalFenceProperties(rig->h->physical_device(), &fence_query, &fence_props);
+  VkExternalSemaphoreProperties sem_props{VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES};
+  VkPhysicalDeviceExternalSemaphoreInfo sem_query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO};
+  sem_query.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT;
+  vkGetPhysicalDeviceExternalSemaphoreProperties(rig->h->physical_device(), &sem_query, &sem_props);
+  if (!(fence_props.externalFenceFeatures & VK_EXTERNAL_FENCE_FEATURE_EXPORTABLE_BIT) ||
+      !(sem_props.externalSemaphoreFeatures & VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT)) {
+    GTEST_SKIP() << "the driver cannot export sync fds of fences and semaphores";
+  }
+  auto get_fence_fd = reinterpret_cast<PFN_vkGetFenceFdKHR>(vkGetDeviceProcAddr(rig->device, "vkGetFenceFdKHR"));
+  auto get_semaphore_fd =
+      reinterpret_cast<PFN_vkGetSemaphoreFdKHR>(vkGetDeviceProcAddr(rig->device, "vkGetSemaphoreFdKHR"));
+  auto import_semaphore_fd =
+      reinterpret_cast<PFN_vkImportSemaphoreFdKHR>(vkGetDeviceProcAddr(rig->device, "vkImportSemaphoreFdKHR"));
+  ASSERT_TRUE(get_fence_fd != nullptr && get_semaphore_fd != nullptr && import_semaphore_fd != nullptr);
+  VkSemaphore gate = rig->Timeline();
+  VkExportFenceCreateInfo export_fence{VK_STRUCTURE_TYPE_EXPORT_FENCE_CREATE_INFO};
+  export_fence.handleTypes = VK_EXTERNAL_FENCE_HANDLE_TYPE_SYNC_FD_BIT;
+  VkFence fence = Fence(&export_fence);
+  VkExportSemaphoreCreateInfo export_sem{VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
+  export_sem.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT;
+  VkSemaphoreCreateInfo sem_info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &export_sem};
+  VkSemaphore binary = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateSemaphore(rig->device, &sem_info, nullptr, &binary), VK_SUCCESS);
+  ASSERT_EQ(rig->Submit({{gate, 1}}, {{binary, 0}}, VK_NULL_HANDLE, fence), VK_SUCCESS);  // parked
+
+  std::atomic<int> fence_result{1}, sem_result{1};
+  int fence_fd = -1, sem_fd = -1;
+  std::thread fence_export([&] {
+    VkFenceGetFdInfoKHR info{VK_STRUCTURE_TYPE_FENCE_GET_FD_INFO_KHR};
+    info.fence = fence;
+    info.handleType = VK_EXTERNAL_FENCE_HANDLE_TYPE_SYNC_FD_BIT;
+    fence_result = get_fence_fd(rig->device, &info, &fence_fd);
+  });
+  std::thread sem_export([&] {
+    VkSemaphoreGetFdInfoKHR info{VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
+    info.semaphore = binary;
+    info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT;
+    sem_result = get_semaphore_fd(rig->device, &info, &sem_fd);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(fence_result.load(), 1) << "the fence was exported before its parked submission went down";
+  EXPECT_EQ(sem_result.load(), 1) << "the semaphore was exported before its parked signal went down";
+  ASSERT_EQ(rig->Signal(gate, 1), VK_SUCCESS);
+  fence_export.join();
+  sem_export.join();
+  EXPECT_EQ(fence_result.load(), VK_SUCCESS);
+  EXPECT_EQ(sem_result.load(), VK_SUCCESS);
+  if (fence_fd >= 0) close(fence_fd);
+  if (sem_fd >= 0) close(sem_fd);
+
+  // An emulated timeline has no payload to export, and takes none.
+  VkSemaphore timeline = rig->Timeline();
+  VkSemaphoreGetFdInfoKHR get{VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
+  get.semaphore = timeline;
+  get.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT;
+  int fd = -1;
+  EXPECT_EQ(get_semaphore_fd(rig->device, &get, &fd), VK_ERROR_INVALID_EXTERNAL_HANDLE);
+  VkImportSemaphoreFdInfoKHR import{VK_STRUCTURE_TYPE_IMPORT_SEMAPHORE_FD_INFO_KHR};
+  import.semaphore = timeline;
+  import.flags = VK_SEMAPHORE_IMPORT_TEMPORARY_BIT;
+  import.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT;
+  import.fd = -1;
+  EXPECT_EQ(import_semaphore_fd(rig->device, &import), VK_ERROR_INVALID_EXTERNAL_HANDLE);
+  EXPECT_TRUE(Logged("timeline-external"));
+  EXPECT_EQ(vkQueueWaitIdle(rig->queue), VK_SUCCESS);
+  vkDestroyFence(rig->device, fence, nullptr);
+  vkDestroySemaphore(rig->device, binary, nullptr);
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, TimelineParkedObjects,
+                         ::testing::Values(TimelineConfig::kForce, TimelineConfig::kNoTimelineDriver), ConfigName);
+
+}  // namespace
+}  // namespace bindery::test
