@@ -12,7 +12,7 @@
 // put that state back after they run.
 #include "shell/capabilities.h"
 
-#include "bindings/bindings_capability.h"
+#include "bindings/device/bindings_capability.h"
 #include "chassis/tracking_stage.h"
 #include "timeline/timeline_capability.h"
 #include "transfer/transfer_capability.h"

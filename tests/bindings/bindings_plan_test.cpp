@@ -2,9 +2,9 @@
 // where their records lie, where each set's root lies, and the pool's record allocator.
 #include <gtest/gtest.h>
 
-#include "bindings/record_allocator.h"
-#include "bindings/root_layout.h"
-#include "bindings/set_layout_shadow.h"
+#include "bindings/model/record_allocator.h"
+#include "bindings/model/root_layout.h"
+#include "bindings/model/set_layout_shadow.h"
 
 namespace bindery::bindings {
 namespace {

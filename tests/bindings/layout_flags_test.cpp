@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "bindings/set_layout_shadow.h"
+#include "bindings/model/set_layout_shadow.h"
 
 namespace bindery::bindings {
 namespace {

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <random>
 
-#include "bindings/bindings_device.h"
-#include "bindings/owned_set_region.h"
+#include "bindings/device/bindings_device.h"
+#include "bindings/descriptors/owned_set_region.h"
 
 namespace bindery::bindings {
 namespace {

@@ -2,7 +2,7 @@
 // when a layout goes beyond a driver limit by itself.
 #include <gtest/gtest.h>
 
-#include "bindings/policy.h"
+#include "bindings/model/policy.h"
 
 namespace bindery::bindings {
 namespace {

@@ -3,8 +3,8 @@
 // always on with robustness2.nullDescriptor. No device needed.
 #include <gtest/gtest.h>
 
-#include "bindings/bindings_device.h"
-#include "bindings/robustness.h"
+#include "bindings/device/bindings_device.h"
+#include "bindings/pipelines/robustness.h"
 
 namespace bindery::bindings {
 namespace {

@@ -1,0 +1,259 @@
+// Set layouts and pipeline layouts: the application gets the native objects of the
+// smaller layouts (converted bindings removed; the root's push-constant range added), and
+// the capability keeps their shadows by those handles.
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+#include "bindings/device/bindings_device.h"
+#include "bindings/device/hooks.h"
+#include "bindings/device/lookup_cache.h"
+#include "core/chain_edit.h"
+#include "core/pnext.h"
+
+namespace bindery::bindings {
+namespace {
+
+// The sets sent down: sets that exist only as roots are left out, the others keep their
+// order (this is how more sets than the driver allows can be bound: only sets with
+// native descriptors count against its maxBoundDescriptorSets). Fills the shadow's
+// native_set numbering.
+std::vector<VkDescriptorSetLayout> NativeSetLayouts(const VkPipelineLayoutCreateInfo& app,
+                                                    PipelineLayoutShadow& shadow) {
+  std::vector<VkDescriptorSetLayout> native_layouts;
+  shadow.native_set.assign(app.setLayoutCount, kNoOffset);
+  for (uint32_t i = 0; i < app.setLayoutCount; ++i) {
+    const SetRoot& r = shadow.root.sets[i];
+    if (r.layout != nullptr && !r.layout->has_native) continue;
+    shadow.native_set[i] = static_cast<uint32_t>(native_layouts.size());
+    shadow.renumbered = shadow.renumbered || shadow.native_set[i] != i;
+    native_layouts.push_back(app.pSetLayouts[i]);
+  }
+  return native_layouts;
+}
+
+// The push-constant ranges a layout is sent down with, on a device where layouts convert:
+// each application range extended to the end of push-constant space, and the stages no
+// application range names one range over [first 8-byte boundary after the application's
+// ranges, end). Every stage sees the root, no two ranges share a stage, and the result
+// depends only on the application's ranges: every layout of the device gets it (whether
+// it converts, keeps its root in the ring, or has no set at all), so layouts the spec
+// calls compatible (identical push-constant ranges) stay compatible.
+void ExtendPushRanges(const DeviceBindings& b, const VkPipelineLayoutCreateInfo& app, PipelineLayoutShadow& shadow) {
+  std::vector<VkPushConstantRange> ranges(app.pPushConstantRanges, app.pPushConstantRanges + app.pushConstantRangeCount);
+  uint32_t app_end = 0;
+  VkShaderStageFlags app_stages = 0;
+  for (VkPushConstantRange& r : ranges) {
+    app_end = std::max(app_end, r.offset + r.size);
+    app_stages |= r.stageFlags;
+    r.size = b.max_push_bytes - r.offset;
+  }
+  const uint32_t begin = (app_end + 7u) & ~7u;
+  const VkShaderStageFlags others = kRootStages & ~app_stages;
+  if (others != 0 && begin < b.max_push_bytes) ranges.push_back({others, begin, b.max_push_bytes - begin});
+  shadow.root_stages = kRootStages | app_stages;
+  // Extended ranges may now overlap another range's bytes: the application's pushes must
+  // then name those stages too (CmdPushConstants widens them).
+  shadow.app_ranges.assign(ranges.begin(), ranges.begin() + app.pushConstantRangeCount);
+  shadow.widen_app_pushes = app.pushConstantRangeCount > 1;
+  shadow.native_ranges = std::move(ranges);
+}
+
+// Are layouts of this device sent down with extended push-constant ranges? Where every
+// layout may convert, always; under auto where only layouts beyond a driver limit do,
+// from the first converting set layout on (layouts made before keep the application's
+// ranges: natively the two could not have been compatible anyway, as one is beyond the
+// driver's limits).
+bool ExtendsPushRanges(const DeviceBindings& b) { return b.plan.policy.convert_everything || b.Converting(); }
+
+// A layout whose root lives in the ring: the application's push-constant ranges as they
+// are, its sets with native descriptors (numbered as NativeSetLayouts does), and the
+// reserved set right after them. Shaders name the reserved set by the application's set
+// count (no set of theirs has that number), renumbered like the others to its native
+// number. A layer-owned copy of the layout is made too (RestoreRingRoot binds through
+// it; it lives until the device goes).
+VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInfo& app,
+                              std::unique_ptr<PipelineLayoutShadow> shadow, const VkAllocationCallbacks* pAllocator,
+                              VkPipelineLayout* pPipelineLayout) {
+  std::vector<VkDescriptorSetLayout> set_layouts = NativeSetLayouts(app, *shadow);
+  shadow->root.native_buffer_set = static_cast<uint32_t>(set_layouts.size());
+  shadow->renumbered = shadow->renumbered || shadow->root.native_buffer_set != shadow->root.buffer_set;
+  set_layouts.push_back(b.root_set_layout);
+  ExtendPushRanges(b, app, *shadow);
+  if (shadow->widen_app_pushes) b.any_widened_pushes.store(true, std::memory_order_release);
+  VkPipelineLayoutCreateInfo info = app;
+  info.pushConstantRangeCount = static_cast<uint32_t>(shadow->native_ranges.size());
+  info.pPushConstantRanges = shadow->native_ranges.empty() ? nullptr : shadow->native_ranges.data();
+  info.setLayoutCount = static_cast<uint32_t>(set_layouts.size());
+  info.pSetLayouts = set_layouts.data();
+  VkResult result = b.next.CreatePipelineLayout(b.device.handle, &info, nullptr, &shadow->ring_copy);
+  if (result != VK_SUCCESS) return result;
+  {
+    std::lock_guard<std::mutex> lock(b.fallback_mutex);
+    b.owned_pipeline_layouts.push_back(shadow->ring_copy);  // pipelines may outlive the layout
+  }
+  result = b.next.CreatePipelineLayout(b.device.handle, &info, pAllocator, pPipelineLayout);
+  if (result == VK_SUCCESS) b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
+  return result;
+}
+
+}  // namespace
+
+bool ShouldConvertLayout(DeviceBindings& b, const VkDescriptorSetLayoutCreateInfo& info) {
+  if (!LayoutFlagsAllowConversion(info.flags)) return false;
+  if (b.plan.policy.convert_everything) return true;
+  if (!b.plan.policy.convert_over_limits) return false;
+  const char* why = nullptr;
+  if (!UsesRaisedLimit(info, b.plan.native_limits, b.plan.convert_uniform_buffers, &why)) return false;
+  BINDERY_LOG(b.device.log(), kInfo, "bindings-over-limit",
+              "a descriptor set layout goes beyond the driver's %s: its buffer descriptors become argument-block "
+              "records",
+              why);
+  return true;
+}
+
+NativeLayoutSplit::NativeLayoutSplit(DeviceBindings& b, const VkDescriptorSetLayoutCreateInfo& app, bool convert)
+    : chain_(app.pNext), info_(app) {
+  const auto* flags_info = FindInChain<VkDescriptorSetLayoutBindingFlagsCreateInfo>(
+      app.pNext, VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO);
+  const VkDescriptorBindingFlags* flags =
+      flags_info != nullptr && flags_info->bindingCount == app.bindingCount ? flags_info->pBindingFlags : nullptr;
+  shadow = PlanSetLayout(app, flags, b.plan.convert_uniform_buffers, native_, native_flags_, convert);
+  if (!shadow.converts()) return;  // the application's own create info
+  info_.bindingCount = static_cast<uint32_t>(native_.size());
+  info_.pBindings = native_.empty() ? nullptr : native_.data();
+  if (flags_info != nullptr) {
+    auto* edited = chain_.Modify<VkDescriptorSetLayoutBindingFlagsCreateInfo>(
+        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO);
+    if (edited != nullptr) {
+      edited->bindingCount = flags != nullptr ? static_cast<uint32_t>(native_flags_.size()) : 0;
+      edited->pBindingFlags = native_flags_.empty() ? nullptr : native_flags_.data();
+    }
+    info_.pNext = chain_.chain();
+  }
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
+                                                         const VkAllocationCallbacks* pAllocator,
+                                                         VkDescriptorSetLayout* pSetLayout) {
+  DeviceBindings& b = BindingsOf(device);
+  NativeLayoutSplit split(b, *pCreateInfo, ShouldConvertLayout(b, *pCreateInfo));
+  // Every layout gets a shadow (binds need each set's native dynamic-offset count), but
+  // only converting ones are changed.
+  auto shadow = std::make_shared<SetLayoutShadow>(std::move(split.shadow));
+  if (!shadow->converts()) {
+    const VkResult result = b.next.CreateDescriptorSetLayout(device, pCreateInfo, pAllocator, pSetLayout);
+    if (result != VK_SUCCESS) return result;
+    shadow->native = *pSetLayout;
+    shadow->full = *pSetLayout;
+    auto entry = std::make_unique<SetLayoutEntry>();
+    entry->native_buffers = HasConvertibleNativeBuffers(*shadow, b.plan.convert_uniform_buffers);
+    entry->shadow = std::move(shadow);
+    b.set_layouts.Insert(*pSetLayout, std::move(entry));
+    return result;
+  }
+  const VkResult result = b.next.CreateDescriptorSetLayout(device, &split.native_info(), pAllocator, pSetLayout);
+  if (result != VK_SUCCESS) return result;
+  shadow->native = *pSetLayout;
+  auto entry = std::make_unique<SetLayoutEntry>();
+  entry->shadow = std::move(shadow);
+  b.set_layouts.Insert(*pSetLayout, std::move(entry));
+  // After the shadow is findable: the hooks that now stop passing calls straight on can
+  // see it.
+  b.any_converted.store(true, std::memory_order_release);
+  return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyDescriptorSetLayout(VkDevice device, VkDescriptorSetLayout layout,
+                                                      const VkAllocationCallbacks* pAllocator) {
+  DeviceBindings& b = BindingsOf(device);
+  // Sets and pipeline layouts made from it keep the shadow alive (shared).
+  if (layout != VK_NULL_HANDLE && b.set_layouts.Erase(layout) != nullptr) InvalidateLookupCaches();
+  b.next.DestroyDescriptorSetLayout(device, layout, pAllocator);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPipelineLayoutCreateInfo* pCreateInfo,
+                                                    const VkAllocationCallbacks* pAllocator,
+                                                    VkPipelineLayout* pPipelineLayout) {
+  DeviceBindings& b = BindingsOf(device);
+  std::vector<std::shared_ptr<const SetLayoutShadow>> sets(pCreateInfo->setLayoutCount);
+  for (uint32_t i = 0; i < pCreateInfo->setLayoutCount; ++i) {
+    if (const SetLayoutEntry* e = b.set_layouts.Find(pCreateInfo->pSetLayouts[i])) sets[i] = e->shadow;
+  }
+  const std::vector<std::shared_ptr<const SetLayoutShadow>> sets_for_ring = sets;
+  uint32_t app_end = 0;
+  for (uint32_t i = 0; i < pCreateInfo->pushConstantRangeCount; ++i) {
+    const VkPushConstantRange& r = pCreateInfo->pPushConstantRanges[i];
+    app_end = std::max(app_end, r.offset + r.size);
+  }
+  auto shadow = std::make_unique<PipelineLayoutShadow>();
+  shadow->root = PlanRoot(std::move(sets), app_end, b.max_push_bytes);
+  if (!shadow->root.converts) {
+    // Kept too: binds through it are recorded (a fallback pipeline may need those sets).
+    VkPipelineLayoutCreateInfo info = *pCreateInfo;
+    if (ExtendsPushRanges(b)) {
+      ExtendPushRanges(b, *pCreateInfo, *shadow);
+      if (shadow->widen_app_pushes) b.any_widened_pushes.store(true, std::memory_order_release);
+      info.pushConstantRangeCount = static_cast<uint32_t>(shadow->native_ranges.size());
+      info.pPushConstantRanges = shadow->native_ranges.empty() ? nullptr : shadow->native_ranges.data();
+    } else {
+      shadow->native_ranges.assign(pCreateInfo->pPushConstantRanges,
+                                   pCreateInfo->pPushConstantRanges + pCreateInfo->pushConstantRangeCount);
+    }
+    const VkResult result = b.next.CreatePipelineLayout(device, &info, pAllocator, pPipelineLayout);
+    if (result != VK_SUCCESS) return result;
+    shadow->full = *pPipelineLayout;
+    b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
+    return result;
+  }
+  if (!shadow->root.fits) {
+    // Push constants are full: the root goes to the command buffer's ring, read through a
+    // reserved set after the application's sets (root_delivery.cpp), when the driver has
+    // one more set to give and the root is small enough.
+    RootLayout ring = PlanRoot(sets_for_ring, 0, kRingRootBytes);
+    uint32_t native_sets = 0;
+    for (const SetRoot& r : ring.sets) native_sets += r.layout == nullptr || r.layout->has_native ? 1 : 0;
+    const bool reserved_set = native_sets < b.max_bound_sets && b.root_set_layout != VK_NULL_HANDLE;
+    if (ring.fits && reserved_set) {
+      ring.in_buffer = true;
+      ring.buffer_set = pCreateInfo->setLayoutCount;
+      shadow->root = std::move(ring);
+      return CreateRingRootLayout(b, *pCreateInfo, std::move(shadow), pAllocator, pPipelineLayout);
+    }
+    BINDERY_LOG(b.device.log(), kWarn, "bindings-root",
+                "a pipeline layout's root (%u bytes after the application's %u) does not fit in %u bytes of push "
+                "constants, nor in the reserved set (%s); its pipelines cannot be rewritten",
+                shadow->root.end - shadow->root.begin, app_end, b.max_push_bytes,
+                !reserved_set ? "no descriptor set left under maxBoundDescriptorSets" : "the root is too large");
+  }
+
+  // Every stage must see the root (ExtendPushRanges).
+  ExtendPushRanges(b, *pCreateInfo, *shadow);
+  if (shadow->widen_app_pushes) b.any_widened_pushes.store(true, std::memory_order_release);
+  const std::vector<VkPushConstantRange>& ranges = shadow->native_ranges;
+  VkPipelineLayoutCreateInfo info = *pCreateInfo;
+  info.pushConstantRangeCount = static_cast<uint32_t>(ranges.size());
+  info.pPushConstantRanges = ranges.empty() ? nullptr : ranges.data();
+  const std::vector<VkDescriptorSetLayout> native_layouts = NativeSetLayouts(*pCreateInfo, *shadow);
+  if (native_layouts.size() > b.plan.native_limits.maxBoundDescriptorSets) {
+    BINDERY_LOG(b.device.log(), kError, "bindings-sets",
+                "a pipeline layout has %zu sets with descriptors that stay native (images, samplers, texel buffers...); "
+                "the driver binds at most %u: creation fails",
+                native_layouts.size(), b.plan.native_limits.maxBoundDescriptorSets);
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  }
+  info.setLayoutCount = static_cast<uint32_t>(native_layouts.size());
+  info.pSetLayouts = native_layouts.empty() ? nullptr : native_layouts.data();
+  const VkResult result = b.next.CreatePipelineLayout(device, &info, pAllocator, pPipelineLayout);
+  if (result == VK_SUCCESS) b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
+  return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyPipelineLayout(VkDevice device, VkPipelineLayout layout,
+                                                 const VkAllocationCallbacks* pAllocator) {
+  DeviceBindings& b = BindingsOf(device);
+  if (layout != VK_NULL_HANDLE && b.pipeline_layouts.Erase(layout) != nullptr) InvalidateLookupCaches();
+  b.next.DestroyPipelineLayout(device, layout, pAllocator);
+}
+
+}  // namespace bindery::bindings

@@ -1,0 +1,613 @@
+// Pools and sets: each pool owns one host-visible, addressable buffer holding the argument
+// blocks of its sets (sized from its create info: one record per converted descriptor);
+// each set is a run of records in it, written by vkUpdateDescriptorSets. The native pool
+// keeps the native descriptors. A set whose layout keeps native bindings is a real native
+// set with a shadow in DeviceBindings::sets; a set whose layout has none is layer-owned
+// (owned_sets.h): no native set, and its handle never goes down.
+#include <algorithm>
+#include <cstring>
+#include <list>
+#include <vector>
+
+#include "bindings/device/bindings_device.h"
+#include "bindings/device/hooks.h"
+#include "bindings/device/lookup_cache.h"
+#include "bindings/descriptors/owned_sets.h"
+#include "bindings/model/set_records.h"
+#include "chassis/queue_sharing.h"
+#include "core/pnext.h"
+
+namespace bindery::bindings {
+namespace {
+
+uint32_t FindHostMemoryType(const DeviceBindings& b, uint32_t type_bits) {
+  const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  for (uint32_t i = 0; i < b.memory_properties.memoryTypeCount; ++i) {
+    if ((type_bits & (1u << i)) != 0 && (b.memory_properties.memoryTypes[i].propertyFlags & want) == want) return i;
+  }
+  return UINT32_MAX;
+}
+
+// The pool's argument-block buffer: `records` records, mapped, with its device address.
+VkResult CreateBlockBuffer(DeviceBindings& b, uint32_t records, PoolShadow& pool) {
+  VkDevice device = b.device.handle;
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = static_cast<VkDeviceSize>(records) * kRecordBytes;
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+  const QueueSharing sharing(b.device);  // a set may be bound on any queue
+  sharing.Apply(info);
+  VkResult r = b.next.CreateBuffer(device, &info, nullptr, &pool.buffer);
+  if (r != VK_SUCCESS) return r;
+  VkMemoryRequirements req{};
+  b.next.GetBufferMemoryRequirements(device, pool.buffer, &req);
+  VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.pNext = b.device.addressing.memory_flag ? &flags : nullptr;
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = FindHostMemoryType(b, req.memoryTypeBits);
+  if (alloc.memoryTypeIndex == UINT32_MAX) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  r = b.next.AllocateMemory(device, &alloc, nullptr, &pool.memory);
+  if (r != VK_SUCCESS) return r;
+  b.counters.block_bytes->Add(alloc.allocationSize);  // the memory cost per descriptor (bench, summary)
+  b.gpu_bytes.Add(alloc.allocationSize);
+  pool.block_bytes = alloc.allocationSize;
+  r = b.next.BindBufferMemory(device, pool.buffer, pool.memory, 0);
+  if (r != VK_SUCCESS) return r;
+  void* mapped = nullptr;
+  r = b.next.MapMemory(device, pool.memory, 0, VK_WHOLE_SIZE, 0, &mapped);
+  if (r != VK_SUCCESS) return r;
+  pool.mapped = static_cast<uint8_t*>(mapped);
+  pool.address = b.trackers().AddressOf(pool.buffer);
+  return pool.address != 0 ? VK_SUCCESS : VK_ERROR_INITIALIZATION_FAILED;
+}
+
+void DestroyBlockBuffer(DeviceBindings& b, PoolShadow& pool) {
+  if (pool.buffer != VK_NULL_HANDLE) b.next.DestroyBuffer(b.device.handle, pool.buffer, nullptr);
+  if (pool.memory != VK_NULL_HANDLE) b.next.FreeMemory(b.device.handle, pool.memory, nullptr);
+  b.gpu_bytes.Sub(pool.block_bytes);
+  pool.block_bytes = 0;
+  if (pool.descriptors.capacity() != 0) {
+    b.host_bytes.Sub(pool.descriptors.capacity() * sizeof(VkDescriptorBufferInfo));
+    std::vector<VkDescriptorBufferInfo>().swap(pool.descriptors);
+  }
+  pool.buffer = VK_NULL_HANDLE;
+  pool.memory = VK_NULL_HANDLE;
+}
+
+// Forgets every set of the pool (reset / destroy): records back to the pool.
+void ForgetSets(DeviceBindings& b, PoolShadow& pool) {
+  for (VkDescriptorSet set : pool.sets) {
+    if (std::unique_ptr<SetShadow> shadow = b.sets.Erase(set)) b.ReleaseFull(*shadow);
+  }
+  pool.sets.clear();
+  pool.records.Reset();
+  for (VkDescriptorSet set : pool.native_buffer_sets) b.native_buffer_sets.Erase(set);
+  pool.native_buffer_sets.clear();
+}
+
+// Native sets just allocated whose layouts have buffer bindings other layouts convert:
+// their buffer descriptors are kept from now on (native_buffer_sets.h).
+void TrackNativeBufferSets(DeviceBindings& b, ThreadLookups& lookups, const VkDescriptorSetAllocateInfo& info,
+                           const VkDescriptorSet* sets) {
+  PoolShadow* pool = nullptr;
+  for (uint32_t i = 0; i < info.descriptorSetCount; ++i) {
+    if (sets[i] == VK_NULL_HANDLE || OwnedSet(sets[i]) != nullptr) continue;
+    const SetLayoutEntry* e = lookups.set_layouts.Find(&b, b.set_layouts, info.pSetLayouts[i]);
+    if (e == nullptr || !e->native_buffers) continue;
+    // A pool without buffer descriptor sizes has no shadow and cannot hold such a set.
+    if (pool == nullptr && (pool = lookups.pools.Find(&b, b.pools, info.descriptorPool)) == nullptr) return;
+    auto entry = std::make_unique<NativeBufferSet>();
+    entry->layout = e->shadow;
+    b.native_buffer_sets.Insert(sets[i], std::move(entry));
+    pool->native_buffer_sets.push_back(sets[i]);
+    b.any_native_buffer_sets.store(true, std::memory_order_release);
+  }
+}
+
+// A native set freed: its kept buffer descriptors go.
+void ForgetNativeBufferSet(DeviceBindings& b, PoolShadow& pool, VkDescriptorSet set) {
+  if (b.native_buffer_sets.Erase(set) == nullptr) return;
+  auto it = std::find(pool.native_buffer_sets.begin(), pool.native_buffer_sets.end(), set);
+  if (it != pool.native_buffer_sets.end()) {
+    *it = pool.native_buffer_sets.back();
+    pool.native_buffer_sets.pop_back();
+  }
+}
+
+}  // namespace
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDescriptorPoolCreateInfo* pCreateInfo,
+                                                    const VkAllocationCallbacks* pAllocator,
+                                                    VkDescriptorPool* pDescriptorPool) {
+  DeviceBindings& b = BindingsOf(device);
+  uint64_t records = 0;
+  for (uint32_t i = 0; i < pCreateInfo->poolSizeCount; ++i) {
+    const VkDescriptorPoolSize& s = pCreateInfo->pPoolSizes[i];
+    if (IsConvertedType(s.type, b.plan.convert_uniform_buffers)) records += s.descriptorCount;
+  }
+  if (records == 0) return b.next.CreateDescriptorPool(device, pCreateInfo, pAllocator, pDescriptorPool);
+  if (records > UINT32_MAX / kRecordBytes) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  // The native pool keeps the application's sizes: layouts the capability leaves native
+  // may still take buffer descriptors from it, and unused counts cost the driver little.
+  // Under auto where only layouts beyond a limit convert, the block itself is made when
+  // the pool's first converted set is allocated: a pool that only ever holds native sets
+  // costs no memory allocation.
+  auto pool = std::make_unique<PoolShadow>();
+  pool->capacity = static_cast<uint32_t>(records);
+  pool->records = RecordAllocator(static_cast<uint32_t>(records));
+  if (b.plan.policy.convert_everything) {
+    // Every layout converts here: the block now (the one-set allocation fast path takes
+    // records without checking for it), and slots for layer-owned sets.
+    const VkResult r = CreateBlockBuffer(b, pool->capacity, *pool);
+    if (r != VK_SUCCESS) {
+      DestroyBlockBuffer(b, *pool);
+      return r == VK_ERROR_INITIALIZATION_FAILED ? VK_ERROR_OUT_OF_DEVICE_MEMORY : r;
+    }
+    pool->descriptors.assign(records, VkDescriptorBufferInfo{});
+    b.host_bytes.Add(pool->descriptors.capacity() * sizeof(VkDescriptorBufferInfo));
+  }
+  const VkResult r = b.next.CreateDescriptorPool(device, pCreateInfo, pAllocator, pDescriptorPool);
+  if (r != VK_SUCCESS) {
+    DestroyBlockBuffer(b, *pool);
+    return r;
+  }
+  // Elsewhere (auto, only layouts beyond a limit convert) the few converted sets stay
+  // native sets with shadows: no arena for pools that may never see one.
+  if (b.plan.policy.convert_everything && CreateOwnedSlots(*pool, pCreateInfo->maxSets)) {  // without: every set stays native
+    b.host_bytes.Add(pool->arena_bytes);
+  }
+  b.pools.Insert(*pDescriptorPool, std::move(pool));
+  return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyDescriptorPool(VkDevice device, VkDescriptorPool descriptorPool,
+                                                 const VkAllocationCallbacks* pAllocator) {
+  DeviceBindings& b = BindingsOf(device);
+  if (descriptorPool != VK_NULL_HANDLE) {
+    if (std::unique_ptr<PoolShadow> pool = b.pools.Erase(descriptorPool)) {
+      InvalidateLookupCaches();
+      ForgetSets(b, *pool);
+      DestroyOwnedSlots(b, *pool);
+      DestroyBlockBuffer(b, *pool);
+    }
+  }
+  b.next.DestroyDescriptorPool(device, descriptorPool, pAllocator);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL ResetDescriptorPool(VkDevice device, VkDescriptorPool descriptorPool,
+                                                   VkDescriptorPoolResetFlags flags) {
+  DeviceBindings& b = BindingsOf(device);
+  if (!b.Converting()) return b.next.ResetDescriptorPool(device, descriptorPool, flags);
+  if (PoolShadow* pool = Lookups().pools.Find(&b, b.pools, descriptorPool)) {
+    ResetOwnedSets(b, *pool);
+    ForgetSets(b, *pool);
+  }
+  return b.next.ResetDescriptorPool(device, descriptorPool, flags);
+}
+
+// Buffers are looked up through per-thread caches when descriptors are written
+// (lookup_cache.h): their destruction empties the caches (after the tracking stage below
+// has forgotten the buffer).
+VKAPI_ATTR void VKAPI_CALL DestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks* pAllocator) {
+  BindingsOf(device).next.DestroyBuffer(device, buffer, pAllocator);
+  if (buffer != VK_NULL_HANDLE) InvalidateLookupCaches();
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
+                                                      VkDescriptorSet* pDescriptorSets) {
+  DeviceBindings& b = BindingsOf(device);
+  if (!b.Converting()) return b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+  const uint32_t n = pAllocateInfo->descriptorSetCount;
+  ThreadLookups& lookups = Lookups();
+  if (n == 1 && pAllocateInfo->pNext == nullptr) {
+    // The common call: one set, no variable count. A layer-owned set needs nothing else.
+    const SetLayoutEntry* e = lookups.set_layouts.Find(&b, b.set_layouts, pAllocateInfo->pSetLayouts[0]);
+    if (e == nullptr || !e->shadow->converts()) {
+      const VkResult r = b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+      if (r == VK_SUCCESS && e != nullptr && e->native_buffers) {
+        TrackNativeBufferSets(b, lookups, *pAllocateInfo, pDescriptorSets);
+      }
+      return r;
+    }
+    PoolShadow* pool = lookups.pools.Find(&b, b.pools, pAllocateInfo->descriptorPool);
+    if (pool != nullptr && pool->slots != nullptr && !e->shadow->has_native) {
+      const VkResult r = AllocateOwnedSet(*pool, e->shadow, 0, pDescriptorSets);
+      if (r != VK_SUCCESS) pDescriptorSets[0] = VK_NULL_HANDLE;
+      return r;
+    }
+  }
+  // The usual call allocates a few sets: no heap allocation for up to kInline of them.
+  constexpr uint32_t kInline = 8;
+  enum Kind : uint8_t { kNative, kShadowed, kOwned };  // plain native / native + shadow / layer-owned
+  const SetLayoutEntry* entries_inline[kInline];
+  Kind kinds_inline[kInline];
+  std::pair<uint32_t, uint32_t> runs_inline[kInline];
+  std::vector<const SetLayoutEntry*> entries_heap;
+  std::vector<Kind> kinds_heap;
+  std::vector<std::pair<uint32_t, uint32_t>> runs_heap;
+  const SetLayoutEntry** entries = entries_inline;
+  Kind* kinds = kinds_inline;
+  std::pair<uint32_t, uint32_t>* runs = runs_inline;  // {first record, count} of shadowed sets
+  if (n > kInline) {
+    entries_heap.resize(n);
+    kinds_heap.resize(n);
+    runs_heap.resize(n);
+    entries = entries_heap.data();
+    kinds = kinds_heap.data();
+    runs = runs_heap.data();
+  }
+  uint32_t converted = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const SetLayoutEntry* e = lookups.set_layouts.Find(&b, b.set_layouts, pAllocateInfo->pSetLayouts[i]);
+    entries[i] = e != nullptr && e->shadow->converts() ? e : nullptr;
+    kinds[i] = entries[i] != nullptr ? kShadowed : kNative;
+    converted += entries[i] != nullptr ? 1 : 0;
+    runs[i] = {0, 0};
+  }
+  if (converted == 0) {
+    const VkResult r = b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+    if (r == VK_SUCCESS) TrackNativeBufferSets(b, lookups, *pAllocateInfo, pDescriptorSets);
+    return r;
+  }
+  PoolShadow* pool = lookups.pools.Find(&b, b.pools, pAllocateInfo->descriptorPool);
+  const auto* variable = FindInChain<VkDescriptorSetVariableDescriptorCountAllocateInfo>(
+      pAllocateInfo->pNext, VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO);
+  auto variable_count = [&](uint32_t i) {
+    return variable != nullptr && i < variable->descriptorSetCount ? variable->pDescriptorCounts[i] : 0;
+  };
+
+  // Layer-owned sets for layouts without native bindings. In a call that also allocates
+  // native sets, only when the allocate info has no pNext chain (the native call gets a
+  // compacted copy of it, and a chain would have to be compacted too).
+  uint32_t owned = 0;
+  if (pool != nullptr && pool->slots != nullptr) {
+    for (uint32_t i = 0; i < n; ++i) {
+      if (entries[i] != nullptr && !entries[i]->shadow->has_native) {
+        kinds[i] = kOwned;
+        ++owned;
+      }
+    }
+    if (owned != n && owned != 0 && pAllocateInfo->pNext != nullptr) {
+      for (uint32_t i = 0; i < n; ++i) kinds[i] = entries[i] != nullptr ? kShadowed : kNative;
+      owned = 0;
+    }
+  }
+
+  // Records and owned sets first: they can be given back whatever the pool's flags,
+  // native sets cannot.
+  VkResult result = VK_SUCCESS;
+  if (pool != nullptr && pool->buffer == VK_NULL_HANDLE && pool->capacity != 0) {
+    // The pool's first converted set: its block now (the pool is externally synchronised).
+    result = CreateBlockBuffer(b, pool->capacity, *pool);
+    if (result != VK_SUCCESS) {
+      DestroyBlockBuffer(b, *pool);
+      result = result == VK_ERROR_OUT_OF_HOST_MEMORY ? result : VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    } else {
+      pool->descriptors.assign(pool->capacity, VkDescriptorBufferInfo{});
+      b.host_bytes.Add(pool->descriptors.capacity() * sizeof(VkDescriptorBufferInfo));
+    }
+  }
+  for (uint32_t i = 0; i < n; ++i) pDescriptorSets[i] = VK_NULL_HANDLE;
+  for (uint32_t i = 0; i < n && result == VK_SUCCESS; ++i) {
+    if (kinds[i] == kOwned) {
+      result = AllocateOwnedSet(*pool, entries[i]->shadow, variable_count(i), &pDescriptorSets[i]);
+      continue;
+    }
+    if (kinds[i] != kShadowed) continue;
+    const uint32_t count = entries[i]->shadow->RecordsFor(variable_count(i));
+    runs[i].second = count;
+    if (count == 0) continue;
+    RecordAllocator::Result r = pool != nullptr ? pool->records.Allocate(count, &runs[i].first)
+                                                : RecordAllocator::Result::kOutOfPoolMemory;
+    if (r != RecordAllocator::Result::kOk) {
+      runs[i].second = 0;
+      result = r == RecordAllocator::Result::kFragmented ? VK_ERROR_FRAGMENTED_POOL : VK_ERROR_OUT_OF_POOL_MEMORY;
+    }
+  }
+  if (result == VK_SUCCESS && owned != n) {
+    if (owned == 0) {
+      result = b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+    } else {
+      // Only the native sets go down (no pNext here, see above), then back in place.
+      std::vector<VkDescriptorSetLayout> native_layouts;
+      std::vector<VkDescriptorSet> native_sets(n - owned);
+      for (uint32_t i = 0; i < n; ++i) {
+        if (kinds[i] != kOwned) native_layouts.push_back(pAllocateInfo->pSetLayouts[i]);
+      }
+      VkDescriptorSetAllocateInfo info = *pAllocateInfo;
+      info.descriptorSetCount = n - owned;
+      info.pSetLayouts = native_layouts.data();
+      result = b.next.AllocateDescriptorSets(device, &info, native_sets.data());
+      if (result == VK_SUCCESS) {
+        for (uint32_t i = 0, k = 0; i < n; ++i) {
+          if (kinds[i] != kOwned) pDescriptorSets[i] = native_sets[k++];
+        }
+      }
+    }
+  }
+  if (result != VK_SUCCESS) {
+    for (uint32_t i = 0; i < n; ++i) {
+      if (kinds[i] == kOwned && pDescriptorSets[i] != VK_NULL_HANDLE) {
+        FreeOwnedSet(b, *pool, pDescriptorSets[i], *OwnedSet(pDescriptorSets[i]));
+        --pool->owned_counted;  // never handed out
+      }
+      if (pool != nullptr && runs[i].second != 0) pool->records.Free(runs[i].first, runs[i].second);
+      pDescriptorSets[i] = VK_NULL_HANDLE;
+    }
+    return result;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    if (kinds[i] != kShadowed) continue;
+    auto set = std::make_unique<SetShadow>();
+    set->keep = entries[i]->shadow;
+    set->layout = set->keep.get();
+    set->pool = pool;
+    set->first_record = runs[i].first;
+    set->record_count = runs[i].second;
+    if (pool != nullptr && set->record_count != 0) {
+      set->records = pool->mapped + static_cast<size_t>(set->first_record) * kRecordBytes;
+      set->address = pool->address + static_cast<VkDeviceAddress>(set->first_record) * kRecordBytes;
+      // Unwritten descriptors read as null records (a partially bound set stays safe).
+      std::memset(set->records, 0, static_cast<size_t>(set->record_count) * kRecordBytes);
+      set->descriptors = pool->descriptors.data() + set->first_record;
+      std::fill(set->descriptors, set->descriptors + set->record_count, VkDescriptorBufferInfo{});
+    }
+    if (pool != nullptr) pool->sets.push_back(pDescriptorSets[i]);
+    b.sets.Insert(pDescriptorSets[i], std::move(set));
+    b.counters.sets->Add();
+  }
+  if (result == VK_SUCCESS && converted != n) TrackNativeBufferSets(b, lookups, *pAllocateInfo, pDescriptorSets);
+  return result;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice device, VkDescriptorPool descriptorPool,
+                                                  uint32_t descriptorSetCount, const VkDescriptorSet* pDescriptorSets) {
+  DeviceBindings& b = BindingsOf(device);
+  PoolShadow* pool = b.Converting() ? Lookups().pools.Find(&b, b.pools, descriptorPool) : nullptr;
+  if (pool == nullptr) return b.next.FreeDescriptorSets(device, descriptorPool, descriptorSetCount, pDescriptorSets);
+  // Layer-owned sets are freed here; the others go down (in their order, nulls kept).
+  constexpr uint32_t kInline = 16;
+  VkDescriptorSet native_inline[kInline];
+  std::vector<VkDescriptorSet> native_heap;
+  VkDescriptorSet* native = native_inline;
+  if (descriptorSetCount > kInline) {
+    native_heap.resize(descriptorSetCount);
+    native = native_heap.data();
+  }
+  uint32_t native_count = 0;
+  for (uint32_t i = 0; i < descriptorSetCount; ++i) {
+    const VkDescriptorSet handle = pDescriptorSets[i];
+    if (handle == VK_NULL_HANDLE) {
+      native[native_count++] = handle;
+      continue;
+    }
+    if (SetShadow* owned = OwnedSet(handle)) {
+      if (owned->pool == pool) FreeOwnedSet(b, *pool, handle, *owned);  // another pool's set: invalid, ignored
+      continue;
+    }
+    native[native_count++] = handle;
+    if (!pool->native_buffer_sets.empty()) ForgetNativeBufferSet(b, *pool, handle);
+    std::unique_ptr<SetShadow> set = b.sets.Erase(handle);
+    if (set == nullptr) continue;
+    b.ReleaseFull(*set);
+    pool->records.Free(set->first_record, set->record_count);
+    auto it = std::find(pool->sets.begin(), pool->sets.end(), handle);
+    if (it != pool->sets.end()) {
+      *it = pool->sets.back();
+      pool->sets.pop_back();
+    }
+  }
+  if (native_count == 0) return VK_SUCCESS;
+  return b.next.FreeDescriptorSets(device, descriptorPool, native_count, native);
+}
+
+namespace {
+
+// A native write of buffer descriptors: kept where the set's buffer descriptors are
+// (native_buffer_sets.h).
+void KeepNativeWrite(DeviceBindings& b, const VkWriteDescriptorSet& w) {
+  if (!IsConvertedType(w.descriptorType, b.plan.convert_uniform_buffers) || w.pBufferInfo == nullptr) return;
+  NativeBufferSet* set = b.native_buffer_sets.Find(w.dstSet);
+  if (set == nullptr) return;
+  ForEachAppDescriptor(*set->layout, w.dstBinding, w.dstArrayElement, w.descriptorCount,
+                       [&](uint32_t binding, uint32_t element, uint32_t k) {
+                         set->descriptors[NativeBufferSet::Key(binding, element)] = w.pBufferInfo[k];
+                       });
+}
+
+// The `count` descriptors a copy reads from a native set, into `values` (unknown ones
+// stay null). False when the layer never saw the set's writes.
+bool ReadNativeDescriptors(DeviceBindings& b, VkDescriptorSet handle, uint32_t binding, uint32_t element, uint32_t count,
+                           VkDescriptorBufferInfo* values) {
+  const NativeBufferSet* set = b.native_buffer_sets.Find(handle);
+  if (set == nullptr) return false;
+  ForEachAppDescriptor(*set->layout, binding, element, count, [&](uint32_t bnd, uint32_t el, uint32_t k) {
+    auto it = set->descriptors.find(NativeBufferSet::Key(bnd, el));
+    if (it != set->descriptors.end()) values[k] = it->second;
+  });
+  return true;
+}
+
+// A native-to-native copy: the kept descriptors of the destination follow it.
+void KeepNativeCopy(DeviceBindings& b, const VkCopyDescriptorSet& c) {
+  NativeBufferSet* dst = b.native_buffer_sets.Find(c.dstSet);
+  if (dst == nullptr || c.descriptorCount == 0) return;
+  std::vector<VkDescriptorBufferInfo> values(c.descriptorCount, VkDescriptorBufferInfo{});
+  const bool known = ReadNativeDescriptors(b, c.srcSet, c.srcBinding, c.srcArrayElement, c.descriptorCount, values.data());
+  ForEachAppDescriptor(*dst->layout, c.dstBinding, c.dstArrayElement, c.descriptorCount,
+                       [&](uint32_t binding, uint32_t element, uint32_t k) {
+                         const uint64_t key = NativeBufferSet::Key(binding, element);
+                         if (known && values[k].buffer != VK_NULL_HANDLE) {
+                           dst->descriptors[key] = values[k];
+                         } else {
+                           dst->descriptors.erase(key);
+                         }
+                       });
+}
+
+// What a copy into or out of converted bindings carries: the source descriptors as the
+// application wrote them. A copy must not reach the driver with a converted side: a
+// converted binding does not exist in the native layout.
+class CopyTranslator {
+ public:
+  explicit CopyTranslator(DeviceBindings& b) : b_(b) {}
+
+  // A copy from converted records into a native set's binding: native writes of the
+  // descriptors (those never written, or whose buffer is gone, are left as they are).
+  void ToNative(const VkCopyDescriptorSet& c, VkDescriptorType type, const VkDescriptorBufferInfo* values) {
+    NativeBufferSet* kept = b_.native_buffer_sets.Find(c.dstSet);
+    // Where each descriptor lands: the destination's layout rolls over into the next
+    // binding; a set whose layout the layer does not hold is taken not to.
+    auto position = [&](uint32_t k, uint32_t* binding, uint32_t* element) {
+      *binding = c.dstBinding;
+      *element = c.dstArrayElement + k;
+      if (kept == nullptr) return;
+      ForEachAppDescriptor(*kept->layout, c.dstBinding, c.dstArrayElement, k + 1,
+                           [&](uint32_t bnd, uint32_t el, uint32_t i) {
+                             if (i != k) return;
+                             *binding = bnd;
+                             *element = el;
+                           });
+    };
+    values_.emplace_back(values, values + c.descriptorCount);
+    const VkDescriptorBufferInfo* stored = values_.back().data();
+    for (uint32_t k = 0; k < c.descriptorCount;) {
+      if (!Usable(stored[k])) {
+        ++k;
+        continue;
+      }
+      uint32_t run = 1;
+      while (k + run < c.descriptorCount && Usable(stored[k + run])) ++run;
+      VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      w.dstSet = c.dstSet;
+      position(k, &w.dstBinding, &w.dstArrayElement);
+      w.descriptorCount = run;
+      w.descriptorType = type;
+      w.pBufferInfo = stored + k;
+      writes_.push_back(w);
+      if (kept != nullptr) KeepNativeWrite(b_, w);
+      k += run;
+    }
+  }
+
+  // After the application's native writes and copies: the translated ones.
+  void Flush(VkDevice device) {
+    if (writes_.empty()) return;
+    b_.next.UpdateDescriptorSets(device, static_cast<uint32_t>(writes_.size()), writes_.data(), 0, nullptr);
+  }
+
+ private:
+  bool Usable(const VkDescriptorBufferInfo& d) { return d.buffer != VK_NULL_HANDLE && b_.StillNames(d); }
+  DeviceBindings& b_;
+  std::vector<VkWriteDescriptorSet> writes_;
+  std::list<std::vector<VkDescriptorBufferInfo>> values_;  // stable while writes_ point into them
+};
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descriptorWriteCount,
+                                                const VkWriteDescriptorSet* pDescriptorWrites,
+                                                uint32_t descriptorCopyCount,
+                                                const VkCopyDescriptorSet* pDescriptorCopies) {
+  DeviceBindings& b = BindingsOf(device);
+  if (!b.Converting()) {
+    b.next.UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount, pDescriptorCopies);
+    return;
+  }
+  // Native writes and copies are passed down together, in the application's order
+  // relative to each other (records do not interact with native descriptors). Nothing
+  // naming a layer-owned set goes down: such a set has no native binding, so a write or
+  // copy there that is not a record is invalid usage, dropped. Copies between converted
+  // and native bindings carry the descriptors the application wrote: records from a
+  // native set's kept descriptors, native writes from records (after the native call).
+  const bool keep_native = b.any_native_buffer_sets.load(std::memory_order_acquire);
+  constexpr uint32_t kInline = 16;
+  VkWriteDescriptorSet writes_inline[kInline];
+  std::vector<VkWriteDescriptorSet> writes_heap;
+  VkWriteDescriptorSet* writes = writes_inline;
+  if (descriptorWriteCount > kInline) {
+    writes_heap.resize(descriptorWriteCount);
+    writes = writes_heap.data();
+  }
+  uint32_t native_writes = 0;
+  ThreadLookups& lookups = Lookups();
+  VkDescriptorSet last_handle = VK_NULL_HANDLE;
+  SetShadow* last = nullptr;
+  bool last_owned = false;
+  for (uint32_t i = 0; i < descriptorWriteCount; ++i) {
+    const VkWriteDescriptorSet& w = pDescriptorWrites[i];
+    // Writes usually come in runs for one set: look it up once per run.
+    if (w.dstSet != last_handle || i == 0) {
+      last_handle = w.dstSet;
+      last = OwnedSet(w.dstSet);
+      last_owned = last != nullptr;
+      if (last == nullptr) last = b.sets.Find(w.dstSet);
+    }
+    SetShadow* set = last;
+    if (set != nullptr && !b.MirrorWrite(*set, w)) set->full_stale = true;
+    const bool converted =
+        set != nullptr && ForEachRecord(*set->layout, w.dstBinding, w.dstArrayElement, w.descriptorCount,
+                                        [&](uint32_t record, uint32_t k) { WriteRecord(b, lookups, *set, record, w.pBufferInfo[k]); });
+    if (!converted && !last_owned) {
+      writes[native_writes++] = w;
+      if (keep_native && set == nullptr) KeepNativeWrite(b, w);
+    }
+  }
+  std::vector<VkCopyDescriptorSet> copies;
+  CopyTranslator translated(b);
+  for (uint32_t i = 0; i < descriptorCopyCount; ++i) {
+    const VkCopyDescriptorSet& c = pDescriptorCopies[i];
+    SetShadow* src_owned = OwnedSet(c.srcSet);
+    SetShadow* dst_owned = OwnedSet(c.dstSet);
+    SetShadow* src = src_owned != nullptr ? src_owned : b.sets.Find(c.srcSet);
+    SetShadow* dst = dst_owned != nullptr ? dst_owned : b.sets.Find(c.dstSet);
+    if (dst != nullptr) dst->full_stale = true;
+    const ConvertedBinding* src_binding = src != nullptr ? src->layout->Find(c.srcBinding) : nullptr;
+    const bool dst_converted = dst != nullptr && dst->layout->Find(c.dstBinding) != nullptr;
+    if (src_binding == nullptr && !dst_converted) {
+      // Native to native (a layer-owned side has no native binding: invalid, dropped).
+      if (src_owned == nullptr && dst_owned == nullptr) {
+        copies.push_back(c);
+        if (keep_native) KeepNativeCopy(b, c);
+      }
+      continue;
+    }
+    // Collect the source descriptors, then write them (a copy within one set may overlap).
+    constexpr uint32_t kInlineValues = 16;
+    VkDescriptorBufferInfo values_inline[kInlineValues];
+    std::vector<VkDescriptorBufferInfo> values_heap;
+    VkDescriptorBufferInfo* values = values_inline;
+    if (c.descriptorCount > kInlineValues) {
+      values_heap.resize(c.descriptorCount);
+      values = values_heap.data();
+    }
+    std::fill(values, values + c.descriptorCount, VkDescriptorBufferInfo{});
+    if (src_binding != nullptr) {
+      ForEachRecord(*src->layout, c.srcBinding, c.srcArrayElement, c.descriptorCount, [&](uint32_t record, uint32_t k) {
+        if (record < src->record_count) values[k] = src->descriptors[record];
+      });
+    } else if (src_owned == nullptr &&
+               !ReadNativeDescriptors(b, c.srcSet, c.srcBinding, c.srcArrayElement, c.descriptorCount, values)) {
+      if (!b.logged_unseen_copy.exchange(true, std::memory_order_relaxed)) {
+        BINDERY_LOG(b.device.log(), kWarn, "bindings-copy",
+                    "a descriptor copy into converted bindings reads a native set whose buffer descriptors the layer "
+                    "did not see (allocated before any layout converted): the copied descriptors read as null "
+                    "(logged once)");
+      }
+    }
+    if (dst_converted) {
+      ForEachRecord(*dst->layout, c.dstBinding, c.dstArrayElement, c.descriptorCount,
+                    [&](uint32_t record, uint32_t k) { WriteRecord(b, lookups, *dst, record, values[k]); });
+    } else if (dst_owned == nullptr) {
+      translated.ToNative(c, src_binding->type, values);
+    }
+  }
+  if (native_writes != 0 || !copies.empty()) {
+    b.next.UpdateDescriptorSets(device, native_writes, writes, static_cast<uint32_t>(copies.size()),
+                                copies.empty() ? nullptr : copies.data());
+  }
+  translated.Flush(device);
+}
+
+}  // namespace bindery::bindings

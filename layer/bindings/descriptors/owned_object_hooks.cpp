@@ -1,0 +1,231 @@
+// The one translation point for commands that take an object handle of a type the layer
+// may make itself: layer-owned descriptor sets (owned_sets.h) and descriptor update
+// templates on converting layouts (template_hooks.cpp: the handle is the template's
+// shadow). The layer below has never seen those handles — validation would report them
+// unknown, drivers would follow them — so:
+// - debug-utils and debug-marker names and tags go to the native objects beneath (a
+//   template's native part and its full-layout push template), and are dropped (the
+//   application gets VK_SUCCESS) where there is none (a layer-owned set);
+// - private data is kept here, forgotten when the object goes.
+// Every other object passes straight through. Cold paths.
+//
+// The loader sends vkSetDebugUtilsObject{Name,Tag}EXT (an instance extension's device
+// functions) down the *instance* chain, so those two are hooked there too; a layer above
+// may still call them through the device chain.
+#include <iterator>
+
+#include "bindings/device/bindings_capability.h"
+#include "bindings/device/bindings_device.h"
+#include "bindings/device/hooks.h"
+#include "chassis/instance_stack.h"
+#include "chassis/state.h"
+
+namespace bindery::bindings {
+namespace {
+
+// What a handle the application names is to the layer below.
+struct Translated {
+  bool layer_made = false;       // the layer's own handle: never sent down as it is
+  SetShadow* owned_set = nullptr;  // a layer-owned set
+  uint64_t beneath[2] = {0, 0};  // native objects of the same type beneath it (0: none)
+};
+
+Translated Translate(DeviceBindings& b, VkObjectType type, uint64_t handle) {
+  Translated t;
+  if (handle == 0) return t;
+  if (type == VK_OBJECT_TYPE_DESCRIPTOR_SET) {
+    t.owned_set = OwnedSet(reinterpret_cast<VkDescriptorSet>(handle));
+    t.layer_made = t.owned_set != nullptr;
+  } else if (type == VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE && b.Converting()) {
+    if (const TemplateShadow* shadow = b.templates.Find(reinterpret_cast<VkDescriptorUpdateTemplate>(handle))) {
+      t.layer_made = true;
+      t.beneath[0] = reinterpret_cast<uint64_t>(shadow->native);
+      t.beneath[1] = reinterpret_cast<uint64_t>(shadow->full);
+    }
+  }
+  return t;
+}
+
+VkObjectType ObjectTypeOf(VkDebugReportObjectTypeEXT type) {
+  switch (type) {
+    case VK_DEBUG_REPORT_OBJECT_TYPE_DESCRIPTOR_SET_EXT:
+      return VK_OBJECT_TYPE_DESCRIPTOR_SET;
+    case VK_DEBUG_REPORT_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_EXT:
+      return VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE;
+    default:
+      return VK_OBJECT_TYPE_UNKNOWN;  // never layer-made
+  }
+}
+
+// `call(handle)` for the application's handle, or for each native object beneath a
+// layer-made one (VK_SUCCESS, or the first failure; VK_SUCCESS when there is none).
+template <typename Call>
+VkResult ForEachBeneath(const Translated& t, uint64_t handle, Call call) {
+  if (!t.layer_made) return call(handle);
+  VkResult result = VK_SUCCESS;
+  for (uint64_t native : t.beneath) {
+    if (native == 0) continue;
+    const VkResult r = call(native);
+    if (result == VK_SUCCESS) result = r;
+  }
+  return result;
+}
+
+VkResult SetOwnedData(DeviceBindings& b, const Translated& t, uint64_t handle, VkPrivateDataSlot slot, uint64_t data) {
+  std::lock_guard<std::mutex> lock(b.owned_data_mutex);
+  b.owned_data[{handle, reinterpret_cast<uint64_t>(slot)}] = data;
+  // Freeing the set or resetting its pool, or destroying the template, forgets it (a
+  // later object may reuse the handle).
+  if (t.owned_set != nullptr && t.owned_set->pool != nullptr) {
+    t.owned_set->pool->owned_private_data.store(true, std::memory_order_release);
+  }
+  if (t.owned_set == nullptr) b.template_private_data.store(true, std::memory_order_release);
+  return VK_SUCCESS;
+}
+
+void GetOwnedData(DeviceBindings& b, uint64_t handle, VkPrivateDataSlot slot, uint64_t* data) {
+  std::lock_guard<std::mutex> lock(b.owned_data_mutex);
+  auto it = b.owned_data.find({handle, reinterpret_cast<uint64_t>(slot)});
+  *data = it != b.owned_data.end() ? it->second : 0;
+}
+
+void ForgetSlot(DeviceBindings& b, VkPrivateDataSlot slot) {
+  if (slot == VK_NULL_HANDLE) return;
+  const uint64_t key = reinterpret_cast<uint64_t>(slot);
+  std::lock_guard<std::mutex> lock(b.owned_data_mutex);
+  for (auto it = b.owned_data.begin(); it != b.owned_data.end();) {
+    it = it->first.slot == key ? b.owned_data.erase(it) : std::next(it);
+  }
+}
+
+// What the capabilities below (or the next layer) answer for `name` on the device's
+// instance: the instance table has no entry for these device-dispatched functions.
+PFN_vkVoidFunction InstanceNext(VkDevice device, const char* name) {
+  const DeviceState* state = StateRegistry::Get().FindDevice(device);
+  if (state == nullptr) return nullptr;
+  return ResolveInstanceFunction(*state->instance, static_cast<int>(BindingsCapability().slot()), name);
+}
+
+}  // namespace
+
+void DeviceBindings::ForgetOwnedData(uint64_t begin, uint64_t end) {
+  std::lock_guard<std::mutex> lock(owned_data_mutex);
+  for (auto it = owned_data.begin(); it != owned_data.end();) {
+    it = it->first.set >= begin && it->first.set < end ? owned_data.erase(it) : std::next(it);
+  }
+}
+
+namespace {
+
+template <typename Next>
+VkResult Name(DeviceBindings& b, const VkDebugUtilsObjectNameInfoEXT* info, Next next) {
+  const Translated t = Translate(b, info->objectType, info->objectHandle);
+  return ForEachBeneath(t, info->objectHandle, [&](uint64_t handle) {
+    VkDebugUtilsObjectNameInfoEXT copy = *info;
+    copy.objectHandle = handle;
+    return next(&copy);
+  });
+}
+
+template <typename Next>
+VkResult Tag(DeviceBindings& b, const VkDebugUtilsObjectTagInfoEXT* info, Next next) {
+  const Translated t = Translate(b, info->objectType, info->objectHandle);
+  return ForEachBeneath(t, info->objectHandle, [&](uint64_t handle) {
+    VkDebugUtilsObjectTagInfoEXT copy = *info;
+    copy.objectHandle = handle;
+    return next(&copy);
+  });
+}
+
+}  // namespace
+
+VKAPI_ATTR VkResult VKAPI_CALL SetDebugUtilsObjectNameEXT(VkDevice device, const VkDebugUtilsObjectNameInfoEXT* pNameInfo) {
+  DeviceBindings& b = BindingsOf(device);
+  return Name(b, pNameInfo, [&](const VkDebugUtilsObjectNameInfoEXT* i) { return b.next.SetDebugUtilsObjectNameEXT(device, i); });
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL SetDebugUtilsObjectTagEXT(VkDevice device, const VkDebugUtilsObjectTagInfoEXT* pTagInfo) {
+  DeviceBindings& b = BindingsOf(device);
+  return Tag(b, pTagInfo, [&](const VkDebugUtilsObjectTagInfoEXT* i) { return b.next.SetDebugUtilsObjectTagEXT(device, i); });
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL InstanceSetDebugUtilsObjectNameEXT(VkDevice device,
+                                                                  const VkDebugUtilsObjectNameInfoEXT* pNameInfo) {
+  auto next = reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(InstanceNext(device, "vkSetDebugUtilsObjectNameEXT"));
+  return Name(BindingsOf(device), pNameInfo,
+              [&](const VkDebugUtilsObjectNameInfoEXT* i) { return next != nullptr ? next(device, i) : VK_SUCCESS; });
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL InstanceSetDebugUtilsObjectTagEXT(VkDevice device,
+                                                                 const VkDebugUtilsObjectTagInfoEXT* pTagInfo) {
+  auto next = reinterpret_cast<PFN_vkSetDebugUtilsObjectTagEXT>(InstanceNext(device, "vkSetDebugUtilsObjectTagEXT"));
+  return Tag(BindingsOf(device), pTagInfo,
+             [&](const VkDebugUtilsObjectTagInfoEXT* i) { return next != nullptr ? next(device, i) : VK_SUCCESS; });
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL DebugMarkerSetObjectNameEXT(VkDevice device,
+                                                           const VkDebugMarkerObjectNameInfoEXT* pNameInfo) {
+  DeviceBindings& b = BindingsOf(device);
+  const Translated t = Translate(b, ObjectTypeOf(pNameInfo->objectType), pNameInfo->object);
+  return ForEachBeneath(t, pNameInfo->object, [&](uint64_t handle) {
+    VkDebugMarkerObjectNameInfoEXT copy = *pNameInfo;
+    copy.object = handle;
+    return b.next.DebugMarkerSetObjectNameEXT(device, &copy);
+  });
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL DebugMarkerSetObjectTagEXT(VkDevice device, const VkDebugMarkerObjectTagInfoEXT* pTagInfo) {
+  DeviceBindings& b = BindingsOf(device);
+  const Translated t = Translate(b, ObjectTypeOf(pTagInfo->objectType), pTagInfo->object);
+  return ForEachBeneath(t, pTagInfo->object, [&](uint64_t handle) {
+    VkDebugMarkerObjectTagInfoEXT copy = *pTagInfo;
+    copy.object = handle;
+    return b.next.DebugMarkerSetObjectTagEXT(device, &copy);
+  });
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL SetPrivateData(VkDevice device, VkObjectType objectType, uint64_t objectHandle,
+                                              VkPrivateDataSlot slot, uint64_t data) {
+  DeviceBindings& b = BindingsOf(device);
+  const Translated t = Translate(b, objectType, objectHandle);
+  if (t.layer_made) return SetOwnedData(b, t, objectHandle, slot, data);
+  return b.next.SetPrivateData(device, objectType, objectHandle, slot, data);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL SetPrivateDataEXT(VkDevice device, VkObjectType objectType, uint64_t objectHandle,
+                                                 VkPrivateDataSlot slot, uint64_t data) {
+  DeviceBindings& b = BindingsOf(device);
+  const Translated t = Translate(b, objectType, objectHandle);
+  if (t.layer_made) return SetOwnedData(b, t, objectHandle, slot, data);
+  return b.next.SetPrivateDataEXT(device, objectType, objectHandle, slot, data);
+}
+
+VKAPI_ATTR void VKAPI_CALL GetPrivateData(VkDevice device, VkObjectType objectType, uint64_t objectHandle,
+                                          VkPrivateDataSlot slot, uint64_t* pData) {
+  DeviceBindings& b = BindingsOf(device);
+  if (Translate(b, objectType, objectHandle).layer_made) return GetOwnedData(b, objectHandle, slot, pData);
+  b.next.GetPrivateData(device, objectType, objectHandle, slot, pData);
+}
+
+VKAPI_ATTR void VKAPI_CALL GetPrivateDataEXT(VkDevice device, VkObjectType objectType, uint64_t objectHandle,
+                                             VkPrivateDataSlot slot, uint64_t* pData) {
+  DeviceBindings& b = BindingsOf(device);
+  if (Translate(b, objectType, objectHandle).layer_made) return GetOwnedData(b, objectHandle, slot, pData);
+  b.next.GetPrivateDataEXT(device, objectType, objectHandle, slot, pData);
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyPrivateDataSlot(VkDevice device, VkPrivateDataSlot slot,
+                                                  const VkAllocationCallbacks* pAllocator) {
+  DeviceBindings& b = BindingsOf(device);
+  ForgetSlot(b, slot);
+  b.next.DestroyPrivateDataSlot(device, slot, pAllocator);
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyPrivateDataSlotEXT(VkDevice device, VkPrivateDataSlot slot,
+                                                     const VkAllocationCallbacks* pAllocator) {
+  DeviceBindings& b = BindingsOf(device);
+  ForgetSlot(b, slot);
+  b.next.DestroyPrivateDataSlotEXT(device, slot, pAllocator);
+}
+
+}  // namespace bindery::bindings

@@ -1,0 +1,204 @@
+// What the indirect-bindings capability keeps for each application object it shadows:
+// set layouts, pipeline layouts (and their roots), pools, sets (their argument-block
+// records, their full native form for pipelines running natively), layer-owned sets,
+// update templates, shader modules, and the pipelines that run natively or read a ring
+// root. Found by the handles the application holds (DeviceBindings' handle maps).
+//
+// Handles: the application holds real objects of the layer below — the smaller native
+// set layout, the native pipeline layout with the root's push-constant range, and for a
+// set whose layout keeps native bindings a native set of the smaller layout. A set whose
+// layout has no native binding left is layer-owned: no native set exists, its handle is
+// the address of its slot in its pool's arena (OwnedSetSlot, owned_set_region.h), and
+// every hook taking a VkDescriptorSet recognises it (OwnedSet) and never sends it down.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+#include "bindings/descriptors/owned_set_region.h"
+#include "bindings/model/record_allocator.h"
+#include "bindings/pipelines/rewrite_cache.h"
+#include "bindings/model/root_layout.h"
+#include "bindings/model/set_layout_shadow.h"
+#include "bindings/pipelines/static_use.h"
+#include "spirv/rewrite.h"
+
+namespace bindery::bindings {
+
+struct SetLayoutEntry {
+  std::shared_ptr<const SetLayoutShadow> shadow;
+  // A layout that converts nothing but has bindings of a type others convert: its sets'
+  // buffer descriptors are kept once some layout converts (native_buffer_sets.h).
+  bool native_buffers = false;
+};
+
+// Stages the root is visible to (besides those of the application's ranges).
+inline constexpr VkShaderStageFlags kRootStages = VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT;
+
+struct PipelineLayoutShadow {
+  RootLayout root;
+  VkShaderStageFlags root_stages = kRootStages;  // the root push names them all
+  // The application's ranges as extended to the end of push-constant space.
+  std::vector<VkPushConstantRange> app_ranges;
+  // More than one application range: its pushes are split at range boundaries and
+  // widened to every stage whose extended range covers the bytes.
+  bool widen_app_pushes = false;
+  // The push-constant ranges sent down (a fallback layout uses the same ones, so the
+  // application's pushes stay compatible for push constants with it).
+  std::vector<VkPushConstantRange> native_ranges;
+  // The full native layout for pipelines that fall back (created on first need, owned
+  // by DeviceBindings, guarded by DeviceBindings::fallback_mutex).
+  VkPipelineLayout full = VK_NULL_HANDLE;
+  // Sets that exist only as roots are left out of the native layout, and the others
+  // renumbered in order: native_set[s] is set s's number in the native layout (kNoOffset
+  // for a root-only set). The numbering of sets 0..s depends only on those sets' layouts,
+  // so layouts compatible for set s number it alike. `renumbered`: some set moved, so
+  // shaders' remaining descriptors are renumbered too (spirv/renumber.h).
+  std::vector<uint32_t> native_set;
+  bool renumbered = false;
+  uint32_t NativeSet(uint32_t set) const { return set < native_set.size() ? native_set[set] : set; }
+  // A root in the ring: a layer-owned copy of the native layout (owned by DeviceBindings),
+  // for re-binding the reserved set at a draw even after the application destroyed its
+  // layout (root_delivery.cpp).
+  VkPipelineLayout ring_copy = VK_NULL_HANDLE;
+};
+
+// A pipeline rewritten for a layout whose root lives in the ring: where it reads the
+// root, so a draw or dispatch can put the reserved set back when binds through other
+// layouts disturbed it (root_delivery.cpp).
+struct RingPipeline {
+  VkPipelineLayout layout = VK_NULL_HANDLE;  // the application's (native) layout handle
+  VkPipelineLayout copy = VK_NULL_HANDLE;    // PipelineLayoutShadow::ring_copy
+  uint32_t buffer_set = 0;                   // the reserved set's number in the native layout
+  uint32_t root_end = 0;
+};
+
+// A pipeline created natively (its shaders could not be rewritten): binding it makes the
+// sets bound at its bind point be materialised as full native sets at the next draw or
+// dispatch.
+struct FallbackPipeline {
+  VkPipelineLayout full = VK_NULL_HANDLE;  // the full native layout it was created with
+  std::vector<std::shared_ptr<const SetLayoutShadow>> sets;  // its layout's sets
+  // The bindings its shaders statically use: the only ones its full sets get written
+  // (static_use.h); nullptr: unknown, every binding.
+  std::shared_ptr<const StaticUse> uses;
+};
+
+struct PoolShadow;
+struct NativeTwin;  // bindings/native_twin.h
+
+// A converted set: its records in the pool's block, and the CPU copy of what each record
+// names (for sets that must be materialised natively).
+struct SetShadow {
+  // Kept alive by `keep` (sets in DeviceBindings::sets) or by the pool (layer-owned sets).
+  const SetLayoutShadow* layout = nullptr;
+  std::shared_ptr<const SetLayoutShadow> keep;
+  PoolShadow* pool = nullptr;
+  uint32_t first_record = 0;
+  uint32_t record_count = 0;
+  uint8_t* records = nullptr;           // host pointer to the first record
+  VkDeviceAddress address = 0;          // device address of the first record
+  // Per record, as the application wrote it: the set's run of its pool's CPU copy.
+  VkDescriptorBufferInfo* descriptors = nullptr;
+  // The set as a full native set, for pipelines that fall back (allocated on first need;
+  // rewritten from the shadow when `full_stale`). Guarded by DeviceBindings::fallback_mutex.
+  VkDescriptorSet full = VK_NULL_HANDLE;
+  VkDescriptorPool full_pool = VK_NULL_HANDLE;
+  bool full_stale = true;
+  // Bindings (bit i: app_bindings[i], i < 63) written into `full` since it went stale;
+  // a pipeline using others gets them written at its materialisation (static_use.h).
+  uint64_t full_written = 0;
+  // Records naming a buffer without a device address (bindings/native_twin.h): while
+  // non-zero, draws and dispatches of rewritten pipelines with this set bound run natively.
+  uint32_t unaddressable = 0;
+};
+
+// A layer-owned set's slot; the set's handle is the slot's address. `self` holds that
+// address while the set is live (0 once freed, never written in an unused slot), so a
+// value in the region is a live layer-owned handle exactly when the word it points at
+// equals it (OwnedSet).
+struct alignas(128) OwnedSetSlot {
+  std::atomic<uint64_t> self{0};
+  uint32_t next_free = UINT32_MAX;
+  SetShadow shadow;
+};
+static_assert(sizeof(OwnedSetSlot) == 128, "slots are 128 bytes: OwnedSet checks a handle's alignment");
+
+// The layer-owned set behind `handle`, nullptr for any other value. Lock-free; safe on
+// any 64-bit value (owned_set_region.h says why).
+inline SetShadow* OwnedSet(VkDescriptorSet handle) {
+  const uint64_t value = reinterpret_cast<uint64_t>(handle);
+  if (!OwnedRegionContains(value) || value % alignof(OwnedSetSlot) != 0) return nullptr;
+  OwnedSetSlot* slot = reinterpret_cast<OwnedSetSlot*>(value);
+  return slot->self.load(std::memory_order_acquire) == value ? &slot->shadow : nullptr;
+}
+
+struct PoolShadow {
+  VkBuffer buffer = VK_NULL_HANDLE;  // the argument blocks (none when the pool holds no converted descriptor)
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  uint8_t* mapped = nullptr;
+  VkDeviceAddress address = 0;
+  uint32_t capacity = 0;  // records the block holds (made on the first converted set)
+  VkDeviceSize block_bytes = 0;  // its memory (DeviceBindings::gpu_bytes)
+  RecordAllocator records{0};
+  // The CPU copy of every record (what the application wrote), indexed like the block:
+  // one allocation per pool, none per set.
+  std::vector<VkDescriptorBufferInfo> descriptors;
+  std::vector<VkDescriptorSet> sets;  // live sets in DeviceBindings::sets (for reset and destroy)
+  std::vector<VkDescriptorSet> native_buffer_sets;  // live sets in DeviceBindings::native_buffer_sets
+
+  // Layer-owned sets: one slot per set the pool may hold (maxSets), in one arena of the
+  // owned-set region (none when the region had no room: such pools keep native sets).
+  // Allocation pops the free list or bumps; reset is O(1) (bump and free list cleared).
+  OwnedSetSlot* slots = nullptr;
+  uint32_t slot_count = 0;
+  uint32_t slot_bump = 0;              // slots [0, slot_bump) have been handed out since the last reset
+  uint32_t slot_built = 0;             // slots [0, slot_built) are constructed objects
+  uint32_t free_slot = UINT32_MAX;     // head of the freed slots (OwnedSetSlot::next_free)
+  size_t arena_bytes = 0;
+  // Layer-owned sets allocated but not yet in the device's counters: two atomic adds per
+  // set were half of the allocation's cost. (Valid applications destroy their pools
+  // before the device, whose summary then has every set.)
+  uint64_t owned_counted = 0;
+  // The layouts of its layer-owned sets (kept alive until the pool goes; no per-set
+  // reference count on the allocation path).
+  std::vector<std::shared_ptr<const SetLayoutShadow>> owned_layouts;
+  std::atomic<bool> owned_materialised{false};  // some layer-owned set has a full native set
+  std::atomic<bool> owned_private_data{false};  // some layer-owned set has private data
+};
+
+// A descriptor update template on a converting layout (the handle the application holds
+// is this object's address).
+struct TemplateShadow {
+  std::shared_ptr<const SetLayoutShadow> layout;
+  std::vector<VkDescriptorUpdateTemplateEntry> converted;  // entries that write records
+  VkDescriptorUpdateTemplate native = VK_NULL_HANDLE;     // the other entries, if any
+  // Push-descriptor templates: every entry against the full native layout, for pushes
+  // that must reach a pipeline running natively (push_descriptor_hooks.cpp).
+  VkDescriptorUpdateTemplate full = VK_NULL_HANDLE;
+  VkPipelineLayout full_layout = VK_NULL_HANDLE;
+  bool push = false;
+  std::string full_content;  // what `full` was made from (DeviceBindings::RetiredTemplate)
+  VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;  // of a push template
+  uint32_t data_size = 0;  // bytes of pData a push with it reads (push templates)
+  // Which vkDestroyDescriptorUpdateTemplate(KHR) the native templates go back through.
+  PFN_vkDestroyDescriptorUpdateTemplate destroy = nullptr;
+};
+
+struct ModuleEntry {
+  std::shared_ptr<const std::vector<uint32_t>> words;
+  // What the module uses and its rewrites so far, found by the module's handle: a second
+  // pipeline from it neither inspects nor hashes its words again (pipeline_hooks.cpp).
+  mutable std::mutex mutex;
+  mutable std::shared_ptr<const spirv::ModuleInfo> info;
+  mutable std::vector<std::pair<std::string, std::shared_ptr<const CachedRewrite>>> rewrites;  // by OptionsKey
+};
+
+}  // namespace bindery::bindings

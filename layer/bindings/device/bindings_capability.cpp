@@ -1,0 +1,295 @@
+// What the indirect-bindings capability needs from the instance and the device, its state
+// on a device, and the functions it hooks.
+//
+// Which layouts convert in each mode is bindings/policy.h's decision: `force` every one,
+// `auto` (the default) every one only on drivers where it was measured to pay, elsewhere
+// only layouts beyond a driver limit.
+#include "bindings/device/bindings_capability.h"
+
+#include <algorithm>
+
+#include "bindings/device/bindings_device.h"
+#include "bindings/device/hooks.h"
+#include "bindings/device/limits.h"
+#include "bindings/pipelines/native_twin.h"
+#include "bindings/device/lookup_cache.h"
+#include "chassis/device_editor.h"
+#include "chassis/instance_editor.h"
+#include "chassis/newer_vulkan.h"
+#include "chassis/state.h"
+
+namespace bindery::bindings {
+namespace {
+
+const Hook kHooks[] = {
+    BINDERY_HOOK(CreateDescriptorSetLayout, nullptr),
+    BINDERY_HOOK(DestroyDescriptorSetLayout, nullptr),
+    BINDERY_HOOK(GetDescriptorSetLayoutSupport, nullptr),
+    BINDERY_HOOK(GetDescriptorSetLayoutSupportKHR, nullptr),
+    BINDERY_HOOK(CreatePipelineLayout, nullptr),
+    BINDERY_HOOK(DestroyPipelineLayout, nullptr),
+    BINDERY_HOOK(CreateDescriptorPool, nullptr),
+    BINDERY_HOOK(DestroyDescriptorPool, nullptr),
+    BINDERY_HOOK(ResetDescriptorPool, nullptr),
+    BINDERY_HOOK(AllocateDescriptorSets, nullptr),
+    BINDERY_HOOK(FreeDescriptorSets, nullptr),
+    BINDERY_HOOK(UpdateDescriptorSets, nullptr),
+    BINDERY_HOOK(DestroyBuffer, nullptr),  // empties the buffer lookup caches
+    // Layer-owned sets in the functions that name any object (owned_object_hooks.cpp).
+    BINDERY_HOOK(SetDebugUtilsObjectNameEXT, nullptr),
+    BINDERY_HOOK(SetDebugUtilsObjectTagEXT, nullptr),
+    BINDERY_HOOK(DebugMarkerSetObjectNameEXT, nullptr),
+    BINDERY_HOOK(DebugMarkerSetObjectTagEXT, nullptr),
+    BINDERY_HOOK(SetPrivateData, nullptr),
+    BINDERY_HOOK(SetPrivateDataEXT, nullptr),
+    BINDERY_HOOK(GetPrivateData, nullptr),
+    BINDERY_HOOK(GetPrivateDataEXT, nullptr),
+    BINDERY_HOOK(DestroyPrivateDataSlot, nullptr),
+    BINDERY_HOOK(DestroyPrivateDataSlotEXT, nullptr),
+    BINDERY_HOOK(CreateDescriptorUpdateTemplate, nullptr),
+    BINDERY_HOOK(CreateDescriptorUpdateTemplateKHR, nullptr),
+    BINDERY_HOOK(DestroyDescriptorUpdateTemplate, nullptr),
+    BINDERY_HOOK(DestroyDescriptorUpdateTemplateKHR, nullptr),
+    BINDERY_HOOK(UpdateDescriptorSetWithTemplate, nullptr),
+    BINDERY_HOOK(UpdateDescriptorSetWithTemplateKHR, nullptr),
+    BINDERY_HOOK(CreateShaderModule, nullptr),
+    BINDERY_HOOK(CreateBuffer, nullptr),  // buffers without addresses (native_twin.h)
+    BINDERY_HOOK(DestroyShaderModule, nullptr),
+    BINDERY_HOOK(CreateComputePipelines, nullptr),
+    BINDERY_HOOK(CreateGraphicsPipelines, nullptr),
+    BINDERY_HOOK(CmdBindDescriptorSets, nullptr),
+    BINDERY_HOOK(CmdPushConstants, nullptr),
+    // Push descriptors (push_descriptor_hooks.cpp): installed where the device has them.
+    BINDERY_HOOK(CmdPushDescriptorSetKHR, nullptr),
+    BINDERY_HOOK(CmdPushDescriptorSetWithTemplateKHR, nullptr),
+    // The bind point's state (bind_point_state.h): pipeline binds and every draw and
+    // dispatch go through its pre-draw step (draw_hooks.cpp). Installed whatever the
+    // policy: under auto a layout beyond a driver limit converts at any time, and its
+    // pipelines then need twins and ring roots like any other; until the first layout
+    // converts each hook only passes the call on.
+    BINDERY_HOOK(CmdBindPipeline, nullptr),
+    BINDERY_HOOK(DestroyPipeline, nullptr),
+    BINDERY_HOOK(CmdDraw, nullptr),
+    BINDERY_HOOK(CmdDrawIndexed, nullptr),
+    BINDERY_HOOK(CmdDrawMultiEXT, nullptr),
+    BINDERY_HOOK(CmdDrawMultiIndexedEXT, nullptr),
+    BINDERY_HOOK(CmdDrawIndirect, nullptr),
+    BINDERY_HOOK(CmdDrawIndexedIndirect, nullptr),
+    BINDERY_HOOK(CmdDrawIndirectByteCountEXT, nullptr),
+    BINDERY_HOOK(CmdDrawIndirectCount, nullptr),
+    BINDERY_HOOK(CmdDrawIndexedIndirectCount, nullptr),
+    BINDERY_HOOK(CmdDrawIndirectCountKHR, nullptr),
+    BINDERY_HOOK(CmdDrawIndexedIndirectCountKHR, nullptr),
+    BINDERY_HOOK(CmdDrawIndirectCountAMD, nullptr),
+    BINDERY_HOOK(CmdDrawIndexedIndirectCountAMD, nullptr),
+    BINDERY_HOOK(CmdDrawMeshTasksEXT, nullptr),
+    BINDERY_HOOK(CmdDrawMeshTasksIndirectEXT, nullptr),
+    BINDERY_HOOK(CmdDrawMeshTasksIndirectCountEXT, nullptr),
+    BINDERY_HOOK(CmdDrawMeshTasksNV, nullptr),
+    BINDERY_HOOK(CmdDrawMeshTasksIndirectNV, nullptr),
+    BINDERY_HOOK(CmdDrawMeshTasksIndirectCountNV, nullptr),
+    BINDERY_HOOK(CmdDrawClusterHUAWEI, nullptr),
+    BINDERY_HOOK(CmdDrawClusterIndirectHUAWEI, nullptr),
+    BINDERY_HOOK(CmdDispatch, nullptr),
+    BINDERY_HOOK(CmdDispatchBase, nullptr),
+    BINDERY_HOOK(CmdDispatchBaseKHR, nullptr),
+    BINDERY_HOOK(CmdDispatchIndirect, nullptr),
+};
+
+// Physical-device queries: the raised limits (bindings/limits.h).
+const Hook kInstanceHooks[] = {
+    BINDERY_HOOK(GetPhysicalDeviceProperties, nullptr),
+    BINDERY_HOOK(GetPhysicalDeviceProperties2, nullptr),
+    BINDERY_HOOK(GetPhysicalDeviceProperties2KHR, nullptr),
+    // Debug names and tags of layer-owned sets (owned_object_hooks.cpp): the loader calls
+    // these down the instance chain.
+    Hook{"vkSetDebugUtilsObjectNameEXT", reinterpret_cast<PFN_vkVoidFunction>(&InstanceSetDebugUtilsObjectNameEXT),
+         nullptr, false},
+    Hook{"vkSetDebugUtilsObjectTagEXT", reinterpret_cast<PFN_vkVoidFunction>(&InstanceSetDebugUtilsObjectTagEXT),
+         nullptr, false},
+};
+
+class Bindings final : public Capability {
+ public:
+  const char* Name() const override { return "indirect bindings"; }
+  HookTable DeviceHooks() const override { return MakeHookTable(kHooks); }
+  HookTable InstanceHooks() const override { return MakeHookTable(kInstanceHooks); }
+
+  bool PlanInstance(const Settings& settings, InstanceEditor& editor) const override {
+    if (settings.indirect_bindings == Mode::kOff) return false;
+    // Under a Vulkan 1.0 application, VK_KHR_buffer_device_address needs these (promoted
+    // to 1.1).
+    if (editor.api_version() < VK_API_VERSION_1_1) {
+      editor.RequestExtension(VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
+      editor.RequestExtension(VK_KHR_DEVICE_GROUP_CREATION_EXTENSION_NAME);
+    }
+    return true;  // the raised limits
+  }
+
+  // Where every layout converts, the application holds smaller native layouts, layer-owned
+  // set handles and pipeline layouts with a root. These extensions' commands take those
+  // objects and the capability does not translate them, so they are not offered there:
+  //   VK_KHR_maintenance6: vkCmdBindDescriptorSets2KHR, vkCmdPushConstants2KHR,
+  //     vkCmdPushDescriptorSet(WithTemplate)2KHR, vkCmdSetDescriptorBufferOffsets2EXT;
+  //   VK_EXT_descriptor_buffer: layout sizes and offsets of converted layouts are wrong;
+  //   VK_EXT_shader_object: vkCreateShadersEXT takes set layouts, its shaders are not rewritten;
+  //   VK_VALVE_descriptor_set_host_mapping: takes sets (layer-owned handles);
+  //   ray tracing (VK_KHR_ray_tracing_pipeline, VK_NV_ray_tracing) and mesh/task shaders
+  //     (VK_EXT_mesh_shader, VK_NV_mesh_shader): their pipelines and stages are not
+  //     rewritten and the root does not reach them, so a pipeline of theirs on a converting
+  //     layout would be half converted (its sets' buffers gone from the native layout).
+  //   generated commands (NV, EXT), VK_AMDX_shader_enqueue, VK_HUAWEI_subpass_shading:
+  //     draw or dispatch without the pre-draw step (bind_point_state.h).
+  // Under auto on a driver where conversion does not pay, only layouts beyond the driver's
+  // limits convert (invalid natively, so no valid use of these extensions meets them).
+  void HiddenDeviceExtensions(const InstanceState& instance, VkPhysicalDevice pd,
+                              std::vector<const char*>& hidden) const override {
+    if (!ConvertsEveryLayout(instance, pd)) return;
+    hidden.push_back(kKhrMaintenance6);
+    hidden.push_back(VK_EXT_DESCRIPTOR_BUFFER_EXTENSION_NAME);
+    hidden.push_back(kExtShaderObject);
+    hidden.push_back(VK_VALVE_DESCRIPTOR_SET_HOST_MAPPING_EXTENSION_NAME);
+    hidden.push_back(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME);
+    hidden.push_back(VK_NV_RAY_TRACING_EXTENSION_NAME);
+    hidden.push_back(VK_EXT_MESH_SHADER_EXTENSION_NAME);
+    hidden.push_back(VK_NV_MESH_SHADER_EXTENSION_NAME);
+    // Commands that draw or dispatch without going through the pre-draw step (generated
+    // commands, work graphs, subpass shading: bind points or binds it does not follow).
+    hidden.push_back("VK_NV_device_generated_commands");
+    hidden.push_back("VK_EXT_device_generated_commands");
+    hidden.push_back("VK_AMDX_shader_enqueue");
+    hidden.push_back("VK_HUAWEI_subpass_shading");
+  }
+
+  std::unique_ptr<DevicePlan> PlanDevice(DeviceEditor& editor) const override {
+    const Settings& settings = editor.instance().settings;
+    const BindingsPolicy policy =
+        ChooseBindingsPolicy(settings.indirect_bindings, editor.properties().vendorID, editor.driver_id());
+    if (!policy.convert_everything && !policy.convert_over_limits) return nullptr;
+    if (const char* why = editor.RequestFeature(DeviceFeature::kBufferDeviceAddress)) {
+      // Asked for explicitly: a warning; under auto the application loses nothing it had.
+      if (settings.indirect_bindings == Mode::kForce) {
+        BINDERY_LOG(editor.instance().log(), kWarn, "bindings-off",
+                    "indirect bindings are off on %s: bufferDeviceAddress: %s", editor.properties().deviceName, why);
+      } else {
+        BINDERY_LOG(editor.instance().log(), kInfo, "bindings-off",
+                    "indirect bindings are off on %s: bufferDeviceAddress: %s", editor.properties().deviceName, why);
+      }
+      return nullptr;
+    }
+    auto plan = std::make_unique<BindingsPlan>();
+    plan->policy = policy;
+    plan->native_limits = editor.properties().limits;
+    plan->api_version = editor.api_version();
+    plan->shader_int64 = editor.application_features().shaderInt64 == VK_TRUE;
+    plan->bounds_checks = editor.application_features().robustBufferAccess == VK_TRUE;
+    if (auto* r2 = static_cast<const VkPhysicalDeviceRobustness2FeaturesEXT*>(
+            editor.FindApplicationStruct(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT))) {
+      plan->bounds_checks = plan->bounds_checks || r2->robustBufferAccess2 == VK_TRUE;
+      plan->null_descriptor = r2->nullDescriptor == VK_TRUE;  // null records read 0 (robustness.h)
+    }
+    plan->convert_uniform_buffers = settings.bindings_convert_ubo;
+    plan->dump_dir = settings.bindings_dump_dir;
+    editor.tracking().resources = true;
+    editor.tracking().commands = true;  // per-command-buffer state: binds (fallbacks), the root ring
+    VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    if (plan->convert_uniform_buffers) usage |= VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
+    editor.tracking().address_rules.push_back({usage, 0});
+    return plan;
+  }
+
+  std::unique_ptr<CommandData> CreateCommandData(CapabilityDevice& device, VkCommandPool) const override {
+    return std::make_unique<BindingsCommandData>(static_cast<DeviceBindings&>(device).ring_pool);
+  }
+
+  std::unique_ptr<CapabilityDevice> CreateDevice(DeviceState& device, DevicePlan& p) const override {
+    auto bindings = std::make_unique<DeviceBindings>(device, static_cast<const BindingsPlan&>(p), device.Next(slot()));
+    BINDERY_LOG(device.log(), kInfo, "bindings", "indirect bindings on %s (%s): addresses as %s, bounds checks %s",
+                device.properties.deviceName, bindings->plan.policy.name,
+                bindings->plan.shader_int64 ? "uint64" : "uvec2", bindings->plan.bounds_checks     ? "on"
+                : bindings->plan.null_descriptor ? "on (null descriptors)"
+                                                 : "off");
+    return bindings;
+  }
+};
+
+}  // namespace
+
+Capability& BindingsCapability() {
+  static Bindings* capability = new Bindings();
+  return *capability;
+}
+
+DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p, const VkLayerDispatchTable& next_table)
+    : device(device_state),
+      next(next_table),
+      plan(p),
+      counters{&device_state.counters.Register("pipelines rewritten"),
+               &device_state.counters.Register("fallen back"),
+               &device_state.counters.Register("descriptor sets converted"),
+               &device_state.counters.Register("layer-owned"),
+               &device_state.counters.Register("push descriptor updates converted"),
+               &device_state.counters.Register("root ring bytes"),
+               &device_state.counters.Register("argument-block bytes")} {
+  gpu_bytes.Attach(&device_state.counters.Register("layer GPU bytes peak"));
+  host_bytes.Attach(&device_state.counters.Register("layer host bytes peak"));
+  max_push_bytes = device_state.properties.limits.maxPushConstantsSize;
+  max_bound_sets = device_state.properties.limits.maxBoundDescriptorSets;
+  ring_alignment = static_cast<uint32_t>(
+      std::max<VkDeviceSize>(16, device_state.properties.limits.minStorageBufferOffsetAlignment));
+  device_state.instance->dispatch.GetPhysicalDeviceMemoryProperties(device_state.physical_device, &memory_properties);
+  // The reserved set's layout: made once, so every pipeline layout with a ring root names
+  // the same one (and every ring block's set can be bound with any of them).
+  const VkDescriptorSetLayoutBinding root{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 1, VK_SHADER_STAGE_ALL, nullptr};
+  VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  info.bindingCount = 1;
+  info.pBindings = &root;
+  if (ring_alignment > kRingRootBytes ||
+      next.CreateDescriptorSetLayout(device.handle, &info, nullptr, &root_set_layout) != VK_SUCCESS) {
+    root_set_layout = VK_NULL_HANDLE;
+  }
+}
+
+DeviceBindings::~DeviceBindings() {
+  rewrites.ForEach([&](const CachedRewrite& r) {
+    if (r.driver_module != VK_NULL_HANDLE) next.DestroyShaderModule(device.handle, r.driver_module, nullptr);
+  });
+  twins.ForEach([&](VkPipeline, NativeTwin& t) {
+    if (t.pipeline != VK_NULL_HANDLE) next.DestroyPipeline(device.handle, t.pipeline, nullptr);
+  });
+  InvalidateLookupCaches();  // a later device may reuse this one's address and handles
+  templates.ForEach([&](VkDescriptorUpdateTemplate, TemplateShadow& t) {
+    if (t.native != VK_NULL_HANDLE) t.destroy(device.handle, t.native, nullptr);
+    if (t.full != VK_NULL_HANDLE) t.destroy(device.handle, t.full, nullptr);
+  });
+  for (const RetiredTemplate& t : retired_templates) t.destroy(device.handle, t.full, nullptr);
+  for (VkDescriptorPool p : fallback_pools) next.DestroyDescriptorPool(device.handle, p, nullptr);
+  for (VkDescriptorPool p : fallback_uab_pools) next.DestroyDescriptorPool(device.handle, p, nullptr);
+  for (VkPipelineLayout l : owned_pipeline_layouts) next.DestroyPipelineLayout(device.handle, l, nullptr);
+  for (VkDescriptorSetLayout l : owned_set_layouts) next.DestroyDescriptorSetLayout(device.handle, l, nullptr);
+  // The ring's blocks (and their reserved sets) go with ring_pool, after this.
+  if (root_set_layout != VK_NULL_HANDLE) next.DestroyDescriptorSetLayout(device.handle, root_set_layout, nullptr);
+  // Pools the application did not destroy: their argument blocks and set arenas go with
+  // the device (the blocks straight to the layer below the stack: the tracking stage,
+  // which hooks buffer and memory destruction, has dropped its trackers by now).
+  pools.ForEach([&](VkDescriptorPool, PoolShadow& pool) {
+    if (pool.slots != nullptr) ReleaseOwnedArena(pool.slots, pool.arena_bytes);
+    if (pool.buffer != VK_NULL_HANDLE) device.driver.DestroyBuffer(device.handle, pool.buffer, nullptr);
+    if (pool.memory != VK_NULL_HANDLE) device.driver.FreeMemory(device.handle, pool.memory, nullptr);
+  });
+}
+
+ThreadLookups& Lookups() {
+  static thread_local ThreadLookups lookups;
+  return lookups;
+}
+
+DeviceBindings& BindingsOf(VkDevice device) {
+  return *StateRegistry::Get().FindDevice(device)->State<DeviceBindings>(BindingsCapability().slot());
+}
+
+DeviceBindings& BindingsOf(VkCommandBuffer cb) {
+  return *StateRegistry::Get().FindDevice(cb)->State<DeviceBindings>(BindingsCapability().slot());
+}
+
+}  // namespace bindery::bindings

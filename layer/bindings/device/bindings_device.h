@@ -1,0 +1,267 @@
+// The indirect-bindings capability on one device: what it decided before the device
+// existed (BindingsPlan), the shadows it keeps by handle (shadows.h), the rewrite cache,
+// the fallback objects and its counters, and the functions the hooks share. Written as a
+// layer of its own (chassis/capability.h): it calls down through `next`; buffer addresses
+// and sizes come from the chassis's shared trackers. Per-command-buffer state is in
+// command_data.h.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+#include "bindings/record/command_data.h"
+#include "bindings/model/policy.h"
+#include "bindings/device/lookup_cache.h"
+#include "bindings/device/memory_gauge.h"
+#include "bindings/descriptors/native_buffer_sets.h"
+#include "bindings/descriptors/owned_set_region.h"
+#include "bindings/model/record_allocator.h"
+#include "bindings/pipelines/rewrite_cache.h"
+#include "bindings/model/root_layout.h"
+#include "bindings/record/root_ring.h"
+#include "bindings/model/set_layout_shadow.h"
+#include "bindings/descriptors/shadows.h"
+#include "bindings/pipelines/static_use.h"
+#include "chassis/capability.h"
+#include "chassis/state.h"
+#include "chassis/trackers.h"
+#include "core/chain_edit.h"
+#include "core/handle_map.h"
+#include "spirv/rewrite.h"
+
+namespace bindery::bindings {
+
+class BindingsPlan : public DevicePlan {
+ public:
+  bool shader_int64 = false;         // the application enabled shaderInt64
+  bool bounds_checks = false;        // the application enabled robustBufferAccess(2)
+  bool null_descriptor = false;      // the application enabled robustness2.nullDescriptor
+  bool convert_uniform_buffers = false;
+  std::string dump_dir;              // where rewritten modules are written ("" none)
+  spirv::TargetEnv target = spirv::TargetEnv::kVulkan1_0;
+  uint32_t api_version = VK_API_VERSION_1_0;
+  BindingsPolicy policy;                 // which layouts convert (bindings/policy.h)
+  VkPhysicalDeviceLimits native_limits{};  // the driver's own limits
+};
+
+class DeviceBindings : public CapabilityDevice {
+ public:
+  DeviceBindings(DeviceState& device, const BindingsPlan& plan, const VkLayerDispatchTable& next);
+  ~DeviceBindings() override;
+
+  Trackers& trackers() const { return *device.trackers; }
+
+  DeviceState& device;
+  const VkLayerDispatchTable& next;
+  const BindingsPlan& plan;
+  uint32_t max_push_bytes = 0;
+  VkPhysicalDeviceMemoryProperties memory_properties{};
+
+  ShardedHandleMap<VkDescriptorSetLayout, SetLayoutEntry> set_layouts;
+  ShardedHandleMap<VkPipelineLayout, PipelineLayoutShadow> pipeline_layouts;
+  ShardedHandleMap<VkDescriptorPool, PoolShadow> pools;
+  ShardedHandleMap<VkDescriptorSet, SetShadow> sets;
+  ShardedHandleMap<VkShaderModule, ModuleEntry> modules;
+  ShardedHandleMap<VkDescriptorUpdateTemplate, TemplateShadow> templates;
+  RewriteCache rewrites;
+  ShardedHandleMap<VkPipeline, FallbackPipeline> fallback_pipelines;
+  // Buffer descriptors of native sets that copies into converted sets may read
+  // (native_buffer_sets.h); `any_native_buffer_sets` is set once the first is registered.
+  ShardedHandleMap<VkDescriptorSet, NativeBufferSet> native_buffer_sets;
+  std::atomic<bool> any_native_buffer_sets{false};
+  // Templates of layouts such sets have: their buffer entries (template_hooks.cpp).
+  ShardedHandleMap<VkDescriptorUpdateTemplate, NativeTemplate> native_templates;
+  // Per-command-buffer memory for push-descriptor records and ring roots (root_ring.h).
+  RootRingPool ring_pool{*this};
+  // The reserved set's layout (one dynamic storage buffer, every stage) for roots that do
+  // not fit in push constants; VK_NULL_HANDLE when it could not be created (such layouts
+  // then fall back natively).
+  VkDescriptorSetLayout root_set_layout = VK_NULL_HANDLE;
+  uint32_t ring_alignment = 16;  // of ring root copies: minStorageBufferOffsetAlignment
+  uint32_t max_bound_sets = 0;   // the driver's maxBoundDescriptorSets
+  // Set once the first fallback pipeline exists: until then the draw/dispatch and
+  // bind-pipeline hooks only pass the call on (no command-state lookup).
+  std::atomic<bool> any_fallback{false};
+  // Set once the first converting set layout exists: until then no set, pipeline layout or
+  // pipeline of the device converts anything, so the allocate, update, template, bind and
+  // push hooks pass every call straight on (auto on a driver where conversion does not
+  // pay costs the application nothing until it goes beyond a limit).
+  std::atomic<bool> any_converted{false};
+  // Set once a buffer without a device address was created or written into a record:
+  // from then on rewritten pipelines get native twins and draws check their sets
+  // (bindings/native_twin.h).
+  std::atomic<bool> any_unaddressable{false};
+  ShardedHandleMap<VkPipeline, NativeTwin> twins;
+  bool Converting() const { return any_converted.load(std::memory_order_acquire); }
+  // Pipelines whose root lives in the ring (root_delivery.cpp); `any_ring` is set once
+  // the first exists: until then draws and pipeline binds do not look for them.
+  ShardedHandleMap<VkPipeline, RingPipeline> ring_pipelines;
+  std::atomic<bool> any_ring{false};
+  // Set once a root pushed at one bind point overwrote push-constant bytes the other had
+  // (bind_point_state.h): until then draws and dispatches do not look for bytes to re-send.
+  std::atomic<bool> any_stale_push{false};
+  // Set once a pipeline layout needs the application's pushes widened: until then the
+  // push-constant hook passes every push straight on (no layout lookup).
+  std::atomic<bool> any_widened_pushes{false};
+
+  // Private data the application set on layer-made objects: layer-owned sets and
+  // templates (the layer below never sees those handles). Cold path.
+  std::mutex owned_data_mutex;
+  struct OwnedDataKey {
+    uint64_t set;
+    uint64_t slot;
+    bool operator==(const OwnedDataKey& o) const { return set == o.set && slot == o.slot; }
+  };
+  struct OwnedDataHash {
+    size_t operator()(const OwnedDataKey& k) const { return std::hash<uint64_t>()(k.set * 31 + k.slot); }
+  };
+  std::unordered_map<OwnedDataKey, uint64_t, OwnedDataHash> owned_data;
+  // Some layer-made template has had private data (its destruction must forget it).
+  std::atomic<bool> template_private_data{false};
+  // Forgets the private data of layer-made objects whose handles lie in [begin, end).
+  void ForgetOwnedData(uint64_t begin, uint64_t end);
+
+  // Fallbacks (cold paths): full native layouts and sets, and the pools of those sets.
+  std::mutex fallback_mutex;
+  std::vector<VkDescriptorSetLayout> owned_set_layouts;
+  std::vector<VkPipelineLayout> owned_pipeline_layouts;
+  // Full layouts by content (fallback.cpp): applications that create and destroy layouts
+  // of the same shape again and again get the same full layouts, so these stay bounded by
+  // the shapes in use, not by history.
+  std::unordered_map<std::string, VkDescriptorSetLayout> full_set_layouts_by_content;
+  std::unordered_map<std::string, VkPipelineLayout> full_pipeline_layouts_by_content;
+  std::vector<VkDescriptorPool> fallback_pools;  // the last one is allocated from
+  std::vector<VkDescriptorPool> fallback_uab_pools;  // the same, for update-after-bind layouts
+  // Full-layout push templates of templates the application destroyed (template_hooks.cpp).
+  // A template of the same content created later takes its retired twin back, so these
+  // stay bounded by the distinct templates made.
+  struct RetiredTemplate {
+    std::string content;
+    VkDescriptorUpdateTemplate full = VK_NULL_HANDLE;
+    PFN_vkDestroyDescriptorUpdateTemplate destroy = nullptr;
+  };
+  std::vector<RetiredTemplate> retired_templates;
+  // The full native layout of `layout` (created once); VK_NULL_HANDLE when it cannot be.
+  VkDescriptorSetLayout FullSetLayout(const SetLayoutShadow& layout);
+  VkPipelineLayout FullPipelineLayout(PipelineLayoutShadow& layout);
+  // `set` as a full native set, written from its shadow and its native set if stale.
+  // Only the bindings `uses` names for set number `set_index` are written (nullptr: all);
+  // a descriptor whose buffer was destroyed never is.
+  VkDescriptorSet Materialise(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses, uint32_t set_index);
+  // Does `d` still name a live buffer, within its size? (Destroyed buffers leave the
+  // shadow untouched: the spec lets a set keep them while no pipeline uses them.)
+  bool StillNames(const VkDescriptorBufferInfo& d);
+  void WriteConvertedBinding(SetShadow& set, const ConvertedBinding& c, uint32_t set_index,
+                             std::vector<VkWriteDescriptorSet>& writes);
+  // A record's range beyond 32 bits without shaderInt64 (set_records.h, logged once).
+  std::atomic<bool> logged_range_beyond_32_bits{false};
+  // A copy into converted bindings read a native set the layer did not see (logged once).
+  std::atomic<bool> logged_unseen_copy{false};
+  // A statically used binding named a destroyed buffer (logged once).
+  std::atomic<bool> logged_gone_in_use{false};
+  void ReleaseFull(SetShadow& set);
+  // An application write to `set` made to its full native set too, when it has one
+  // (full_set_mirror.cpp): pipelines running natively see updates made after their
+  // command buffers were recorded, as update-after-bind bindings require, and the full
+  // set is never rewritten whole for them. False when the set has no full set yet (or the
+  // write cannot be mirrored): the full set is then written from the shadow when next used.
+  bool MirrorWrite(SetShadow& set, const VkWriteDescriptorSet& write);
+
+  struct Counters {
+    Counter* rewritten;    // pipelines created from rewritten shaders
+    Counter* fallen_back;  // pipelines that needed a conversion and could not have it
+    Counter* sets;         // descriptor sets with argument blocks
+    Counter* owned_sets;   // of them layer-owned (no native set)
+    Counter* pushes;       // push-descriptor updates whose records went to the ring
+    Counter* ring_bytes;   // bytes of ring blocks created (root_ring.h)
+    Counter* block_bytes;  // argument-block device memory allocated for pools (bytes, all pools ever)
+  } counters;
+  // What the capability holds now and at its peak (memory_gauge.h): GPU memory (argument
+  // blocks, ring blocks) and its largest host structures (records' CPU copies, owned-set
+  // arenas).
+  MemoryGauge gpu_bytes;
+  MemoryGauge host_bytes;
+};
+
+// This thread's lookup caches (lookup_cache.h), one thread-local object so that a hook
+// pays for one thread-local access whatever it looks up.
+struct ThreadLookups {
+  LookupCache<VkDescriptorSetLayout, SetLayoutEntry, 1> set_layouts;
+  LookupCache<VkDescriptorPool, PoolShadow, 1> pools;
+  LookupCache<VkPipelineLayout, PipelineLayoutShadow, 2> pipeline_layouts;
+  LookupCache<VkBuffer, BufferInfo, 8> buffers;
+};
+ThreadLookups& Lookups();
+
+// The shadow of a converted set: layer-owned (no lock) or in DeviceBindings::sets.
+inline SetShadow* FindSet(DeviceBindings& b, VkDescriptorSet handle) {
+  if (SetShadow* owned = OwnedSet(handle)) return owned;
+  return b.sets.Find(handle);
+}
+
+DeviceBindings& BindingsOf(VkDevice device);
+// The policy's decision for one set layout (bindings/policy.h; never for layouts whose
+// flags keep them native: set_layout_shadow.h). Logs when a layout converts for going
+// beyond a driver limit. descriptor_layout_hooks.cpp.
+bool ShouldConvertLayout(DeviceBindings& b, const VkDescriptorSetLayoutCreateInfo& info);
+
+// An application's set layout split as the capability sends it down: its shadow, and the
+// create info of its native part (converted bindings removed, their binding flags with
+// them; valid while this object lives). Used by layout creation and the support query,
+// so both ask the driver the same question.
+class NativeLayoutSplit {
+ public:
+  NativeLayoutSplit(DeviceBindings& b, const VkDescriptorSetLayoutCreateInfo& app, bool convert);
+  NativeLayoutSplit(const NativeLayoutSplit&) = delete;
+  NativeLayoutSplit& operator=(const NativeLayoutSplit&) = delete;
+  SetLayoutShadow shadow;
+  const VkDescriptorSetLayoutCreateInfo& native_info() const { return info_; }
+
+ private:
+  std::vector<VkDescriptorSetLayoutBinding> native_;
+  std::vector<VkDescriptorBindingFlags> native_flags_;
+  ChainEditor chain_;
+  VkDescriptorSetLayoutCreateInfo info_;
+};
+BindingsCommandData* CommandDataOf(DeviceBindings& b, VkCommandBuffer cb);
+// The converted bind (bind_hooks.cpp): roots pushed, native parts bound natively.
+void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+              const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
+              uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets);
+DeviceBindings& BindingsOf(VkCommandBuffer cb);
+// fallback.cpp: the sets bound at `point` bound again as full native sets for `f`'s
+// layout; and the converted binds put back after that.
+void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
+                  BindingsCommandData::BindPoint& point, const FallbackPipeline& f);
+void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
+                           BindingsCommandData::BindPoint& point);
+// push_descriptor_hooks.cpp: the last push to `set` made again, natively, with `full` (the
+// full native layout of a pipeline that runs natively). False when there is none.
+bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
+                    BindingsCommandData::BindPoint& point, uint32_t set, VkPipelineLayout full);
+// A push-descriptor template's create info as sent down: its set numbered as in the
+// layout sent down, where root-only sets are left out (push_descriptor_hooks.cpp). Any
+// other template's unchanged.
+VkDescriptorUpdateTemplateCreateInfo NativePushTemplateInfo(DeviceBindings& b,
+                                                            const VkDescriptorUpdateTemplateCreateInfo& app);
+// Root delivery and the reserved set (root_delivery.cpp): sets bound through `layout`
+// may have disturbed the reserved set; before a draw or dispatch, the bound pipeline gets
+// its reserved set back when they did.
+void NoteSetsBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout);
+void RestoreRingRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, BindingsCommandData& data,
+                     BindPointState& point);
+// Delivers root bytes [lo, hi) of `pl`'s root (`bytes`: those hi - lo bytes) to where the
+// rewritten pipelines read them (root_delivery.cpp): the one place that knows where the
+// root lives.
+void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+                 const PipelineLayoutShadow& pl, uint32_t lo, uint32_t hi, const uint8_t* bytes);
+
+}  // namespace bindery::bindings

@@ -1,0 +1,57 @@
+// Where a pipeline layout's root lies in push constants: for each set that has converted
+// bindings, the 8-byte address of its argument block followed by its converted dynamic
+// offsets (uint32 each), padded to 8 bytes, sets in ascending order, starting at the
+// first 8-byte boundary after the application's own push-constant ranges.
+//
+// A set's slots depend only on the sets below it and the application's ranges, so two
+// layouts the spec calls compatible for set N put set N's root in the same place. The
+// push-constant range the layer adds covers [begin, max_push) for every stage, so it is
+// the same in every layout with the same application ranges (compatible for push
+// constants) whatever their sets.
+//
+// When the root does not fit in push constants, the same plan from byte 0 (no
+// application range before it) lays out the root's copy in the command buffer's ring,
+// read through a reserved descriptor set (root_delivery.cpp). Two layouts compatible for
+// set N then agree on set N's slots too, but a set bound through a layout whose root is in
+// the ring is not seen by a pipeline whose (compatible) layout keeps its root in push
+// constants: such layouts differ only in sets above N and in application push
+// constants that nearly fill the space, a corner left unhandled.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "bindings/model/set_layout_shadow.h"
+
+namespace bindery::bindings {
+
+struct SetRoot {
+  std::shared_ptr<const SetLayoutShadow> layout;  // null: no layout known for this set
+  uint32_t root_offset = kNoOffset;               // address of the set's block
+  uint32_t dynamic_offset = kNoOffset;            // its converted dynamic offsets
+};
+
+struct RootLayout {
+  std::vector<SetRoot> sets;  // by set number
+  uint32_t begin = 0;         // first byte the layer's range covers
+  uint32_t end = 0;           // one past the last root byte used
+  bool converts = false;      // some set has converted bindings
+  bool fits = true;           // the root fits where it is delivered
+  // The root does not fit in push constants and lives in the reserved set instead
+  // (root_delivery.cpp): offsets are then offsets in the ring copy of the root (begin 0),
+  // and `buffer_set` (the application's set count) is the reserved set's number in the
+// shaders, `native_buffer_set` in the native layout (root-only sets are left out there).
+  bool in_buffer = false;
+  uint32_t buffer_set = 0;         // as the rewritten shaders name it before renumbering
+  uint32_t native_buffer_set = 0;  // in the native layout (after the sets sent down)
+  // Some set puts converted dynamic offsets in the root (only then can a pushed range
+  // hold padding or unwritten bytes; otherwise it is whole 8-byte addresses).
+  bool dynamic = false;
+};
+
+// `app_push_end`: one past the last byte of the application's push-constant ranges.
+RootLayout PlanRoot(std::vector<std::shared_ptr<const SetLayoutShadow>> sets, uint32_t app_push_end,
+                    uint32_t max_push_bytes);
+
+}  // namespace bindery::bindings

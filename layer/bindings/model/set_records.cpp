@@ -1,0 +1,46 @@
+#include "bindings/model/set_records.h"
+
+#include "bindings/pipelines/native_twin.h"
+
+namespace bindery::bindings {
+
+void NoteUnaddressableRecord(DeviceBindings& b, SetShadow& set) {
+  ++set.unaddressable;
+  NoteUnaddressable(b, "a buffer written into a descriptor");
+}
+
+void ForgetUnaddressableRecord(SetShadow& set, uint32_t record) {
+  // The record being replaced was one of them if it names a buffer but holds no address.
+  uint64_t old_address = 0;
+  std::memcpy(&old_address, set.records + static_cast<size_t>(record) * kRecordBytes, sizeof(old_address));
+  if (set.descriptors[record].buffer != VK_NULL_HANDLE && old_address == 0) --set.unaddressable;
+}
+
+void NoteRangeBeyond32Bits(DeviceBindings& b, uint64_t range) {
+  if (b.logged_range_beyond_32_bits.exchange(true, std::memory_order_relaxed)) return;
+  BINDERY_LOG(b.device.log(), kWarn, "bindings-range",
+              "a storage buffer range of %llu bytes reaches rewritten shaders without shaderInt64: their array "
+              "lengths and bounds checks see 4 GiB - 1 (the application can enable shaderInt64 for 64-bit sizes); "
+              "logged once",
+              static_cast<unsigned long long>(range));
+}
+
+bool EncodeRecord(DeviceBindings& b, const VkDescriptorBufferInfo& info, uint8_t* record) {
+  uint64_t out[2] = {0, 0};
+  bool addressable = true;
+  if (info.buffer != VK_NULL_HANDLE) {
+    // One lookup for both the address and the size.
+    const BufferInfo* buffer = b.trackers().buffers.Find(info.buffer);
+    if (buffer == nullptr || buffer->address == 0) {
+      addressable = false;
+    } else {
+      out[0] = buffer->address + info.offset;
+      out[1] = info.range == VK_WHOLE_SIZE ? (buffer->size > info.offset ? buffer->size - info.offset : 0) : info.range;
+      if (out[1] > UINT32_MAX && !b.plan.shader_int64) NoteRangeBeyond32Bits(b, out[1]);
+    }
+  }
+  std::memcpy(record, out, sizeof(out));
+  return addressable;
+}
+
+}  // namespace bindery::bindings

@@ -1,0 +1,78 @@
+// Writing a converted set's records: one record from a buffer descriptor, and the walk
+// over (binding, element) pairs that vkUpdateDescriptorSets, copies and templates share
+// (the spec's rollover into consecutive bindings).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include <vulkan/vulkan.h>
+
+#include "bindings/device/bindings_device.h"
+
+namespace bindery::bindings {
+
+// A record now names a buffer without an address: counted in the set, and the device
+// starts making native twins (bindings/native_twin.h). Cold path.
+void NoteUnaddressableRecord(DeviceBindings& b, SetShadow& set);
+// Record `record` of a set that has such records is about to be replaced: uncounts it if
+// it was one. Cold path (only while the set has any).
+void ForgetUnaddressableRecord(SetShadow& set, uint32_t record);
+// A record's range is 4 GiB or more on a device whose shaders carry 32-bit sizes (no
+// shaderInt64): array lengths and bounds checks see 4 GiB - 1. Logged once. Cold path.
+void NoteRangeBeyond32Bits(DeviceBindings& b, uint64_t range);
+
+// Writes record `record` of `set` (and its CPU copy) from `info`. Inline: it runs for
+// every buffer descriptor written. `lookups` is Lookups(), fetched once by the caller.
+__attribute__((always_inline)) inline void WriteRecord(DeviceBindings& b, ThreadLookups& lookups, SetShadow& set,
+                                                      uint32_t record, const VkDescriptorBufferInfo& info) {
+  if (record >= set.record_count) return;  // beyond a variable-count binding's allocation: invalid usage
+  if (set.unaddressable != 0) ForgetUnaddressableRecord(set, record);
+  set.descriptors[record] = info;
+  uint64_t out[2] = {0, 0};
+  if (info.buffer != VK_NULL_HANDLE) {
+    // One lookup for both the address and the size (a set's few buffers are written again
+    // and again: the per-thread cache skips the locked map; DestroyBuffer invalidates).
+    Trackers& trackers = b.trackers();
+    const BufferInfo* buffer = lookups.buffers.Find(&trackers, trackers.buffers, info.buffer);
+    if (buffer == nullptr || buffer->address == 0) {
+      // A null record: draws and dispatches binding this set run natively.
+      NoteUnaddressableRecord(b, set);
+    } else {
+      out[0] = buffer->address + info.offset;
+      out[1] = info.range == VK_WHOLE_SIZE ? (buffer->size > info.offset ? buffer->size - info.offset : 0) : info.range;
+      if (out[1] > UINT32_MAX && !b.plan.shader_int64) NoteRangeBeyond32Bits(b, out[1]);
+    }
+  }
+  std::memcpy(set.records + static_cast<size_t>(record) * kRecordBytes, out, sizeof(out));
+}
+
+// The 16-byte record `info` becomes, written to `out` (push-descriptor records; set
+// records go through WriteRecord). False when it names a buffer without a device address
+// (a null record: the caller decides what runs instead).
+bool EncodeRecord(DeviceBindings& b, const VkDescriptorBufferInfo& info, uint8_t* out);
+
+// Walks `count` descriptors from (binding, element) across consecutive bindings as the
+// spec's update rollover does; calls fn(record index) for converted bindings. Returns
+// false when the start binding is not converted.
+template <typename Fn>
+inline bool ForEachRecord(const SetLayoutShadow& layout, uint32_t binding, uint32_t element, uint32_t count, Fn&& fn) {
+  const ConvertedBinding* c = layout.Find(binding);
+  if (c == nullptr) return false;
+  const ConvertedBinding* end = layout.converted.data() + layout.converted.size();
+  for (uint32_t i = 0; i < count;) {
+    if (element >= c->count) {
+      ++c;
+      element = 0;
+      if (c == end) return true;  // beyond the layout: invalid usage, ignored
+      continue;
+    }
+    fn(c->first_record + element, i);
+    ++element;
+    ++i;
+  }
+  return true;
+}
+
+
+}  // namespace bindery::bindings

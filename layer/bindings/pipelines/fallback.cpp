@@ -1,0 +1,327 @@
+// Native fallback for pipelines the rewrite cannot convert (docs/indirect-bindings.md): such a
+// pipeline is created with the full native layout (every binding a descriptor, the same
+// push-constant ranges as the converted layout, so the application's pushes stay
+// compatible), and when it draws or dispatches, the sets bound at its bind point are
+// materialised from their shadows into full native sets and bound natively. Binding a
+// converted pipeline afterwards replays the recorded binds through the converted path.
+// Everything here is a cold path (first use of a set by a fallback pipeline, or after an
+// update): one device mutex.
+#include <cstring>
+#include <string>
+
+#include "bindings/device/bindings_capability.h"
+#include "bindings/device/bindings_device.h"
+#include "bindings/device/hooks.h"
+
+namespace bindery::bindings {
+namespace {
+
+constexpr VkDescriptorType kPoolTypes[] = {
+    VK_DESCRIPTOR_TYPE_SAMPLER,           VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
+    VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,     VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,   VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER,
+    VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,    VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,         VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC,
+    VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT};
+constexpr uint32_t kPoolDescriptors = 1024;
+constexpr uint32_t kPoolSets = 256;
+
+// `update_after_bind`: a pool for full sets of update-after-bind layouts (kept apart:
+// such a pool cannot hold the other sets' descriptors of every type on every driver).
+VkDescriptorPool NewFallbackPool(DeviceBindings& b, bool update_after_bind) {
+  VkDescriptorPoolSize sizes[sizeof(kPoolTypes) / sizeof(kPoolTypes[0])];
+  for (size_t i = 0; i < sizeof(kPoolTypes) / sizeof(kPoolTypes[0]); ++i) sizes[i] = {kPoolTypes[i], kPoolDescriptors};
+  VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  info.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT |
+               (update_after_bind ? VK_DESCRIPTOR_POOL_CREATE_UPDATE_AFTER_BIND_BIT : 0);
+  info.maxSets = kPoolSets;
+  info.poolSizeCount = sizeof(sizes) / sizeof(sizes[0]);
+  info.pPoolSizes = sizes;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  if (b.next.CreateDescriptorPool(b.device.handle, &info, nullptr, &pool) != VK_SUCCESS) return VK_NULL_HANDLE;
+  (update_after_bind ? b.fallback_uab_pools : b.fallback_pools).push_back(pool);
+  return pool;
+}
+
+template <typename T>
+void Put(std::string& key, const T& value) {
+  key.append(reinterpret_cast<const char*>(&value), sizeof(value));
+}
+
+// The application's set layout as the full layout is made from it; "" when it names
+// immutable samplers (handles that may be reused after their sampler goes: never shared).
+std::string SetLayoutContent(const SetLayoutShadow& layout) {
+  std::string key;
+  Put(key, layout.create_flags);
+  for (const VkDescriptorSetLayoutBinding& binding : layout.app_bindings) {
+    if (binding.pImmutableSamplers != nullptr) return "";
+    Put(key, binding.binding);
+    Put(key, binding.descriptorType);
+    Put(key, binding.descriptorCount);
+    Put(key, binding.stageFlags);
+  }
+  for (VkDescriptorBindingFlags f : layout.app_flags) Put(key, f);
+  return key;
+}
+
+VkDescriptorSetLayout FullSetLayoutLocked(DeviceBindings& b, const SetLayoutShadow& layout) {
+  if (layout.full != VK_NULL_HANDLE) return layout.full;
+  const std::string content = SetLayoutContent(layout);
+  if (!content.empty()) {
+    auto it = b.full_set_layouts_by_content.find(content);
+    if (it != b.full_set_layouts_by_content.end()) return layout.full = it->second;
+  }
+  // The application's bindings, immutable samplers re-pointed at the shadow's copies;
+  // binding flags kept: an update after bind is written to the full set too
+  // (full_set_mirror.cpp), which update-after-bind bindings allow while it is bound.
+  std::vector<VkDescriptorSetLayoutBinding> bindings = layout.app_bindings;
+  size_t sampler_list = 0;
+  for (VkDescriptorSetLayoutBinding& binding : bindings) {
+    if (binding.pImmutableSamplers != nullptr) binding.pImmutableSamplers = layout.immutable_samplers[sampler_list++].data();
+  }
+  const std::vector<VkDescriptorBindingFlags>& flags = layout.app_flags;
+  VkDescriptorSetLayoutBindingFlagsCreateInfo flags_info{
+      VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO};
+  flags_info.bindingCount = static_cast<uint32_t>(flags.size());
+  flags_info.pBindingFlags = flags.data();
+  VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  info.pNext = flags.empty() ? nullptr : &flags_info;
+  info.flags = layout.create_flags;
+  info.bindingCount = static_cast<uint32_t>(bindings.size());
+  info.pBindings = bindings.data();
+  VkDescriptorSetLayout full = VK_NULL_HANDLE;
+  if (b.next.CreateDescriptorSetLayout(b.device.handle, &info, nullptr, &full) != VK_SUCCESS) return VK_NULL_HANDLE;
+  b.owned_set_layouts.push_back(full);
+  if (!content.empty()) b.full_set_layouts_by_content.emplace(content, full);
+  layout.full = full;
+  return full;
+}
+
+}  // namespace
+
+VkDescriptorSetLayout DeviceBindings::FullSetLayout(const SetLayoutShadow& layout) {
+  std::lock_guard<std::mutex> lock(fallback_mutex);
+  return FullSetLayoutLocked(*this, layout);
+}
+
+VkPipelineLayout DeviceBindings::FullPipelineLayout(PipelineLayoutShadow& layout) {
+  std::lock_guard<std::mutex> lock(fallback_mutex);
+  if (layout.full != VK_NULL_HANDLE) return layout.full;
+  // A layout beyond the driver's own limits (more sets, more buffers) has no full native
+  // form: asking the driver for one would be invalid.
+  std::vector<const std::vector<VkDescriptorSetLayoutBinding>*> bindings;
+  for (const SetRoot& r : layout.root.sets) bindings.push_back(r.layout != nullptr ? &r.layout->app_bindings : nullptr);
+  const char* why = nullptr;
+  if (!FullLayoutFitsDriver(bindings, plan.native_limits, &why)) {
+    BINDERY_LOG(device.log(), kWarn, "bindings-full-layout",
+                "a pipeline layout goes beyond the driver's %s: it has no native form (no fallback or twin)", why);
+    return VK_NULL_HANDLE;
+  }
+  std::vector<VkDescriptorSetLayout> full_sets;
+  for (const SetRoot& r : layout.root.sets) {
+    if (r.layout == nullptr) return VK_NULL_HANDLE;
+    const VkDescriptorSetLayout full = FullSetLayoutLocked(*this, *r.layout);
+    if (full == VK_NULL_HANDLE) return VK_NULL_HANDLE;
+    full_sets.push_back(full);
+  }
+  // Layouts of the same full sets and ranges share one (bounded by shapes in use).
+  std::string content;
+  for (VkDescriptorSetLayout l : full_sets) Put(content, l);
+  for (const VkPushConstantRange& r : layout.native_ranges) Put(content, r);
+  auto it = full_pipeline_layouts_by_content.find(content);
+  if (it != full_pipeline_layouts_by_content.end()) return layout.full = it->second;
+  VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  info.setLayoutCount = static_cast<uint32_t>(full_sets.size());
+  info.pSetLayouts = full_sets.data();
+  info.pushConstantRangeCount = static_cast<uint32_t>(layout.native_ranges.size());
+  info.pPushConstantRanges = layout.native_ranges.data();
+  if (next.CreatePipelineLayout(device.handle, &info, nullptr, &layout.full) != VK_SUCCESS) return VK_NULL_HANDLE;
+  owned_pipeline_layouts.push_back(layout.full);
+  full_pipeline_layouts_by_content.emplace(std::move(content), layout.full);
+  return layout.full;
+}
+
+bool DeviceBindings::StillNames(const VkDescriptorBufferInfo& d) {
+  const BufferInfo* buffer = trackers().buffers.Find(d.buffer);
+  if (buffer == nullptr || d.offset >= buffer->size) return false;
+  return d.range == VK_WHOLE_SIZE || d.range <= buffer->size - d.offset;
+}
+
+void DeviceBindings::WriteConvertedBinding(SetShadow& set, const ConvertedBinding& c, uint32_t set_index,
+                                           std::vector<VkWriteDescriptorSet>& writes) {
+  const uint32_t count = c.first_record < set.record_count ? std::min(c.count, set.record_count - c.first_record) : 0;
+  const VkDescriptorBufferInfo* d = set.descriptors + c.first_record;
+  auto usable = [&](uint32_t k) {
+    if (d[k].buffer == VK_NULL_HANDLE) return false;
+    if (StillNames(d[k])) return true;
+    // Invalid for the application (a statically used descriptor must be valid), but never
+    // a reason to hand the driver a freed handle.
+    if (!logged_gone_in_use.exchange(true, std::memory_order_relaxed)) {
+      BINDERY_LOG(device.log(), kWarn, "bindings-destroyed-in-use",
+                  "a pipeline running natively may use set %u binding %u element %u, whose buffer was destroyed: the "
+                  "descriptor is left unwritten (logged once)",
+                  set_index, c.binding, k);
+    }
+    return false;
+  };
+  // With robustness2.nullDescriptor a null descriptor is valid and reads 0: the full set
+  // gets one where the shadow has none (never written, written null, or destroyed).
+  static const VkDescriptorBufferInfo kNull{VK_NULL_HANDLE, 0, VK_WHOLE_SIZE};
+  for (uint32_t k = 0; k < count;) {
+    if (!usable(k)) {
+      if (plan.null_descriptor) {
+        VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        w.dstSet = set.full;
+        w.dstBinding = c.binding;
+        w.dstArrayElement = k;
+        w.descriptorCount = 1;
+        w.descriptorType = c.type;
+        w.pBufferInfo = &kNull;
+        writes.push_back(w);
+      }
+      ++k;
+      continue;
+    }
+    uint32_t run = 1;
+    while (k + run < count && usable(k + run)) ++run;
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstSet = set.full;
+    w.dstBinding = c.binding;
+    w.dstArrayElement = k;
+    w.descriptorCount = run;
+    w.descriptorType = c.type;
+    w.pBufferInfo = &d[k];
+    writes.push_back(w);
+    k += run;
+  }
+}
+
+VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses,
+                                            uint32_t set_index) {
+  std::lock_guard<std::mutex> lock(fallback_mutex);
+  const SetLayoutShadow& layout = *set.layout;
+  if (set.full == VK_NULL_HANDLE) {
+    VkDescriptorSetLayout full_layout = FullSetLayoutLocked(*this, layout);
+    if (full_layout == VK_NULL_HANDLE) return VK_NULL_HANDLE;
+    // A converted variable-count binding gets the count the set was allocated with.
+    uint32_t variable_count = 0;
+    if (!layout.app_flags.empty()) {
+      for (size_t i = 0; i < layout.app_bindings.size(); ++i) {
+        if ((layout.app_flags[i] & VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT) == 0) continue;
+        const ConvertedBinding* c = layout.Find(layout.app_bindings[i].binding);
+        variable_count = c != nullptr ? set.record_count - c->first_record : layout.app_bindings[i].descriptorCount;
+      }
+    }
+    VkDescriptorSetVariableDescriptorCountAllocateInfo variable{
+        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO};
+    variable.descriptorSetCount = 1;
+    variable.pDescriptorCounts = &variable_count;
+    VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    alloc.pNext = variable_count != 0 ? &variable : nullptr;
+    alloc.descriptorSetCount = 1;
+    alloc.pSetLayouts = &full_layout;
+    for (int attempt = 0; attempt < 2 && set.full == VK_NULL_HANDLE; ++attempt) {
+      const bool uab = (layout.create_flags & VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT) != 0;
+      const std::vector<VkDescriptorPool>& from = uab ? fallback_uab_pools : fallback_pools;
+      alloc.descriptorPool = attempt == 0 && !from.empty() ? from.back() : NewFallbackPool(*this, uab);
+      if (alloc.descriptorPool == VK_NULL_HANDLE) break;
+      if (next.AllocateDescriptorSets(device.handle, &alloc, &set.full) == VK_SUCCESS) {
+        set.full_pool = alloc.descriptorPool;
+      } else {
+        set.full = VK_NULL_HANDLE;
+      }
+    }
+    if (set.full == VK_NULL_HANDLE) return VK_NULL_HANDLE;
+    set.full_stale = true;
+    // A pool reset must now release the full sets of its layer-owned sets.
+    if (set.pool != nullptr) set.pool->owned_materialised.store(true, std::memory_order_release);
+  }
+  if (set.full_stale) {
+    set.full_written = 0;
+    set.full_stale = false;
+  }
+  // The bindings `uses` names and not yet written since the shadow last changed: converted
+  // ones from the shadow (runs of written descriptors whose buffer still exists: an
+  // unwritten one stays unwritten), native ones copied from the set's native part (a
+  // layer-owned set has no native binding, and no native set to copy from).
+  std::vector<VkWriteDescriptorSet> writes;
+  std::vector<VkCopyDescriptorSet> copies;
+  const bool owned = OwnedSet(handle) != nullptr;
+  for (size_t i = 0; i < layout.app_bindings.size(); ++i) {
+    const VkDescriptorSetLayoutBinding& binding = layout.app_bindings[i];
+    const uint64_t bit = i < 63 ? uint64_t{1} << i : 0;  // later bindings are written at every use
+    if ((set.full_written & bit) != 0) continue;
+    if (uses != nullptr && !uses->Uses(set_index, binding.binding)) continue;
+    set.full_written |= bit;
+    if (const ConvertedBinding* c = layout.Find(binding.binding)) {
+      WriteConvertedBinding(set, *c, set_index, writes);
+      continue;
+    }
+    if (owned || binding.descriptorCount == 0) continue;
+    if (binding.pImmutableSamplers != nullptr && binding.descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER) continue;
+    VkCopyDescriptorSet c{VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET};
+    c.srcSet = handle;
+    c.srcBinding = binding.binding;
+    c.dstSet = set.full;
+    c.dstBinding = binding.binding;
+    c.descriptorCount = binding.descriptorCount;
+    copies.push_back(c);
+  }
+  if (!writes.empty() || !copies.empty()) {
+    next.UpdateDescriptorSets(device.handle, static_cast<uint32_t>(writes.size()), writes.data(),
+                              static_cast<uint32_t>(copies.size()), copies.data());
+  }
+  return set.full;
+}
+
+void DeviceBindings::ReleaseFull(SetShadow& set) {
+  if (set.full == VK_NULL_HANDLE) return;  // the common case: never materialised (no lock)
+  std::lock_guard<std::mutex> lock(fallback_mutex);
+  if (set.full != VK_NULL_HANDLE) next.FreeDescriptorSets(device.handle, set.full_pool, 1, &set.full);
+  set.full = VK_NULL_HANDLE;
+}
+
+BindingsCommandData* CommandDataOf(DeviceBindings& b, VkCommandBuffer cb) {
+  CommandState* state = b.trackers().FindCommand(cb);
+  return state != nullptr ? static_cast<BindingsCommandData*>(state->data(BindingsCapability().slot())) : nullptr;
+}
+
+void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
+                  BindingsCommandData::BindPoint& point, const FallbackPipeline& f) {
+  for (uint32_t i = 0; i < f.sets.size() && i < BindingsCommandData::kMaxSets; ++i) {
+    const BindingsCommandData::BoundSet& bound = point.sets[i];
+    if (f.sets[i] != nullptr && f.sets[i]->push_descriptor && point.push_copy[i].valid) {
+      // A pushed set: the last push, made again with the full layout.
+      if (BindingsCommandData* data = CommandDataOf(b, cb)) RepushNatively(b, cb, bind_point, *data, point, i, f.full);
+      continue;
+    }
+    if (bound.set == VK_NULL_HANDLE || f.sets[i] == nullptr) continue;
+    // Only a set bound through a layout with an identically defined set layout at i (as
+    // the spec compares them, not by handle) can be rebound.
+    const PipelineLayoutShadow* bound_layout = b.pipeline_layouts.Find(bound.layout);
+    if (bound_layout == nullptr || i >= bound_layout->root.sets.size() ||
+        bound_layout->root.sets[i].layout == nullptr ||
+        !SameDefinition(*bound_layout->root.sets[i].layout, *f.sets[i])) {
+      continue;
+    }
+    VkDescriptorSet full = bound.set;  // a set of a layout that converts nothing is already full
+    if (SetShadow* shadow = FindSet(b, bound.set)) full = b.Materialise(bound.set, *shadow, f.uses.get(), i);
+    if (full == VK_NULL_HANDLE) continue;
+    b.next.CmdBindDescriptorSets(cb, bind_point, f.full, i, 1, &full, bound.dynamic_count, bound.dynamic);
+  }
+  point.fallback_applied = true;
+  point.converted_disturbed = true;
+}
+
+void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
+                           BindingsCommandData::BindPoint& point) {
+  if (!point.converted_disturbed || point.untrackable) return;
+  // Full binds replaced the converted ones: put them back, set by set.
+  for (uint32_t i = 0; i < BindingsCommandData::kMaxSets; ++i) {
+    const BindingsCommandData::BoundSet& bound = point.sets[i];
+    if (bound.set == VK_NULL_HANDLE) continue;
+    BindSets(b, cb, bind_point, bound.layout, b.pipeline_layouts.Find(bound.layout), i, 1, &bound.set,
+             bound.dynamic_count, bound.dynamic);
+  }
+  point.converted_disturbed = false;
+}
+
+}  // namespace bindery::bindings

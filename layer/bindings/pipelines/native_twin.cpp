@@ -1,0 +1,226 @@
+#include "bindings/pipelines/native_twin.h"
+
+#include <cstring>
+
+#include "bindings/device/hooks.h"
+#include "chassis/newer_vulkan.h"
+
+namespace bindery::bindings {
+namespace {
+
+// A record saying the pipeline has no twin: its draws with such a set are skipped rather
+// than following a null address.
+std::unique_ptr<NativeTwin> NoTwin(VkPipelineBindPoint bind_point, const PipelineLayoutShadow& layout) {
+  auto twin = std::make_unique<NativeTwin>();
+  twin->bind_point = bind_point;
+  for (const SetRoot& r : layout.root.sets) twin->native.sets.push_back(r.layout);
+  twin->failed = true;
+  return twin;
+}
+
+// `now`: the twin is made at once (the full layout now); else on first need.
+std::unique_ptr<NativeTwin> NewTwin(DeviceBindings& b, VkPipelineBindPoint bind_point, const PipelineLayoutShadow& layout,
+                                    bool now) {
+  auto twin = std::make_unique<NativeTwin>();
+  twin->bind_point = bind_point;
+  for (const SetRoot& r : layout.root.sets) twin->native.sets.push_back(r.layout);
+  twin->layout.root = layout.root;
+  twin->layout.native_ranges = layout.native_ranges;
+  twin->layout.full = layout.full;
+  if (now) {
+    twin->native.full = b.FullPipelineLayout(twin->layout);
+    twin->failed = twin->native.full == VK_NULL_HANDLE;
+  }
+  return twin;
+}
+
+// The application's create info made native: its own stages (`stage` for compute), the
+// full layout, no derivative (the base was created on another layout).
+template <typename Info>
+void MakeNative(Info& info, VkPipelineLayout full) {
+  info.layout = full;
+  info.flags &= ~static_cast<VkPipelineCreateFlags>(VK_PIPELINE_CREATE_DERIVATIVE_BIT);
+  info.basePipelineHandle = VK_NULL_HANDLE;
+  info.basePipelineIndex = -1;
+}
+
+void LogTwinFailure(DeviceBindings& b, const char* why) {
+  BINDERY_LOG(b.device.log(), kError, "bindings-twin",
+              "a rewritten pipeline has a set naming a buffer without a device address bound, and no native twin: %s; "
+              "its draws and dispatches with that set are skipped",
+              why);
+}
+
+}  // namespace
+
+void NoteUnaddressable(DeviceBindings& b, const char* what) {
+  if (b.any_unaddressable.exchange(true, std::memory_order_acq_rel)) return;
+  BINDERY_LOG(b.device.log(), kWarn, "bindings-unaddressable",
+              "%s has no device address (sparse, protected or external memory, or memory the layer could not flag): "
+              "draws and dispatches that reach it through a descriptor run their pipeline's native twin",
+              what);
+}
+
+void MakeTwins(DeviceBindings& b, VkPipelineCache cache, const VkComputePipelineCreateInfo* app,
+               const std::vector<const PipelineLayoutShadow*>& layouts, const std::vector<bool>& rewritten,
+               const VkPipeline* pipelines, uint32_t count) {
+  const bool now = NeedsTwins(b);
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!rewritten[i] || pipelines[i] == VK_NULL_HANDLE || layouts[i] == nullptr) continue;
+    std::unique_ptr<NativeTwin> twin = NewTwin(b, VK_PIPELINE_BIND_POINT_COMPUTE, *layouts[i], now);
+    if (!twin->failed && now) {
+      VkComputePipelineCreateInfo info = app[i];
+      MakeNative(info, twin->native.full);
+      twin->failed = b.next.CreateComputePipelines(b.device.handle, cache, 1, &info, nullptr, &twin->pipeline) !=
+                     VK_SUCCESS;
+    } else if (!twin->failed) {
+      // Kept for a twin on first need, when nothing but the code, the entry point and the
+      // specialisation is given (other structs could not be kept faithfully).
+      const VkPipelineShaderStageCreateInfo& stage = app[i].stage;
+      const ModuleEntry* module = stage.module != VK_NULL_HANDLE ? b.modules.Find(stage.module) : nullptr;
+      if (module != nullptr && stage.pNext == nullptr && app[i].pNext == nullptr) {
+        twin->lazy_compute = true;
+        twin->words = module->words;
+        twin->entry = stage.pName;
+        twin->stage_flags = stage.flags;
+        twin->flags = app[i].flags & ~static_cast<VkPipelineCreateFlags>(VK_PIPELINE_CREATE_DERIVATIVE_BIT);
+        if (const VkSpecializationInfo* s = stage.pSpecializationInfo) {
+          twin->has_specialization = true;
+          twin->map_entries.assign(s->pMapEntries, s->pMapEntries + s->mapEntryCount);
+          const uint8_t* data = static_cast<const uint8_t*>(s->pData);
+          twin->specialization_data.assign(data, data + s->dataSize);
+        }
+      } else {
+        twin = NoTwin(VK_PIPELINE_BIND_POINT_COMPUTE, *layouts[i]);
+      }
+    }
+    b.twins.Insert(pipelines[i], std::move(twin));
+  }
+}
+
+void MakeTwins(DeviceBindings& b, VkPipelineCache cache, const VkGraphicsPipelineCreateInfo* app,
+               const std::vector<const PipelineLayoutShadow*>& layouts, const std::vector<bool>& rewritten,
+               const VkPipeline* pipelines, uint32_t count) {
+  const bool now = NeedsTwins(b);  // graphics create infos are not kept: twins now or never
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!rewritten[i] || pipelines[i] == VK_NULL_HANDLE || layouts[i] == nullptr) continue;
+    std::unique_ptr<NativeTwin> twin = now ? NewTwin(b, VK_PIPELINE_BIND_POINT_GRAPHICS, *layouts[i], true)
+                                           : NoTwin(VK_PIPELINE_BIND_POINT_GRAPHICS, *layouts[i]);
+    if (!twin->failed) {
+      VkGraphicsPipelineCreateInfo info = app[i];
+      MakeNative(info, twin->native.full);
+      twin->failed = b.next.CreateGraphicsPipelines(b.device.handle, cache, 1, &info, nullptr, &twin->pipeline) !=
+                     VK_SUCCESS;
+    }
+    b.twins.Insert(pipelines[i], std::move(twin));
+  }
+}
+
+namespace {
+
+// The twin's pipeline, made now for a compute pipeline that kept its create info.
+VkPipeline TwinPipeline(DeviceBindings& b, NativeTwin& twin) {
+  std::lock_guard<std::mutex> lock(twin.mutex);
+  if (twin.pipeline != VK_NULL_HANDLE || twin.failed || !twin.lazy_compute) return twin.pipeline;
+  twin.native.full = b.FullPipelineLayout(twin.layout);
+  if (twin.native.full == VK_NULL_HANDLE) {
+    twin.failed = true;
+    return VK_NULL_HANDLE;
+  }
+  VkShaderModuleCreateInfo code{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  code.codeSize = twin.words->size() * sizeof(uint32_t);
+  code.pCode = twin.words->data();
+  VkShaderModule module = VK_NULL_HANDLE;
+  if (b.next.CreateShaderModule(b.device.handle, &code, nullptr, &module) != VK_SUCCESS) {
+    twin.failed = true;
+    return VK_NULL_HANDLE;
+  }
+  VkSpecializationInfo specialization{static_cast<uint32_t>(twin.map_entries.size()), twin.map_entries.data(),
+                                      twin.specialization_data.size(), twin.specialization_data.data()};
+  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  info.flags = twin.flags;
+  info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  info.stage.flags = twin.stage_flags;
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = module;
+  info.stage.pName = twin.entry.c_str();
+  info.stage.pSpecializationInfo = twin.has_specialization ? &specialization : nullptr;
+  info.layout = twin.native.full;
+  info.basePipelineIndex = -1;
+  twin.failed = b.next.CreateComputePipelines(b.device.handle, VK_NULL_HANDLE, 1, &info, nullptr, &twin.pipeline) !=
+                VK_SUCCESS;
+  b.next.DestroyShaderModule(b.device.handle, module, nullptr);
+  return twin.pipeline;
+}
+
+// Does a set bound for the twin's layout name a buffer without an address?
+bool BoundSetsNeedTwin(DeviceBindings& b, const BindingsCommandData::BindPoint& point, const NativeTwin& twin) {
+  for (uint32_t i = 0; i < twin.native.sets.size() && i < BindingsCommandData::kMaxSets; ++i) {
+    const VkDescriptorSet set = point.sets[i].set;
+    if (set == VK_NULL_HANDLE || twin.native.sets[i] == nullptr) continue;
+    const SetShadow* shadow = FindSet(b, set);
+    if (shadow != nullptr && shadow->unaddressable != 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool ApplyTwin(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData&,
+               BindPointState& point) {
+  if (!NeedsTwins(b)) return true;
+  if (point.twin == nullptr || point.untrackable) return true;
+  NativeTwin& twin = const_cast<NativeTwin&>(*point.twin);
+  if (!BoundSetsNeedTwin(b, point, twin)) {
+    if (point.twin_bound) {
+      // Back to the rewritten pipeline and the converted binds.
+      b.next.CmdBindPipeline(cb, bind_point, point.pipeline);
+      RestoreConvertedBinds(b, cb, bind_point, point);
+      point.twin_bound = false;
+    }
+    return true;
+  }
+  if (point.twin_bound && point.fallback_applied) return true;
+  // Pushed storage buffers it reads went to the command buffer's ring
+  // (push_descriptor_hooks.cpp), never natively: the command is skipped with an error
+  // rather than run on descriptors that were never pushed.
+  if (twin.reads_pushed_records) {
+    LogTwinFailure(b, "its shaders read pushed storage buffers (push descriptors are not replayed natively)");
+    return false;
+  }
+  const VkPipeline pipeline = TwinPipeline(b, twin);
+  if (pipeline == VK_NULL_HANDLE) {
+    LogTwinFailure(b, twin.lazy_compute || twin.bind_point == VK_PIPELINE_BIND_POINT_COMPUTE
+                          ? "it could not be created (or the pipeline's create info could not be kept)"
+                          : "it was rewritten before the first such buffer existed");
+    return false;
+  }
+  if (!point.twin_bound) b.next.CmdBindPipeline(cb, bind_point, pipeline);
+  BindFullSets(b, cb, bind_point, point, twin.native);
+  point.twin_bound = true;
+  return true;
+}
+
+void DestroyTwin(DeviceBindings& b, VkPipeline pipeline) {
+  std::unique_ptr<NativeTwin> twin = b.twins.Erase(pipeline);
+  if (twin != nullptr && twin->pipeline != VK_NULL_HANDLE) b.next.DestroyPipeline(b.device.handle, twin->pipeline, nullptr);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateBuffer(VkDevice device, const VkBufferCreateInfo* pCreateInfo,
+                                            const VkAllocationCallbacks* pAllocator, VkBuffer* pBuffer) {
+  DeviceBindings& b = BindingsOf(device);
+  const VkResult result = b.next.CreateBuffer(device, pCreateInfo, pAllocator, pBuffer);
+  if (result != VK_SUCCESS || NeedsTwins(b)) return result;
+  // The tracking stage below added the address usage wherever it could: a buffer that
+  // could be a converted descriptor and still lacks it will have no address.
+  const BufferInfo* buffer = b.trackers().buffers.Find(*pBuffer);
+  VkBufferUsageFlags converted = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  if (b.plan.convert_uniform_buffers) converted |= VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
+  if (buffer != nullptr && (buffer->usage & converted) != 0 &&
+      (buffer->usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) == 0) {
+    NoteUnaddressable(b, "a buffer the application created");
+  }
+  return result;
+}
+
+}  // namespace bindery::bindings

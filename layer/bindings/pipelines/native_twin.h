@@ -1,0 +1,73 @@
+// Native twins of rewritten pipelines (docs/indirect-bindings.md, "When it falls back"). A buffer the layer cannot give a
+// device address (sparse, protected or external memory, or memory it could not flag) has
+// no record a rewritten shader can follow. When a set naming such a buffer is bound for
+// a draw or dispatch of a rewritten pipeline, that draw or dispatch runs with the
+// pipeline's native twin — the application's own shaders on the full native layout —
+// with the bound sets materialised as full native sets (fallback.cpp does that part).
+//
+// Twins cost a second pipeline, so they exist only on devices that have such a buffer:
+// a pipeline rewritten after the first one was created or written gets its twin at once;
+// a compute pipeline rewritten before keeps what it needs to make one on first use. A
+// graphics pipeline rewritten before cannot (its create info is not kept): such a draw
+// is skipped with an error log rather than letting the shader follow a null address.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+#include "bindings/device/bindings_device.h"
+
+namespace bindery::bindings {
+
+struct NativeTwin {
+  VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_COMPUTE;
+  FallbackPipeline native;  // the full layout and the sets to materialise
+  // The application's layout as it was (it may be destroyed once its pipelines exist):
+  // the full layout is made from it on first need.
+  PipelineLayoutShadow layout;
+  std::mutex mutex;         // lazy creation (a cold path)
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  bool failed = false;      // could not be made (logged once)
+  // Its shaders read a converted push-descriptor set, whose records only the ring holds:
+  // the twin could not see them, so commands that would need it are skipped (logged).
+  bool reads_pushed_records = false;
+  // A compute pipeline rewritten before twins were needed: enough to make its twin.
+  bool lazy_compute = false;
+  std::shared_ptr<const std::vector<uint32_t>> words;
+  std::string entry;
+  VkPipelineShaderStageCreateFlags stage_flags = 0;
+  VkPipelineCreateFlags flags = 0;
+  bool has_specialization = false;
+  std::vector<VkSpecializationMapEntry> map_entries;
+  std::vector<uint8_t> specialization_data;
+};
+
+// After a pipeline creation call: twins (or what makes them) for its rewritten pipelines.
+// `app` are the application's create infos, `rewritten[i]` whether pipeline i was
+// rewritten, `layouts[i]` its layout's shadow.
+void MakeTwins(DeviceBindings& b, VkPipelineCache cache, const VkComputePipelineCreateInfo* app,
+               const std::vector<const PipelineLayoutShadow*>& layouts, const std::vector<bool>& rewritten,
+               const VkPipeline* pipelines, uint32_t count);
+void MakeTwins(DeviceBindings& b, VkPipelineCache cache, const VkGraphicsPipelineCreateInfo* app,
+               const std::vector<const PipelineLayoutShadow*>& layouts, const std::vector<bool>& rewritten,
+               const VkPipeline* pipelines, uint32_t count);
+
+// A record now names a buffer without an address (or a buffer without one was created):
+// from now on twins are made and draws check their sets.
+void NoteUnaddressable(DeviceBindings& b, const char* what);
+
+// Before a draw or dispatch: switches to the twin (or back) as the bound sets require.
+// False when the command must be skipped (no twin can run it).
+bool ApplyTwin(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
+               BindPointState& point);
+// Whether twins are made and looked for on this device (a buffer without an address exists).
+inline bool NeedsTwins(const DeviceBindings& b) { return b.any_unaddressable.load(std::memory_order_acquire); }
+void DestroyTwin(DeviceBindings& b, VkPipeline pipeline);
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateBuffer(VkDevice, const VkBufferCreateInfo*, const VkAllocationCallbacks*, VkBuffer*);
+
+}  // namespace bindery::bindings

@@ -1,0 +1,490 @@
+// Shader modules and pipelines: the capability keeps each module's code, and creates every
+// pipeline whose layout converts bindings from shaders rewritten for that layout's root
+// (through the rewrite cache). A stage that uses no converted binding is used as it is.
+//
+// Creation flags go down unchanged, in the same order of create infos:
+// - VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT (pipelineCreationCacheControl)
+//   asks the implementation to return VK_PIPELINE_COMPILE_REQUIRED rather than compile a
+//   pipeline its cache does not hold. Decision: the rewrite is not a compile in the spec's
+//   sense (a deterministic SPIR-V-to-SPIR-V edit on the CPU, cached, that never reaches a
+//   backend compiler), so the layer always does it, passes the flag with the rewritten
+//   stages, and returns whatever the driver returns. The driver's cache sees the rewritten
+//   code, which is the same for the same module and layout, so a pipeline cache filled
+//   under the layer answers under the layer. Pipelines the driver did not create
+//   (VK_NULL_HANDLE) are neither counted nor registered as fallbacks.
+// - Derivatives (VK_PIPELINE_CREATE_DERIVATIVE_BIT): basePipelineHandle names a real
+//   pipeline of the driver and basePipelineIndex an index of the same array, so both stay
+//   valid whether the base or the derivative was rewritten or fell back (with a different
+//   native layout): no valid-usage rule ties a derivative's layout to its base's, and the
+//   base is only a hint the implementation may ignore.
+#include <algorithm>
+#include <list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bindings/device/bindings_device.h"
+#include "bindings/device/hooks.h"
+#include "bindings/pipelines/native_twin.h"
+#include "bindings/pipelines/rewrite_dump.h"
+#include "bindings/pipelines/robustness.h"
+#include "bindings/pipelines/static_use.h"
+#include "core/chain_edit.h"
+#include "core/pnext.h"
+#include "spirv/renumber.h"
+
+namespace bindery::bindings {
+namespace {
+
+spirv::TargetEnv TargetFor(uint32_t api_version, uint32_t spirv_version) {
+  if (api_version >= VK_API_VERSION_1_3) return spirv::TargetEnv::kVulkan1_3;
+  if (api_version >= VK_API_VERSION_1_2) return spirv::TargetEnv::kVulkan1_2;
+  if (api_version >= VK_API_VERSION_1_1) {
+    return spirv_version >= 0x00010400 ? spirv::TargetEnv::kVulkan1_1Spirv1_4 : spirv::TargetEnv::kVulkan1_1;
+  }
+  return spirv::TargetEnv::kVulkan1_0;
+}
+
+spirv::RewriteOptions OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t spirv_version,
+                                 bool bounds_checks) {
+  spirv::RewriteOptions o;
+  o.target = TargetFor(b.plan.api_version, spirv_version);
+  o.shader_int64 = b.plan.shader_int64;
+  o.bounds_checks = bounds_checks;
+  o.convert_uniform_buffers = b.plan.convert_uniform_buffers;
+  // Descriptor addresses are multiples of the offset alignments (spirv/access_alignment.h).
+  const VkPhysicalDeviceLimits& limits = b.device.properties.limits;
+  VkDeviceSize base_alignment = limits.minStorageBufferOffsetAlignment;
+  if (o.convert_uniform_buffers) base_alignment = std::min(base_alignment, limits.minUniformBufferOffsetAlignment);
+  o.descriptor_base_alignment = static_cast<uint32_t>(std::min<VkDeviceSize>(base_alignment, 256));
+  if (root.in_buffer) {
+    o.root_placement = spirv::RootPlacement::kStorageBuffer;
+    o.root_buffer_set = root.buffer_set;
+  }
+  for (uint32_t i = 0; i < root.sets.size(); ++i) {
+    const SetRoot& r = root.sets[i];
+    if (r.root_offset == kNoOffset) continue;
+    spirv::SetLayout s;
+    s.set = i;
+    s.root_offset = r.root_offset;
+    for (const ConvertedBinding& c : r.layout->converted) {
+      spirv::BindingLayout bl;
+      bl.binding = c.binding;
+      bl.array_size = c.count;
+      bl.first_record = c.first_record;
+      bl.dynamic_offsets_root_offset =
+          c.first_dynamic == kNoOffset ? spirv::kNoRootOffset : r.dynamic_offset + 4 * c.first_dynamic;
+      s.bindings.push_back(bl);
+    }
+    o.sets.push_back(std::move(s));
+  }
+  return o;
+}
+
+// Does entry point `entry` of the module use a binding the root converts? (With
+// `push_only`: a converted binding of a push-descriptor set.)
+bool UsesConvertedBinding(const spirv::ModuleInfo& info, const char* entry, const RootLayout& root,
+                          bool push_only = false) {
+  if (!info.error.empty()) return true;  // unknown: assume it does
+  for (const spirv::EntryPointInfo& ep : info.entry_points) {
+    if (ep.name != entry) continue;
+    for (const spirv::ResourceInfo& r : ep.resources) {
+      const SetLayoutShadow* set = r.set < root.sets.size() ? root.sets[r.set].layout.get() : nullptr;
+      if (set != nullptr && set->Find(r.binding) && (!push_only || set->push_descriptor)) return true;
+    }
+  }
+  return false;
+}
+
+// Does the module contain OpArrayLength?
+bool HasArrayLength(const std::vector<uint32_t>& words) {
+  constexpr uint32_t kOpArrayLength = 68;
+  for (size_t i = 5; i < words.size();) {
+    const uint32_t count = words[i] >> 16;
+    if ((words[i] & 0xffffu) == kOpArrayLength) return true;
+    if (count == 0) return false;
+    i += count;
+  }
+  return false;
+}
+
+bool HasConvertedDynamic(const RootLayout& root) {
+  for (const SetRoot& r : root.sets) {
+    if (r.layout != nullptr && r.layout->converted_dynamic != 0) return true;
+  }
+  return false;
+}
+
+// The stages of one pipeline as sent down, and what they own until the call returns.
+class StageRewriter {
+ public:
+  // Some rewritten stage reads a converted binding of a push-descriptor set.
+  bool reads_pushed_records() const { return reads_pushed_records_; }
+  explicit StageRewriter(DeviceBindings& b) : b_(b) {}
+  ~StageRewriter() {
+    for (VkShaderModule m : modules_) b_.next.DestroyShaderModule(b_.device.handle, m, nullptr);
+  }
+
+  // Fills `out` with the stages to send down for `layout`. Returns "" on success (with
+  // *converted true when some stage was rewritten), else why the pipeline cannot be made
+  // with converted bindings.
+  // `pipeline_chain`: the pipeline create info's pNext (its robustness, robustness.h).
+  std::string Rewrite(const PipelineLayoutShadow& layout, uint32_t count, const VkPipelineShaderStageCreateInfo* stages,
+                      std::vector<VkPipelineShaderStageCreateInfo>& out, bool* converted, const void* pipeline_chain) {
+    const RootLayout& root = layout.root;
+    out.assign(stages, stages + count);
+    *converted = false;
+    for (uint32_t i = 0; i < count; ++i) {
+      VkPipelineShaderStageCreateInfo& stage = out[i];
+      std::shared_ptr<const std::vector<uint32_t>> words;
+      const VkShaderModuleCreateInfo* inline_code = nullptr;
+      const ModuleEntry* module = nullptr;
+      if (stage.module != VK_NULL_HANDLE) {
+        if ((module = b_.modules.Find(stage.module)) != nullptr) words = module->words;
+      } else if ((inline_code = FindInChain<VkShaderModuleCreateInfo>(
+                      stage.pNext, VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO)) != nullptr) {
+        words = std::make_shared<std::vector<uint32_t>>(inline_code->pCode, inline_code->pCode + inline_code->codeSize / 4);
+      }
+      if (words == nullptr) return "the code of a shader stage is not known to the layer";
+      const std::shared_ptr<const spirv::ModuleInfo> info = InfoOf(module, *words);
+      if (!UsesConvertedBinding(*info, stage.pName, root)) {
+        // Used as it is, but for the numbers of its sets in the native layout.
+        if (layout.renumbered) {
+          std::string why = Renumbered(*words, layout, inline_code, stage);
+          if (!why.empty()) return why;
+        }
+        continue;
+      }
+      if (!root.fits) return "its layout's root does not fit in push constants";
+      // Its pushed records live only in the ring: a native twin could not read them.
+      reads_pushed_records_ = reads_pushed_records_ || UsesConvertedBinding(*info, stage.pName, root, true);
+      // SPIR-V library gap: the rewrite subtracts a dynamic offset from the record's size,
+      // but a dynamic descriptor's range does not shrink with its offset; lengths and
+      // bounds checks of dynamic storage buffers would differ from native.
+      const bool bounds_checks = StageBoundsChecks(b_.plan, pipeline_chain, stage.pNext);
+      if (HasConvertedDynamic(root) && (bounds_checks || HasArrayLength(*words))) {
+        return "dynamic storage buffers with OpArrayLength or bounds checks (the rewrite shrinks their size by the "
+               "dynamic offset)";
+      }
+      const uint32_t version = words->size() > 1 ? (*words)[1] : 0;
+      bool hit = false;
+      const spirv::RewriteOptions options = OptionsFor(b_, root, version, bounds_checks);
+      std::shared_ptr<const CachedRewrite> r = RewriteOf(module, *words, options, &hit);
+      if (!r->error.empty()) return "the shader could not be read: " + r->error;
+      if (!r->converted) return r->reason;
+      if (!hit && !b_.plan.dump_dir.empty()) {
+        const std::string at = DumpRewrite(b_.plan.dump_dir, *words, options, r->module, r->report);
+        BINDERY_LOG(b_.device.log(), kInfo, "bindings-dump", "rewritten module %s%s", at.empty() ? "not written to " : "written to ",
+                    at.empty() ? b_.plan.dump_dir.c_str() : at.c_str());
+      }
+      if (r->report.push_constant_end > b_.max_push_bytes) return "the rewritten shader's push constants exceed the limit";
+      rewritten_.push_back(r);
+      *converted = true;
+      if (layout.renumbered) {
+        std::string why = Renumbered(r->module, layout, inline_code, stage);
+        if (!why.empty()) return why;
+        continue;
+      }
+      if (inline_code == nullptr) {
+        // The same rewritten module for every pipeline made from it.
+        const VkShaderModule driver_module = DriverModule(*r);
+        if (driver_module == VK_NULL_HANDLE) return "the rewritten module could not be created";
+        stage.module = driver_module;
+        continue;
+      }
+      std::string why = SendDown(r->module, inline_code, stage);
+      if (!why.empty()) return why;
+    }
+    return "";
+  }
+
+ private:
+  // The module's inspection, made once per module (inline code: every time).
+  static std::shared_ptr<const spirv::ModuleInfo> InfoOf(const ModuleEntry* module, const std::vector<uint32_t>& words) {
+    if (module == nullptr) return std::make_shared<spirv::ModuleInfo>(spirv::Inspect(words.data(), words.size()));
+    std::lock_guard<std::mutex> lock(module->mutex);
+    if (module->info == nullptr) {
+      module->info = std::make_shared<spirv::ModuleInfo>(spirv::Inspect(words.data(), words.size()));
+    }
+    return module->info;
+  }
+
+  // The rewrite for `options`: from the module's own list (no hashing of its words), else
+  // from the device's cache (keyed by content: identical modules share it).
+  std::shared_ptr<const CachedRewrite> RewriteOf(const ModuleEntry* module, const std::vector<uint32_t>& words,
+                                                 const spirv::RewriteOptions& options, bool* hit) {
+    if (module == nullptr) return b_.rewrites.Get(words, options, hit);
+    std::string key = OptionsKey(options);
+    {
+      std::lock_guard<std::mutex> lock(module->mutex);
+      for (const auto& [k, r] : module->rewrites) {
+        if (k == key) {
+          *hit = true;
+          return r;
+        }
+      }
+    }
+    std::shared_ptr<const CachedRewrite> r = b_.rewrites.Get(words, options, hit);
+    std::lock_guard<std::mutex> lock(module->mutex);
+    module->rewrites.emplace_back(std::move(key), r);
+    return r;
+  }
+
+  // The rewritten module as a module of the layer below (kept with the cache entry).
+  VkShaderModule DriverModule(const CachedRewrite& r) {
+    std::lock_guard<std::mutex> lock(r.driver_module_mutex);
+    if (r.driver_module == VK_NULL_HANDLE) {
+      VkShaderModuleCreateInfo code{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+      code.codeSize = r.module.size() * sizeof(uint32_t);
+      code.pCode = r.module.data();
+      if (b_.next.CreateShaderModule(b_.device.handle, &code, nullptr, &r.driver_module) != VK_SUCCESS) {
+        r.driver_module = VK_NULL_HANDLE;
+      }
+    }
+    return r.driver_module;
+  }
+
+  // `stage` made from a copy of `words` with its sets renumbered for the native layout.
+  std::string Renumbered(const std::vector<uint32_t>& words, const PipelineLayoutShadow& layout,
+                         const VkShaderModuleCreateInfo* inline_code, VkPipelineShaderStageCreateInfo& stage) {
+    owned_code_.push_back(words);
+    // A root-only set keeps its number: no descriptor of a valid shader is left in one.
+    std::vector<uint32_t> map(layout.native_set.size());
+    for (uint32_t s = 0; s < map.size(); ++s) map[s] = layout.native_set[s] == kNoOffset ? s : layout.native_set[s];
+    if (layout.root.in_buffer) {
+      // The root buffer (named by the application's set count) goes after the native sets.
+      if (map.size() <= layout.root.buffer_set) map.resize(layout.root.buffer_set + 1);
+      for (uint32_t s = static_cast<uint32_t>(layout.native_set.size()); s < map.size(); ++s) map[s] = s;
+      map[layout.root.buffer_set] = layout.root.native_buffer_set;
+    }
+    bool changed = false;
+    if (!spirv::RenumberDescriptorSets(owned_code_.back(), map, &changed)) {
+      return "the shader's instruction stream is malformed";
+    }
+    return SendDown(owned_code_.back(), inline_code, stage);
+  }
+
+  // Points `stage` at `words` (kept alive until the call returns): a module of ours, or
+  // the stage's inline VkShaderModuleCreateInfo in a copy of its chain.
+  std::string SendDown(const std::vector<uint32_t>& words, const VkShaderModuleCreateInfo* inline_code,
+                       VkPipelineShaderStageCreateInfo& stage) {
+    {
+      VkShaderModuleCreateInfo code{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+      code.codeSize = words.size() * sizeof(uint32_t);
+      code.pCode = words.data();
+      if (inline_code != nullptr) {
+        chains_.emplace_back(stage.pNext);
+        auto* edited = chains_.back().Modify<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+        if (edited == nullptr) return "an unknown struct precedes the stage's VkShaderModuleCreateInfo";
+        edited->codeSize = code.codeSize;
+        edited->pCode = code.pCode;
+        stage.pNext = chains_.back().chain();
+      } else {
+        VkShaderModule module = VK_NULL_HANDLE;
+        const VkResult result = b_.next.CreateShaderModule(b_.device.handle, &code, nullptr, &module);
+        if (result != VK_SUCCESS) return "the rewritten module could not be created";
+        modules_.push_back(module);
+        stage.module = module;
+      }
+    }
+    return "";
+  }
+
+  bool reads_pushed_records_ = false;
+  DeviceBindings& b_;
+  std::list<std::vector<uint32_t>> owned_code_;  // renumbered modules (stable addresses)
+  std::vector<VkShaderModule> modules_;
+  std::list<ChainEditor> chains_;
+  std::vector<std::shared_ptr<const CachedRewrite>> rewritten_;  // keeps the code alive
+};
+
+}  // namespace
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateShaderModule(VkDevice device, const VkShaderModuleCreateInfo* pCreateInfo,
+                                                  const VkAllocationCallbacks* pAllocator,
+                                                  VkShaderModule* pShaderModule) {
+  DeviceBindings& b = BindingsOf(device);
+  const VkResult result = b.next.CreateShaderModule(device, pCreateInfo, pAllocator, pShaderModule);
+  if (result == VK_SUCCESS) {
+    auto entry = std::make_unique<ModuleEntry>();
+    entry->words = std::make_shared<const std::vector<uint32_t>>(pCreateInfo->pCode,
+                                                                 pCreateInfo->pCode + pCreateInfo->codeSize / 4);
+    b.modules.Insert(*pShaderModule, std::move(entry));
+  }
+  return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyShaderModule(VkDevice device, VkShaderModule module,
+                                               const VkAllocationCallbacks* pAllocator) {
+  DeviceBindings& b = BindingsOf(device);
+  if (module != VK_NULL_HANDLE) b.modules.Erase(module);
+  b.next.DestroyShaderModule(device, module, pAllocator);
+  // Its rewrites may now be held by the cache alone (bounded: rewrite_cache.h).
+  b.rewrites.TrimUnused([&](const CachedRewrite& r) {
+    if (r.driver_module != VK_NULL_HANDLE) b.next.DestroyShaderModule(device, r.driver_module, nullptr);
+  });
+}
+
+namespace {
+
+// A pipeline that cannot have converted bindings is created natively with the full
+// layout (its sets are materialised from the shadow when it draws or dispatches); one
+// log line with the reason. False when the full layout cannot be made.
+bool FallBack(DeviceBindings& b, const char* kind, const char* entry, const std::string& why,
+              PipelineLayoutShadow& layout, VkPipelineLayout* out) {
+  if (!b.plan.policy.convert_everything) {
+    // Only layouts beyond the driver's limits convert here (auto on a driver where
+    // conversion does not pay): natively the pipeline would be beyond them too (its full
+    // native layout does not fit the driver).
+    BINDERY_LOG(b.device.log(), kError, "bindings-fallback",
+                "a %s pipeline (entry point '%s') cannot be created: its layout goes beyond the driver's limits and "
+                "its shaders cannot be rewritten: %s",
+                kind, entry, why.c_str());
+    b.counters.fallen_back->Add();
+    return false;
+  }
+  const VkPipelineLayout full = b.FullPipelineLayout(layout);
+  // Pushes reach it too: the last push to each set is made again with the full layout at
+  // its first draw or dispatch (push_descriptor_hooks.cpp).
+  BINDERY_LOG(b.device.log(), kWarn, "bindings-fallback",
+              "a %s pipeline (entry point '%s') runs natively: %s%s", kind, entry, why.c_str(),
+              full == VK_NULL_HANDLE ? " (and its full native layout could not be created: creation fails)" : "");
+  if (full == VK_NULL_HANDLE) return false;
+  *out = full;
+  return true;
+}
+
+// After the driver's answer: the counters count pipelines that exist (a creation may
+// return VK_PIPELINE_COMPILE_REQUIRED or fail for some of a batch), and each fallback
+// pipeline is registered for its binds.
+template <typename Info>
+void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>>& list,
+                       const std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>>& rewritten,
+                       const Info* infos, const VkPipeline* pipelines) {
+  for (const auto& [i, layout] : rewritten) {
+    if (pipelines[i] == VK_NULL_HANDLE) continue;
+    b.counters.rewritten->Add();
+    if (!layout->root.in_buffer) continue;
+    // Its root is read from the reserved set (root_delivery.cpp: RestoreRingRoot).
+    auto r = std::make_unique<RingPipeline>();
+    r->layout = infos[i].layout;
+    r->copy = layout->ring_copy;
+    r->buffer_set = layout->root.native_buffer_set;
+    r->root_end = layout->root.end;
+    b.ring_pipelines.Insert(pipelines[i], std::move(r));
+    b.any_ring.store(true, std::memory_order_release);
+  }
+  for (const auto& [i, layout] : list) {
+    if (pipelines[i] == VK_NULL_HANDLE) continue;
+    b.counters.fallen_back->Add();
+    auto f = std::make_unique<FallbackPipeline>();
+    f->full = infos[i].layout;
+    for (const SetRoot& r : layout->root.sets) f->sets.push_back(r.layout);
+    b.fallback_pipelines.Insert(pipelines[i], std::move(f));
+    b.any_fallback.store(true, std::memory_order_release);
+  }
+}
+
+// Twins of pipelines that read pushed records cannot run their commands (native_twin.h).
+void MarkPushReaders(DeviceBindings& b, const std::vector<bool>& reads_push, const VkPipeline* pipelines) {
+  for (size_t i = 0; i < reads_push.size(); ++i) {
+    if (!reads_push[i] || pipelines[i] == VK_NULL_HANDLE) continue;
+    if (NativeTwin* twin = b.twins.Find(pipelines[i])) twin->reads_pushed_records = true;
+  }
+}
+
+bool IsLibraryPipeline(VkPipelineCreateFlags flags, const void* chain) {
+  return (flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) != 0 ||
+         FindInChain<VkBaseInStructure>(chain, VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR) != nullptr;
+}
+
+}  // namespace
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelineCache cache, uint32_t count,
+                                                      const VkComputePipelineCreateInfo* pCreateInfos,
+                                                      const VkAllocationCallbacks* pAllocator,
+                                                      VkPipeline* pPipelines) {
+  DeviceBindings& b = BindingsOf(device);
+  std::vector<VkComputePipelineCreateInfo> infos(pCreateInfos, pCreateInfos + count);
+  std::list<StageRewriter> rewriters;
+  std::vector<VkPipelineShaderStageCreateInfo> stage;
+  std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
+  std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> rewritten;
+  std::vector<const PipelineLayoutShadow*> layouts(count, nullptr);
+  std::vector<bool> was_rewritten(count, false);
+  std::vector<bool> reads_push(count, false);
+  for (uint32_t i = 0; i < count; ++i) {
+    PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
+    if (layout == nullptr || !layout->root.converts) continue;
+    layouts[i] = layout;
+    rewriters.emplace_back(b);
+    bool converted = false;
+    const std::string why = rewriters.back().Rewrite(*layout, 1, &infos[i].stage, stage, &converted, infos[i].pNext);
+    reads_push[i] = rewriters.back().reads_pushed_records();
+    if (!why.empty()) {
+      if (!FallBack(b, "compute", infos[i].stage.pName, why, *layout, &infos[i].layout)) {
+        for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
+        return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+      }
+      fallbacks.emplace_back(i, layout);
+      continue;
+    }
+    infos[i].stage = stage[0];
+    if (converted) rewritten.emplace_back(i, layout);
+    was_rewritten[i] = converted;
+  }
+  const VkResult result = b.next.CreateComputePipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
+  RegisterFallbacks(b, fallbacks, rewritten, infos.data(), pPipelines);
+  MakeTwins(b, cache, pCreateInfos, layouts, was_rewritten, pPipelines, count);
+  RecordStaticUse(b, pCreateInfos, count, pPipelines);
+  MarkPushReaders(b, reads_push, pPipelines);
+  return result;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipelineCache cache, uint32_t count,
+                                                       const VkGraphicsPipelineCreateInfo* pCreateInfos,
+                                                       const VkAllocationCallbacks* pAllocator,
+                                                       VkPipeline* pPipelines) {
+  DeviceBindings& b = BindingsOf(device);
+  std::vector<VkGraphicsPipelineCreateInfo> infos(pCreateInfos, pCreateInfos + count);
+  std::list<StageRewriter> rewriters;
+  std::list<std::vector<VkPipelineShaderStageCreateInfo>> stages;
+  std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
+  std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> rewritten;
+  std::vector<const PipelineLayoutShadow*> layouts(count, nullptr);
+  std::vector<bool> was_rewritten(count, false);
+  std::vector<bool> reads_push(count, false);
+  for (uint32_t i = 0; i < count; ++i) {
+    PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
+    if (layout == nullptr || !layout->root.converts || infos[i].stageCount == 0) continue;
+    layouts[i] = layout;
+    rewriters.emplace_back(b);
+    stages.emplace_back();
+    bool converted = false;
+    std::string why = rewriters.back().Rewrite(*layout, infos[i].stageCount, infos[i].pStages, stages.back(),
+                                               &converted, infos[i].pNext);
+    reads_push[i] = rewriters.back().reads_pushed_records();
+    if (why.empty() && converted && IsLibraryPipeline(infos[i].flags, infos[i].pNext)) {
+      why = "pipeline libraries are not handled";
+    }
+    if (!why.empty()) {
+      if (!FallBack(b, "graphics", infos[i].pStages[0].pName, why, *layout, &infos[i].layout)) {
+        for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
+        return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+      }
+      fallbacks.emplace_back(i, layout);
+      continue;
+    }
+    infos[i].pStages = stages.back().data();
+    if (converted) rewritten.emplace_back(i, layout);
+    was_rewritten[i] = converted;
+  }
+  const VkResult result = b.next.CreateGraphicsPipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
+  RegisterFallbacks(b, fallbacks, rewritten, infos.data(), pPipelines);
+  MakeTwins(b, cache, pCreateInfos, layouts, was_rewritten, pPipelines, count);
+  RecordStaticUse(b, pCreateInfos, count, pPipelines);
+  MarkPushReaders(b, reads_push, pPipelines);
+  return result;
+}
+
+}  // namespace bindery::bindings

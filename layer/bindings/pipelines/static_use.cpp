@@ -1,0 +1,83 @@
+#include "bindings/pipelines/static_use.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "bindings/device/bindings_device.h"
+#include "bindings/pipelines/native_twin.h"
+#include "core/pnext.h"
+
+namespace bindery::bindings {
+
+void StaticUse::Seal() {
+  std::sort(keys_.begin(), keys_.end());
+  keys_.erase(std::unique(keys_.begin(), keys_.end()), keys_.end());
+}
+
+bool StaticUse::Uses(uint32_t set, uint32_t binding) const {
+  return std::binary_search(keys_.begin(), keys_.end(), Key(set, binding));
+}
+
+namespace {
+
+// The module's inspection: made once per module and kept with it (pipeline_hooks.cpp
+// shares it), every time for inline code.
+std::shared_ptr<const spirv::ModuleInfo> InspectStage(DeviceBindings& b, const VkPipelineShaderStageCreateInfo& stage) {
+  if (stage.module != VK_NULL_HANDLE) {
+    const ModuleEntry* module = b.modules.Find(stage.module);
+    if (module == nullptr) return nullptr;
+    std::lock_guard<std::mutex> lock(module->mutex);
+    if (module->info == nullptr) {
+      module->info = std::make_shared<spirv::ModuleInfo>(spirv::Inspect(module->words->data(), module->words->size()));
+    }
+    return module->info;
+  }
+  const auto* code = FindInChain<VkShaderModuleCreateInfo>(stage.pNext, VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+  if (code == nullptr) return nullptr;
+  return std::make_shared<spirv::ModuleInfo>(spirv::Inspect(code->pCode, code->codeSize / 4));
+}
+
+void Attach(DeviceBindings& b, VkPipeline pipeline, uint32_t stage_count, const VkPipelineShaderStageCreateInfo* stages) {
+  if (pipeline == VK_NULL_HANDLE) return;
+  FallbackPipeline* fallback = b.fallback_pipelines.Find(pipeline);
+  NativeTwin* twin = b.twins.Find(pipeline);
+  if (fallback == nullptr && twin == nullptr) return;
+  // The pipeline's handle is not the application's yet: nothing reads these meanwhile.
+  const std::shared_ptr<const StaticUse> uses = StaticUseOf(b, stage_count, stages);
+  if (fallback != nullptr) fallback->uses = uses;
+  if (twin != nullptr) twin->native.uses = uses;
+}
+
+}  // namespace
+
+std::shared_ptr<const StaticUse> StaticUseOf(DeviceBindings& b, uint32_t stage_count,
+                                            const VkPipelineShaderStageCreateInfo* stages) {
+  auto uses = std::make_shared<StaticUse>();
+  for (uint32_t i = 0; i < stage_count; ++i) {
+    const std::shared_ptr<const spirv::ModuleInfo> info = InspectStage(b, stages[i]);
+    if (info == nullptr || !info->error.empty() || stages[i].pName == nullptr) return nullptr;
+    bool found = false;
+    for (const spirv::EntryPointInfo& ep : info->entry_points) {
+      if (ep.name != stages[i].pName) continue;
+      found = true;
+      for (const spirv::ResourceInfo& r : ep.resources) {
+        if (r.kind != spirv::ResourceKind::kPushConstants) uses->Add(r.set, r.binding);
+      }
+    }
+    if (!found) return nullptr;
+  }
+  uses->Seal();
+  return uses;
+}
+
+void RecordStaticUse(DeviceBindings& b, const VkComputePipelineCreateInfo* app, uint32_t count,
+                     const VkPipeline* pipelines) {
+  for (uint32_t i = 0; i < count; ++i) Attach(b, pipelines[i], 1, &app[i].stage);
+}
+
+void RecordStaticUse(DeviceBindings& b, const VkGraphicsPipelineCreateInfo* app, uint32_t count,
+                     const VkPipeline* pipelines) {
+  for (uint32_t i = 0; i < count; ++i) Attach(b, pipelines[i], app[i].stageCount, app[i].pStages);
+}
+
+}  // namespace bindery::bindings

@@ -1,0 +1,216 @@
+// vkCmdBindDescriptorSets: converted sets are bound by writing their blocks' addresses
+// (and their converted dynamic offsets) into the root with one vkCmdPushConstants; only
+// sets with native bindings are bound natively, with the native dynamic offsets. Hot
+// path: nothing allocated, no lock when the pipeline layout is in this thread's lookup
+// cache and the sets are layer-owned (a converted set with native bindings costs one
+// shard lock to find its shadow).
+#include <algorithm>
+#include <cstring>
+
+#include "bindings/device/bindings_device.h"
+#include "bindings/device/hooks.h"
+#include "bindings/device/lookup_cache.h"
+
+namespace bindery::bindings {
+namespace {
+
+constexpr uint32_t kMaxRootBytes = 4096;  // maxPushConstantsSize of every known device is below
+constexpr uint32_t kMaxSets = 64;
+constexpr uint32_t kMaxDynamic = 256;
+
+// A converting layout whose root cannot be pushed (too big, or more sets or offsets than
+// the bind path holds): its pipelines fall back, and sets are materialised for them at
+// the draw or dispatch (fallback.cpp). Only what is native goes down here: sets without
+// native bindings are skipped (layer-owned ones the layer below has never seen), and the
+// offsets of converted dynamic bindings are dropped.
+void BindWithoutRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+                     const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
+                     uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets) {
+  auto layout_of = [&](uint32_t i) -> const SetLayoutShadow* {
+    return firstSet + i < pl.root.sets.size() ? pl.root.sets[firstSet + i].layout.get() : nullptr;
+  };
+  auto skipped = [&](uint32_t i) {
+    const SetLayoutShadow* l = layout_of(i);
+    return OwnedSet(pSets[i]) != nullptr || (l != nullptr && !l->has_native);
+  };
+  uint32_t dynamic_index = 0;
+  for (uint32_t i = 0; i < setCount;) {
+    if (skipped(i)) {
+      const SetLayoutShadow* l = layout_of(i);
+      dynamic_index += l != nullptr ? l->total_dynamic : 0;
+      ++i;
+      continue;
+    }
+    // A run of sets with native bindings, with their native dynamic offsets.
+    uint32_t native_dynamic[kMaxDynamic];
+    uint32_t native_count = 0;
+    bool unknown = false;  // a set without a known layout: the rest of the offsets go as they are
+    uint32_t j = i;
+    for (; j < setCount && !skipped(j); ++j) {
+      const SetLayoutShadow* l = layout_of(j);
+      if (l == nullptr) {
+        unknown = true;
+        continue;
+      }
+      for (const DynamicRun& run : l->dynamic_runs) {
+        for (uint32_t k = 0; k < run.count && dynamic_index < dynamicOffsetCount; ++k, ++dynamic_index) {
+          if (!run.converted && native_count < kMaxDynamic) native_dynamic[native_count++] = pDynamicOffsets[dynamic_index];
+        }
+      }
+    }
+    while (unknown && dynamic_index < dynamicOffsetCount && native_count < kMaxDynamic) {
+      native_dynamic[native_count++] = pDynamicOffsets[dynamic_index++];
+    }
+    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet + i, j - i, pSets + i, native_count,
+                                 native_count != 0 ? native_dynamic : nullptr);
+    i = j;
+  }
+}
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
+                                                 VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
+                                                 const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
+                                                 const uint32_t* pDynamicOffsets) {
+  DeviceBindings& b = BindingsOf(cb);
+  if (!b.Converting()) {
+    // No converting layout exists yet, so neither do fallback pipelines that would need
+    // this bind remembered.
+    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+    return;
+  }
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  // A command buffer binds through few layouts: it remembers the last one (no
+  // thread-local access, no lock).
+  const PipelineLayoutShadow* pl = nullptr;
+  const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
+  if (data != nullptr && data->last_layout == layout && data->last_layout_generation == generation &&
+      layout != VK_NULL_HANDLE) {
+    pl = data->last_layout_shadow;
+  } else {
+    pl = Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout);
+    if (data != nullptr && pl != nullptr) {
+      data->last_layout = layout;
+      data->last_layout_shadow = pl;
+      data->last_layout_generation = generation;
+    }
+  }
+  if (BindPointState* point = data != nullptr ? data->At(bindPoint) : nullptr) {
+    point->RecordSets(layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+  }
+  BindSets(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+  NoteSetsBound(b, cb, bindPoint, layout);
+}
+
+void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+              const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
+              uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets) {
+  if (pl == nullptr || !pl->root.converts || !pl->root.fits || setCount > kMaxSets || dynamicOffsetCount > kMaxDynamic ||
+      firstSet + setCount > pl->root.sets.size()) {
+    if (pl != nullptr && pl->root.converts) {
+      BindWithoutRoot(b, cb, bindPoint, layout, *pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+      return;
+    }
+    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+    return;
+  }
+  const RootLayout& root = pl->root;
+  alignas(8) uint8_t bytes[kMaxRootBytes];
+  uint32_t root_lo = UINT32_MAX, root_hi = 0;
+  uint32_t native_dynamic[kMaxDynamic];
+  uint32_t native_dynamic_count = 0;
+  const SetLayoutShadow* layouts[kMaxSets];
+  uint32_t dynamic_index = 0;
+  // Padding between slots is pushed too: zero it so every pushed byte is defined (a root
+  // of addresses only has none, and every byte pushed is written below).
+  if (root.dynamic) std::memset(bytes + root.begin, 0, root.end - root.begin);
+
+  for (uint32_t i = 0; i < setCount; ++i) {
+    const SetRoot& r = root.sets[firstSet + i];
+    layouts[i] = r.layout.get();
+    const SetShadow* set = r.layout != nullptr && r.layout->converts() ? FindSet(b, pSets[i]) : nullptr;
+    if (r.layout == nullptr) continue;  // unknown layout (VK_NULL_HANDLE): handled below
+    // Dynamic offsets, split between the root and the native bind.
+    uint32_t converted_index = 0;
+    for (const DynamicRun& run : r.layout->dynamic_runs) {
+      for (uint32_t k = 0; k < run.count && dynamic_index < dynamicOffsetCount; ++k, ++dynamic_index) {
+        if (run.converted) {
+          const uint32_t at = r.dynamic_offset + 4 * converted_index++;
+          std::memcpy(bytes + at, &pDynamicOffsets[dynamic_index], 4);
+          root_lo = std::min(root_lo, at);
+          root_hi = std::max(root_hi, at + 4);
+        } else {
+          native_dynamic[native_dynamic_count++] = pDynamicOffsets[dynamic_index];
+        }
+      }
+    }
+    if (r.root_offset != kNoOffset) {
+      const VkDeviceAddress address = set != nullptr ? set->address : 0;
+      std::memcpy(bytes + r.root_offset, &address, 8);
+      root_lo = std::min(root_lo, r.root_offset);
+      root_hi = std::max(root_hi, r.root_offset + 8);
+    }
+  }
+  // Offsets left over (a set without a known layout) go down with the last native run.
+  while (dynamic_index < dynamicOffsetCount) native_dynamic[native_dynamic_count++] = pDynamicOffsets[dynamic_index++];
+
+  if (root_hi > root_lo) DeliverRoot(b, cb, bindPoint, layout, *pl, root_lo, root_hi, bytes + root_lo);
+  // Native binds: runs of consecutive sets that have native bindings (or no shadow).
+  uint32_t dyn_cursor = 0;
+  for (uint32_t i = 0; i < setCount;) {
+    const bool native = layouts[i] == nullptr || layouts[i]->has_native;
+    if (!native) {
+      ++i;
+      continue;
+    }
+    uint32_t j = i;
+    uint32_t dyn = 0;
+    while (j < setCount && (layouts[j] == nullptr || layouts[j]->has_native)) {
+      dyn += layouts[j] != nullptr ? layouts[j]->native_dynamic : 0;
+      ++j;
+    }
+    if (j == setCount) dyn = native_dynamic_count - dyn_cursor;  // the rest (unshadowed layouts)
+    // Consecutive sets with native bindings are consecutive in the native layout too.
+    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl->NativeSet(firstSet + i), j - i, pSets + i, dyn,
+                                 dyn != 0 ? native_dynamic + dyn_cursor : nullptr);
+    dyn_cursor += dyn;
+    i = j;
+  }
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stageFlags,
+                                            uint32_t offset, uint32_t size, const void* pValues) {
+  DeviceBindings& b = BindingsOf(cb);
+  // The bind points whose stages it names keep the bytes: a root pushed at the other
+  // bind point may overwrite them, and they are re-sent then (bind_point_state.h).
+  if (b.Converting()) {
+    if (BindingsCommandData* data = CommandDataOf(b, cb)) {
+      NotePushConstants(*data, layout, stageFlags, offset, offset + size, static_cast<const uint8_t*>(pValues), -1);
+    }
+  }
+  // Most devices never see a layout whose pushes need widening: no lookup then.
+  const PipelineLayoutShadow* pl = b.any_widened_pushes.load(std::memory_order_acquire)
+                                       ? Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout)
+                                       : nullptr;
+  if (pl == nullptr || !pl->widen_app_pushes) {
+    b.next.CmdPushConstants(cb, layout, stageFlags, offset, size, pValues);
+    return;
+  }
+  // Split at every range start inside the push; each piece names the stages of every
+  // extended range that covers it (each such range covers the whole piece).
+  const uint32_t end = offset + size;
+  uint32_t at = offset;
+  while (at < end) {
+    uint32_t piece_end = end;
+    VkShaderStageFlags stages = stageFlags;
+    for (const VkPushConstantRange& r : pl->app_ranges) {
+      if (r.offset > at && r.offset < piece_end) piece_end = r.offset;
+      if (r.offset <= at && at < r.offset + r.size) stages |= r.stageFlags;
+    }
+    b.next.CmdPushConstants(cb, layout, stages, at, piece_end - at, static_cast<const uint8_t*>(pValues) + (at - offset));
+    at = piece_end;
+  }
+}
+
+}  // namespace bindery::bindings

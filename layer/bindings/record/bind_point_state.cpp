@@ -1,0 +1,150 @@
+// The pre-draw step and the push-constant bookkeeping of a bind point
+// (bind_point_state.h). Hot path: PrepareDraw costs one command-state lookup (this
+// thread's cache) and a few flag tests unless something must be sent down; nothing is
+// allocated and no lock is taken but a handle map's shard on the rare re-send.
+#include "bindings/record/bind_point_state.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "bindings/device/bindings_device.h"
+#include "bindings/pipelines/native_twin.h"
+
+namespace bindery::bindings {
+namespace {
+
+constexpr VkShaderStageFlags PointStages(int index) { return index == 0 ? kGraphicsPointStages : kComputePointStages; }
+
+// Pushes [lo, hi) of `bytes` (indexed from 0) through `layout`, split where a range of it
+// begins or ends, each piece naming every stage whose range covers it: valid for any set
+// of ranges. Returns the stages named.
+VkShaderStageFlags PushCovered(DeviceBindings& b, VkCommandBuffer cb, VkPipelineLayout layout,
+                               const std::vector<VkPushConstantRange>& ranges, uint32_t lo, uint32_t hi,
+                               const uint8_t* bytes) {
+  VkShaderStageFlags all = 0;
+  uint32_t at = lo;
+  while (at < hi) {
+    uint32_t piece_end = hi;
+    VkShaderStageFlags stages = 0;
+    for (const VkPushConstantRange& r : ranges) {
+      const uint32_t end = r.offset + r.size;
+      if (r.offset > at && r.offset < piece_end) piece_end = r.offset;
+      if (end > at && end < piece_end) piece_end = end;
+      if (r.offset <= at && at < end) stages |= r.stageFlags;
+    }
+    if (stages != 0) b.next.CmdPushConstants(cb, layout, stages, at, piece_end - at, bytes + at);
+    all |= stages;
+    at = piece_end;
+  }
+  return all;
+}
+
+// Push-constant bytes of `index`'s stages that the other bind point overwrote, sent again
+// through the last layout pushed through here.
+void ResendPushImage(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
+  PushImage& image = data.points[index].image;
+  const uint32_t lo = image.stale_lo;
+  const uint32_t hi = std::min(image.stale_hi, kPushImageBytes);
+  image.Fresh();
+  // (A layout destroyed since cannot be pushed through: its bytes stay as they are.)
+  const PipelineLayoutShadow* pl = image.layout != VK_NULL_HANDLE ? b.pipeline_layouts.Find(image.layout) : nullptr;
+  if (pl == nullptr || hi <= lo) return;
+  const VkShaderStageFlags stages = PushCovered(b, cb, image.layout, pl->native_ranges, lo, hi, image.bytes);
+  // The re-send reaches the other bind point's stages too.
+  const int other = 1 - index;
+  if ((stages & PointStages(other)) != 0 && data.points[other].image.layout != VK_NULL_HANDLE) {
+    data.points[other].image.MarkStale(lo, hi);
+  }
+}
+
+}  // namespace
+
+void BindPointState::RecordSets(VkPipelineLayout layout, const PipelineLayoutShadow* pl, uint32_t first_set,
+                                uint32_t set_count, const VkDescriptorSet* sets_bound, uint32_t dynamic_offset_count,
+                                const uint32_t* dynamic_offsets) {
+  fallback_applied = false;  // a pipeline running natively needs these as full sets too
+  if (pl == nullptr || first_set + set_count > kTrackedSets || first_set + set_count > pl->root.sets.size()) {
+    untrackable = true;
+    return;
+  }
+  uint32_t dynamic_index = 0;
+  for (uint32_t i = 0; i < set_count; ++i) {
+    BoundSet& bound = sets[first_set + i];
+    const SetLayoutShadow* set_layout = pl->root.sets[first_set + i].layout.get();
+    const uint32_t n = set_layout != nullptr ? set_layout->total_dynamic : 0;
+    if (n > kMaxDynamicPerSet || dynamic_index + n > dynamic_offset_count) {
+      untrackable = true;
+      return;
+    }
+    bound.layout = layout;
+    bound.set = sets_bound[i];
+    bound.dynamic_count = n;
+    if (n != 0) std::memcpy(bound.dynamic, dynamic_offsets + dynamic_index, 4 * n);
+    dynamic_index += n;
+  }
+}
+
+bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t lo,
+                       uint32_t hi, const uint8_t* bytes, int root_at) {
+  bool stale = false;
+  for (int i = 0; i < 2; ++i) {
+    if ((stages & PointStages(i)) == 0) continue;
+    PushImage& image = data.points[i].image;
+    if (root_at >= 0 && root_at != i) {
+      // Another bind point's root: this one's stages lost their bytes there (when it had
+      // any: a bind point nothing was pushed at has nothing to get back).
+      if (lo < kPushImageBytes && image.layout != VK_NULL_HANDLE) {
+        image.MarkStale(lo, hi);
+        stale = true;
+      }
+      continue;
+    }
+    if (lo < kPushImageBytes) std::memcpy(image.bytes + lo, bytes, std::min(hi, kPushImageBytes) - lo);
+    image.layout = layout;
+    if (image.Stale() && lo <= image.stale_lo && hi >= image.stale_hi) image.Fresh();
+  }
+  return stale;
+}
+
+bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
+  // Until the device has a pipeline running natively, a twin, a ring root, or a root
+  // pushed over another bind point's bytes, there is nothing to send (no lookup).
+  if (!b.any_fallback.load(std::memory_order_acquire) && !NeedsTwins(b) && !b.any_ring.load(std::memory_order_acquire) &&
+      !b.any_stale_push.load(std::memory_order_acquire)) {
+    return true;
+  }
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  const int index = BindPointIndex(bind_point);
+  if (data == nullptr || index < 0) return true;
+  BindPointState& point = data->points[index];
+  // 1. A pipeline that runs natively: its sets as full native sets.
+  if (point.fallback != nullptr && !point.fallback_applied) BindFullSets(b, cb, bind_point, point, *point.fallback);
+  // 2. A rewritten pipeline with a set naming a buffer without an address: its twin.
+  if (!ApplyTwin(b, cb, bind_point, *data, point)) return false;
+  // 3. A root in the ring: its reserved set back if binds through other layouts moved it.
+  RestoreRingRoot(b, cb, bind_point, *data, point);
+  // 4. Push constants the other bind point overwrote since.
+  if (point.image.Stale()) ResendPushImage(b, cb, *data, index);
+  return true;
+}
+
+void NotePipelineBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline) {
+  // Until a pipeline runs natively, has a twin or reads a ring root, how the bound one
+  // runs needs no record (and the converted binds were never replaced).
+  if (!b.any_fallback.load(std::memory_order_acquire) && !NeedsTwins(b) && !b.any_ring.load(std::memory_order_acquire)) {
+    return;
+  }
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  BindPointState* point = data != nullptr ? data->At(bind_point) : nullptr;
+  if (point == nullptr) return;
+  point->pipeline = pipeline;
+  point->twin = NeedsTwins(b) ? b.twins.Find(pipeline) : nullptr;
+  point->twin_bound = false;
+  point->ring_pipeline = b.any_ring.load(std::memory_order_acquire) ? b.ring_pipelines.Find(pipeline) : nullptr;
+  point->fallback = b.any_fallback.load(std::memory_order_acquire) ? b.fallback_pipelines.Find(pipeline) : nullptr;
+  point->fallback_applied = false;
+  // A rewritten pipeline after one that ran natively: the converted binds back.
+  if (point->fallback == nullptr) RestoreConvertedBinds(b, cb, bind_point, *point);
+}
+
+}  // namespace bindery::bindings

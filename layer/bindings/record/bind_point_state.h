@@ -1,0 +1,145 @@
+// What one bind point (graphics or compute) of a command buffer has bound, and how its
+// pipeline runs: the single owner of the state a draw or dispatch depends on. Hooks only
+// feed it (binds, pushes, pipeline binds) and ask it, through PrepareDraw, what must go
+// down before each draw or dispatch. docs/bindings-bind-points.md tells how a bind reaches
+// a dispatch through it.
+//
+// Fixed arrays only: nothing is allocated while recording.
+#pragma once
+
+#include <cstdint>
+
+#include <vulkan/vulkan.h>
+
+#include "bindings/record/root_ring.h"
+
+namespace bindery::bindings {
+
+struct FallbackPipeline;
+struct NativeTwin;
+struct RingPipeline;
+struct SetLayoutShadow;
+class DeviceBindings;
+
+inline constexpr uint32_t kTrackedSets = 32;
+inline constexpr uint32_t kMaxDynamicPerSet = 16;
+// Push-constant bytes a bind point keeps a copy of (maxPushConstantsSize is 128 or 256 on
+// every known driver; bytes beyond are not re-sent).
+inline constexpr uint32_t kPushImageBytes = 256;
+
+// Stages a push reaches per bind point: a push names stages, not bind points.
+inline constexpr VkShaderStageFlags kGraphicsPointStages =
+    VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_TASK_BIT_EXT | VK_SHADER_STAGE_MESH_BIT_EXT;
+inline constexpr VkShaderStageFlags kComputePointStages = VK_SHADER_STAGE_COMPUTE_BIT;
+
+struct BoundSet {
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  uint32_t dynamic_count = 0;
+  uint32_t dynamic[kMaxDynamicPerSet];
+};
+
+// The last push to a set number as the application made it (in the command buffer's
+// push arena), so that a pipeline running natively bound after it still gets it.
+struct PushCopy {
+  bool valid = false;
+  // The push template's full-layout twin (kept until the device goes, so the application
+  // may destroy its template meanwhile); else `writes` raw writes.
+  VkDescriptorUpdateTemplate with_template = VK_NULL_HANDLE;
+  uint32_t offset = 0;  // in the push arena
+  uint32_t size = 0;
+  uint32_t writes = 0;
+};
+
+// What this bind point's shader stages must see in push constants: the application's
+// pushes and the roots delivered at this bind point. Push constants are one state for
+// every stage of the command buffer, and a root is pushed with every stage (each stage's
+// range covers it), so a root pushed at the other bind point overwrites these stages'
+// bytes; `stale_lo/hi` is the span overwritten since, re-sent from `bytes` before the
+// next draw or dispatch here (the layout it goes through is the last one pushed through
+// at this bind point).
+struct PushImage {
+  alignas(8) uint8_t bytes[kPushImageBytes] = {};
+  uint32_t stale_lo = UINT32_MAX;
+  uint32_t stale_hi = 0;
+  VkPipelineLayout layout = VK_NULL_HANDLE;  // last layout a push at this bind point went through
+  bool Stale() const { return stale_hi > stale_lo; }
+  void MarkStale(uint32_t lo, uint32_t hi) {
+    if (lo < stale_lo) stale_lo = lo;
+    if (hi > stale_hi) stale_hi = hi;
+  }
+  void Fresh() {
+    stale_lo = UINT32_MAX;
+    stale_hi = 0;
+  }
+};
+
+struct PipelineLayoutShadow;
+
+class BindPointState {
+ public:
+  // vkCmdBindDescriptorSets through `layout` (`pl`: its shadow, nullptr when unknown):
+  // the sets and their dynamic offsets, for pipelines that run natively and the replay
+  // of the converted binds after them.
+  void RecordSets(VkPipelineLayout layout, const PipelineLayoutShadow* pl, uint32_t first_set, uint32_t set_count,
+                  const VkDescriptorSet* sets_bound, uint32_t dynamic_offset_count, const uint32_t* dynamic_offsets);
+
+  // ---- sets bound through vkCmdBindDescriptorSets, by set number ----
+  BoundSet sets[kTrackedSets];
+  bool untrackable = false;  // a bind this state cannot hold: native runs leave the sets as they are
+
+  // ---- push descriptors ----
+  // The block of the last push to each set number (a push keeps the descriptors an
+  // earlier push wrote and it does not: the new block starts as its copy).
+  const SetLayoutShadow* push_layout[kTrackedSets] = {};
+  const uint8_t* push_block[kTrackedSets] = {};
+  PushCopy push_copy[kTrackedSets];
+
+  // ---- the pipeline and how it runs ----
+  VkPipeline pipeline = VK_NULL_HANDLE;        // the pipeline the application bound
+  const FallbackPipeline* fallback = nullptr;  // it runs natively (its shaders were not rewritten)
+  bool fallback_applied = false;               // its full sets are bound
+  bool converted_disturbed = false;            // full binds replaced the converted ones
+  const NativeTwin* twin = nullptr;            // its native twin record (rewritten pipelines)
+  bool twin_bound = false;                     // the twin is bound instead of it
+  const RingPipeline* ring_pipeline = nullptr; // it reads its root from the ring
+
+  // ---- the root in the ring (layouts whose root does not fit in push constants) ----
+  alignas(8) uint8_t ring_root[kRingRootBytes] = {};
+  bool ring_root_written = false;
+  VkPipelineLayout ring_layout = VK_NULL_HANDLE;  // of the last reserved-set bind
+  bool ring_disturbed = false;                    // sets bound through another layout since
+
+  // ---- push constants: the root in push constants and the application's pushes ----
+  PushImage image;
+};
+
+// graphics 0, compute 1; -1 for bind points the capability does not track.
+inline int BindPointIndex(VkPipelineBindPoint bp) {
+  return bp == VK_PIPELINE_BIND_POINT_GRAPHICS ? 0 : bp == VK_PIPELINE_BIND_POINT_COMPUTE ? 1 : -1;
+}
+inline VkPipelineBindPoint BindPointOf(int index) {
+  return index == 0 ? VK_PIPELINE_BIND_POINT_GRAPHICS : VK_PIPELINE_BIND_POINT_COMPUTE;
+}
+
+// The one step before every draw and dispatch (bind_point_state.cpp): a pipeline running
+// natively gets its sets as full native sets (and pushes made again natively), a
+// rewritten one its native twin where a bound set needs it, a ring root its reserved set
+// back, and push-constant bytes the other bind point overwrote are re-sent. False when
+// the command must be skipped (logged).
+bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point);
+
+// vkCmdBindPipeline: the pipeline, and how it runs (natively, with a twin, its root in
+// the ring); a rewritten one gets the converted binds back after one that ran natively.
+void NotePipelineBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline);
+
+// Push constants went down through `layout` with `stages` over [lo, hi) (`bytes`: those
+// hi - lo bytes): the bind points whose stages they reach keep them, and, for a root
+// push (`root_at`: the bind point delivering it), the other bind point's stages are
+// marked stale there. bind_point_state.cpp.
+class BindingsCommandData;
+// Returns true when it marked the other bind point stale.
+bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t lo,
+                       uint32_t hi, const uint8_t* bytes, int root_at);
+
+}  // namespace bindery::bindings

@@ -1,0 +1,62 @@
+// Per command buffer: the state of each bind point (bind_point_state.h), the ring its
+// pushed records and ring roots live in, and the arena of kept pushes.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+#include "bindings/record/bind_point_state.h"
+#include "bindings/record/root_ring.h"
+#include "chassis/capability.h"
+
+namespace bindery::bindings {
+
+struct PipelineLayoutShadow;
+
+// Per command buffer: the state of each bind point (bind_point_state.h), the ring its
+// pushed records and ring roots live in, and the arena of kept pushes. Fixed arrays and
+// buffers that keep their capacity: nothing is allocated once a recording has grown them.
+class BindingsCommandData : public CommandData {
+ public:
+  explicit BindingsCommandData(RootRingPool& pool) : pool_(pool) {}
+  ~BindingsCommandData() override { ring.ReleaseAll(pool_); }
+  static constexpr uint32_t kMaxSets = kTrackedSets;
+  static constexpr uint32_t kMaxDynamicPerSet = bindings::kMaxDynamicPerSet;
+  using BoundSet = bindings::BoundSet;
+  using BindPoint = BindPointState;
+  void OnReset() override {
+    points[0] = BindPointState{};
+    points[1] = BindPointState{};
+    last_layout = VK_NULL_HANDLE;
+    last_layout_shadow = nullptr;
+    push_arena.clear();  // keeps its capacity: no allocation once a recording has grown it
+    ring.ReleaseAll(pool_);
+    error = VK_SUCCESS;
+  }
+  VkResult RecordingError() const override { return error; }
+  void Fail(VkResult result) {
+    if (error == VK_SUCCESS) error = result;
+  }
+  // graphics 0, compute 1 (other bind points are not tracked)
+  BindPointState* At(VkPipelineBindPoint bp) {
+    const int i = BindPointIndex(bp);
+    return i < 0 ? nullptr : &points[i];
+  }
+  BindPointState points[2];
+  // The pipeline layout of the last bind and its shadow, valid while the lookup
+  // generation is this one (lookup_cache.h).
+  VkPipelineLayout last_layout = VK_NULL_HANDLE;
+  const PipelineLayoutShadow* last_layout_shadow = nullptr;
+  uint64_t last_layout_generation = 0;
+  RootRing ring;
+  std::vector<uint8_t> push_arena;  // PushCopy contents
+  VkResult error = VK_SUCCESS;  // the first failure while recording (out of ring memory)
+  RootRingPool& pool() { return pool_; }
+
+ private:
+  RootRingPool& pool_;
+};
+
+}  // namespace bindery::bindings

@@ -1,0 +1,98 @@
+// vkCmdBindPipeline, vkDestroyPipeline and every draw and dispatch command: thin adapters
+// onto the bind point's state (bind_point_state.h). Each draw or dispatch first runs the
+// one pre-draw step, PrepareDraw, then goes down unchanged (or is skipped when no
+// pipeline can run it: logged there). A command missing here reads whatever the converted
+// binds left natively, so every draw and dispatch command the device may expose is listed;
+// the extensions whose commands bind or draw in ways this cannot follow are hidden
+// (bindings_capability.cpp).
+#include "bindings/record/bind_point_state.h"
+#include "bindings/device/bindings_device.h"
+#include "bindings/device/hooks.h"
+#include "bindings/pipelines/native_twin.h"
+
+namespace bindery::bindings {
+
+VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipeline pipeline) {
+  DeviceBindings& b = BindingsOf(cb);
+  b.next.CmdBindPipeline(cb, bindPoint, pipeline);
+  NotePipelineBound(b, cb, bindPoint, pipeline);
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline, const VkAllocationCallbacks* pAllocator) {
+  DeviceBindings& b = BindingsOf(device);
+  if (pipeline != VK_NULL_HANDLE && b.Converting()) {
+    if (b.any_fallback.load(std::memory_order_acquire)) b.fallback_pipelines.Erase(pipeline);
+    DestroyTwin(b, pipeline);
+    if (b.any_ring.load(std::memory_order_acquire)) b.ring_pipelines.Erase(pipeline);
+  }
+  b.next.DestroyPipeline(device, pipeline, pAllocator);
+}
+
+#define BINDERY_DRAW(name, bind_point, params, args)   \
+  VKAPI_ATTR void VKAPI_CALL name params {             \
+    DeviceBindings& b = BindingsOf(cb);                \
+    if (!PrepareDraw(b, cb, bind_point)) return;       \
+    b.next.name args;                                  \
+  }
+#define BINDERY_GRAPHICS(name, params, args) BINDERY_DRAW(name, VK_PIPELINE_BIND_POINT_GRAPHICS, params, args)
+#define BINDERY_COMPUTE(name, params, args) BINDERY_DRAW(name, VK_PIPELINE_BIND_POINT_COMPUTE, params, args)
+
+// Direct draws.
+BINDERY_GRAPHICS(CmdDraw, (VkCommandBuffer cb, uint32_t a, uint32_t c, uint32_t d, uint32_t e), (cb, a, c, d, e))
+BINDERY_GRAPHICS(CmdDrawIndexed, (VkCommandBuffer cb, uint32_t a, uint32_t c, uint32_t d, int32_t e, uint32_t f),
+                 (cb, a, c, d, e, f))
+BINDERY_GRAPHICS(CmdDrawMultiEXT,
+                 (VkCommandBuffer cb, uint32_t count, const VkMultiDrawInfoEXT* info, uint32_t instances,
+                  uint32_t first_instance, uint32_t stride),
+                 (cb, count, info, instances, first_instance, stride))
+BINDERY_GRAPHICS(CmdDrawMultiIndexedEXT,
+                 (VkCommandBuffer cb, uint32_t count, const VkMultiDrawIndexedInfoEXT* info, uint32_t instances,
+                  uint32_t first_instance, uint32_t stride, const int32_t* vertex_offset),
+                 (cb, count, info, instances, first_instance, stride, vertex_offset))
+// Indirect draws.
+BINDERY_GRAPHICS(CmdDrawIndirect, (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c, uint32_t d, uint32_t e),
+                 (cb, a, c, d, e))
+BINDERY_GRAPHICS(CmdDrawIndexedIndirect, (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c, uint32_t d, uint32_t e),
+                 (cb, a, c, d, e))
+BINDERY_GRAPHICS(CmdDrawIndirectByteCountEXT,
+                 (VkCommandBuffer cb, uint32_t instances, uint32_t first_instance, VkBuffer counter,
+                  VkDeviceSize counter_offset, uint32_t offset, uint32_t stride),
+                 (cb, instances, first_instance, counter, counter_offset, offset, stride))
+// Indirect-count draws (core 1.2, KHR, AMD).
+#define BINDERY_COUNT_DRAW(name)                                                                         \
+  BINDERY_GRAPHICS(name,                                                                                 \
+                   (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c, VkBuffer d, VkDeviceSize e, uint32_t f, \
+                    uint32_t g),                                                                         \
+                   (cb, a, c, d, e, f, g))
+BINDERY_COUNT_DRAW(CmdDrawIndirectCount)
+BINDERY_COUNT_DRAW(CmdDrawIndexedIndirectCount)
+BINDERY_COUNT_DRAW(CmdDrawIndirectCountKHR)
+BINDERY_COUNT_DRAW(CmdDrawIndexedIndirectCountKHR)
+BINDERY_COUNT_DRAW(CmdDrawIndirectCountAMD)
+BINDERY_COUNT_DRAW(CmdDrawIndexedIndirectCountAMD)
+// Mesh-task draws (EXT and NV) and cluster-culling draws: graphics pipelines.
+BINDERY_GRAPHICS(CmdDrawMeshTasksEXT, (VkCommandBuffer cb, uint32_t x, uint32_t y, uint32_t z), (cb, x, y, z))
+BINDERY_GRAPHICS(CmdDrawMeshTasksIndirectEXT, (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c, uint32_t d, uint32_t e),
+                 (cb, a, c, d, e))
+BINDERY_COUNT_DRAW(CmdDrawMeshTasksIndirectCountEXT)
+BINDERY_GRAPHICS(CmdDrawMeshTasksNV, (VkCommandBuffer cb, uint32_t count, uint32_t first), (cb, count, first))
+BINDERY_GRAPHICS(CmdDrawMeshTasksIndirectNV, (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c, uint32_t d, uint32_t e),
+                 (cb, a, c, d, e))
+BINDERY_COUNT_DRAW(CmdDrawMeshTasksIndirectCountNV)
+BINDERY_GRAPHICS(CmdDrawClusterHUAWEI, (VkCommandBuffer cb, uint32_t x, uint32_t y, uint32_t z), (cb, x, y, z))
+BINDERY_GRAPHICS(CmdDrawClusterIndirectHUAWEI, (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c), (cb, a, c))
+#undef BINDERY_COUNT_DRAW
+// Dispatches.
+BINDERY_COMPUTE(CmdDispatch, (VkCommandBuffer cb, uint32_t x, uint32_t y, uint32_t z), (cb, x, y, z))
+BINDERY_COMPUTE(CmdDispatchBase,
+                (VkCommandBuffer cb, uint32_t a, uint32_t c, uint32_t d, uint32_t x, uint32_t y, uint32_t z),
+                (cb, a, c, d, x, y, z))
+BINDERY_COMPUTE(CmdDispatchBaseKHR,
+                (VkCommandBuffer cb, uint32_t a, uint32_t c, uint32_t d, uint32_t x, uint32_t y, uint32_t z),
+                (cb, a, c, d, x, y, z))
+BINDERY_COMPUTE(CmdDispatchIndirect, (VkCommandBuffer cb, VkBuffer a, VkDeviceSize c), (cb, a, c))
+#undef BINDERY_COMPUTE
+#undef BINDERY_GRAPHICS
+#undef BINDERY_DRAW
+
+}  // namespace bindery::bindings

@@ -1,0 +1,327 @@
+// Push descriptors (VK_KHR_push_descriptor) on layouts that convert bindings: each push
+// writes a fresh argument block in the command buffer's ring (root_ring.h) — a copy of the
+// previous push's block for that set, so descriptors this push does not write keep their
+// values — and delivers the block's address into the set's root slot; the native
+// descriptors of the push go down as a push with the smaller native layout. Blocks are
+// never rewritten after a draw or dispatch may have used them.
+//
+// A layout whose root does not fit (every pipeline of it runs natively) gets the pushes
+// natively, with the full native layout. A pipeline that runs natively although its
+// layout fits (the rewrite refused its shader) gets the pushes recorded while it is bound,
+// natively with its full layout, and the last push made before it was bound is made again
+// with its full layout at its first draw or dispatch: every push is kept as the
+// application made it (PushCopy; writes that need their pNext, such as inline
+// uniform blocks, are not kept and do not reach it).
+//
+// Hot path: no lock but the handle maps' shards, nothing allocated (the ring lends 64 KiB
+// chunks; up to kInlineWrites native writes are split on the stack).
+#include <cstring>
+#include <vector>
+
+#include "bindings/device/bindings_device.h"
+#include "bindings/device/hooks.h"
+#include "bindings/model/set_records.h"
+
+namespace bindery::bindings {
+namespace {
+
+constexpr uint32_t kInlineWrites = 32;
+
+// The set layout pushed to `set` of `pl`, when it converts bindings.
+const SetLayoutShadow* ConvertedPushLayout(const PipelineLayoutShadow* pl, uint32_t set) {
+  if (pl == nullptr || set >= pl->root.sets.size()) return nullptr;
+  const SetLayoutShadow* layout = pl->root.sets[set].layout.get();
+  return layout != nullptr && layout->converts() ? layout : nullptr;
+}
+
+// A new block for a push of `layout` to `set`: the previous push's block copied, or zeros
+// (a record of zeros is a null descriptor). nullptr when out of ring memory (the command
+// buffer's vkEndCommandBuffer then fails).
+uint8_t* NewPushBlock(BindingsCommandData& data, BindingsCommandData::BindPoint* point, const SetLayoutShadow& layout,
+                      uint32_t set, VkDeviceAddress* address) {
+  const uint32_t bytes = layout.record_count * kRecordBytes;
+  const RingSlice slice = data.ring.Allocate(data.pool(), bytes, kRecordBytes);
+  if (slice.data == nullptr) {
+    data.Fail(VK_ERROR_OUT_OF_DEVICE_MEMORY);
+    return nullptr;
+  }
+  const bool tracked = point != nullptr && set < BindingsCommandData::kMaxSets;
+  if (tracked && point->push_layout[set] == &layout) {
+    std::memcpy(slice.data, point->push_block[set], bytes);
+  } else {
+    std::memset(slice.data, 0, bytes);
+  }
+  if (tracked) {
+    point->push_layout[set] = &layout;
+    point->push_block[set] = slice.data;
+    point->sets[set] = BindingsCommandData::BoundSet{};  // a push replaces what was bound there
+  }
+  *address = slice.address;
+  return slice.data;
+}
+
+// The block's address into the set's root slot.
+void DeliverPushRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+                     const PipelineLayoutShadow& pl, uint32_t set, VkDeviceAddress address) {
+  alignas(8) uint8_t bytes[8];
+  std::memcpy(bytes, &address, 8);
+  const uint32_t at = pl.root.sets[set].root_offset;
+  DeliverRoot(b, cb, bindPoint, layout, pl, at, at + 8, bytes);
+}
+
+// The fallback pipeline bound at the bind point whose full layout has `layout` at `set`.
+const FallbackPipeline* BoundFallback(DeviceBindings& b, BindingsCommandData::BindPoint* point,
+                                      const SetLayoutShadow& layout, uint32_t set) {
+  if (point == nullptr || !b.any_fallback.load(std::memory_order_acquire)) return nullptr;
+  const FallbackPipeline* f = point->fallback;
+  if (f == nullptr || set >= f->sets.size() || f->sets[set].get() != &layout) return nullptr;
+  point->converted_disturbed = true;  // a converted pipeline bound later gets its binds back
+  return f;
+}
+
+// Which array a write of `type` reads; kNone for a write that needs its pNext (inline
+// uniform blocks, acceleration structures): not kept.
+enum class Payload { kNone, kImage, kBuffer, kTexelView };
+
+Payload PayloadOf(VkDescriptorType type) {
+  switch (type) {
+    case VK_DESCRIPTOR_TYPE_SAMPLER:
+    case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
+    case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
+    case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
+    case VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT:
+      return Payload::kImage;
+    case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
+    case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
+      return Payload::kTexelView;
+    case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
+    case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+    case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
+    case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
+      return Payload::kBuffer;
+    default:
+      return Payload::kNone;
+  }
+}
+
+size_t ElementBytes(Payload payload) {
+  switch (payload) {
+    case Payload::kImage:
+      return sizeof(VkDescriptorImageInfo);
+    case Payload::kBuffer:
+      return sizeof(VkDescriptorBufferInfo);
+    case Payload::kTexelView:
+      return sizeof(VkBufferView);
+    case Payload::kNone:
+      break;
+  }
+  return 0;
+}
+
+const void* ElementArray(const VkWriteDescriptorSet& w, Payload payload) {
+  return payload == Payload::kImage    ? static_cast<const void*>(w.pImageInfo)
+         : payload == Payload::kBuffer ? static_cast<const void*>(w.pBufferInfo)
+                                       : static_cast<const void*>(w.pTexelBufferView);
+}
+
+// Keeps the push as the application made it (PushCopy).
+// The arena grows only until a recording's pushes fit; after that nothing is allocated.
+void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, uint32_t set, uint32_t writeCount,
+              const VkWriteDescriptorSet* pWrites) {
+  if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
+  PushCopy& copy = point->push_copy[set];
+  copy = {};
+  const size_t begin = data.push_arena.size();
+  for (uint32_t i = 0; i < writeCount; ++i) {
+    const VkWriteDescriptorSet& w = pWrites[i];
+    const Payload payload = PayloadOf(w.descriptorType);
+    const size_t element = ElementBytes(payload);
+    const void* array = ElementArray(w, payload);
+    if (element == 0 || w.pNext != nullptr || (array == nullptr && w.descriptorCount != 0)) {
+      data.push_arena.resize(begin);
+      return;  // not kept: a pipeline running natively bound later does not get it
+    }
+    const size_t at = data.push_arena.size();
+    data.push_arena.resize(at + sizeof(VkWriteDescriptorSet) + element * w.descriptorCount);
+    std::memcpy(data.push_arena.data() + at, &w, sizeof(w));
+    if (w.descriptorCount != 0) {
+      std::memcpy(data.push_arena.data() + at + sizeof(w), array, element * w.descriptorCount);
+    }
+  }
+  copy.valid = true;
+  copy.offset = static_cast<uint32_t>(begin);
+  copy.size = static_cast<uint32_t>(data.push_arena.size() - begin);
+  copy.writes = writeCount;
+}
+
+void SaveTemplatePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, uint32_t set,
+                      const TemplateShadow& t, const void* pData) {
+  if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
+  PushCopy& copy = point->push_copy[set];
+  copy = {};
+  if (t.full == VK_NULL_HANDLE) return;
+  const size_t begin = data.push_arena.size();
+  data.push_arena.resize(begin + t.data_size);
+  if (t.data_size != 0) std::memcpy(data.push_arena.data() + begin, pData, t.data_size);
+  copy.valid = true;
+  copy.with_template = t.full;
+  copy.offset = static_cast<uint32_t>(begin);
+  copy.size = t.data_size;
+}
+
+// A pushed buffer without a device address: its record is null. Native twins
+// (native_twin.h) are chosen from the bound sets' shadows, which pushed sets have none
+// of, so such a push is not run natively: logged.
+void NoteUnpushable(DeviceBindings& b) {
+  BINDERY_LOG(b.device.log(), kError, "bindings-unaddressable-push",
+              "a buffer without a device address was pushed as a descriptor: its record is null (push descriptors "
+              "have no native twin)");
+}
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
+                                                   VkPipelineLayout layout, uint32_t set, uint32_t writeCount,
+                                                   const VkWriteDescriptorSet* pWrites) {
+  DeviceBindings& b = BindingsOf(cb);
+  if (!b.Converting()) return b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
+  PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
+  const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
+  // The layout sent down leaves root-only sets out: the set's number there.
+  const uint32_t native_set = pl != nullptr ? pl->NativeSet(set) : set;
+  if (set_layout == nullptr) {
+    b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, native_set, writeCount, pWrites);
+    NoteSetsBound(b, cb, bindPoint, layout);  // a push binds a set: the reserved set may be disturbed
+    return;
+  }
+  if (!pl->root.fits) {
+    // Every pipeline of this layout runs natively with its full layout (fallback path).
+    const VkPipelineLayout full = b.FullPipelineLayout(*pl);
+    if (full != VK_NULL_HANDLE) b.next.CmdPushDescriptorSetKHR(cb, bindPoint, full, set, writeCount, pWrites);
+    return;
+  }
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  if (data == nullptr) return;  // not a command buffer the layer tracks: nothing can be recorded
+  BindingsCommandData::BindPoint* point = data->At(bindPoint);
+  SavePush(*data, point, set, writeCount, pWrites);
+  bool any_converted = false;
+  for (uint32_t i = 0; i < writeCount && !any_converted; ++i) any_converted = set_layout->Find(pWrites[i].dstBinding) != nullptr;
+  VkDeviceAddress address = 0;
+  // A push of native descriptors only leaves the records (and the root) as they are.
+  uint8_t* block = any_converted ? NewPushBlock(*data, point, *set_layout, set, &address) : nullptr;
+
+  VkWriteDescriptorSet inline_writes[kInlineWrites];
+  std::vector<VkWriteDescriptorSet> heap_writes;  // only for pushes of more than kInlineWrites writes
+  if (writeCount > kInlineWrites) heap_writes.resize(writeCount);
+  VkWriteDescriptorSet* native = writeCount > kInlineWrites ? heap_writes.data() : inline_writes;
+  uint32_t native_count = 0;
+  for (uint32_t i = 0; i < writeCount; ++i) {
+    const VkWriteDescriptorSet& w = pWrites[i];
+    // Bindings of one converted type roll over only into bindings of the same type: a
+    // write is wholly converted or wholly native.
+    if (set_layout->Find(w.dstBinding) == nullptr) {
+      native[native_count++] = w;
+      continue;
+    }
+    if (block == nullptr || w.pBufferInfo == nullptr) continue;
+    ForEachRecord(*set_layout, w.dstBinding, w.dstArrayElement, w.descriptorCount, [&](uint32_t record, uint32_t k) {
+      if (!EncodeRecord(b, w.pBufferInfo[k], block + static_cast<size_t>(record) * kRecordBytes)) NoteUnpushable(b);
+    });
+  }
+  if (native_count != 0) b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, native_set, native_count, native);
+  if (block != nullptr) {
+    DeliverPushRoot(b, cb, bindPoint, layout, *pl, set, address);
+    b.counters.pushes->Add();
+  }
+  if (const FallbackPipeline* f = BoundFallback(b, point, *set_layout, set)) {
+    b.next.CmdPushDescriptorSetKHR(cb, bindPoint, f->full, set, writeCount, pWrites);
+    NoteSetsBound(b, cb, bindPoint, f->full);
+  }
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer cb,
+                                                               VkDescriptorUpdateTemplate descriptorUpdateTemplate,
+                                                               VkPipelineLayout layout, uint32_t set,
+                                                               const void* pData) {
+  DeviceBindings& b = BindingsOf(cb);
+  if (!b.Converting()) return b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
+  const TemplateShadow* t = b.templates.Find(descriptorUpdateTemplate);
+  PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
+  // Native templates of push descriptors were made for the set's number in the layout sent
+  // down (NativePushTemplateInfo).
+  const uint32_t native_set = pl != nullptr ? pl->NativeSet(set) : set;
+  if (t == nullptr) {
+    b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, native_set, pData);
+    NoteSetsBound(b, cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout);
+    NoteSetsBound(b, cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout);
+    return;
+  }
+  const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
+  if (!t->push || set_layout == nullptr) return;  // invalid usage (not a push template of this layout)
+  if (!pl->root.fits) {
+    b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->full, t->full_layout, set, pData);
+    return;
+  }
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  if (data == nullptr) return;
+  BindingsCommandData::BindPoint* point = data->At(t->bind_point);
+  SaveTemplatePush(*data, point, set, *t, pData);
+  VkDeviceAddress address = 0;
+  uint8_t* block = t->converted.empty() ? nullptr : NewPushBlock(*data, point, *set_layout, set, &address);
+  if (block != nullptr) {
+    const uint8_t* bytes = static_cast<const uint8_t*>(pData);
+    for (const VkDescriptorUpdateTemplateEntry& e : t->converted) {
+      ForEachRecord(*set_layout, e.dstBinding, e.dstArrayElement, e.descriptorCount, [&](uint32_t record, uint32_t k) {
+        VkDescriptorBufferInfo info;
+        std::memcpy(&info, bytes + e.offset + static_cast<size_t>(k) * e.stride, sizeof(info));
+        if (!EncodeRecord(b, info, block + static_cast<size_t>(record) * kRecordBytes)) NoteUnpushable(b);
+      });
+    }
+  }
+  if (t->native != VK_NULL_HANDLE) b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->native, layout, native_set, pData);
+  if (block != nullptr) {
+    DeliverPushRoot(b, cb, t->bind_point, layout, *pl, set, address);
+    b.counters.pushes->Add();
+  }
+  if (BoundFallback(b, point, *set_layout, set) != nullptr) {
+    b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->full, t->full_layout, set, pData);
+    NoteSetsBound(b, cb, t->bind_point, t->full_layout);
+  }
+}
+
+bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
+                    BindingsCommandData::BindPoint& point, uint32_t set, VkPipelineLayout full) {
+  if (set >= BindingsCommandData::kMaxSets || full == VK_NULL_HANDLE) return false;
+  const PushCopy& copy = point.push_copy[set];
+  if (!copy.valid || copy.offset + copy.size > data.push_arena.size()) return false;
+  const uint8_t* at = data.push_arena.data() + copy.offset;
+  if (copy.with_template != VK_NULL_HANDLE) {
+    b.next.CmdPushDescriptorSetWithTemplateKHR(cb, copy.with_template, full, set, at);
+    return true;
+  }
+  // Cold path (a pipeline running natively): the writes rebuilt with their arrays.
+  std::vector<VkWriteDescriptorSet> writes(copy.writes);
+  for (uint32_t i = 0; i < copy.writes; ++i) {
+    std::memcpy(&writes[i], at, sizeof(VkWriteDescriptorSet));
+    const uint8_t* array = at + sizeof(VkWriteDescriptorSet);
+    VkWriteDescriptorSet& w = writes[i];
+    const Payload payload = PayloadOf(w.descriptorType);
+    const size_t element = ElementBytes(payload);
+    w.pImageInfo = payload == Payload::kImage ? reinterpret_cast<const VkDescriptorImageInfo*>(array) : nullptr;
+    w.pBufferInfo = payload == Payload::kBuffer ? reinterpret_cast<const VkDescriptorBufferInfo*>(array) : nullptr;
+    w.pTexelBufferView = payload == Payload::kTexelView ? reinterpret_cast<const VkBufferView*>(array) : nullptr;
+    at = array + element * w.descriptorCount;
+  }
+  b.next.CmdPushDescriptorSetKHR(cb, bind_point, full, set, copy.writes, writes.data());
+  return true;
+}
+
+VkDescriptorUpdateTemplateCreateInfo NativePushTemplateInfo(DeviceBindings& b,
+                                                            const VkDescriptorUpdateTemplateCreateInfo& app) {
+  VkDescriptorUpdateTemplateCreateInfo info = app;
+  if (app.templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR || !b.Converting()) return info;
+  if (const PipelineLayoutShadow* pl = b.pipeline_layouts.Find(app.pipelineLayout)) info.set = pl->NativeSet(app.set);
+  return info;
+}
+
+}  // namespace bindery::bindings

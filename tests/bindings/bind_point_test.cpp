@@ -1,0 +1,468 @@
+// What a draw or dispatch reads is what its bind point had bound, whatever the other bind
+// point, the draw command, the set numbering or the layout handles (docs/bindings-bind-points.md).
+// Each program runs with indirect bindings off and forced (and under auto where a layout
+// goes beyond a driver limit): the buffers must be byte-identical and hold what the
+// shaders compute, validation below the layer (synchronization validation on) silent, and
+// the forced run must really have converted.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "bind_point_rig.h"
+#include "bp_33_buffers_comp.h"
+#include "bp_mark_comp.h"
+#include "bp_mark_frag.h"
+#include "bp_push_constant_comp.h"
+#include "bp_push_ubo_comp.h"
+#include "bp_push_ubo_frag.h"
+#include "bp_refused_frag.h"
+#include "bp_ubo_then_ssbo_comp.h"
+#include "fallback_refused_comp.h"
+
+namespace bindery::test {
+namespace {
+
+constexpr VkDescriptorType kStorage = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+constexpr VkDescriptorType kUniform = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+
+uint64_t Counter(const std::string& summary, const std::string& name) {
+  std::smatch m;
+  return std::regex_search(summary, m, std::regex(name + " (\\d+)")) ? std::stoull(m[1]) : ~0ull;
+}
+
+uint32_t Word(const BindPointRun& run, size_t buffer, size_t word) {
+  uint32_t w = 0;
+  std::memcpy(&w, run.buffers[buffer].data() + 4 * word, 4);
+  return w;
+}
+
+// Off vs forced: identical buffers, silent validation, something really rewritten (or run
+// natively as a fallback: `fallback`).
+void ExpectSameAsNative(const BindPointRun& off, const BindPointRun& forced, bool fallback = false) {
+  EXPECT_EQ(off.validation, "");
+  EXPECT_EQ(forced.validation, "");
+  ASSERT_EQ(off.buffers.size(), forced.buffers.size());
+  for (size_t i = 0; i < off.buffers.size(); ++i) EXPECT_EQ(off.buffers[i], forced.buffers[i]) << "buffer " << i;
+  if (fallback) {
+    EXPECT_GE(Counter(forced.summary, "fallen back"), 1u) << forced.summary;
+  } else {
+    EXPECT_GE(Counter(forced.summary, "pipelines rewritten"), 1u) << forced.summary;
+  }
+}
+
+// ---- roots per bind point ----------------------------------------------------------
+
+// Graphics set 0 = A, compute set 0 = B (one layout, so one root slot), dispatch, draw,
+// dispatch: the fragment shader writes A[0], both dispatches B[1].
+BindPointRun ComputeBindBetweenGraphicsBindAndDraw(const char* mode) {
+  RigOptions options;
+  options.graphics = true;
+  BindPointRig rig(mode, options);
+  if (!rig.ok()) return {rig.h().error()};
+  VkDescriptorSetLayout set_layout =
+      rig.SetLayout({{0, kStorage, 1, VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT, nullptr}});
+  VkPipelineLayout layout = rig.Layout({set_layout});
+  VkPipeline graphics = rig.Graphics(bp_mark_frag, sizeof(bp_mark_frag), layout);
+  VkPipeline compute = rig.Compute(bp_mark_comp, sizeof(bp_mark_comp), layout);
+  VkBuffer a = rig.Buffer(), b = rig.Buffer();
+  VkDescriptorSet set_a = rig.Set(set_layout, {0}, {kStorage}, {a});
+  VkDescriptorSet set_b = rig.Set(set_layout, {0}, {kStorage}, {b});
+  VkCommandBuffer cb = rig.h().BeginCommands();
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, graphics);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set_a, 0, nullptr);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, compute);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set_b, 0, nullptr);
+  vkCmdDispatch(cb, 1, 1, 1);
+  BindPointRig::Barrier(cb);
+  rig.BeginPass(cb);
+  vkCmdDraw(cb, 3, 1, 0, 0);
+  vkCmdEndRenderPass(cb);
+  BindPointRig::Barrier(cb);
+  vkCmdDispatch(cb, 1, 1, 1);  // the graphics root went down again for the draw: B's must come back
+  BindPointRig::Barrier(cb);
+  EXPECT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
+  return rig.Finish();
+}
+
+TEST(BindingsBindPoints, AComputeBindLeavesTheGraphicsRootAlone) {
+  const BindPointRun off = ComputeBindBetweenGraphicsBindAndDraw("off");
+  if (!off.skip.empty()) GTEST_SKIP() << off.skip;
+  const BindPointRun forced = ComputeBindBetweenGraphicsBindAndDraw("force");
+  ASSERT_EQ(forced.skip, "");
+  EXPECT_EQ(Word(off, 0, 0), 0xF00Du);  // A: the fragment shader's mark
+  EXPECT_EQ(Word(off, 0, 1), 0u);
+  EXPECT_EQ(Word(off, 1, 0), 0u);  // B: the dispatches' mark only
+  EXPECT_EQ(Word(off, 1, 1), 0xC0DEu);
+  ExpectSameAsNative(off, forced);
+}
+
+// ---- every draw command --------------------------------------------------------------
+
+// A graphics pipeline the rewrite refuses (it runs natively) drawn with vkCmdDrawMultiEXT,
+// as zink draws: its sets must be there as full native sets.
+BindPointRun FallbackDrawnWithDrawMulti(const char* mode) {
+  VkPhysicalDeviceMultiDrawFeaturesEXT multi{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTI_DRAW_FEATURES_EXT};
+  multi.multiDraw = VK_TRUE;
+  RigOptions options;
+  options.graphics = true;
+  options.device_extensions = {VK_EXT_MULTI_DRAW_EXTENSION_NAME};
+  options.device_pnext = &multi;
+  BindPointRig rig(mode, options);
+  if (!rig.ok()) return {rig.h().error()};
+  auto draw_multi = reinterpret_cast<PFN_vkCmdDrawMultiEXT>(vkGetDeviceProcAddr(rig.d(), "vkCmdDrawMultiEXT"));
+  if (draw_multi == nullptr) return {"vkCmdDrawMultiEXT is not available"};
+  VkDescriptorSetLayout set_layout = rig.SetLayout({{0, kStorage, 2, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr}});
+  VkPipelineLayout layout = rig.Layout({set_layout});
+  VkPipeline graphics = rig.Graphics(bp_refused_frag, sizeof(bp_refused_frag), layout);
+  VkBuffer x = rig.Buffer(), y = rig.Buffer();
+  VkDescriptorSet set = rig.Set(set_layout, {0, 0}, {kStorage, kStorage}, {x, y}, {0, 1});
+  VkCommandBuffer cb = rig.h().BeginCommands();
+  rig.BeginPass(cb);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, graphics);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set, 0, nullptr);
+  const VkMultiDrawInfoEXT draw{0, 3};
+  draw_multi(cb, 1, &draw, 1, 0, sizeof(draw));
+  vkCmdEndRenderPass(cb);
+  BindPointRig::Barrier(cb);
+  EXPECT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
+  return rig.Finish();
+}
+
+TEST(BindingsBindPoints, AFallbackPipelineDrawnWithDrawMultiGetsItsSets) {
+  const BindPointRun off = FallbackDrawnWithDrawMulti("off");
+  if (!off.skip.empty()) GTEST_SKIP() << off.skip;
+  const BindPointRun forced = FallbackDrawnWithDrawMulti("force");
+  ASSERT_EQ(forced.skip, "");
+  EXPECT_EQ(Word(off, 0, 0), 0xF00Du);
+  EXPECT_EQ(Word(off, 1, 0), 0xBEEFu);
+  ExpectSameAsNative(off, forced, /*fallback=*/true);
+}
+
+// ---- renumbered sets ---------------------------------------------------------------
+
+// Set 0 holds only a storage buffer (left out of the layout sent down once converted),
+// set 1 is a push-descriptor set with a uniform buffer: pushed directly, then with a
+// template, each followed by a dispatch (or a draw: `graphics`).
+BindPointRun PushToARenumberedSet(const char* mode, bool graphics) {
+  const VkPipelineBindPoint bind_point = graphics ? VK_PIPELINE_BIND_POINT_GRAPHICS : VK_PIPELINE_BIND_POINT_COMPUTE;
+  const VkShaderStageFlags stage = graphics ? VK_SHADER_STAGE_FRAGMENT_BIT : VK_SHADER_STAGE_COMPUTE_BIT;
+  RigOptions options;
+  options.graphics = graphics;
+  options.device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  BindPointRig rig(mode, options);
+  if (!rig.ok()) return {rig.h().error()};
+  auto push = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(rig.d(), "vkCmdPushDescriptorSetKHR"));
+  auto push_template = reinterpret_cast<PFN_vkCmdPushDescriptorSetWithTemplateKHR>(
+      vkGetDeviceProcAddr(rig.d(), "vkCmdPushDescriptorSetWithTemplateKHR"));
+  if (push == nullptr || push_template == nullptr) return {"no VK_KHR_push_descriptor"};
+  VkDescriptorSetLayout storage = rig.SetLayout({{0, kStorage, 1, stage, nullptr}});
+  VkDescriptorSetLayout pushed =
+      rig.SetLayout({{0, kUniform, 1, stage, nullptr}}, VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR);
+  VkPipelineLayout layout = rig.Layout({storage, pushed});
+  VkPipeline pipeline = graphics ? rig.Graphics(bp_push_ubo_frag, sizeof(bp_push_ubo_frag), layout)
+                                 : rig.Compute(bp_push_ubo_comp, sizeof(bp_push_ubo_comp), layout);
+  VkBuffer out1 = rig.Buffer(), out2 = rig.Buffer();
+  VkBuffer ubo1 = rig.Buffer(VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, 41);
+  VkBuffer ubo2 = rig.Buffer(VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, 99);
+  VkDescriptorSet set1 = rig.Set(storage, {0}, {kStorage}, {out1});
+  VkDescriptorSet set2 = rig.Set(storage, {0}, {kStorage}, {out2});
+  VkDescriptorUpdateTemplateEntry entry{0, 0, 1, kUniform, 0, sizeof(VkDescriptorBufferInfo)};
+  VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+  tci.descriptorUpdateEntryCount = 1;
+  tci.pDescriptorUpdateEntries = &entry;
+  tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
+  tci.pipelineBindPoint = bind_point;
+  tci.pipelineLayout = layout;
+  tci.set = 1;
+  VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
+  EXPECT_EQ(vkCreateDescriptorUpdateTemplate(rig.d(), &tci, nullptr, &update_template), VK_SUCCESS);
+  auto run = [&](VkCommandBuffer c) {
+    if (!graphics) return vkCmdDispatch(c, 1, 1, 1);
+    rig.BeginPass(c);
+    vkCmdDraw(c, 3, 1, 0, 0);
+    vkCmdEndRenderPass(c);
+  };
+  VkCommandBuffer cb = rig.h().BeginCommands();
+  vkCmdBindPipeline(cb, bind_point, pipeline);
+  vkCmdBindDescriptorSets(cb, bind_point, layout, 0, 1, &set1, 0, nullptr);
+  const VkDescriptorBufferInfo info1{ubo1, 0, VK_WHOLE_SIZE};
+  VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+  w.dstBinding = 0;
+  w.descriptorCount = 1;
+  w.descriptorType = kUniform;
+  w.pBufferInfo = &info1;
+  push(cb, bind_point, layout, 1, 1, &w);
+  run(cb);
+  BindPointRig::Barrier(cb);
+  vkCmdBindDescriptorSets(cb, bind_point, layout, 0, 1, &set2, 0, nullptr);
+  const VkDescriptorBufferInfo info2{ubo2, 0, VK_WHOLE_SIZE};
+  push_template(cb, update_template, layout, 1, &info2);
+  run(cb);
+  BindPointRig::Barrier(cb);
+  EXPECT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
+  vkDestroyDescriptorUpdateTemplate(rig.d(), update_template, nullptr);
+  return rig.Finish();
+}
+
+class RenumberedPush : public testing::TestWithParam<bool> {};
+
+TEST_P(RenumberedPush, PushDescriptorsReachARenumberedSet) {
+  const BindPointRun off = PushToARenumberedSet("off", GetParam());
+  if (!off.skip.empty()) GTEST_SKIP() << off.skip;
+  const BindPointRun forced = PushToARenumberedSet("force", GetParam());
+  ASSERT_EQ(forced.skip, "");
+  EXPECT_EQ(Word(off, 0, 0), 42u);
+  EXPECT_EQ(Word(off, 1, 0), 100u);
+  ExpectSameAsNative(off, forced);
+}
+
+INSTANTIATE_TEST_SUITE_P(BindPoints, RenumberedPush, testing::Values(false, true),
+                         [](const testing::TestParamInfo<bool>& p) { return std::string(p.param ? "Graphics" : "Compute"); });
+
+// ---- compatibility as the spec defines it ------------------------------------------
+
+// A = {set 0: a uniform buffer}, B = {the same set layout, set 1: a storage buffer}: set 0
+// bound through A stays bound for B's pipeline. C = {no set, a push-constant range}, D =
+// {a storage buffer, the same range}: a push through C reaches D's pipeline.
+BindPointRun LayoutsCompatibleBySpec(const char* mode) {
+  BindPointRig rig(mode);
+  if (!rig.ok()) return {rig.h().error()};
+  VkDescriptorSetLayout uniform = rig.SetLayout({{0, kUniform, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}});
+  VkDescriptorSetLayout storage = rig.SetLayout({{0, kStorage, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}});
+  const VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, 4};
+  VkPipelineLayout a = rig.Layout({uniform});
+  VkPipelineLayout b = rig.Layout({uniform, storage});
+  VkPipelineLayout c = rig.Layout({}, {range});
+  VkPipelineLayout d = rig.Layout({storage}, {range});
+  VkPipeline pb = rig.Compute(bp_ubo_then_ssbo_comp, sizeof(bp_ubo_then_ssbo_comp), b);
+  VkPipeline pd = rig.Compute(bp_push_constant_comp, sizeof(bp_push_constant_comp), d);
+  VkBuffer out1 = rig.Buffer(), out2 = rig.Buffer();
+  VkBuffer ubo = rig.Buffer(VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, 20);
+  VkDescriptorSet uniform_set = rig.Set(uniform, {0}, {kUniform}, {ubo});
+  VkDescriptorSet out1_set = rig.Set(storage, {0}, {kStorage}, {out1});
+  VkDescriptorSet out2_set = rig.Set(storage, {0}, {kStorage}, {out2});
+  VkCommandBuffer cb = rig.h().BeginCommands();
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, a, 0, 1, &uniform_set, 0, nullptr);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pb);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, b, 1, 1, &out1_set, 0, nullptr);
+  vkCmdDispatch(cb, 1, 1, 1);
+  BindPointRig::Barrier(cb);
+  const uint32_t x = 10;
+  vkCmdPushConstants(cb, c, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &x);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pd);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, d, 0, 1, &out2_set, 0, nullptr);
+  vkCmdDispatch(cb, 1, 1, 1);
+  BindPointRig::Barrier(cb);
+  EXPECT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
+  return rig.Finish();
+}
+
+TEST(BindingsBindPoints, LayoutsCompatibleForASetOrPushConstantsStaySo) {
+  const BindPointRun off = LayoutsCompatibleBySpec("off");
+  if (!off.skip.empty()) GTEST_SKIP() << off.skip;
+  const BindPointRun forced = LayoutsCompatibleBySpec("force");
+  ASSERT_EQ(forced.skip, "");
+  EXPECT_EQ(Word(off, 0, 0), 41u);
+  EXPECT_EQ(Word(off, 1, 0), 15u);
+  ExpectSameAsNative(off, forced);
+}
+
+// A set bound through a layout made from La, dispatched by a pipeline that runs natively
+// whose layout is made from Lb, defined identically to La.
+BindPointRun IdenticallyDefinedSetLayouts(const char* mode) {
+  BindPointRig rig(mode);
+  if (!rig.ok()) return {rig.h().error()};
+  const std::vector<VkDescriptorSetLayoutBinding> bindings = {
+      {0, kStorage, 2, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}, {1, kStorage, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+  VkDescriptorSetLayout la = rig.SetLayout(bindings);
+  VkDescriptorSetLayout lb = rig.SetLayout(bindings);
+  VkPipelineLayout with_la = rig.Layout({la});
+  VkPipelineLayout with_lb = rig.Layout({lb});
+  VkPipeline pipeline = rig.Compute(fallback_refused_comp, sizeof(fallback_refused_comp), with_lb);
+  VkBuffer in0 = rig.Buffer(), in1 = rig.Buffer(), out = rig.Buffer();
+  for (uint32_t i = 0; i < 64; ++i) {
+    rig.Words(0)[i] = i + 1;
+    rig.Words(1)[i] = 100 + i;
+  }
+  VkDescriptorSet set = rig.Set(la, {0, 0, 1}, {kStorage, kStorage, kStorage}, {in0, in1, out}, {0, 1, 0});
+  VkCommandBuffer cb = rig.h().BeginCommands();
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, with_la, 0, 1, &set, 0, nullptr);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  vkCmdDispatch(cb, 1, 1, 1);
+  BindPointRig::Barrier(cb);
+  EXPECT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
+  return rig.Finish();
+}
+
+TEST(BindingsBindPoints, SetLayoutsAreComparedByDefinition) {
+  const BindPointRun off = IdenticallyDefinedSetLayouts("off");
+  if (!off.skip.empty()) GTEST_SKIP() << off.skip;
+  const BindPointRun forced = IdenticallyDefinedSetLayouts("force");
+  ASSERT_EQ(forced.skip, "");
+  for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(Word(off, 2, i), (i + 1) + (100 + i) * 2) << "word " << i;
+  ExpectSameAsNative(off, forced, /*fallback=*/true);
+}
+
+// ---- update-after-bind ---------------------------------------------------------------
+
+// A pipeline that runs natively reads the set's full native set: an update-after-bind
+// write made after the command buffer was recorded (and before it runs) must reach it,
+// as it reaches the application's set natively.
+BindPointRun UpdateAfterRecording(const char* mode) {
+  VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  v12.descriptorIndexing = VK_TRUE;
+  v12.descriptorBindingStorageBufferUpdateAfterBind = VK_TRUE;
+  RigOptions options;
+  options.device_pnext = &v12;
+  BindPointRig rig(mode, options);
+  if (!rig.ok()) return {rig.h().error()};
+  VkDevice d = rig.d();
+  const VkDescriptorBindingFlags uab = VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT;
+  const VkDescriptorBindingFlags flags[2] = {uab, uab};
+  VkDescriptorSetLayoutBindingFlagsCreateInfo flags_info{
+      VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO};
+  flags_info.bindingCount = 2;
+  flags_info.pBindingFlags = flags;
+  const VkDescriptorSetLayoutBinding bindings[2] = {{0, kStorage, 2, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                                    {1, kStorage, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, &flags_info};
+  dslci.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT;
+  dslci.bindingCount = 2;
+  dslci.pBindings = bindings;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  if (vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set_layout) != VK_SUCCESS) {
+    return {"update-after-bind storage buffers are not supported"};
+  }
+  VkDescriptorPoolSize size{kStorage, 3};
+  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  dpci.flags = VK_DESCRIPTOR_POOL_CREATE_UPDATE_AFTER_BIND_BIT;
+  dpci.maxSets = 1;
+  dpci.poolSizeCount = 1;
+  dpci.pPoolSizes = &size;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  EXPECT_EQ(vkCreateDescriptorPool(d, &dpci, nullptr, &pool), VK_SUCCESS);
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = pool;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &set_layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  EXPECT_EQ(vkAllocateDescriptorSets(d, &alloc, &set), VK_SUCCESS);
+  VkPipelineLayout layout = rig.Layout({set_layout});
+  VkPipeline pipeline = rig.Compute(fallback_refused_comp, sizeof(fallback_refused_comp), layout);
+  VkBuffer first = rig.Buffer(), second = rig.Buffer(), in1 = rig.Buffer(), out = rig.Buffer();
+  for (uint32_t i = 0; i < 64; ++i) {
+    rig.Words(0)[i] = 1000 + i;
+    rig.Words(1)[i] = 7 * i + 3;
+    rig.Words(2)[i] = 100 + i;
+  }
+  auto write = [&](uint32_t binding, uint32_t element, VkBuffer buffer) {
+    const VkDescriptorBufferInfo info{buffer, 0, VK_WHOLE_SIZE};
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstSet = set;
+    w.dstBinding = binding;
+    w.dstArrayElement = element;
+    w.descriptorCount = 1;
+    w.descriptorType = kStorage;
+    w.pBufferInfo = &info;
+    vkUpdateDescriptorSets(d, 1, &w, 0, nullptr);
+  };
+  write(0, 0, first);
+  write(0, 1, in1);
+  write(1, 0, out);
+  VkCommandBuffer cb = rig.h().BeginCommands();
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
+  vkCmdDispatch(cb, 1, 1, 1);
+  BindPointRig::Barrier(cb);
+  write(0, 0, second);  // after recording, before submission: update-after-bind
+  EXPECT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
+  vkDestroyDescriptorPool(d, pool, nullptr);
+  vkDestroyDescriptorSetLayout(d, set_layout, nullptr);
+  return rig.Finish();
+}
+
+TEST(BindingsBindPoints, AnUpdateAfterBindReachesAPipelineRunningNatively) {
+  const BindPointRun off = UpdateAfterRecording("off");
+  if (!off.skip.empty()) GTEST_SKIP() << off.skip;
+  const BindPointRun forced = UpdateAfterRecording("force");
+  ASSERT_EQ(forced.skip, "");
+  for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(Word(off, 3, i), (7 * i + 3) + (100 + i) * 2) << "word " << i;
+  ExpectSameAsNative(off, forced, /*fallback=*/true);
+}
+
+// ---- auto installs what its converted layouts need ---------------------------------
+
+// 33 storage buffers in one stage (lavapipe allows 32: the layout converts under auto),
+// one of them on external memory (no device address): a dispatch with that set cannot
+// run rewritten, and no native twin exists (natively the layout is beyond the driver), so
+// it is skipped with the layer's error rather than following a null address; a dispatch
+// with ordinary buffers in the same command buffer runs rewritten.
+struct OverLimitRun {
+  BindPointRun run;
+  uint32_t per_stage_limit = 0;
+};
+
+OverLimitRun OverLimitWithAnExternalBuffer(const char* mode) {
+  OverLimitRun out;
+  BindPointRig rig(mode);
+  if (!rig.ok()) return {{rig.h().error()}};
+  VkPhysicalDeviceProperties props{};
+  vkGetPhysicalDeviceProperties(rig.h().physical_device(), &props);
+  VkBuffer external = rig.ExternalBuffer();  // buffer 0
+  if (external == VK_NULL_HANDLE) return {{"the device cannot export OPAQUE_FD storage buffers"}};
+  VkDescriptorSetLayout set_layout = rig.SetLayout(
+      {{0, kStorage, 32, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}, {1, kStorage, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}});
+  VkPipelineLayout layout = rig.Layout({set_layout});
+  VkPipeline pipeline = rig.Compute(bp_33_buffers_comp, sizeof(bp_33_buffers_comp), layout);
+  std::vector<VkBuffer> inputs;
+  for (uint32_t i = 0; i < 32; ++i) inputs.push_back(rig.Buffer(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, i + 1));  // 1..32
+  VkBuffer sum_with_external = rig.Buffer();  // buffer 33
+  VkBuffer sum_plain = rig.Buffer();          // buffer 34
+  auto make_set = [&](VkBuffer fifth, VkBuffer sum) {
+    std::vector<uint32_t> bindings(32, 0), elements;
+    std::vector<VkDescriptorType> types(33, kStorage);
+    std::vector<VkBuffer> buffers = inputs;
+    buffers[5] = fifth;
+    for (uint32_t i = 0; i < 32; ++i) elements.push_back(i);
+    bindings.push_back(1);
+    elements.push_back(0);
+    buffers.push_back(sum);
+    return rig.Set(set_layout, bindings, types, buffers, elements);
+  };
+  VkDescriptorSet with_external = make_set(external, sum_with_external);
+  VkDescriptorSet plain = make_set(inputs[5], sum_plain);
+  VkCommandBuffer cb = rig.h().BeginCommands();
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &with_external, 0, nullptr);
+  vkCmdDispatch(cb, 1, 1, 1);
+  BindPointRig::Barrier(cb);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &plain, 0, nullptr);
+  vkCmdDispatch(cb, 1, 1, 1);
+  BindPointRig::Barrier(cb);
+  EXPECT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
+  out.per_stage_limit = props.limits.maxPerStageDescriptorStorageBuffers;
+  out.run = rig.Finish();
+  return out;
+}
+
+class OverLimit : public testing::TestWithParam<const char*> {};
+
+TEST_P(OverLimit, AnUnaddressableBufferNeverReachesARewrittenDispatch) {
+  const OverLimitRun r = OverLimitWithAnExternalBuffer(GetParam());
+  if (!r.run.skip.empty()) GTEST_SKIP() << r.run.skip;
+  EXPECT_EQ(r.run.validation, "");
+  uint32_t expected = 0;
+  for (uint32_t i = 0; i < 32; ++i) expected += (i + 1) * (i + 1);
+  EXPECT_EQ(Word(r.run, 34, 0), expected);  // the ordinary set: run rewritten
+  EXPECT_GE(Counter(r.run.summary, "pipelines rewritten"), 1u) << r.run.summary;
+  // The set with the external buffer: skipped with the layer's error (no twin can exist
+  // beyond the driver's limits) where the layout is beyond them.
+  EXPECT_TRUE(HasMessage(r.run.bindery, "BINDERY-bindings-twin")) << "no twin error logged";
+  EXPECT_EQ(Word(r.run, 33, 0), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, OverLimit, testing::Values("auto", "force"),
+                         [](const testing::TestParamInfo<const char*>& p) { return std::string(p.param); });
+
+}  // namespace
+}  // namespace bindery::test

@@ -1,0 +1,8 @@
+#version 450
+// Bind-point tests: set 0 holds only a storage buffer (a root-only set once converted), set
+// 1 is a push-descriptor set with a uniform buffer; the fragment at (0, 0) writes.
+layout(set = 0, binding = 0) buffer Out { uint v[]; } o;
+layout(set = 1, binding = 0) uniform P { uint x; } p;
+void main() {
+  if (uint(gl_FragCoord.x) == 0u && uint(gl_FragCoord.y) == 0u) o.v[0] = p.x + 1u;
+}
