@@ -153,13 +153,14 @@ class DeviceBindings : public CapabilityDevice {
   VkDescriptorSetLayout FullSetLayout(const SetLayoutShadow& layout);
   VkPipelineLayout FullPipelineLayout(PipelineLayoutShadow& layout);
   // `set` as a full native set, written from its shadow and its native set if stale.
-  // Only the bindings `uses` names for set number `set_index` are written (nullptr: all);
-  // a descriptor whose buffer was destroyed never is.
+  // Every binding is written once (a full set may be in use by recorded or pending command
+  // buffers, so it is never written further for another pipeline); a descriptor whose buffer
+  // was destroyed never is, and only one `uses` names for set `set_index` is logged.
   VkDescriptorSet Materialise(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses, uint32_t set_index);
   // Does `d` still name a live buffer, within its size? (Destroyed buffers leave the
   // shadow untouched: the spec lets a set keep them while no pipeline uses them.)
   bool StillNames(const VkDescriptorBufferInfo& d);
-  void WriteConvertedBinding(SetShadow& set, const ConvertedBinding& c, uint32_t set_index,
+  void WriteConvertedBinding(SetShadow& set, const ConvertedBinding& c, uint32_t set_index, bool statically_used,
                              std::vector<VkWriteDescriptorSet>& writes);
   // A record's range beyond 32 bits without shaderInt64 (set_records.h, logged once).
   std::atomic<bool> logged_range_beyond_32_bits{false};

@@ -146,7 +146,7 @@ bool DeviceBindings::StillNames(const VkDescriptorBufferInfo& d) {
 }
 
 void DeviceBindings::WriteConvertedBinding(SetShadow& set, const ConvertedBinding& c, uint32_t set_index,
-                                           std::vector<VkWriteDescriptorSet>& writes) {
+                                           bool statically_used, std::vector<VkWriteDescriptorSet>& writes) {
   const uint32_t count = c.first_record < set.record_count ? std::min(c.count, set.record_count - c.first_record) : 0;
   const VkDescriptorBufferInfo* d = set.descriptors + c.first_record;
   auto usable = [&](uint32_t k) {
@@ -154,7 +154,7 @@ void DeviceBindings::WriteConvertedBinding(SetShadow& set, const ConvertedBindin
     if (StillNames(d[k])) return true;
     // Invalid for the application (a statically used descriptor must be valid), but never
     // a reason to hand the driver a freed handle.
-    if (!logged_gone_in_use.exchange(true, std::memory_order_relaxed)) {
+    if (statically_used && !logged_gone_in_use.exchange(true, std::memory_order_relaxed)) {
       BINDERY_LOG(device.log(), kWarn, "bindings-destroyed-in-use",
                   "a pipeline running natively may use set %u binding %u element %u, whose buffer was destroyed: the "
                   "descriptor is left unwritten (logged once)",
@@ -249,10 +249,14 @@ VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& s
     const VkDescriptorSetLayoutBinding& binding = layout.app_bindings[i];
     const uint64_t bit = i < 63 ? uint64_t{1} << i : 0;  // later bindings are written at every use
     if ((set.full_written & bit) != 0) continue;
-    if (uses != nullptr && !uses->Uses(set_index, binding.binding)) continue;
     set.full_written |= bit;
+    // Every binding is written at the first use, not only those this pipeline uses: a full
+    // set may already be bound in recorded or pending command buffers, and writing more of
+    // it for the next pipeline would invalidate them (or write under the GPU). Descriptors
+    // whose buffer is gone are never written; only a statically used one is worth a log.
+    const bool used = uses == nullptr || uses->Uses(set_index, binding.binding);
     if (const ConvertedBinding* c = layout.Find(binding.binding)) {
-      WriteConvertedBinding(set, *c, set_index, writes);
+      WriteConvertedBinding(set, *c, set_index, used, writes);
       continue;
     }
     if (owned || binding.descriptorCount == 0) continue;
