@@ -47,6 +47,7 @@ class BindingsPlan : public DevicePlan {
   bool bounds_checks = false;        // the application enabled robustBufferAccess(2)
   bool convert_uniform_buffers = false;
   std::string dump_dir;              // where rewritten modules are written ("" none)
+  bool validate = false;             // spirv-val on each rewritten module (bindings_validate)
   spirv::TargetEnv target = spirv::TargetEnv::kVulkan1_0;
   uint32_t api_version = VK_API_VERSION_1_0;
   BindingsPolicy policy;                 // which layouts convert (bindings/policy.h)
@@ -290,6 +291,9 @@ class DeviceBindings : public CapabilityDevice {
   VkDescriptorSet Materialise(VkDescriptorSet handle, SetShadow& set);
   void ReleaseFull(SetShadow& set);
 
+  // Why pipelines fell back, each distinct reason counted (printed with "fallen back" in
+  // the device summary). Declared before `counters`, which registers it.
+  ReasonTally fallback_reasons;
   struct Counters {
     Counter* rewritten;    // pipelines created from rewritten shaders
     Counter* fallen_back;  // pipelines that needed a conversion and could not have it

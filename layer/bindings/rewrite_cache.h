@@ -15,6 +15,7 @@
 #include <vulkan/vulkan.h>
 
 #include "spirv/rewrite.h"
+#include "spirv/validate/module_validator.h"
 
 namespace bindery::bindings {
 
@@ -29,6 +30,10 @@ struct CachedRewrite {
   // driver the same module, which its own pipeline cache recognises.
   mutable std::mutex driver_module_mutex;
   mutable VkShaderModule driver_module = VK_NULL_HANDLE;
+  // bindings_validate: the validator's verdict per specialization (its map and data as
+  // bytes), so a module is validated once per distinct specialization.
+  mutable std::mutex verdict_mutex;
+  mutable std::vector<std::pair<std::string, spirv::RewriteVerdict>> verdicts;
 };
 
 class RewriteCache {
