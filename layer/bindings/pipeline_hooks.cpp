@@ -44,6 +44,7 @@ spirv::TargetEnv TargetFor(uint32_t api_version, uint32_t spirv_version) {
 
 spirv::RewriteOptions OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t spirv_version) {
   spirv::RewriteOptions o;
+  o.sets.reserve(root.sets.size());
   o.target = TargetFor(b.plan.api_version, spirv_version);
   o.shader_int64 = b.plan.shader_int64;
   o.bounds_checks = b.plan.bounds_checks;
@@ -58,6 +59,7 @@ spirv::RewriteOptions OptionsFor(const DeviceBindings& b, const RootLayout& root
     spirv::SetLayout s;
     s.set = i;
     s.root_offset = r.root_offset;
+    s.bindings.reserve(r.layout->converted.size());
     for (const ConvertedBinding& c : r.layout->converted) {
       spirv::BindingLayout bl;
       bl.binding = c.binding;
