@@ -20,7 +20,16 @@ namespace bindery::spirv {
 // Whether an opcode has a result and a type, and the fewest words the grammar allows
 // (instruction_shape.cpp): bits kShapeHasResult / kShapeHasType, the count from bit 8.
 inline constexpr uint32_t kShapeHasResult = 1, kShapeHasType = 2, kShapeMinWordsShift = 8;
-uint32_t OpShape(spv::Op op);
+// Opcodes below kShapeTableSize are answered from a table filled when the library is
+// loaded (instruction_shape.cpp): the parser and the instruction builder ask for every
+// instruction, and a call plus a guarded static was a twentieth of a small rewrite.
+inline constexpr uint32_t kShapeTableSize = 8192;
+extern uint16_t g_op_shapes[kShapeTableSize];
+uint32_t OpShapeSlow(spv::Op op);
+inline uint32_t OpShape(spv::Op op) {
+  const uint32_t code = static_cast<uint32_t>(op);
+  return code < kShapeTableSize ? g_op_shapes[code] : OpShapeSlow(op);
+}
 
 class Instruction {
  public:

@@ -2,8 +2,6 @@
 // from the grammar's instruction table (operand_kinds.h, generated at build time).
 #include "spirv/instruction_shape.h"
 
-#include <vector>
-
 #include "spirv/operand_kinds.h"
 
 namespace bindery::spirv {
@@ -24,25 +22,20 @@ uint16_t ComputeShape(uint32_t code) {
                                (fewest << kShapeMinWordsShift));
 }
 
-// Every opcode up to the grammar's last one, computed once: the parser asks per
-// instruction, and the header's switch plus a search were a tenth of a small module's rewrite.
-struct ShapeTable {
-  std::vector<uint16_t> shape;
-  ShapeTable() {
-    uint32_t count = 0;
-    const grammar::InstructionEntry* all = grammar::Instructions(&count);
-    shape.resize(count ? all[count - 1].opcode + 1u : 0u);
-    for (uint32_t code = 0; code < shape.size(); ++code) shape[code] = ComputeShape(code);
+// Filled before main (or when the layer is loaded); nothing in the library makes an
+// Instruction during static initialisation.
+struct FillShapes {
+  FillShapes() {
+    for (uint32_t code = 0; code < kShapeTableSize; ++code) g_op_shapes[code] = ComputeShape(code);
   }
 };
+const FillShapes fill_shapes;
 
 }  // namespace
 
-uint32_t OpShape(spv::Op op) {
-  static const ShapeTable table;
-  const uint32_t code = static_cast<uint32_t>(op);
-  return code < table.shape.size() ? table.shape[code] : ComputeShape(code);
-}
+uint16_t g_op_shapes[kShapeTableSize];
+
+uint32_t OpShapeSlow(spv::Op op) { return ComputeShape(static_cast<uint32_t>(op)); }
 
 uint32_t MinWordCount(spv::Op op) { return OpShape(op) >> kShapeMinWordsShift; }
 
