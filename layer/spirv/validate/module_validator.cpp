@@ -61,18 +61,33 @@ std::vector<uint32_t> Specialize(const std::vector<uint32_t>& words, TargetEnv t
   return out;
 }
 
-std::string ValidateSpecialized(const std::vector<uint32_t>& words, TargetEnv target,
-                                const std::vector<SpecValue>& values) {
-  std::string error;
-  const std::vector<uint32_t> specialized = Specialize(words, target, values, &error);
-  if (!error.empty()) return error;
+namespace {
+
+// "" or the validator's first message.
+std::string Validate(const std::vector<uint32_t>& words, TargetEnv target) {
   spvtools::SpirvTools tools(EnvFor(target));
   std::string message;
   tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t& pos, const char* m) {
     if (message.empty()) message = "word " + std::to_string(pos.index) + ": " + m;
   });
-  if (tools.Validate(specialized)) return "";
+  if (tools.Validate(words)) return "";
   return message.empty() ? "invalid (the validator gave no message)" : message;
+}
+
+}  // namespace
+
+std::string ValidateSpecialized(const std::vector<uint32_t>& words, TargetEnv target,
+                                const std::vector<SpecValue>& values) {
+  // The optimizer's passes assume a valid module (on an invalid one they may crash: found
+  // by the fuzzer), so the module as given is validated first and only a valid one is
+  // specialized.
+  std::string message = Validate(words, target);
+  if (!message.empty()) return message;
+  std::string error;
+  const std::vector<uint32_t> specialized = Specialize(words, target, values, &error);
+  if (!error.empty()) return error;
+  message = Validate(specialized, target);
+  return message.empty() ? "" : "after specialization: " + message;
 }
 
 RewriteVerdict JudgeRewrite(const std::vector<uint32_t>& original, const std::vector<uint32_t>& rewritten,

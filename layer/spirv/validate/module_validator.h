@@ -30,7 +30,8 @@ struct SpecMapEntry {
 std::vector<SpecValue> SpecValuesOf(const SpecMapEntry* entries, uint32_t count, const void* data, std::size_t data_size);
 
 // `words` specialized with `values` (set as defaults, then frozen and folded); "" in
-// `error` or why it could not be done.
+// `error` or why it could not be done. `words` must be valid: the optimizer's passes
+// assume it (ValidateSpecialized checks first).
 std::vector<uint32_t> Specialize(const std::vector<uint32_t>& words, TargetEnv target,
                                  const std::vector<SpecValue>& values, std::string* error);
 
