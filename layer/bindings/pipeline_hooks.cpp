@@ -277,7 +277,9 @@ class StageRewriter {
       r.verdicts.emplace_back(std::move(key), verdict);
     }
     if (!verdict.rewrite_invalid) return "";
-    return "the rewritten module fails spirv-val: " + verdict.message;
+    // The reason is counted per distinct text in the summary: the message's first line
+    // (the instruction it names follows on the next in the log and the dump).
+    return "the rewritten module fails spirv-val: " + verdict.message.substr(0, verdict.message.find('\n'));
   }
 
   // The rewritten module as a module of the layer below (kept with the cache entry).
