@@ -3,7 +3,8 @@
 // on), nothing else, so that
 //   valgrind --tool=callgrind build-perf/bench/bindery_spirv_rewrite_count <corpus>/*.spv
 // counts the instructions inside RewriteDescriptorsToPointers (callgrind_annotate
-// --inclusive=yes). The machine's load does not change the count.
+// --inclusive=yes). The machine's load does not change the count. It also prints a hash
+// of every output: a speed-up must leave it unchanged (byte-identical rewrites).
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -28,6 +29,7 @@ TargetEnv TargetOf(uint32_t version) {
 
 int main(int argc, char** argv) {
   std::size_t words_out = 0, converted = 0, rewrites = 0;
+  uint64_t hash = 1469598103934665603ull;
   for (int a = 1; a < argc; ++a) {
     std::ifstream f(argv[a], std::ios::binary);
     const std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -42,10 +44,12 @@ int main(int argc, char** argv) {
       o.bounds_checks = (variant & 2) != 0;
       const bindery::spirv::RewriteResult r = bindery::spirv::RewriteDescriptorsToPointers(words.data(), words.size(), o);
       words_out += r.module.size();
+      for (uint32_t w : r.module) hash = (hash ^ w) * 1099511628211ull;
       converted += r.report.converted ? 1 : 0;
       ++rewrites;
     }
   }
-  std::printf("%zu rewrites, %zu converted, %zu words written\n", rewrites, converted, words_out);
+  std::printf("%zu rewrites, %zu converted, %zu words written, output hash %016llx\n", rewrites, converted, words_out,
+              static_cast<unsigned long long>(hash));
   return 0;
 }
