@@ -101,6 +101,9 @@ void PointerPass::BuildUses() {
   // The uses of every id sit in one array, in the order (function, instruction, operand):
   // collected once with their ids, then placed by a counting sort on the id.
   std::vector<std::pair<uint32_t, Use>> found;
+  std::size_t instructions = 0;
+  for (const Function& fn : m_.functions) instructions += fn.instructions.size();
+  found.reserve(instructions * 2);  // about two pointer-capable operands per instruction
   use_begin_.assign(std::size_t{m_.bound} + 1, 0);
   local_def_.assign(m_.bound, {0, 0});
   function_index_.reserve(m_.functions.size());
