@@ -28,3 +28,7 @@ target_compile_definitions(bindery_spirv_bench PRIVATE
 target_link_libraries(bindery_spirv_bench PRIVATE bindery_spirv SPIRV-Tools-static benchmark::benchmark
   Vulkan::Vulkan bindery_warnings)
 add_dependencies(bindery_spirv_bench bindery_spirv_corpus bindery_spirv_bench_shaders)
+
+# The load-independent count (callgrind) of the rewrite alone: see spirv_rewrite_count.cpp.
+add_executable(bindery_spirv_rewrite_count spirv_rewrite_count.cpp)
+target_link_libraries(bindery_spirv_rewrite_count PRIVATE bindery_spirv bindery_warnings)

@@ -5,7 +5,11 @@
 
 #include <spirv-tools/libspirv.hpp>
 
+#include "spirv/module.h"
+#include "spirv/operand_kinds.h"
 #include "spirv/rewrite.h"
+#include "spirv/use_kinds.h"
+#include "spirv/validate/module_validator.h"
 
 namespace bindery::spirv_fuzz {
 namespace {
@@ -29,6 +33,37 @@ bool Valid(spv_target_env env, const std::vector<uint32_t>& words) {
   return tools.Validate(words.data(), words.size());
 }
 
+// The grammar tables on every instruction of a module: the ids a walk reports are operands
+// the instruction has ("" or what broke).
+std::string CheckGrammarWalk(const spirv::Module& m) {
+  const spirv::ExtInstSets sets(m);
+  std::string broken;
+  auto walk = [&](const spirv::Instruction& inst) {
+    spirv::grammar::ForEachIdOperand(inst, sets.SetOf(inst), [&](uint32_t k) {
+      if (k >= inst.operand_count() && broken.empty())
+        broken = "the grammar walk names operand " + std::to_string(k) + " of an instruction with " +
+                 std::to_string(inst.operand_count()) + " (opcode " + std::to_string(inst.opcode()) + ")";
+    });
+  };
+  for (const auto* section : {&m.capabilities, &m.extensions, &m.ext_inst_imports, &m.memory_model, &m.entry_points,
+                              &m.execution_modes, &m.debug, &m.annotations, &m.types_values})
+    for (const spirv::Instruction& inst : *section) walk(inst);
+  for (const spirv::Function& f : m.functions)
+    for (const spirv::Instruction& inst : f.instructions) walk(inst);
+  return broken;
+}
+
+// A specialization from the input's option bits: every SpecId of the module set to one
+// value (small, so array lengths stay sensible; 0 now and then).
+std::vector<spirv::SpecValue> SpecializationFor(const spirv::Module& m, uint32_t bits) {
+  std::vector<spirv::SpecValue> values;
+  const uint32_t value = (bits >> 16) & 7u;
+  for (const spirv::Instruction& a : m.annotations)
+    if (a.opcode() == spv::OpDecorate && a.operand_count() >= 3 && a.operand(1) == spv::DecorationSpecId)
+      values.push_back(spirv::SpecValue{a.operand(2), {value}});
+  return values;
+}
+
 }  // namespace
 
 std::string CheckRewriteInvariants(const uint8_t* data, size_t size) {
@@ -42,6 +77,11 @@ std::string CheckRewriteInvariants(const uint8_t* data, size_t size) {
     bits = Hash(words);
   }
 
+  spirv::Module parsed;
+  if (spirv::ParseModule(words.data(), words.size(), &parsed).empty()) {
+    const std::string broken = CheckGrammarWalk(parsed);
+    if (!broken.empty()) return broken;
+  }
   const spirv::ModuleInfo info = spirv::Inspect(words.data(), words.size());
   const uint32_t root_offset = (bits & 1) ? 0u : ((info.push_constant_bytes + 7u) & ~7u) + 8u * ((bits >> 1) & 3u);
   const bool ubo = (bits >> 3) & 1;
@@ -79,6 +119,13 @@ std::string CheckRewriteInvariants(const uint8_t* data, size_t size) {
   if (!after.error.empty()) return "the rewritten module does not read back: " + after.error + "\n" + r.report.ToString();
   if (info.error.empty() && Valid(kEnvs[target], words) && !Valid(kEnvs[target], r.module)) {
     return "valid input, converted, but the output fails spirv-val\n" + r.report.ToString();
+  }
+  // Now and then: valid after specialization too (the input's spec constants set to one
+  // value), wherever the specialized input is valid.
+  if ((bits >> 15) & 1) {
+    const std::vector<spirv::SpecValue> spec = SpecializationFor(parsed, bits);
+    const spirv::RewriteVerdict v = spirv::JudgeRewrite(words, r.module, options.target, spec);
+    if (v.rewrite_invalid) return "specialized input valid, specialized output not: " + v.message + "\n" + r.report.ToString();
   }
   return "";
 }

@@ -9,7 +9,12 @@
 // Beyond "no crash, no sanitizer report", the contract's invariants:
 //   - a module the pass converted must read back through Inspect without error;
 //   - when the input passes spirv-val for the target, a converted output must pass too
-//     ("never a wrong module"), and a refused one must come back unchanged.
+//     ("never a wrong module"), and a refused one must come back unchanged;
+//   - the grammar-driven operand walk (operand_kinds.h) names only operands an
+//     instruction has, on every instruction of every input that parses;
+//   - now and then (an option bit): with the module's spec constants all set to one
+//     value, a specialized output is valid wherever the specialized input is (the
+//     bindings_validate path: SPIRV-Tools' optimizer freezes and folds them first).
 #pragma once
 
 #include <cstddef>

@@ -76,6 +76,11 @@ void Apply(Settings& s, const std::string& name, const std::string& value, const
     else bad_value("on|off");
   } else if (name == "bindings_dump") {
     s.bindings_dump_dir = Trim(value);
+  } else if (name == "bindings_validate") {
+    const std::string v = Lower(Trim(value));
+    if (v == "on" || v == "1" || v == "true") s.bindings_validate = true;
+    else if (v == "off" || v == "0" || v == "false") s.bindings_validate = false;
+    else bad_value("on|off");
   } else if (name == "staging_limit") {
     const std::string v = Lower(Trim(value));
     char* end = nullptr;
@@ -190,6 +195,7 @@ const SettingInfo kSettingsTable[] = {
     SettingInfo{"staging_limit", "BINDERY_STAGING_LIMIT", nullptr, 0},  // debug: bytes, or "none"
     BINDERY_SETTING("bindings_ubo", "BINDERY_BINDINGS_UBO", kOnOffValues),
     SettingInfo{"bindings_dump", "BINDERY_BINDINGS_DUMP", nullptr, 0},  // a folder
+    BINDERY_SETTING("bindings_validate", "BINDERY_BINDINGS_VALIDATE", kOnOffValues),
 };
 #undef BINDERY_SETTING
 }  // namespace
@@ -248,6 +254,7 @@ std::string Describe(const Settings& s) {
   if (s.staging_limit != ~0ull) out += " staging_limit=" + std::to_string(s.staging_limit);
   if (s.bindings_convert_ubo) out += " bindings_ubo=on";
   if (!s.bindings_dump_dir.empty()) out += " bindings_dump=" + s.bindings_dump_dir;
+  if (s.bindings_validate) out += " bindings_validate=on";
   out += " settings_file=" + (s.source_file.empty() ? std::string("(none)") : s.source_file);
   return out;
 }

@@ -43,6 +43,11 @@ struct Settings {
   // Indirect bindings: a folder where each rewritten module is written (original and
   // rewritten .spv and the layout used), for replay with bindery-spirv; empty: none.
   std::string bindings_dump_dir;
+  // Indirect bindings: run SPIRV-Tools' validator on each rewritten module (the device's
+  // target environment, the pipeline's specialization applied) at pipeline creation; an
+  // invalid rewrite falls back natively with the validator's message (off: it costs
+  // milliseconds per new module and specialization).
+  bool bindings_validate = false;
 
   std::vector<std::string> warnings;  // problems met while reading, reported later
   std::string source_file;            // the settings file that was read, if any

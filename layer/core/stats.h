@@ -6,7 +6,10 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace bindery {
 
@@ -19,6 +22,20 @@ class Counter {
   std::atomic<uint64_t> value_{0};
 };
 
+// How often each distinct reason behind a counter occurred (which shader features made
+// pipelines fall back, for instance), printed after the counter in the summary:
+// "fallen back 3: {reason a × 2; reason b × 1}". Not for hot paths: one mutex.
+class ReasonTally {
+ public:
+  void Add(const std::string& reason);
+  // "reason × n; ..." most frequent first (ties in first-seen order); "" when empty.
+  std::string Summary() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::pair<std::string, uint64_t>> counts_;
+};
+
 class CounterSet {
  public:
   static constexpr std::size_t kCapacity = 32;
@@ -27,6 +44,9 @@ class CounterSet {
   // the same name twice returns the same counter. Registration happens at device creation
   // (one thread); the counters themselves are bumped from any thread.
   Counter& Register(const char* name);
+  // The same, with the reasons behind the counter printed after its value (the tally is
+  // kept by the caller and must outlive the summary).
+  Counter& Register(const char* name, const ReasonTally* reasons);
 
   // "name value, name value, ..." in registration order; "nothing" when empty.
   std::string Summary() const;
@@ -35,6 +55,7 @@ class CounterSet {
  private:
   std::array<const char*, kCapacity> names_{};
   std::array<Counter, kCapacity> counters_{};
+  std::array<const ReasonTally*, kCapacity> reasons_{};
   std::size_t size_ = 0;
   Counter overflow_;  // returned when more than kCapacity are registered (never printed)
 };

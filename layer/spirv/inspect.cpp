@@ -90,21 +90,25 @@ std::vector<VariableInfo> ClassifyVariables(const Module& module, const TypeMana
 }
 
 std::vector<std::vector<uint32_t>> GlobalsUsedByEntryPoints(const Module& module) {
-  // Per function: the globals it names and the functions it calls.
-  std::map<uint32_t, uint32_t> index_of;
-  for (uint32_t i = 0; i < module.functions.size(); ++i) index_of[module.functions[i].id()] = i;
-  std::vector<bool> is_global(module.bound, false);
+  // Per function: the globals it names and the functions it calls. Flat arrays by id (the
+  // bound is small): this runs for every rewrite of a SPIR-V >= 1.4 module.
+  constexpr uint32_t kNoFunction = ~0u;
+  std::vector<uint32_t> index_of(module.bound, kNoFunction);
+  for (uint32_t i = 0; i < module.functions.size(); ++i) {
+    const uint32_t id = module.functions[i].id();
+    if (id < module.bound) index_of[id] = i;
+  }
+  std::vector<uint8_t> is_global(module.bound, 0);
   for (const Instruction& inst : module.types_values)
-    if (inst.opcode() == spv::OpVariable && inst.result_id() < module.bound) is_global[inst.result_id()] = true;
+    if (inst.opcode() == spv::OpVariable && inst.result_id() < module.bound) is_global[inst.result_id()] = 1;
   std::vector<std::vector<uint32_t>> globals(module.functions.size()), callees(module.functions.size());
   // Each global once per function (listed_in[id] = function + 1 that listed it last).
   std::vector<uint32_t> listed_in(module.bound, 0);
   for (uint32_t f = 0; f < module.functions.size(); ++f) {
     for (const Instruction& inst : module.functions[f].instructions) {
-      if (inst.opcode() == spv::OpFunctionCall && inst.operand_count() >= 1) {
-        auto it = index_of.find(inst.operand(0));
-        if (it != index_of.end()) callees[f].push_back(it->second);
-      }
+      if (inst.opcode() == spv::OpFunctionCall && inst.operand_count() >= 1 && inst.operand(0) < module.bound &&
+          index_of[inst.operand(0)] != kNoFunction)
+        callees[f].push_back(index_of[inst.operand(0)]);
       for (uint32_t i = 0; i < inst.operand_count(); ++i) {
         uint32_t w = inst.operand(i);
         if (w < module.bound && is_global[w] && listed_in[w] != f + 1) {
@@ -115,23 +119,31 @@ std::vector<std::vector<uint32_t>> GlobalsUsedByEntryPoints(const Module& module
     }
   }
   std::vector<std::vector<uint32_t>> out;
-  for (const Instruction& ep : module.entry_points) {
-    std::set<uint32_t> used;
-    if (ep.operand_count() >= 2) {
-      std::vector<bool> seen(module.functions.size(), false);
-      std::vector<uint32_t> stack;
-      auto it = index_of.find(ep.operand(1));
-      if (it != index_of.end()) stack.push_back(it->second);
+  out.reserve(module.entry_points.size());
+  std::vector<uint8_t> seen(module.functions.size());
+  std::vector<uint32_t> used_mark(module.bound, 0);  // entry point + 1 that used it
+  std::vector<uint32_t> stack;
+  for (uint32_t e = 0; e < module.entry_points.size(); ++e) {
+    const Instruction& ep = module.entry_points[e];
+    std::vector<uint32_t> used;
+    if (ep.operand_count() >= 2 && ep.operand(1) < module.bound && index_of[ep.operand(1)] != kNoFunction) {
+      std::fill(seen.begin(), seen.end(), uint8_t{0});
+      stack.assign(1, index_of[ep.operand(1)]);
       while (!stack.empty()) {
         uint32_t f = stack.back();
         stack.pop_back();
         if (seen[f]) continue;
-        seen[f] = true;
-        used.insert(globals[f].begin(), globals[f].end());
+        seen[f] = 1;
+        for (uint32_t g : globals[f])
+          if (used_mark[g] != e + 1) {
+            used_mark[g] = e + 1;
+            used.push_back(g);
+          }
         for (uint32_t c : callees[f]) stack.push_back(c);
       }
     }
-    out.emplace_back(used.begin(), used.end());
+    std::sort(used.begin(), used.end());
+    out.push_back(std::move(used));
   }
   return out;
 }

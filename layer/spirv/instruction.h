@@ -20,7 +20,16 @@ namespace bindery::spirv {
 // Whether an opcode has a result and a type, and the fewest words the grammar allows
 // (instruction_shape.cpp): bits kShapeHasResult / kShapeHasType, the count from bit 8.
 inline constexpr uint32_t kShapeHasResult = 1, kShapeHasType = 2, kShapeMinWordsShift = 8;
-uint32_t OpShape(spv::Op op);
+// Opcodes below kShapeTableSize are answered from a table filled when the library is
+// loaded (instruction_shape.cpp): the parser and the instruction builder ask for every
+// instruction, and a call plus a guarded static was a twentieth of a small rewrite.
+inline constexpr uint32_t kShapeTableSize = 8192;
+extern uint16_t g_op_shapes[kShapeTableSize];
+uint32_t OpShapeSlow(spv::Op op);
+inline uint32_t OpShape(spv::Op op) {
+  const uint32_t code = static_cast<uint32_t>(op);
+  return code < kShapeTableSize ? g_op_shapes[code] : OpShapeSlow(op);
+}
 
 class Instruction {
  public:
@@ -33,13 +42,16 @@ class Instruction {
     const uint32_t shape = OpShape(op);
     const bool has_result = (shape & kShapeHasResult) != 0, has_type = (shape & kShapeHasType) != 0;
     words_.clear();
-    words_.reserve(1 + (has_type ? 1 : 0) + (has_result ? 1 : 0) + operands.size());
+    words_.reserve(1 + (has_type ? 1 : 0) + (has_result ? 1 : 0) + static_cast<uint32_t>(operands.size()));
     words_.push_back(static_cast<uint32_t>(op));
     if (has_type) words_.push_back(type);
     if (has_result) words_.push_back(result);
     words_.append(operands.begin(), operands.size());
     UpdateWordCount();
-    Classify();
+    // What Classify would find, without asking for the shape again.
+    type_index_ = has_type ? 1u : 0u;
+    result_index_ = has_result ? (has_type ? 2u : 1u) : 0u;
+    first_operand_ = 1u + (has_type ? 1u : 0u) + (has_result ? 1u : 0u);
   }
 
   spv::Op opcode() const { return static_cast<spv::Op>(words_[0] & 0xffffu); }

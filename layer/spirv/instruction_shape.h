@@ -1,5 +1,5 @@
-// The fewest words the SPIR-V grammar allows for an opcode (spirv_min_words.inc,
-// generated from the core grammar by gen_min_words.py). ParseModule rejects shorter
+// The fewest words the SPIR-V grammar allows for an opcode (the generated grammar tables,
+// operand_kinds.h). ParseModule rejects shorter
 // instructions, so code reading an operand the grammar requires needs no count check.
 #pragma once
 

@@ -84,7 +84,10 @@ std::vector<std::size_t> ReserveSections(const uint32_t* words, std::size_t word
       &module->capabilities, &module->extensions, &module->ext_inst_imports, &module->memory_model,
       &module->entry_points, &module->execution_modes, &module->debug, &module->annotations,
       &module->types_values};
-  for (int s = 0; s < kFunctions; ++s) sections[s]->reserve(per_section[s]);
+  // Room for what a pass adds (capabilities, an extension, types, constants, decorations,
+  // names) so appending never moves every instruction of a section.
+  static constexpr std::size_t kHeadroom[kFunctions] = {4, 2, 0, 0, 0, 0, 16, 48, 64};
+  for (int s = 0; s < kFunctions; ++s) sections[s]->reserve(per_section[s] + kHeadroom[s]);
   module->functions.reserve(per_function.size());
   return per_function;
 }

@@ -14,12 +14,14 @@
 #include "spirv/resources.h"
 #include "spirv/rewrite.h"
 #include "spirv/type_manager.h"
+#include "spirv/use_kinds.h"
 
 namespace bindery::spirv {
 
 class PointerPass {
  public:
-  PointerPass(Module& module, const RewriteOptions& options) : m_(module), types_(module), options_(options) {}
+  PointerPass(Module& module, const RewriteOptions& options)
+      : m_(module), types_(module), options_(options), ext_sets_(module) {}
 
   // "" when the module can be rewritten; else the reason it cannot.
   std::string Analyze(RewriteReport* report);
@@ -85,6 +87,12 @@ class PointerPass {
   std::string EmitInBounds(uint32_t id, uint32_t bytes, uint32_t* condition);
   std::string EmitOffset(uint32_t id, uint32_t* offset, uint32_t* overflow, Root* root);
   void AddAligned(Instruction* inst, uint32_t first_memory_operand, uint32_t alignment);
+  // 8/16-bit storage-only types (pointer_pass_functions.cpp): a type with a member the
+  // module may only load, store and convert; the 32-bit scalar or vector such a value
+  // widens to and the conversion that does it (false for composites).
+  bool IsStorageOnlyType(uint32_t type) const;
+  bool WidenedType(uint32_t type, uint32_t* wide, spv::Op* op);
+  const char* ShapeName(uint32_t type) const;
 
   // Variable decorations (pointer_pass_memory.cpp). PlanVariableDecorations decides which
   // converted buffers keep their block and which get a decorated copy (and refuses a copy
@@ -101,6 +109,7 @@ class PointerPass {
   Module& m_;
   TypeManager types_;
   const RewriteOptions& options_;
+  ExtInstSets ext_sets_;  // the grammar of each extended instruction set the module imports
   std::vector<VariableInfo> vars_;
   std::vector<Converted> converted_;
   std::vector<int32_t> converted_of_var_;   // var id -> index in converted_, -1
@@ -125,6 +134,8 @@ class PointerPass {
   std::vector<std::pair<uint32_t, uint32_t>> local_def_;  // id -> (function+1, index)
   std::unordered_map<uint32_t, uint32_t> mapped_type_;
   bool vulkan_memory_model_ = false;
+  // Arithmetic capabilities of small types the module declares (else they are storage-only).
+  bool has_int8_ = false, has_int16_ = false, has_float16_ = false;
 
   // Types used by the emitted code.
   uint32_t u32_ = 0, u64_ = 0, uvec2_ = 0, bool_ = 0, offset_type_ = 0;

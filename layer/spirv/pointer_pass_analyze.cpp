@@ -7,7 +7,20 @@
 namespace bindery::spirv {
 namespace {
 
-std::string OpName(spv::Op op) { return "opcode " + std::to_string(static_cast<uint32_t>(op)); }
+// The grammar's name of an opcode ("OpBitcast"), or its number when the grammar lacks it.
+std::string OpName(spv::Op op) {
+  const grammar::InstructionEntry* e = grammar::FindInstruction(static_cast<uint32_t>(op));
+  return e ? std::string(e->name) : "opcode " + std::to_string(static_cast<uint32_t>(op));
+}
+
+// OpName, and for OpExtInst the set and the extended instruction ("OpExtInst GLSL.std.450 Frexp").
+std::string InstructionName(const Instruction& inst, const ExtInstSets& sets) {
+  if (inst.opcode() != spv::OpExtInst || inst.operand_count() < 2) return OpName(inst.opcode());
+  const grammar::ExtSetEntry* set = sets.SetOf(inst);
+  if (set == nullptr) return "OpExtInst of a set without a grammar";
+  const grammar::ExtInstructionEntry* e = grammar::FindExtInstruction(set, inst.operand(1));
+  return std::string("OpExtInst ") + set->name + " " + (e ? e->name : std::to_string(inst.operand(1)));
+}
 
 }  // namespace
 
@@ -88,6 +101,9 @@ void PointerPass::BuildUses() {
   // The uses of every id sit in one array, in the order (function, instruction, operand):
   // collected once with their ids, then placed by a counting sort on the id.
   std::vector<std::pair<uint32_t, Use>> found;
+  std::size_t instructions = 0;
+  for (const Function& fn : m_.functions) instructions += fn.instructions.size();
+  found.reserve(instructions * 2);  // about two pointer-capable operands per instruction
   use_begin_.assign(std::size_t{m_.bound} + 1, 0);
   local_def_.assign(m_.bound, {0, 0});
   function_index_.reserve(m_.functions.size());
@@ -97,15 +113,13 @@ void PointerPass::BuildUses() {
     for (uint32_t i = 0; i < insts.size(); ++i) {
       const Instruction& inst = insts[i];
       if (inst.has_result() && inst.result_id() < m_.bound) local_def_[inst.result_id()] = {f + 1, i};
-      const PointerOperands kind = PointerOperandsOf(inst.opcode());
-      if (kind == PointerOperands::kNone) continue;
-      for (uint32_t k = 0; k < inst.operand_count(); ++k) {
-        uint32_t w = inst.operand(k);
-        if (w < m_.bound && IsPointerOperand(kind, k)) {
+      ForEachPointerOperand(inst, PointerOperandsOf(inst.opcode()), ext_sets_, [&](uint32_t k) {
+        const uint32_t w = inst.operand(k);
+        if (w < m_.bound) {
           ++use_begin_[w + 1];
           found.push_back({w, Use{f, i, k}});
         }
-      }
+      });
     }
   }
   for (std::size_t id = 1; id < use_begin_.size(); ++id) use_begin_[id] += use_begin_[id - 1];
@@ -187,7 +201,7 @@ std::string PointerPass::Close() {
       } else if (op == spv::OpCopyMemory || op == spv::OpCopyMemorySized || IsAtomic(op)) {
         // Fine: only the memory operands change.
       } else {
-        return "a buffer pointer is used by " + OpName(op) + ", which the rewrite does not handle";
+        return "a buffer pointer is used by " + InstructionName(inst, ext_sets_) + ", which the rewrite does not handle";
       }
     }
   }
@@ -244,11 +258,17 @@ std::string PointerPass::Close() {
           return "a function returns both converted buffers and other pointers";
   // Converted variables must not be named by global instructions other than names,
   // decorations and entry-point interfaces (e.g. debug-info extended instructions).
-  for (const Instruction& inst : m_.types_values)
-    if (inst.opcode() == spv::OpExtInst || inst.opcode() == spv::OpSpecConstantOp)
-      for (uint32_t k = 0; k < inst.operand_count(); ++k)
-        if (inst.operand(k) < m_.bound && converted_of_var_[inst.operand(k)] >= 0)
-          return "a converted buffer is named by a global instruction (" + OpName(inst.opcode()) + ")";
+  // Only id operands count (the grammar's): OpSpecConstantOp's opcode and an extended
+  // instruction's number are literals.
+  for (const Instruction& inst : m_.types_values) {
+    if (inst.opcode() != spv::OpExtInst && inst.opcode() != spv::OpSpecConstantOp) continue;
+    bool names_converted = false;
+    grammar::ForEachIdOperand(inst, ext_sets_.SetOf(inst), [&](uint32_t k) {
+      names_converted |= inst.operand(k) < m_.bound && converted_of_var_[inst.operand(k)] >= 0;
+    });
+    if (names_converted)
+      return "a converted buffer is named by a global instruction (" + InstructionName(inst, ext_sets_) + ")";
+  }
   return "";
 }
 
@@ -267,9 +287,13 @@ std::string PointerPass::Analyze(RewriteReport* report) {
     case TargetEnv::kVulkan1_3: max_version = 0x00010600; break;
   }
   if (m_.version > max_version) return "the module's SPIR-V version is newer than the target environment allows";
-  for (const Instruction& c : m_.capabilities)
+  for (const Instruction& c : m_.capabilities) {
     if (c.operand_count() && (c.operand(0) == spv::CapabilityKernel || c.operand(0) == spv::CapabilityAddresses))
       return "OpenCL kernel modules are not supported";
+    has_int8_ |= c.operand(0) == spv::CapabilityInt8;
+    has_int16_ |= c.operand(0) == spv::CapabilityInt16;
+    has_float16_ |= c.operand(0) == spv::CapabilityFloat16;
+  }
   std::string why = FindConverted(report);
   if (!why.empty()) return why;
   BuildUses();

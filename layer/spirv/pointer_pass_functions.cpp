@@ -300,14 +300,13 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       continue;
     }
     // Uses of non-arrayed converted variables become the loaded pointer.
-    const PointerOperands pointer_operands = replace_.empty() ? PointerOperands::kNone : PointerOperandsOf(op);
-    for (uint32_t k = 0; pointer_operands != PointerOperands::kNone && k < inst.operand_count(); ++k) {
-      uint32_t w = inst.operand(k);
-      if (w < m_.bound && IsPointerOperand(pointer_operands, k)) {
+    if (!replace_.empty())
+      ForEachPointerOperand(in[i], PointerOperandsOf(op), ext_sets_, [&](uint32_t k) {
+        const uint32_t w = inst.operand(k);
+        if (w >= m_.bound) return;
         auto r = replace_.find(w);
         if (r != replace_.end()) inst.set_operand(k, r->second);
-      }
-    }
+      });
     const uint32_t result = inst.has_result() ? inst.result_id() : 0;
     const bool retyped_result = Retyped(result);
 
@@ -337,14 +336,20 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
     }
     if (op == spv::OpFunctionParameter && retyped_result) {
       inst.set_type_id(MappedType(inst.type_id()));
-      if (types_.PointerStorageClass(inst.type_id()) == spv::StorageClassPhysicalStorageBuffer)
+      // A physical pointer parameter is Aliased or Restrict, exactly one: the module's
+      // own choice stands.
+      if (types_.PointerStorageClass(inst.type_id()) == spv::StorageClassPhysicalStorageBuffer &&
+          !types_.HasDecoration(result, spv::DecorationAliased) && !types_.HasDecoration(result, spv::DecorationRestrict))
         types_.AddDecoration(result, spv::DecorationAliased);
       out_.push_back(std::move(inst));
       continue;
     }
     if (retyped_result) {
       inst.set_type_id(MappedType(inst.type_id()));
-      if (op == spv::OpVariable) types_.AddDecoration(result, spv::DecorationAliasedPointer);
+      // Likewise a variable holding a physical pointer: AliasedPointer or RestrictPointer.
+      if (op == spv::OpVariable && !types_.HasDecoration(result, spv::DecorationAliasedPointer) &&
+          !types_.HasDecoration(result, spv::DecorationRestrictPointer))
+        types_.AddDecoration(result, spv::DecorationAliasedPointer);
       if (op == spv::OpPhi || op == spv::OpSelect)
         for (uint32_t k = op == spv::OpSelect ? 1 : 0; k < inst.operand_count(); k += op == spv::OpSelect ? 1 : 2) {
           const Instruction* g = types_.Def(inst.operand(k));
@@ -420,6 +425,18 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
         if (!e.empty()) return e;
         cond = cond ? Emit(spv::OpLogicalAnd, bool_, {cond, c}) : c;
       }
+      // The value of a checked load is the loaded one or zero, merged by a phi. A type the
+      // module may only load, store and convert (8/16-bit storage without Int8 / Int16 /
+      // Float16) can have no zero constant and no phi: it travels widened to 32 bits and
+      // is narrowed after the merge (exact: every such value survives the round trip).
+      uint32_t widened = 0;
+      spv::Op widen_op = spv::OpNop;
+      if (result && IsStorageOnlyType(inst.type_id())) {
+        if (!WidenedType(inst.type_id(), &widened, &widen_op))
+          return "bounds checks: a whole-" + std::string(ShapeName(inst.type_id())) +
+                 " load of 8/16-bit storage-only values (without the Int8/Int16/Float16 capability a zero of it "
+                 "cannot be formed)";
+      }
       uint32_t then_label = m_.TakeId(), merge_label = m_.TakeId();
       uint32_t header = current_label_;
       out_.emplace_back(spv::OpSelectionMerge, 0, 0, std::initializer_list<uint32_t>{merge_label, spv::SelectionControlMaskNone});
@@ -432,12 +449,17 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
         inst.set_result_id(inner);
       }
       out_.push_back(std::move(inst));
+      if (widened) inner = Emit(widen_op, widened, {inner});
       out_.emplace_back(spv::OpBranch, 0, 0, std::initializer_list<uint32_t>{merge_label});
       out_.emplace_back(spv::OpLabel, 0, merge_label, std::initializer_list<uint32_t>{});
       current_label_ = merge_label;
-      if (result)
+      if (result && widened) {
+        const uint32_t merged = Emit(spv::OpPhi, widened, {inner, then_label, types_.GetNullConstant(widened), header});
+        EmitWithId(widen_op, type, result, {merged});
+      } else if (result) {
         out_.emplace_back(spv::OpPhi, type, result,
                           std::initializer_list<uint32_t>{inner, then_label, types_.GetNullConstant(type), header});
+      }
       continue;
     }
     if (IsTerminator(op) && current_label_ != block_label_) label_after_split_[block_label_] = current_label_;
@@ -454,6 +476,64 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
   }
   m_.functions[f].instructions.swap(out_);
   return "";
+}
+
+bool PointerPass::IsStorageOnlyType(uint32_t type) const {
+  const Instruction* t = types_.Def(type);
+  if (!t) return false;
+  switch (t->opcode()) {
+    case spv::OpTypeInt:
+      return (t->operand(0) == 16 && !has_int16_) || (t->operand(0) == 8 && !has_int8_);
+    case spv::OpTypeFloat:
+      return t->operand(0) == 16 && !has_float16_;
+    case spv::OpTypeVector:
+    case spv::OpTypeMatrix:
+    case spv::OpTypeArray:
+    case spv::OpTypeRuntimeArray:
+      return IsStorageOnlyType(t->operand(0));
+    case spv::OpTypeStruct:
+      for (uint32_t i = 0; i < t->operand_count(); ++i)
+        if (IsStorageOnlyType(t->operand(i))) return true;
+      return false;
+    default:
+      return false;
+  }
+}
+
+bool PointerPass::WidenedType(uint32_t type, uint32_t* wide, spv::Op* op) {
+  const Instruction* t = types_.Def(type);
+  if (!t) return false;
+  uint32_t components = 0;
+  if (t->opcode() == spv::OpTypeVector) {
+    components = t->operand(1);
+    t = types_.Def(t->operand(0));
+    if (!t) return false;
+  }
+  uint32_t scalar = 0;
+  if (t->opcode() == spv::OpTypeFloat) {
+    scalar = types_.GetType(spv::OpTypeFloat, {32});
+    *op = spv::OpFConvert;
+  } else if (t->opcode() == spv::OpTypeInt) {
+    const bool is_signed = t->operand(1) != 0;
+    scalar = types_.GetIntType(32, is_signed);
+    // UConvert's result is unsigned; SConvert keeps the bits of a signed value.
+    *op = is_signed ? spv::OpSConvert : spv::OpUConvert;
+  } else {
+    return false;
+  }
+  *wide = components ? types_.GetVectorType(scalar, components) : scalar;
+  return true;
+}
+
+const char* PointerPass::ShapeName(uint32_t type) const {
+  const Instruction* t = types_.Def(type);
+  if (!t) return "value";
+  switch (t->opcode()) {
+    case spv::OpTypeStruct: return "struct";
+    case spv::OpTypeArray: case spv::OpTypeRuntimeArray: return "array";
+    case spv::OpTypeMatrix: return "matrix";
+    default: return "value";
+  }
 }
 
 }  // namespace bindery::spirv

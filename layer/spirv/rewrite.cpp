@@ -40,6 +40,13 @@ std::string PointerPass::Apply(RewriteReport* report) {
         for (uint32_t k = i; k-- > 0;)
           if (fn.instructions[k].opcode() == spv::OpLabel) { loop_headers_.insert(fn.instructions[k].result_id()); break; }
 
+  // Without 64-bit integers a record's address becomes a pointer by OpBitcast, which
+  // spirv-val forbids for a pointer to 8/16-bit storage-only values ("width-only conversions").
+  if (!options_.shader_int64)
+    for (const Converted& c : converted_)
+      if (IsStorageOnlyType(c.var.block_type))
+        return "a buffer of 8/16-bit storage-only values needs shaderInt64 (its address cannot be bitcast to a "
+               "pointer to them)";
   std::string why = PlanVariableDecorations();
   if (!why.empty()) return why;
   SetUpTypes();

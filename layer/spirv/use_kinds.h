@@ -1,10 +1,18 @@
 // How an instruction may use a pointer operand: which operand positions can hold a
-// pointer for the opcodes the rewrite understands, and which opcodes never take one.
-// Anything else is scanned word by word, so an unknown use of a buffer pointer is seen
-// (conservatively: a literal equal to the id also counts) and the shader is left native.
+// pointer for the opcodes the rewrite understands, and which opcodes never take one under
+// Logical addressing. Anything else is scanned for every id operand the SPIR-V grammar
+// gives it (operand_kinds.h; an extended instruction by its own set's grammar), so an
+// unknown use of a buffer pointer is seen and the shader is left native, while a literal
+// that happens to equal a pointer's id (an extended instruction's number,
+// OpSpecConstantOp's opcode) is not mistaken for a use.
 #pragma once
 
+#include <utility>
+#include <vector>
+
 #include "spirv/instruction.h"
+#include "spirv/module.h"
+#include "spirv/operand_kinds.h"
 
 namespace bindery::spirv {
 
@@ -21,7 +29,8 @@ inline bool IsAccessChain(spv::Op op) {
 
 // Which operand positions of an opcode can hold a pointer the rewrite must follow.
 enum class PointerOperands : uint8_t {
-  kNone, kFirst, kFirstTwo, kSecondAndThird, kEven, kAllButFirst, kSecond, kAll,
+  kNone, kFirst, kFirstTwo, kSecondAndThird, kEven, kAllButFirst, kSecond,
+  kGrammarIds,  // every id operand the grammar gives the instruction
 };
 
 inline PointerOperands PointerOperandsOf(spv::Op op) {
@@ -36,7 +45,8 @@ inline PointerOperands PointerOperandsOf(spv::Op op) {
     case spv::OpPhi: return PointerOperands::kEven;
     case spv::OpFunctionCall: return PointerOperands::kAllButFirst;
     case spv::OpVariable: return PointerOperands::kSecond;
-    // Never a pointer operand (literals here could look like ids).
+    // Never a buffer pointer operand: control flow, and composites (which cannot hold a
+    // pointer under Logical addressing).
     case spv::OpLabel: case spv::OpBranch: case spv::OpBranchConditional: case spv::OpSwitch:
     case spv::OpSelectionMerge: case spv::OpLoopMerge: case spv::OpReturn: case spv::OpKill:
     case spv::OpUnreachable: case spv::OpLine: case spv::OpNoLine: case spv::OpFunction:
@@ -54,7 +64,7 @@ inline PointerOperands PointerOperandsOf(spv::Op op) {
     return PointerOperands::kNone;
   // Image instructions take images and sampled images, never buffer pointers.
   if (op >= spv::OpSampledImage && op <= spv::OpImageQuerySamples) return PointerOperands::kNone;
-  return PointerOperands::kAll;
+  return PointerOperands::kGrammarIds;
 }
 
 inline bool IsPointerOperand(PointerOperands kind, uint32_t i) {
@@ -66,14 +76,44 @@ inline bool IsPointerOperand(PointerOperands kind, uint32_t i) {
     case PointerOperands::kEven: return i % 2 == 0;
     case PointerOperands::kAllButFirst: return i >= 1;
     case PointerOperands::kSecond: return i == 1;
-    case PointerOperands::kAll: return true;
+    case PointerOperands::kGrammarIds: return true;
   }
   return true;
 }
 
-// True when operand `i` of `inst` can hold a pointer the rewrite must follow.
-inline bool MayHoldPointer(const Instruction& inst, uint32_t i) {
-  return IsPointerOperand(PointerOperandsOf(inst.opcode()), i);
+// The grammar of the set each OpExtInstImport of a module names (nullptr: a set the
+// grammars do not describe, whose operands all count as ids).
+class ExtInstSets {
+ public:
+  explicit ExtInstSets(const Module& m) {
+    for (const Instruction& i : m.ext_inst_imports)
+      if (i.has_result()) sets_.emplace_back(i.result_id(), grammar::FindExtSet(i.string_operand(0)));
+  }
+  const grammar::ExtSetEntry* Of(uint32_t import_id) const {
+    for (const auto& [id, set] : sets_)
+      if (id == import_id) return set;
+    return nullptr;
+  }
+  // The set of an OpExtInst (nullptr for any other instruction).
+  const grammar::ExtSetEntry* SetOf(const Instruction& inst) const {
+    return inst.opcode() == spv::OpExtInst && inst.operand_count() ? Of(inst.operand(0)) : nullptr;
+  }
+
+ private:
+  std::vector<std::pair<uint32_t, const grammar::ExtSetEntry*>> sets_;
+};
+
+// Calls fn(operand index) for each operand of `inst` that can hold a pointer the rewrite
+// must follow (`kind` is PointerOperandsOf(inst.opcode()), which callers often have).
+template <typename Fn>
+inline void ForEachPointerOperand(const Instruction& inst, PointerOperands kind, const ExtInstSets& sets, Fn&& fn) {
+  if (kind == PointerOperands::kNone) return;
+  if (kind == PointerOperands::kGrammarIds) {
+    grammar::ForEachIdOperand(inst, sets.SetOf(inst), fn);
+    return;
+  }
+  for (uint32_t k = 0; k < inst.operand_count(); ++k)
+    if (IsPointerOperand(kind, k)) fn(k);
 }
 
 }  // namespace bindery::spirv

@@ -22,8 +22,9 @@ struct Output {
   std::vector<uint32_t> out;
 };
 
-Output RunInMode(const char* mode) {
+Output RunInMode(const char* mode, bool validate = false) {
   ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
+  ScopedEnv validation("BINDERY_BINDINGS_VALIDATE", validate ? "on" : "off");
   ScopedEnv level("BINDERY_LOG_LEVEL", "info");
   Output o;
   VkHarness h;
@@ -101,6 +102,23 @@ TEST(BindingsFallback, RefusedShaderRunsNativelyBetweenConvertedOnes) {
     ASSERT_EQ(native.out[2 * kWords + i], 3 * a + b) << i;
   }
   EXPECT_EQ(native.out, forced.out);
+}
+
+// The summary names why the pipeline fell back, counted; and with bindings_validate on,
+// every rewritten module (the partner specialized two ways) passes spirv-val, so the same
+// pipelines are rewritten and the results are the same.
+TEST(BindingsFallback, ReasonsAreCountedAndValidatedRewritesStand) {
+  const Output forced = RunInMode("force");
+  const Output validated = RunInMode("force", true);
+  ASSERT_TRUE(forced.error.empty()) << forced.error;
+  ASSERT_TRUE(validated.error.empty()) << validated.error;
+  EXPECT_TRUE(validated.validation.empty()) << validated.validation;
+  EXPECT_NE(forced.summary.find("fallen back 1: {not converted: descriptor array sized by a specialization constant \u00d7 1}"),
+            std::string::npos)
+      << forced.summary;
+  EXPECT_EQ(Counter(validated.summary, "fallen back"), 1u) << validated.summary;
+  EXPECT_EQ(Counter(validated.summary, "pipelines rewritten"), 2u) << validated.summary;
+  EXPECT_EQ(validated.out, forced.out);
 }
 
 }  // namespace

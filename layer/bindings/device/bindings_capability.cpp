@@ -190,6 +190,7 @@ class Bindings final : public Capability {
     }
     plan->convert_uniform_buffers = settings.bindings_convert_ubo;
     plan->dump_dir = settings.bindings_dump_dir;
+    plan->validate = settings.bindings_validate;
     editor.tracking().resources = true;
     editor.tracking().commands = true;  // per-command-buffer state: binds (fallbacks), the root ring
     VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
@@ -225,7 +226,7 @@ DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p,
       next(next_table),
       plan(p),
       counters{&device_state.counters.Register("pipelines rewritten"),
-               &device_state.counters.Register("fallen back"),
+               &device_state.counters.Register("fallen back", &fallback_reasons),
                &device_state.counters.Register("descriptor sets converted"),
                &device_state.counters.Register("layer-owned"),
                &device_state.counters.Register("push descriptor updates converted"),

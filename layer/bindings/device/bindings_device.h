@@ -46,6 +46,7 @@ class BindingsPlan : public DevicePlan {
   bool null_descriptor = false;      // the application enabled robustness2.nullDescriptor
   bool convert_uniform_buffers = false;
   std::string dump_dir;              // where rewritten modules are written ("" none)
+  bool validate = false;             // spirv-val on each rewritten module (bindings_validate)
   spirv::TargetEnv target = spirv::TargetEnv::kVulkan1_0;
   uint32_t api_version = VK_API_VERSION_1_0;
   BindingsPolicy policy;                 // which layouts convert (bindings/policy.h)
@@ -176,6 +177,9 @@ class DeviceBindings : public CapabilityDevice {
   // write cannot be mirrored): the full set is then written from the shadow when next used.
   bool MirrorWrite(SetShadow& set, const VkWriteDescriptorSet& write);
 
+  // Why pipelines fell back, each distinct reason counted (printed with "fallen back" in
+  // the device summary). Declared before `counters`, which registers it.
+  ReasonTally fallback_reasons;
   struct Counters {
     Counter* rewritten;    // pipelines created from rewritten shaders
     Counter* fallen_back;  // pipelines that needed a conversion and could not have it

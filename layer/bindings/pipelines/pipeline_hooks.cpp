@@ -48,6 +48,7 @@ spirv::TargetEnv TargetFor(uint32_t api_version, uint32_t spirv_version) {
 spirv::RewriteOptions OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t spirv_version,
                                  bool bounds_checks) {
   spirv::RewriteOptions o;
+  o.sets.reserve(root.sets.size());
   o.target = TargetFor(b.plan.api_version, spirv_version);
   o.shader_int64 = b.plan.shader_int64;
   o.bounds_checks = bounds_checks;
@@ -67,6 +68,7 @@ spirv::RewriteOptions OptionsFor(const DeviceBindings& b, const RootLayout& root
     spirv::SetLayout s;
     s.set = i;
     s.root_offset = r.root_offset;
+    s.bindings.reserve(r.layout->converted.size());
     for (const ConvertedBinding& c : r.layout->converted) {
       spirv::BindingLayout bl;
       bl.binding = c.binding;
@@ -172,6 +174,10 @@ class StageRewriter {
       std::shared_ptr<const CachedRewrite> r = RewriteOf(module, *words, options, &hit);
       if (!r->error.empty()) return "the shader could not be read: " + r->error;
       if (!r->converted) return r->reason;
+      if (b_.plan.validate) {
+        std::string why = Validated(*r, *words, options, stage.pSpecializationInfo);
+        if (!why.empty()) return why;
+      }
       if (!hit && !b_.plan.dump_dir.empty()) {
         const std::string at = DumpRewrite(b_.plan.dump_dir, *words, options, r->module, r->report);
         BINDERY_LOG(b_.device.log(), kInfo, "bindings-dump", "rewritten module %s%s", at.empty() ? "not written to " : "written to ",
@@ -228,6 +234,63 @@ class StageRewriter {
     std::lock_guard<std::mutex> lock(module->mutex);
     module->rewrites.emplace_back(std::move(key), r);
     return r;
+  }
+
+  // bindings_validate: "" when the rewritten module, with the stage's specialization
+  // applied, passes spirv-val (or the application's own module already fails it: then the
+  // rewrite is not judged), else why the pipeline falls back. Logged and dumped once per
+  // module and specialization.
+  std::string Validated(const CachedRewrite& r, const std::vector<uint32_t>& words, const spirv::RewriteOptions& options,
+                        const VkSpecializationInfo* spec) {
+    std::vector<spirv::SpecMapEntry> entries;
+    std::string key;
+    const void* data = nullptr;
+    size_t data_size = 0;
+    if (spec != nullptr && spec->mapEntryCount != 0 && spec->pMapEntries != nullptr) {
+      for (uint32_t i = 0; i < spec->mapEntryCount; ++i) {
+        const VkSpecializationMapEntry& e = spec->pMapEntries[i];
+        entries.push_back({e.constantID, e.offset, e.size});
+      }
+      data = spec->pData;
+      data_size = spec->pData != nullptr ? spec->dataSize : 0;
+      key.assign(reinterpret_cast<const char*>(spec->pMapEntries), sizeof(VkSpecializationMapEntry) * spec->mapEntryCount);
+      if (data_size != 0) key.append(static_cast<const char*>(data), data_size);
+    }
+    spirv::RewriteVerdict verdict;
+    bool known = false;
+    {
+      std::lock_guard<std::mutex> lock(r.verdict_mutex);
+      for (const auto& [k, v] : r.verdicts) {
+        if (k == key) {
+          verdict = v;
+          known = true;
+          break;
+        }
+      }
+    }
+    if (!known) {
+      const std::vector<spirv::SpecValue> values =
+          spirv::SpecValuesOf(entries.data(), static_cast<uint32_t>(entries.size()), data, data_size);
+      verdict = spirv::JudgeRewrite(words, r.module, options.target, values);
+      if (verdict.rewrite_invalid) {
+        std::string at;
+        if (!b_.plan.dump_dir.empty()) {
+          at = DumpInvalidRewrite(b_.plan.dump_dir, words, options, r.module, r.report, verdict.message);
+        }
+        BINDERY_LOG(b_.device.log(), kError, "bindings-validate", "a rewritten module fails spirv-val: %s%s%s",
+                    verdict.message.c_str(), at.empty() ? "" : " (written to ", at.empty() ? "" : (at + ")").c_str());
+      } else if (verdict.original_invalid) {
+        BINDERY_LOG(b_.device.log(), kWarn, "bindings-validate",
+                    "the application's module fails spirv-val before the rewrite (its rewrite is not judged): %s",
+                    verdict.message.c_str());
+      }
+      std::lock_guard<std::mutex> lock(r.verdict_mutex);
+      r.verdicts.emplace_back(std::move(key), verdict);
+    }
+    if (!verdict.rewrite_invalid) return "";
+    // The reason is counted per distinct text in the summary: the message's first line
+    // (the instruction it names follows on the next in the log and the dump).
+    return "the rewritten module fails spirv-val: " + verdict.message.substr(0, verdict.message.find('\n'));
   }
 
   // The rewritten module as a module of the layer below (kept with the cache entry).
@@ -341,6 +404,7 @@ bool FallBack(DeviceBindings& b, const char* kind, const char* entry, const std:
                 "its shaders cannot be rewritten: %s",
                 kind, entry, why.c_str());
     b.counters.fallen_back->Add();
+    b.fallback_reasons.Add(why);
     return false;
   }
   const VkPipelineLayout full = b.FullPipelineLayout(layout);
@@ -359,6 +423,7 @@ bool FallBack(DeviceBindings& b, const char* kind, const char* entry, const std:
 // pipeline is registered for its binds.
 template <typename Info>
 void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>>& list,
+                       const std::vector<std::string>& reasons,
                        const std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>>& rewritten,
                        const Info* infos, const VkPipeline* pipelines) {
   for (const auto& [i, layout] : rewritten) {
@@ -374,9 +439,11 @@ void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, 
     b.ring_pipelines.Insert(pipelines[i], std::move(r));
     b.any_ring.store(true, std::memory_order_release);
   }
-  for (const auto& [i, layout] : list) {
+  for (size_t k = 0; k < list.size(); ++k) {
+    const auto& [i, layout] = list[k];
     if (pipelines[i] == VK_NULL_HANDLE) continue;
     b.counters.fallen_back->Add();
+    b.fallback_reasons.Add(reasons[k]);
     auto f = std::make_unique<FallbackPipeline>();
     f->full = infos[i].layout;
     for (const SetRoot& r : layout->root.sets) f->sets.push_back(r.layout);
@@ -409,6 +476,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
   std::list<StageRewriter> rewriters;
   std::vector<VkPipelineShaderStageCreateInfo> stage;
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
+  std::vector<std::string> fallback_reasons;  // why, per entry of `fallbacks`
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> rewritten;
   std::vector<const PipelineLayoutShadow*> layouts(count, nullptr);
   std::vector<bool> was_rewritten(count, false);
@@ -427,6 +495,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
         return VK_ERROR_OUT_OF_DEVICE_MEMORY;
       }
       fallbacks.emplace_back(i, layout);
+      fallback_reasons.push_back(why);
       continue;
     }
     infos[i].stage = stage[0];
@@ -434,7 +503,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
     was_rewritten[i] = converted;
   }
   const VkResult result = b.next.CreateComputePipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
-  RegisterFallbacks(b, fallbacks, rewritten, infos.data(), pPipelines);
+  RegisterFallbacks(b, fallbacks, fallback_reasons, rewritten, infos.data(), pPipelines);
   MakeTwins(b, cache, pCreateInfos, layouts, was_rewritten, pPipelines, count);
   RecordStaticUse(b, pCreateInfos, count, pPipelines);
   MarkPushReaders(b, reads_push, pPipelines);
@@ -450,6 +519,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
   std::list<StageRewriter> rewriters;
   std::list<std::vector<VkPipelineShaderStageCreateInfo>> stages;
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
+  std::vector<std::string> fallback_reasons;  // why, per entry of `fallbacks`
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> rewritten;
   std::vector<const PipelineLayoutShadow*> layouts(count, nullptr);
   std::vector<bool> was_rewritten(count, false);
@@ -473,6 +543,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
         return VK_ERROR_OUT_OF_DEVICE_MEMORY;
       }
       fallbacks.emplace_back(i, layout);
+      fallback_reasons.push_back(why);
       continue;
     }
     infos[i].pStages = stages.back().data();
@@ -480,7 +551,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
     was_rewritten[i] = converted;
   }
   const VkResult result = b.next.CreateGraphicsPipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
-  RegisterFallbacks(b, fallbacks, rewritten, infos.data(), pPipelines);
+  RegisterFallbacks(b, fallbacks, fallback_reasons, rewritten, infos.data(), pPipelines);
   MakeTwins(b, cache, pCreateInfos, layouts, was_rewritten, pPipelines, count);
   RecordStaticUse(b, pCreateInfos, count, pPipelines);
   MarkPushReaders(b, reads_push, pPipelines);

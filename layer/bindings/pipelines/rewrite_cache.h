@@ -16,6 +16,7 @@
 #include <vulkan/vulkan.h>
 
 #include "spirv/rewrite.h"
+#include "spirv/validate/module_validator.h"
 
 namespace bindery::bindings {
 
@@ -31,6 +32,10 @@ struct CachedRewrite {
   mutable std::mutex driver_module_mutex;
   mutable VkShaderModule driver_module = VK_NULL_HANDLE;
   mutable uint64_t last_use = 0;  // the cache's clock at its last Get (under the cache's mutex)
+  // bindings_validate: the validator's verdict per specialization (its map and data as
+  // bytes), so a module is validated once per distinct specialization.
+  mutable std::mutex verdict_mutex;
+  mutable std::vector<std::pair<std::string, spirv::RewriteVerdict>> verdicts;
 };
 
 class RewriteCache {

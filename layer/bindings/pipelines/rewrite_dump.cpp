@@ -75,4 +75,13 @@ std::string DumpRewrite(const std::string& dir, const std::vector<uint32_t>& ori
   return base;
 }
 
+std::string DumpInvalidRewrite(const std::string& dir, const std::vector<uint32_t>& original,
+                               const spirv::RewriteOptions& options, const std::vector<uint32_t>& rewritten,
+                               const spirv::RewriteReport& report, const std::string& message) {
+  const std::string base = DumpRewrite(dir, original, options, rewritten, report);
+  if (base.empty()) return "";
+  const std::string text = "spirv-val on the rewritten module (specialization applied):\n" + message + "\n";
+  return WriteFile(base + ".invalid.txt", text.data(), text.size()) ? base : "";
+}
+
 }  // namespace bindery::bindings

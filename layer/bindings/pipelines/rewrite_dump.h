@@ -17,6 +17,12 @@ std::string DumpRewrite(const std::string& dir, const std::vector<uint32_t>& ori
                         const spirv::RewriteOptions& options, const std::vector<uint32_t>& rewritten,
                         const spirv::RewriteReport& report);
 
+// DumpRewrite, plus <name>.invalid.txt holding `message` (the validator's verdict on the
+// rewritten module: the bindings_validate setting). Returns the base path, or "".
+std::string DumpInvalidRewrite(const std::string& dir, const std::vector<uint32_t>& original,
+                               const spirv::RewriteOptions& options, const std::vector<uint32_t>& rewritten,
+                               const spirv::RewriteReport& report, const std::string& message);
+
 // The options as text (one line per set, one per binding).
 std::string DescribeOptions(const spirv::RewriteOptions& options);
 

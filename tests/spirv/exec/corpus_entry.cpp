@@ -137,6 +137,7 @@ CorpusEntry ParseCorpusEntry(const std::string& path) {
       e.error = e.file + ": @address out of range";
   }
   if (e.stage == "spvasm") e.stage = e.dispatch_missing ? "asm" : "comp";
+  if (e.stage == "hlsl") e.stage = "comp";  // glslang's HLSL front end, compute shaders
   return e;
 }
 
@@ -145,7 +146,8 @@ std::vector<std::string> ListCorpus(const std::string& dir) {
   std::error_code ec;
   for (const auto& f : std::filesystem::directory_iterator(dir, ec)) {
     const std::string ext = f.path().extension().string();
-    if (ext == ".comp" || ext == ".vert" || ext == ".frag" || ext == ".spvasm") out.push_back(f.path().string());
+    if (ext == ".comp" || ext == ".vert" || ext == ".frag" || ext == ".spvasm" || ext == ".hlsl")
+      out.push_back(f.path().string());
   }
   std::sort(out.begin(), out.end());
   return out;
