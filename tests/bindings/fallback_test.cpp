@@ -116,8 +116,8 @@ TEST(BindingsFallback, ReasonsAreCountedAndValidatedRewritesStand) {
   EXPECT_NE(forced.summary.find("fallen back 1: {not converted: descriptor array sized by a specialization constant \u00d7 1}"),
             std::string::npos)
       << forced.summary;
-  EXPECT_EQ(Counter(validated.summary, "fallen back"), 1u) << validated.summary;
-  EXPECT_EQ(Counter(validated.summary, "pipelines rewritten"), 2u) << validated.summary;
+  EXPECT_EQ(SummaryCounter(validated.summary, "fallen back"), 1u) << validated.summary;
+  EXPECT_EQ(SummaryCounter(validated.summary, "pipelines rewritten"), 2u) << validated.summary;
   EXPECT_EQ(validated.out, forced.out);
 }
 
