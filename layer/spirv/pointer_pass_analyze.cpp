@@ -84,7 +84,10 @@ std::string PointerPass::FindConverted(RewriteReport* report) {
   std::sort(report->bindings.begin(), report->bindings.end(), [](const BindingReport& a, const BindingReport& b) {
     return a.set != b.set ? a.set < b.set : a.binding < b.binding;
   });
-  if (converted_.empty()) return "no buffer of the module is in the layout";
+  if (converted_.empty()) {
+    report->no_buffer_in_layout = true;
+    return "no buffer of the module is in the layout";
+  }
   // A block struct whose BufferBlock decoration we change to Block must not be shared
   // with a variable that stays a descriptor.
   for (const VariableInfo& v : vars_) {

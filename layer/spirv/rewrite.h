@@ -97,6 +97,10 @@ struct BindingReport {
 struct RewriteReport {
   bool converted = false;  // false: `module` is the input, unchanged
   std::string reason;      // when !converted: "not converted: <reason>"
+  // When !converted: the module names no buffer of the layout, so nothing needs converting
+  // and the caller may use it as it is (a stage whose converted binding the caller saw is
+  // not statically read through any buffer the pass would rewrite).
+  bool no_buffer_in_layout = false;
   std::vector<BindingReport> bindings;
   // One past the last push-constant byte the rewritten module reads (its own block and,
   // in push constants, the root); the caller's pipeline layout must cover [0, this) for

@@ -450,6 +450,11 @@ class OverLimit : public testing::TestWithParam<const char*> {};
 TEST_P(OverLimit, AnUnaddressableBufferNeverReachesARewrittenDispatch) {
   const OverLimitRun r = OverLimitWithAnExternalBuffer(GetParam());
   if (!r.run.skip.empty()) GTEST_SKIP() << r.run.skip;
+  // Beyond the driver's limits is the scenario (lavapipe: 32 per stage); where 33 storage
+  // buffers are within them (NVIDIA) a native twin exists and runs the dispatch instead.
+  if (r.per_stage_limit > 33) {
+    GTEST_SKIP() << "33 storage buffers are within this driver's per-stage limit (" << r.per_stage_limit << ")";
+  }
   EXPECT_EQ(r.run.validation, "");
   uint32_t expected = 0;
   for (uint32_t i = 0; i < 32; ++i) expected += (i + 1) * (i + 1);

@@ -76,7 +76,7 @@ std::vector<uint32_t> RunOnTwoFamilies(const char* mode, uint32_t first_family, 
                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
                            nullptr, 0, nullptr);
     }
-    EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
+    EXPECT_EQ(h.SubmitAndWait(cb, q), VK_SUCCESS);
   }
   const uint32_t* p = static_cast<const uint32_t*>(dst.mapped);
   std::vector<uint32_t> out(p, p + kWords);

@@ -84,7 +84,7 @@ TEST(LayerIdentity, UninterceptedCommandsAreTheDriversOwnFunctions) {
   VkHarness without({.bindery = false, .validation = false});
   ASSERT_TRUE(with.ok()) << with.error();
   ASSERT_TRUE(without.ok()) << without.error();
-  for (const char* name : {"vkCmdDispatch", "vkCmdDraw", "vkQueueSubmit", "vkCmdPipelineBarrier"}) {
+  for (const char* name : {"vkQueueSubmit", "vkCmdPipelineBarrier"}) {
     EXPECT_EQ(vkGetDeviceProcAddr(with.device(), name), vkGetDeviceProcAddr(without.device(), name)) << name;
   }
   {
@@ -94,7 +94,11 @@ TEST(LayerIdentity, UninterceptedCommandsAreTheDriversOwnFunctions) {
     ScopedEnv off("BINDERY_INDIRECT_BINDINGS", "off");
     VkHarness bindings_off({.bindery = true, .validation = false});
     ASSERT_TRUE(bindings_off.ok()) << bindings_off.error();
-    for (const char* name : {"vkCmdBindDescriptorSets", "vkUpdateDescriptorSets", "vkAllocateDescriptorSets"}) {
+    // Draws and dispatches too: under auto they are the layer's (a flag check until a
+    // layout converts, docs/bindings-bind-points.md), since an application fetches them
+    // before it creates any layout.
+    for (const char* name : {"vkCmdBindDescriptorSets", "vkUpdateDescriptorSets", "vkAllocateDescriptorSets",
+                             "vkCmdDispatch", "vkCmdDraw"}) {
       EXPECT_EQ(vkGetDeviceProcAddr(bindings_off.device(), name), vkGetDeviceProcAddr(without.device(), name)) << name;
     }
   }

@@ -313,14 +313,17 @@ VkCommandBuffer VkHarness::BeginCommands(uint32_t queue_index) {
   return cb;
 }
 
-VkResult VkHarness::SubmitAndWait(VkCommandBuffer cb) {
+VkResult VkHarness::SubmitAndWait(VkCommandBuffer cb) { return SubmitAndWait(cb, 0); }
+
+VkResult VkHarness::SubmitAndWait(VkCommandBuffer cb, uint32_t queue_index) {
+  const QueueSlot& slot = queues_.at(queue_index);
   vkEndCommandBuffer(cb);
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cb;
-  VkResult r = vkQueueSubmit(queue_, 1, &si, VK_NULL_HANDLE);
-  if (r == VK_SUCCESS) r = vkQueueWaitIdle(queue_);
-  vkFreeCommandBuffers(device_, pool_, 1, &cb);
+  VkResult r = vkQueueSubmit(slot.queue, 1, &si, VK_NULL_HANDLE);
+  if (r == VK_SUCCESS) r = vkQueueWaitIdle(slot.queue);
+  vkFreeCommandBuffers(device_, slot.pool, 1, &cb);
   return r;
 }
 

@@ -104,6 +104,8 @@ class VkHarness {
   VkCommandBuffer BeginCommands(uint32_t queue_index = 0);
   // Ends, submits, waits for the queue to idle and frees the command buffer.
   VkResult SubmitAndWait(VkCommandBuffer cb);
+  // Ends, submits on queue `queue_index` and frees `cb` (begun by BeginCommands(queue_index)).
+  VkResult SubmitAndWait(VkCommandBuffer cb, uint32_t queue_index);
 
  private:
   static VKAPI_ATTR VkBool32 VKAPI_CALL Callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,

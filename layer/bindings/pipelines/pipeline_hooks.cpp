@@ -173,6 +173,16 @@ class StageRewriter {
       const spirv::RewriteOptions options = OptionsFor(b_, root, version, bounds_checks);
       std::shared_ptr<const CachedRewrite> r = RewriteOf(module, *words, options, &hit);
       if (!r->error.empty()) return "the shader could not be read: " + r->error;
+      if (!r->converted && r->report.no_buffer_in_layout) {
+        // The layer's inspection saw a converted binding in the stage's interface, but the
+        // pass finds no access through any buffer of the layout: nothing to convert, used
+        // as it is (seen on zink's tessellation stages).
+        if (layout.renumbered) {
+          std::string why = Renumbered(*words, layout, inline_code, stage);
+          if (!why.empty()) return why;
+        }
+        continue;
+      }
       if (!r->converted) return r->reason;
       if (b_.plan.validate) {
         std::string why = Validated(*r, *words, options, stage.pSpecializationInfo);
