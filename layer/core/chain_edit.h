@@ -4,9 +4,9 @@
 // To change struct T in `head -> s1 -> s2 -> T -> s3`, every struct before T must be
 // copied too (each one's pNext has to point at the copy of the next); structs after T are
 // shared untouched. The prefix can only be copied when the layer knows each struct's
-// size, so KnownStructSize() lists the structs that commonly precede the ones Bindery
-// edits (the loader's link info, feature structs, allocation infos). When the prefix
-// holds a struct the layer does not know, the edit fails and the caller falls back.
+// size: KnownStructSize() knows every struct of the Vulkan headers the layer is built with
+// (a table generated from their registry, vk.xml) and the loader's link infos. When the
+// prefix holds a struct newer than those headers, the edit fails and the caller falls back.
 // Adding a new struct never needs a copy: it goes at the front.
 #pragma once
 

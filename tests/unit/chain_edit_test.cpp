@@ -1,6 +1,7 @@
 #include "core/chain_edit.h"
 
 #include <gtest/gtest.h>
+#include <vulkan/vk_layer.h>
 
 namespace bindery {
 namespace {
@@ -59,6 +60,34 @@ TEST(ChainEditor, FindAndMissingTarget) {
   EXPECT_EQ(chain.Find(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES), nullptr);
   EXPECT_EQ(chain.Modify<VkPhysicalDeviceVulkan13Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES),
             nullptr);
+}
+
+TEST(ChainEditor, EveryStructOfTheHeadersHasItsSize) {
+  // Sizes come from the registry the headers ship with: structs of any extension, not only
+  // those the layer edits, so a feature can be hidden behind any struct a driver of these
+  // headers' time offers (a conformance run chains one feature struct per extension).
+  EXPECT_EQ(KnownStructSize(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES), sizeof(VkPhysicalDeviceMultiviewFeatures));
+  EXPECT_EQ(KnownStructSize(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES),
+            sizeof(VkPhysicalDeviceShaderAtomicInt64Features));
+  EXPECT_EQ(KnownStructSize(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT),
+            sizeof(VkPhysicalDeviceMeshShaderFeaturesEXT));
+  EXPECT_EQ(KnownStructSize(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO), sizeof(VkSemaphoreTypeCreateInfo));
+  EXPECT_EQ(KnownStructSize(VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO), sizeof(VkLayerDeviceCreateInfo));
+  EXPECT_EQ(KnownStructSize(static_cast<VkStructureType>(1000999003)), 0u);
+}
+
+TEST(ChainEditor, RemoveReachesPastAnyStructOfTheHeaders) {
+  VkPhysicalDeviceTimelineSemaphoreFeatures timeline{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
+  timeline.timelineSemaphore = VK_TRUE;
+  VkPhysicalDeviceShaderAtomicInt64Features atomics{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES,
+                                                    &timeline};
+  VkPhysicalDeviceMultiviewFeatures multiview{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES, &atomics};
+  ChainEditor chain(&multiview);
+  ASSERT_TRUE(chain.Remove(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES));
+  EXPECT_EQ(chain.Find(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES), nullptr);
+  EXPECT_NE(chain.Find(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES), nullptr);
+  EXPECT_NE(chain.Find(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES), nullptr);
+  EXPECT_EQ(atomics.pNext, &timeline) << "the application's chain is untouched";
 }
 
 }  // namespace
