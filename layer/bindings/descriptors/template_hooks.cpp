@@ -13,6 +13,7 @@
 #include "bindings/device/bindings_device.h"
 #include "bindings/device/hooks.h"
 #include "bindings/model/set_records.h"
+#include "bindings/record/push_coverage.h"
 
 namespace bindery::bindings {
 namespace {
@@ -138,6 +139,12 @@ VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate d
     if (r != VK_SUCCESS) return fail(r);
   }
   if (shadow->push) {
+    shadow->writes_every_descriptor = WritesEveryDescriptor(*layout, [&](auto&& visit) {
+      for (uint32_t i = 0; i < pCreateInfo->descriptorUpdateEntryCount; ++i) {
+        const VkDescriptorUpdateTemplateEntry& e = pCreateInfo->pDescriptorUpdateEntries[i];
+        visit(e.dstBinding, e.dstArrayElement, e.descriptorCount);
+      }
+    });
     // Every entry against the full native layout (created here once if not yet).
     shadow->full_layout = b.FullPipelineLayout(*pipeline_layout);
     if (shadow->full_layout == VK_NULL_HANDLE) return fail(VK_ERROR_OUT_OF_HOST_MEMORY);

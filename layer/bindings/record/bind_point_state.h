@@ -39,10 +39,18 @@ struct BoundSet {
   uint32_t dynamic[kMaxDynamicPerSet];
 };
 
+inline constexpr uint32_t kNoPushCopy = UINT32_MAX;
+
 // The last push to a set number as the application made it (in the command buffer's
-// push arena), so that a pipeline running natively bound after it still gets it.
+// push arena), so that a pipeline running natively bound after it still gets it. Pushes
+// accumulate (descriptors a push does not write keep what earlier pushes wrote), so the
+// earlier pushes to the set through the same set layout are chained behind it: `previous`
+// is where the copy of the one before lies in the arena (a PushCopy followed by its
+// contents), kNoPushCopy after a push that wrote every descriptor.
 struct PushCopy {
   bool valid = false;
+  const SetLayoutShadow* layout = nullptr;  // the set layout pushed to
+  uint32_t previous = kNoPushCopy;
   // The push template's full-layout twin (kept until the device goes, so the application
   // may destroy its template meanwhile); else `writes` raw writes.
   VkDescriptorUpdateTemplate with_template = VK_NULL_HANDLE;

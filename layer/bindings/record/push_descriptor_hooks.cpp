@@ -8,10 +8,12 @@
 // A layout whose root does not fit (every pipeline of it runs natively) gets the pushes
 // natively, with the full native layout. A pipeline that runs natively although its
 // layout fits (the rewrite refused its shader) gets the pushes recorded while it is bound,
-// natively with its full layout, and the last push made before it was bound is made again
-// with its full layout at its first draw or dispatch: every push is kept as the
-// application made it (PushCopy; writes that need their pNext, such as inline
-// uniform blocks, are not kept and do not reach it).
+// natively with its full layout, and the pushes made to a set before it was bound are made
+// again with its full layout at its first draw or dispatch, oldest first (pushes
+// accumulate: a partial push keeps what earlier ones wrote; a push writing every
+// descriptor ends the chain): every push is kept as the application made it (PushCopy;
+// writes that need their pNext, such as inline uniform blocks, are not kept and do not
+// reach it).
 //
 // Hot path: no lock but the handle maps' shards, nothing allocated (the ring lends 64 KiB
 // chunks; up to kInlineWrites native writes are split on the stack).
@@ -21,6 +23,7 @@
 #include "bindings/device/bindings_device.h"
 #include "bindings/device/hooks.h"
 #include "bindings/model/set_records.h"
+#include "bindings/record/push_coverage.h"
 
 namespace bindery::bindings {
 namespace {
@@ -124,14 +127,38 @@ const void* ElementArray(const VkWriteDescriptorSet& w, Payload payload) {
                                        : static_cast<const void*>(w.pTexelBufferView);
 }
 
+// Starts the kept copy of a push to `set` of `layout`: the set's previous copy is chained
+// behind it (its header appended to the arena) when it pushed the same layout, unless
+// `covers_all()` says this push writes every descriptor. Returns the new copy, emptied,
+// with `previous` set.
+template <typename CoversAll>
+PushCopy& BeginPushCopy(BindingsCommandData& data, BindingsCommandData::BindPoint& point, uint32_t set,
+                        const SetLayoutShadow& layout, CoversAll&& covers_all) {
+  PushCopy& copy = point.push_copy[set];
+  const PushCopy prior = copy;
+  copy = {};
+  if (prior.valid && prior.layout == &layout && !covers_all()) {
+    const size_t at = data.push_arena.size();
+    data.push_arena.resize(at + sizeof(PushCopy));
+    std::memcpy(data.push_arena.data() + at, &prior, sizeof(PushCopy));
+    copy.previous = static_cast<uint32_t>(at);
+  }
+  copy.layout = &layout;
+  return copy;
+}
+
 // Keeps the push as the application made it (PushCopy).
 // The arena grows only until a recording's pushes fit; after that nothing is allocated.
-void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, uint32_t set, uint32_t writeCount,
-              const VkWriteDescriptorSet* pWrites) {
+void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, uint32_t set,
+              const SetLayoutShadow& layout, uint32_t writeCount, const VkWriteDescriptorSet* pWrites) {
   if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
-  PushCopy& copy = point->push_copy[set];
-  copy = {};
   const size_t begin = data.push_arena.size();
+  PushCopy& copy = BeginPushCopy(data, *point, set, layout, [&] {
+    return WritesEveryDescriptor(layout, [&](auto&& visit) {
+      for (uint32_t i = 0; i < writeCount; ++i) visit(pWrites[i].dstBinding, pWrites[i].dstArrayElement, pWrites[i].descriptorCount);
+    });
+  });
+  const size_t contents = data.push_arena.size();
   for (uint32_t i = 0; i < writeCount; ++i) {
     const VkWriteDescriptorSet& w = pWrites[i];
     const Payload payload = PayloadOf(w.descriptorType);
@@ -139,6 +166,7 @@ void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, 
     const void* array = ElementArray(w, payload);
     if (element == 0 || w.pNext != nullptr || (array == nullptr && w.descriptorCount != 0)) {
       data.push_arena.resize(begin);
+      copy = {};
       return;  // not kept: a pipeline running natively bound later does not get it
     }
     const size_t at = data.push_arena.size();
@@ -149,17 +177,19 @@ void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, 
     }
   }
   copy.valid = true;
-  copy.offset = static_cast<uint32_t>(begin);
-  copy.size = static_cast<uint32_t>(data.push_arena.size() - begin);
+  copy.offset = static_cast<uint32_t>(contents);
+  copy.size = static_cast<uint32_t>(data.push_arena.size() - contents);
   copy.writes = writeCount;
 }
 
 void SaveTemplatePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, uint32_t set,
-                      const TemplateShadow& t, const void* pData) {
+                      const SetLayoutShadow& layout, const TemplateShadow& t, const void* pData) {
   if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
-  PushCopy& copy = point->push_copy[set];
-  copy = {};
-  if (t.full == VK_NULL_HANDLE) return;
+  if (t.full == VK_NULL_HANDLE) {
+    point->push_copy[set] = {};
+    return;
+  }
+  PushCopy& copy = BeginPushCopy(data, *point, set, layout, [&] { return t.writes_every_descriptor; });
   const size_t begin = data.push_arena.size();
   data.push_arena.resize(begin + t.data_size);
   if (t.data_size != 0) std::memcpy(data.push_arena.data() + begin, pData, t.data_size);
@@ -203,7 +233,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   BindingsCommandData* data = CommandDataOf(b, cb);
   if (data == nullptr) return;  // not a command buffer the layer tracks: nothing can be recorded
   BindingsCommandData::BindPoint* point = data->At(bindPoint);
-  SavePush(*data, point, set, writeCount, pWrites);
+  SavePush(*data, point, set, *set_layout, writeCount, pWrites);
   bool any_converted = false;
   for (uint32_t i = 0; i < writeCount && !any_converted; ++i) any_converted = set_layout->Find(pWrites[i].dstBinding) != nullptr;
   VkDeviceAddress address = 0;
@@ -265,7 +295,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   BindingsCommandData* data = CommandDataOf(b, cb);
   if (data == nullptr) return;
   BindingsCommandData::BindPoint* point = data->At(t->bind_point);
-  SaveTemplatePush(*data, point, set, *t, pData);
+  SaveTemplatePush(*data, point, set, *set_layout, *t, pData);
   VkDeviceAddress address = 0;
   uint8_t* block = t->converted.empty() ? nullptr : NewPushBlock(*data, point, *set_layout, set, &address);
   if (block != nullptr) {
@@ -289,15 +319,15 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   }
 }
 
-bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
-                    BindingsCommandData::BindPoint& point, uint32_t set, VkPipelineLayout full) {
-  if (set >= BindingsCommandData::kMaxSets || full == VK_NULL_HANDLE) return false;
-  const PushCopy& copy = point.push_copy[set];
-  if (!copy.valid || copy.offset + copy.size > data.push_arena.size()) return false;
+namespace {
+
+// Makes one kept push again with the full layout `full`.
+void RepushOne(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
+               const PushCopy& copy, uint32_t set, VkPipelineLayout full) {
   const uint8_t* at = data.push_arena.data() + copy.offset;
   if (copy.with_template != VK_NULL_HANDLE) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, copy.with_template, full, set, at);
-    return true;
+    return;
   }
   // Cold path (a pipeline running natively): the writes rebuilt with their arrays.
   std::vector<VkWriteDescriptorSet> writes(copy.writes);
@@ -313,6 +343,26 @@ bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint b
     at = array + element * w.descriptorCount;
   }
   b.next.CmdPushDescriptorSetKHR(cb, bind_point, full, set, copy.writes, writes.data());
+}
+
+}  // namespace
+
+bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
+                    BindingsCommandData::BindPoint& point, uint32_t set, VkPipelineLayout full) {
+  if (set >= BindingsCommandData::kMaxSets || full == VK_NULL_HANDLE) return false;
+  if (!point.push_copy[set].valid) return false;
+  // Cold path: the set's chained pushes, oldest first (each keeps what the ones before
+  // it wrote and it does not).
+  std::vector<PushCopy> chain{point.push_copy[set]};
+  while (chain.back().previous != kNoPushCopy && chain.back().previous + sizeof(PushCopy) <= data.push_arena.size()) {
+    PushCopy prior;
+    std::memcpy(&prior, data.push_arena.data() + chain.back().previous, sizeof(PushCopy));
+    chain.push_back(prior);
+  }
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    if (!it->valid || it->offset + it->size > data.push_arena.size()) continue;
+    RepushOne(b, cb, bind_point, data, *it, set, full);
+  }
   return true;
 }
 
