@@ -6,6 +6,7 @@
 // converted pipeline afterwards replays the recorded binds through the converted path.
 // Everything here is a cold path (first use of a set by a fallback pipeline, or after an
 // update): one device mutex.
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -315,13 +316,57 @@ void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bin
   point.converted_disturbed = true;
 }
 
+namespace {
+
+// Are the two layouts compatible for set `set` as the spec defines it (the same
+// push-constant ranges, identically defined set layouts up to that set)? Compared through
+// what is sent down: extended ranges, which depend only on the application's.
+bool CompatibleFor(const PipelineLayoutShadow& a, const PipelineLayoutShadow& b, uint32_t set) {
+  if (&a == &b) return true;
+  if (set >= a.root.sets.size() || set >= b.root.sets.size()) return false;
+  if (a.native_ranges.size() != b.native_ranges.size()) return false;
+  for (size_t i = 0; i < a.native_ranges.size(); ++i) {
+    const VkPushConstantRange& x = a.native_ranges[i];
+    const VkPushConstantRange& y = b.native_ranges[i];
+    if (x.stageFlags != y.stageFlags || x.offset != y.offset || x.size != y.size) return false;
+  }
+  for (uint32_t k = 0; k <= set; ++k) {
+    const SetLayoutShadow* x = a.root.sets[k].layout.get();
+    const SetLayoutShadow* y = b.root.sets[k].layout.get();
+    if (x != y && (x == nullptr || y == nullptr || !SameDefinition(*x, *y))) return false;
+  }
+  return true;
+}
+
+// Was set `i` disturbed by a later bind through a layout not compatible with its own (the
+// spec's rules, seen from the binds that are still recorded: a later bind at set j
+// disturbs i unless its layout is compatible with i's for the lower of the two)? Putting
+// such a set back would disturb the sets bound after it.
+bool DisturbedSince(DeviceBindings& b, const BindingsCommandData::BindPoint& point, uint32_t i) {
+  const BindingsCommandData::BoundSet& bound = point.sets[i];
+  const PipelineLayoutShadow* mine = nullptr;
+  for (uint32_t j = 0; j < BindingsCommandData::kMaxSets; ++j) {
+    const BindingsCommandData::BoundSet& later = point.sets[j];
+    if (j == i || later.set == VK_NULL_HANDLE || later.order <= bound.order || later.layout == bound.layout) continue;
+    if (mine == nullptr) mine = b.pipeline_layouts.Find(bound.layout);
+    const PipelineLayoutShadow* theirs = b.pipeline_layouts.Find(later.layout);
+    if (mine == nullptr || theirs == nullptr) continue;  // destroyed since: nothing to compare
+    if (!CompatibleFor(*mine, *theirs, std::min(i, j))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
                            BindingsCommandData::BindPoint& point) {
   if (!point.converted_disturbed || point.untrackable) return;
-  // Full binds replaced the converted ones: put them back, set by set.
+  // Full binds replaced the converted ones: put them back, set by set (in set order: sets
+  // still valid together are bound through layouts compatible for the lower set), leaving
+  // out sets that later binds disturbed.
   for (uint32_t i = 0; i < BindingsCommandData::kMaxSets; ++i) {
     const BindingsCommandData::BoundSet& bound = point.sets[i];
-    if (bound.set == VK_NULL_HANDLE) continue;
+    if (bound.set == VK_NULL_HANDLE || DisturbedSince(b, point, i)) continue;
     BindSets(b, cb, bind_point, bound.layout, b.pipeline_layouts.Find(bound.layout), i, 1, &bound.set,
              bound.dynamic_count, bound.dynamic);
   }

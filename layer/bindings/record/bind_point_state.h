@@ -37,6 +37,7 @@ struct BoundSet {
   VkDescriptorSet set = VK_NULL_HANDLE;
   uint32_t dynamic_count = 0;
   uint32_t dynamic[kMaxDynamicPerSet];
+  uint32_t order = 0;  // when it was bound (BindPointState::binds then): later binds may have disturbed it
 };
 
 inline constexpr uint32_t kNoPushCopy = UINT32_MAX;
@@ -94,6 +95,7 @@ class BindPointState {
 
   // ---- sets bound through vkCmdBindDescriptorSets, by set number ----
   BoundSet sets[kTrackedSets];
+  uint32_t binds = 0;        // vkCmdBindDescriptorSets recorded here (orders `sets`)
   bool untrackable = false;  // a bind this state cannot hold: native runs leave the sets as they are
 
   // ---- push descriptors ----
