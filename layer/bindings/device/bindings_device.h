@@ -248,10 +248,14 @@ void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bin
                   BindingsCommandData::BindPoint& point, const FallbackPipeline& f);
 void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
                            BindingsCommandData::BindPoint& point);
-// push_descriptor_hooks.cpp: the last push to `set` made again, natively, with `full` (the
+// push_descriptor_hooks.cpp: the pushes to `set` made again, natively, with `full` (the
 // full native layout of a pipeline that runs natively). False when there is none.
 bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
                     BindingsCommandData::BindPoint& point, uint32_t set, VkPipelineLayout full);
+// The native parts of the pushes to every pushed set made again through the application's
+// layouts (after full-layout pushes for a pipeline running natively replaced them).
+void RepushNativeParts(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
+                       BindingsCommandData::BindPoint& point);
 // A push-descriptor template's create info as sent down: its set numbered as in the
 // layout sent down, where root-only sets are left out (push_descriptor_hooks.cpp). Any
 // other template's unchanged.

@@ -370,6 +370,8 @@ void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBind
     BindSets(b, cb, bind_point, bound.layout, b.pipeline_layouts.Find(bound.layout), i, 1, &bound.set,
              bound.dynamic_count, bound.dynamic);
   }
+  // Pushed sets: their native descriptors went down through the full layout since.
+  if (BindingsCommandData* data = CommandDataOf(b, cb)) RepushNativeParts(b, cb, bind_point, *data, point);
   point.converted_disturbed = false;
 }
 

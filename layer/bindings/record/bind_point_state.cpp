@@ -81,6 +81,8 @@ void BindPointState::RecordSets(VkPipelineLayout layout, const PipelineLayoutSha
     bound.set = sets_bound[i];
     bound.dynamic_count = n;
     bound.order = binds;
+    push_copy[first_set + i].valid = false;  // a bound set replaces what was pushed there
+    push_layout[first_set + i] = nullptr;
     if (n != 0) std::memcpy(bound.dynamic, dynamic_offsets + dynamic_index, 4 * n);
     dynamic_index += n;
   }

@@ -52,6 +52,10 @@ struct PushCopy {
   bool valid = false;
   const SetLayoutShadow* layout = nullptr;  // the set layout pushed to
   uint32_t previous = kNoPushCopy;
+  // The application's pipeline layout and, for a template push, the template of its native
+  // entries: the native part is made again with them after a pipeline running natively.
+  VkPipelineLayout app_layout = VK_NULL_HANDLE;
+  VkDescriptorUpdateTemplate native_template = VK_NULL_HANDLE;
   // The push template's full-layout twin (kept until the device goes, so the application
   // may destroy its template meanwhile); else `writes` raw writes.
   VkDescriptorUpdateTemplate with_template = VK_NULL_HANDLE;

@@ -17,6 +17,7 @@
 //
 // Hot path: no lock but the handle maps' shards, nothing allocated (the ring lends 64 KiB
 // chunks; up to kInlineWrites native writes are split on the stack).
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -149,8 +150,8 @@ PushCopy& BeginPushCopy(BindingsCommandData& data, BindingsCommandData::BindPoin
 
 // Keeps the push as the application made it (PushCopy).
 // The arena grows only until a recording's pushes fit; after that nothing is allocated.
-void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, uint32_t set,
-              const SetLayoutShadow& layout, uint32_t writeCount, const VkWriteDescriptorSet* pWrites) {
+void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, VkPipelineLayout app_layout,
+              uint32_t set, const SetLayoutShadow& layout, uint32_t writeCount, const VkWriteDescriptorSet* pWrites) {
   if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
   const size_t begin = data.push_arena.size();
   PushCopy& copy = BeginPushCopy(data, *point, set, layout, [&] {
@@ -177,13 +178,14 @@ void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, 
     }
   }
   copy.valid = true;
+  copy.app_layout = app_layout;
   copy.offset = static_cast<uint32_t>(contents);
   copy.size = static_cast<uint32_t>(data.push_arena.size() - contents);
   copy.writes = writeCount;
 }
 
-void SaveTemplatePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, uint32_t set,
-                      const SetLayoutShadow& layout, const TemplateShadow& t, const void* pData) {
+void SaveTemplatePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, VkPipelineLayout app_layout,
+                      uint32_t set, const SetLayoutShadow& layout, const TemplateShadow& t, const void* pData) {
   if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
   if (t.full == VK_NULL_HANDLE) {
     point->push_copy[set] = {};
@@ -194,6 +196,8 @@ void SaveTemplatePush(BindingsCommandData& data, BindingsCommandData::BindPoint*
   data.push_arena.resize(begin + t.data_size);
   if (t.data_size != 0) std::memcpy(data.push_arena.data() + begin, pData, t.data_size);
   copy.valid = true;
+  copy.app_layout = app_layout;
+  copy.native_template = t.native;
   copy.with_template = t.full;
   copy.offset = static_cast<uint32_t>(begin);
   copy.size = t.data_size;
@@ -233,7 +237,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   BindingsCommandData* data = CommandDataOf(b, cb);
   if (data == nullptr) return;  // not a command buffer the layer tracks: nothing can be recorded
   BindingsCommandData::BindPoint* point = data->At(bindPoint);
-  SavePush(*data, point, set, *set_layout, writeCount, pWrites);
+  SavePush(*data, point, layout, set, *set_layout, writeCount, pWrites);
   bool any_converted = false;
   for (uint32_t i = 0; i < writeCount && !any_converted; ++i) any_converted = set_layout->Find(pWrites[i].dstBinding) != nullptr;
   VkDeviceAddress address = 0;
@@ -266,6 +270,10 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   if (const FallbackPipeline* f = BoundFallback(b, point, *set_layout, set)) {
     b.next.CmdPushDescriptorSetKHR(cb, bindPoint, f->full, set, writeCount, pWrites);
     NoteSetsBound(b, cb, bindPoint, f->full);
+    // The native part went down through the application's layout, not compatible with the
+    // full one: it disturbed the full sets and the earlier pushes, which the next draw or
+    // dispatch makes again (BindFullSets).
+    if (native_count != 0) point->fallback_applied = false;
   }
 }
 
@@ -295,7 +303,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   BindingsCommandData* data = CommandDataOf(b, cb);
   if (data == nullptr) return;
   BindingsCommandData::BindPoint* point = data->At(t->bind_point);
-  SaveTemplatePush(*data, point, set, *set_layout, *t, pData);
+  SaveTemplatePush(*data, point, layout, set, *set_layout, *t, pData);
   VkDeviceAddress address = 0;
   uint8_t* block = t->converted.empty() ? nullptr : NewPushBlock(*data, point, *set_layout, set, &address);
   if (block != nullptr) {
@@ -316,33 +324,64 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   if (BoundFallback(b, point, *set_layout, set) != nullptr) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->full, t->full_layout, set, pData);
     NoteSetsBound(b, cb, t->bind_point, t->full_layout);
+    if (t->native != VK_NULL_HANDLE) point->fallback_applied = false;  // as above
   }
 }
 
 namespace {
 
-// Makes one kept push again with the full layout `full`.
+// Makes one kept push again: with the full layout `full` (every write), or, when `full`
+// is VK_NULL_HANDLE, its native part through the application's layout as the push sent it
+// down.
 void RepushOne(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
                const PushCopy& copy, uint32_t set, VkPipelineLayout full) {
   const uint8_t* at = data.push_arena.data() + copy.offset;
+  const PipelineLayoutShadow* pl = full == VK_NULL_HANDLE ? b.pipeline_layouts.Find(copy.app_layout) : nullptr;
+  if (full == VK_NULL_HANDLE && (pl == nullptr || copy.layout == nullptr)) return;  // its layout is gone
   if (copy.with_template != VK_NULL_HANDLE) {
-    b.next.CmdPushDescriptorSetWithTemplateKHR(cb, copy.with_template, full, set, at);
+    if (full != VK_NULL_HANDLE) {
+      b.next.CmdPushDescriptorSetWithTemplateKHR(cb, copy.with_template, full, set, at);
+    } else if (copy.native_template != VK_NULL_HANDLE) {
+      b.next.CmdPushDescriptorSetWithTemplateKHR(cb, copy.native_template, copy.app_layout, pl->NativeSet(set), at);
+    }
     return;
   }
   // Cold path (a pipeline running natively): the writes rebuilt with their arrays.
-  std::vector<VkWriteDescriptorSet> writes(copy.writes);
+  std::vector<VkWriteDescriptorSet> writes;
+  writes.reserve(copy.writes);
   for (uint32_t i = 0; i < copy.writes; ++i) {
-    std::memcpy(&writes[i], at, sizeof(VkWriteDescriptorSet));
+    VkWriteDescriptorSet w;
+    std::memcpy(&w, at, sizeof(VkWriteDescriptorSet));
     const uint8_t* array = at + sizeof(VkWriteDescriptorSet);
-    VkWriteDescriptorSet& w = writes[i];
     const Payload payload = PayloadOf(w.descriptorType);
     const size_t element = ElementBytes(payload);
     w.pImageInfo = payload == Payload::kImage ? reinterpret_cast<const VkDescriptorImageInfo*>(array) : nullptr;
     w.pBufferInfo = payload == Payload::kBuffer ? reinterpret_cast<const VkDescriptorBufferInfo*>(array) : nullptr;
     w.pTexelBufferView = payload == Payload::kTexelView ? reinterpret_cast<const VkBufferView*>(array) : nullptr;
     at = array + element * w.descriptorCount;
+    if (full == VK_NULL_HANDLE && copy.layout->Find(w.dstBinding) != nullptr) continue;  // a record, not native
+    writes.push_back(w);
   }
-  b.next.CmdPushDescriptorSetKHR(cb, bind_point, full, set, copy.writes, writes.data());
+  if (writes.empty()) return;
+  const uint32_t count = static_cast<uint32_t>(writes.size());
+  if (full != VK_NULL_HANDLE) {
+    b.next.CmdPushDescriptorSetKHR(cb, bind_point, full, set, count, writes.data());
+  } else {
+    b.next.CmdPushDescriptorSetKHR(cb, bind_point, copy.app_layout, pl->NativeSet(set), count, writes.data());
+  }
+}
+
+// The set's chained pushes (PushCopy), oldest first.
+std::vector<PushCopy> PushChain(const BindingsCommandData& data, const BindingsCommandData::BindPoint& point,
+                                uint32_t set) {
+  std::vector<PushCopy> chain{point.push_copy[set]};
+  while (chain.back().previous != kNoPushCopy && chain.back().previous + sizeof(PushCopy) <= data.push_arena.size()) {
+    PushCopy prior;
+    std::memcpy(&prior, data.push_arena.data() + chain.back().previous, sizeof(PushCopy));
+    chain.push_back(prior);
+  }
+  std::reverse(chain.begin(), chain.end());
+  return chain;
 }
 
 }  // namespace
@@ -351,19 +390,24 @@ bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint b
                     BindingsCommandData::BindPoint& point, uint32_t set, VkPipelineLayout full) {
   if (set >= BindingsCommandData::kMaxSets || full == VK_NULL_HANDLE) return false;
   if (!point.push_copy[set].valid) return false;
-  // Cold path: the set's chained pushes, oldest first (each keeps what the ones before
-  // it wrote and it does not).
-  std::vector<PushCopy> chain{point.push_copy[set]};
-  while (chain.back().previous != kNoPushCopy && chain.back().previous + sizeof(PushCopy) <= data.push_arena.size()) {
-    PushCopy prior;
-    std::memcpy(&prior, data.push_arena.data() + chain.back().previous, sizeof(PushCopy));
-    chain.push_back(prior);
-  }
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-    if (!it->valid || it->offset + it->size > data.push_arena.size()) continue;
-    RepushOne(b, cb, bind_point, data, *it, set, full);
+  // Cold path: each push keeps what the ones before it wrote and it does not.
+  for (const PushCopy& copy : PushChain(data, point, set)) {
+    if (copy.valid && copy.offset + copy.size <= data.push_arena.size()) RepushOne(b, cb, bind_point, data, copy, set, full);
   }
   return true;
+}
+
+void RepushNativeParts(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
+                       BindingsCommandData::BindPoint& point) {
+  for (uint32_t set = 0; set < BindingsCommandData::kMaxSets; ++set) {
+    const PushCopy& last = point.push_copy[set];
+    if (!last.valid || last.layout == nullptr || !last.layout->has_native) continue;
+    for (const PushCopy& copy : PushChain(data, point, set)) {
+      if (copy.valid && copy.offset + copy.size <= data.push_arena.size()) {
+        RepushOne(b, cb, bind_point, data, copy, set, VK_NULL_HANDLE);
+      }
+    }
+  }
 }
 
 VkDescriptorUpdateTemplateCreateInfo NativePushTemplateInfo(DeviceBindings& b,
