@@ -212,6 +212,27 @@ void NoteUnpushable(DeviceBindings& b) {
               "have no native twin)");
 }
 
+// A push to a set layout that converts nothing, in a pipeline layout that converts: its
+// pipelines that run natively use a full layout numbering and laying out sets otherwise,
+// so the push is kept for them like any other (made again at their next draw or
+// dispatch). Only once the device has such pipelines.
+void KeepNativePush(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+                    const PipelineLayoutShadow* pl, uint32_t set, uint32_t writeCount,
+                    const VkWriteDescriptorSet* pWrites) {
+  if (pl == nullptr || !pl->root.converts || !pl->root.fits || set >= pl->root.sets.size() ||
+      !b.any_fallback.load(std::memory_order_acquire)) {
+    return;
+  }
+  const SetLayoutShadow* set_layout = pl->root.sets[set].layout.get();
+  BindingsCommandData* data = set_layout != nullptr ? CommandDataOf(b, cb) : nullptr;
+  if (data == nullptr) return;
+  BindingsCommandData::BindPoint* point = data->At(bindPoint);
+  SavePush(*data, point, layout, set, *set_layout, writeCount, pWrites);
+  // A pipeline running natively is bound: the push through the application's layout
+  // disturbed its full sets, which its next draw or dispatch binds again with the pushes.
+  if (BoundFallback(b, point, *set_layout, set) != nullptr) point->fallback_applied = false;
+}
+
 }  // namespace
 
 VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
@@ -226,6 +247,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   if (set_layout == nullptr) {
     b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, native_set, writeCount, pWrites);
     NoteSetsBound(b, cb, bindPoint, layout);  // a push binds a set: the reserved set may be disturbed
+    KeepNativePush(b, cb, bindPoint, layout, pl, set, writeCount, pWrites);
     return;
   }
   if (!pl->root.fits) {
