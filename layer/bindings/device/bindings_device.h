@@ -80,6 +80,10 @@ class DeviceBindings : public CapabilityDevice {
   std::atomic<bool> any_native_buffer_sets{false};
   // Templates of layouts such sets have: their buffer entries (template_hooks.cpp).
   ShardedHandleMap<VkDescriptorUpdateTemplate, NativeTemplate> native_templates;
+  // Push templates of set layouts that convert nothing, in pipeline layouts that convert,
+  // by the application's (native) handle: their full-layout twin, for pipelines running
+  // natively (`native` is the application's handle; template_hooks.cpp).
+  ShardedHandleMap<VkDescriptorUpdateTemplate, TemplateShadow> native_push_templates;
   // Per-command-buffer memory for push-descriptor records and ring roots (root_ring.h).
   RootRingPool ring_pool{*this};
   // The reserved set's layout (one dynamic storage buffer, every stage) for roots that do

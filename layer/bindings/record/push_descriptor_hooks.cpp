@@ -233,6 +233,19 @@ void KeepNativePush(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint b
   if (BoundFallback(b, point, *set_layout, set) != nullptr) point->fallback_applied = false;
 }
 
+// The same for a push through a template of such a set layout (its full-layout twin was
+// made with it: template_hooks.cpp).
+void KeepNativeTemplatePush(DeviceBindings& b, VkCommandBuffer cb, VkDescriptorUpdateTemplate handle,
+                            VkPipelineLayout layout, uint32_t set, const void* pData) {
+  if (!b.any_fallback.load(std::memory_order_acquire)) return;
+  const TemplateShadow* t = b.native_push_templates.Find(handle);
+  BindingsCommandData* data = t != nullptr && t->layout != nullptr ? CommandDataOf(b, cb) : nullptr;
+  if (data == nullptr) return;
+  BindingsCommandData::BindPoint* point = data->At(t->bind_point);
+  SaveTemplatePush(*data, point, layout, set, *t->layout, *t, pData);
+  if (BoundFallback(b, point, *t->layout, set) != nullptr) point->fallback_applied = false;
+}
+
 }  // namespace
 
 VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
@@ -314,6 +327,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, native_set, pData);
     NoteSetsBound(b, cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout);
     NoteSetsBound(b, cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout);
+    KeepNativeTemplatePush(b, cb, descriptorUpdateTemplate, layout, set, pData);
     return;
   }
   const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
