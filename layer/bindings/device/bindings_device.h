@@ -257,9 +257,10 @@ void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBind
 bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
                     BindingsCommandData::BindPoint& point, uint32_t set, VkPipelineLayout full);
 // The native parts of the pushes to every pushed set made again through the application's
-// layouts (after full-layout pushes for a pipeline running natively replaced them).
+// layouts (after full-layout pushes for a pipeline running natively replaced them), but
+// for the sets whose bit `skip` has (disturbed since).
 void RepushNativeParts(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
-                       BindingsCommandData::BindPoint& point);
+                       BindingsCommandData::BindPoint& point, uint64_t skip);
 // A push-descriptor template's create info as sent down: its set numbered as in the
 // layout sent down, where root-only sets are left out (push_descriptor_hooks.cpp). Any
 // other template's unchanged.

@@ -338,20 +338,25 @@ bool CompatibleFor(const PipelineLayoutShadow& a, const PipelineLayoutShadow& b,
   return true;
 }
 
-// Was set `i` disturbed by a later bind through a layout not compatible with its own (the
-// spec's rules, seen from the binds that are still recorded: a later bind at set j
-// disturbs i unless its layout is compatible with i's for the lower of the two)? Putting
-// such a set back would disturb the sets bound after it.
-bool DisturbedSince(DeviceBindings& b, const BindingsCommandData::BindPoint& point, uint32_t i) {
-  const BindingsCommandData::BoundSet& bound = point.sets[i];
+// Was what set `i` holds (bound or pushed at `order` through `layout`) disturbed by a later
+// bind or push through a layout not compatible with its own (the spec's rules, seen from
+// what is still recorded: a later one at set j disturbs i unless its layout is compatible
+// with i's for the lower of the two)? Putting it back would disturb what came after it.
+bool DisturbedSince(DeviceBindings& b, const BindingsCommandData::BindPoint& point, uint32_t i, uint32_t order,
+                    VkPipelineLayout layout) {
   const PipelineLayoutShadow* mine = nullptr;
+  auto disturbs = [&](uint32_t j, uint32_t later_order, VkPipelineLayout later_layout) {
+    if (j == i || later_order <= order || later_layout == layout) return false;
+    if (mine == nullptr) mine = b.pipeline_layouts.Find(layout);
+    const PipelineLayoutShadow* theirs = b.pipeline_layouts.Find(later_layout);
+    if (mine == nullptr || theirs == nullptr) return false;  // destroyed since: nothing to compare
+    return !CompatibleFor(*mine, *theirs, std::min(i, j));
+  };
   for (uint32_t j = 0; j < BindingsCommandData::kMaxSets; ++j) {
     const BindingsCommandData::BoundSet& later = point.sets[j];
-    if (j == i || later.set == VK_NULL_HANDLE || later.order <= bound.order || later.layout == bound.layout) continue;
-    if (mine == nullptr) mine = b.pipeline_layouts.Find(bound.layout);
-    const PipelineLayoutShadow* theirs = b.pipeline_layouts.Find(later.layout);
-    if (mine == nullptr || theirs == nullptr) continue;  // destroyed since: nothing to compare
-    if (!CompatibleFor(*mine, *theirs, std::min(i, j))) return true;
+    if (later.set != VK_NULL_HANDLE && disturbs(j, later.order, later.layout)) return true;
+    const PushCopy& pushed = point.push_copy[j];
+    if (pushed.valid && disturbs(j, pushed.order, pushed.app_layout)) return true;
   }
   return false;
 }
@@ -364,14 +369,17 @@ void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBind
   // Full binds replaced the converted ones: put them back, set by set (in set order: sets
   // still valid together are bound through layouts compatible for the lower set), leaving
   // out sets that later binds disturbed.
+  uint64_t disturbed_pushes = 0;
   for (uint32_t i = 0; i < BindingsCommandData::kMaxSets; ++i) {
+    const PushCopy& pushed = point.push_copy[i];
+    if (pushed.valid && DisturbedSince(b, point, i, pushed.order, pushed.app_layout)) disturbed_pushes |= uint64_t{1} << i;
     const BindingsCommandData::BoundSet& bound = point.sets[i];
-    if (bound.set == VK_NULL_HANDLE || DisturbedSince(b, point, i)) continue;
+    if (bound.set == VK_NULL_HANDLE || DisturbedSince(b, point, i, bound.order, bound.layout)) continue;
     BindSets(b, cb, bind_point, bound.layout, b.pipeline_layouts.Find(bound.layout), i, 1, &bound.set,
              bound.dynamic_count, bound.dynamic);
   }
   // Pushed sets: their native descriptors went down through the full layout since.
-  if (BindingsCommandData* data = CommandDataOf(b, cb)) RepushNativeParts(b, cb, bind_point, *data, point);
+  if (BindingsCommandData* data = CommandDataOf(b, cb)) RepushNativeParts(b, cb, bind_point, *data, point, disturbed_pushes);
   point.converted_disturbed = false;
 }
 

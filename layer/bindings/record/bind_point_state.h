@@ -56,6 +56,7 @@ struct PushCopy {
   // entries: the native part is made again with them after a pipeline running natively.
   VkPipelineLayout app_layout = VK_NULL_HANDLE;
   VkDescriptorUpdateTemplate native_template = VK_NULL_HANDLE;
+  uint32_t order = 0;  // when it was pushed (BindPointState::binds then)
   // The push template's full-layout twin (kept until the device goes, so the application
   // may destroy its template meanwhile); else `writes` raw writes.
   VkDescriptorUpdateTemplate with_template = VK_NULL_HANDLE;
@@ -99,7 +100,7 @@ class BindPointState {
 
   // ---- sets bound through vkCmdBindDescriptorSets, by set number ----
   BoundSet sets[kTrackedSets];
-  uint32_t binds = 0;        // vkCmdBindDescriptorSets recorded here (orders `sets`)
+  uint32_t binds = 0;        // binds and kept pushes recorded here (orders `sets` and `push_copy`)
   bool untrackable = false;  // a bind this state cannot hold: native runs leave the sets as they are
 
   // ---- push descriptors ----

@@ -145,6 +145,7 @@ PushCopy& BeginPushCopy(BindingsCommandData& data, BindingsCommandData::BindPoin
     copy.previous = static_cast<uint32_t>(at);
   }
   copy.layout = &layout;
+  copy.order = ++point.binds;
   return copy;
 }
 
@@ -434,10 +435,10 @@ bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint b
 }
 
 void RepushNativeParts(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
-                       BindingsCommandData::BindPoint& point) {
+                       BindingsCommandData::BindPoint& point, uint64_t skip) {
   for (uint32_t set = 0; set < BindingsCommandData::kMaxSets; ++set) {
     const PushCopy& last = point.push_copy[set];
-    if (!last.valid || last.layout == nullptr || !last.layout->has_native) continue;
+    if (!last.valid || last.layout == nullptr || !last.layout->has_native || ((skip >> set) & 1) != 0) continue;
     for (const PushCopy& copy : PushChain(data, point, set)) {
       if (copy.valid && copy.offset + copy.size <= data.push_arena.size()) {
         RepushOne(b, cb, bind_point, data, copy, set, VK_NULL_HANDLE);
