@@ -484,11 +484,6 @@ class Generator {
       if (p_.set_layouts[layout.sets[set]].push) {
         PushSet(cmds, pl.graphics, via, set);
         ApplyBind(bp, via, set, {kPushed});
-        // lavapipe 22.3 writes pushed descriptors into every stage the bindings name,
-        // whatever the bind point, over what the other bind point has bound (valid programs
-        // then read the wrong descriptors natively): the other bind point binds again
-        // before its next action.
-        st.bp[pl.graphics ? 0 : 1].sets.clear();
         continue;
       }
       std::vector<uint32_t> usable;
