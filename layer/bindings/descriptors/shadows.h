@@ -188,6 +188,8 @@ struct TemplateShadow {
   std::string full_content;  // what `full` was made from (DeviceBindings::RetiredTemplate)
   VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;  // of a push template
   uint32_t data_size = 0;  // bytes of pData a push with it reads (push templates)
+  // A push with it writes every descriptor of its set layout (push_coverage.h).
+  bool writes_every_descriptor = false;
   // Which vkDestroyDescriptorUpdateTemplate(KHR) the native templates go back through.
   PFN_vkDestroyDescriptorUpdateTemplate destroy = nullptr;
 };

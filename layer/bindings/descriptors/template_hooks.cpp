@@ -13,6 +13,7 @@
 #include "bindings/device/bindings_device.h"
 #include "bindings/device/hooks.h"
 #include "bindings/model/set_records.h"
+#include "bindings/record/push_coverage.h"
 
 namespace bindery::bindings {
 namespace {
@@ -95,6 +96,62 @@ std::string FullTemplateContent(const VkDescriptorUpdateTemplateCreateInfo& info
   return key;
 }
 
+// A push template's twin of every entry against the full native layout (created here
+// once if not yet), for pushes that must reach a pipeline running natively; and whether a
+// push with it writes every descriptor.
+template <typename CreateFn>
+VkResult MakeFullPushTemplate(DeviceBindings& b, CreateFn create, VkDevice device,
+                              const VkDescriptorUpdateTemplateCreateInfo& app, PipelineLayoutShadow& pipeline_layout,
+                              TemplateShadow& shadow) {
+  shadow.writes_every_descriptor = WritesEveryDescriptor(*shadow.layout, [&](auto&& visit) {
+    for (uint32_t i = 0; i < app.descriptorUpdateEntryCount; ++i) {
+      const VkDescriptorUpdateTemplateEntry& e = app.pDescriptorUpdateEntries[i];
+      visit(e.dstBinding, e.dstArrayElement, e.descriptorCount);
+    }
+  });
+  shadow.full_layout = b.FullPipelineLayout(pipeline_layout);
+  if (shadow.full_layout == VK_NULL_HANDLE) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  VkDescriptorUpdateTemplateCreateInfo info = app;
+  info.pipelineLayout = shadow.full_layout;
+  // The layer's own object (no application allocator): a recorded push may still be
+  // replayed through it after the application destroys its template (DestroyTemplate).
+  // One retired with the same content is taken back.
+  shadow.full_content = FullTemplateContent(info);
+  {
+    std::lock_guard<std::mutex> lock(b.fallback_mutex);
+    for (auto it = b.retired_templates.begin(); it != b.retired_templates.end(); ++it) {
+      if (it->content != shadow.full_content || it->destroy != shadow.destroy) continue;
+      shadow.full = it->full;
+      b.retired_templates.erase(it);
+      break;
+    }
+  }
+  if (shadow.full == VK_NULL_HANDLE) return create(device, &info, nullptr, &shadow.full);
+  return VK_SUCCESS;
+}
+
+// A push template of a set layout that converts nothing, in a pipeline layout that
+// converts (`handle`: the application's, passed down): its full-layout twin is kept, so
+// that its pushes reach pipelines of the layout that run natively (their full layout numbers
+// and lays out the sets otherwise). Without a twin (no full layout) nothing is kept.
+template <typename CreateFn>
+void KeepNativePushTemplate(DeviceBindings& b, CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate destroy,
+                            VkDevice device, const VkDescriptorUpdateTemplateCreateInfo& app,
+                            std::shared_ptr<const SetLayoutShadow> layout, PipelineLayoutShadow& pipeline_layout,
+                            VkDescriptorUpdateTemplate handle) {
+  auto shadow = std::make_unique<TemplateShadow>();
+  shadow->layout = std::move(layout);
+  shadow->push = true;
+  shadow->native = handle;
+  shadow->bind_point = app.pipelineBindPoint;
+  shadow->destroy = destroy;
+  for (uint32_t i = 0; i < app.descriptorUpdateEntryCount; ++i) {
+    shadow->data_size = std::max(shadow->data_size, TemplateEntryEnd(app.pDescriptorUpdateEntries[i]));
+  }
+  if (MakeFullPushTemplate(b, create, device, app, pipeline_layout, *shadow) != VK_SUCCESS) return;
+  b.native_push_templates.Insert(handle, std::move(shadow));
+}
+
 template <typename CreateFn>
 VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate destroy, VkDevice device,
                         const VkDescriptorUpdateTemplateCreateInfo* pCreateInfo,
@@ -108,6 +165,10 @@ VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate d
     if (r == VK_SUCCESS && layout != nullptr && pipeline_layout == nullptr &&
         HasConvertibleNativeBuffers(*layout, b.plan.convert_uniform_buffers)) {
       KeepNativeTemplate(b, *pCreateInfo, *pTemplate);
+    }
+    if (r == VK_SUCCESS && layout != nullptr && pipeline_layout != nullptr && pipeline_layout->root.converts &&
+        pipeline_layout->root.fits) {
+      KeepNativePushTemplate(b, create, destroy, device, *pCreateInfo, layout, *pipeline_layout, *pTemplate);
     }
     return r;
   }
@@ -138,28 +199,8 @@ VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate d
     if (r != VK_SUCCESS) return fail(r);
   }
   if (shadow->push) {
-    // Every entry against the full native layout (created here once if not yet).
-    shadow->full_layout = b.FullPipelineLayout(*pipeline_layout);
-    if (shadow->full_layout == VK_NULL_HANDLE) return fail(VK_ERROR_OUT_OF_HOST_MEMORY);
-    VkDescriptorUpdateTemplateCreateInfo info = *pCreateInfo;
-    info.pipelineLayout = shadow->full_layout;
-    // The layer's own object (no application allocator): a recorded push may still be
-    // replayed through it after the application destroys its template (DestroyTemplate).
-    // One retired with the same content is taken back.
-    shadow->full_content = FullTemplateContent(info);
-    {
-      std::lock_guard<std::mutex> lock(b.fallback_mutex);
-      for (auto it = b.retired_templates.begin(); it != b.retired_templates.end(); ++it) {
-        if (it->content != shadow->full_content || it->destroy != destroy) continue;
-        shadow->full = it->full;
-        b.retired_templates.erase(it);
-        break;
-      }
-    }
-    if (shadow->full == VK_NULL_HANDLE) {
-      const VkResult r = create(device, &info, nullptr, &shadow->full);
-      if (r != VK_SUCCESS) return fail(r);
-    }
+    const VkResult r = MakeFullPushTemplate(b, create, device, *pCreateInfo, *pipeline_layout, *shadow);
+    if (r != VK_SUCCESS) return fail(r);
   }
   *pTemplate = reinterpret_cast<VkDescriptorUpdateTemplate>(shadow.get());
   b.templates.Insert(*pTemplate, std::move(shadow));
@@ -172,7 +213,14 @@ void DestroyTemplate(DestroyFn destroy, VkDevice device, VkDescriptorUpdateTempl
   DeviceBindings& b = BindingsOf(device);
   std::unique_ptr<TemplateShadow> shadow = handle != VK_NULL_HANDLE ? b.templates.Erase(handle) : nullptr;
   if (shadow == nullptr) {
-    if (handle != VK_NULL_HANDLE) b.native_templates.Erase(handle);
+    if (handle != VK_NULL_HANDLE) {
+      b.native_templates.Erase(handle);
+      if (std::unique_ptr<TemplateShadow> kept = b.native_push_templates.Erase(handle)) {
+        // Its twin may still be replayed by a recorded push (as below).
+        std::lock_guard<std::mutex> lock(b.fallback_mutex);
+        b.retired_templates.push_back({std::move(kept->full_content), kept->full, kept->destroy});
+      }
+    }
     return destroy(device, handle, pAllocator);
   }
   if (b.template_private_data.load(std::memory_order_acquire)) {

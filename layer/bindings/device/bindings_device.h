@@ -80,6 +80,10 @@ class DeviceBindings : public CapabilityDevice {
   std::atomic<bool> any_native_buffer_sets{false};
   // Templates of layouts such sets have: their buffer entries (template_hooks.cpp).
   ShardedHandleMap<VkDescriptorUpdateTemplate, NativeTemplate> native_templates;
+  // Push templates of set layouts that convert nothing, in pipeline layouts that convert,
+  // by the application's (native) handle: their full-layout twin, for pipelines running
+  // natively (`native` is the application's handle; template_hooks.cpp).
+  ShardedHandleMap<VkDescriptorUpdateTemplate, TemplateShadow> native_push_templates;
   // Per-command-buffer memory for push-descriptor records and ring roots (root_ring.h).
   RootRingPool ring_pool{*this};
   // The reserved set's layout (one dynamic storage buffer, every stage) for roots that do
@@ -248,10 +252,15 @@ void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bin
                   BindingsCommandData::BindPoint& point, const FallbackPipeline& f);
 void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
                            BindingsCommandData::BindPoint& point);
-// push_descriptor_hooks.cpp: the last push to `set` made again, natively, with `full` (the
+// push_descriptor_hooks.cpp: the pushes to `set` made again, natively, with `full` (the
 // full native layout of a pipeline that runs natively). False when there is none.
 bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
                     BindingsCommandData::BindPoint& point, uint32_t set, VkPipelineLayout full);
+// The native parts of the pushes to every pushed set made again through the application's
+// layouts (after full-layout pushes for a pipeline running natively replaced them), but
+// for the sets whose bit `skip` has (disturbed since).
+void RepushNativeParts(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
+                       BindingsCommandData::BindPoint& point, uint64_t skip);
 // A push-descriptor template's create info as sent down: its set numbered as in the
 // layout sent down, where root-only sets are left out (push_descriptor_hooks.cpp). Any
 // other template's unchanged.

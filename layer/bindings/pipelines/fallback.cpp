@@ -6,6 +6,7 @@
 // converted pipeline afterwards replays the recorded binds through the converted path.
 // Everything here is a cold path (first use of a set by a fallback pipeline, or after an
 // update): one device mutex.
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -315,16 +316,70 @@ void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bin
   point.converted_disturbed = true;
 }
 
+namespace {
+
+// Are the two layouts compatible for set `set` as the spec defines it (the same
+// push-constant ranges, identically defined set layouts up to that set)? Compared through
+// what is sent down: extended ranges, which depend only on the application's.
+bool CompatibleFor(const PipelineLayoutShadow& a, const PipelineLayoutShadow& b, uint32_t set) {
+  if (&a == &b) return true;
+  if (set >= a.root.sets.size() || set >= b.root.sets.size()) return false;
+  if (a.native_ranges.size() != b.native_ranges.size()) return false;
+  for (size_t i = 0; i < a.native_ranges.size(); ++i) {
+    const VkPushConstantRange& x = a.native_ranges[i];
+    const VkPushConstantRange& y = b.native_ranges[i];
+    if (x.stageFlags != y.stageFlags || x.offset != y.offset || x.size != y.size) return false;
+  }
+  for (uint32_t k = 0; k <= set; ++k) {
+    const SetLayoutShadow* x = a.root.sets[k].layout.get();
+    const SetLayoutShadow* y = b.root.sets[k].layout.get();
+    if (x != y && (x == nullptr || y == nullptr || !SameDefinition(*x, *y))) return false;
+  }
+  return true;
+}
+
+// Was what set `i` holds (bound or pushed at `order` through `layout`) disturbed by a later
+// bind or push through a layout not compatible with its own (the spec's rules, seen from
+// what is still recorded: a later one at set j disturbs i unless its layout is compatible
+// with i's for the lower of the two)? Putting it back would disturb what came after it.
+bool DisturbedSince(DeviceBindings& b, const BindingsCommandData::BindPoint& point, uint32_t i, uint32_t order,
+                    VkPipelineLayout layout) {
+  const PipelineLayoutShadow* mine = nullptr;
+  auto disturbs = [&](uint32_t j, uint32_t later_order, VkPipelineLayout later_layout) {
+    if (j == i || later_order <= order || later_layout == layout) return false;
+    if (mine == nullptr) mine = b.pipeline_layouts.Find(layout);
+    const PipelineLayoutShadow* theirs = b.pipeline_layouts.Find(later_layout);
+    if (mine == nullptr || theirs == nullptr) return false;  // destroyed since: nothing to compare
+    return !CompatibleFor(*mine, *theirs, std::min(i, j));
+  };
+  for (uint32_t j = 0; j < BindingsCommandData::kMaxSets; ++j) {
+    const BindingsCommandData::BoundSet& later = point.sets[j];
+    if (later.set != VK_NULL_HANDLE && disturbs(j, later.order, later.layout)) return true;
+    const PushCopy& pushed = point.push_copy[j];
+    if (pushed.valid && disturbs(j, pushed.order, pushed.app_layout)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
                            BindingsCommandData::BindPoint& point) {
   if (!point.converted_disturbed || point.untrackable) return;
-  // Full binds replaced the converted ones: put them back, set by set.
+  // Full binds replaced the converted ones: put them back, set by set (in set order: sets
+  // still valid together are bound through layouts compatible for the lower set), leaving
+  // out sets that later binds disturbed.
+  uint64_t disturbed_pushes = 0;
   for (uint32_t i = 0; i < BindingsCommandData::kMaxSets; ++i) {
+    const PushCopy& pushed = point.push_copy[i];
+    if (pushed.valid && DisturbedSince(b, point, i, pushed.order, pushed.app_layout)) disturbed_pushes |= uint64_t{1} << i;
     const BindingsCommandData::BoundSet& bound = point.sets[i];
-    if (bound.set == VK_NULL_HANDLE) continue;
+    if (bound.set == VK_NULL_HANDLE || DisturbedSince(b, point, i, bound.order, bound.layout)) continue;
     BindSets(b, cb, bind_point, bound.layout, b.pipeline_layouts.Find(bound.layout), i, 1, &bound.set,
              bound.dynamic_count, bound.dynamic);
   }
+  // Pushed sets: their native descriptors went down through the full layout since.
+  if (BindingsCommandData* data = CommandDataOf(b, cb)) RepushNativeParts(b, cb, bind_point, *data, point, disturbed_pushes);
   point.converted_disturbed = false;
 }
 

@@ -68,6 +68,7 @@ void BindPointState::RecordSets(VkPipelineLayout layout, const PipelineLayoutSha
     return;
   }
   uint32_t dynamic_index = 0;
+  ++binds;
   for (uint32_t i = 0; i < set_count; ++i) {
     BoundSet& bound = sets[first_set + i];
     const SetLayoutShadow* set_layout = pl->root.sets[first_set + i].layout.get();
@@ -79,6 +80,9 @@ void BindPointState::RecordSets(VkPipelineLayout layout, const PipelineLayoutSha
     bound.layout = layout;
     bound.set = sets_bound[i];
     bound.dynamic_count = n;
+    bound.order = binds;
+    push_copy[first_set + i].valid = false;  // a bound set replaces what was pushed there
+    push_layout[first_set + i] = nullptr;
     if (n != 0) std::memcpy(bound.dynamic, dynamic_offsets + dynamic_index, 4 * n);
     dynamic_index += n;
   }

@@ -37,12 +37,26 @@ struct BoundSet {
   VkDescriptorSet set = VK_NULL_HANDLE;
   uint32_t dynamic_count = 0;
   uint32_t dynamic[kMaxDynamicPerSet];
+  uint32_t order = 0;  // when it was bound (BindPointState::binds then): later binds may have disturbed it
 };
 
+inline constexpr uint32_t kNoPushCopy = UINT32_MAX;
+
 // The last push to a set number as the application made it (in the command buffer's
-// push arena), so that a pipeline running natively bound after it still gets it.
+// push arena), so that a pipeline running natively bound after it still gets it. Pushes
+// accumulate (descriptors a push does not write keep what earlier pushes wrote), so the
+// earlier pushes to the set through the same set layout are chained behind it: `previous`
+// is where the copy of the one before lies in the arena (a PushCopy followed by its
+// contents), kNoPushCopy after a push that wrote every descriptor.
 struct PushCopy {
   bool valid = false;
+  const SetLayoutShadow* layout = nullptr;  // the set layout pushed to
+  uint32_t previous = kNoPushCopy;
+  // The application's pipeline layout and, for a template push, the template of its native
+  // entries: the native part is made again with them after a pipeline running natively.
+  VkPipelineLayout app_layout = VK_NULL_HANDLE;
+  VkDescriptorUpdateTemplate native_template = VK_NULL_HANDLE;
+  uint32_t order = 0;  // when it was pushed (BindPointState::binds then)
   // The push template's full-layout twin (kept until the device goes, so the application
   // may destroy its template meanwhile); else `writes` raw writes.
   VkDescriptorUpdateTemplate with_template = VK_NULL_HANDLE;
@@ -86,6 +100,7 @@ class BindPointState {
 
   // ---- sets bound through vkCmdBindDescriptorSets, by set number ----
   BoundSet sets[kTrackedSets];
+  uint32_t binds = 0;        // binds and kept pushes recorded here (orders `sets` and `push_copy`)
   bool untrackable = false;  // a bind this state cannot hold: native runs leave the sets as they are
 
   // ---- push descriptors ----

@@ -8,19 +8,23 @@
 // A layout whose root does not fit (every pipeline of it runs natively) gets the pushes
 // natively, with the full native layout. A pipeline that runs natively although its
 // layout fits (the rewrite refused its shader) gets the pushes recorded while it is bound,
-// natively with its full layout, and the last push made before it was bound is made again
-// with its full layout at its first draw or dispatch: every push is kept as the
-// application made it (PushCopy; writes that need their pNext, such as inline
-// uniform blocks, are not kept and do not reach it).
+// natively with its full layout, and the pushes made to a set before it was bound are made
+// again with its full layout at its first draw or dispatch, oldest first (pushes
+// accumulate: a partial push keeps what earlier ones wrote; a push writing every
+// descriptor ends the chain): every push is kept as the application made it (PushCopy;
+// writes that need their pNext, such as inline uniform blocks, are not kept and do not
+// reach it).
 //
 // Hot path: no lock but the handle maps' shards, nothing allocated (the ring lends 64 KiB
 // chunks; up to kInlineWrites native writes are split on the stack).
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "bindings/device/bindings_device.h"
 #include "bindings/device/hooks.h"
 #include "bindings/model/set_records.h"
+#include "bindings/record/push_coverage.h"
 
 namespace bindery::bindings {
 namespace {
@@ -124,14 +128,39 @@ const void* ElementArray(const VkWriteDescriptorSet& w, Payload payload) {
                                        : static_cast<const void*>(w.pTexelBufferView);
 }
 
+// Starts the kept copy of a push to `set` of `layout`: the set's previous copy is chained
+// behind it (its header appended to the arena) when it pushed the same layout, unless
+// `covers_all()` says this push writes every descriptor. Returns the new copy, emptied,
+// with `previous` set.
+template <typename CoversAll>
+PushCopy& BeginPushCopy(BindingsCommandData& data, BindingsCommandData::BindPoint& point, uint32_t set,
+                        const SetLayoutShadow& layout, CoversAll&& covers_all) {
+  PushCopy& copy = point.push_copy[set];
+  const PushCopy prior = copy;
+  copy = {};
+  if (prior.valid && prior.layout == &layout && !covers_all()) {
+    const size_t at = data.push_arena.size();
+    data.push_arena.resize(at + sizeof(PushCopy));
+    std::memcpy(data.push_arena.data() + at, &prior, sizeof(PushCopy));
+    copy.previous = static_cast<uint32_t>(at);
+  }
+  copy.layout = &layout;
+  copy.order = ++point.binds;
+  return copy;
+}
+
 // Keeps the push as the application made it (PushCopy).
 // The arena grows only until a recording's pushes fit; after that nothing is allocated.
-void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, uint32_t set, uint32_t writeCount,
-              const VkWriteDescriptorSet* pWrites) {
+void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, VkPipelineLayout app_layout,
+              uint32_t set, const SetLayoutShadow& layout, uint32_t writeCount, const VkWriteDescriptorSet* pWrites) {
   if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
-  PushCopy& copy = point->push_copy[set];
-  copy = {};
   const size_t begin = data.push_arena.size();
+  PushCopy& copy = BeginPushCopy(data, *point, set, layout, [&] {
+    return WritesEveryDescriptor(layout, [&](auto&& visit) {
+      for (uint32_t i = 0; i < writeCount; ++i) visit(pWrites[i].dstBinding, pWrites[i].dstArrayElement, pWrites[i].descriptorCount);
+    });
+  });
+  const size_t contents = data.push_arena.size();
   for (uint32_t i = 0; i < writeCount; ++i) {
     const VkWriteDescriptorSet& w = pWrites[i];
     const Payload payload = PayloadOf(w.descriptorType);
@@ -139,6 +168,7 @@ void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, 
     const void* array = ElementArray(w, payload);
     if (element == 0 || w.pNext != nullptr || (array == nullptr && w.descriptorCount != 0)) {
       data.push_arena.resize(begin);
+      copy = {};
       return;  // not kept: a pipeline running natively bound later does not get it
     }
     const size_t at = data.push_arena.size();
@@ -149,21 +179,26 @@ void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, 
     }
   }
   copy.valid = true;
-  copy.offset = static_cast<uint32_t>(begin);
-  copy.size = static_cast<uint32_t>(data.push_arena.size() - begin);
+  copy.app_layout = app_layout;
+  copy.offset = static_cast<uint32_t>(contents);
+  copy.size = static_cast<uint32_t>(data.push_arena.size() - contents);
   copy.writes = writeCount;
 }
 
-void SaveTemplatePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, uint32_t set,
-                      const TemplateShadow& t, const void* pData) {
+void SaveTemplatePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, VkPipelineLayout app_layout,
+                      uint32_t set, const SetLayoutShadow& layout, const TemplateShadow& t, const void* pData) {
   if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
-  PushCopy& copy = point->push_copy[set];
-  copy = {};
-  if (t.full == VK_NULL_HANDLE) return;
+  if (t.full == VK_NULL_HANDLE) {
+    point->push_copy[set] = {};
+    return;
+  }
+  PushCopy& copy = BeginPushCopy(data, *point, set, layout, [&] { return t.writes_every_descriptor; });
   const size_t begin = data.push_arena.size();
   data.push_arena.resize(begin + t.data_size);
   if (t.data_size != 0) std::memcpy(data.push_arena.data() + begin, pData, t.data_size);
   copy.valid = true;
+  copy.app_layout = app_layout;
+  copy.native_template = t.native;
   copy.with_template = t.full;
   copy.offset = static_cast<uint32_t>(begin);
   copy.size = t.data_size;
@@ -176,6 +211,40 @@ void NoteUnpushable(DeviceBindings& b) {
   BINDERY_LOG(b.device.log(), kError, "bindings-unaddressable-push",
               "a buffer without a device address was pushed as a descriptor: its record is null (push descriptors "
               "have no native twin)");
+}
+
+// A push to a set layout that converts nothing, in a pipeline layout that converts: its
+// pipelines that run natively use a full layout numbering and laying out sets otherwise,
+// so the push is kept for them like any other (made again at their next draw or
+// dispatch). Only once the device has such pipelines.
+void KeepNativePush(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+                    const PipelineLayoutShadow* pl, uint32_t set, uint32_t writeCount,
+                    const VkWriteDescriptorSet* pWrites) {
+  if (pl == nullptr || !pl->root.converts || !pl->root.fits || set >= pl->root.sets.size() ||
+      !b.any_fallback.load(std::memory_order_acquire)) {
+    return;
+  }
+  const SetLayoutShadow* set_layout = pl->root.sets[set].layout.get();
+  BindingsCommandData* data = set_layout != nullptr ? CommandDataOf(b, cb) : nullptr;
+  if (data == nullptr) return;
+  BindingsCommandData::BindPoint* point = data->At(bindPoint);
+  SavePush(*data, point, layout, set, *set_layout, writeCount, pWrites);
+  // A pipeline running natively is bound: the push through the application's layout
+  // disturbed its full sets, which its next draw or dispatch binds again with the pushes.
+  if (BoundFallback(b, point, *set_layout, set) != nullptr) point->fallback_applied = false;
+}
+
+// The same for a push through a template of such a set layout (its full-layout twin was
+// made with it: template_hooks.cpp).
+void KeepNativeTemplatePush(DeviceBindings& b, VkCommandBuffer cb, VkDescriptorUpdateTemplate handle,
+                            VkPipelineLayout layout, uint32_t set, const void* pData) {
+  if (!b.any_fallback.load(std::memory_order_acquire)) return;
+  const TemplateShadow* t = b.native_push_templates.Find(handle);
+  BindingsCommandData* data = t != nullptr && t->layout != nullptr ? CommandDataOf(b, cb) : nullptr;
+  if (data == nullptr) return;
+  BindingsCommandData::BindPoint* point = data->At(t->bind_point);
+  SaveTemplatePush(*data, point, layout, set, *t->layout, *t, pData);
+  if (BoundFallback(b, point, *t->layout, set) != nullptr) point->fallback_applied = false;
 }
 
 }  // namespace
@@ -192,6 +261,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   if (set_layout == nullptr) {
     b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, native_set, writeCount, pWrites);
     NoteSetsBound(b, cb, bindPoint, layout);  // a push binds a set: the reserved set may be disturbed
+    KeepNativePush(b, cb, bindPoint, layout, pl, set, writeCount, pWrites);
     return;
   }
   if (!pl->root.fits) {
@@ -203,7 +273,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   BindingsCommandData* data = CommandDataOf(b, cb);
   if (data == nullptr) return;  // not a command buffer the layer tracks: nothing can be recorded
   BindingsCommandData::BindPoint* point = data->At(bindPoint);
-  SavePush(*data, point, set, writeCount, pWrites);
+  SavePush(*data, point, layout, set, *set_layout, writeCount, pWrites);
   bool any_converted = false;
   for (uint32_t i = 0; i < writeCount && !any_converted; ++i) any_converted = set_layout->Find(pWrites[i].dstBinding) != nullptr;
   VkDeviceAddress address = 0;
@@ -236,6 +306,10 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   if (const FallbackPipeline* f = BoundFallback(b, point, *set_layout, set)) {
     b.next.CmdPushDescriptorSetKHR(cb, bindPoint, f->full, set, writeCount, pWrites);
     NoteSetsBound(b, cb, bindPoint, f->full);
+    // The native part went down through the application's layout, not compatible with the
+    // full one: it disturbed the full sets and the earlier pushes, which the next draw or
+    // dispatch makes again (BindFullSets).
+    if (native_count != 0) point->fallback_applied = false;
   }
 }
 
@@ -254,6 +328,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, native_set, pData);
     NoteSetsBound(b, cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout);
     NoteSetsBound(b, cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout);
+    KeepNativeTemplatePush(b, cb, descriptorUpdateTemplate, layout, set, pData);
     return;
   }
   const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
@@ -265,7 +340,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   BindingsCommandData* data = CommandDataOf(b, cb);
   if (data == nullptr) return;
   BindingsCommandData::BindPoint* point = data->At(t->bind_point);
-  SaveTemplatePush(*data, point, set, *t, pData);
+  SaveTemplatePush(*data, point, layout, set, *set_layout, *t, pData);
   VkDeviceAddress address = 0;
   uint8_t* block = t->converted.empty() ? nullptr : NewPushBlock(*data, point, *set_layout, set, &address);
   if (block != nullptr) {
@@ -286,34 +361,90 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   if (BoundFallback(b, point, *set_layout, set) != nullptr) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->full, t->full_layout, set, pData);
     NoteSetsBound(b, cb, t->bind_point, t->full_layout);
+    if (t->native != VK_NULL_HANDLE) point->fallback_applied = false;  // as above
   }
 }
 
-bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
-                    BindingsCommandData::BindPoint& point, uint32_t set, VkPipelineLayout full) {
-  if (set >= BindingsCommandData::kMaxSets || full == VK_NULL_HANDLE) return false;
-  const PushCopy& copy = point.push_copy[set];
-  if (!copy.valid || copy.offset + copy.size > data.push_arena.size()) return false;
+namespace {
+
+// Makes one kept push again: with the full layout `full` (every write), or, when `full`
+// is VK_NULL_HANDLE, its native part through the application's layout as the push sent it
+// down.
+void RepushOne(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
+               const PushCopy& copy, uint32_t set, VkPipelineLayout full) {
   const uint8_t* at = data.push_arena.data() + copy.offset;
+  const PipelineLayoutShadow* pl = full == VK_NULL_HANDLE ? b.pipeline_layouts.Find(copy.app_layout) : nullptr;
+  if (full == VK_NULL_HANDLE && (pl == nullptr || copy.layout == nullptr)) return;  // its layout is gone
   if (copy.with_template != VK_NULL_HANDLE) {
-    b.next.CmdPushDescriptorSetWithTemplateKHR(cb, copy.with_template, full, set, at);
-    return true;
+    if (full != VK_NULL_HANDLE) {
+      b.next.CmdPushDescriptorSetWithTemplateKHR(cb, copy.with_template, full, set, at);
+    } else if (copy.native_template != VK_NULL_HANDLE) {
+      b.next.CmdPushDescriptorSetWithTemplateKHR(cb, copy.native_template, copy.app_layout, pl->NativeSet(set), at);
+    }
+    return;
   }
   // Cold path (a pipeline running natively): the writes rebuilt with their arrays.
-  std::vector<VkWriteDescriptorSet> writes(copy.writes);
+  std::vector<VkWriteDescriptorSet> writes;
+  writes.reserve(copy.writes);
   for (uint32_t i = 0; i < copy.writes; ++i) {
-    std::memcpy(&writes[i], at, sizeof(VkWriteDescriptorSet));
+    VkWriteDescriptorSet w;
+    std::memcpy(&w, at, sizeof(VkWriteDescriptorSet));
     const uint8_t* array = at + sizeof(VkWriteDescriptorSet);
-    VkWriteDescriptorSet& w = writes[i];
     const Payload payload = PayloadOf(w.descriptorType);
     const size_t element = ElementBytes(payload);
     w.pImageInfo = payload == Payload::kImage ? reinterpret_cast<const VkDescriptorImageInfo*>(array) : nullptr;
     w.pBufferInfo = payload == Payload::kBuffer ? reinterpret_cast<const VkDescriptorBufferInfo*>(array) : nullptr;
     w.pTexelBufferView = payload == Payload::kTexelView ? reinterpret_cast<const VkBufferView*>(array) : nullptr;
     at = array + element * w.descriptorCount;
+    if (full == VK_NULL_HANDLE && copy.layout->Find(w.dstBinding) != nullptr) continue;  // a record, not native
+    writes.push_back(w);
   }
-  b.next.CmdPushDescriptorSetKHR(cb, bind_point, full, set, copy.writes, writes.data());
+  if (writes.empty()) return;
+  const uint32_t count = static_cast<uint32_t>(writes.size());
+  if (full != VK_NULL_HANDLE) {
+    b.next.CmdPushDescriptorSetKHR(cb, bind_point, full, set, count, writes.data());
+  } else {
+    b.next.CmdPushDescriptorSetKHR(cb, bind_point, copy.app_layout, pl->NativeSet(set), count, writes.data());
+  }
+}
+
+// The set's chained pushes (PushCopy), oldest first.
+std::vector<PushCopy> PushChain(const BindingsCommandData& data, const BindingsCommandData::BindPoint& point,
+                                uint32_t set) {
+  std::vector<PushCopy> chain{point.push_copy[set]};
+  while (chain.back().previous != kNoPushCopy && chain.back().previous + sizeof(PushCopy) <= data.push_arena.size()) {
+    PushCopy prior;
+    std::memcpy(&prior, data.push_arena.data() + chain.back().previous, sizeof(PushCopy));
+    chain.push_back(prior);
+  }
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+}  // namespace
+
+bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
+                    BindingsCommandData::BindPoint& point, uint32_t set, VkPipelineLayout full) {
+  if (set >= BindingsCommandData::kMaxSets || full == VK_NULL_HANDLE) return false;
+  if (!point.push_copy[set].valid) return false;
+  // Cold path: each push keeps what the ones before it wrote and it does not.
+  for (const PushCopy& copy : PushChain(data, point, set)) {
+    if (copy.valid && copy.offset + copy.size <= data.push_arena.size()) RepushOne(b, cb, bind_point, data, copy, set, full);
+  }
   return true;
+}
+
+void RepushNativeParts(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
+                       BindingsCommandData::BindPoint& point, uint64_t skip) {
+  for (uint32_t set = 0; set < BindingsCommandData::kMaxSets; ++set) {
+    const PushCopy& last = point.push_copy[set];
+    if (!last.valid || last.layout == nullptr || !last.layout->has_native || ((skip >> set) & 1) != 0) continue;
+    for (const PushCopy& copy : PushChain(data, point, set)) {
+      if (copy.valid && copy.offset + copy.size <= data.push_arena.size()) {
+        RepushOne(b, cb, bind_point, data, copy, set, VK_NULL_HANDLE);
+      }
+    }
+  }
 }
 
 VkDescriptorUpdateTemplateCreateInfo NativePushTemplateInfo(DeviceBindings& b,
