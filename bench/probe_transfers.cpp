@@ -56,6 +56,25 @@ std::vector<ProbeResult> RunTransferProbes(ProbeDevice& d) {
   if (d.bindery()) add("transfer/fill 63 B at +1 x1000 (GPU)", "ns/cmd", MedianGpuNs(d, fills(1, 63)) / kSmall);
   add("transfer/update 64 B aligned x1000 (GPU)", "ns/cmd", MedianGpuNs(d, updates(0, 64)) / kSmall);
   if (d.bindery()) add("transfer/update 63 B at +1 x1000 (GPU)", "ns/cmd", MedianGpuNs(d, updates(1, 63)) / kSmall);
+  // The same small writes each followed by a barrier (an application that orders every
+  // write before the next command): nothing recorded back to back for the layer to batch.
+  auto fills_ordered = [&](VkDeviceSize skew, VkDeviceSize size) {
+    return [&fn, &small, skew, size](VkCommandBuffer cb) {
+      VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+      barrier.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+      for (uint32_t i = 0; i < kSmall; ++i) {
+        fn.CmdFillBuffer(cb, small.buffer, i * kSlot + skew, size, 0x01020304u);
+        fn.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &barrier, 0,
+                              nullptr, 0, nullptr);
+      }
+      return true;
+    };
+  };
+  add("transfer/fill 64 B aligned + barrier x1000 (GPU)", "ns/cmd", MedianGpuNs(d, fills_ordered(0, 64)) / kSmall);
+  if (d.bindery()) {
+    add("transfer/fill 63 B at +1 + barrier x1000 (GPU)", "ns/cmd", MedianGpuNs(d, fills_ordered(1, 63)) / kSmall);
+  }
   add("transfer/fill 64 MiB aligned (GPU)", "us", MedianGpuNs(d, [&](VkCommandBuffer cb) {
         fn.CmdFillBuffer(cb, big.buffer, 0, big_size, 0x01020304u);
         return true;

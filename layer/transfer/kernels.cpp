@@ -74,7 +74,8 @@ bool Kernels::Build() {
   return true;
 }
 
-void Kernels::Record(VkCommandBuffer cb, const CommandState& state, const KernelJob* jobs, uint32_t count) {
+void Kernels::Record(VkCommandBuffer cb, const CommandState& state, const KernelJob* jobs, uint32_t count,
+                     void (*alongside)(void*), void* context) {
   const VkLayerDispatchTable& d = next_;
   state.SuspendForCompute(cb, d);
   // Chain after the application's transfer-scoped dependencies (and order after our own
@@ -111,6 +112,7 @@ void Kernels::Record(VkCommandBuffer cb, const CommandState& state, const Kernel
       done += blocks;
     }
   }
+  if (alongside != nullptr) alongside(context);
   // Make the kernels' writes available and chain them into the application's next
   // transfer-scoped dependency.
   Barrier(d, cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,

@@ -4,7 +4,8 @@
 // Recipe (RecordKernels): suspend conditional rendering; barrier TRANSFER -> COMPUTE so
 // the kernels chain after whatever transfer-scoped dependency the application recorded
 // before its copy/fill; dispatch; barrier COMPUTE -> TRANSFER so the application's next
-// transfer-scoped dependency chains after the kernels; restore the application's compute
+// transfer-scoped dependency chains after the kernels (and after any native transfer
+// recorded alongside them inside the bracket); restore the application's compute
 // pipeline, push constants and conditional rendering as they were sent down (the chassis's
 // CommandState).
 #pragma once
@@ -36,6 +37,17 @@ struct RegionRecord {
 };
 static_assert(sizeof(RegionRecord) == 32, "matches the std430 struct in copy_regions.comp");
 
+// The table entry that copies `size` bytes from `src` to `dst` (any byte addresses).
+inline RegionRecord MakeRegionRecord(uint64_t src, uint64_t dst, uint32_t size) {
+  const uint64_t src_word = src & ~uint64_t{3}, dst_word = dst & ~uint64_t{3};
+  return {{static_cast<uint32_t>(src_word), static_cast<uint32_t>(src_word >> 32)},
+          {static_cast<uint32_t>(dst_word), static_cast<uint32_t>(dst_word >> 32)},
+          size,
+          static_cast<uint32_t>(src & 3),
+          static_cast<uint32_t>(dst & 3),
+          0};
+}
+
 // Push constants shared by every kernel (shaders/transfer_common.glsl).
 struct KernelParams {
   uint32_t dst[2];
@@ -65,7 +77,16 @@ class Kernels {
   bool Ready() const { return ready_; }
 
   // Records `jobs` with the barriers and state restoration described above.
-  void Record(VkCommandBuffer cb, const CommandState& state, const KernelJob* jobs, uint32_t count);
+  void Record(VkCommandBuffer cb, const CommandState& state, const KernelJob* jobs, uint32_t count) {
+    Record(cb, state, jobs, count, nullptr, nullptr);
+  }
+  // The same, and calls `alongside(context)` after the dispatches, inside the barrier
+  // bracket, for native transfer commands that touch other bytes than the kernels: the
+  // leading TRANSFER -> COMPUTE barrier does not hold them back and the trailing one comes
+  // after them, so they run beside the kernels instead of after them (a realigned fill's
+  // middle beside the kernel writing its byte edges).
+  void Record(VkCommandBuffer cb, const CommandState& state, const KernelJob* jobs, uint32_t count,
+              void (*alongside)(void*), void* context);
 
  private:
   DeviceState& device_;

@@ -36,6 +36,12 @@ struct Policy {
   // fill_native_alignment are split that way even when the driver would take them.
   uint64_t fill_realign_min = UINT64_MAX;
 
+  // Unaligned fills at least this large write their byte-granular edges with one
+  // batched-regions dispatch (from staging) recorded beside the middle, instead of a copy
+  // from staging: NVIDIA's copy engine takes ~1.4 us per region, which a long fill's middle
+  // does not hide, while the dispatch runs beside the middle fill. UINT64_MAX: never.
+  uint64_t fill_edge_kernel_min = UINT64_MAX;
+
   // Buffers at least this large get a device address (the chassis adds the usage and the
   // memory flag) so kernels can reach them; smaller ones stay exactly as the application
   // made them and always take the native paths. Only meaningful when UsesKernels().

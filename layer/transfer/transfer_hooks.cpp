@@ -150,6 +150,49 @@ void FailRecording(DeviceTransfers& t, CommandState* state, const char* what, Vk
   if (TransferCommandData* data = DataOf(state)) data->Fail(VK_ERROR_OUT_OF_DEVICE_MEMORY);
 }
 
+// A native fill recorded inside a kernel's barrier bracket (Kernels::Record's `alongside`).
+struct NativeFill {
+  const VkLayerDispatchTable* next;
+  VkCommandBuffer cb;
+  VkBuffer dst;
+  VkDeviceSize offset, size;
+  uint32_t data;
+};
+void RecordNativeFill(void* context) {
+  const auto& f = *static_cast<const NativeFill*>(context);
+  f.next->CmdFillBuffer(f.cb, f.dst, f.offset, f.size, f.data);
+}
+
+// A fill's byte-granular edges by one batched-regions dispatch from staging, with its
+// middle beside it in the same barrier bracket: as a second kernel job (`middle`), or as
+// a native fill (`native`) that runs alongside the dispatch. False, nothing recorded,
+// when staging with an address cannot be had (the caller copies the edges instead).
+template <typename WriteFn>
+bool FillEdgesByKernel(DeviceTransfers& t, VkCommandBuffer cb, CommandState& state, VkDeviceAddress address,
+                       const ByteRange (&edges)[2], WriteFn&& write, const KernelJob* middle, NativeFill* native) {
+  TransferCommandData* data = DataOf(&state);
+  if (data == nullptr) return false;
+  const StagingSlice bytes = data->arena.Allocate(t.staging, edges[0].size + edges[1].size);
+  if (bytes.data == nullptr || bytes.address == 0) return false;
+  const StagingSlice table = data->arena.Allocate(t.staging, 2 * sizeof(RegionRecord));
+  if (table.data == nullptr || table.address == 0) return false;
+  auto* records = reinterpret_cast<RegionRecord*>(table.data);
+  uint32_t n = 0;
+  VkDeviceSize at = 0;
+  for (const ByteRange& edge : edges) {
+    if (edge.empty()) continue;
+    write(bytes.data + at, edge);
+    records[n++] = MakeRegionRecord(bytes.address + at, address + edge.offset, static_cast<uint32_t>(edge.size));
+    at += edge.size;
+  }
+  KernelJob jobs[2] = {{KernelKind::kCopyRegions, table.address, 0, n, 0}, {}};
+  uint32_t count = 1;
+  if (middle != nullptr) jobs[count++] = *middle;
+  t.kernels.Record(cb, state, jobs, count, native != nullptr ? &RecordNativeFill : nullptr, native);
+  t.counters.kernels->Add(count);
+  return true;
+}
+
 // Does any region of this copy need the layer (a kernel or a batch)? If not, the
 // application's call goes down untouched.
 template <typename RegionFn>
@@ -219,7 +262,10 @@ VKAPI_ATTR void VKAPI_CALL CmdFillBuffer(VkCommandBuffer cb, VkBuffer dst, VkDev
     return;
   }
   // The buffer's size (VK_WHOLE_SIZE) and address (kernels) only when needed.
-  const BufferInfo* info = size == VK_WHOLE_SIZE || fill_kernels ? t.trackers().buffers.Find(dst) : nullptr;
+  const bool edge_kernels = t.KernelsPossible() && t.policy.fill_edge_kernel_min != UINT64_MAX &&
+                            (size == VK_WHOLE_SIZE || size >= t.policy.fill_edge_kernel_min);
+  const BufferInfo* info =
+      size == VK_WHOLE_SIZE || fill_kernels || edge_kernels ? t.trackers().buffers.Find(dst) : nullptr;
   VkDeviceSize bytes = info != nullptr ? ResolveFillSize(info->size, offset, size) : size;
   if (core_whole_size && bytes != VK_WHOLE_SIZE) bytes &= ~VkDeviceSize{3};
   if (bytes == 0 || bytes == VK_WHOLE_SIZE) {
@@ -261,11 +307,21 @@ VKAPI_ATTR void VKAPI_CALL CmdFillBuffer(VkCommandBuffer cb, VkBuffer dst, VkDev
     }
   }
   const VkDeviceSize staged = edges[0].size + edges[1].size;
+  const uint32_t pattern = RotatedPattern(data, offset, split.middle.offset);
+  if (staged != 0 && edge_kernels && bytes >= t.policy.fill_edge_kernel_min &&
+      KernelUsable(t, state, address, address)) {
+    const KernelJob middle{KernelKind::kFillVec4, address + split.middle.offset, 0, split.middle.size / 16, pattern};
+    NativeFill native{&t.next, cb, dst, split.middle.offset, split.middle.size, pattern};
+    const bool has_middle = !split.middle.empty();
+    if (FillEdgesByKernel(t, cb, *state, address, edges, write, has_middle && kernel ? &middle : nullptr,
+                          has_middle && !kernel ? &native : nullptr)) {
+      return;
+    }
+  }
   if (staged != 0 && (state == nullptr || !StagingCopy(t, cb, *state, dst, edges, 2, write))) {
     FailRecording(t, state, "the edge bytes of an unaligned vkCmdFillBuffer", staged);
   }
   if (!split.middle.empty()) {
-    const uint32_t pattern = RotatedPattern(data, offset, split.middle.offset);
     if (kernel) {
       const KernelJob job{KernelKind::kFillVec4, address + split.middle.offset, 0, split.middle.size / 16, pattern};
       t.kernels.Record(cb, *state, &job, 1);

@@ -114,6 +114,10 @@ TEST(TransferPolicy, TableAndOverrides) {
   EXPECT_EQ(compute.copy_batch_min_regions, 2u);
   EXPECT_EQ(nvidia.copy_batch_min_regions, 4u) << "NVIDIA's copy engine pays ~1.4 us per region";
   EXPECT_EQ(lavapipe.copy_batch_min_regions, UINT32_MAX);
+  EXPECT_EQ(nvidia.fill_edge_kernel_min, nvidia.fill_realign_min)
+      << "a realigned fill's byte edges go to one dispatch beside the native middle, not to a copy";
+  EXPECT_EQ(compute.fill_edge_kernel_min, 16u);
+  EXPECT_EQ(lavapipe.fill_edge_kernel_min, UINT64_MAX) << "no kernels on lavapipe";
 }
 
 }  // namespace

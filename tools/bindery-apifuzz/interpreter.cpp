@@ -30,7 +30,8 @@ struct HostBuffer {
 
 class Interpreter {
  public:
-  Interpreter(const Device& d, const Program& p) : d_(d), p_(p), dev_(d.device) {}
+  Interpreter(const Device& d, const Program& p)
+      : d_(d), p_(p), dev_(d.device), repush_after_bind_(LosesPushesAcrossBinds(d.physical)) {}
   ~Interpreter() { Destroy(); }
 
   RunResult Run() {
@@ -600,9 +601,35 @@ class Interpreter {
     return true;
   }
 
+  // lavapipe (Mesa 22.3) loses pushed constants across a vkCmdBindPipeline whose layout
+  // has another push-constant size (a pipeline without push constants in between, say): the
+  // next draw or dispatch of a pipeline whose layout covers them reads stale words where the
+  // spec keeps the pushed ones. A native run of such a program is wrong, and a layer that
+  // re-sends the pushes after its own pipeline (the transfer kernels' state restore) then
+  // looks like it differs. On that driver, after binding a pipeline whose layout is
+  // compatible for push constants with the pushes that define the current words, the
+  // interpreter sends those pushes again, in order: by the spec a no-op, so every
+  // configuration runs the same valid program and the native run gives the spec's answer.
+  static bool LosesPushesAcrossBinds(VkPhysicalDevice physical) {
+    if (physical == VK_NULL_HANDLE) return false;
+    VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+    VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    props.pNext = &driver;
+    vkGetPhysicalDeviceProperties2(physical, &props);
+    return driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
+  }
+
+  void Repush(VkCommandBuffer cb, const std::vector<const Cmd*>& pushes) {
+    for (const Cmd* c : pushes) {
+      vkCmdPushConstants(cb, pipeline_layouts_[c->layout], c->stages, c->first,
+                         static_cast<uint32_t>(4 * c->values.size()), c->values.data());
+    }
+  }
+
   void Record(VkCommandBuffer cb, const std::vector<Cmd>& cmds) {
     Bound bound[2];
     PushState push;
+    std::vector<const Cmd*> pushes;  // the pushes that define `push` (repush_after_bind_)
     for (const Cmd& c : cmds) {
       const VkPipelineBindPoint bp = c.graphics ? VK_PIPELINE_BIND_POINT_GRAPHICS : VK_PIPELINE_BIND_POINT_COMPUTE;
       switch (c.kind) {
@@ -613,6 +640,10 @@ class Interpreter {
             break;
           }
           vkCmdBindPipeline(cb, bp, pipelines_[c.pipeline]);
+          if (repush_after_bind_ && push.layout >= 0 &&
+              SamePush(p_.pipeline_layouts[push.layout], p_.pipeline_layouts[p_.pipelines[c.pipeline].layout])) {
+            Repush(cb, pushes);
+          }
           bound[c.graphics].pipeline = pipelines_[c.pipeline];
           bound[c.graphics].pipeline_index = c.pipeline;
           break;
@@ -643,6 +674,13 @@ class Interpreter {
           }
           vkCmdPushConstants(cb, pipeline_layouts_[c.layout], c.stages, c.first,
                              static_cast<uint32_t>(4 * c.values.size()), c.values.data());
+          if (repush_after_bind_) {
+            // A push through a layout not compatible with the last one starts the defining set anew.
+            if (push.layout < 0 || !SamePush(p_.pipeline_layouts[push.layout], p_.pipeline_layouts[c.layout])) {
+              pushes.clear();
+            }
+            pushes.push_back(&c);
+          }
           NotePush(push, c);
           break;
         case CmdKind::kPushDescriptors:
@@ -894,6 +932,7 @@ class Interpreter {
   const Device& d_;
   const Program& p_;
   VkDevice dev_;
+  const bool repush_after_bind_;
   RunResult result_;
   PFN_vkCmdPushDescriptorSetKHR push_set_ = nullptr;
   PFN_vkCmdPushDescriptorSetWithTemplateKHR push_template_ = nullptr;
