@@ -233,6 +233,8 @@ uint32_t PointerPass::EmitRecordPointer(uint32_t c, uint32_t element, uint32_t r
   uint32_t element_u32 = element;
   if (element != 0) {
     index = Emit(spv::OpIAdd, u32_, {first, element});
+    // 64-bit like every dynamic index of a buffer-pointer chain (pointer_pass_wide_indices.cpp).
+    if (options_.shader_int64) index = Emit(spv::OpUConvert, u64_, {index});
   } else {
     element_u32 = types_.GetUintConstant(0);
   }
