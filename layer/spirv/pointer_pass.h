@@ -92,7 +92,8 @@ class PointerPass {
   // `base_pointer_type`, pointing to `pointee`; indices from operand `first`) becomes
   // 64-bit, so no driver forms a byte offset beyond 4 GiB in 32 bits.
   void WidenChainIndices(Instruction* chain, uint32_t base_pointer_type, uint32_t pointee, uint32_t first);
-  uint32_t WideIndex(uint32_t index, uint32_t stride);
+  // `index` as a 64-bit value; `strided_type` carries the ArrayStride it is scaled by.
+  uint32_t WideIndex(uint32_t index, uint32_t strided_type);
   bool IndexIntType(uint32_t id, uint32_t* width, bool* is_signed) const;
   // 8/16-bit storage-only types (pointer_pass_functions.cpp): a type with a member the
   // module may only load, store and convert; the 32-bit scalar or vector such a value

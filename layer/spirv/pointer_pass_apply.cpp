@@ -58,9 +58,19 @@ void PointerPass::SetUpTypes() {
     address_type_ = uvec2_;
     offset_type_ = u32_;
   }
-  uint32_t record = types_.GetStructType({address_type_, address_type_}, {0, 8}, false);
+  // The argument block, as types of its own (never one of the module's, which the
+  // decorations below would change): shaders only read it, and NonWritable says so, so a
+  // driver may fetch records through its read-only path as it does descriptors.
+  uint32_t record = types_.CreateType(spv::OpTypeStruct, {address_type_, address_type_});
+  types_.AddMemberDecoration(record, 0, spv::DecorationOffset, {0});
+  types_.AddMemberDecoration(record, 1, spv::DecorationOffset, {8});
+  types_.AddMemberDecoration(record, 0, spv::DecorationNonWritable);
+  types_.AddMemberDecoration(record, 1, spv::DecorationNonWritable);
   uint32_t records = types_.GetRuntimeArrayType(record, 16);
-  uint32_t block = types_.GetStructType({records}, {0}, true);
+  uint32_t block = types_.CreateType(spv::OpTypeStruct, {records});
+  types_.AddDecoration(block, spv::DecorationBlock);
+  types_.AddMemberDecoration(block, 0, spv::DecorationOffset, {0});
+  types_.AddMemberDecoration(block, 0, spv::DecorationNonWritable);
   records_pointer_ = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, block);
   address_pointer_ = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, address_type_);
   ApplyVariableDecorations();  // decides each pointee_block

@@ -31,7 +31,7 @@ bool PointerPass::IndexIntType(uint32_t id, uint32_t* width, bool* is_signed) co
   return true;
 }
 
-uint32_t PointerPass::WideIndex(uint32_t index, uint32_t stride) {
+uint32_t PointerPass::WideIndex(uint32_t index, uint32_t strided_type) {
   uint32_t width = 0;
   bool is_signed = false;
   if (!IndexIntType(index, &width, &is_signed) || width >= 64) return index;
@@ -43,6 +43,8 @@ uint32_t PointerPass::WideIndex(uint32_t index, uint32_t stride) {
                           : int64_t{value};
     // A negative constant is widened whatever its size: its sign must not depend on how a
     // driver extends a 32-bit index.
+    uint32_t stride = 0;  // looked up only here: most indices are not constants
+    types_.GetDecoration(strided_type, spv::DecorationArrayStride, &stride);
     if (v >= 0 && static_cast<uint64_t>(v) * uint64_t{stride == 0 ? 1u : stride} < kSmallOffset) return index;
     const uint64_t bits = static_cast<uint64_t>(v);
     const uint32_t type = is_signed ? types_.GetIntType(64, true) : u64_;
@@ -55,9 +57,7 @@ void PointerPass::WidenChainIndices(Instruction* chain, uint32_t base_pointer_ty
   if (!options_.shader_int64) return;
   const spv::Op op = chain->opcode();
   if (op == spv::OpPtrAccessChain || op == spv::OpInBoundsPtrAccessChain) {
-    uint32_t stride = 0;
-    types_.GetDecoration(base_pointer_type, spv::DecorationArrayStride, &stride);
-    if (chain->operand_count() > 1) chain->set_operand(1, WideIndex(chain->operand(1), stride));
+    if (chain->operand_count() > 1) chain->set_operand(1, WideIndex(chain->operand(1), base_pointer_type));
     first = 2;
   }
   uint32_t type = pointee;
@@ -76,9 +76,7 @@ void PointerPass::WidenChainIndices(Instruction* chain, uint32_t base_pointer_ty
       case spv::OpTypeArray:
       case spv::OpTypeRuntimeArray: {
         const uint32_t element = t->operand(0);
-        uint32_t stride = 0;
-        types_.GetDecoration(type, spv::DecorationArrayStride, &stride);
-        chain->set_operand(k, WideIndex(chain->operand(k), stride));
+        chain->set_operand(k, WideIndex(chain->operand(k), type));
         type = element;
         break;
       }
