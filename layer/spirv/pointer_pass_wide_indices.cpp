@@ -34,7 +34,8 @@ bool PointerPass::IndexIntType(uint32_t id, uint32_t* width, bool* is_signed) co
 uint32_t PointerPass::WideIndex(uint32_t index, uint32_t strided_type) {
   uint32_t width = 0;
   bool is_signed = false;
-  if (!IndexIntType(index, &width, &is_signed) || width >= 64) return index;
+  // Only the widths Vulkan has below 64 (anything else is a malformed module: left alone).
+  if (!IndexIntType(index, &width, &is_signed) || (width != 8 && width != 16 && width != 32)) return index;
   uint32_t value = 0;
   if (types_.GetConstantValue(index, &value)) {
     // Sign- or zero-extended value of the constant (narrow constants are stored in one word).
