@@ -13,8 +13,15 @@ VkPhysicalDeviceBufferDeviceAddressFeatures BdaFeatures() {
   return f;
 }
 
-test::HarnessOptions Options(bool bindery, const void* device_pnext) {
+VkPhysicalDeviceFeatures Int64Features() {
+  VkPhysicalDeviceFeatures f{};
+  f.shaderInt64 = VK_TRUE;
+  return f;
+}
+
+test::HarnessOptions Options(bool bindery, const void* device_pnext, const VkPhysicalDeviceFeatures* features) {
   test::HarnessOptions o;
+  o.enabled_features = features;
   o.bindery = bindery;
   o.validation = false;  // never measure the validation layer
   o.device_pnext = device_pnext;
@@ -36,7 +43,7 @@ double Median(std::vector<double>& samples) {
   return n % 2 == 1 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
 }
 
-ProbeDevice::ProbeDevice(bool bindery) : bindery_(bindery), bda_(BdaFeatures()), harness_(Options(bindery, &bda_)) {
+ProbeDevice::ProbeDevice(bool bindery) : bindery_(bindery), bda_(BdaFeatures()), features_(Int64Features()), harness_(Options(bindery, &bda_, &features_)) {
   error_ = harness_.ok() ? Init() : harness_.error();
 }
 

@@ -88,6 +88,9 @@ class ProbeDevice {
 
   bool bindery_;
   VkPhysicalDeviceBufferDeviceAddressFeatures bda_;  // before harness_: it points here
+  // shaderInt64, as inference runtimes enable it: rewritten shaders then carry 64-bit
+  // addresses and indices (the path buffers beyond 4 GiB need), not uvec2 ones.
+  VkPhysicalDeviceFeatures features_;  // before harness_: it points here
   test::VkHarness harness_;
   std::string error_;
   ProbeFns fn_;

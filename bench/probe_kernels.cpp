@@ -2,7 +2,8 @@
 // inference runtime's kernels — quantized (q4_0, q8_0) and f16 matrix-vector products of
 // 4096 columns x 14336 rows, read as uvec4 blocks from read-only storage buffers with
 // subgroup + shared-memory reductions, and an element-wise add of 4096 floats. On a CPU
-// device (lavapipe) the matrices have 512 rows, so a run stays short.
+// device (lavapipe) the matrices have 512 rows, so a run stays short. The device enables
+// shaderInt64 (probe_device.h), so rewritten kernels use 64-bit addresses and indices.
 #include <string>
 
 #include "add_spv.h"

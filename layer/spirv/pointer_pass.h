@@ -87,6 +87,14 @@ class PointerPass {
   std::string EmitInBounds(uint32_t id, uint32_t bytes, uint32_t* condition);
   std::string EmitOffset(uint32_t id, uint32_t* offset, uint32_t* overflow, Root* root);
   void AddAligned(Instruction* inst, uint32_t first_memory_operand, uint32_t alignment);
+  // 64-bit array indices (pointer_pass_wide_indices.cpp): with shaderInt64 every array
+  // index of `chain` (a rewritten chain on a buffer pointer whose old base pointer type is
+  // `base_pointer_type`, pointing to `pointee`; indices from operand `first`) becomes
+  // 64-bit, so no driver forms a byte offset beyond 4 GiB in 32 bits.
+  void WidenChainIndices(Instruction* chain, uint32_t base_pointer_type, uint32_t pointee, uint32_t first);
+  // `index` as a 64-bit value; `strided_type` carries the ArrayStride it is scaled by.
+  uint32_t WideIndex(uint32_t index, uint32_t strided_type);
+  bool IndexIntType(uint32_t id, uint32_t* width, bool* is_signed) const;
   // 8/16-bit storage-only types (pointer_pass_functions.cpp): a type with a member the
   // module may only load, store and convert; the 32-bit scalar or vector such a value
   // widens to and the conversion that does it (false for composites).

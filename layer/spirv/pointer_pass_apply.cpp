@@ -58,9 +58,19 @@ void PointerPass::SetUpTypes() {
     address_type_ = uvec2_;
     offset_type_ = u32_;
   }
-  uint32_t record = types_.GetStructType({address_type_, address_type_}, {0, 8}, false);
+  // The argument block, as types of its own (never one of the module's, which the
+  // decorations below would change): shaders only read it, and NonWritable says so, so a
+  // driver may fetch records through its read-only path as it does descriptors.
+  uint32_t record = types_.CreateType(spv::OpTypeStruct, {address_type_, address_type_});
+  types_.AddMemberDecoration(record, 0, spv::DecorationOffset, {0});
+  types_.AddMemberDecoration(record, 1, spv::DecorationOffset, {8});
+  types_.AddMemberDecoration(record, 0, spv::DecorationNonWritable);
+  types_.AddMemberDecoration(record, 1, spv::DecorationNonWritable);
   uint32_t records = types_.GetRuntimeArrayType(record, 16);
-  uint32_t block = types_.GetStructType({records}, {0}, true);
+  uint32_t block = types_.CreateType(spv::OpTypeStruct, {records});
+  types_.AddDecoration(block, spv::DecorationBlock);
+  types_.AddMemberDecoration(block, 0, spv::DecorationOffset, {0});
+  types_.AddMemberDecoration(block, 0, spv::DecorationNonWritable);
   records_pointer_ = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, block);
   address_pointer_ = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, address_type_);
   ApplyVariableDecorations();  // decides each pointee_block
@@ -233,6 +243,8 @@ uint32_t PointerPass::EmitRecordPointer(uint32_t c, uint32_t element, uint32_t r
   uint32_t element_u32 = element;
   if (element != 0) {
     index = Emit(spv::OpIAdd, u32_, {first, element});
+    // 64-bit like every dynamic index of a buffer-pointer chain (pointer_pass_wide_indices.cpp).
+    if (options_.shader_int64) index = Emit(spv::OpUConvert, u64_, {index});
   } else {
     element_u32 = types_.GetUintConstant(0);
   }

@@ -63,24 +63,42 @@ std::string PointerPass::EmitOffset(uint32_t id, uint32_t* offset, uint32_t* ove
     uint32_t value = 0;
     if (types_.GetConstantValue(index, &value) && (value < (1u << 20))) { constant_part += value * stride; return ""; }
     if (wide) {
-      uint32_t w = width == 64 ? index : Emit(spv::OpUConvert, u64_, {index});
+      // A signed index keeps its sign (a negative OpPtrAccessChain Element steps back).
+      uint32_t w = width == 64 ? index : Emit(is_signed ? spv::OpSConvert : spv::OpUConvert, u64_, {index});
       uint32_t term = Emit(spv::OpIMul, u64_, {w, types_.GetConstant(u64_, {stride, 0})});
       dynamic = dynamic ? Emit(spv::OpIAdd, u64_, {dynamic, term}) : term;
     } else {
       if (width != 32) return "bounds checks: a 64-bit index without shaderInt64";
       if (is_signed) index = Emit(spv::OpBitcast, u32_, {index});
       uint32_t pair = types_.GetType(spv::OpTypeStruct, {u32_, u32_});
-      uint32_t prod = Emit(spv::OpUMulExtended, pair, {index, types_.GetUintConstant(stride)});
+      // A signed index is a signed term (hi:lo as 64 bits, hi all ones when negative): the
+      // offset so far, constants included, must be in the running sum before it is added.
+      if (is_signed && !dynamic && constant_part != 0) {
+        dynamic = types_.GetUintConstant(constant_part);
+        constant_part = 0;
+      }
+      uint32_t prod = Emit(is_signed ? spv::OpSMulExtended : spv::OpUMulExtended, pair,
+                           {index, types_.GetUintConstant(stride)});
       uint32_t lo = Emit(spv::OpCompositeExtract, u32_, {prod, 0});
       uint32_t hi = Emit(spv::OpCompositeExtract, u32_, {prod, 1});
       uint32_t term = lo;
-      uint32_t bad = Emit(spv::OpINotEqual, bool_, {hi, types_.GetUintConstant(0)});
+      uint32_t bad = 0;
       if (dynamic) {
         uint32_t sum = Emit(spv::OpIAddCarry, pair, {dynamic, term});
         term = Emit(spv::OpCompositeExtract, u32_, {sum, 0});
         uint32_t carry = Emit(spv::OpCompositeExtract, u32_, {sum, 1});
-        uint32_t c = Emit(spv::OpINotEqual, bool_, {carry, types_.GetUintConstant(0)});
-        bad = Emit(spv::OpLogicalOr, bool_, {bad, c});
+        if (is_signed) {
+          // In range exactly when hi + carry wraps to 0: a positive term without a carry,
+          // or a negative one (hi = ~0) whose addition carries.
+          uint32_t top = Emit(spv::OpIAdd, u32_, {hi, carry});
+          bad = Emit(spv::OpINotEqual, bool_, {top, types_.GetUintConstant(0)});
+        } else {
+          uint32_t h = Emit(spv::OpINotEqual, bool_, {hi, types_.GetUintConstant(0)});
+          uint32_t c = Emit(spv::OpINotEqual, bool_, {carry, types_.GetUintConstant(0)});
+          bad = Emit(spv::OpLogicalOr, bool_, {h, c});
+        }
+      } else {
+        bad = Emit(spv::OpINotEqual, bool_, {hi, types_.GetUintConstant(0)});
       }
       dynamic = term;
       ovf = ovf ? Emit(spv::OpLogicalOr, bool_, {ovf, bad}) : bad;
@@ -324,6 +342,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
         split_root_[result] = p;
         Instruction chain(op, MappedType(inst.type_id()), result, {p});
         for (uint32_t k = 2; k < inst.operand_count(); ++k) chain.add_operand(inst.operand(k));
+        WidenChainIndices(&chain, 0, converted_[c].var.block_type, 1);
         out_.push_back(std::move(chain));
       }
       continue;
@@ -355,6 +374,14 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
           const Instruction* g = types_.Def(inst.operand(k));
           if (g && g->opcode() == spv::OpUndef) inst.set_operand(k, undef_of(inst.type_id()));
         }
+    }
+
+    if (retyped_result && options_.shader_int64 && IsAccessChain(op) &&
+        types_.PointerStorageClass(inst.type_id()) == spv::StorageClassPhysicalStorageBuffer) {
+      const Instruction* base = LocalDef(in[i].operand(0));
+      if (base == nullptr) base = types_.Def(in[i].operand(0));
+      const uint32_t base_type = base ? base->type_id() : 0;
+      WidenChainIndices(&inst, base_type, types_.PointeeType(base_type), 1);
     }
 
     // Memory accesses through buffer pointers: Aligned operands and bounds checks.

@@ -1,4 +1,5 @@
-// Pools and sets: each pool owns one host-visible, addressable buffer holding the argument
+// Pools and sets: each pool owns one host-visible, addressable buffer (device-local where
+// resizable BAR allows: device/argument_memory.h) holding the argument
 // blocks of its sets (sized from its create info: one record per converted descriptor);
 // each set is a run of records in it, written by vkUpdateDescriptorSets. The native pool
 // keeps the native descriptors. A set whose layout keeps native bindings is a real native
@@ -9,6 +10,7 @@
 #include <list>
 #include <vector>
 
+#include "bindings/device/argument_memory.h"
 #include "bindings/device/bindings_device.h"
 #include "bindings/device/hooks.h"
 #include "bindings/device/lookup_cache.h"
@@ -19,14 +21,6 @@
 
 namespace bindery::bindings {
 namespace {
-
-uint32_t FindHostMemoryType(const DeviceBindings& b, uint32_t type_bits) {
-  const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  for (uint32_t i = 0; i < b.memory_properties.memoryTypeCount; ++i) {
-    if ((type_bits & (1u << i)) != 0 && (b.memory_properties.memoryTypes[i].propertyFlags & want) == want) return i;
-  }
-  return UINT32_MAX;
-}
 
 // The pool's argument-block buffer: `records` records, mapped, with its device address.
 VkResult CreateBlockBuffer(DeviceBindings& b, uint32_t records, PoolShadow& pool) {
@@ -45,7 +39,7 @@ VkResult CreateBlockBuffer(DeviceBindings& b, uint32_t records, PoolShadow& pool
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   alloc.pNext = b.device.addressing.memory_flag ? &flags : nullptr;
   alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = FindHostMemoryType(b, req.memoryTypeBits);
+  alloc.memoryTypeIndex = ChooseArgumentMemoryType(b.memory_properties, req.memoryTypeBits);
   if (alloc.memoryTypeIndex == UINT32_MAX) return VK_ERROR_OUT_OF_HOST_MEMORY;
   r = b.next.AllocateMemory(device, &alloc, nullptr, &pool.memory);
   if (r != VK_SUCCESS) return r;

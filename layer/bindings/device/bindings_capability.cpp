@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "bindings/device/argument_memory.h"
 #include "bindings/device/bindings_device.h"
 #include "bindings/device/hooks.h"
 #include "bindings/device/limits.h"
@@ -205,11 +206,17 @@ class Bindings final : public Capability {
 
   std::unique_ptr<CapabilityDevice> CreateDevice(DeviceState& device, DevicePlan& p) const override {
     auto bindings = std::make_unique<DeviceBindings>(device, static_cast<const BindingsPlan&>(p), device.Next(slot()));
-    BINDERY_LOG(device.log(), kInfo, "bindings", "indirect bindings on %s (%s): addresses as %s, bounds checks %s",
+    const VkPhysicalDeviceMemoryProperties& memory = bindings->memory_properties;
+    const uint32_t argument_type = ChooseArgumentMemoryType(memory, ~0u);
+    const bool argument_local = argument_type != UINT32_MAX &&
+                                (memory.memoryTypes[argument_type].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0;
+    BINDERY_LOG(device.log(), kInfo, "bindings",
+                "indirect bindings on %s (%s): addresses as %s, bounds checks %s, argument blocks in %s memory (type %u)",
                 device.properties.deviceName, bindings->plan.policy.name,
                 bindings->plan.shader_int64 ? "uint64" : "uvec2", bindings->plan.bounds_checks     ? "on"
                 : bindings->plan.null_descriptor ? "on (null descriptors)"
-                                                 : "off");
+                                                 : "off",
+                argument_local ? "device-local" : "system", argument_type);
     return bindings;
   }
 };

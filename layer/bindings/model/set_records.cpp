@@ -20,8 +20,9 @@ void NoteRangeBeyond32Bits(DeviceBindings& b, uint64_t range) {
   if (b.logged_range_beyond_32_bits.exchange(true, std::memory_order_relaxed)) return;
   BINDERY_LOG(b.device.log(), kWarn, "bindings-range",
               "a storage buffer range of %llu bytes reaches rewritten shaders without shaderInt64: their array "
-              "lengths and bounds checks see 4 GiB - 1 (the application can enable shaderInt64 for 64-bit sizes); "
-              "logged once",
+              "lengths and bounds checks see 4 GiB - 1, and an access beyond the first 4 GiB of the range is not "
+              "honoured (without 64-bit integers the shader's offsets are 32-bit; the application can enable "
+              "shaderInt64 for 64-bit offsets and sizes); logged once",
               static_cast<unsigned long long>(range));
 }
 

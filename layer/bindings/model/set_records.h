@@ -19,7 +19,8 @@ void NoteUnaddressableRecord(DeviceBindings& b, SetShadow& set);
 // it was one. Cold path (only while the set has any).
 void ForgetUnaddressableRecord(SetShadow& set, uint32_t record);
 // A record's range is 4 GiB or more on a device whose shaders carry 32-bit sizes (no
-// shaderInt64): array lengths and bounds checks see 4 GiB - 1. Logged once. Cold path.
+// shaderInt64): array lengths and bounds checks see 4 GiB - 1, and accesses past the
+// first 4 GiB are not honoured (32-bit offsets). Logged once. Cold path.
 void NoteRangeBeyond32Bits(DeviceBindings& b, uint64_t range);
 
 // Writes record `record` of `set` (and its CPU copy) from `info`. Inline: it runs for

@@ -2,40 +2,11 @@
 
 #include <algorithm>
 
+#include "bindings/device/argument_memory.h"
 #include "bindings/device/bindings_device.h"
 #include "chassis/queue_sharing.h"
 
 namespace bindery::bindings {
-namespace {
-
-// Host-visible and coherent (no flush at record time), never protected. Device-local
-// (the GPU reads records at device speed) only from a heap that is not scarce: without
-// resizable BAR a host-visible device-local heap is 256 MiB the application needs too.
-constexpr VkDeviceSize kPlentifulHeap = 1ull << 30;
-
-uint32_t ChooseRingMemoryType(const VkPhysicalDeviceMemoryProperties& props, uint32_t allowed) {
-  const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  const VkMemoryPropertyFlags avoid = VK_MEMORY_PROPERTY_PROTECTED_BIT | VK_MEMORY_PROPERTY_DEVICE_COHERENT_BIT_AMD |
-                                      VK_MEMORY_PROPERTY_DEVICE_UNCACHED_BIT_AMD;
-  auto first = [&](auto&& fits) {
-    for (uint32_t i = 0; i < props.memoryTypeCount; ++i) {
-      const VkMemoryPropertyFlags f = props.memoryTypes[i].propertyFlags;
-      if ((allowed & (1u << i)) == 0 || (f & host) != host || (f & avoid) != 0) continue;
-      if (fits(f, props.memoryHeaps[props.memoryTypes[i].heapIndex].size)) return i;
-    }
-    return UINT32_MAX;
-  };
-  uint32_t type = first([](VkMemoryPropertyFlags f, VkDeviceSize heap) {
-    return (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0 && heap >= kPlentifulHeap;
-  });
-  if (type == UINT32_MAX) {
-    type = first([](VkMemoryPropertyFlags f, VkDeviceSize) { return (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) == 0; });
-  }
-  if (type == UINT32_MAX) type = first([](VkMemoryPropertyFlags, VkDeviceSize) { return true; });
-  return type;
-}
-
-}  // namespace
 
 RootRingPool::RootRingPool(DeviceBindings& b) : b_(b) {}
 
@@ -106,7 +77,7 @@ RingBlock* RootRingPool::CreateBlock() {
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   alloc.pNext = b_.device.addressing.memory_flag ? &flags : nullptr;
   alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = ChooseRingMemoryType(b_.memory_properties, req.memoryTypeBits);
+  alloc.memoryTypeIndex = ChooseArgumentMemoryType(b_.memory_properties, req.memoryTypeBits);
   void* mapped = nullptr;
   bool ok = alloc.memoryTypeIndex != UINT32_MAX &&
             b_.next.AllocateMemory(device, &alloc, nullptr, &block->memory) == VK_SUCCESS &&

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "spirv_validate.h"
+#include "wide_index_check.h"
 
 namespace bindery::spirv_exec {
 
@@ -168,6 +169,13 @@ RewriteCase RewriteAndCheck(const CorpusEntry& entry, const std::vector<uint32_t
   if (!invalid.empty()) {
     c.error = "spirv-val (" + entry.target + ") rejects the rewritten module:\n" + invalid;
     return c;
+  }
+  if (variant.int64) {
+    const std::string narrow = NarrowBufferIndex(c.result.module, original);
+    if (!narrow.empty()) {
+      c.error = "a rewritten buffer-pointer chain keeps a narrow index: " + narrow;
+      return c;
+    }
   }
   spirv::ModuleInfo after = spirv::Inspect(c.result.module.data(), c.result.module.size());
   if (!after.error.empty()) {
