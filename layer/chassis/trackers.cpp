@@ -2,6 +2,8 @@
 
 #include <atomic>
 
+#include "core/thread_local.h"
+
 namespace bindery {
 namespace {
 
@@ -15,9 +17,9 @@ struct CommandCache {
   CommandState* state = nullptr;
   uint64_t generation = 0;
 };
-// initial-exec: static TLS, no __tls_get_addr on the record path (and no dynamic TLS block,
-// which LeakSanitizer in GCC 12 mis-tracks in dlopened libraries).
-__attribute__((tls_model("initial-exec"))) thread_local CommandCache t_command_cache;
+// Per thread: the record path finds the command buffer it records without a lookup
+// (core/thread_local.h says why not initial-exec).
+BINDERY_THREAD_LOCAL CommandCache t_command_cache;
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 // Which layouts convert in each mode is bindings/policy.h's decision: `force` every one,
 // `auto` (the default) every one only on drivers where it was measured to pay, elsewhere
 // only layouts beyond a driver limit.
+#include "core/thread_local.h"
 #include "bindings/device/bindings_capability.h"
 
 #include <algorithm>
@@ -288,7 +289,7 @@ DeviceBindings::~DeviceBindings() {
 }
 
 ThreadLookups& Lookups() {
-  static thread_local ThreadLookups lookups;
+  static BINDERY_THREAD_LOCAL ThreadLookups lookups;
   return lookups;
 }
 
