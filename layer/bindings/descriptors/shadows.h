@@ -181,6 +181,7 @@ struct TemplateShadow {
   std::shared_ptr<const SetLayoutShadow> layout;
   std::vector<VkDescriptorUpdateTemplateEntry> converted;  // entries that write records
   VkDescriptorUpdateTemplate native = VK_NULL_HANDLE;     // the other entries, if any
+  std::vector<VkDescriptorUpdateTemplateEntry> native_entries;  // what `native` writes
   // Push-descriptor templates: every entry against the full native layout, for pushes
   // that must reach a pipeline running natively (push_descriptor_hooks.cpp).
   VkDescriptorUpdateTemplate full = VK_NULL_HANDLE;

@@ -192,6 +192,15 @@ class DeviceBindings : public CapabilityDevice {
   // set is never rewritten whole for them. False when the set has no full set yet (or the
   // write cannot be mirrored): the full set is then written from the shadow when next used.
   bool MirrorWrite(SetShadow& set, const VkWriteDescriptorSet& write);
+  // Copies and template updates, mirrored the same way (full_set_mirror.cpp): buffer
+  // descriptors now in converted bindings (`count` from binding/element, rolling over as
+  // the layout does), and a native range of `app_set` after the update went down. False
+  // where the set has no current full set or the mirror cannot be exact (a descriptor
+  // that is null or names a destroyed buffer, a native range that rolls over): the caller
+  // marks the full set stale.
+  bool MirrorBufferDescriptors(SetShadow& set, uint32_t binding, uint32_t element, VkDescriptorType type,
+                               const VkDescriptorBufferInfo* values, uint32_t count);
+  bool MirrorNativeRange(SetShadow& set, VkDescriptorSet app_set, uint32_t binding, uint32_t element, uint32_t count);
 
   // Why pipelines fell back, each distinct reason counted (printed with "fallen back" in
   // the device summary). Declared before `counters`, which registers it.
