@@ -205,6 +205,7 @@ class Bindings final : public Capability {
 
   std::unique_ptr<CapabilityDevice> CreateDevice(DeviceState& device, DevicePlan& p) const override {
     auto bindings = std::make_unique<DeviceBindings>(device, static_cast<const BindingsPlan&>(p), device.Next(slot()));
+    bindings->slot = slot();
     BINDERY_LOG(device.log(), kInfo, "bindings", "indirect bindings on %s (%s): addresses as %s, bounds checks %s",
                 device.properties.deviceName, bindings->plan.policy.name,
                 bindings->plan.shader_int64 ? "uint64" : "uvec2", bindings->plan.bounds_checks     ? "on"

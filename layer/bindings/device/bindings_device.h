@@ -64,6 +64,7 @@ class DeviceBindings : public CapabilityDevice {
   const VkLayerDispatchTable& next;
   const BindingsPlan& plan;
   uint32_t max_push_bytes = 0;
+  uint32_t slot = 0;  // the capability's stack slot (its CommandData in CommandState)
   VkPhysicalDeviceMemoryProperties memory_properties{};
 
   ShardedHandleMap<VkDescriptorSetLayout, SetLayoutEntry> set_layouts;
@@ -261,7 +262,13 @@ class NativeLayoutSplit {
   ChainEditor chain_;
   VkDescriptorSetLayoutCreateInfo info_;
 };
-BindingsCommandData* CommandDataOf(DeviceBindings& b, VkCommandBuffer cb);
+// The capability's data of a command buffer: inline through the tracking stage's
+// per-thread cache of the command buffer this thread records (CommandDataOfSlow: the map).
+BindingsCommandData* CommandDataOfSlow(DeviceBindings& b, VkCommandBuffer cb);
+inline BindingsCommandData* CommandDataOf(DeviceBindings& b, VkCommandBuffer cb) {
+  if (CommandState* state = Trackers::CachedCommand(cb)) return static_cast<BindingsCommandData*>(state->data(b.slot));
+  return CommandDataOfSlow(b, cb);
+}
 // The converted bind (bind_hooks.cpp): roots pushed, native parts bound natively.
 void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
               const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,

@@ -282,7 +282,7 @@ void DeviceBindings::ReleaseFull(SetShadow& set) {
   set.full = VK_NULL_HANDLE;
 }
 
-BindingsCommandData* CommandDataOf(DeviceBindings& b, VkCommandBuffer cb) {
+BindingsCommandData* CommandDataOfSlow(DeviceBindings& b, VkCommandBuffer cb) {
   CommandState* state = b.trackers().FindCommand(cb);
   return state != nullptr ? static_cast<BindingsCommandData*>(state->data(BindingsCapability().slot())) : nullptr;
 }
