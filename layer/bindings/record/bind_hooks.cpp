@@ -71,6 +71,21 @@ void BindWithoutRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint 
 
 namespace {
 
+// Every set bound is of a known layout with native bindings only (nothing converted, so
+// no root slot and no converted dynamic offset), through a layout whose root BindSets
+// would push: consecutive application sets with native bindings are consecutive natively.
+bool AllNative(const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, uint32_t dynamicOffsetCount) {
+  if (pl == nullptr || !pl->root.converts || !pl->root.fits || setCount > kMaxSets ||
+      dynamicOffsetCount > kMaxDynamic || firstSet + setCount > pl->root.sets.size()) {
+    return false;
+  }
+  for (uint32_t i = firstSet; i < firstSet + setCount; ++i) {
+    const SetLayoutShadow* l = pl->root.sets[i].layout.get();
+    if (l == nullptr || l->converts() || !l->has_native) return false;
+  }
+  return true;
+}
+
 // A bind the per-thread device entry did not answer, or on a device where layouts convert
 // (kept out of the hook: see CmdPushConstants).
 [[gnu::noinline]] void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
@@ -101,7 +116,14 @@ namespace {
   if (BindPointState* point = data != nullptr ? data->At(bindPoint) : nullptr) {
     point->RecordSets(layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   }
-  BindSets(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+  if (AllNative(pl, firstSet, setCount, dynamicOffsetCount)) {
+    // Sets of layouts that keep every binding native, through a layout with a root: the
+    // bind goes down as it is, renumbered (BindSets would find no root byte and one run).
+    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl->NativeSet(firstSet), setCount, pSets, dynamicOffsetCount,
+                                 pDynamicOffsets);
+  } else {
+    BindSets(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+  }
   NoteSetsBound(b, cb, bindPoint, layout);
 }
 
