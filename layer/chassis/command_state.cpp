@@ -56,21 +56,13 @@ VkPipeline CommandState::pipeline(VkPipelineBindPoint bind_point) const {
   return i < 0 ? VK_NULL_HANDLE : pipelines_[i];
 }
 
-void CommandState::OnPushConstants(VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t offset, uint32_t size,
-                                   const void* values) {
+void CommandState::OnPushConstantsSlow(VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t offset,
+                                       uint32_t size, const void* values) {
+  // (The same range as the last push was handled inline: only records within bounds exist,
+  // so such a push is within bounds too.)
   if (size > max_push_bytes_ || offset > max_push_bytes_ - size) {  // invalid anyway: do not replay it
     push_untrackable_ = true;
     return;
-  }
-  // The common case first: the same range as the last push (an application pushing the
-  // same block before every dispatch). It stays last in the replay list; only its bytes change.
-  if (push_count_ != 0) {
-    PushRecord& last = pushes_[push_count_ - 1];
-    if (last.stages == stages && last.offset == offset && last.size == size) {
-      last.layout = layout;
-      std::memcpy(push_bytes_.data() + static_cast<std::size_t>(last.storage) * max_push_bytes_, values, size);
-      return;
-    }
   }
   // A later push of the same (stages, offset, size) overwrites every byte an earlier one
   // wrote for those stages: the earlier one leaves the replay list and the later one goes

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -55,8 +56,23 @@ class CommandState {
 
   // ---- the state sent down -------------------------------------------------------
   void OnBindPipeline(VkPipelineBindPoint bind_point, VkPipeline pipeline);
+  // The common case inline (the same range as the last push: an application pushing the
+  // same block before every dispatch, whose record stays last and only changes bytes);
+  // anything else out of line.
   void OnPushConstants(VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t offset, uint32_t size,
-                       const void* values);
+                       const void* values) {
+    if (push_count_ != 0) {
+      PushRecord& last = pushes_[push_count_ - 1];
+      if (last.stages == stages && last.offset == offset && last.size == size) {
+        last.layout = layout;
+        std::memcpy(push_bytes_.data() + static_cast<std::size_t>(last.storage) * max_push_bytes_, values, size);
+        return;
+      }
+    }
+    OnPushConstantsSlow(layout, stages, offset, size, values);
+  }
+  void OnPushConstantsSlow(VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t offset, uint32_t size,
+                           const void* values);
   void OnPushConstants2(const PushConstantsInfo& info);
   void OnBindShaders(uint32_t count, const VkShaderStageFlagBits* stages, const ShaderObject* shaders);
   void OnBeginConditionalRendering(const VkConditionalRenderingBeginInfoEXT& info);

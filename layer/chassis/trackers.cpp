@@ -5,23 +5,6 @@
 #include "core/thread_local.h"
 
 namespace bindery {
-namespace {
-
-// Bumped whenever a command buffer's state is erased on any device: a cached pointer is
-// valid only while the generation it was read under is current.
-std::atomic<uint64_t> g_command_generation{1};
-
-struct CommandCache {
-  const Trackers* trackers = nullptr;
-  VkCommandBuffer cb = VK_NULL_HANDLE;
-  CommandState* state = nullptr;
-  uint64_t generation = 0;
-};
-// Per thread: the record path finds the command buffer it records without a lookup
-// (core/thread_local.h says why not initial-exec).
-BINDERY_THREAD_LOCAL CommandCache t_command_cache;
-
-}  // namespace
 
 Trackers::Trackers(DeviceState& device_state, const TrackingPlan& tracking_plan)
     : device(device_state), plan(tracking_plan) {
@@ -32,26 +15,20 @@ Trackers::Trackers(DeviceState& device_state, const TrackingPlan& tracking_plan)
 
 Trackers::~Trackers() {
   // Another device's trackers may later live at this address: drop every cached answer.
-  g_command_generation.fetch_add(1, std::memory_order_acq_rel);
+  command_generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
 CommandState* Trackers::FindCommand(VkCommandBuffer cb) {
-  const uint64_t generation = g_command_generation.load(std::memory_order_acquire);
-  CommandCache& cache = t_command_cache;
+  const uint64_t generation = command_generation.load(std::memory_order_acquire);
+  CommandCache& cache = ThisThreadCache();
   if (cache.cb == cb && cache.trackers == this && cache.generation == generation) return cache.state;
   CommandState* state = commands.Find(cb);
   cache = {this, cb, state, generation};
   return state;
 }
 
-CommandState* Trackers::CachedCommand(VkCommandBuffer cb) {
-  const CommandCache& cache = t_command_cache;
-  if (cache.cb != cb || cache.state == nullptr) return nullptr;
-  return cache.generation == g_command_generation.load(std::memory_order_acquire) ? cache.state : nullptr;
-}
-
 std::unique_ptr<CommandState> Trackers::ForgetCommand(VkCommandBuffer cb) {
-  g_command_generation.fetch_add(1, std::memory_order_acq_rel);
+  command_generation.fetch_add(1, std::memory_order_acq_rel);
   return commands.Erase(cb);
 }
 

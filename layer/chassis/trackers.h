@@ -11,11 +11,13 @@
 // will address stay exactly as the application made them.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
 #include <vulkan/vulkan.h>
 
+#include "core/thread_local.h"
 #include "chassis/command_state.h"
 #include "chassis/tracking_plan.h"
 #include "core/handle_map.h"
@@ -39,6 +41,22 @@ struct MemoryInfo {
 };
 
 class Trackers {
+  // The last command buffer this thread asked for, read inline by the record path's hooks
+  // (per-thread storage: core/thread_local.h says which model and why).
+  struct CommandCache {
+    const Trackers* trackers = nullptr;
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    CommandState* state = nullptr;
+    uint64_t generation = 0;
+  };
+  static CommandCache& ThisThreadCache() {
+    static BINDERY_THREAD_LOCAL CommandCache cache;
+    return cache;
+  }
+  // Bumped whenever a command buffer's state is erased on any device: a cached pointer is
+  // valid only while the generation it was read under is current.
+  static inline std::atomic<uint64_t> command_generation{1};
+
  public:
   Trackers(DeviceState& device, const TrackingPlan& plan);
   ~Trackers();
@@ -59,7 +77,11 @@ class Trackers {
   // belongs to (a handle is live on one device at a time, and every erase bumps the
   // generation the cache is checked against), without finding the device first; nullptr
   // when the cache holds another command buffer (then use FindCommand).
-  static CommandState* CachedCommand(VkCommandBuffer cb);
+  static CommandState* CachedCommand(VkCommandBuffer cb) {
+    const CommandCache& cache = ThisThreadCache();
+    if (cache.cb != cb || cache.state == nullptr) return nullptr;
+    return cache.generation == command_generation.load(std::memory_order_acquire) ? cache.state : nullptr;
+  }
   std::unique_ptr<CommandState> ForgetCommand(VkCommandBuffer cb);
 
   // The buffer's device address, 0 when it has none (not addressable, unbound, unknown).

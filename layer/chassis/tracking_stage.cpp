@@ -346,9 +346,8 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetCommandBuffer(VkCommandBuffer cb, VkCommandB
 // command-buffer lookup); anything else takes the lookups, which refill the cache.
 VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline) {
   if (CommandState* state = Trackers::CachedCommand(cb)) {
-    state->tracking_next()->CmdBindPipeline(cb, bind_point, pipeline);
     state->OnBindPipeline(bind_point, pipeline);
-    return;
+    return state->tracking_next()->CmdBindPipeline(cb, bind_point, pipeline);
   }
   Ctx c = Of(cb);
   c.next.CmdBindPipeline(cb, bind_point, pipeline);
@@ -358,9 +357,9 @@ VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoi
 VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stages,
                                             uint32_t offset, uint32_t size, const void* values) {
   if (CommandState* state = Trackers::CachedCommand(cb)) {
-    state->tracking_next()->CmdPushConstants(cb, layout, stages, offset, size, values);
+    // Recorded first, so that the call down is a tail call (the record calls nothing).
     state->OnPushConstants(layout, stages, offset, size, values);
-    return;
+    return state->tracking_next()->CmdPushConstants(cb, layout, stages, offset, size, values);
   }
   Ctx c = Of(cb);
   c.next.CmdPushConstants(cb, layout, stages, offset, size, values);

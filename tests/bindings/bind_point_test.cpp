@@ -18,6 +18,7 @@
 #include "bp_refused_frag.h"
 #include "bp_ubo_then_ssbo_comp.h"
 #include "fallback_refused_comp.h"
+#include "fallback_refused_far_comp.h"
 
 namespace bindery::test {
 namespace {
@@ -308,7 +309,10 @@ TEST(BindingsBindPoints, SetLayoutsAreComparedByDefinition) {
 // A pipeline that runs natively reads the set's full native set: an update-after-bind
 // write made after the command buffer was recorded (and before it runs) must reach it,
 // as it reaches the application's set natively.
-BindPointRun UpdateAfterRecording(const char* mode) {
+// How the update after recording is made: a write, a copy from another set, a template.
+enum class LateUpdate { kWrite, kCopy, kTemplate };
+
+BindPointRun UpdateAfterRecording(const char* mode, LateUpdate how = LateUpdate::kWrite) {
   VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   v12.descriptorIndexing = VK_TRUE;
   v12.descriptorBindingStorageBufferUpdateAfterBind = VK_TRUE;
@@ -333,10 +337,10 @@ BindPointRun UpdateAfterRecording(const char* mode) {
   if (vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set_layout) != VK_SUCCESS) {
     return {"update-after-bind storage buffers are not supported"};
   }
-  VkDescriptorPoolSize size{kStorage, 3};
+  VkDescriptorPoolSize size{kStorage, 6};
   VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   dpci.flags = VK_DESCRIPTOR_POOL_CREATE_UPDATE_AFTER_BIND_BIT;
-  dpci.maxSets = 1;
+  dpci.maxSets = 2;
   dpci.poolSizeCount = 1;
   dpci.pPoolSizes = &size;
   VkDescriptorPool pool = VK_NULL_HANDLE;
@@ -345,8 +349,9 @@ BindPointRun UpdateAfterRecording(const char* mode) {
   alloc.descriptorPool = pool;
   alloc.descriptorSetCount = 1;
   alloc.pSetLayouts = &set_layout;
-  VkDescriptorSet set = VK_NULL_HANDLE;
+  VkDescriptorSet set = VK_NULL_HANDLE, source = VK_NULL_HANDLE;
   EXPECT_EQ(vkAllocateDescriptorSets(d, &alloc, &set), VK_SUCCESS);
+  EXPECT_EQ(vkAllocateDescriptorSets(d, &alloc, &source), VK_SUCCESS);
   VkPipelineLayout layout = rig.Layout({set_layout});
   VkPipeline pipeline = rig.Compute(fallback_refused_comp, sizeof(fallback_refused_comp), layout);
   VkBuffer first = rig.Buffer(), second = rig.Buffer(), in1 = rig.Buffer(), out = rig.Buffer();
@@ -355,10 +360,10 @@ BindPointRun UpdateAfterRecording(const char* mode) {
     rig.Words(1)[i] = 7 * i + 3;
     rig.Words(2)[i] = 100 + i;
   }
-  auto write = [&](uint32_t binding, uint32_t element, VkBuffer buffer) {
+  auto write_to = [&](VkDescriptorSet target, uint32_t binding, uint32_t element, VkBuffer buffer) {
     const VkDescriptorBufferInfo info{buffer, 0, VK_WHOLE_SIZE};
     VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    w.dstSet = set;
+    w.dstSet = target;
     w.dstBinding = binding;
     w.dstArrayElement = element;
     w.descriptorCount = 1;
@@ -366,6 +371,18 @@ BindPointRun UpdateAfterRecording(const char* mode) {
     w.pBufferInfo = &info;
     vkUpdateDescriptorSets(d, 1, &w, 0, nullptr);
   };
+  auto write = [&](uint32_t binding, uint32_t element, VkBuffer buffer) { write_to(set, binding, element, buffer); };
+  write_to(source, 0, 0, second);
+  VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
+  if (how == LateUpdate::kTemplate) {
+    VkDescriptorUpdateTemplateEntry entry{0, 0, 1, kStorage, 0, sizeof(VkDescriptorBufferInfo)};
+    VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+    tci.descriptorUpdateEntryCount = 1;
+    tci.pDescriptorUpdateEntries = &entry;
+    tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
+    tci.descriptorSetLayout = set_layout;
+    EXPECT_EQ(vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &update_template), VK_SUCCESS);
+  }
   write(0, 0, first);
   write(0, 1, in1);
   write(1, 0, out);
@@ -374,8 +391,21 @@ BindPointRun UpdateAfterRecording(const char* mode) {
   vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
   vkCmdDispatch(cb, 1, 1, 1);
   BindPointRig::Barrier(cb);
-  write(0, 0, second);  // after recording, before submission: update-after-bind
+  // After recording, before submission: update-after-bind.
+  if (how == LateUpdate::kWrite) {
+    write(0, 0, second);
+  } else if (how == LateUpdate::kCopy) {
+    VkCopyDescriptorSet c{VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET};
+    c.srcSet = source;
+    c.dstSet = set;
+    c.descriptorCount = 1;
+    vkUpdateDescriptorSets(d, 0, nullptr, 1, &c);
+  } else {
+    const VkDescriptorBufferInfo info{second, 0, VK_WHOLE_SIZE};
+    vkUpdateDescriptorSetWithTemplate(d, set, update_template, &info);
+  }
   EXPECT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
+  if (update_template != VK_NULL_HANDLE) vkDestroyDescriptorUpdateTemplate(d, update_template, nullptr);
   vkDestroyDescriptorPool(d, pool, nullptr);
   vkDestroyDescriptorSetLayout(d, set_layout, nullptr);
   return rig.Finish();
@@ -387,6 +417,143 @@ TEST(BindingsBindPoints, AnUpdateAfterBindReachesAPipelineRunningNatively) {
   const BindPointRun forced = UpdateAfterRecording("force");
   ASSERT_EQ(forced.skip, "");
   for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(Word(off, 3, i), (7 * i + 3) + (100 + i) * 2) << "word " << i;
+  ExpectSameAsNative(off, forced, /*fallback=*/true);
+}
+
+// The same update made by a copy from another set, and by a template: each reaches the
+// full set the recorded command buffer reads (both used to mark it for a rewrite at its
+// next use, which the recorded command buffer never saw).
+TEST(BindingsBindPoints, AnUpdateAfterBindByCopyReachesAPipelineRunningNatively) {
+  const BindPointRun off = UpdateAfterRecording("off", LateUpdate::kCopy);
+  if (!off.skip.empty()) GTEST_SKIP() << off.skip;
+  const BindPointRun forced = UpdateAfterRecording("force", LateUpdate::kCopy);
+  ASSERT_EQ(forced.skip, "");
+  for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(Word(off, 3, i), (7 * i + 3) + (100 + i) * 2) << "word " << i;
+  ExpectSameAsNative(off, forced, /*fallback=*/true);
+}
+
+TEST(BindingsBindPoints, AnUpdateAfterBindByTemplateReachesAPipelineRunningNatively) {
+  const BindPointRun off = UpdateAfterRecording("off", LateUpdate::kTemplate);
+  if (!off.skip.empty()) GTEST_SKIP() << off.skip;
+  const BindPointRun forced = UpdateAfterRecording("force", LateUpdate::kTemplate);
+  ASSERT_EQ(forced.skip, "");
+  for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(Word(off, 3, i), (7 * i + 3) + (100 + i) * 2) << "word " << i;
+  ExpectSameAsNative(off, forced, /*fallback=*/true);
+}
+
+// Without update-after-bind: a set whose full native set exists (a first command buffer
+// ran a pipeline natively with it) updated by a copy and by a template between two
+// command buffers: the second reads what each update changed, mirrored into the full set
+// (a binding a copy or template does not touch keeps what was written before).
+BindPointRun CopyAndTemplateBetweenUses(const char* mode, LateUpdate how) {
+  BindPointRig rig(mode);
+  if (!rig.ok()) return {rig.h().error()};
+  VkDescriptorSetLayout set_layout = rig.SetLayout(
+      {{0, kStorage, 2, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}, {1, kStorage, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}});
+  VkPipelineLayout layout = rig.Layout({set_layout});
+  VkPipeline pipeline = rig.Compute(fallback_refused_comp, sizeof(fallback_refused_comp), layout);
+  VkBuffer first = rig.Buffer(), second = rig.Buffer(), in1 = rig.Buffer(), out1 = rig.Buffer(), out2 = rig.Buffer();
+  for (uint32_t i = 0; i < 64; ++i) {
+    rig.Words(0)[i] = 1000 + i;
+    rig.Words(1)[i] = 7 * i + 3;
+    rig.Words(2)[i] = 100 + i;
+  }
+  VkDescriptorSet set = rig.Set(set_layout, {0, 0, 1}, {kStorage, kStorage, kStorage}, {first, in1, out1}, {0, 1, 0});
+  VkDescriptorSet source =
+      rig.Set(set_layout, {0, 0, 1}, {kStorage, kStorage, kStorage}, {second, in1, out2}, {0, 1, 0});
+  auto run = [&] {
+    VkCommandBuffer cb = rig.h().BeginCommands();
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
+    vkCmdDispatch(cb, 1, 1, 1);
+    BindPointRig::Barrier(cb);
+    EXPECT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
+  };
+  run();  // out1 = first + in1 * 2
+  if (how == LateUpdate::kCopy) {
+    // Element 0 of binding 0 and binding 1 from `source`: second, out2.
+    VkCopyDescriptorSet c[2] = {{VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET}};
+    c[0].srcSet = source;
+    c[0].dstSet = set;
+    c[0].descriptorCount = 1;
+    c[1] = c[0];
+    c[1].srcBinding = 1;
+    c[1].dstBinding = 1;
+    vkUpdateDescriptorSets(rig.d(), 0, nullptr, 2, c);
+  } else {
+    VkDescriptorUpdateTemplateEntry entries[2] = {{0, 0, 1, kStorage, 0, sizeof(VkDescriptorBufferInfo)},
+                                                  {1, 0, 1, kStorage, sizeof(VkDescriptorBufferInfo), 0}};
+    VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+    tci.descriptorUpdateEntryCount = 2;
+    tci.pDescriptorUpdateEntries = entries;
+    tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
+    tci.descriptorSetLayout = set_layout;
+    VkDescriptorUpdateTemplate t = VK_NULL_HANDLE;
+    EXPECT_EQ(vkCreateDescriptorUpdateTemplate(rig.d(), &tci, nullptr, &t), VK_SUCCESS);
+    const VkDescriptorBufferInfo infos[2] = {{second, 0, VK_WHOLE_SIZE}, {out2, 0, VK_WHOLE_SIZE}};
+    vkUpdateDescriptorSetWithTemplate(rig.d(), set, t, infos);
+    vkDestroyDescriptorUpdateTemplate(rig.d(), t, nullptr);
+  }
+  run();  // out2 = second + in1 * 2
+  return rig.Finish();
+}
+
+TEST(BindingsBindPoints, CopiesAndTemplatesReachAFullSetBetweenUses) {
+  for (LateUpdate how : {LateUpdate::kCopy, LateUpdate::kTemplate}) {
+    SCOPED_TRACE(how == LateUpdate::kCopy ? "copy" : "template");
+    const BindPointRun off = CopyAndTemplateBetweenUses("off", how);
+    if (!off.skip.empty()) GTEST_SKIP() << off.skip;
+    const BindPointRun forced = CopyAndTemplateBetweenUses("force", how);
+    ASSERT_EQ(forced.skip, "");
+    for (uint32_t i = 0; i < 64; ++i) {
+      ASSERT_EQ(Word(off, 3, i), (1000 + i) + (100 + i) * 2) << "word " << i;
+      ASSERT_EQ(Word(off, 4, i), (7 * i + 3) + (100 + i) * 2) << "word " << i;
+    }
+    ExpectSameAsNative(off, forced, /*fallback=*/true);
+  }
+}
+
+// A full native set is written once, at its first use, with every binding: also those
+// beyond the 64th. Writing any of them again when a second command buffer binds the set
+// would update a set the first (recorded, not yet submitted) still reads, which
+// invalidates it (validation reports the submit).
+BindPointRun FarBindingsInTwoCommandBuffers(const char* mode) {
+  BindPointRig rig(mode);
+  if (!rig.ok()) return {rig.h().error()};
+  std::vector<VkDescriptorSetLayoutBinding> bindings;
+  for (uint32_t b = 0; b < 70; ++b) bindings.push_back({b, kStorage, 0, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+  bindings.push_back({70, kStorage, 2, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+  bindings.push_back({71, kStorage, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+  VkDescriptorSetLayout set_layout = rig.SetLayout(bindings);
+  VkPipelineLayout layout = rig.Layout({set_layout});
+  VkPipeline pipeline = rig.Compute(fallback_refused_far_comp, sizeof(fallback_refused_far_comp), layout);
+  VkBuffer in0 = rig.Buffer(), in1 = rig.Buffer(), out = rig.Buffer();
+  for (uint32_t i = 0; i < 64; ++i) {
+    rig.Words(0)[i] = 1000 + i;
+    rig.Words(1)[i] = 100 + i;
+  }
+  VkDescriptorSet set = rig.Set(set_layout, {70, 70, 71}, {kStorage, kStorage, kStorage}, {in0, in1, out}, {0, 1, 0});
+  auto record = [&] {
+    VkCommandBuffer cb = rig.h().BeginCommands();
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
+    vkCmdDispatch(cb, 1, 1, 1);
+    BindPointRig::Barrier(cb);
+    return cb;
+  };
+  VkCommandBuffer first = record();
+  VkCommandBuffer second = record();  // the set's second use, while `first` reads it
+  EXPECT_EQ(rig.h().SubmitAndWait(first), VK_SUCCESS);
+  EXPECT_EQ(rig.h().SubmitAndWait(second), VK_SUCCESS);
+  return rig.Finish();
+}
+
+TEST(BindingsBindPoints, AFullSetWithBindingsBeyondTheSixtyFourthIsWrittenOnce) {
+  const BindPointRun off = FarBindingsInTwoCommandBuffers("off");
+  if (!off.skip.empty()) GTEST_SKIP() << off.skip;
+  const BindPointRun forced = FarBindingsInTwoCommandBuffers("force");
+  ASSERT_EQ(forced.skip, "");
+  for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(Word(off, 2, i), (1000 + i) + (100 + i) * 2) << "word " << i;
   ExpectSameAsNative(off, forced, /*fallback=*/true);
 }
 

@@ -80,7 +80,10 @@ VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInf
   shadow->renumbered = shadow->renumbered || shadow->root.native_buffer_set != shadow->root.buffer_set;
   set_layouts.push_back(b.root_set_layout);
   ExtendPushRanges(b, app, *shadow);
-  if (shadow->widen_app_pushes) b.any_widened_pushes.store(true, std::memory_order_release);
+  if (shadow->widen_app_pushes) {
+    b.any_widened_pushes.store(true, std::memory_order_release);
+    b.MarkWork(DeviceBindings::kWorkWidenedPushes);
+  }
   VkPipelineLayoutCreateInfo info = app;
   info.pushConstantRangeCount = static_cast<uint32_t>(shadow->native_ranges.size());
   info.pPushConstantRanges = shadow->native_ranges.empty() ? nullptr : shadow->native_ranges.data();
@@ -161,6 +164,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const 
   // After the shadow is findable: the hooks that now stop passing calls straight on can
   // see it.
   b.any_converted.store(true, std::memory_order_release);
+  b.MarkWork(DeviceBindings::kWorkConverting);
   return result;
 }
 
@@ -193,7 +197,10 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
     VkPipelineLayoutCreateInfo info = *pCreateInfo;
     if (ExtendsPushRanges(b)) {
       ExtendPushRanges(b, *pCreateInfo, *shadow);
-      if (shadow->widen_app_pushes) b.any_widened_pushes.store(true, std::memory_order_release);
+      if (shadow->widen_app_pushes) {
+        b.any_widened_pushes.store(true, std::memory_order_release);
+        b.MarkWork(DeviceBindings::kWorkWidenedPushes);
+      }
       info.pushConstantRangeCount = static_cast<uint32_t>(shadow->native_ranges.size());
       info.pPushConstantRanges = shadow->native_ranges.empty() ? nullptr : shadow->native_ranges.data();
     } else {
@@ -229,7 +236,10 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
 
   // Every stage must see the root (ExtendPushRanges).
   ExtendPushRanges(b, *pCreateInfo, *shadow);
-  if (shadow->widen_app_pushes) b.any_widened_pushes.store(true, std::memory_order_release);
+  if (shadow->widen_app_pushes) {
+    b.any_widened_pushes.store(true, std::memory_order_release);
+    b.MarkWork(DeviceBindings::kWorkWidenedPushes);
+  }
   const std::vector<VkPushConstantRange>& ranges = shadow->native_ranges;
   VkPipelineLayoutCreateInfo info = *pCreateInfo;
   info.pushConstantRangeCount = static_cast<uint32_t>(ranges.size());

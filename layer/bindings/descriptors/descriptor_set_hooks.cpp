@@ -549,6 +549,11 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
     }
   }
   std::vector<VkCopyDescriptorSet> copies;
+  struct NativeMirror {
+    SetShadow* dst;
+    VkCopyDescriptorSet copy;
+  };
+  std::vector<NativeMirror> native_mirrors;  // only for sets with a full native set (rare)
   CopyTranslator translated(b);
   for (uint32_t i = 0; i < descriptorCopyCount; ++i) {
     const VkCopyDescriptorSet& c = pDescriptorCopies[i];
@@ -556,7 +561,9 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
     SetShadow* dst_owned = OwnedSet(c.dstSet);
     SetShadow* src = src_owned != nullptr ? src_owned : b.sets.Find(c.srcSet);
     SetShadow* dst = dst_owned != nullptr ? dst_owned : b.sets.Find(c.dstSet);
-    if (dst != nullptr) dst->full_stale = true;
+    // A destination with a full native set gets what the copy changes mirrored into it
+    // (as writes do): converted bindings below, native ones after the copies went down.
+    const bool mirror = dst != nullptr && dst->full != VK_NULL_HANDLE;
     const ConvertedBinding* src_binding = src != nullptr ? src->layout->Find(c.srcBinding) : nullptr;
     const bool dst_converted = dst != nullptr && dst->layout->Find(c.dstBinding) != nullptr;
     if (src_binding == nullptr && !dst_converted) {
@@ -565,6 +572,7 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
         copies.push_back(c);
         if (keep_native) KeepNativeCopy(b, c);
       }
+      if (mirror) native_mirrors.push_back({dst, c});
       continue;
     }
     // Collect the source descriptors, then write them (a copy within one set may overlap).
@@ -593,8 +601,13 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
     if (dst_converted) {
       ForEachRecord(*dst->layout, c.dstBinding, c.dstArrayElement, c.descriptorCount,
                     [&](uint32_t record, uint32_t k) { WriteRecord(b, lookups, *dst, record, values[k]); });
+      if (mirror && !b.MirrorBufferDescriptors(*dst, c.dstBinding, c.dstArrayElement,
+                                               dst->layout->Find(c.dstBinding)->type, values, c.descriptorCount)) {
+        dst->full_stale = true;
+      }
     } else if (dst_owned == nullptr) {
       translated.ToNative(c, src_binding->type, values);
+      if (mirror) native_mirrors.push_back({dst, c});
     }
   }
   if (native_writes != 0 || !copies.empty()) {
@@ -602,6 +615,12 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
                                 copies.empty() ? nullptr : copies.data());
   }
   translated.Flush(device);
+  // The native ranges copies changed, now that the application's sets hold them.
+  for (const NativeMirror& m : native_mirrors) {
+    if (!b.MirrorNativeRange(*m.dst, m.copy.dstSet, m.copy.dstBinding, m.copy.dstArrayElement, m.copy.descriptorCount)) {
+      m.dst->full_stale = true;
+    }
+  }
 }
 
 }  // namespace bindery::bindings

@@ -112,9 +112,10 @@ struct SetShadow {
   VkDescriptorSet full = VK_NULL_HANDLE;
   VkDescriptorPool full_pool = VK_NULL_HANDLE;
   bool full_stale = true;
-  // Bindings (bit i: app_bindings[i], i < 63) written into `full` since it went stale;
-  // a pipeline using others gets them written at its materialisation (static_use.h).
-  uint64_t full_written = 0;
+  // Every binding has been written into `full` since it went stale (all are written at
+  // the first use, however many the layout has: writing one again later would update a
+  // set that recorded command buffers still read).
+  bool full_written = false;
   // Records naming a buffer without a device address (bindings/native_twin.h): while
   // non-zero, draws and dispatches of rewritten pipelines with this set bound run natively.
   uint32_t unaddressable = 0;
@@ -180,6 +181,7 @@ struct TemplateShadow {
   std::shared_ptr<const SetLayoutShadow> layout;
   std::vector<VkDescriptorUpdateTemplateEntry> converted;  // entries that write records
   VkDescriptorUpdateTemplate native = VK_NULL_HANDLE;     // the other entries, if any
+  std::vector<VkDescriptorUpdateTemplateEntry> native_entries;  // what `native` writes
   // Push-descriptor templates: every entry against the full native layout, for pushes
   // that must reach a pipeline running natively (push_descriptor_hooks.cpp).
   VkDescriptorUpdateTemplate full = VK_NULL_HANDLE;

@@ -191,6 +191,7 @@ VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate d
     if (shadow->native != VK_NULL_HANDLE) destroy(device, shadow->native, pAllocator);
     return r;
   };
+  shadow->native_entries = native;
   if (!native.empty()) {
     VkDescriptorUpdateTemplateCreateInfo info = native_info;
     info.descriptorUpdateEntryCount = static_cast<uint32_t>(native.size());
@@ -253,19 +254,38 @@ void UpdateWithTemplate(UpdateFn update, VkDevice device, VkDescriptorSet set, V
     }
     return;
   }
-  if (SetShadow* s = owned != nullptr ? owned : b.sets.Find(set)) {
-    s->full_stale = true;
+  SetShadow* s = owned != nullptr ? owned : b.sets.Find(set);
+  // A set with a full native set (a pipeline running natively read it): what the update
+  // changes is mirrored into it, as writes are (full_set_mirror.cpp); where that cannot be
+  // done it is rewritten from the shadow at its next use.
+  const bool mirror = s != nullptr && s->full != VK_NULL_HANDLE;
+  bool mirrored = true;
+  if (s != nullptr) {
     ThreadLookups& lookups = Lookups();
     const uint8_t* data = static_cast<const uint8_t*>(pData);
+    std::vector<VkDescriptorBufferInfo> values;
     for (const VkDescriptorUpdateTemplateEntry& e : shadow->converted) {
+      if (mirror) values.assign(e.descriptorCount, VkDescriptorBufferInfo{});
       ForEachRecord(*s->layout, e.dstBinding, e.dstArrayElement, e.descriptorCount, [&](uint32_t record, uint32_t k) {
         VkDescriptorBufferInfo info;
         std::memcpy(&info, data + e.offset + static_cast<size_t>(k) * e.stride, sizeof(info));
         WriteRecord(b, lookups, *s, record, info);
+        if (mirror) values[k] = info;
       });
+      if (mirror && mirrored) {
+        mirrored = b.MirrorBufferDescriptors(*s, e.dstBinding, e.dstArrayElement, e.descriptorType, values.data(),
+                                             e.descriptorCount);
+      }
     }
   }
   if (shadow->native != VK_NULL_HANDLE && owned == nullptr) update(device, set, shadow->native, pData);
+  if (mirror && mirrored) {
+    for (const VkDescriptorUpdateTemplateEntry& e : shadow->native_entries) {
+      if (!mirrored) break;
+      mirrored = b.MirrorNativeRange(*s, set, e.dstBinding, e.dstArrayElement, e.descriptorCount);
+    }
+  }
+  if (s != nullptr && !(mirror && mirrored)) s->full_stale = true;
 }
 
 }  // namespace

@@ -207,6 +207,7 @@ class Bindings final : public Capability {
 
   std::unique_ptr<CapabilityDevice> CreateDevice(DeviceState& device, DevicePlan& p) const override {
     auto bindings = std::make_unique<DeviceBindings>(device, static_cast<const BindingsPlan&>(p), device.Next(slot()));
+    bindings->slot = slot();
     const VkPhysicalDeviceMemoryProperties& memory = bindings->memory_properties;
     const uint32_t argument_type = ChooseArgumentMemoryType(memory, ~0u);
     const bool argument_local = argument_type != UINT32_MAX &&
@@ -267,6 +268,7 @@ DeviceBindings::~DeviceBindings() {
     if (t.pipeline != VK_NULL_HANDLE) next.DestroyPipeline(device.handle, t.pipeline, nullptr);
   });
   InvalidateLookupCaches();  // a later device may reuse this one's address and handles
+  device_cache::g_generation.fetch_add(1, std::memory_order_acq_rel);  // and its dispatch key
   templates.ForEach([&](VkDescriptorUpdateTemplate, TemplateShadow& t) {
     if (t.native != VK_NULL_HANDLE) t.destroy(device.handle, t.native, nullptr);
     if (t.full != VK_NULL_HANDLE) t.destroy(device.handle, t.full, nullptr);
@@ -297,8 +299,11 @@ DeviceBindings& BindingsOf(VkDevice device) {
   return *StateRegistry::Get().FindDevice(device)->State<DeviceBindings>(BindingsCapability().slot());
 }
 
-DeviceBindings& BindingsOf(VkCommandBuffer cb) {
-  return *StateRegistry::Get().FindDevice(cb)->State<DeviceBindings>(BindingsCapability().slot());
+DeviceBindings& device_cache::Fill(VkCommandBuffer cb) {
+  const uint64_t generation = g_generation.load(std::memory_order_acquire);
+  DeviceBindings* b = StateRegistry::Get().FindDevice(cb)->State<DeviceBindings>(BindingsCapability().slot());
+  if (b != nullptr) ThisThread() = {DispatchKey(cb), b, generation};
+  return *b;
 }
 
 }  // namespace bindery::bindings

@@ -17,6 +17,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include "core/thread_local.h"
 #include "bindings/record/command_data.h"
 #include "bindings/model/policy.h"
 #include "bindings/device/lookup_cache.h"
@@ -64,6 +65,7 @@ class DeviceBindings : public CapabilityDevice {
   const VkLayerDispatchTable& next;
   const BindingsPlan& plan;
   uint32_t max_push_bytes = 0;
+  uint32_t slot = 0;  // the capability's stack slot (its CommandData in CommandState)
   VkPhysicalDeviceMemoryProperties memory_properties{};
 
   ShardedHandleMap<VkDescriptorSetLayout, SetLayoutEntry> set_layouts;
@@ -116,6 +118,22 @@ class DeviceBindings : public CapabilityDevice {
   // Set once a pipeline layout needs the application's pushes widened: until then the
   // push-constant hook passes every push straight on (no layout lookup).
   std::atomic<bool> any_widened_pushes{false};
+
+  // The flags above that the record path tests, gathered in one word (kWork* bits, set
+  // right after the flag they stand for and never cleared), so that a hook with nothing
+  // to do costs one load and one test: pass-through must cost nothing measurable.
+  static constexpr uint32_t kWorkConverting = 1u << 0;      // any_converted
+  static constexpr uint32_t kWorkFallback = 1u << 1;        // any_fallback
+  static constexpr uint32_t kWorkTwins = 1u << 2;           // any_unaddressable
+  static constexpr uint32_t kWorkRing = 1u << 3;            // any_ring
+  static constexpr uint32_t kWorkStalePush = 1u << 4;       // any_stale_push
+  static constexpr uint32_t kWorkWidenedPushes = 1u << 5;   // any_widened_pushes
+  // What a pipeline bind must record, and what a draw or dispatch must look at.
+  static constexpr uint32_t kWorkPipelineBind = kWorkFallback | kWorkTwins | kWorkRing;
+  static constexpr uint32_t kWorkDraw = kWorkPipelineBind | kWorkStalePush;
+  void MarkWork(uint32_t bits) { record_work.fetch_or(bits, std::memory_order_acq_rel); }
+  uint32_t Work() const { return record_work.load(std::memory_order_acquire); }
+  std::atomic<uint32_t> record_work{0};
 
   // Private data the application set on layer-made objects: layer-owned sets and
   // templates (the layer below never sees those handles). Cold path.
@@ -180,6 +198,15 @@ class DeviceBindings : public CapabilityDevice {
   // set is never rewritten whole for them. False when the set has no full set yet (or the
   // write cannot be mirrored): the full set is then written from the shadow when next used.
   bool MirrorWrite(SetShadow& set, const VkWriteDescriptorSet& write);
+  // Copies and template updates, mirrored the same way (full_set_mirror.cpp): buffer
+  // descriptors now in converted bindings (`count` from binding/element, rolling over as
+  // the layout does), and a native range of `app_set` after the update went down. False
+  // where the set has no current full set or the mirror cannot be exact (a descriptor
+  // that is null or names a destroyed buffer, a native range that rolls over): the caller
+  // marks the full set stale.
+  bool MirrorBufferDescriptors(SetShadow& set, uint32_t binding, uint32_t element, VkDescriptorType type,
+                               const VkDescriptorBufferInfo* values, uint32_t count);
+  bool MirrorNativeRange(SetShadow& set, VkDescriptorSet app_set, uint32_t binding, uint32_t element, uint32_t count);
 
   // Why pipelines fell back, each distinct reason counted (printed with "fallen back" in
   // the device summary). Declared before `counters`, which registers it.
@@ -240,12 +267,50 @@ class NativeLayoutSplit {
   ChainEditor chain_;
   VkDescriptorSetLayoutCreateInfo info_;
 };
-BindingsCommandData* CommandDataOf(DeviceBindings& b, VkCommandBuffer cb);
+// The capability's data of a command buffer: inline through the tracking stage's
+// per-thread cache of the command buffer this thread records (CommandDataOfSlow: the map).
+BindingsCommandData* CommandDataOfSlow(DeviceBindings& b, VkCommandBuffer cb);
+inline BindingsCommandData* CommandDataOf(DeviceBindings& b, VkCommandBuffer cb) {
+  if (CommandState* state = Trackers::CachedCommand(cb)) return static_cast<BindingsCommandData*>(state->data(b.slot));
+  return CommandDataOfSlow(b, cb);
+}
 // The converted bind (bind_hooks.cpp): roots pushed, native parts bound natively.
 void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
               const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
               uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets);
-DeviceBindings& BindingsOf(VkCommandBuffer cb);
+
+// The device of a command buffer, found on every recorded command: a per-thread entry
+// (core/thread_local.h; no lock) remembers the last dispatch key and its
+// DeviceBindings; it is valid while no DeviceBindings was destroyed since it was filled
+// (a later device may reuse the key). A hit is two loads and two compares.
+namespace device_cache {
+struct Entry {
+  void* key = nullptr;
+  DeviceBindings* bindings = nullptr;
+  uint64_t generation = 0;
+};
+inline std::atomic<uint64_t> g_generation{1};  // bumped by ~DeviceBindings
+inline Entry& ThisThread() {
+  static BINDERY_THREAD_LOCAL Entry entry;
+  return entry;
+}
+DeviceBindings& Fill(VkCommandBuffer cb);  // the registry's lookup, remembered (bindings_capability.cpp)
+}  // namespace device_cache
+
+// The cached answer alone (nullptr on a miss): hooks test it first so that their
+// pass-through path is a tail call with no frame, and take BindingsOf otherwise.
+inline DeviceBindings* CachedBindingsOf(VkCommandBuffer cb) {
+  const device_cache::Entry& e = device_cache::ThisThread();
+  if (e.key == DispatchKey(cb) && e.generation == device_cache::g_generation.load(std::memory_order_acquire)) {
+    return e.bindings;
+  }
+  return nullptr;
+}
+
+inline DeviceBindings& BindingsOf(VkCommandBuffer cb) {
+  if (DeviceBindings* b = CachedBindingsOf(cb)) return *b;
+  return device_cache::Fill(cb);
+}
 // fallback.cpp: the sets bound at `point` bound again as full native sets for `f`'s
 // layout; and the converted binds put back after that.
 void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,

@@ -236,21 +236,20 @@ VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& s
     if (set.pool != nullptr) set.pool->owned_materialised.store(true, std::memory_order_release);
   }
   if (set.full_stale) {
-    set.full_written = 0;
+    set.full_written = false;
     set.full_stale = false;
   }
-  // The bindings `uses` names and not yet written since the shadow last changed: converted
-  // ones from the shadow (runs of written descriptors whose buffer still exists: an
-  // unwritten one stays unwritten), native ones copied from the set's native part (a
-  // layer-owned set has no native binding, and no native set to copy from).
+  if (set.full_written) return set.full;
+  set.full_written = true;
+  // Every binding, once since the shadow last changed: converted ones from the shadow
+  // (runs of written descriptors whose buffer still exists: an unwritten one stays
+  // unwritten), native ones copied from the set's native part (a layer-owned set has no
+  // native binding, and no native set to copy from).
   std::vector<VkWriteDescriptorSet> writes;
   std::vector<VkCopyDescriptorSet> copies;
   const bool owned = OwnedSet(handle) != nullptr;
   for (size_t i = 0; i < layout.app_bindings.size(); ++i) {
     const VkDescriptorSetLayoutBinding& binding = layout.app_bindings[i];
-    const uint64_t bit = i < 63 ? uint64_t{1} << i : 0;  // later bindings are written at every use
-    if ((set.full_written & bit) != 0) continue;
-    set.full_written |= bit;
     // Every binding is written at the first use, not only those this pipeline uses: a full
     // set may already be bound in recorded or pending command buffers, and writing more of
     // it for the next pipeline would invalidate them (or write under the GPU). Descriptors
@@ -284,7 +283,7 @@ void DeviceBindings::ReleaseFull(SetShadow& set) {
   set.full = VK_NULL_HANDLE;
 }
 
-BindingsCommandData* CommandDataOf(DeviceBindings& b, VkCommandBuffer cb) {
+BindingsCommandData* CommandDataOfSlow(DeviceBindings& b, VkCommandBuffer cb) {
   CommandState* state = b.trackers().FindCommand(cb);
   return state != nullptr ? static_cast<BindingsCommandData*>(state->data(BindingsCapability().slot())) : nullptr;
 }

@@ -7,6 +7,10 @@
 // - any other update invalidates, by the spec, the command buffers that bound the set,
 //   which are exactly those that bound its full set: nothing still valid reads a
 //   descriptor this changes.
+// Copies and template updates are mirrored the same way: buffer descriptors written into
+// converted bindings, native ranges copied from the application's set once the update
+// went down; where that cannot be exact the full set is rewritten from the shadow at its
+// next use instead.
 // Cold path for most programs (only sets that have been materialised): one device mutex.
 #include <mutex>
 
@@ -24,6 +28,57 @@ bool DeviceBindings::MirrorWrite(SetShadow& set, const VkWriteDescriptorSet& wri
   VkWriteDescriptorSet w = write;
   w.dstSet = set.full;
   next.UpdateDescriptorSets(device.handle, 1, &w, 0, nullptr);
+  return true;
+}
+
+bool DeviceBindings::MirrorBufferDescriptors(SetShadow& set, uint32_t binding, uint32_t element, VkDescriptorType type,
+                                             const VkDescriptorBufferInfo* values, uint32_t count) {
+  if (set.full == VK_NULL_HANDLE) return false;
+  // A copy of a never-written descriptor leaves the destination undefined, and a buffer
+  // may be gone: neither can be written down as it is.
+  for (uint32_t k = 0; k < count; ++k) {
+    if (values[k].buffer == VK_NULL_HANDLE || !StillNames(values[k])) return false;
+  }
+  std::lock_guard<std::mutex> lock(fallback_mutex);
+  if (set.full == VK_NULL_HANDLE || set.full_stale) return false;
+  if (count == 0) return true;
+  // The full layout is the application's: the write rolls over into the same bindings.
+  VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+  w.dstSet = set.full;
+  w.dstBinding = binding;
+  w.dstArrayElement = element;
+  w.descriptorCount = count;
+  w.descriptorType = type;
+  w.pBufferInfo = values;
+  next.UpdateDescriptorSets(device.handle, 1, &w, 0, nullptr);
+  return true;
+}
+
+bool DeviceBindings::MirrorNativeRange(SetShadow& set, VkDescriptorSet app_set, uint32_t binding, uint32_t element,
+                                       uint32_t count) {
+  if (set.full == VK_NULL_HANDLE || OwnedSet(app_set) != nullptr) return false;
+  // Within one binding only: the application's native set lacks the converted bindings,
+  // so a range rolling over could land elsewhere in it than in the full set.
+  const VkDescriptorSetLayoutBinding* app = nullptr;
+  for (const VkDescriptorSetLayoutBinding& b : set.layout->app_bindings) {
+    if (b.binding == binding) app = &b;
+  }
+  if (app == nullptr || element > app->descriptorCount || count > app->descriptorCount - element) return false;
+  std::lock_guard<std::mutex> lock(fallback_mutex);
+  if (set.full == VK_NULL_HANDLE || set.full_stale) return false;
+  // Immutable samplers are in the full layout already (and cannot be copied into).
+  if (count == 0 || (app->pImmutableSamplers != nullptr && app->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER)) {
+    return true;
+  }
+  VkCopyDescriptorSet c{VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET};
+  c.srcSet = app_set;
+  c.srcBinding = binding;
+  c.srcArrayElement = element;
+  c.dstSet = set.full;
+  c.dstBinding = binding;
+  c.dstArrayElement = element;
+  c.descriptorCount = count;
+  next.UpdateDescriptorSets(device.handle, 0, nullptr, 1, &c);
   return true;
 }
 

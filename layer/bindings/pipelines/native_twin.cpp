@@ -55,6 +55,7 @@ void LogTwinFailure(DeviceBindings& b, const char* why) {
 
 void NoteUnaddressable(DeviceBindings& b, const char* what) {
   if (b.any_unaddressable.exchange(true, std::memory_order_acq_rel)) return;
+  b.MarkWork(DeviceBindings::kWorkTwins);
   BINDERY_LOG(b.device.log(), kWarn, "bindings-unaddressable",
               "%s has no device address (sparse, protected or external memory, or memory the layer could not flag): "
               "draws and dispatches that reach it through a descriptor run their pipeline's native twin",

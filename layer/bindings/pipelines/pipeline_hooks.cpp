@@ -448,6 +448,7 @@ void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, 
     r->root_end = layout->root.end;
     b.ring_pipelines.Insert(pipelines[i], std::move(r));
     b.any_ring.store(true, std::memory_order_release);
+    b.MarkWork(DeviceBindings::kWorkRing);
   }
   for (size_t k = 0; k < list.size(); ++k) {
     const auto& [i, layout] = list[k];
@@ -459,6 +460,7 @@ void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, 
     for (const SetRoot& r : layout->root.sets) f->sets.push_back(r.layout);
     b.fallback_pipelines.Insert(pipelines[i], std::move(f));
     b.any_fallback.store(true, std::memory_order_release);
+    b.MarkWork(DeviceBindings::kWorkFallback);
   }
 }
 

@@ -69,16 +69,33 @@ void BindWithoutRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint 
 
 }  // namespace
 
-VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
-                                                 VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
-                                                 const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
-                                                 const uint32_t* pDynamicOffsets) {
+namespace {
+
+// Every set bound is of a known layout with native bindings only (nothing converted, so
+// no root slot and no converted dynamic offset), through a layout whose root BindSets
+// would push: consecutive application sets with native bindings are consecutive natively.
+bool AllNative(const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, uint32_t dynamicOffsetCount) {
+  if (pl == nullptr || !pl->root.converts || !pl->root.fits || setCount > kMaxSets ||
+      dynamicOffsetCount > kMaxDynamic || firstSet + setCount > pl->root.sets.size()) {
+    return false;
+  }
+  for (uint32_t i = firstSet; i < firstSet + setCount; ++i) {
+    const SetLayoutShadow* l = pl->root.sets[i].layout.get();
+    if (l == nullptr || l->converts() || !l->has_native) return false;
+  }
+  return true;
+}
+
+// A bind the per-thread device entry did not answer, or on a device where layouts convert
+// (kept out of the hook: see CmdPushConstants).
+[[gnu::noinline]] void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
+                                              VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
+                                              const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
+                                              const uint32_t* pDynamicOffsets) {
   DeviceBindings& b = BindingsOf(cb);
-  if (!b.Converting()) {
-    // No converting layout exists yet, so neither do fallback pipelines that would need
-    // this bind remembered.
-    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
-    return;
+  if ((b.Work() & DeviceBindings::kWorkConverting) == 0) {
+    return b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
+                                        pDynamicOffsets);
   }
   BindingsCommandData* data = CommandDataOf(b, cb);
   // A command buffer binds through few layouts: it remembers the last one (no
@@ -99,8 +116,31 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineB
   if (BindPointState* point = data != nullptr ? data->At(bindPoint) : nullptr) {
     point->RecordSets(layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   }
-  BindSets(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+  if (AllNative(pl, firstSet, setCount, dynamicOffsetCount)) {
+    // Sets of layouts that keep every binding native, through a layout with a root: the
+    // bind goes down as it is, renumbered (BindSets would find no root byte and one run).
+    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl->NativeSet(firstSet), setCount, pSets, dynamicOffsetCount,
+                                 pDynamicOffsets);
+  } else {
+    BindSets(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+  }
   NoteSetsBound(b, cb, bindPoint, layout);
+}
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
+                                                 VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
+                                                 const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
+                                                 const uint32_t* pDynamicOffsets) {
+  // No converting layout exists yet, so neither do fallback pipelines that would need
+  // this bind remembered: straight down, a tail call.
+  DeviceBindings* cached = CachedBindingsOf(cb);
+  if (cached != nullptr && (cached->Work() & DeviceBindings::kWorkConverting) == 0) {
+    return cached->next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
+                                              pDynamicOffsets);
+  }
+  return BindDescriptorSetsSlow(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
 }
 
 void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
@@ -179,18 +219,25 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
   }
 }
 
-VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stageFlags,
-                                            uint32_t offset, uint32_t size, const void* pValues) {
+namespace {
+
+// A push the per-thread device entry did not answer, or on a device where layouts convert
+// or pushes widen: recorded for the bind points, widened where its layout needs it. Kept
+// out of the hook so that the pass-through stays a few instructions and a tail call (no
+// frame to set up).
+[[gnu::noinline]] void PushConstantsSlow(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stageFlags,
+                                         uint32_t offset, uint32_t size, const void* pValues) {
   DeviceBindings& b = BindingsOf(cb);
+  const uint32_t work = b.Work();
   // The bind points whose stages it names keep the bytes: a root pushed at the other
   // bind point may overwrite them, and they are re-sent then (bind_point_state.h).
-  if (b.Converting()) {
+  if ((work & DeviceBindings::kWorkConverting) != 0) {
     if (BindingsCommandData* data = CommandDataOf(b, cb)) {
       NotePushConstants(*data, layout, stageFlags, offset, offset + size, static_cast<const uint8_t*>(pValues), -1);
     }
   }
   // Most devices never see a layout whose pushes need widening: no lookup then.
-  const PipelineLayoutShadow* pl = b.any_widened_pushes.load(std::memory_order_acquire)
+  const PipelineLayoutShadow* pl = (work & DeviceBindings::kWorkWidenedPushes) != 0
                                        ? Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout)
                                        : nullptr;
   if (pl == nullptr || !pl->widen_app_pushes) {
@@ -211,6 +258,20 @@ VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout
     b.next.CmdPushConstants(cb, layout, stages, at, piece_end - at, static_cast<const uint8_t*>(pValues) + (at - offset));
     at = piece_end;
   }
+}
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stageFlags,
+                                            uint32_t offset, uint32_t size, const void* pValues) {
+  // Nothing converts and no layout widens pushes (auto where conversion does not pay,
+  // until a layout goes beyond a limit): straight down, a tail call.
+  constexpr uint32_t kPushWork = DeviceBindings::kWorkConverting | DeviceBindings::kWorkWidenedPushes;
+  DeviceBindings* cached = CachedBindingsOf(cb);
+  if (cached != nullptr && (cached->Work() & kPushWork) == 0) {
+    return cached->next.CmdPushConstants(cb, layout, stageFlags, offset, size, pValues);
+  }
+  return PushConstantsSlow(cb, layout, stageFlags, offset, size, pValues);
 }
 
 }  // namespace bindery::bindings

@@ -12,10 +12,20 @@
 
 namespace bindery::bindings {
 
-VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipeline pipeline) {
+[[gnu::noinline]] static void BindPipelineSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipeline pipeline) {
   DeviceBindings& b = BindingsOf(cb);
   b.next.CmdBindPipeline(cb, bindPoint, pipeline);
-  NotePipelineBound(b, cb, bindPoint, pipeline);
+  if ((b.Work() & DeviceBindings::kWorkPipelineBind) != 0) NotePipelineBound(b, cb, bindPoint, pipeline);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipeline pipeline) {
+  // Until a pipeline runs natively, has a twin or reads a ring root, there is nothing to
+  // note: one load and one test, then a tail call.
+  DeviceBindings* cached = CachedBindingsOf(cb);
+  if (cached != nullptr && (cached->Work() & DeviceBindings::kWorkPipelineBind) == 0) {
+    return cached->next.CmdBindPipeline(cb, bindPoint, pipeline);
+  }
+  return BindPipelineSlow(cb, bindPoint, pipeline);
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline, const VkAllocationCallbacks* pAllocator) {
@@ -28,11 +38,22 @@ VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline,
   b.next.DestroyPipeline(device, pipeline, pAllocator);
 }
 
-#define BINDERY_DRAW(name, bind_point, params, args)   \
-  VKAPI_ATTR void VKAPI_CALL name params {             \
-    DeviceBindings& b = BindingsOf(cb);                \
-    if (!PrepareDraw(b, cb, bind_point)) return;       \
-    b.next.name args;                                  \
+// Until the device has something a draw must act on (a pipeline running natively, a
+// twin, a ring root, stale push bytes), a draw costs the device lookup, one load and one
+// test before it goes down.
+#define BINDERY_DRAW(name, bind_point, params, args)                                   \
+  [[gnu::noinline]] static void name##Slow params {                                    \
+    DeviceBindings& b = BindingsOf(cb);                                                \
+    if ((b.Work() & DeviceBindings::kWorkDraw) != 0 && !PrepareDraw(b, cb, bind_point)) \
+      return;                                                                          \
+    b.next.name args;                                                                  \
+  }                                                                                    \
+  VKAPI_ATTR void VKAPI_CALL name params {                                             \
+    DeviceBindings* cached = CachedBindingsOf(cb);                                     \
+    if (cached != nullptr && (cached->Work() & DeviceBindings::kWorkDraw) == 0) {      \
+      return cached->next.name args;                                                   \
+    }                                                                                  \
+    return name##Slow args;                                                            \
   }
 #define BINDERY_GRAPHICS(name, params, args) BINDERY_DRAW(name, VK_PIPELINE_BIND_POINT_GRAPHICS, params, args)
 #define BINDERY_COMPUTE(name, params, args) BINDERY_DRAW(name, VK_PIPELINE_BIND_POINT_COMPUTE, params, args)

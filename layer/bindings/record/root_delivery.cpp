@@ -24,6 +24,7 @@ void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
     if (data != nullptr && NotePushConstants(*data, layout, pl.root_stages, lo, hi, bytes, BindPointIndex(bindPoint)) &&
         !b.any_stale_push.load(std::memory_order_relaxed)) {
       b.any_stale_push.store(true, std::memory_order_release);
+      b.MarkWork(DeviceBindings::kWorkStalePush);
     }
     return;
   }
