@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -130,6 +131,10 @@ int ChildMain(const std::string& config, uint64_t seed, uint64_t count, uint64_t
 
 namespace {
 
+volatile std::sig_atomic_t stop_requested = 0;
+
+void RequestStop(int) { stop_requested = 1; }
+
 struct Task {
   std::string config;
   uint64_t seed = 0, count = 0, stride = 1;  // seeds seed, seed + stride, ... (count of them)
@@ -180,9 +185,19 @@ bool Start(const RunOptions& o, Child& c) {
 }
 
 // Runs tasks, `jobs` children at once; results into `out[config][seed]`.
-void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out) {
+void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out, const TaskEnded& on_task_end = {}) {
   std::vector<Child> running;
   while (!tasks.empty() || !running.empty()) {
+    if (stop_requested || std::chrono::steady_clock::now() >= o.stop_at) {
+      // Out of time: what finished stays, the rest has no result (not a crash or hang).
+      for (Child& c : running) {
+        ::kill(c.pid, SIGKILL);
+        int status = 0;
+        ::waitpid(c.pid, &status, 0);
+        ::close(c.fd);
+      }
+      return;
+    }
     while (!tasks.empty() && running.size() < std::max(1u, o.jobs)) {
       Child c;
       c.task = tasks.front();
@@ -196,6 +211,8 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out) {
     std::vector<pollfd> pfds;
     for (const Child& c : running) pfds.push_back({c.fd, POLLIN, 0});
     ::poll(pfds.data(), pfds.size(), 200);
+    // A signal to the process group kills the children too: not a crash of their programs.
+    if (stop_requested) continue;
     const auto now = std::chrono::steady_clock::now();
     for (size_t i = 0; i < running.size();) {
       Child& c = running[i];
@@ -262,12 +279,15 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out) {
         po.status = hung ? ProgramOutcome::kHang : ProgramOutcome::kCrash;
         po.detail = clean ? "exited before its result" : why;
         const uint64_t rest = c.next + c.task.stride;
-        if (rest < end) tasks.push_back({c.task.config, rest, (end - rest) / c.task.stride, c.task.stride, ""});
+        // Next, not last: programs finish about in seed order, so a run stopped early has
+        // judged a prefix of its seeds (a long run continues from there).
+        if (rest < end) tasks.push_front({c.task.config, rest, (end - rest) / c.task.stride, c.task.stride, ""});
       } else if (!clean) {  // after the last result: at device or instance destruction
         auto& po = out[c.task.config][end - c.task.stride];
         po.status = hung ? ProgramOutcome::kHang : ProgramOutcome::kCrash;
         po.detail = why + " after the last program (device teardown)";
       }
+      if (on_task_end && !program_mode) on_task_end(out, c.task.seed, end, c.task.stride);
       running.erase(running.begin() + static_cast<long>(i));
       pfds.erase(pfds.begin() + static_cast<long>(i));
     }
@@ -276,7 +296,21 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out) {
 
 }  // namespace
 
-Outcomes RunSeeds(const RunOptions& o, const std::vector<std::string>& configs, uint64_t seed, uint64_t count) {
+void StopOnSignals() {
+  struct sigaction sa = {};
+  sa.sa_handler = RequestStop;
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+}
+
+std::vector<std::string> ConfigsOfSeed(const RunOptions& o, const std::vector<std::string>& configs, uint64_t seed) {
+  if (!o.rotate || configs.size() <= 1) return configs;
+  const uint64_t others = configs.size() - 1;
+  return {configs[0], configs[1 + seed % others]};
+}
+
+Outcomes RunSeeds(const RunOptions& o, const std::vector<std::string>& configs, uint64_t seed, uint64_t count,
+                  const TaskEnded& on_task_end) {
   std::deque<Task> tasks;
   // Interleave configurations so that a partial run still compares like with like.
   const uint64_t others = configs.size() > 1 ? configs.size() - 1 : 1;
@@ -295,7 +329,7 @@ Outcomes RunSeeds(const RunOptions& o, const std::vector<std::string>& configs, 
     }
   }
   Outcomes out;
-  RunTasks(o, tasks, out);
+  RunTasks(o, tasks, out, on_task_end);
   return out;
 }
 
