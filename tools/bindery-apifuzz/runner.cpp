@@ -12,6 +12,7 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "device.h"
@@ -87,7 +88,21 @@ std::vector<std::string> Problems(const test::VkHarness& h, size_t from) {
   return out;
 }
 
-void RunOne(Session& s, const Program& p) {
+void RunOne(Session& first, const Program& p, bool bindery) {
+  Session* session = &first;
+  if (UsesNullDescriptors(p)) {
+    if (!first.null_descriptor) {
+      first.null_descriptor = std::make_unique<Session>();
+      OpenSession(bindery, first.null_descriptor.get(), true);
+    }
+    session = first.null_descriptor.get();
+    if (!session->error.empty()) {
+      Emit("R " + std::to_string(p.seed) + " setup-error - 0 0");
+      Emit("M " + std::to_string(p.seed) + " " + OneLine("device with nullDescriptor: " + session->error));
+      return;
+    }
+  }
+  Session& s = *session;
   const size_t before = s.harness->Messages().size();
   const RunResult r = Execute(s.device, p);
   const auto problems = Problems(*s.harness, before);
@@ -122,10 +137,10 @@ int ChildMain(const std::string& config, uint64_t seed, uint64_t count, uint64_t
       Emit("E cannot read " + program_file + ": " + error);
       return 2;
     }
-    RunOne(s, p);
+    RunOne(s, p, config != "native");
     return 0;
   }
-  for (uint64_t i = 0; i < count; ++i) RunOne(s, Generate(seed + i * stride, s.device.features));
+  for (uint64_t i = 0; i < count; ++i) RunOne(s, Generate(seed + i * stride, s.device.features), config != "native");
   return 0;
 }
 
