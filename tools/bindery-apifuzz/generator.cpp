@@ -99,7 +99,8 @@ class Generator {
   }
 
   void MakeImages() {
-    if (!f_.images || !x_.Chance(50)) return;
+    // In about a third of the programs: images cost setup, upload and read-back time.
+    if (!f_.images || !x_.Chance(35)) return;
     for (uint32_t i = x_.Range(1, 2); i > 0; --i) p_.images.push_back({Role::kIn});
     if (x_.Chance(70)) p_.images.push_back({Role::kOut});
     p_.samplers = x_.Range(1, 2);
@@ -832,7 +833,7 @@ class Generator {
   // (two draws' storage writes in one render pass instance would race), another secondary
   // dispatches and transfers. Sometimes an action after it binds everything again.
   void AddSecondary(std::vector<Cmd>& cmds, CmdState& st) {
-    if (!r_.Chance(30)) return;
+    if (!r_.Chance(20)) return;
     Cmd begin;
     begin.kind = CmdKind::kBeginSecondary;
     begin.graphics = r_.Chance(50);
