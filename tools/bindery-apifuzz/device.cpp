@@ -40,20 +40,33 @@ bool QueryFeatures(Features* out, std::string* error) {
     VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
     VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     const bool has_multi = HasExtension(pd, VK_EXT_MULTI_DRAW_EXTENSION_NAME);
+    const bool has_robustness2 = HasExtension(pd, VK_EXT_ROBUSTNESS_2_EXTENSION_NAME);
+    VkPhysicalDeviceRobustness2FeaturesEXT robustness2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT};
     f2.pNext = &v12;
     v12.pNext = &v13;
     v13.pNext = has_multi ? &multi : nullptr;
+    multi.pNext = has_robustness2 ? &robustness2 : nullptr;
+    if (!has_multi) v13.pNext = multi.pNext;
     vkGetPhysicalDeviceFeatures2(pd, &f2);
     VkPhysicalDeviceProperties props;
     vkGetPhysicalDeviceProperties(pd, &props);
     f.push_descriptor = HasExtension(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
     f.multi_draw = has_multi && multi.multiDraw;
+    f.null_descriptor = has_robustness2 && robustness2.nullDescriptor;
+    VkFormatProperties fp;
+    vkGetPhysicalDeviceFormatProperties(pd, VK_FORMAT_R32_UINT, &fp);
+    const VkFormatFeatureFlags image_needs = VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT |
+                                             VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+    f.images = (fp.optimalTilingFeatures & image_needs) == image_needs;
     f.draw_indirect_count = v12.drawIndirectCount;
     f.array_dynamic_indexing = f2.features.shaderStorageBufferArrayDynamicIndexing &&
                                f2.features.shaderUniformBufferArrayDynamicIndexing;
     f.storage_alignment = static_cast<uint32_t>(std::max<VkDeviceSize>(props.limits.minStorageBufferOffsetAlignment, 4));
     f.uniform_alignment = static_cast<uint32_t>(std::max<VkDeviceSize>(props.limits.minUniformBufferOffsetAlignment, 4));
     f.max_push_constants = std::min(props.limits.maxPushConstantsSize, 128u);
+    f.max_storage_images = props.limits.maxPerStageDescriptorStorageImages;
+    f.max_sampled_images = std::min(props.limits.maxPerStageDescriptorSampledImages,
+                                    props.limits.maxPerStageDescriptorSamplers);
     ok = v12.timelineSemaphore && f2.features.vertexPipelineStoresAndAtomics &&
          f2.features.multiDrawIndirect && f2.features.drawIndirectFirstInstance;
     if (!ok) *error = "the device lacks timelineSemaphore, vertexPipelineStoresAndAtomics, "
@@ -66,9 +79,19 @@ bool QueryFeatures(Features* out, std::string* error) {
   return ok;
 }
 
-void OpenSession(bool bindery, Session* s) {
+bool UsesNullDescriptors(const Program& p) {
+  for (const SetLayout& l : p.set_layouts) {
+    for (const Binding& b : l.bindings) {
+      if (b.nullable) return true;
+    }
+  }
+  return false;
+}
+
+void OpenSession(bool bindery, Session* s, bool null_descriptor) {
   Features f;
   if (!QueryFeatures(&f, &s->error)) return;
+  const bool enable_null = null_descriptor && f.null_descriptor;
   VkPhysicalDeviceFeatures features{};
   features.vertexPipelineStoresAndAtomics = VK_TRUE;
   features.multiDrawIndirect = VK_TRUE;
@@ -76,10 +99,15 @@ void OpenSession(bool bindery, Session* s) {
   features.shaderStorageBufferArrayDynamicIndexing = f.array_dynamic_indexing;
   features.shaderUniformBufferArrayDynamicIndexing = f.array_dynamic_indexing;
   static VkPhysicalDeviceMultiDrawFeaturesEXT multi{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTI_DRAW_FEATURES_EXT};
+  // nullDescriptor alone (not robustBufferAccess2): null descriptors become valid, other
+  // accesses behave as before.
+  static VkPhysicalDeviceRobustness2FeaturesEXT robustness2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT};
+  robustness2.nullDescriptor = VK_TRUE;
   static VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   static VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   multi.multiDraw = VK_TRUE;
-  v13.pNext = f.multi_draw ? &multi : nullptr;
+  multi.pNext = enable_null ? &robustness2 : nullptr;
+  v13.pNext = f.multi_draw ? static_cast<void*>(&multi) : multi.pNext;
   v12.timelineSemaphore = VK_TRUE;
   v12.drawIndirectCount = f.draw_indirect_count;
   v12.pNext = &v13;
@@ -90,13 +118,14 @@ void OpenSession(bool bindery, Session* s) {
   o.device_pnext = &v12;
   if (f.push_descriptor) o.device_extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   if (f.multi_draw) o.device_extensions.push_back(VK_EXT_MULTI_DRAW_EXTENSION_NAME);
+  if (enable_null) o.device_extensions.push_back(VK_EXT_ROBUSTNESS_2_EXTENSION_NAME);
   s->harness = std::make_unique<test::VkHarness>(o);
   if (!s->harness->ok()) {
     s->error = s->harness->error();
     return;
   }
   s->device = {s->harness->instance(), s->harness->physical_device(), s->harness->device(), s->harness->queue(),
-               s->harness->command_pool(), f};
+               s->harness->command_pool(), f, enable_null};
 }
 
 }  // namespace bindery::apifuzz

@@ -18,9 +18,17 @@ struct Session {
   std::unique_ptr<test::VkHarness> harness;
   Device device;
   std::string error;
+  // The same with robustness2.nullDescriptor enabled, for programs with nullable bindings
+  // (opened at their first one). The first device keeps the features it always had, so a
+  // program without null descriptors runs on the device it ran on before they existed.
+  std::unique_ptr<Session> null_descriptor;
 };
 
-// bindery: enable VK_LAYER_bindery by name (its settings come from BINDERY_* variables).
-void OpenSession(bool bindery, Session* s);
+// bindery: enable VK_LAYER_bindery by name (its settings come from BINDERY_* variables);
+// null_descriptor: enable robustness2.nullDescriptor (where the device has it).
+void OpenSession(bool bindery, Session* s, bool null_descriptor = false);
+
+// Whether a program needs the device with null descriptors (a binding allows them).
+bool UsesNullDescriptors(const Program& p);
 
 }  // namespace bindery::apifuzz

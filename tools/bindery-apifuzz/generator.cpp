@@ -45,10 +45,13 @@ struct SlotState {
 
 class Generator {
  public:
-  Generator(uint64_t seed, const Features& f) : r_(seed), f_(f) { p_.seed = seed; }
+  Generator(uint64_t seed, const Features& f) : r_(seed), x_(~seed), n_(seed ^ 0x6E756C6Cull), f_(f) {
+    p_.seed = seed;
+  }
 
   Program Run() {
     MakeBuffers();
+    MakeImages();
     MakeSetLayouts();
     MakePipelineLayouts();
     MakePipelines();
@@ -84,6 +87,73 @@ class Generator {
     return r_.Pick(c);
   }
 
+  // ---- features added after the first generator version ----
+  // Images, image bindings, null descriptors and secondary command buffers draw from their own
+  // random streams (x_, and n_ for null descriptors), and the first stream (r_) never sees them:
+  // a seed's program keeps everything the first version generated, with these added on top.
+  template <class F>
+  void WithExtra(F&& f) {
+    std::swap(r_, x_);
+    f();
+    std::swap(r_, x_);
+  }
+
+  void MakeImages() {
+    // In about a third of the programs: images cost setup, upload and read-back time.
+    if (!f_.images || !x_.Chance(35)) return;
+    for (uint32_t i = x_.Range(1, 2); i > 0; --i) p_.images.push_back({Role::kIn});
+    if (x_.Chance(70)) p_.images.push_back({Role::kOut});
+    p_.samplers = x_.Range(1, 2);
+  }
+  bool HasImageRole(Role role) const {
+    for (const Image& i : p_.images) {
+      if (i.role == role) return true;
+    }
+    return false;
+  }
+
+  // Image bindings after the buffer bindings of a (non-push) set layout, and null-descriptor
+  // permission for bindings where robustness2 allows it.
+  void AddExtraBindings(SetLayout& l) {
+    if (!l.push && !p_.images.empty() && x_.Chance(40)) {
+      uint32_t number = l.bindings.empty() ? 0 : l.bindings.back().binding + 1;
+      for (uint32_t k = x_.Range(1, 2); k > 0; --k) {
+        Binding b;
+        b.binding = number++;
+        const uint32_t t = x_.Below(3);
+        b.type = t == 0 ? DescType::kSampledImage : t == 1 ? DescType::kStorageImage : DescType::kCombinedImageSampler;
+        b.role = b.type == DescType::kStorageImage && HasImageRole(Role::kOut) && x_.Chance(60) ? Role::kOut : Role::kIn;
+        b.count = x_.Chance(25) ? 2 : 1;
+        b.stages = x_.Chance(60) ? (kCompute | kVertex | kFragment) : 0;
+        while (b.stages == 0) {
+          if (x_.Chance(50)) b.stages |= kCompute;
+          if (x_.Chance(50)) b.stages |= kVertex;
+          if (x_.Chance(50)) b.stages |= kFragment;
+        }
+        l.bindings.push_back(b);
+      }
+    }
+    if (!f_.null_descriptor) return;
+    for (Binding& b : l.bindings) b.nullable = !IsDynamic(b.type) && x_.Chance(15);
+  }
+
+  // The bindings the first stream picks from (images are the extra stream's).
+  static std::vector<Binding> BufferBindings(const SetLayout& l) {
+    std::vector<Binding> out;
+    for (const Binding& b : l.bindings) {
+      if (!IsImage(b.type)) out.push_back(b);
+    }
+    return out;
+  }
+
+  uint32_t ImageCount(const std::vector<uint32_t>& sets, DescType type) const {
+    uint32_t n = 0;
+    for (uint32_t s : sets) {
+      for (const Binding& b : p_.set_layouts[s].bindings) n += b.type == type ? b.count : 0;
+    }
+    return n;
+  }
+
   void MakeSetLayouts() {
     const uint32_t n = r_.Range(2, 5);
     for (uint32_t i = 0; i < n; ++i) {
@@ -116,6 +186,7 @@ class Generator {
         }
         l.bindings.push_back(b);
       }
+      AddExtraBindings(l);
       p_.set_layouts.push_back(l);
     }
   }
@@ -151,6 +222,12 @@ class Generator {
         has_push = true;
       }
       while (l.sets.size() > 1 && UniformCount(l.sets) > 12) l.sets.pop_back();
+      // Within the per-stage image limits (never reached on the devices seen so far).
+      while (l.sets.size() > 1 && (ImageCount(l.sets, DescType::kStorageImage) > f_.max_storage_images ||
+                                   ImageCount(l.sets, DescType::kSampledImage) +
+                                           ImageCount(l.sets, DescType::kCombinedImageSampler) >
+                                       f_.max_sampled_images))
+        l.sets.pop_back();
       if (UniformCount(l.sets) > 12) l.sets = {FirstSetWithFewUniforms()};
       if (!share || (l.push.empty() && r_.Chance(50))) {
         // No stage may be in two ranges (VUID-VkPipelineLayoutCreateInfo-pPushConstantRanges-00292).
@@ -188,9 +265,10 @@ class Generator {
       const Binding* b;
     };
     std::vector<Candidate> cands;
+    std::vector<Candidate> image_cands;
     for (uint32_t set = 0; set < layout.sets.size(); ++set) {
       for (const Binding& b : p_.set_layouts[layout.sets[set]].bindings) {
-        if (b.stages & stage) cands.push_back({set, &b});
+        if (b.stages & stage) (IsImage(b.type) ? image_cands : cands).push_back({set, &b});
       }
     }
     std::vector<uint32_t> words;
@@ -224,6 +302,21 @@ class Generator {
       }
       s.ops.push_back(op);
     }
+    // Image operations (extra stream), at random places among the others.
+    if (!image_cands.empty()) {
+      for (uint32_t k = x_.Range(1, 3); k > 0; --k) {
+        const Candidate& c = x_.Pick(image_cands);
+        ShaderOp op;
+        op.set = c.set;
+        op.binding = c.b->binding;
+        op.element = x_.Below(c.b->count);
+        op.index = x_.Below(64);
+        const bool length = x_.Chance(20);
+        if (c.b->role == Role::kIn) op.kind = length ? OpKind::kLength : OpKind::kRead;
+        else op.kind = length || stage == kFragment ? OpKind::kLength : OpKind::kWrite;
+        s.ops.insert(s.ops.begin() + x_.Below(static_cast<uint32_t>(s.ops.size()) + 1), op);
+      }
+    }
     return s;
   }
 
@@ -254,6 +347,21 @@ class Generator {
 
   // ---- descriptors ----
   Desc MakeDesc(const Binding& b) {
+    Desc d = IsImage(b.type) ? MakeImageDesc(b) : MakeBufferDesc(b);
+    if (b.nullable && n_.Chance(25)) d = {kNullDesc, b.type == DescType::kCombinedImageSampler ? d.offset : 0, 0};
+    return d;
+  }
+  Desc MakeImageDesc(const Binding& b) {
+    Desc d;
+    std::vector<uint32_t> c;
+    for (uint32_t i = 0; i < p_.images.size(); ++i) {
+      if (p_.images[i].role == b.role) c.push_back(i);
+    }
+    d.buffer = r_.Pick(c);
+    if (b.type == DescType::kCombinedImageSampler) d.offset = r_.Below(p_.samplers);
+    return d;
+  }
+  Desc MakeBufferDesc(const Binding& b) {
     Desc d;
     d.buffer = PickBuffer(b.role);
     const uint32_t size = p_.buffers[d.buffer].size;
@@ -341,19 +449,25 @@ class Generator {
       slots_[slot] = SlotState{true, pool, s.layout, {}};
       p_.steps.push_back(s);
       for (const Binding& b : p_.set_layouts[s.layout].bindings) {
-        if (b.count > 1 && r_.Chance(40)) {
-          WriteBinding(slot, b, 0, 1);
-          WriteBinding(slot, b, 1, b.count - 1);
-        } else {
-          WriteBinding(slot, b, 0, b.count);
-        }
+        auto write = [&]() {
+          if (b.count > 1 && r_.Chance(40)) {
+            WriteBinding(slot, b, 0, 1);
+            WriteBinding(slot, b, 1, b.count - 1);
+          } else {
+            WriteBinding(slot, b, 0, b.count);
+          }
+        };
+        if (IsImage(b.type)) WithExtra(write);
+        else write();
       }
     }
     // Rewrites and copies between written sets.
     for (uint32_t k = r_.Below(4); k > 0; --k) {
       const uint32_t dst = r_.Below(p_.set_slots);
       if (!slots_[dst].allocated) continue;
-      const Binding& b = r_.Pick(SlotLayout(dst).bindings);
+      const std::vector<Binding> buffer_bindings = BufferBindings(SlotLayout(dst));
+      if (buffer_bindings.empty()) continue;
+      const Binding& b = r_.Pick(buffer_bindings);
       if (r_.Chance(50)) {
         const uint32_t first = r_.Below(b.count);
         WriteBinding(dst, b, first, r_.Range(1, b.count - first));
@@ -364,7 +478,8 @@ class Generator {
         if (!slots_[src].allocated || src == dst || !FullyWritten(src)) continue;
         const Binding* sb = nullptr;
         for (const Binding& c : SlotLayout(src).bindings) {
-          if (c.type == b.type && c.role == b.role) sb = &c;
+          // A possibly null descriptor only into a binding whose shaders allow null.
+          if (c.type == b.type && c.role == b.role && (!c.nullable || b.nullable)) sb = &c;
         }
         if (sb == nullptr) continue;
         Step s;
@@ -383,6 +498,20 @@ class Generator {
         break;
       }
     }
+    // Rewrites of image bindings (extra stream).
+    WithExtra([&]() {
+      if (p_.images.empty() || !r_.Chance(30)) return;
+      const uint32_t dst = r_.Below(p_.set_slots);
+      if (!slots_[dst].allocated) return;
+      std::vector<Binding> image_bindings;
+      for (const Binding& b : SlotLayout(dst).bindings) {
+        if (IsImage(b.type)) image_bindings.push_back(b);
+      }
+      if (image_bindings.empty()) return;
+      const Binding b = r_.Pick(image_bindings);
+      const uint32_t first = r_.Below(b.count);
+      WriteBinding(dst, b, first, r_.Range(1, b.count - first));
+    });
   }
 
   // ---- commands ----
@@ -652,36 +781,73 @@ class Generator {
     return c;
   }
 
+  enum class Added { kAction, kNoPipeline, kNoSets };
+
+  // Where an action goes: a primary (anything), a secondary (dispatches and transfers: a
+  // render pass cannot begin in a secondary) or a render-pass secondary (draws only).
+  enum class Where { kPrimary, kSecondary, kRenderPassSecondary };
+
+  // A transfer (sometimes, outside render passes) and an action with everything it needs bound.
+  Added AddAction(std::vector<Cmd>& cmds, CmdState& st, Where where) {
+    if (where != Where::kRenderPassSecondary && r_.Chance(35)) cmds.push_back(MakeTransfer());
+    std::vector<uint32_t> runnable;
+    for (uint32_t i = 0; i < p_.pipelines.size(); ++i) {
+      const bool graphics = p_.pipelines[i].graphics;
+      const bool fits = where == Where::kPrimary || graphics == (where == Where::kRenderPassSecondary);
+      if (HasSetsFor(i) && fits) runnable.push_back(i);
+    }
+    if (runnable.empty()) return Added::kNoPipeline;
+    const uint32_t pipeline = r_.Pick(runnable);
+    const Pipeline& pl = p_.pipelines[pipeline];
+    BindPoint& bp = st.bp[pl.graphics ? 1 : 0];
+    // Binding order varies: pipeline first or sets first.
+    const bool pipeline_first = r_.Chance(50);
+    if (pipeline_first && bp.pipeline != pipeline) {
+      cmds.push_back(Cmd{CmdKind::kBindPipeline, pl.graphics, pipeline});
+      bp.pipeline = pipeline;
+    }
+    if (!PrepareSets(cmds, st, pipeline)) return Added::kNoSets;
+    PreparePush(cmds, st, pl.layout);
+    if (bp.pipeline != pipeline) {
+      cmds.push_back(Cmd{CmdKind::kBindPipeline, pl.graphics, pipeline});
+      bp.pipeline = pipeline;
+    }
+    cmds.push_back(MakeAction(pl, pipeline));
+    return Added::kAction;
+  }
+
   std::vector<Cmd> MakeCommands() {
     std::vector<Cmd> cmds;
     CmdState st;
     const uint32_t actions = r_.Range(1, 6);
     for (uint32_t a = 0; a < actions; ++a) {
-      if (r_.Chance(35)) cmds.push_back(MakeTransfer());
-      std::vector<uint32_t> runnable;
-      for (uint32_t i = 0; i < p_.pipelines.size(); ++i) {
-        if (HasSetsFor(i)) runnable.push_back(i);
-      }
-      if (runnable.empty()) break;
-      const uint32_t pipeline = r_.Pick(runnable);
-      const Pipeline& pl = p_.pipelines[pipeline];
-      BindPoint& bp = st.bp[pl.graphics ? 1 : 0];
-      // Binding order varies: pipeline first or sets first.
-      const bool pipeline_first = r_.Chance(50);
-      if (pipeline_first && bp.pipeline != pipeline) {
-        cmds.push_back(Cmd{CmdKind::kBindPipeline, pl.graphics, pipeline});
-        bp.pipeline = pipeline;
-      }
-      if (!PrepareSets(cmds, st, pipeline)) continue;
-      PreparePush(cmds, st, pl.layout);
-      if (bp.pipeline != pipeline) {
-        cmds.push_back(Cmd{CmdKind::kBindPipeline, pl.graphics, pipeline});
-        bp.pipeline = pipeline;
-      }
-      cmds.push_back(MakeAction(pl, pipeline));
+      if (AddAction(cmds, st, Where::kPrimary) == Added::kNoPipeline) break;
     }
     if (r_.Chance(30)) cmds.push_back(MakeTransfer());
+    WithExtra([&]() { AddSecondary(cmds, st); });
     return cmds;
+  }
+
+  // A secondary command buffer at the end of a primary (extra stream): it starts with nothing
+  // bound and leaves the primary with nothing bound; a render-pass secondary holds one draw
+  // (two draws' storage writes in one render pass instance would race), another secondary
+  // dispatches and transfers. Sometimes an action after it binds everything again.
+  void AddSecondary(std::vector<Cmd>& cmds, CmdState& st) {
+    if (!r_.Chance(20)) return;
+    Cmd begin;
+    begin.kind = CmdKind::kBeginSecondary;
+    begin.graphics = r_.Chance(50);
+    cmds.push_back(begin);
+    CmdState inside;
+    for (uint32_t a = begin.graphics ? 1 : r_.Range(1, 3); a > 0; --a) {
+      const Where where = begin.graphics ? Where::kRenderPassSecondary : Where::kSecondary;
+      if (AddAction(cmds, inside, where) == Added::kNoPipeline) break;
+    }
+    Cmd end;
+    end.kind = CmdKind::kEndSecondary;
+    cmds.push_back(end);
+    st = CmdState{};
+    if (r_.Chance(50)) AddAction(cmds, st, Where::kPrimary);
   }
 
   void MakeBatch() {
@@ -720,6 +886,8 @@ class Generator {
   }
 
   Rng r_;
+  Rng x_;  // features added later (images, null descriptors, secondaries): see WithExtra
+  Rng n_;  // which descriptors of nullable bindings are null
   Features f_;
   Program p_;
   std::vector<SlotState> slots_;

@@ -26,6 +26,42 @@ bool PushWordVisible(const PipelineLayout& layout, uint32_t stage, uint32_t offs
 
 std::string Name(uint32_t set, uint32_t binding) { return std::to_string(set) + "_" + std::to_string(binding); }
 
+// An operation on an image binding: texelFetch of sampled images (without a sampler, or
+// through the combined one), imageLoad/imageStore of storage images, size queries for kLength.
+// Stores only into kOut storage images outside fragment shaders, reads only of kIn images.
+void ImageOp(const Binding* b, const ShaderOp& op, uint32_t stage, std::set<std::pair<uint32_t, uint32_t>>& declared,
+             std::ostringstream& decl, std::ostringstream& body) {
+  const bool storage = b->type == DescType::kStorageImage;
+  if (op.kind == OpKind::kAtomic || op.kind == OpKind::kPush) return;
+  if (op.kind == OpKind::kRead && b->role != Role::kIn) return;
+  if (op.kind == OpKind::kWrite && (!storage || b->role != Role::kOut || stage == kFragment)) return;
+  const std::string n = Name(op.set, op.binding);
+  const std::string prefix = b->type == DescType::kSampledImage ? "t" : storage ? "i" : "c";
+  if (declared.insert({op.set, op.binding}).second) {
+    const std::string array = b->count > 1 ? "[" + std::to_string(b->count) + "]" : "";
+    decl << "layout(set = " << op.set << ", binding = " << op.binding << (storage ? ", r32ui" : "") << ") "
+         << (storage && b->role == Role::kIn ? "readonly " : "") << "uniform "
+         << (b->type == DescType::kSampledImage ? "utexture2D " : storage ? "uimage2D " : "usampler2D ") << prefix
+         << n << array << ";\n";
+  }
+  std::string ref = prefix + n;
+  if (b->count > 1) ref += "[" + std::to_string(op.element) + "]";
+  const std::string at = "ivec2(" + std::to_string(op.index % kTexSize) + ", " +
+                         std::to_string((op.index / kTexSize) % kTexSize) + ")";
+  switch (op.kind) {
+    case OpKind::kRead:
+      body << "  acc = mixv(acc, " << (storage ? "imageLoad(" + ref + ", " + at + ")" : "texelFetch(" + ref + ", " + at + ", 0)")
+           << ".x);\n";
+      break;
+    case OpKind::kWrite: body << "  imageStore(" << ref << ", " << at << ", uvec4(acc));\n"; break;
+    case OpKind::kLength:
+      body << "  acc = mixv(acc, uint(" << (storage ? "imageSize(" + ref + ")" : "textureSize(" + ref + ", 0)")
+           << ".x));\n";
+      break;
+    default: break;
+  }
+}
+
 }  // namespace
 
 std::string StageGlsl(const Program& p, const Pipeline& pipeline, const Stage& stage) {
@@ -48,6 +84,10 @@ std::string StageGlsl(const Program& p, const Pipeline& pipeline, const Stage& s
     }
     const Binding* b = FindBinding(p, layout, op.set, op.binding);
     if (b == nullptr || !(b->stages & stage.stage) || op.element >= b->count) continue;
+    if (IsImage(b->type)) {
+      ImageOp(b, op, stage.stage, declared, decl, body);
+      continue;
+    }
     const bool uniform = IsUniform(b->type);
     // Stores only into output buffers, atomics only into counters (compute), reads only of inputs.
     if (op.kind == OpKind::kRead && b->role != Role::kIn) continue;
@@ -75,7 +115,10 @@ std::string StageGlsl(const Program& p, const Pipeline& pipeline, const Stage& s
       body << "  acc = mixv(acc, " << ref << ".d[" << (op.index / 4) % 4 << "][" << op.index % 4 << "]);\n";
       continue;
     }
-    const std::string at = ref + ".d[" + std::to_string(op.index) + "u % uint(" + ref + ".d.length())]";
+    // A null descriptor has no length: the index stays defined (the access reads 0 or is dropped).
+    const std::string length = "uint(" + ref + ".d.length())";
+    const std::string at = ref + ".d[" + std::to_string(op.index) + "u % " +
+                           (b->nullable ? "max(" + length + ", 1u)" : length) + "]";
     switch (op.kind) {
       case OpKind::kRead: body << "  acc = mixv(acc, " << at << ");\n"; break;
       case OpKind::kWrite: body << "  " << at << " = acc;\n"; break;
@@ -98,7 +141,11 @@ std::string StageGlsl(const Program& p, const Pipeline& pipeline, const Stage& s
   }
   decl << "uint mixv(uint a, uint b) { return (a ^ b) * 16777619u + 2166136261u; }\n";
   std::ostringstream out;
-  out << decl.str() << "void main() {\n  uint z = " << zero << ";\n  uint acc = 7u + z;\n" << body.str();
+  std::string d = decl.str();
+  // texelFetch of a texture without a sampler.
+  if (d.find("utexture2D") != std::string::npos)
+    d.insert(d.find('\n') + 1, "#extension GL_EXT_samplerless_texture_functions : require\n");
+  out << d << "void main() {\n  uint z = " << zero << ";\n  uint acc = 7u + z;\n" << body.str();
   if (stage.stage == kVertex) {
     out << "  uint p = uint(gl_VertexIndex + 3 * gl_InstanceIndex) % " << kImageSize * kImageSize << "u;\n"
         << "  gl_Position = vec4((float(p % " << kImageSize << "u) + 0.5) / " << kImageSize / 2

@@ -17,9 +17,29 @@ VkDescriptorType VkType(DescType t) {
     case DescType::kUniform: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
     case DescType::kStorageDynamic: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
     case DescType::kUniformDynamic: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
+    case DescType::kSampledImage: return VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    case DescType::kStorageImage: return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    case DescType::kCombinedImageSampler: return VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
   }
   return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
+
+// One descriptor's info, buffer or image; both are 24 bytes, so an array of these is also
+// an array of either (writes point pBufferInfo/pImageInfo into it, templates use one stride).
+union DescInfo {
+  VkDescriptorBufferInfo buffer;
+  VkDescriptorImageInfo image;
+};
+static_assert(sizeof(DescInfo) == sizeof(VkDescriptorBufferInfo) && sizeof(DescInfo) == sizeof(VkDescriptorImageInfo),
+              "descriptor infos share one stride");
+
+struct ImageObject {
+  VkImage image = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkImageView view = VK_NULL_HANDLE;
+};
+
+constexpr uint32_t kTexBytes = 4 * kTexSize * kTexSize;
 
 struct HostBuffer {
   VkBuffer buffer = VK_NULL_HANDLE;
@@ -100,6 +120,7 @@ class Interpreter {
     indirect_ = MakeBuffer(indirect_size, VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT);
     if (!p_.indirect.empty()) std::memcpy(indirect_.mapped, p_.indirect.data(), 4 * p_.indirect.size());
     readback_ = MakeBuffer(4 * kImageSize * kImageSize, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+    MakeDescriptorImages();
 
     // The color image (R32_UINT, GENERAL all along).
     VkImageCreateInfo ici{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
@@ -198,11 +219,14 @@ class Interpreter {
       const VkDescriptorPoolSize sizes[] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 64},
                                             {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 64},
                                             {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 32},
-                                            {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 32}};
+                                            {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 32},
+                                            {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 32},
+                                            {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 32},
+                                            {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 32}};
       VkDescriptorPoolCreateInfo ci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
       ci.flags = pool.free_bit ? VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT : 0;
       ci.maxSets = pool.max_sets;
-      ci.poolSizeCount = 4;
+      ci.poolSizeCount = static_cast<uint32_t>(std::size(sizes));
       ci.pPoolSizes = sizes;
       VkDescriptorPool dp = VK_NULL_HANDLE;
       vkCreateDescriptorPool(dev_, &ci, nullptr, &dp);
@@ -221,6 +245,58 @@ class Interpreter {
       device_signaled_.push_back(0);
     }
     return true;
+  }
+
+  // The images descriptors point at (R32_UINT, GENERAL from their first use; contents
+  // uploaded by InitImage) and the samplers of combined image samplers.
+  void MakeDescriptorImages() {
+    if (!p_.images.empty()) {
+      image_staging_ = MakeBuffer(kTexBytes * static_cast<uint32_t>(p_.images.size()),
+                                  VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+    }
+    for (size_t i = 0; i < p_.images.size(); ++i) {
+      ImageObject o;
+      VkImageCreateInfo ici{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+      ici.imageType = VK_IMAGE_TYPE_2D;
+      ici.format = VK_FORMAT_R32_UINT;
+      ici.extent = {kTexSize, kTexSize, 1};
+      ici.mipLevels = 1;
+      ici.arrayLayers = 1;
+      ici.samples = VK_SAMPLE_COUNT_1_BIT;
+      ici.tiling = VK_IMAGE_TILING_OPTIMAL;
+      ici.usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                  VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+      vkCreateImage(dev_, &ici, nullptr, &o.image);
+      VkMemoryRequirements req;
+      vkGetImageMemoryRequirements(dev_, o.image, &req);
+      VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+      mai.allocationSize = req.size;
+      mai.memoryTypeIndex = MemoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+      vkAllocateMemory(dev_, &mai, nullptr, &o.memory);
+      vkBindImageMemory(dev_, o.image, o.memory, 0);
+      VkImageViewCreateInfo vci{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+      vci.image = o.image;
+      vci.viewType = VK_IMAGE_VIEW_TYPE_2D;
+      vci.format = VK_FORMAT_R32_UINT;
+      vci.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+      vkCreateImageView(dev_, &vci, nullptr, &o.view);
+      images_.push_back(o);
+      auto* words = static_cast<uint32_t*>(image_staging_.mapped) + i * kTexSize * kTexSize;
+      uint64_t h = p_.seed * 7000003u + i;
+      for (uint32_t w = 0; w < kTexSize * kTexSize; ++w) {
+        h = h * 6364136223846793005ull + 1442695040888963407ull;
+        words[w] = static_cast<uint32_t>(h >> 33);
+      }
+    }
+    for (uint32_t i = 0; i < p_.samplers; ++i) {
+      VkSamplerCreateInfo sci{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+      sci.magFilter = sci.minFilter = VK_FILTER_NEAREST;
+      sci.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+      sci.addressModeU = sci.addressModeV = sci.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+      VkSampler sampler = VK_NULL_HANDLE;
+      vkCreateSampler(dev_, &sci, nullptr, &sampler);
+      samplers_.push_back(sampler);
+    }
   }
 
   VkShaderModule Module(const Pipeline& pl, const Stage& st) {
@@ -314,20 +390,39 @@ class Interpreter {
     return nullptr;
   }
 
-  bool DescsValid(const std::vector<Desc>& descs) const {
+  bool DescValid(const Desc& d, DescType t) const {
+    if (d.buffer == kNullDesc) {
+      return d_.null_descriptor && !IsDynamic(t) &&
+             (t != DescType::kCombinedImageSampler || d.offset < samplers_.size());
+    }
+    if (IsImage(t)) {
+      return d.buffer < images_.size() && (t != DescType::kCombinedImageSampler || d.offset < samplers_.size());
+    }
+    return d.buffer < buffers_.size() && d.offset + std::max(d.range, 1u) <= p_.buffers[d.buffer].size;
+  }
+  bool DescsValid(const std::vector<Desc>& descs, DescType t) const {
     for (const Desc& d : descs) {
-      if (d.buffer >= buffers_.size() || d.offset + std::max(d.range, 1u) > p_.buffers[d.buffer].size) return false;
+      if (!DescValid(d, t)) return false;
     }
     return true;
   }
 
-  std::vector<VkDescriptorBufferInfo> Infos(const std::vector<Desc>& descs, size_t first, size_t count) const {
-    std::vector<VkDescriptorBufferInfo> infos;
-    for (size_t i = first; i < first + count; ++i) {
-      const Desc& d = descs[i];
-      infos.push_back({buffers_[d.buffer].buffer, d.offset, d.range == 0 ? VK_WHOLE_SIZE : d.range});
+  DescInfo Info(const Desc& d, DescType t) const {
+    DescInfo info{};
+    if (IsImage(t)) {
+      info.image.sampler = t == DescType::kCombinedImageSampler ? samplers_[d.offset] : VK_NULL_HANDLE;
+      info.image.imageView = d.buffer == kNullDesc ? VK_NULL_HANDLE : images_[d.buffer].view;
+      info.image.imageLayout = VK_IMAGE_LAYOUT_GENERAL;
+    } else if (d.buffer == kNullDesc) {
+      info.buffer = {VK_NULL_HANDLE, 0, VK_WHOLE_SIZE};
+    } else {
+      info.buffer = {buffers_[d.buffer].buffer, d.offset, d.range == 0 ? VK_WHOLE_SIZE : d.range};
     }
-    return infos;
+    return info;
+  }
+  static void PointAt(VkWriteDescriptorSet& w, const DescInfo* info, DescType t) {
+    if (IsImage(t)) w.pImageInfo = &info->image;
+    else w.pBufferInfo = &info->buffer;
   }
 
   // A template writing `count` consecutive descriptors per entry, infos packed in order.
@@ -387,12 +482,13 @@ class Interpreter {
       }
       case StepKind::kWrite: {
         const Binding* b = SlotBinding(s.slot, s.binding);
-        if (b == nullptr || s.descs.empty() || s.element + s.descs.size() > b->count || !DescsValid(s.descs))
+        if (b == nullptr || s.descs.empty() || s.element + s.descs.size() > b->count || !DescsValid(s.descs, b->type))
           return Skip();
-        const auto infos = Infos(s.descs, 0, s.descs.size());
+        std::vector<DescInfo> infos;
+        for (const Desc& d : s.descs) infos.push_back(Info(d, b->type));
         if (s.use_template) {
           const VkDescriptorUpdateTemplateEntry entry{s.binding, s.element, static_cast<uint32_t>(infos.size()),
-                                                      VkType(b->type), 0, sizeof(VkDescriptorBufferInfo)};
+                                                      VkType(b->type), 0, sizeof(DescInfo)};
           VkDescriptorUpdateTemplate t = MakeTemplate({entry}, set_layouts_[slots_[s.slot].layout], false,
                                                       VK_PIPELINE_BIND_POINT_COMPUTE, VK_NULL_HANDLE, 0);
           vkUpdateDescriptorSetWithTemplate(dev_, slots_[s.slot].set, t, infos.data());
@@ -405,7 +501,7 @@ class Interpreter {
         w.dstArrayElement = s.element;
         w.descriptorCount = static_cast<uint32_t>(infos.size());
         w.descriptorType = VkType(b->type);
-        w.pBufferInfo = infos.data();
+        PointAt(w, infos.data(), b->type);
         vkUpdateDescriptorSets(dev_, 1, &w, 0, nullptr);
         return;
       }
@@ -503,7 +599,7 @@ class Interpreter {
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     vkBeginCommandBuffer(cb, &bi);
     FullBarrier(cb);
-    Record(cb, s.cmds);
+    Record(cb, s.cmds, 0, s.cmds.size(), Level::kPrimary);
     FullBarrier(cb, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_HOST_READ_BIT);
     vkEndCommandBuffer(cb);
 
@@ -626,13 +722,42 @@ class Interpreter {
     }
   }
 
-  void Record(VkCommandBuffer cb, const std::vector<Cmd>& cmds) {
+  // Where commands are recorded: a render-pass secondary holds only binds, pushes and draws
+  // (inside the primary's render pass instance: no transfers, dispatches or barriers).
+  enum class Level { kPrimary, kSecondary, kRenderPassSecondary };
+
+  // Records cmds[begin, end) into `cb`.
+  void Record(VkCommandBuffer cb, const std::vector<Cmd>& cmds, size_t begin, size_t end, Level level) {
     Bound bound[2];
     PushState push;
     std::vector<const Cmd*> pushes;  // the pushes that define `push` (repush_after_bind_)
-    for (const Cmd& c : cmds) {
+    const bool in_pass = level == Level::kRenderPassSecondary;
+    for (size_t at = begin; at < end; ++at) {
+      const Cmd& c = cmds[at];
       const VkPipelineBindPoint bp = c.graphics ? VK_PIPELINE_BIND_POINT_GRAPHICS : VK_PIPELINE_BIND_POINT_COMPUTE;
+      if (in_pass && (c.kind == CmdKind::kFill || c.kind == CmdKind::kUpdate || c.kind == CmdKind::kCopy ||
+                      c.kind == CmdKind::kDispatch || c.kind == CmdKind::kDispatchBase ||
+                      c.kind == CmdKind::kDispatchIndirect)) {
+        Skip();
+        continue;
+      }
       switch (c.kind) {
+        case CmdKind::kBeginSecondary: {
+          if (level != Level::kPrimary) {
+            Skip();
+            break;
+          }
+          size_t stop = at + 1;
+          while (stop < end && cmds[stop].kind != CmdKind::kEndSecondary) ++stop;
+          ExecuteSecondary(cb, cmds, at + 1, stop, c.graphics);
+          // The spec leaves the primary's bound pipelines, sets and push constants undefined.
+          bound[0] = bound[1] = Bound{};
+          push = PushState{};
+          pushes.clear();
+          at = stop;  // past its kEndSecondary
+          break;
+        }
+        case CmdKind::kEndSecondary: Skip(); break;  // without a beginning (a cut program)
         case CmdKind::kBindPipeline:
           if (c.pipeline >= pipelines_.size() || pipelines_[c.pipeline] == VK_NULL_HANDLE ||
               p_.pipelines[c.pipeline].graphics != c.graphics) {
@@ -714,24 +839,64 @@ class Interpreter {
           break;
         }
         default:
-          if (bound[c.graphics].pipeline == VK_NULL_HANDLE || !ActionReady(bound[c.graphics], push)) {
+          // Draws begin a render pass: not in a secondary unless it continues one.
+          if (bound[c.graphics].pipeline == VK_NULL_HANDLE || !ActionReady(bound[c.graphics], push) ||
+              (in_pass && !c.graphics) || (level == Level::kSecondary && c.graphics)) {
             Skip();
             break;
           }
-          Action(cb, c);
-          FullBarrier(cb);
+          Action(cb, c, in_pass);
+          if (!in_pass) FullBarrier(cb);
           break;
       }
     }
+  }
+
+  // Records cmds[begin, end) into a secondary command buffer and executes it from `cb`
+  // (a render-pass secondary inside a render pass instance of its own), then a full barrier.
+  void ExecuteSecondary(VkCommandBuffer cb, const std::vector<Cmd>& cmds, size_t begin, size_t end, bool render_pass) {
+    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = d_.command_pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+    ai.commandBufferCount = 1;
+    VkCommandBuffer secondary = VK_NULL_HANDLE;
+    vkAllocateCommandBuffers(dev_, &ai, &secondary);
+    VkCommandBufferInheritanceInfo inherit{VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO};
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    if (render_pass) {
+      inherit.renderPass = render_pass_;
+      inherit.subpass = 0;
+      inherit.framebuffer = framebuffer_;
+      bi.flags |= VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT;
+    }
+    bi.pInheritanceInfo = &inherit;
+    vkBeginCommandBuffer(secondary, &bi);
+    Record(secondary, cmds, begin, end, render_pass ? Level::kRenderPassSecondary : Level::kSecondary);
+    vkEndCommandBuffer(secondary);
+    pending_.push_back(secondary);  // freed after the next wait for idle
+    if (render_pass) {
+      VkRenderPassBeginInfo ri{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+      ri.renderPass = render_pass_;
+      ri.framebuffer = framebuffer_;
+      ri.renderArea = {{0, 0}, {kImageSize, kImageSize}};
+      vkCmdBeginRenderPass(cb, &ri, VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS);
+      vkCmdExecuteCommands(cb, 1, &secondary);
+      vkCmdEndRenderPass(cb);
+    } else {
+      vkCmdExecuteCommands(cb, 1, &secondary);
+    }
+    FullBarrier(cb);
   }
 
   bool PushDescriptors(VkCommandBuffer cb, VkPipelineBindPoint bp, const Cmd& c) {
     if (c.layout >= pipeline_layouts_.size() || c.first >= p_.pipeline_layouts[c.layout].sets.size()) return Refuse();
     const uint32_t set_layout = p_.pipeline_layouts[c.layout].sets[c.first];
     const SetLayout& sl = p_.set_layouts[set_layout];
-    if (!sl.push || !DescsValid(c.descs)) return Refuse();
+    if (!sl.push) return Refuse();
     std::vector<VkWriteDescriptorSet> writes;
     std::vector<VkDescriptorUpdateTemplateEntry> entries;
+    std::vector<DescInfo> infos;
     size_t at = 0;
     for (size_t i = 0; i + 1 < c.values.size(); i += 2) {
       const uint32_t binding = c.values[i], count = c.values[i + 1];
@@ -740,20 +905,27 @@ class Interpreter {
         if (x.binding == binding) b = &x;
       }
       if (b == nullptr || count == 0 || count > b->count || at + count > c.descs.size()) return Refuse();
+      for (size_t k = at; k < at + count; ++k) {
+        if (!DescValid(c.descs[k], b->type)) return Refuse();
+        infos.push_back(Info(c.descs[k], b->type));
+      }
       VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
       w.dstBinding = binding;
       w.descriptorCount = count;
       w.descriptorType = VkType(b->type);
       w.dstArrayElement = static_cast<uint32_t>(at);  // the info index until fixed below
       writes.push_back(w);
-      entries.push_back({binding, 0, count, VkType(b->type), at * sizeof(VkDescriptorBufferInfo),
-                         sizeof(VkDescriptorBufferInfo)});
+      entries.push_back({binding, 0, count, VkType(b->type), at * sizeof(DescInfo), sizeof(DescInfo)});
       at += count;
     }
     if (writes.empty()) return Refuse();
-    const auto infos = Infos(c.descs, 0, at);
     for (VkWriteDescriptorSet& w : writes) {
-      w.pBufferInfo = infos.data() + w.dstArrayElement;
+      const DescInfo* first = infos.data() + w.dstArrayElement;
+      if (w.descriptorType == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE || w.descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE ||
+          w.descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER)
+        w.pImageInfo = &first->image;
+      else
+        w.pBufferInfo = &first->buffer;
       w.dstArrayElement = 0;
     }
     if (c.use_template) {
@@ -767,7 +939,8 @@ class Interpreter {
     return true;
   }
 
-  void Action(VkCommandBuffer cb, const Cmd& c) {
+  // in_pass: recorded inside a render pass instance the caller began (a render-pass secondary).
+  void Action(VkCommandBuffer cb, const Cmd& c, bool in_pass) {
     const auto& v = c.values;
     auto need = [&](size_t n) {
       if (v.size() >= n) return true;
@@ -791,7 +964,7 @@ class Interpreter {
     ri.renderArea = {{0, 0}, {kImageSize, kImageSize}};
     const bool indexed = c.kind == CmdKind::kDrawIndexed || c.kind == CmdKind::kDrawIndexedIndirect ||
                          c.kind == CmdKind::kDrawIndexedIndirectCount || c.kind == CmdKind::kDrawMultiIndexed;
-    vkCmdBeginRenderPass(cb, &ri, VK_SUBPASS_CONTENTS_INLINE);
+    if (!in_pass) vkCmdBeginRenderPass(cb, &ri, VK_SUBPASS_CONTENTS_INLINE);
     if (indexed) vkCmdBindIndexBuffer(cb, indirect_.buffer, c.src_offset, VK_INDEX_TYPE_UINT32);
     switch (c.kind) {
       case CmdKind::kDraw:
@@ -830,7 +1003,7 @@ class Interpreter {
       }
       default: Skip(); break;
     }
-    vkCmdEndRenderPass(cb);
+    if (!in_pass) vkCmdEndRenderPass(cb);
   }
 
   // ---- start and end ----
@@ -869,6 +1042,26 @@ class Interpreter {
     VkClearColorValue clear{};
     clear.uint32[0] = 0xC1EA4u;
     vkCmdClearColorImage(cb, image_, VK_IMAGE_LAYOUT_GENERAL, &clear, 1, &ib.subresourceRange);
+    for (size_t i = 0; i < images_.size(); ++i) {
+      ib.image = images_[i].image;
+      ib.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+      vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
+                           nullptr, 1, &ib);
+      VkBufferImageCopy region{};
+      region.bufferOffset = i * kTexBytes;
+      region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+      region.imageExtent = {kTexSize, kTexSize, 1};
+      vkCmdCopyBufferToImage(cb, image_staging_.buffer, images_[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                             &region);
+      // GENERAL from here on: shaders sample and store through it.
+      VkImageMemoryBarrier to_general = ib;
+      to_general.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+      to_general.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+      to_general.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+      to_general.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+      vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, nullptr, 0,
+                           nullptr, 1, &to_general);
+    }
     FullBarrier(cb);
     SubmitOneTime(cb);
   }
@@ -892,6 +1085,15 @@ class Interpreter {
     region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     region.imageExtent = {kImageSize, kImageSize, 1};
     vkCmdCopyImageToBuffer(cb, image_, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback_.buffer, 1, &region);
+    region.imageExtent = {kTexSize, kTexSize, 1};
+    for (size_t i = 0; i < images_.size(); ++i) {
+      ib.image = images_[i].image;
+      vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
+                           nullptr, 1, &ib);
+      region.bufferOffset = i * kTexBytes;
+      vkCmdCopyImageToBuffer(cb, images_[i].image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, image_staging_.buffer, 1,
+                             &region);
+    }
     FullBarrier(cb, VK_ACCESS_HOST_READ_BIT);
     SubmitOneTime(cb);
     WaitIdle();
@@ -901,6 +1103,10 @@ class Interpreter {
     }
     const auto* bytes = static_cast<const uint8_t*>(readback_.mapped);
     result_.bytes.insert(result_.bytes.end(), bytes, bytes + readback_.size);
+    if (!images_.empty()) {  // after the color image (programs without images read back as before)
+      bytes = static_cast<const uint8_t*>(image_staging_.mapped);
+      result_.bytes.insert(result_.bytes.end(), bytes, bytes + image_staging_.size);
+    }
   }
 
   void DestroyBuffer(HostBuffer& b) {
@@ -924,6 +1130,13 @@ class Interpreter {
     if (view_) vkDestroyImageView(dev_, view_, nullptr);
     if (image_) vkDestroyImage(dev_, image_, nullptr);
     if (image_memory_) vkFreeMemory(dev_, image_memory_, nullptr);
+    for (VkSampler sampler : samplers_) vkDestroySampler(dev_, sampler, nullptr);
+    for (ImageObject& o : images_) {
+      vkDestroyImageView(dev_, o.view, nullptr);
+      vkDestroyImage(dev_, o.image, nullptr);
+      vkFreeMemory(dev_, o.memory, nullptr);
+    }
+    DestroyBuffer(image_staging_);
     for (HostBuffer& b : buffers_) DestroyBuffer(b);
     DestroyBuffer(indirect_);
     DestroyBuffer(readback_);
@@ -939,7 +1152,9 @@ class Interpreter {
   PFN_vkCmdDrawMultiEXT draw_multi_ = nullptr;
   PFN_vkCmdDrawMultiIndexedEXT draw_multi_indexed_ = nullptr;
   std::vector<HostBuffer> buffers_;
-  HostBuffer indirect_, readback_;
+  HostBuffer indirect_, readback_, image_staging_;
+  std::vector<ImageObject> images_;
+  std::vector<VkSampler> samplers_;
   VkImage image_ = VK_NULL_HANDLE;
   VkDeviceMemory image_memory_ = VK_NULL_HANDLE;
   VkImageView view_ = VK_NULL_HANDLE;

@@ -21,7 +21,8 @@ struct Device {
   VkDevice device = VK_NULL_HANDLE;
   VkQueue queue = VK_NULL_HANDLE;
   VkCommandPool command_pool = VK_NULL_HANDLE;
-  Features features;
+  Features features;             // what programs are generated for (the same on every device)
+  bool null_descriptor = false;  // robustness2.nullDescriptor enabled on this device
 };
 
 struct RunResult {

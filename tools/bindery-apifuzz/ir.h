@@ -18,9 +18,17 @@
 namespace bindery::apifuzz {
 
 enum class Role : uint32_t { kIn = 0, kOut = 1, kCounter = 2 };
-enum class DescType : uint32_t { kStorage = 0, kUniform = 1, kStorageDynamic = 2, kUniformDynamic = 3 };
+enum class DescType : uint32_t {
+  kStorage = 0, kUniform = 1, kStorageDynamic = 2, kUniformDynamic = 3,
+  // Images (R32_UINT, kTexSize x kTexSize, GENERAL layout): read with texelFetch (sampled,
+  // combined with a sampler) or imageLoad/imageStore (storage: role kIn or kOut).
+  kSampledImage = 4, kStorageImage = 5, kCombinedImageSampler = 6,
+};
 inline bool IsDynamic(DescType t) { return t == DescType::kStorageDynamic || t == DescType::kUniformDynamic; }
 inline bool IsUniform(DescType t) { return t == DescType::kUniform || t == DescType::kUniformDynamic; }
+inline bool IsImage(DescType t) {
+  return t == DescType::kSampledImage || t == DescType::kStorageImage || t == DescType::kCombinedImageSampler;
+}
 
 // Stage bits, as VkShaderStageFlagBits.
 constexpr uint32_t kVertex = 0x1, kFragment = 0x10, kCompute = 0x20;
@@ -34,8 +42,11 @@ struct Binding {
   uint32_t binding = 0;
   DescType type = DescType::kStorage;
   uint32_t count = 1;  // descriptor array size
-  Role role = Role::kIn;  // which buffers its descriptors point at (uniform: kIn)
+  Role role = Role::kIn;  // which buffers (images) its descriptors point at (uniform, sampled: kIn)
   uint32_t stages = 0;
+  // Its descriptors may be null (robustness2 nullDescriptor): the shaders' accesses stay
+  // defined when the buffer has no length (index modulo max(length, 1)).
+  bool nullable = false;
 };
 
 struct SetLayout {
@@ -84,7 +95,10 @@ struct Pool {
   bool free_bit = false;  // VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT
 };
 
-// One descriptor: a buffer range (range 0 = VK_WHOLE_SIZE).
+// One descriptor: a buffer range (range 0 = VK_WHOLE_SIZE); for an image type, `buffer` is
+// the image and `offset` the sampler (combined image sampler). kNullDesc in `buffer`: a
+// null descriptor (VK_NULL_HANDLE buffer or view; offset 0, whole size).
+constexpr uint32_t kNullDesc = UINT32_MAX;
 struct Desc {
   uint32_t buffer = 0, offset = 0, range = 0;
 };
@@ -95,6 +109,11 @@ enum class CmdKind : uint32_t {
   kDraw, kDrawIndexed, kDrawIndirect, kDrawIndexedIndirect, kDrawIndirectCount, kDrawIndexedIndirectCount,
   kDrawMulti, kDrawMultiIndexed,
   kFill, kUpdate, kCopy,
+  // The commands up to the next kEndSecondary are recorded into a secondary command buffer
+  // (which inherits no bound state) and executed from the primary, whose bound state is
+  // undefined afterwards. `graphics`: a render-pass secondary (RENDER_PASS_CONTINUE, one draw,
+  // executed inside a render pass instance begun with secondary contents).
+  kBeginSecondary, kEndSecondary,
   kCount
 };
 
@@ -140,16 +159,25 @@ struct Step {
 
 struct Features {
   bool push_descriptor = false;
+  bool null_descriptor = false;  // robustness2 nullDescriptor
+  bool images = false;           // R32_UINT optimal tiling is sampled- and storage-image capable
   bool multi_draw = false;
   bool draw_indirect_count = false;
   bool array_dynamic_indexing = false;
   uint32_t storage_alignment = 256, uniform_alignment = 256;
   uint32_t max_push_constants = 128;
+  uint32_t max_storage_images = 4, max_sampled_images = 16;  // per stage
+};
+
+struct Image {
+  Role role = Role::kIn;  // kIn: read by shaders; kOut: stored to (storage image, compute/vertex)
 };
 
 struct Program {
   uint64_t seed = 0;
   std::vector<Buffer> buffers;
+  std::vector<Image> images;  // read back after the buffers, before the color image
+  uint32_t samplers = 0;      // NEAREST samplers for combined image samplers
   std::vector<SetLayout> set_layouts;
   std::vector<PipelineLayout> pipeline_layouts;
   std::vector<Pipeline> pipelines;
@@ -166,7 +194,8 @@ inline bool SameSetLayout(const SetLayout& a, const SetLayout& b) {
   for (size_t i = 0; i < a.bindings.size(); ++i) {
     const Binding& x = a.bindings[i];
     const Binding& y = b.bindings[i];
-    if (x.binding != y.binding || x.type != y.type || x.count != y.count || x.role != y.role || x.stages != y.stages)
+    if (x.binding != y.binding || x.type != y.type || x.count != y.count || x.role != y.role ||
+        x.stages != y.stages || x.nullable != y.nullable)
       return false;
   }
   return true;
@@ -178,5 +207,7 @@ bool Parse(const std::string& text, Program* out, std::string* error);
 
 // Bytes of the color image the graphics pipelines render to (R32_UINT).
 constexpr uint32_t kImageSize = 8;
+// Width and height of the images used as descriptors (R32_UINT).
+constexpr uint32_t kTexSize = 4;
 
 }  // namespace bindery::apifuzz

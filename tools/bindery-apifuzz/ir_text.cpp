@@ -8,9 +8,17 @@
 namespace bindery::apifuzz {
 namespace {
 
+// Version 2 added nullable bindings, images and samplers; version 1 texts (older cases)
+// read with those absent.
+constexpr const char* kHeaders[] = {"apifuzz-program-v1", "apifuzz-program-v2"};
+
 struct Writer {
   std::ostringstream out;
   bool ok = true;
+  int Version() {
+    Tag(kHeaders[1]);
+    return 2;
+  }
   void Tag(const char* t) { out << "\n" << t; }
   void Num(uint64_t v) { out << ' ' << v; }
   template <class T>
@@ -36,6 +44,15 @@ struct Reader {
   void Tag(const char* t) {
     std::string s;
     if (!(in >> s) || s != t) Fail(std::string("expected '") + t + "', got '" + s + "'");
+  }
+  int Version() {
+    std::string s;
+    in >> s;
+    for (int v = 1; v <= 2; ++v) {
+      if (s == kHeaders[v - 1]) return v;
+    }
+    Fail("not an apifuzz program (header '" + s + "')");
+    return 0;
   }
   uint64_t Num() {
     uint64_t v = 0;
@@ -84,7 +101,7 @@ void VisitCmd(V& v, Cmd& c) {
 
 template <class V>
 void VisitProgram(V& v, Program& p) {
-  v.Tag("apifuzz-program-v1");
+  const int version = v.Version();
   v.Field(p.seed);
   v.Tag("buffers");
   v.List(p.buffers, [&](Buffer& b) {
@@ -100,6 +117,7 @@ void VisitProgram(V& v, Program& p) {
       v.Field(b.count);
       v.Field(b.role);
       v.Field(b.stages);
+      if (version >= 2) v.Field(b.nullable);
     });
   });
   v.Tag("pipeline_layouts");
@@ -135,6 +153,11 @@ void VisitProgram(V& v, Program& p) {
     v.Field(pool.max_sets);
     v.Field(pool.free_bit);
   });
+  if (version >= 2) {
+    v.Tag("images");
+    v.List(p.images, [&](Image& i) { v.Field(i.role); });
+    v.Field(p.samplers);
+  }
   v.Tag("objects");
   v.Field(p.set_slots);
   v.Field(p.semaphores);

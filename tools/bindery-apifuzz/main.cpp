@@ -24,6 +24,7 @@
 #include "printer.h"
 #include "reducer.h"
 #include "runner.h"
+#include "tally.h"
 
 using namespace bindery::apifuzz;
 
@@ -43,7 +44,7 @@ int Usage() {
   std::fprintf(stderr,
                "usage: bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all]...\n"
                "                       [--jobs J] [--batch B] [--reduce] [--max-reduce M] [--save DIR]\n"
-               "                       [--known FILE] [--hang-seconds S]\n"
+               "                       [--known FILE] [--hang-seconds S] [--time-limit S] [--progress-every P]\n"
                "       bindery-apifuzz --print --seed N\n"
                "       bindery-apifuzz --case FILE... [--known FILE]\n"
                "       bindery-apifuzz --native-only --seed N --count K\n");
@@ -59,10 +60,6 @@ std::string ReadFile(const std::string& path) {
 
 // Known failures: lines "<config> <seed>" (a seed of the fuzz run) or "case <file name>";
 // '#' starts a comment.
-struct Known {
-  std::set<std::pair<std::string, uint64_t>> seeds;
-  std::set<std::string> cases;
-};
 Known ReadKnown(const std::string& path) {
   Known k;
   if (path.empty()) return k;
@@ -135,6 +132,8 @@ int main(int argc, char** argv) {
   uint64_t seed = 0, count = 1, stride = 1;
   bool have_seed = false, reduce = false, print = false, dump = false, native_only = false;
   unsigned max_reduce = 3, max_evaluations = 600;
+  double time_limit = 0;        // seconds; 0: none
+  uint64_t progress_every = 0;  // programs between progress lines; 0: one batch
   std::vector<std::string> configs, case_files;
   std::string child_config, program_file, save_dir = ".", known_file, record_known;
   RunOptions o;
@@ -171,6 +170,10 @@ int main(int argc, char** argv) {
       o.batch = std::max(1u, static_cast<unsigned>(std::stoul(value())));
     } else if (a == "--hang-seconds") {
       o.hang_seconds = std::stod(value());
+    } else if (a == "--time-limit") {
+      time_limit = std::stod(value());
+    } else if (a == "--progress-every") {
+      progress_every = std::stoull(value());
     } else if (a == "--reduce") {
       reduce = true;
     } else if (a == "--max-reduce") {
@@ -218,61 +221,28 @@ int main(int argc, char** argv) {
   std::vector<std::string> all = {"native"};
   all.insert(all.end(), configs.begin(), configs.end());
 
-  const auto start = std::chrono::steady_clock::now();
-  Outcomes out = RunSeeds(o, all, seed, count);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
-  struct Failure {
-    uint64_t seed;
-    std::string config, why;
-  };
-  std::vector<Failure> failures, known_failures;
-  uint64_t generator_bugs = 0, skipped_total = 0;
-  std::map<std::string, unsigned> by_class;
-  // Known seeds of this run that passed (the fix landed: drop them from the list).
-  long passed_known = 0;
-  for (const auto& [kc, ks] : known.seeds) passed_known += ks >= seed && ks < seed + count && out[kc].count(ks) ? 1 : 0;
-  for (uint64_t s = seed; s < seed + count; ++s) {
-    const ProgramOutcome& native = out["native"][s];
-    skipped_total += native.skipped;
-    const std::string np = NativeProblem(native);
-    if (!np.empty()) {
-      ++generator_bugs;
-      failures.push_back({s, "native", "generator bug: " + np});
-      continue;
-    }
-    for (const std::string& c : configs) {
-      if (!out[c].count(s)) continue;  // not this configuration's turn (--rotate)
-      const std::string why = Compare(native, out[c][s]);
-      if (why.empty()) continue;
-      (known.seeds.count({c, s}) ? known_failures : failures).push_back({s, c, why});
-      passed_known -= known.seeds.count({c, s});
-      ++by_class[c + ": " + FailureClass(why)];
-    }
+  StopOnSignals();
+  if (time_limit > 0) {
+    o.stop_at = std::chrono::steady_clock::now() +
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(time_limit));
   }
-  std::printf("bindery-apifuzz: %llu programs (seeds %llu..%llu), natively and under %s%zu configurations, in "
-              "%.1f s: %zu failures, %zu known, %llu invalid natively\n",
-              static_cast<unsigned long long>(count), static_cast<unsigned long long>(seed),
-              static_cast<unsigned long long>(seed + count - 1), o.rotate ? "one in turn of " : "",
-              configs.size(), seconds, failures.size(), known_failures.size(),
-              static_cast<unsigned long long>(generator_bugs));
-  for (const auto& [cls, n2] : by_class) std::printf("  %s: %u\n", cls.c_str(), n2);
-  if (passed_known > 0) std::printf("%ld seeds listed as known failures passed: remove them from the list\n", passed_known);
+  Tally tally(o, all, known, seed, count, progress_every ? progress_every : o.batch);
+  RunSeeds(o, all, seed, count,
+           [&](const Outcomes& out, uint64_t first, uint64_t end, uint64_t step) { tally.TaskEnded(out, first, end, step); });
+  const bool stopped = tally.judged() < count;
+  tally.Summarize(stopped);
+  const std::vector<Failure>& failures = tally.failures();
   if (!record_known.empty()) {
     std::ofstream k(record_known);
     k << "# bindery-apifuzz known failures: <configuration> <seed>  # failure class (written by --record-known)\n";
     for (const Failure& f : failures) {
       if (f.config != "native") k << f.config << " " << f.seed << "  # " << FailureClass(f.why) << "\n";
     }
-    for (const Failure& f : known_failures) k << f.config << " " << f.seed << "  # " << FailureClass(f.why) << "\n";
+    for (const Failure& f : tally.known_failures())
+      k << f.config << " " << f.seed << "  # " << FailureClass(f.why) << "\n";
   }
-  for (const Failure& f : known_failures)
-    std::printf("KNOWN seed %llu %s: %s\n", static_cast<unsigned long long>(f.seed), f.config.c_str(), f.why.c_str());
-  for (const Failure& f : failures)
-    std::printf("FAIL seed %llu %s: %.300s\n", static_cast<unsigned long long>(f.seed), f.config.c_str(), f.why.c_str());
-  std::fflush(stdout);
 
-  if (reduce) {
+  if (reduce && !stopped) {
     Features features;
     std::string error;
     if (!QueryFeatures(&features, &error)) return 2;
@@ -294,5 +264,5 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
   }
-  return failures.empty() ? 0 : 1;
+  return failures.empty() && !stopped ? 0 : 1;
 }

@@ -14,6 +14,9 @@ const char* TypeName(DescType t) {
     case DescType::kUniform: return "UNIFORM_BUFFER";
     case DescType::kStorageDynamic: return "STORAGE_BUFFER_DYNAMIC";
     case DescType::kUniformDynamic: return "UNIFORM_BUFFER_DYNAMIC";
+    case DescType::kSampledImage: return "SAMPLED_IMAGE";
+    case DescType::kStorageImage: return "STORAGE_IMAGE";
+    case DescType::kCombinedImageSampler: return "COMBINED_IMAGE_SAMPLER";
   }
   return "?";
 }
@@ -24,15 +27,32 @@ std::string Stages(uint32_t s) {
   if (s & kFragment) out += "F";
   return out.empty() ? "-" : out;
 }
-std::string Descs(const std::vector<Desc>& descs) {
+// `image(i)`: whether descriptor i is of an image type.
+template <class IsImageAt>
+std::string Descs(const std::vector<Desc>& descs, IsImageAt image) {
   std::ostringstream o;
   o << "{";
   for (size_t i = 0; i < descs.size(); ++i) {
-    o << (i ? ", " : "") << "buf" << descs[i].buffer << "+" << descs[i].offset << ":"
-      << (descs[i].range == 0 ? std::string("WHOLE") : std::to_string(descs[i].range));
+    o << (i ? ", " : "");
+    if (descs[i].buffer == kNullDesc) {
+      o << "NULL";
+    } else if (image(i)) {
+      o << "img" << descs[i].buffer << "/sampler" << descs[i].offset;
+    } else {
+      o << "buf" << descs[i].buffer << "+" << descs[i].offset << ":"
+        << (descs[i].range == 0 ? std::string("WHOLE") : std::to_string(descs[i].range));
+    }
   }
   o << "}";
   return o.str();
+}
+
+const Binding* LayoutBinding(const Program& p, uint32_t set_layout, uint32_t binding) {
+  if (set_layout >= p.set_layouts.size()) return nullptr;
+  for (const Binding& b : p.set_layouts[set_layout].bindings) {
+    if (b.binding == binding) return &b;
+  }
+  return nullptr;
 }
 std::string Words(const std::vector<uint32_t>& v) {
   std::ostringstream o;
@@ -43,9 +63,10 @@ std::string Words(const std::vector<uint32_t>& v) {
 }
 const char* BindPoint(bool graphics) { return graphics ? "GRAPHICS" : "COMPUTE"; }
 
-void PrintCmd(std::ostringstream& o, const Cmd& c) {
+void PrintCmd(std::ostringstream& o, const Program& p, const Cmd& c, bool& in_secondary) {
   const auto& v = c.values;
-  o << "    ";
+  if (c.kind == CmdKind::kEndSecondary) in_secondary = false;
+  o << (in_secondary ? "        " : "    ");
   switch (c.kind) {
     case CmdKind::kBindPipeline: o << "vkCmdBindPipeline(" << BindPoint(c.graphics) << ", pipeline" << c.pipeline << ")"; break;
     case CmdKind::kBindSets:
@@ -61,7 +82,21 @@ void PrintCmd(std::ostringstream& o, const Cmd& c) {
     case CmdKind::kPushDescriptors:
       o << (c.use_template ? "vkCmdPushDescriptorSetWithTemplateKHR(" : "vkCmdPushDescriptorSetKHR(")
         << BindPoint(c.graphics) << ", playout" << c.layout << ", set=" << c.first << ", (binding,count)="
-        << Words(v) << ", " << Descs(c.descs) << ")";
+        << Words(v) << ", " << Descs(c.descs, [&](size_t i) {
+             // The (binding, count) pairs say which binding descriptor i belongs to.
+             const PipelineLayout* pl = c.layout < p.pipeline_layouts.size() ? &p.pipeline_layouts[c.layout] : nullptr;
+             if (pl == nullptr || c.first >= pl->sets.size()) return false;
+             size_t at = 0;
+             for (size_t k = 0; k + 1 < v.size(); k += 2) {
+               if (i < at + v[k + 1]) {
+                 const Binding* b = LayoutBinding(p, pl->sets[c.first], v[k]);
+                 return b != nullptr && IsImage(b->type);
+               }
+               at += v[k + 1];
+             }
+             return false;
+           })
+        << ")";
       break;
     case CmdKind::kDispatch: o << "vkCmdDispatch" << Words(v); break;
     case CmdKind::kDispatchBase: o << "vkCmdDispatchBase" << Words(v); break;
@@ -95,6 +130,14 @@ void PrintCmd(std::ostringstream& o, const Cmd& c) {
       o << "vkCmdCopyBuffer(buf" << c.src << "+" << c.src_offset << " -> buf" << c.binding << "+" << c.first
         << ", size=" << c.size << ")";
       break;
+    case CmdKind::kBeginSecondary:
+      o << "secondary" << (c.graphics ? " (RENDER_PASS_CONTINUE, executed in a render pass instance)" : "")
+        << " {";
+      in_secondary = true;
+      break;
+    case CmdKind::kEndSecondary:
+      o << "} vkCmdExecuteCommands (bound state undefined after it)";
+      break;
     case CmdKind::kCount: break;
   }
   o << "\n";
@@ -108,11 +151,15 @@ std::string Listing(const Program& p) {
     << "// every draw has its own render pass instance on an 8x8 R32_UINT image)\n";
   for (size_t i = 0; i < p.buffers.size(); ++i)
     o << "buf" << i << ": " << p.buffers[i].size << " bytes, " << RoleName(p.buffers[i].role) << "\n";
+  for (size_t i = 0; i < p.images.size(); ++i)
+    o << "img" << i << ": " << kTexSize << "x" << kTexSize << " R32_UINT, GENERAL, " << RoleName(p.images[i].role)
+      << "\n";
+  if (p.samplers) o << p.samplers << " samplers (NEAREST)\n";
   for (size_t i = 0; i < p.set_layouts.size(); ++i) {
     o << "setlayout" << i << (p.set_layouts[i].push ? " (PUSH_DESCRIPTOR)" : "") << ":";
     for (const Binding& b : p.set_layouts[i].bindings)
       o << " [" << b.binding << ": " << TypeName(b.type) << "[" << b.count << "] " << RoleName(b.role) << " "
-        << Stages(b.stages) << "]";
+        << Stages(b.stages) << (b.nullable ? " nullable" : "") << "]";
     o << "\n";
   }
   for (size_t i = 0; i < p.pipeline_layouts.size(); ++i) {
@@ -130,16 +177,22 @@ std::string Listing(const Program& p) {
     o << "pool" << i << ": maxSets=" << p.pools[i].max_sets << (p.pools[i].free_bit ? " FREE_DESCRIPTOR_SET" : "") << "\n";
   if (p.semaphores) o << p.semaphores << " timeline semaphores (0: device chain, 1..: host gates)\n";
   o << "\n";
+  std::vector<uint32_t> slot_layout(p.set_slots, UINT32_MAX);
   for (const Step& s : p.steps) {
     switch (s.kind) {
       case StepKind::kAlloc:
+        if (s.slot < slot_layout.size()) slot_layout[s.slot] = s.layout;
         o << "slot" << s.slot << " = vkAllocateDescriptorSets(pool" << s.pool << ", setlayout" << s.layout << ")\n";
         break;
       case StepKind::kFree: o << "vkFreeDescriptorSets(slot" << s.slot << ")\n"; break;
       case StepKind::kResetPool: o << "vkResetDescriptorPool(pool" << s.pool << ")\n"; break;
       case StepKind::kWrite:
         o << (s.use_template ? "vkUpdateDescriptorSetWithTemplate(" : "vkUpdateDescriptorSets(write ") << "slot"
-          << s.slot << ", binding=" << s.binding << ", element=" << s.element << ", " << Descs(s.descs) << ")\n";
+          << s.slot << ", binding=" << s.binding << ", element=" << s.element << ", " << Descs(s.descs, [&](size_t) {
+               const Binding* b = s.slot < slot_layout.size() ? LayoutBinding(p, slot_layout[s.slot], s.binding) : nullptr;
+               return b != nullptr && IsImage(b->type);
+             })
+          << ")\n";
         break;
       case StepKind::kCopySet:
         o << "vkUpdateDescriptorSets(copy slot" << s.src_slot << "." << s.src_binding << "[" << s.src_element
@@ -151,7 +204,10 @@ std::string Listing(const Program& p) {
         o << "signals=";
         for (const Wait& w : s.signals) o << "sem" << w.semaphore << "=" << w.value << " ";
         o << ") {\n";
-        for (const Cmd& c : s.cmds) PrintCmd(o, c);
+        {
+          bool in_secondary = false;
+          for (const Cmd& c : s.cmds) PrintCmd(o, p, c, in_secondary);
+        }
         o << "}\n";
         break;
       case StepKind::kHostSignal:

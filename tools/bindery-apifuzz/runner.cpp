@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "device.h"
@@ -86,7 +88,21 @@ std::vector<std::string> Problems(const test::VkHarness& h, size_t from) {
   return out;
 }
 
-void RunOne(Session& s, const Program& p) {
+void RunOne(Session& first, const Program& p, bool bindery) {
+  Session* session = &first;
+  if (UsesNullDescriptors(p)) {
+    if (!first.null_descriptor) {
+      first.null_descriptor = std::make_unique<Session>();
+      OpenSession(bindery, first.null_descriptor.get(), true);
+    }
+    session = first.null_descriptor.get();
+    if (!session->error.empty()) {
+      Emit("R " + std::to_string(p.seed) + " setup-error - 0 0");
+      Emit("M " + std::to_string(p.seed) + " " + OneLine("device with nullDescriptor: " + session->error));
+      return;
+    }
+  }
+  Session& s = *session;
   const size_t before = s.harness->Messages().size();
   const RunResult r = Execute(s.device, p);
   const auto problems = Problems(*s.harness, before);
@@ -121,14 +137,18 @@ int ChildMain(const std::string& config, uint64_t seed, uint64_t count, uint64_t
       Emit("E cannot read " + program_file + ": " + error);
       return 2;
     }
-    RunOne(s, p);
+    RunOne(s, p, config != "native");
     return 0;
   }
-  for (uint64_t i = 0; i < count; ++i) RunOne(s, Generate(seed + i * stride, s.device.features));
+  for (uint64_t i = 0; i < count; ++i) RunOne(s, Generate(seed + i * stride, s.device.features), config != "native");
   return 0;
 }
 
 namespace {
+
+volatile std::sig_atomic_t stop_requested = 0;
+
+void RequestStop(int) { stop_requested = 1; }
 
 struct Task {
   std::string config;
@@ -180,9 +200,19 @@ bool Start(const RunOptions& o, Child& c) {
 }
 
 // Runs tasks, `jobs` children at once; results into `out[config][seed]`.
-void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out) {
+void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out, const TaskEnded& on_task_end = {}) {
   std::vector<Child> running;
   while (!tasks.empty() || !running.empty()) {
+    if (stop_requested || std::chrono::steady_clock::now() >= o.stop_at) {
+      // Out of time: what finished stays, the rest has no result (not a crash or hang).
+      for (Child& c : running) {
+        ::kill(c.pid, SIGKILL);
+        int status = 0;
+        ::waitpid(c.pid, &status, 0);
+        ::close(c.fd);
+      }
+      return;
+    }
     while (!tasks.empty() && running.size() < std::max(1u, o.jobs)) {
       Child c;
       c.task = tasks.front();
@@ -196,6 +226,8 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out) {
     std::vector<pollfd> pfds;
     for (const Child& c : running) pfds.push_back({c.fd, POLLIN, 0});
     ::poll(pfds.data(), pfds.size(), 200);
+    // A signal to the process group kills the children too: not a crash of their programs.
+    if (stop_requested) continue;
     const auto now = std::chrono::steady_clock::now();
     for (size_t i = 0; i < running.size();) {
       Child& c = running[i];
@@ -262,12 +294,15 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out) {
         po.status = hung ? ProgramOutcome::kHang : ProgramOutcome::kCrash;
         po.detail = clean ? "exited before its result" : why;
         const uint64_t rest = c.next + c.task.stride;
-        if (rest < end) tasks.push_back({c.task.config, rest, (end - rest) / c.task.stride, c.task.stride, ""});
+        // Next, not last: programs finish about in seed order, so a run stopped early has
+        // judged a prefix of its seeds (a long run continues from there).
+        if (rest < end) tasks.push_front({c.task.config, rest, (end - rest) / c.task.stride, c.task.stride, ""});
       } else if (!clean) {  // after the last result: at device or instance destruction
         auto& po = out[c.task.config][end - c.task.stride];
         po.status = hung ? ProgramOutcome::kHang : ProgramOutcome::kCrash;
         po.detail = why + " after the last program (device teardown)";
       }
+      if (on_task_end && !program_mode) on_task_end(out, c.task.seed, end, c.task.stride);
       running.erase(running.begin() + static_cast<long>(i));
       pfds.erase(pfds.begin() + static_cast<long>(i));
     }
@@ -276,7 +311,21 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out) {
 
 }  // namespace
 
-Outcomes RunSeeds(const RunOptions& o, const std::vector<std::string>& configs, uint64_t seed, uint64_t count) {
+void StopOnSignals() {
+  struct sigaction sa = {};
+  sa.sa_handler = RequestStop;
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+}
+
+std::vector<std::string> ConfigsOfSeed(const RunOptions& o, const std::vector<std::string>& configs, uint64_t seed) {
+  if (!o.rotate || configs.size() <= 1) return configs;
+  const uint64_t others = configs.size() - 1;
+  return {configs[0], configs[1 + seed % others]};
+}
+
+Outcomes RunSeeds(const RunOptions& o, const std::vector<std::string>& configs, uint64_t seed, uint64_t count,
+                  const TaskEnded& on_task_end) {
   std::deque<Task> tasks;
   // Interleave configurations so that a partial run still compares like with like.
   const uint64_t others = configs.size() > 1 ? configs.size() - 1 : 1;
@@ -295,7 +344,7 @@ Outcomes RunSeeds(const RunOptions& o, const std::vector<std::string>& configs, 
     }
   }
   Outcomes out;
-  RunTasks(o, tasks, out);
+  RunTasks(o, tasks, out, on_task_end);
   return out;
 }
 

@@ -6,7 +6,9 @@
 // with the native run byte for byte.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -40,11 +42,27 @@ struct RunOptions {
   // Each program natively and under one of the other configurations, in turn by seed
   // (the CI budget); off: under every configuration.
   bool rotate = false;
+  // Stop starting children at this time and kill the running ones (a run with a time budget
+  // ends with the programs it finished; the others have no result). Default: never.
+  std::chrono::steady_clock::time_point stop_at = std::chrono::steady_clock::time_point::max();
 };
 
 // outcome[config][seed] for seeds [seed, seed + count).
 using Outcomes = std::map<std::string, std::map<uint64_t, ProgramOutcome>>;
-Outcomes RunSeeds(const RunOptions& o, const std::vector<std::string>& configs, uint64_t seed, uint64_t count);
+
+// Called whenever a child ends, with the seeds its task covered (first, first + stride, ...
+// below end), so that a caller can judge programs as soon as all their results are in
+// (progress of long runs).
+using TaskEnded = std::function<void(const Outcomes&, uint64_t first, uint64_t end, uint64_t stride)>;
+Outcomes RunSeeds(const RunOptions& o, const std::vector<std::string>& configs, uint64_t seed, uint64_t count,
+                  const TaskEnded& on_task_end = {});
+
+// SIGINT and SIGTERM (`timeout`, Ctrl-C) end a run like its time limit: the running children
+// are killed and the programs already finished are reported.
+void StopOnSignals();
+
+// The configurations that run `seed` (natively always; with rotate, one of the others in turn).
+std::vector<std::string> ConfigsOfSeed(const RunOptions& o, const std::vector<std::string>& configs, uint64_t seed);
 
 // One program (a case file or a candidate of the reducer) under each configuration.
 std::map<std::string, ProgramOutcome> RunProgram(const RunOptions& o, const std::vector<std::string>& configs,
