@@ -120,19 +120,29 @@ void DeviceTimelines::WatchFenceLocked(QueueTimelines& q, VkFence fence, Route r
   q.in_flight.push_back(std::move(watch));
 }
 
-SubmissionRef DeviceTimelines::FindWatch(VkFence fence) {
+// Calls `fn(queue)` with each queue's mutex held, one at a time, until it returns true.
+template <typename Fn>
+static void EachQueueLocked(std::mutex& queues_mutex, const std::vector<QueueTimelines*>& queue_list, Fn fn) {
   std::vector<QueueTimelines*> queues;
   {
-    std::lock_guard<std::mutex> lock(queues_mutex_);
-    queues = queue_list_;
+    std::lock_guard<std::mutex> lock(queues_mutex);
+    queues = queue_list;
   }
   for (QueueTimelines* q : queues) {
     std::lock_guard<std::mutex> lock(q->mutex);
-    for (auto it = q->in_flight.rbegin(); it != q->in_flight.rend(); ++it) {
-      if ((*it)->watched == fence) return *it;
-    }
+    if (fn(*q)) return;
   }
-  return nullptr;
+}
+
+SubmissionRef DeviceTimelines::FindWatch(VkFence fence) {
+  SubmissionRef found;
+  EachQueueLocked(queues_mutex_, queue_list_, [&](QueueTimelines& q) {
+    for (auto it = q.in_flight.rbegin(); it != q.in_flight.rend() && found == nullptr; ++it) {
+      if ((*it)->watched == fence) found = *it;
+    }
+    return found != nullptr;
+  });
+  return found;
 }
 
 void DeviceTimelines::ForgetParkedFence(VkFence fence) {
@@ -165,17 +175,12 @@ void DeviceTimelines::DestroyFence(VkFence fence, const VkAllocationCallbacks* a
   if (FenceParked(fence)) ForgetParkedFence(fence);
   if (fence != VK_NULL_HANDLE) {
     // A later fence may get the same handle: its waiters must not find this one's watches.
-    std::vector<QueueTimelines*> queues;
-    {
-      std::lock_guard<std::mutex> lock(queues_mutex_);
-      queues = queue_list_;
-    }
-    for (QueueTimelines* q : queues) {
-      std::lock_guard<std::mutex> lock(q->mutex);
-      for (const SubmissionRef& sub : q->in_flight) {
+    EachQueueLocked(queues_mutex_, queue_list_, [&](QueueTimelines& q) {
+      for (const SubmissionRef& sub : q.in_flight) {
         if (sub->watched == fence) sub->watched = VK_NULL_HANDLE;
       }
-    }
+      return false;
+    });
   }
   next.DestroyFence(device.handle, fence, alloc);
 }
