@@ -67,52 +67,37 @@ bool LoadDeviceFn(VkDevice device, const char* name, Fn* out) {
   return *out != nullptr;
 }
 
+// Entry-point tables as X-macro lists: BINDERY_BENCH_FN_FIELD declares one PFN member,
+// BINDERY_BENCH_FN_LOAD loads it (and clears `ok` when the device has none).
+#define BINDERY_BENCH_FN_FIELD(name) PFN_vk##name name = nullptr;
+#define BINDERY_BENCH_FN_LOAD(name) ok = LoadDeviceFn(d, "vk" #name, &fn->name) && ok;
+
 // The entry points of the descriptor-set recording loops.
+#define BINDERY_BENCH_RECORD_FNS(X)                                                                     \
+  X(ResetCommandPool) X(BeginCommandBuffer) X(EndCommandBuffer) X(ResetDescriptorPool)                   \
+  X(AllocateDescriptorSets) X(UpdateDescriptorSets) X(CmdBindPipeline) X(CmdBindDescriptorSets)          \
+  X(CmdPushConstants) X(CmdDispatch)
+// The entry points of the transfer and timestamp workloads.
+#define BINDERY_BENCH_TRANSFER_FNS(X)                                                                   \
+  X(CmdPipelineBarrier) X(CmdFillBuffer) X(CmdUpdateBuffer) X(CmdCopyBuffer) X(CmdWriteTimestamp)        \
+  X(CmdResetQueryPool) X(QueueSubmit)
+
 struct RecordFns {
-  PFN_vkResetCommandPool ResetCommandPool = nullptr;
-  PFN_vkBeginCommandBuffer BeginCommandBuffer = nullptr;
-  PFN_vkEndCommandBuffer EndCommandBuffer = nullptr;
-  PFN_vkResetDescriptorPool ResetDescriptorPool = nullptr;
-  PFN_vkAllocateDescriptorSets AllocateDescriptorSets = nullptr;
-  PFN_vkUpdateDescriptorSets UpdateDescriptorSets = nullptr;
-  PFN_vkCmdBindPipeline CmdBindPipeline = nullptr;
-  PFN_vkCmdBindDescriptorSets CmdBindDescriptorSets = nullptr;
-  PFN_vkCmdPushConstants CmdPushConstants = nullptr;
-  PFN_vkCmdDispatch CmdDispatch = nullptr;
+  BINDERY_BENCH_RECORD_FNS(BINDERY_BENCH_FN_FIELD)
+};
+struct TransferCmdFns {
+  BINDERY_BENCH_TRANSFER_FNS(BINDERY_BENCH_FN_FIELD)
 };
 
 inline bool LoadRecordFns(VkDevice d, RecordFns* fn) {
-  return LoadDeviceFn(d, "vkResetCommandPool", &fn->ResetCommandPool) &&
-         LoadDeviceFn(d, "vkBeginCommandBuffer", &fn->BeginCommandBuffer) &&
-         LoadDeviceFn(d, "vkEndCommandBuffer", &fn->EndCommandBuffer) &&
-         LoadDeviceFn(d, "vkResetDescriptorPool", &fn->ResetDescriptorPool) &&
-         LoadDeviceFn(d, "vkAllocateDescriptorSets", &fn->AllocateDescriptorSets) &&
-         LoadDeviceFn(d, "vkUpdateDescriptorSets", &fn->UpdateDescriptorSets) &&
-         LoadDeviceFn(d, "vkCmdBindPipeline", &fn->CmdBindPipeline) &&
-         LoadDeviceFn(d, "vkCmdBindDescriptorSets", &fn->CmdBindDescriptorSets) &&
-         LoadDeviceFn(d, "vkCmdPushConstants", &fn->CmdPushConstants) &&
-         LoadDeviceFn(d, "vkCmdDispatch", &fn->CmdDispatch);
+  bool ok = true;
+  BINDERY_BENCH_RECORD_FNS(BINDERY_BENCH_FN_LOAD)
+  return ok;
 }
-
-// The entry points of the transfer and timestamp workloads.
-struct TransferCmdFns {
-  PFN_vkCmdPipelineBarrier CmdPipelineBarrier = nullptr;
-  PFN_vkCmdFillBuffer CmdFillBuffer = nullptr;
-  PFN_vkCmdUpdateBuffer CmdUpdateBuffer = nullptr;
-  PFN_vkCmdCopyBuffer CmdCopyBuffer = nullptr;
-  PFN_vkCmdWriteTimestamp CmdWriteTimestamp = nullptr;
-  PFN_vkCmdResetQueryPool CmdResetQueryPool = nullptr;
-  PFN_vkQueueSubmit QueueSubmit = nullptr;
-};
-
 inline bool LoadTransferCmdFns(VkDevice d, TransferCmdFns* fn) {
-  return LoadDeviceFn(d, "vkCmdPipelineBarrier", &fn->CmdPipelineBarrier) &&
-         LoadDeviceFn(d, "vkCmdFillBuffer", &fn->CmdFillBuffer) &&
-         LoadDeviceFn(d, "vkCmdUpdateBuffer", &fn->CmdUpdateBuffer) &&
-         LoadDeviceFn(d, "vkCmdCopyBuffer", &fn->CmdCopyBuffer) &&
-         LoadDeviceFn(d, "vkCmdWriteTimestamp", &fn->CmdWriteTimestamp) &&
-         LoadDeviceFn(d, "vkCmdResetQueryPool", &fn->CmdResetQueryPool) &&
-         LoadDeviceFn(d, "vkQueueSubmit", &fn->QueueSubmit);
+  bool ok = true;
+  BINDERY_BENCH_TRANSFER_FNS(BINDERY_BENCH_FN_LOAD)
+  return ok;
 }
 
 // A command pool of `family` without RESET_COMMAND_BUFFER (the loops reset the whole
