@@ -6,32 +6,9 @@
 #include "push_addresses_spv.h"
 
 namespace bindery::bench {
-namespace {
-
-VkPhysicalDeviceBufferDeviceAddressFeatures BdaFeatures() {
-  VkPhysicalDeviceBufferDeviceAddressFeatures f{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
-  f.bufferDeviceAddress = VK_TRUE;  // core in 1.3; the push-constant kernel uses buffer references
-  return f;
-}
-
-test::HarnessOptions Options(bool bindery, const void* device_pnext) {
-  test::HarnessOptions o;
-  o.bindery = bindery;
-  o.validation = false;  // never measure the validation layer
-  o.device_pnext = device_pnext;
-  return o;
-}
-
-template <typename Fn>
-bool Load(VkDevice device, const char* name, Fn* out) {
-  *out = reinterpret_cast<Fn>(vkGetDeviceProcAddr(device, name));
-  return *out != nullptr;
-}
-
-}  // namespace
 
 BenchDevice::BenchDevice(bool bindery)
-    : bindery_(bindery), bda_features_(BdaFeatures()), harness_(Options(bindery, &bda_features_)) {}
+    : bindery_(bindery), bda_features_(BdaFeatures()), harness_(BenchHarnessOptions(bindery, &bda_features_)) {}
 
 std::unique_ptr<BenchDevice> BenchDevice::Create(bool bindery, std::string* error) {
   std::unique_ptr<BenchDevice> d(new BenchDevice(bindery));
@@ -43,27 +20,12 @@ std::unique_ptr<BenchDevice> BenchDevice::Create(bool bindery, std::string* erro
 
 std::string BenchDevice::Init() {
   const VkDevice dev = device();
-  bool ok = Load(dev, "vkResetCommandPool", &fn_.ResetCommandPool) &&
-            Load(dev, "vkBeginCommandBuffer", &fn_.BeginCommandBuffer) &&
-            Load(dev, "vkEndCommandBuffer", &fn_.EndCommandBuffer) &&
-            Load(dev, "vkResetDescriptorPool", &fn_.ResetDescriptorPool) &&
-            Load(dev, "vkAllocateDescriptorSets", &fn_.AllocateDescriptorSets) &&
-            Load(dev, "vkUpdateDescriptorSets", &fn_.UpdateDescriptorSets) &&
-            Load(dev, "vkCmdBindPipeline", &fn_.CmdBindPipeline) &&
-            Load(dev, "vkCmdBindDescriptorSets", &fn_.CmdBindDescriptorSets) &&
-            Load(dev, "vkCmdPushConstants", &fn_.CmdPushConstants) &&
-            Load(dev, "vkCmdDispatch", &fn_.CmdDispatch);
+  const bool ok = LoadRecordFns(dev, &fn_);
   if (!ok) return "vkGetDeviceProcAddr returned null for a core command";
 
   // A pool of our own without RESET_COMMAND_BUFFER: the workloads reset the whole pool.
-  VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  cpci.queueFamilyIndex = harness_.queue_family();
-  if (vkCreateCommandPool(dev, &cpci, nullptr, &command_pool_) != VK_SUCCESS) return "vkCreateCommandPool failed";
-  VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  cbai.commandPool = command_pool_;
-  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  cbai.commandBufferCount = 1;
-  if (vkAllocateCommandBuffers(dev, &cbai, &command_buffer_) != VK_SUCCESS) return "vkAllocateCommandBuffers failed";
+  const std::string pool_error = CreatePoolAndCommandBuffer(dev, harness_.queue_family(), &command_pool_, &command_buffer_);
+  if (!pool_error.empty()) return pool_error;
 
   // One set per dispatch, four storage buffers each; reset (not freed) per iteration.
   VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4 * kDispatchesPerIteration};

@@ -9,6 +9,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include "bench_harness.h"
 #include "support/vk_harness.h"
 
 namespace bindery::bench {
@@ -18,21 +19,8 @@ inline constexpr uint32_t kDispatchesPerIteration = 1000;
 // Sets written once at setup that the pre-built-sets workload binds in turn.
 inline constexpr uint32_t kPrebuiltSets = 16;
 
-// Device-level entry points from vkGetDeviceProcAddr, as a performance-minded
-// application (volk, IREE) calls them: no loader trampoline, so with Bindery on the
-// call goes straight into the layer and with it off straight into the driver.
-struct DeviceFns {
-  PFN_vkResetCommandPool ResetCommandPool = nullptr;
-  PFN_vkBeginCommandBuffer BeginCommandBuffer = nullptr;
-  PFN_vkEndCommandBuffer EndCommandBuffer = nullptr;
-  PFN_vkResetDescriptorPool ResetDescriptorPool = nullptr;
-  PFN_vkAllocateDescriptorSets AllocateDescriptorSets = nullptr;
-  PFN_vkUpdateDescriptorSets UpdateDescriptorSets = nullptr;
-  PFN_vkCmdBindPipeline CmdBindPipeline = nullptr;
-  PFN_vkCmdBindDescriptorSets CmdBindDescriptorSets = nullptr;
-  PFN_vkCmdPushConstants CmdPushConstants = nullptr;
-  PFN_vkCmdDispatch CmdDispatch = nullptr;
-};
+// The recording loops' entry points (bench_harness.h).
+using DeviceFns = RecordFns;
 
 class BenchDevice {
  public:

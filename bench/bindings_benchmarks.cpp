@@ -268,21 +268,7 @@ BindingsMemory BindingsSuite::Finish() {
 }
 
 std::string FormatBindingsTable(const std::vector<BindingsRow>& rows, const BindingsMemory& memory) {
-  const auto cells = Cells(rows);
-  std::vector<size_t> width(cells.front().size(), 0);
-  for (const auto& row : cells) {
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  }
-  std::string out;
-  for (size_t r = 0; r < cells.size(); ++r) {
-    for (size_t c = 0; c < cells[r].size(); ++c) {
-      const std::string& s = cells[r][c];
-      const std::string pad(width[c] - s.size(), ' ');
-      out += c == 0 ? s + pad : "  " + (c >= 2 && c <= 4 ? pad + s : s + pad);
-    }
-    out += "\n";
-    if (r == 0) out += std::string(out.size() - 1, '-') + "\n";
-  }
+  const std::string out = FormatColumns(Cells(rows), [](size_t c) { return c >= 2 && c <= 4; });
   return out + MemoryLine(memory) + "\n";
 }
 

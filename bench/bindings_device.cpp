@@ -18,12 +18,6 @@ constexpr uint64_t kFenceTimeoutNs = 120ull * 1000 * 1000 * 1000;
 constexpr uint32_t kAxpyMagic = 0x40400001u;
 
 // The pointer kernel's buffers need the feature natively (Bindery enables it itself).
-VkPhysicalDeviceBufferDeviceAddressFeatures BdaFeatures() {
-  VkPhysicalDeviceBufferDeviceAddressFeatures f{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
-  f.bufferDeviceAddress = VK_TRUE;
-  return f;
-}
-
 // axpy_pointers.comp's push constants.
 struct PointerArgs {
   VkDeviceAddress x, y, z;
@@ -46,14 +40,6 @@ size_t FindConstantWord(const std::vector<uint32_t>& words, uint32_t value) {
 }
 
 }  // namespace
-
-test::HarnessOptions BindingsHarnessOptions(bool bindery, const void* device_pnext) {
-  test::HarnessOptions o;
-  o.bindery = bindery;
-  o.validation = false;  // never measure the validation layer
-  o.device_pnext = device_pnext;
-  return o;
-}
 
 BindingsDevice::BindingsDevice(bool forced)
     : env_("BINDERY_INDIRECT_BINDINGS", forced ? "force" : nullptr),

@@ -11,6 +11,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include "bench_harness.h"
 #include "device_buffer.h"
 #include "support/vk_harness.h"
 
@@ -18,39 +19,10 @@ namespace bindery::bench {
 
 inline constexpr uint32_t kTinyDispatches = 10000;  // dispatches in the tiny-dispatch command buffer
 
-// Sets an environment variable while alive (the layer and the drivers read their settings
-// when the instance and device are created); restores the old value.
-class EnvOverride {
- public:
-  EnvOverride(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) {
-      had_ = true;
-      old_ = old;
-    }
-    if (value != nullptr) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~EnvOverride() {
-    if (had_) {
-      setenv(name_, old_.c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-  EnvOverride(const EnvOverride&) = delete;
-  EnvOverride& operator=(const EnvOverride&) = delete;
-
- private:
-  const char* name_;
-  bool had_ = false;
-  std::string old_;
-};
-
-// Harness options of a benchmark device: Bindery by name or not, never validation.
-test::HarnessOptions BindingsHarnessOptions(bool bindery, const void* device_pnext = nullptr);
+// Harness options of a benchmark device (bench_harness.h).
+inline test::HarnessOptions BindingsHarnessOptions(bool bindery, const void* device_pnext = nullptr) {
+  return BenchHarnessOptions(bindery, device_pnext);
+}
 
 class BindingsDevice {
  public:

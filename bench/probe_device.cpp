@@ -1,5 +1,7 @@
 #include "probe_device.h"
 
+#include <time.h>
+
 #include <algorithm>
 
 namespace bindery::bench {
@@ -7,31 +9,18 @@ namespace {
 
 constexpr uint64_t kFenceTimeoutNs = 60ull * 1000 * 1000 * 1000;
 
-VkPhysicalDeviceBufferDeviceAddressFeatures BdaFeatures() {
-  VkPhysicalDeviceBufferDeviceAddressFeatures f{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
-  f.bufferDeviceAddress = VK_TRUE;
-  return f;
-}
-
+// shaderInt64 on, as an inference runtime enables it: the kernel rows then measure the
+// rewrite's 64-bit path (indices past 4 GiB).
 VkPhysicalDeviceFeatures Int64Features() {
   VkPhysicalDeviceFeatures f{};
   f.shaderInt64 = VK_TRUE;
   return f;
 }
 
-test::HarnessOptions Options(bool bindery, const void* device_pnext, const VkPhysicalDeviceFeatures* features) {
-  test::HarnessOptions o;
+test::HarnessOptions ProbeOptions(bool bindery, const void* device_pnext, const VkPhysicalDeviceFeatures* features) {
+  test::HarnessOptions o = BenchHarnessOptions(bindery, device_pnext);
   o.enabled_features = features;
-  o.bindery = bindery;
-  o.validation = false;  // never measure the validation layer
-  o.device_pnext = device_pnext;
   return o;
-}
-
-template <typename Fn>
-bool Load(VkDevice device, const char* name, Fn* out) {
-  *out = reinterpret_cast<Fn>(vkGetDeviceProcAddr(device, name));
-  return *out != nullptr;
 }
 
 }  // namespace
@@ -43,41 +32,51 @@ double Median(std::vector<double>& samples) {
   return n % 2 == 1 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
 }
 
-ProbeDevice::ProbeDevice(bool bindery) : bindery_(bindery), bda_(BdaFeatures()), features_(Int64Features()), harness_(Options(bindery, &bda_, &features_)) {
+double ThreadNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return 1e9 * static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec);
+}
+
+VkDescriptorSet AllocateProbeSet(const ProbeDevice& d, const ProbeKernel& k) {
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = k.pool;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &k.kernel.set_layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  return d.fn().AllocateDescriptorSets(d.device(), &alloc, &set) == VK_SUCCESS ? set : VK_NULL_HANDLE;
+}
+
+void WriteStorageSet(const ProbeDevice& d, VkDescriptorSet set, const DeviceBuffer* buffers, uint32_t count,
+                     VkDeviceSize offset, VkDeviceSize range) {
+  VkDescriptorBufferInfo infos[4];
+  VkWriteDescriptorSet writes[4];
+  for (uint32_t i = 0; i < count && i < 4; ++i) {
+    infos[i] = {buffers[i].buffer, offset, range};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = set;
+    writes[i].dstBinding = i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  d.fn().UpdateDescriptorSets(d.device(), count < 4 ? count : 4, writes, 0, nullptr);
+}
+
+ProbeDevice::ProbeDevice(bool bindery) : bindery_(bindery), bda_(BdaFeatures()), features_(Int64Features()), harness_(ProbeOptions(bindery, &bda_, &features_)) {
   error_ = harness_.ok() ? Init() : harness_.error();
 }
 
 std::string ProbeDevice::Init() {
   const VkDevice d = device();
-  const bool ok = Load(d, "vkResetCommandPool", &fn_.ResetCommandPool) &&
-                  Load(d, "vkBeginCommandBuffer", &fn_.BeginCommandBuffer) &&
-                  Load(d, "vkEndCommandBuffer", &fn_.EndCommandBuffer) &&
-                  Load(d, "vkResetDescriptorPool", &fn_.ResetDescriptorPool) &&
-                  Load(d, "vkAllocateDescriptorSets", &fn_.AllocateDescriptorSets) &&
-                  Load(d, "vkUpdateDescriptorSets", &fn_.UpdateDescriptorSets) &&
-                  Load(d, "vkCmdBindPipeline", &fn_.CmdBindPipeline) &&
-                  Load(d, "vkCmdBindDescriptorSets", &fn_.CmdBindDescriptorSets) &&
-                  Load(d, "vkCmdPushConstants", &fn_.CmdPushConstants) &&
-                  Load(d, "vkCmdDispatch", &fn_.CmdDispatch) &&
-                  Load(d, "vkCmdPipelineBarrier", &fn_.CmdPipelineBarrier) &&
-                  Load(d, "vkCmdFillBuffer", &fn_.CmdFillBuffer) &&
-                  Load(d, "vkCmdUpdateBuffer", &fn_.CmdUpdateBuffer) &&
-                  Load(d, "vkCmdCopyBuffer", &fn_.CmdCopyBuffer) &&
-                  Load(d, "vkCmdWriteTimestamp", &fn_.CmdWriteTimestamp) &&
-                  Load(d, "vkCmdResetQueryPool", &fn_.CmdResetQueryPool) &&
-                  Load(d, "vkQueueSubmit", &fn_.QueueSubmit) && Load(d, "vkWaitForFences", &fn_.WaitForFences) &&
-                  Load(d, "vkResetFences", &fn_.ResetFences);
+  const bool ok = LoadRecordFns(d, &fn_) && LoadTransferCmdFns(d, &fn_) &&
+                  LoadDeviceFn(d, "vkWaitForFences", &fn_.WaitForFences) &&
+                  LoadDeviceFn(d, "vkResetFences", &fn_.ResetFences);
   if (!ok) return "vkGetDeviceProcAddr returned null for a core command";
   vkGetPhysicalDeviceProperties(physical_device(), &properties_);
 
-  VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  cpci.queueFamilyIndex = harness_.queue_family();
-  if (vkCreateCommandPool(d, &cpci, nullptr, &pool_) != VK_SUCCESS) return "vkCreateCommandPool failed";
-  VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  cbai.commandPool = pool_;
-  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  cbai.commandBufferCount = 1;
-  if (vkAllocateCommandBuffers(d, &cbai, &cb_) != VK_SUCCESS) return "vkAllocateCommandBuffers failed";
+  const std::string pool_error = CreatePoolAndCommandBuffer(d, harness_.queue_family(), &pool_, &cb_);
+  if (!pool_error.empty()) return pool_error;
   VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   if (vkCreateFence(d, &fci, nullptr, &fence_) != VK_SUCCESS) return "vkCreateFence failed";
 

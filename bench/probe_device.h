@@ -12,30 +12,14 @@
 
 #include <vulkan/vulkan.h>
 
+#include "bench_harness.h"
 #include "device_buffer.h"
 #include "support/vk_harness.h"
 
 namespace bindery::bench {
 
-// Device-level entry points (from vkGetDeviceProcAddr, as volk or IREE call them).
-struct ProbeFns {
-  PFN_vkResetCommandPool ResetCommandPool = nullptr;
-  PFN_vkBeginCommandBuffer BeginCommandBuffer = nullptr;
-  PFN_vkEndCommandBuffer EndCommandBuffer = nullptr;
-  PFN_vkResetDescriptorPool ResetDescriptorPool = nullptr;
-  PFN_vkAllocateDescriptorSets AllocateDescriptorSets = nullptr;
-  PFN_vkUpdateDescriptorSets UpdateDescriptorSets = nullptr;
-  PFN_vkCmdBindPipeline CmdBindPipeline = nullptr;
-  PFN_vkCmdBindDescriptorSets CmdBindDescriptorSets = nullptr;
-  PFN_vkCmdPushConstants CmdPushConstants = nullptr;
-  PFN_vkCmdDispatch CmdDispatch = nullptr;
-  PFN_vkCmdPipelineBarrier CmdPipelineBarrier = nullptr;
-  PFN_vkCmdFillBuffer CmdFillBuffer = nullptr;
-  PFN_vkCmdUpdateBuffer CmdUpdateBuffer = nullptr;
-  PFN_vkCmdCopyBuffer CmdCopyBuffer = nullptr;
-  PFN_vkCmdWriteTimestamp CmdWriteTimestamp = nullptr;
-  PFN_vkCmdResetQueryPool CmdResetQueryPool = nullptr;
-  PFN_vkQueueSubmit QueueSubmit = nullptr;
+// Device-level entry points: the recording loops' (bench_harness.h) and the probes' own.
+struct ProbeFns : RecordFns, TransferCmdFns {
   PFN_vkWaitForFences WaitForFences = nullptr;
   PFN_vkResetFences ResetFences = nullptr;
 };
@@ -111,5 +95,47 @@ struct ProbeResult {
 
 // Median of the samples (the samples are reordered).
 double Median(std::vector<double>& samples);
+
+// This thread's CPU time: a busy machine's preemptions do not count.
+double ThreadNs();
+
+// Median CPU ns per command of `record` (`commands` commands per command buffer) over
+// `samples` recordings after `warm_up` ones; < 0 on failure.
+template <typename Fn>
+double PerCommandNs(const ProbeDevice& d, Fn&& record, int warm_up, int samples, uint32_t commands) {
+  for (int i = 0; i < warm_up; ++i) {
+    if (!d.Record(record)) return -1;
+  }
+  std::vector<double> ns;
+  for (int i = 0; i < samples; ++i) {
+    const double t0 = ThreadNs();
+    if (!d.Record(record)) return -1;
+    ns.push_back((ThreadNs() - t0) / commands);
+  }
+  return Median(ns);
+}
+
+// Median GPU ns of `body` over `samples` runs after `warm_up` ones (the first also checks
+// that timestamps work); < 0 on failure.
+template <typename Fn>
+double MedianGpuNs(const ProbeDevice& d, Fn&& body, int warm_up, int samples) {
+  for (int i = 0; i < warm_up; ++i) {
+    if (d.GpuNs(body) < 0) return -1;
+  }
+  std::vector<double> ns;
+  for (int i = 0; i < samples; ++i) {
+    const double one = d.GpuNs(body);
+    if (one < 0) return -1;
+    ns.push_back(one);
+  }
+  return Median(ns);
+}
+
+// A set of `k`'s layout from its own pool (through the device's entry points), or null.
+VkDescriptorSet AllocateProbeSet(const ProbeDevice& d, const ProbeKernel& k);
+// Writes `count` (at most 4) storage-buffer bindings of `set`: binding i is buffers[i]
+// from `offset`, `range` bytes.
+void WriteStorageSet(const ProbeDevice& d, VkDescriptorSet set, const DeviceBuffer* buffers, uint32_t count,
+                     VkDeviceSize offset, VkDeviceSize range);
 
 }  // namespace bindery::bench

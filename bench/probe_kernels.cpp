@@ -28,24 +28,9 @@ struct Shape {
 double DispatchNs(ProbeDevice& d, ProbeKernel& k, const DeviceBuffer* buffers, const void* push, uint32_t push_bytes,
                   uint32_t groups) {
   const ProbeFns& fn = d.fn();
-  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  alloc.descriptorPool = k.pool;
-  alloc.descriptorSetCount = 1;
-  alloc.pSetLayouts = &k.kernel.set_layout;
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  if (fn.AllocateDescriptorSets(d.device(), &alloc, &set) != VK_SUCCESS) return -1;
-  VkDescriptorBufferInfo infos[4];
-  VkWriteDescriptorSet writes[4];
-  for (uint32_t i = 0; i < k.bindings; ++i) {
-    infos[i] = {buffers[i].buffer, 0, VK_WHOLE_SIZE};
-    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    writes[i].dstSet = set;
-    writes[i].dstBinding = i;
-    writes[i].descriptorCount = 1;
-    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[i].pBufferInfo = &infos[i];
-  }
-  fn.UpdateDescriptorSets(d.device(), k.bindings, writes, 0, nullptr);
+  const VkDescriptorSet set = AllocateProbeSet(d, k);
+  if (set == VK_NULL_HANDLE) return -1;
+  WriteStorageSet(d, set, buffers, k.bindings, 0, VK_WHOLE_SIZE);
   auto body = [&](VkCommandBuffer cb) {
     fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.kernel.pipeline);
     fn.CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.kernel.layout, 0, 1, &set, 0, nullptr);
@@ -53,16 +38,7 @@ double DispatchNs(ProbeDevice& d, ProbeKernel& k, const DeviceBuffer* buffers, c
     fn.CmdDispatch(cb, groups, 1, 1);
     return true;
   };
-  for (int i = 0; i < 2; ++i) {
-    if (d.GpuNs(body) < 0) return -1;
-  }
-  std::vector<double> samples;
-  for (int i = 0; i < kSamples; ++i) {
-    const double ns = d.GpuNs(body);
-    if (ns < 0) return -1;
-    samples.push_back(ns);
-  }
-  return Median(samples);
+  return MedianGpuNs(d, body, 2, kSamples);
 }
 
 // Fills every buffer once with a pattern that decodes to finite numbers (halves of 1.0,

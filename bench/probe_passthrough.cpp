@@ -19,24 +19,9 @@ constexpr int kWarmUp = 10;
 constexpr int kSamples = 15;
 constexpr uint32_t kSets = 16;
 
-double ThreadNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return 1e9 * static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec);
-}
-
 template <typename Fn>
 double PerCommand(ProbeDevice& d, Fn&& record) {
-  for (int i = 0; i < kWarmUp; ++i) {
-    if (!d.Record(record)) return -1;
-  }
-  std::vector<double> samples;
-  for (int i = 0; i < kSamples; ++i) {
-    const double t0 = ThreadNs();
-    if (!d.Record(record)) return -1;
-    samples.push_back((ThreadNs() - t0) / kCommands);
-  }
-  return Median(samples);
+  return PerCommandNs(d, record, kWarmUp, kSamples, kCommands);
 }
 
 VkShaderModule Module(VkDevice device, const uint32_t* code, size_t bytes) {

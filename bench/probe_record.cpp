@@ -16,13 +16,6 @@ constexpr int kWarmUp = 10;
 constexpr int kSamples = 15;
 constexpr uint32_t kPrebuiltSets = 16;
 
-// This thread's CPU time: a busy machine's preemptions do not count.
-double ThreadNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return 1e9 * static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec);
-}
-
 double WallNs() {
   return static_cast<double>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -32,43 +25,10 @@ double WallNs() {
 // Median CPU ns per command of `record` (kCommands commands per command buffer); < 0 on failure.
 template <typename Fn>
 double PerCommand(ProbeDevice& d, Fn&& record) {
-  for (int i = 0; i < kWarmUp; ++i) {
-    if (!d.Record(record)) return -1;
-  }
-  std::vector<double> samples;
-  for (int i = 0; i < kSamples; ++i) {
-    const double t0 = ThreadNs();
-    if (!d.Record(record)) return -1;
-    samples.push_back((ThreadNs() - t0) / kCommands);
-  }
-  return Median(samples);
+  return PerCommandNs(d, record, kWarmUp, kSamples, kCommands);
 }
 
-VkDescriptorSet AllocateSet(ProbeDevice& d, const ProbeKernel& k) {
-  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  alloc.descriptorPool = k.pool;
-  alloc.descriptorSetCount = 1;
-  alloc.pSetLayouts = &k.kernel.set_layout;
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  return d.fn().AllocateDescriptorSets(d.device(), &alloc, &set) == VK_SUCCESS ? set : VK_NULL_HANDLE;
-}
-
-// Writes `count` storage-buffer bindings of `set`: binding i is buffers[i] from `offset`, `range` bytes.
-void WriteSet(ProbeDevice& d, VkDescriptorSet set, const DeviceBuffer* buffers, uint32_t count, VkDeviceSize offset,
-              VkDeviceSize range) {
-  VkDescriptorBufferInfo infos[4];
-  VkWriteDescriptorSet writes[4];
-  for (uint32_t i = 0; i < count; ++i) {
-    infos[i] = {buffers[i].buffer, offset, range};
-    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    writes[i].dstSet = set;
-    writes[i].dstBinding = i;
-    writes[i].descriptorCount = 1;
-    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[i].pBufferInfo = &infos[i];
-  }
-  d.fn().UpdateDescriptorSets(d.device(), count, writes, 0, nullptr);
-}
+VkDescriptorSet AllocateSet(ProbeDevice& d, const ProbeKernel& k) { return AllocateProbeSet(d, k); }
 
 struct StreamArgs {
   uint32_t n;
@@ -96,7 +56,7 @@ std::vector<ProbeResult> RunRecordProbes(ProbeDevice& d) {
     alloc.descriptorSetCount = 1;
     alloc.pSetLayouts = &four.kernel.set_layout;
     if (fn.AllocateDescriptorSets(d.device(), &alloc, &set) != VK_SUCCESS) return out;
-    WriteSet(d, set, buffers, 4, 0, VK_WHOLE_SIZE);
+    WriteStorageSet(d, set, buffers, 4, 0, VK_WHOLE_SIZE);
   }
   const StreamArgs args{64, 0.5f};
   auto add = [&](const char* row, double ns) {
@@ -142,7 +102,7 @@ std::vector<ProbeResult> RunRecordProbes(ProbeDevice& d) {
         for (uint32_t i = 0; i < kCommands; ++i) {
           const VkDescriptorSet set = AllocateSet(d, four);
           if (set == VK_NULL_HANDLE) return false;
-          WriteSet(d, set, buffers, 4, 0, VK_WHOLE_SIZE);
+          WriteStorageSet(d, set, buffers, 4, 0, VK_WHOLE_SIZE);
           fn.CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, four.kernel.layout, 0, 1, &set, 0, nullptr);
           fn.CmdDispatch(cb, 1, 1, 1);
         }
@@ -189,7 +149,7 @@ std::vector<ProbeResult> RunStreamProbes(ProbeDevice& d) {
       }
       const VkDescriptorSet set = AllocateSet(d, op);
       if (set == VK_NULL_HANDLE) return false;
-      WriteSet(d, set, buffers, 4, window * i, kWindow);
+      WriteStorageSet(d, set, buffers, 4, window * i, kWindow);
       fn.CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, op.kernel.layout, 0, 1, &set, 0, nullptr);
       const StreamArgs a{64, 0.5f + static_cast<float>(i)};
       fn.CmdPushConstants(cb, op.kernel.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(a), &a);

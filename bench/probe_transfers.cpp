@@ -12,16 +12,10 @@ constexpr uint32_t kSmall = 1000;
 constexpr VkDeviceSize kSlot = 128;
 constexpr int kSamples = 9;
 
+// After one warm-up run (which also checks that timestamps work).
 template <typename Fn>
-double MedianGpuNs(ProbeDevice& d, Fn&& body) {
-  if (d.GpuNs(body) < 0) return -1;  // warm-up (and a check that timestamps work)
-  std::vector<double> samples;
-  for (int i = 0; i < kSamples; ++i) {
-    const double ns = d.GpuNs(body);
-    if (ns < 0) return -1;
-    samples.push_back(ns);
-  }
-  return Median(samples);
+double GpuNsOf(ProbeDevice& d, Fn&& body) {
+  return MedianGpuNs(d, body, 1, kSamples);
 }
 
 }  // namespace
@@ -50,12 +44,12 @@ std::vector<ProbeResult> RunTransferProbes(ProbeDevice& d) {
       return true;
     };
   };
-  add("transfer/fill 64 B aligned x1000 (GPU)", "ns/cmd", MedianGpuNs(d, fills(0, 64)) / kSmall);
+  add("transfer/fill 64 B aligned x1000 (GPU)", "ns/cmd", GpuNsOf(d, fills(0, 64)) / kSmall);
   // Unaligned commands are invalid without the layer: those rows compare with the
   // driver's aligned ones (scripts/bench-compare's baselines).
-  if (d.bindery()) add("transfer/fill 63 B at +1 x1000 (GPU)", "ns/cmd", MedianGpuNs(d, fills(1, 63)) / kSmall);
-  add("transfer/update 64 B aligned x1000 (GPU)", "ns/cmd", MedianGpuNs(d, updates(0, 64)) / kSmall);
-  if (d.bindery()) add("transfer/update 63 B at +1 x1000 (GPU)", "ns/cmd", MedianGpuNs(d, updates(1, 63)) / kSmall);
+  if (d.bindery()) add("transfer/fill 63 B at +1 x1000 (GPU)", "ns/cmd", GpuNsOf(d, fills(1, 63)) / kSmall);
+  add("transfer/update 64 B aligned x1000 (GPU)", "ns/cmd", GpuNsOf(d, updates(0, 64)) / kSmall);
+  if (d.bindery()) add("transfer/update 63 B at +1 x1000 (GPU)", "ns/cmd", GpuNsOf(d, updates(1, 63)) / kSmall);
   // The same small writes each followed by a barrier (an application that orders every
   // write before the next command): nothing recorded back to back for the layer to batch.
   auto fills_ordered = [&](VkDeviceSize skew, VkDeviceSize size) {
@@ -71,16 +65,16 @@ std::vector<ProbeResult> RunTransferProbes(ProbeDevice& d) {
       return true;
     };
   };
-  add("transfer/fill 64 B aligned + barrier x1000 (GPU)", "ns/cmd", MedianGpuNs(d, fills_ordered(0, 64)) / kSmall);
+  add("transfer/fill 64 B aligned + barrier x1000 (GPU)", "ns/cmd", GpuNsOf(d, fills_ordered(0, 64)) / kSmall);
   if (d.bindery()) {
-    add("transfer/fill 63 B at +1 + barrier x1000 (GPU)", "ns/cmd", MedianGpuNs(d, fills_ordered(1, 63)) / kSmall);
+    add("transfer/fill 63 B at +1 + barrier x1000 (GPU)", "ns/cmd", GpuNsOf(d, fills_ordered(1, 63)) / kSmall);
   }
-  add("transfer/fill 64 MiB aligned (GPU)", "us", MedianGpuNs(d, [&](VkCommandBuffer cb) {
+  add("transfer/fill 64 MiB aligned (GPU)", "us", GpuNsOf(d, [&](VkCommandBuffer cb) {
         fn.CmdFillBuffer(cb, big.buffer, 0, big_size, 0x01020304u);
         return true;
       }) / 1000);
   if (d.bindery()) {
-    add("transfer/fill 64 MiB at +1, size - 2 (GPU)", "us", MedianGpuNs(d, [&](VkCommandBuffer cb) {
+    add("transfer/fill 64 MiB at +1, size - 2 (GPU)", "us", GpuNsOf(d, [&](VkCommandBuffer cb) {
           fn.CmdFillBuffer(cb, big.buffer, 1, big_size - 2, 0x01020304u);
           return true;
         }) / 1000);

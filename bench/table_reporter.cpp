@@ -65,6 +65,25 @@ std::vector<TableRow> TableReporter::Rows() const {
   return rows;
 }
 
+std::string FormatColumns(const std::vector<std::vector<std::string>>& cells, bool (*right_aligned)(size_t column)) {
+  if (cells.empty()) return "";
+  std::vector<size_t> width(cells.front().size(), 0);
+  for (const auto& row : cells) {
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  std::string out;
+  for (size_t r = 0; r < cells.size(); ++r) {
+    for (size_t c = 0; c < cells[r].size() && c < width.size(); ++c) {
+      const std::string& s = cells[r][c];
+      const std::string pad(width[c] - s.size(), ' ');
+      out += c == 0 ? s + pad : "  " + (right_aligned(c) ? pad + s : s + pad);
+    }
+    out += "\n";
+    if (r == 0) out += std::string(out.size() - 1, '-') + "\n";
+  }
+  return out;
+}
+
 std::string FormatTable(const std::vector<TableRow>& rows) {
   std::vector<std::vector<std::string>> lines = {kHeader};
   for (const TableRow& r : rows) lines.push_back(Cells(r));

@@ -44,6 +44,10 @@ class TableReporter : public benchmark::ConsoleReporter {
 
 // Plain-text table for the terminal.
 std::string FormatTable(const std::vector<TableRow>& rows);
+// Rows of cells (the first is the header, underlined with dashes) in columns two spaces
+// apart; the first column is left-aligned, the others right-aligned where
+// `right_aligned(column)` says so.
+std::string FormatColumns(const std::vector<std::vector<std::string>>& cells, bool (*right_aligned)(size_t column));
 // Markdown: a "### ..." header line naming device and date, a note, the table.
 std::string FormatMarkdown(const std::vector<TableRow>& rows, const std::string& device, const std::string& date,
                            const std::string& note);

@@ -1,5 +1,7 @@
 #include "timeline_benchmarks.h"
 
+#include "bench_harness.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -23,41 +25,8 @@ constexpr uint64_t kWaitNs = 5'000'000'000ull;  // a wait that takes this long i
 
 const char* const kModeNames[kTimelineModes] = {"native", "pass-through", "emulated"};
 
-// Sets an environment variable for the lifetime of the object (the layer reads its
-// settings when the instance is created), restoring the old value after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) {
-      had_ = true;
-      old_ = old;
-    }
-    if (value != nullptr) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (had_) {
-      setenv(name_, old_.c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  bool had_ = false;
-  std::string old_;
-};
-
 test::HarnessOptions Options(TimelineMode mode, const void* device_pnext) {
-  test::HarnessOptions o;
-  o.bindery = mode != TimelineMode::kNative;
-  o.validation = false;  // never measure the validation layer
-  o.device_pnext = device_pnext;
-  return o;
+  return BenchHarnessOptions(mode != TimelineMode::kNative, device_pnext);
 }
 
 VkPhysicalDeviceVulkan12Features TimelineFeature() {
@@ -179,7 +148,7 @@ class TimelineDevice {
   }
 
   TimelineMode mode_;
-  ScopedEnv env_;  // before harness_: the instance reads it
+  EnvOverride env_;  // before harness_: the instance reads it
   VkPhysicalDeviceVulkan12Features feature_;
   test::VkHarness harness_;
   PFN_vkQueueSubmit submit_ = nullptr;
@@ -335,22 +304,7 @@ std::vector<std::vector<std::string>> TableCells(const std::vector<TimelineRow>&
 }  // namespace
 
 std::string FormatTimelineTable(const std::vector<TimelineRow>& rows) {
-  const auto cells = TableCells(rows);
-  std::vector<size_t> width(cells.front().size(), 0);
-  for (const auto& row : cells) {
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  }
-  std::string out;
-  for (size_t r = 0; r < cells.size(); ++r) {
-    for (size_t c = 0; c < cells[r].size(); ++c) {
-      const std::string& s = cells[r][c];
-      const std::string pad(width[c] - s.size(), ' ');
-      out += c == 0 ? s + pad : "  " + pad + s;
-    }
-    out += "\n";
-    if (r == 0) out += std::string(out.size() - 1, '-') + "\n";
-  }
-  return out;
+  return FormatColumns(TableCells(rows), [](size_t) { return true; });
 }
 
 std::string FormatTimelineMarkdown(const std::vector<TimelineRow>& rows, const std::string& device,

@@ -75,16 +75,20 @@ bool SubmitAndTime(benchmark::State& state, TransferDevice* d) {
   return true;
 }
 
+// The configuration's device; null (the benchmark skipped with the reason) if it cannot be made.
+TransferDevice* DeviceOrSkip(benchmark::State& state, TransferSuite* suite, TransferConfig config) {
+  std::string error;
+  TransferDevice* d = suite->Get(config, &error);
+  if (d == nullptr) state.SkipWithError(error.c_str());
+  return d;
+}
+
 // Bandwidth: record once (timestamp, command, timestamp), then submit per iteration.
 void RunBandwidth(benchmark::State& state, TransferSuite* suite, size_t workload, uint64_t size,
                   TransferConfig config) {
   const TransferWorkload& w = TransferWorkloads()[workload];
-  std::string error;
-  TransferDevice* d = suite->Get(config, &error);
-  if (d == nullptr) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
+  TransferDevice* d = DeviceOrSkip(state, suite, config);
+  if (d == nullptr) return;
   if (d->Begin(false) != VK_SUCCESS) {
     state.SkipWithError(Fail(d, "vkBeginCommandBuffer failed").c_str());
     return;
@@ -109,12 +113,8 @@ void RunBandwidth(benchmark::State& state, TransferSuite* suite, size_t workload
 // CPU), submit, and time the commands on the GPU.
 void RunSmall(benchmark::State& state, TransferSuite* suite, size_t workload, TransferConfig config) {
   const TransferWorkload& w = TransferWorkloads()[workload];
-  std::string error;
-  TransferDevice* d = suite->Get(config, &error);
-  if (d == nullptr) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
+  TransferDevice* d = DeviceOrSkip(state, suite, config);
+  if (d == nullptr) return;
   double record_seconds = 0;
   for (auto _ : state) {
     if (d->Begin(true) != VK_SUCCESS) {

@@ -55,12 +55,6 @@ const char* StrategyValue(TransferConfig config) {
   return nullptr;
 }
 
-template <typename Fn>
-bool Load(VkDevice device, const char* name, Fn* out) {
-  *out = reinterpret_cast<Fn>(vkGetDeviceProcAddr(device, name));
-  return *out != nullptr;
-}
-
 }  // namespace
 
 const char* ConfigName(TransferConfig config) {
@@ -121,14 +115,9 @@ std::string TransferDevice::Init(VkDeviceSize buffer_bytes) {
   if (!harness_->ok()) return harness_->error();
   const VkDevice dev = device();
 
-  bool ok = Load(dev, "vkResetCommandPool", &fn_.ResetCommandPool) &&
-            Load(dev, "vkBeginCommandBuffer", &fn_.BeginCommandBuffer) &&
-            Load(dev, "vkEndCommandBuffer", &fn_.EndCommandBuffer) &&
-            Load(dev, "vkCmdFillBuffer", &fn_.CmdFillBuffer) && Load(dev, "vkCmdUpdateBuffer", &fn_.CmdUpdateBuffer) &&
-            Load(dev, "vkCmdCopyBuffer", &fn_.CmdCopyBuffer) &&
-            Load(dev, "vkCmdPipelineBarrier", &fn_.CmdPipelineBarrier) &&
-            Load(dev, "vkCmdResetQueryPool", &fn_.CmdResetQueryPool) &&
-            Load(dev, "vkCmdWriteTimestamp", &fn_.CmdWriteTimestamp) && Load(dev, "vkQueueSubmit", &fn_.QueueSubmit);
+  const bool ok = LoadDeviceFn(dev, "vkResetCommandPool", &fn_.ResetCommandPool) &&
+                  LoadDeviceFn(dev, "vkBeginCommandBuffer", &fn_.BeginCommandBuffer) &&
+                  LoadDeviceFn(dev, "vkEndCommandBuffer", &fn_.EndCommandBuffer) && LoadTransferCmdFns(dev, &fn_);
   if (!ok) return "vkGetDeviceProcAddr returned null for a core command";
 
   // Timestamps on the harness's queue.

@@ -11,6 +11,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include "bench_harness.h"
 #include "device_buffer.h"
 #include "support/vk_harness.h"
 
@@ -26,17 +27,10 @@ const char* ConfigSlug(TransferConfig config);  // "no-layer", "bindery-auto", .
 inline bool UsesBindery(TransferConfig config) { return config != TransferConfig::kNoLayer; }
 
 // Entry points from vkGetDeviceProcAddr: with the layer on they go straight into it.
-struct TransferFns {
+struct TransferFns : TransferCmdFns {
   PFN_vkResetCommandPool ResetCommandPool = nullptr;
   PFN_vkBeginCommandBuffer BeginCommandBuffer = nullptr;
   PFN_vkEndCommandBuffer EndCommandBuffer = nullptr;
-  PFN_vkCmdFillBuffer CmdFillBuffer = nullptr;
-  PFN_vkCmdUpdateBuffer CmdUpdateBuffer = nullptr;
-  PFN_vkCmdCopyBuffer CmdCopyBuffer = nullptr;
-  PFN_vkCmdPipelineBarrier CmdPipelineBarrier = nullptr;
-  PFN_vkCmdResetQueryPool CmdResetQueryPool = nullptr;
-  PFN_vkCmdWriteTimestamp CmdWriteTimestamp = nullptr;
-  PFN_vkQueueSubmit QueueSubmit = nullptr;
 };
 
 class TransferDevice {

@@ -115,6 +115,9 @@ class DeviceTimelines : public CapabilityDevice {
   VkResult WaitForFences(uint32_t count, const VkFence* fences, VkBool32 all, uint64_t timeout);
   VkResult FenceStatus(VkFence fence);
   bool FenceParked(VkFence fence);
+  // `fence` of the application went down on `q` (the pass-through submit path): a watch
+  // follows it (see Submission::watched). Takes q's mutex.
+  void WatchFence(QueueTimelines& q, VkFence fence, Route route);
   void DestroyFence(VkFence fence, const VkAllocationCallbacks* alloc);
 
   // Exports (vkGetFenceFdKHR, vkGetSemaphoreFdKHR): the payload must be one the driver was
@@ -185,6 +188,12 @@ class DeviceTimelines : public CapabilityDevice {
   std::mutex parked_fence_mutex_;
   std::unordered_map<VkFence, uint32_t> parked_fences_;
   void ParkFence(VkFence fence, int delta);
+  void WatchFenceLocked(QueueTimelines& q, VkFence fence, Route route);  // q.mutex held
+  // The latest watch of `fence` not yet swept, or null (no submission through the layer
+  // carries it: never submitted, acquired, imported).
+  SubmissionRef FindWatch(VkFence fence);
+  // One look of a wait-any over parked and driver fences: VK_NOT_READY to look again.
+  VkResult WaitAnyMixed(uint32_t count, const VkFence* fences, uint64_t seen, uint64_t left);
   // `fence` of parked work went down: no longer parked; its waiters look again.
   void FenceSentDown(VkFence fence);
   void ForgetParkedFence(VkFence fence);

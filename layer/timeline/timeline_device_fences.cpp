@@ -2,9 +2,10 @@
 // parked. The layer answers for them until the submit thread hands them to the driver (so
 // the driver never sees a fence used by two threads at once: the submit thread's
 // vkQueueSubmit and an application wait), and host waits on them never block in a layer
-// thread. A wait-any over parked and driver fences still waits the driver fences in
-// slices: see docs/timeline_parked_work.md for why no valid wake-up of a blocked driver wait
-// exists without a queue stall.
+// thread. A wait-any over parked and driver fences sleeps on the change signal: each
+// driver fence that went down through the layer is followed by a layer fence on its queue
+// (its watch), whose completion the queue's completion thread reports. No layer thread
+// ever waits on an application fence (docs/timeline_parked_work.md).
 #include <algorithm>
 #include <chrono>
 
@@ -49,22 +50,99 @@ VkResult DeviceTimelines::WaitForFences(uint32_t count, const VkFence* fences, V
     const uint64_t spent = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
     const uint64_t left = timeout == UINT64_MAX ? UINT64_MAX : (spent >= timeout ? 0 : timeout - spent);
-    if (parked == 0 || (!all && parked < count)) {
-      // Every fence (or, for wait-any, at least one) is the driver's now. For wait-any the
-      // parked ones are left out: they cannot signal before they are submitted.
-      if (parked == 0) return next.WaitForFences(device.handle, count, fences, all, left);
-      std::vector<VkFence> ready;
-      for (uint32_t i = 0; i < count; ++i) {
-        if (!FenceParked(fences[i])) ready.push_back(fences[i]);
-      }
-      const VkResult r = next.WaitForFences(device.handle, static_cast<uint32_t>(ready.size()), ready.data(), VK_FALSE,
-                                            std::min<uint64_t>(left, 2'000'000));
-      if (r != VK_TIMEOUT || left <= 2'000'000) return r;
+    // Every fence is the driver's now: the driver waits.
+    if (parked == 0) return next.WaitForFences(device.handle, count, fences, all, left);
+    if (!all && parked < count) {
+      const VkResult r = WaitAnyMixed(count, fences, seen, left);
+      if (r != VK_NOT_READY) return r;
       continue;
     }
     if (left == 0) return VK_TIMEOUT;
     WaitChange(seen, std::min<uint64_t>(left, 50'000'000));
   }
+}
+
+VkResult DeviceTimelines::WaitAnyMixed(uint32_t count, const VkFence* fences, uint64_t seen, uint64_t left) {
+  // The parked fences cannot signal before they are sent down (which bumps the change
+  // signal). A driver fence with a watch wakes the waiter when its watch completes. A
+  // driver fence no submission of the layer carries (never submitted yet, acquired,
+  // imported) can only be watched by the driver: those are waited there in short slices.
+  constexpr uint64_t kUnwatchedSliceNs = 2'000'000;
+  std::vector<VkFence> unwatched;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (FenceParked(fences[i])) continue;
+    VkResult r = next.GetFenceStatus(device.handle, fences[i]);
+    if (r == VK_SUCCESS) return VK_SUCCESS;
+    if (r != VK_NOT_READY) {
+      if (r == VK_ERROR_DEVICE_LOST) MarkLost();
+      return r;
+    }
+    SubmissionRef watch = FindWatch(fences[i]);
+    if (watch != nullptr) {
+      WantCompletion(watch);  // before looking at `complete`: one of the two sees the other
+      if (!SubmissionComplete(*watch)) continue;
+      // Complete: the fence signalled before it (queue order), unless it was reset since.
+      r = next.GetFenceStatus(device.handle, fences[i]);
+      if (r == VK_SUCCESS) return VK_SUCCESS;
+    }
+    unwatched.push_back(fences[i]);
+  }
+  if (left == 0) return VK_TIMEOUT;
+  if (unwatched.empty()) {
+    WaitChange(seen, left);
+    return VK_NOT_READY;
+  }
+  const VkResult r = next.WaitForFences(device.handle, static_cast<uint32_t>(unwatched.size()), unwatched.data(),
+                                        VK_FALSE, std::min<uint64_t>(left, kUnwatchedSliceNs));
+  if (r != VK_TIMEOUT || left <= kUnwatchedSliceNs) return r;
+  return VK_NOT_READY;
+}
+
+void DeviceTimelines::WatchFence(QueueTimelines& q, VkFence fence, Route route) {
+  if (fence == VK_NULL_HANDLE) return;
+  std::lock_guard<std::mutex> lock(q.mutex);
+  Sweep(q);
+  WatchFenceLocked(q, fence, route);
+}
+
+void DeviceTimelines::WatchFenceLocked(QueueTimelines& q, VkFence fence, Route route) {
+  VkFence mine = TakeFence(q);
+  if (mine == VK_NULL_HANDLE) return;  // no watch: a waiter on `fence` uses driver slices
+  if (SubmitFence(q, mine, route) != VK_SUCCESS) {
+    q.free_fences.push_back(mine);
+    return;
+  }
+  auto watch = std::make_shared<Submission>();
+  watch->queue = &q;
+  watch->fence = mine;
+  watch->watched = fence;
+  watch->submitted.store(true, std::memory_order_release);
+  q.in_flight.push_back(std::move(watch));
+}
+
+// Calls `fn(queue)` with each queue's mutex held, one at a time, until it returns true.
+template <typename Fn>
+static void EachQueueLocked(std::mutex& queues_mutex, const std::vector<QueueTimelines*>& queue_list, Fn fn) {
+  std::vector<QueueTimelines*> queues;
+  {
+    std::lock_guard<std::mutex> lock(queues_mutex);
+    queues = queue_list;
+  }
+  for (QueueTimelines* q : queues) {
+    std::lock_guard<std::mutex> lock(q->mutex);
+    if (fn(*q)) return;
+  }
+}
+
+SubmissionRef DeviceTimelines::FindWatch(VkFence fence) {
+  SubmissionRef found;
+  EachQueueLocked(queues_mutex_, queue_list_, [&](QueueTimelines& q) {
+    for (auto it = q.in_flight.rbegin(); it != q.in_flight.rend() && found == nullptr; ++it) {
+      if ((*it)->watched == fence) found = *it;
+    }
+    return found != nullptr;
+  });
+  return found;
 }
 
 void DeviceTimelines::ForgetParkedFence(VkFence fence) {
@@ -95,6 +173,15 @@ void DeviceTimelines::ForgetParkedFence(VkFence fence) {
 
 void DeviceTimelines::DestroyFence(VkFence fence, const VkAllocationCallbacks* alloc) {
   if (FenceParked(fence)) ForgetParkedFence(fence);
+  if (fence != VK_NULL_HANDLE) {
+    // A later fence may get the same handle: its waiters must not find this one's watches.
+    EachQueueLocked(queues_mutex_, queue_list_, [&](QueueTimelines& q) {
+      for (const SubmissionRef& sub : q.in_flight) {
+        if (sub->watched == fence) sub->watched = VK_NULL_HANDLE;
+      }
+      return false;
+    });
+  }
   next.DestroyFence(device.handle, fence, alloc);
 }
 

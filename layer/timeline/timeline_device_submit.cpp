@@ -112,7 +112,12 @@ VkResult DeviceTimelines::Submit(QueueTimelines& q, std::vector<Batch>& batches,
       if (r == VK_NOT_READY) ready = 0;
       else if (r != VK_SUCCESS) return r;
     }
-    if (ready == count) return fence != VK_NULL_HANDLE ? SubmitFence(q, fence, route) : VK_SUCCESS;
+    if (ready == count) {
+      if (fence == VK_NULL_HANDLE) return VK_SUCCESS;
+      const VkResult r = SubmitFence(q, fence, route);
+      if (r == VK_SUCCESS) WatchFenceLocked(q, fence, route);
+      return r;
+    }
   }
   // Wait-before-signal: the rest waits in queue order for the submit thread.
   ParkedWork work;
@@ -205,7 +210,7 @@ void DeviceTimelines::DrainParked(QueueTimelines& q) {
     for (std::size_t i = 0; i < whole; ++i) {
       ParkedWork& x = q.parked.front();
       if (x.fence != VK_NULL_HANDLE) {
-        SubmitFence(q, x.fence, x.route);
+        if (SubmitFence(q, x.fence, x.route) == VK_SUCCESS) WatchFenceLocked(q, x.fence, x.route);
         FenceSentDown(x.fence);
       }
       q.parked.pop_front();

@@ -117,7 +117,10 @@ VkResult Submit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits, Vk
     }
   }
   if (!involved && !t.HasParked(q)) {
-    return khr ? t.next.QueueSubmit2KHR(queue, count, submits, fence) : t.next.QueueSubmit2(queue, count, submits, fence);
+    const VkResult r =
+        khr ? t.next.QueueSubmit2KHR(queue, count, submits, fence) : t.next.QueueSubmit2(queue, count, submits, fence);
+    if (r == VK_SUCCESS) t.WatchFence(q, fence, Route::kSubmit2);
+    return r;
   }
   std::vector<Batch>& batches = Scratch(q, count);
   for (uint32_t b = 0; b < count; ++b) {
@@ -176,7 +179,11 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
                                            VkFence fence) {
   DeviceTimelines& t = Of(queue);
   QueueTimelines& q = t.Queue(queue);
-  if (!AnyInvolved(t, submits, count) && !t.HasParked(q)) return t.next.QueueSubmit(queue, count, submits, fence);
+  if (!AnyInvolved(t, submits, count) && !t.HasParked(q)) {
+    const VkResult r = t.next.QueueSubmit(queue, count, submits, fence);
+    if (r == VK_SUCCESS) t.WatchFence(q, fence, Route::kSubmit);
+    return r;
+  }
 
   std::vector<Batch>& batches = Scratch(q, count);
   for (uint32_t b = 0; b < count; ++b) {
@@ -220,7 +227,11 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, co
                                                VkFence fence) {
   DeviceTimelines& t = Of(queue);
   QueueTimelines& q = t.Queue(queue);
-  if (!AnyInvolved(t, infos, count) && !t.HasParked(q)) return t.next.QueueBindSparse(queue, count, infos, fence);
+  if (!AnyInvolved(t, infos, count) && !t.HasParked(q)) {
+    const VkResult r = t.next.QueueBindSparse(queue, count, infos, fence);
+    if (r == VK_SUCCESS) t.WatchFence(q, fence, Route::kBindSparse);
+    return r;
+  }
   // Like a submit: timeline waits become relays to binary semaphores, timeline signals
   // binary semaphores watched through the layer's fence; parked behind a wait that is not
   // pending yet. The driver gets binary semaphores only (no VkTimelineSemaphoreSubmitInfo).

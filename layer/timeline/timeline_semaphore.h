@@ -41,6 +41,12 @@ struct Submission {
   std::atomic<bool> wanted{false};
   // Binary semaphores this submission waited on: unsignalled again once it is complete.
   std::vector<VkSemaphore> waited;
+  // A fence-only submission the layer makes right after an application fence went down on
+  // the same queue (its "watch"): fences of one queue signal in submission order, so when
+  // this one is complete the application's fence is signalled. Host waiters wake on it
+  // through the completion thread, which never waits on the application's fence itself.
+  // Read and written under the queue's mutex.
+  VkFence watched = VK_NULL_HANDLE;
 };
 using SubmissionRef = std::shared_ptr<Submission>;
 

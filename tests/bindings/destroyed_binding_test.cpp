@@ -15,28 +15,13 @@
 #include "dead_binding_refused_comp.h"
 #include "integration/test_env.h"
 #include "many_buffers_comp.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test {
 namespace {
 
 constexpr uint32_t kWords = 256;
 constexpr VkDeviceSize kBytes = kWords * 4;
-
-void HostBarrier(VkCommandBuffer cb) {
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
-                       nullptr, 0, nullptr);
-}
-
-std::string Summary(const VkHarness& h) {
-  std::string summary;
-  for (const Message& m : h.BinderyMessages()) {
-    if (m.text.find("device summary") != std::string::npos) summary = m.text;
-  }
-  return summary;
-}
 
 struct FallbackRun {
   std::string error, validation, summary;
@@ -66,10 +51,8 @@ FallbackRun RunFallback(const char* mode) {
   if (k.pipeline == VK_NULL_HANDLE || set == VK_NULL_HANDLE) run.error = "pipeline or set not created";
   if (run.error.empty()) {
     VkCommandBuffer cb = h.BeginCommands();
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &set, 0, nullptr);
-    vkCmdDispatch(cb, kWords / 64, 1, 1);
-    HostBarrier(cb);
+    RecordDispatch(cb, k.pipeline, k.layout, {set}, kWords / 64);
+    BarrierToHost(cb);
     if (h.SubmitAndWait(cb) != VK_SUCCESS) run.error = "submit failed";
     const uint32_t* p = static_cast<const uint32_t*>(dst.mapped);
     run.out.assign(p, p + kWords);
@@ -79,7 +62,7 @@ FallbackRun RunFallback(const char* mode) {
   h.Destroy(k);
   h.DestroyDevice();
   run.validation = VkHarness::Format(h.ValidationProblems());
-  run.summary = Summary(h);
+  run.summary = h.BinderySummary();
   return run;
 }
 
@@ -114,70 +97,28 @@ uint32_t RunOverLimit(VkHarness& h, bool* ok) {
   infos.push_back({out.buffer, 0, VK_WHOLE_SIZE});
   infos.push_back({dead.buffer, 0, VK_WHOLE_SIZE});
 
-  VkDescriptorSetLayoutBinding b[3] = {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 40, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-                                       {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-                                       {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
-  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  dslci.bindingCount = 3;
-  dslci.pBindings = b;
-  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
-  vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set_layout);
-  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  plci.setLayoutCount = 1;
-  plci.pSetLayouts = &set_layout;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  vkCreatePipelineLayout(d, &plci, nullptr, &layout);
-  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  smci.codeSize = sizeof(many_buffers_comp);
-  smci.pCode = many_buffers_comp;
-  VkShaderModule module = VK_NULL_HANDLE;
-  vkCreateShaderModule(d, &smci, nullptr, &module);
-  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = module;
-  cpci.stage.pName = "main";
-  cpci.layout = layout;
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  const bool created = vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline) == VK_SUCCESS;
-  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 42};
-  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  dpci.maxSets = 1;
-  dpci.poolSizeCount = 1;
-  dpci.pPoolSizes = &size;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  vkCreateDescriptorPool(d, &dpci, nullptr, &pool);
-  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  dsai.descriptorPool = pool;
-  dsai.descriptorSetCount = 1;
-  dsai.pSetLayouts = &set_layout;
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  vkAllocateDescriptorSets(d, &dsai, &set);
-  VkWriteDescriptorSet w[3] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET},
-                               {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
-  for (uint32_t i = 0; i < 3; ++i) {
-    w[i].dstSet = set;
-    w[i].dstBinding = i;
-    w[i].descriptorCount = i == 0 ? 40 : 1;
-    w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    w[i].pBufferInfo = &infos[i == 0 ? 0 : 39 + i];
-  }
+  ObjectBag bag(d);
+  const VkDescriptorSetLayout set_layout =
+      bag.Keep(CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 40, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                   {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                   {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}));
+  const VkPipelineLayout layout = bag.Keep(CreatePipelineLayout(d, {set_layout}));
+  const VkPipeline pipeline = bag.Keep(CreateComputePipeline(d, layout, many_buffers_comp, sizeof(many_buffers_comp)));
+  const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(d, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 42}}));
+  const VkDescriptorSet set = AllocateSet(d, pool, set_layout);
+  const VkWriteDescriptorSet w[3] = {BufferWrite(set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &infos[0], 40),
+                                     BufferWrite(set, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &infos[40]),
+                                     BufferWrite(set, 2, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &infos[41])};
   vkUpdateDescriptorSets(d, 3, w, 0, nullptr);
   h.Destroy(dead);
-  if (created) {
+  if (pipeline != VK_NULL_HANDLE) {
     VkCommandBuffer cb = h.BeginCommands();
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
-    vkCmdDispatch(cb, 1, 1, 1);
-    HostBarrier(cb);
+    RecordDispatch(cb, pipeline, layout, {set});
+    BarrierToHost(cb);
     *ok = h.SubmitAndWait(cb) == VK_SUCCESS;
   }
   const uint32_t got = static_cast<const uint32_t*>(out.mapped)[0];
-  vkDestroyPipeline(d, pipeline, nullptr);
-  vkDestroyShaderModule(d, module, nullptr);
-  vkDestroyDescriptorPool(d, pool, nullptr);
-  vkDestroyPipelineLayout(d, layout, nullptr);
-  vkDestroyDescriptorSetLayout(d, set_layout, nullptr);
+  bag.DestroyAll();
   for (HostBuffer& x : buffers) h.Destroy(x);
   h.Destroy(out);
   return got;
@@ -187,15 +128,9 @@ class DestroyedBindingOverLimit : public testing::TestWithParam<const char*> {};
 
 TEST_P(DestroyedBindingOverLimit, TheRewrittenPipelineIgnoresTheDeadBinding) {
   if (std::string(GetParam()) == "auto") {
-    ScopedEnv off("BINDERY_INDIRECT_BINDINGS", "off");
-    VkHarness probe;
-    ASSERT_TRUE(probe.ok()) << probe.error();
-    VkPhysicalDeviceProperties props{};
-    vkGetPhysicalDeviceProperties(probe.physical_device(), &props);
-    if (props.limits.maxPerStageDescriptorStorageBuffers >= 42) {
-      GTEST_SKIP() << "the driver allows " << props.limits.maxPerStageDescriptorStorageBuffers
-                   << " storage buffers per stage: 42 is within its limits";
-    }
+    const uint32_t limit = DriverLimits().maxPerStageDescriptorStorageBuffers;
+    ASSERT_NE(limit, 0u) << "no device to read the driver's limits from";
+    if (limit >= 42) GTEST_SKIP() << "the driver allows " << limit << " storage buffers per stage: 42 is within its limits";
   }
   ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", GetParam());
   ScopedEnv level("BINDERY_LOG_LEVEL", "info");
@@ -209,7 +144,7 @@ TEST_P(DestroyedBindingOverLimit, TheRewrittenPipelineIgnoresTheDeadBinding) {
   EXPECT_TRUE(ok);
   h.DestroyDevice();
   EXPECT_VALIDATION_SILENT(h);
-  EXPECT_NE(Summary(h).find("pipelines rewritten 1, fallen back 0"), std::string::npos) << Summary(h);
+  EXPECT_NE(h.BinderySummary().find("pipelines rewritten 1, fallen back 0"), std::string::npos) << h.BinderySummary();
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, DestroyedBindingOverLimit, testing::Values("force", "auto"),

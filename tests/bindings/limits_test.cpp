@@ -103,11 +103,30 @@ void RunKernel(VkHarness& h, const uint32_t* code, size_t bytes, const std::vect
                                      BufferWrite(set, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &out_info)};
   vkUpdateDescriptorSets(d, 2, w, 0, nullptr);
   VkCommandBuffer cb = h.BeginCommands();
-  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
-  vkCmdDispatch(cb, 1, 1, 1);
+  RecordDispatch(cb, pipeline, layout, {set});
   BarrierToHost(cb);
   EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
+}
+
+// big_buffer.comp over `big` bound with `range`: it reads the first and last words and
+// the array's length, and writes both ends. Destroys `big`; validation stays silent.
+void ExpectEndsReadAndWritten(VkHarness& h, HostBuffer& big, VkDeviceSize range) {
+  HostBuffer out = h.CreateHostBuffer(16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  uint32_t* words = static_cast<uint32_t*>(big.mapped);
+  const size_t n = big.size / 4;
+  words[0] = 0x1234u;
+  words[n - 1] = 0x5678u;
+  std::memset(out.mapped, 0, 16);
+  RunKernel(h, big_buffer_comp, sizeof(big_buffer_comp), {big.buffer}, out.buffer, range);
+  const uint32_t* o = static_cast<const uint32_t*>(out.mapped);
+  EXPECT_EQ(o[0], n);
+  EXPECT_EQ(o[1], 0x1234u);
+  EXPECT_EQ(o[2], 0x5678u);
+  EXPECT_EQ(words[0], 0xBEEFu);
+  EXPECT_EQ(words[n - 1], 0xC0FFEEu);
+  h.Destroy(big);
+  h.Destroy(out);
+  EXPECT_VALIDATION_SILENT(h);
 }
 
 class BigBuffer : public testing::TestWithParam<bool> {};  // VK_WHOLE_SIZE or an explicit range
@@ -118,22 +137,7 @@ TEST_P(BigBuffer, ReadAndWrittenToItsLastWord) {
   ASSERT_TRUE(h.ok()) << h.error();
   HostBuffer big = h.CreateHostBuffer(kBig, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
   ASSERT_NE(big.buffer, VK_NULL_HANDLE) << "could not allocate 512 MiB";
-  HostBuffer out = h.CreateHostBuffer(16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  uint32_t* words = static_cast<uint32_t*>(big.mapped);
-  const size_t n = kBig / 4;
-  words[0] = 0x1234u;
-  words[n - 1] = 0x5678u;
-  std::memset(out.mapped, 0, 16);
-  RunKernel(h, big_buffer_comp, sizeof(big_buffer_comp), {big.buffer}, out.buffer, GetParam() ? VK_WHOLE_SIZE : kBig);
-  const uint32_t* o = static_cast<const uint32_t*>(out.mapped);
-  EXPECT_EQ(o[0], n);
-  EXPECT_EQ(o[1], 0x1234u);
-  EXPECT_EQ(o[2], 0x5678u);
-  EXPECT_EQ(words[0], 0xBEEFu);
-  EXPECT_EQ(words[n - 1], 0xC0FFEEu);
-  h.Destroy(big);
-  h.Destroy(out);
-  EXPECT_VALIDATION_SILENT(h);
+  ExpectEndsReadAndWritten(h, big, GetParam() ? VK_WHOLE_SIZE : kBig);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranges, BigBuffer, testing::Values(true, false),
@@ -152,22 +156,7 @@ TEST(BindingsLimits, ABufferAtTheRaisedRangeWorks) {
   if (range > (4ull << 30) - 4) GTEST_SKIP() << "a " << range << "-byte buffer is more than this test allocates";
   HostBuffer big = h.CreateHostBuffer(range, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
   if (big.buffer == VK_NULL_HANDLE) GTEST_SKIP() << "could not allocate " << range << " host-visible bytes here";
-  HostBuffer out = h.CreateHostBuffer(16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  uint32_t* words = static_cast<uint32_t*>(big.mapped);
-  const size_t n = range / 4;
-  words[0] = 0x1234u;
-  words[n - 1] = 0x5678u;
-  std::memset(out.mapped, 0, 16);
-  RunKernel(h, big_buffer_comp, sizeof(big_buffer_comp), {big.buffer}, out.buffer, range);
-  const uint32_t* o = static_cast<const uint32_t*>(out.mapped);
-  EXPECT_EQ(o[0], n);
-  EXPECT_EQ(o[1], 0x1234u);
-  EXPECT_EQ(o[2], 0x5678u);
-  EXPECT_EQ(words[0], 0xBEEFu);
-  EXPECT_EQ(words[n - 1], 0xC0FFEEu);
-  h.Destroy(big);
-  h.Destroy(out);
-  EXPECT_VALIDATION_SILENT(h);
+  ExpectEndsReadAndWritten(h, big, range);
 }
 
 // Forced, and under auto (the default) — where a layout beyond the driver's limits
@@ -202,10 +191,7 @@ TEST_P(FortyBuffers, InOneStageAndSet) {
   h.Destroy(out);
   h.DestroyDevice();
   EXPECT_VALIDATION_SILENT(h);
-  std::string summary;
-  for (const Message& m : h.BinderyMessages()) {
-    if (m.text.find("device summary") != std::string::npos) summary = m.text;
-  }
+  const std::string summary = h.BinderySummary();
   EXPECT_NE(summary.find("pipelines rewritten 1, fallen back 0"), std::string::npos) << summary;
   EXPECT_NE(summary.find("descriptor sets converted 1"), std::string::npos) << summary;
 }
@@ -368,11 +354,7 @@ void RunTwelveSets(bool full_push_constants) {
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 6, 6, sets.data() + 6, 0, nullptr);
   vkCmdDispatch(cb, 1, 1, 1);
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
-                       nullptr, 0, nullptr);
+  BarrierToHost(cb);
   ASSERT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
   EXPECT_EQ(static_cast<const uint32_t*>(buffers.back().mapped)[0], expected);
 
@@ -384,10 +366,7 @@ void RunTwelveSets(bool full_push_constants) {
   for (HostBuffer& b : buffers) h.Destroy(b);
   h.DestroyDevice();
   EXPECT_VALIDATION_SILENT(h);
-  std::string summary;
-  for (const Message& m : h.BinderyMessages()) {
-    if (m.text.find("device summary") != std::string::npos) summary = m.text;
-  }
+  const std::string summary = h.BinderySummary();
   EXPECT_NE(summary.find("pipelines rewritten 1, fallen back 0"), std::string::npos) << summary;
   const bool ring_used = summary.find("root ring bytes 0") == std::string::npos &&
                          summary.find("root ring bytes") != std::string::npos;

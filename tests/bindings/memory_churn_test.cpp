@@ -11,21 +11,15 @@
 
 #include <cstring>
 #include <memory>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "integration/test_env.h"
+#include "support/vk_objects.h"
 #include "twin_copy_comp.h"
 
 namespace bindery::test {
 namespace {
-
-uint64_t Counter(const std::string& summary, const std::string& name) {
-  std::smatch m;
-  const std::regex re(name + " (\\d+)");
-  return std::regex_search(summary, m, re) ? std::stoull(m[1]) : ~0ull;
-}
 
 std::string Summary(const VkHarness& h) {
   for (const Message& m : h.BinderyMessages()) {
@@ -38,21 +32,13 @@ struct Layouts {
   VkDescriptorSetLayout set = VK_NULL_HANDLE, push = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE, push_layout = VK_NULL_HANDLE;
   void Create(VkDevice d) {
-    const VkDescriptorSetLayoutBinding b[2] = {
+    const std::vector<VkDescriptorSetLayoutBinding> b = {
         {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
         {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
-    VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    dslci.bindingCount = 2;
-    dslci.pBindings = b;
-    vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set);
-    dslci.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
-    vkCreateDescriptorSetLayout(d, &dslci, nullptr, &push);
-    VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    plci.setLayoutCount = 1;
-    plci.pSetLayouts = &set;
-    vkCreatePipelineLayout(d, &plci, nullptr, &layout);
-    plci.pSetLayouts = &push;
-    vkCreatePipelineLayout(d, &plci, nullptr, &push_layout);
+    set = CreateSetLayout(d, b);
+    push = CreateSetLayout(d, b, VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR);
+    layout = CreatePipelineLayout(d, {set});
+    push_layout = CreatePipelineLayout(d, {push});
   }
   void Destroy(VkDevice d) {
     vkDestroyPipelineLayout(d, layout, nullptr);
@@ -63,14 +49,8 @@ struct Layouts {
 };
 
 VkPipeline CreatePipeline(VkDevice d, VkShaderModule module, VkPipelineLayout layout) {
-  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = module;
-  cpci.stage.pName = "main";
-  cpci.layout = layout;
   VkPipeline p = VK_NULL_HANDLE;
-  vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &p);
+  CreateComputePipeline(d, layout, module, "main", {}, &p);
   return p;
 }
 
@@ -134,19 +114,8 @@ Churn RunChurn(const char* mode, bool pipelines, bool others, int warmup, int ro
     tci.pipelineLayout = l.push_layout;
     VkDescriptorUpdateTemplate push = VK_NULL_HANDLE;
     vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &push);
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2};
-    VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    dpci.maxSets = 1;
-    dpci.poolSizeCount = 1;
-    dpci.pPoolSizes = &size;
-    VkDescriptorPool pool = VK_NULL_HANDLE;
-    vkCreateDescriptorPool(d, &dpci, nullptr, &pool);
-    VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    dsai.descriptorPool = pool;
-    dsai.descriptorSetCount = 1;
-    dsai.pSetLayouts = &l.set;
-    VkDescriptorSet set = VK_NULL_HANDLE;
-    vkAllocateDescriptorSets(d, &dsai, &set);
+    const VkDescriptorPool pool = CreateDescriptorPool(d, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}});
+    const VkDescriptorSet set = AllocateSet(d, pool, l.set);
     vkUpdateDescriptorSetWithTemplate(d, set, t, infos);
     vkDestroyDescriptorPool(d, pool, nullptr);
     vkDestroyDescriptorUpdateTemplate(d, t, nullptr);
@@ -176,7 +145,7 @@ TEST(BindingsMemory, ChurnOfTemplatesAndPoolsStaysFlat) {
   EXPECT_TRUE(forced.validation.empty()) << forced.validation;
   // 9000 rounds: a leak of one small allocation per round would show as tens of KiB.
   EXPECT_LT(forced.growth, 64 * 1024) << "the heap grew by " << forced.growth << " bytes";
-  EXPECT_LT(Counter(forced.summary, "layer GPU bytes peak"), 64u * 1024) << forced.summary;  // one pool at a time
+  EXPECT_LT(SummaryCounter(forced.summary, "layer GPU bytes peak"), 64u * 1024) << forced.summary;  // one pool at a time
 }
 
 // Pipelines: lavapipe itself keeps ~400 KiB per compute pipeline created and destroyed
@@ -189,7 +158,7 @@ TEST(BindingsMemory, ChurnOfPipelinesAddsNothingToTheDrivers) {
   ASSERT_TRUE(native.ok) << native.error;
   ASSERT_TRUE(forced.ok) << forced.error;
   EXPECT_TRUE(forced.validation.empty()) << forced.validation;
-  EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), static_cast<uint64_t>(kRounds)) << forced.summary;
+  EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), static_cast<uint64_t>(kRounds)) << forced.summary;
   EXPECT_LT(forced.growth - native.growth, 100 * (kRounds - kWarmup))
       << "with the layer the heap grew by " << forced.growth << " bytes, without it by " << native.growth;
 }
@@ -204,7 +173,7 @@ TEST(BindingsMemory, ChurnOfDistinctModulesKeepsTheRewriteCacheBounded) {
   ASSERT_TRUE(native.ok) << native.error;
   ASSERT_TRUE(forced.ok) << forced.error;
   EXPECT_TRUE(forced.validation.empty()) << forced.validation;
-  EXPECT_EQ(Counter(forced.summary, "pipelines rewritten"), static_cast<uint64_t>(kDistinctRounds)) << forced.summary;
+  EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), static_cast<uint64_t>(kDistinctRounds)) << forced.summary;
   EXPECT_LT(forced.growth - native.growth, 100 * (kDistinctRounds - kDistinctWarmup))
       << "with the layer the heap grew by " << forced.growth << " bytes, without it by " << native.growth;
 }
@@ -258,9 +227,9 @@ TEST(BindingsMemory, OnePushInEachOf512CommandBuffersHoldsSmallPieces) {
   h.DestroyDevice();
   EXPECT_VALIDATION_SILENT(h);
   const std::string summary = Summary(h);
-  EXPECT_EQ(Counter(summary, "push descriptor updates converted"), kCommandBuffers) << summary;
+  EXPECT_EQ(SummaryCounter(summary, "push descriptor updates converted"), kCommandBuffers) << summary;
   // 512 pieces of 4 KiB: two 1 MiB blocks (each with its root tail), not 512 x 64 KiB.
-  EXPECT_LE(Counter(summary, "layer GPU bytes peak"), 2u * (1024 * 1024 + 1024)) << summary;
+  EXPECT_LE(SummaryCounter(summary, "layer GPU bytes peak"), 2u * (1024 * 1024 + 1024)) << summary;
 }
 
 }  // namespace

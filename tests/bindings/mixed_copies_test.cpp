@@ -15,6 +15,7 @@
 
 #include "integration/test_env.h"
 #include "many_buffers_comp.h"
+#include "support/vk_objects.h"
 #include "twin_copy_comp.h"
 
 namespace bindery::test {
@@ -30,32 +31,6 @@ struct Result {
   std::vector<uint32_t> copied;  // twin_copy over the native set
 };
 
-void HostBarrier(VkCommandBuffer cb) {
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
-                       nullptr, 0, nullptr);
-}
-
-VkPipeline Pipeline(VkDevice d, const uint32_t* code, size_t bytes, VkPipelineLayout layout) {
-  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  smci.codeSize = bytes;
-  smci.pCode = code;
-  VkShaderModule m = VK_NULL_HANDLE;
-  vkCreateShaderModule(d, &smci, nullptr, &m);
-  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = m;
-  cpci.stage.pName = "main";
-  cpci.layout = layout;
-  VkPipeline p = VK_NULL_HANDLE;
-  vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &p);
-  vkDestroyShaderModule(d, m, nullptr);
-  return p;
-}
-
 Result RunMixedCopies(const char* mode, std::string* validation) {
   ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
   auto owned = std::make_unique<VkHarness>();
@@ -67,28 +42,18 @@ Result RunMixedCopies(const char* mode, std::string* validation) {
   }
   VkDevice d = h.device();
   // Layout "small" (native under auto): src, dst. Layout "big" (converts): b[40], out.
-  const VkDescriptorSetLayoutBinding small_bindings[2] = {
-      {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-      {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
-  const VkDescriptorSetLayoutBinding big_bindings[2] = {
-      {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kArray, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-      {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
-  VkDescriptorSetLayout small = VK_NULL_HANDLE, big = VK_NULL_HANDLE;
-  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  dslci.bindingCount = 2;
-  dslci.pBindings = small_bindings;
-  vkCreateDescriptorSetLayout(d, &dslci, nullptr, &small);
-  dslci.pBindings = big_bindings;
-  vkCreateDescriptorSetLayout(d, &dslci, nullptr, &big);
-  VkPipelineLayout small_pl = VK_NULL_HANDLE, big_pl = VK_NULL_HANDLE;
-  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  plci.setLayoutCount = 1;
-  plci.pSetLayouts = &small;
-  vkCreatePipelineLayout(d, &plci, nullptr, &small_pl);
-  plci.pSetLayouts = &big;
-  vkCreatePipelineLayout(d, &plci, nullptr, &big_pl);
-  VkPipeline copy_pipeline = Pipeline(d, twin_copy_comp, sizeof(twin_copy_comp), small_pl);
-  VkPipeline sum_pipeline = Pipeline(d, many_buffers_comp, sizeof(many_buffers_comp), big_pl);
+  ObjectBag bag(d);
+  const VkDescriptorSetLayout small =
+      bag.Keep(CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                   {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}));
+  const VkDescriptorSetLayout big =
+      bag.Keep(CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kArray, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                   {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}));
+  const VkPipelineLayout small_pl = bag.Keep(CreatePipelineLayout(d, {small}));
+  const VkPipelineLayout big_pl = bag.Keep(CreatePipelineLayout(d, {big}));
+  const VkPipeline copy_pipeline = bag.Keep(CreateComputePipeline(d, small_pl, twin_copy_comp, sizeof(twin_copy_comp)));
+  const VkPipeline sum_pipeline =
+      bag.Keep(CreateComputePipeline(d, big_pl, many_buffers_comp, sizeof(many_buffers_comp)));
   if (copy_pipeline == VK_NULL_HANDLE || sum_pipeline == VK_NULL_HANDLE) r.error = "pipeline creation failed";
 
   std::vector<HostBuffer> array;
@@ -105,13 +70,8 @@ Result RunMixedCopies(const char* mode, std::string* validation) {
   std::memset(z.mapped, 0, kBytes);
   std::memset(sum.mapped, 0, 16);
 
-  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * 2 + kArray + 1};
-  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  dpci.maxSets = 3;
-  dpci.poolSizeCount = 1;
-  dpci.pPoolSizes = &size;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  vkCreateDescriptorPool(d, &dpci, nullptr, &pool);
+  const VkDescriptorPool pool =
+      bag.Keep(CreateDescriptorPool(d, 3, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * 2 + kArray + 1}}));
   const VkDescriptorSetLayout layouts[3] = {small, big, small};
   VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   dsai.descriptorPool = pool;
@@ -129,14 +89,7 @@ Result RunMixedCopies(const char* mode, std::string* validation) {
   std::vector<VkWriteDescriptorSet> writes;
   auto write = [&](VkDescriptorSet set, uint32_t binding, uint32_t element, uint32_t count,
                    const VkDescriptorBufferInfo* infos) {
-    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    w.dstSet = set;
-    w.dstBinding = binding;
-    w.dstArrayElement = element;
-    w.descriptorCount = count;
-    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    w.pBufferInfo = infos;
-    writes.push_back(w);
+    writes.push_back(BufferWrite(set, binding, element, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, infos, count));
   };
   write(sets[0], 0, 0, 2, xy);
   write(sets[1], 0, 0, 7, array_infos.data());
@@ -159,22 +112,15 @@ Result RunMixedCopies(const char* mode, std::string* validation) {
   if (r.error.empty()) {
     vkUpdateDescriptorSets(d, static_cast<uint32_t>(writes.size()), writes.data(), 2, copies);
     VkCommandBuffer cb = h.BeginCommands();
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, sum_pipeline);
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, big_pl, 0, 1, &sets[1], 0, nullptr);
-    vkCmdDispatch(cb, 1, 1, 1);
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, copy_pipeline);
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, small_pl, 0, 1, &sets[2], 0, nullptr);
-    vkCmdDispatch(cb, kWords / 64, 1, 1);
-    HostBarrier(cb);
+    RecordDispatch(cb, sum_pipeline, big_pl, {sets[1]});
+    RecordDispatch(cb, copy_pipeline, small_pl, {sets[2]}, kWords / 64);
+    BarrierToHost(cb);
     if (h.SubmitAndWait(cb) != VK_SUCCESS) r.error = "submit failed";
     r.sum = static_cast<const uint32_t*>(sum.mapped)[0];
     const uint32_t* p = static_cast<const uint32_t*>(z.mapped);
     r.copied.assign(p, p + kWords);
   }
-  vkDestroyDescriptorPool(d, pool, nullptr);
-  for (VkPipeline p : {copy_pipeline, sum_pipeline}) vkDestroyPipeline(d, p, nullptr);
-  for (VkPipelineLayout l : {small_pl, big_pl}) vkDestroyPipelineLayout(d, l, nullptr);
-  for (VkDescriptorSetLayout l : {small, big}) vkDestroyDescriptorSetLayout(d, l, nullptr);
+  bag.DestroyAll();
   for (HostBuffer& b : array) h.Destroy(b);
   for (HostBuffer* b : {&x, &y, &z, &sum}) h.Destroy(*b);
   h.DestroyDevice();
@@ -186,14 +132,11 @@ class MixedCopies : public testing::TestWithParam<const char*> {};
 
 TEST_P(MixedCopies, BothDirectionsWithWritesInOneCall) {
   if (std::string(GetParam()) == "auto") {
-    ScopedEnv off("BINDERY_INDIRECT_BINDINGS", "off");
-    VkHarness probe;
-    ASSERT_TRUE(probe.ok()) << probe.error();
-    VkPhysicalDeviceProperties props{};
-    vkGetPhysicalDeviceProperties(probe.physical_device(), &props);
-    if (props.limits.maxPerStageDescriptorStorageBuffers >= kArray + 1) {
-      GTEST_SKIP() << "the driver allows " << props.limits.maxPerStageDescriptorStorageBuffers
-                   << " storage buffers per stage: the big layout would not convert under auto";
+    const uint32_t limit = DriverLimits().maxPerStageDescriptorStorageBuffers;
+    ASSERT_NE(limit, 0u) << "no device to read the driver's limits from";
+    if (limit >= kArray + 1) {
+      GTEST_SKIP() << "the driver allows " << limit << " storage buffers per stage: the big layout would not convert "
+                   << "under auto";
     }
   }
   // (No run without the layer: 41 storage buffers in one stage are beyond the driver.)

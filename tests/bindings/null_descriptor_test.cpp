@@ -10,6 +10,7 @@
 
 #include "integration/test_env.h"
 #include "robust_probe_comp.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test {
 namespace {
@@ -43,14 +44,8 @@ Output RunNull(const char* mode) {
   if (k.pipeline == VK_NULL_HANDLE || set == VK_NULL_HANDLE) o.error = "kernel or set not created";
   if (o.error.empty()) {
     VkCommandBuffer cb = h.BeginCommands();
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &set, 0, nullptr);
-    vkCmdDispatch(cb, 1, 1, 1);
-    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
-                         nullptr, 0, nullptr);
+    RecordDispatch(cb, k.pipeline, k.layout, {set});
+    BarrierToHost(cb);
     if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
     const uint32_t* p = static_cast<const uint32_t*>(res.mapped);
     o.res.assign(p, p + 2 + 64);

@@ -109,6 +109,7 @@ struct Rig {
     vkDestroyDescriptorSetLayout(d, native_layout, nullptr);
     h->DestroyDevice();
     summary = h->BinderySummary();
+    EXPECT_VALIDATION_SILENT(*h);
   }
 };
 
@@ -127,10 +128,7 @@ TEST(BindingsOwnedSets, CopiesBetweenOwnedAndNativeSetsInOneUpdate) {
   // One call allocating owned and native sets together.
   VkDescriptorSetLayout layouts[4] = {rig.owned_layout, rig.native_layout, rig.owned_layout, rig.owned_layout};
   VkDescriptorSet sets[4] = {};
-  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  alloc.descriptorPool = pool;
-  alloc.descriptorSetCount = 4;
-  alloc.pSetLayouts = layouts;
+  VkDescriptorSetAllocateInfo alloc = SetAllocateInfo(pool, 4, layouts);
   ASSERT_EQ(vkAllocateDescriptorSets(d, &alloc, sets), VK_SUCCESS);
   const VkDescriptorSet owned_a = sets[0], native = sets[1], owned_b = sets[2], owned_c = sets[3];
   HostBuffer src = rig.Filled(3), dst1 = rig.Filled(0), dst2 = rig.Filled(0);
@@ -172,7 +170,6 @@ TEST(BindingsOwnedSets, CopiesBetweenOwnedAndNativeSetsInOneUpdate) {
   vkDestroyDescriptorPool(d, pool, nullptr);
   for (HostBuffer* b : {&src, &dst1, &dst2, &uniform}) h.Destroy(*b);
   rig.Finish();
-  EXPECT_VALIDATION_SILENT(h);
   EXPECT_EQ(SummaryCounter(rig.summary, "descriptor sets converted"), 4u) << rig.summary;
   EXPECT_EQ(SummaryCounter(rig.summary, "layer-owned"), 3u) << rig.summary;
 }
@@ -184,10 +181,7 @@ TEST(BindingsOwnedSets, FreeAndReallocate) {
   VkDevice d = h.device();
   // Room for more storage descriptors than maxSets sets use: the slots run out first.
   VkDescriptorPool pool = MakePool(d, 3, VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT, 4);
-  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  alloc.descriptorPool = pool;
-  alloc.descriptorSetCount = 1;
-  alloc.pSetLayouts = &rig.owned_layout;
+  VkDescriptorSetAllocateInfo alloc = SetAllocateInfo(pool, 1, &rig.owned_layout);
   VkDescriptorSet a = VK_NULL_HANDLE, b = VK_NULL_HANDLE, c = VK_NULL_HANDLE, native = VK_NULL_HANDLE;
   ASSERT_EQ(vkAllocateDescriptorSets(d, &alloc, &a), VK_SUCCESS);
   ASSERT_EQ(vkAllocateDescriptorSets(d, &alloc, &b), VK_SUCCESS);
@@ -218,7 +212,6 @@ TEST(BindingsOwnedSets, FreeAndReallocate) {
   vkDestroyDescriptorPool(d, pool, nullptr);
   for (HostBuffer* x : {&src, &dst_a, &dst_again}) h.Destroy(*x);
   rig.Finish();
-  EXPECT_VALIDATION_SILENT(h);
   EXPECT_EQ(SummaryCounter(rig.summary, "layer-owned"), 4u) << rig.summary;
 }
 
@@ -234,10 +227,7 @@ TEST(BindingsOwnedSets, FailedAllocationGivesEverythingBack) {
   // slots: the third owned set fails, and the call takes nothing.
   VkDescriptorSetLayout layouts[4] = {rig.native_layout, rig.owned_layout, rig.owned_layout, rig.owned_layout};
   VkDescriptorSet sets[4] = {};
-  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  alloc.descriptorPool = pool;
-  alloc.descriptorSetCount = 4;
-  alloc.pSetLayouts = layouts;
+  VkDescriptorSetAllocateInfo alloc = SetAllocateInfo(pool, 4, layouts);
   EXPECT_EQ(vkAllocateDescriptorSets(d, &alloc, sets), VK_ERROR_OUT_OF_POOL_MEMORY);
   for (VkDescriptorSet s : sets) EXPECT_EQ(s, VK_NULL_HANDLE);
   // Everything came back: the pool's two layer-owned sets and a native one can be had now.
@@ -253,7 +243,6 @@ TEST(BindingsOwnedSets, FailedAllocationGivesEverythingBack) {
   h.Destroy(src);
   h.Destroy(dst);
   rig.Finish();
-  EXPECT_VALIDATION_SILENT(h);
   EXPECT_EQ(SummaryCounter(rig.summary, "layer-owned"), 2u) << rig.summary;
 }
 
@@ -266,10 +255,7 @@ TEST(BindingsOwnedSets, ResetGivesEverySetBack) {
   VkDescriptorPool pool = MakePool(d, kSets, 0);
   std::vector<VkDescriptorSetLayout> layouts(kSets, rig.owned_layout);
   layouts[3] = rig.native_layout;  // a native set in the same pool is reset too
-  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  alloc.descriptorPool = pool;
-  alloc.descriptorSetCount = kSets;
-  alloc.pSetLayouts = layouts.data();
+  VkDescriptorSetAllocateInfo alloc = SetAllocateInfo(pool, kSets, layouts.data());
   HostBuffer src = rig.Filled(9), dst = rig.Filled(0);
   for (int round = 0; round < 3; ++round) {
     std::vector<VkDescriptorSet> sets(kSets);
@@ -284,7 +270,6 @@ TEST(BindingsOwnedSets, ResetGivesEverySetBack) {
   h.Destroy(src);
   h.Destroy(dst);
   rig.Finish();
-  EXPECT_VALIDATION_SILENT(h);
   EXPECT_EQ(SummaryCounter(rig.summary, "layer-owned"), 3u * (kSets - 1)) << rig.summary;
 }
 
@@ -305,10 +290,7 @@ TEST(BindingsOwnedSets, DebugNamesAndPrivateData) {
   VkDescriptorPool pool = MakePool(d, 4, VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT);
   VkDescriptorSetLayout layouts[2] = {rig.owned_layout, rig.native_layout};
   VkDescriptorSet sets[2] = {};
-  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  alloc.descriptorPool = pool;
-  alloc.descriptorSetCount = 2;
-  alloc.pSetLayouts = layouts;
+  VkDescriptorSetAllocateInfo alloc = SetAllocateInfo(pool, 2, layouts);
   ASSERT_EQ(vkAllocateDescriptorSets(d, &alloc, sets), VK_SUCCESS);
 
   for (VkDescriptorSet set : sets) {
@@ -358,7 +340,6 @@ TEST(BindingsOwnedSets, DebugNamesAndPrivateData) {
   vkDestroyPrivateDataSlot(d, slots[1], nullptr);
   vkDestroyDescriptorPool(d, pool, nullptr);
   rig.Finish();
-  EXPECT_VALIDATION_SILENT(h);
   EXPECT_EQ(SummaryCounter(rig.summary, "layer-owned"), 2u) << rig.summary;
 }
 
@@ -430,10 +411,7 @@ TEST(BindingsOwnedSets, TemplateNamesTagsAndPrivateData) {
   VkDescriptorPool pool = MakePool(d, 2, 0);
   VkDescriptorSetLayout layouts[2] = {rig.owned_layout, rig.native_layout};
   VkDescriptorSet sets[2] = {};
-  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  alloc.descriptorPool = pool;
-  alloc.descriptorSetCount = 2;
-  alloc.pSetLayouts = layouts;
+  VkDescriptorSetAllocateInfo alloc = SetAllocateInfo(pool, 2, layouts);
   ASSERT_EQ(vkAllocateDescriptorSets(d, &alloc, sets), VK_SUCCESS);
   HostBuffer src = rig.Filled(5), dst[2] = {rig.Filled(0), rig.Filled(0)}, uniform = rig.Uniform();
   for (uint32_t i = 0; i < 2; ++i) {
@@ -448,7 +426,6 @@ TEST(BindingsOwnedSets, TemplateNamesTagsAndPrivateData) {
   vkDestroyDescriptorPool(d, pool, nullptr);
   for (HostBuffer* b : {&src, &dst[0], &dst[1], &uniform}) h.Destroy(*b);
   rig.Finish();
-  EXPECT_VALIDATION_SILENT(h);
 }
 
 // A pipeline layout whose push constants leave no room for the root: its root goes to the
@@ -474,10 +451,7 @@ TEST(BindingsOwnedSets, LayoutWithoutRoomForTheRootUsesTheReservedSet) {
   VkPipeline pipeline = rig.Pipeline(full);
   ASSERT_NE(pipeline, VK_NULL_HANDLE);
   VkDescriptorPool pool = MakePool(d, 2, 0);
-  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  alloc.descriptorPool = pool;
-  alloc.descriptorSetCount = 1;
-  alloc.pSetLayouts = &rig.owned_layout;
+  VkDescriptorSetAllocateInfo alloc = SetAllocateInfo(pool, 1, &rig.owned_layout);
   VkDescriptorSet set = VK_NULL_HANDLE;
   ASSERT_EQ(vkAllocateDescriptorSets(d, &alloc, &set), VK_SUCCESS);
   HostBuffer src = rig.Filled(13), dst = rig.Filled(0);
@@ -495,7 +469,6 @@ TEST(BindingsOwnedSets, LayoutWithoutRoomForTheRootUsesTheReservedSet) {
   h.Destroy(src);
   h.Destroy(dst);
   rig.Finish();
-  EXPECT_VALIDATION_SILENT(h);
   EXPECT_EQ(SummaryCounter(rig.summary, "fallen back"), 0u) << rig.summary;
   EXPECT_EQ(SummaryCounter(rig.summary, "layer-owned"), 1u) << rig.summary;
   EXPECT_GT(SummaryCounter(rig.summary, "root ring bytes"), 0u) << rig.summary;
@@ -542,10 +515,7 @@ TEST(BindingsOwnedSets, ManyThreadsAllocateResetAndRecord) {
       vkBeginCommandBuffer(w.cb, &begin);
       vkCmdBindPipeline(w.cb, VK_PIPELINE_BIND_POINT_COMPUTE, rig.owned_pipeline);
       for (uint32_t j = 0; j < kSets; ++j) {
-        VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-        alloc.descriptorPool = w.pool;
-        alloc.descriptorSetCount = 1;
-        alloc.pSetLayouts = &rig.owned_layout;
+        VkDescriptorSetAllocateInfo alloc = SetAllocateInfo(w.pool, 1, &rig.owned_layout);
         VkDescriptorSet set = VK_NULL_HANDLE;
         if (vkAllocateDescriptorSets(d, &alloc, &set) != VK_SUCCESS) {
           w.error = "set allocation failed in round " + std::to_string(round);
@@ -594,7 +564,6 @@ TEST(BindingsOwnedSets, ManyThreadsAllocateResetAndRecord) {
     h.Destroy(w.dst);
   }
   rig.Finish();
-  EXPECT_VALIDATION_SILENT(h);
   EXPECT_EQ(SummaryCounter(rig.summary, "layer-owned"), uint64_t{kThreads} * kRounds * kSets) << rig.summary;
 }
 

@@ -21,6 +21,7 @@
 #include "integration/test_env.h"
 #include "ring_root_comp.h"
 #include "ring_root_set0_comp.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test {
 namespace {
@@ -64,59 +65,26 @@ Output RunInMode(const char* mode, bool through_smaller_layout) {
   std::memset(out_a.mapped, 0, kWords * 4);
   std::memset(out_b.mapped, 0, kWords * 4);
 
-  VkDescriptorSetLayoutBinding b0[2] = {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-                                        {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
-  // Set 1 also holds a native dynamic uniform buffer (unused by the shaders): the bind
-  // splits its dynamic offsets between the root and the native bind.
-  VkDescriptorSetLayoutBinding b1[2] = {
-      {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-      {1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
-  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  dslci.bindingCount = 2;
-  dslci.pBindings = b0;
-  VkDescriptorSetLayout set_layouts[2] = {};
-  vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set_layouts[0]);
-  dslci.bindingCount = 2;
-  dslci.pBindings = b1;
-  vkCreateDescriptorSetLayout(d, &dslci, nullptr, &set_layouts[1]);
-  const VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, o.push_bytes};  // all of it
-  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  plci.setLayoutCount = 2;
-  plci.pSetLayouts = set_layouts;
-  plci.pushConstantRangeCount = 1;
-  plci.pPushConstantRanges = &range;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  vkCreatePipelineLayout(d, &plci, nullptr, &layout);
-  plci.setLayoutCount = 1;  // compatible with `layout` for set 0
-  VkPipelineLayout smaller = VK_NULL_HANDLE;
-  vkCreatePipelineLayout(d, &plci, nullptr, &smaller);
+  ObjectBag bag(d);
+  const std::vector<VkDescriptorSetLayout> set_layouts = {
+      bag.Keep(CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                   {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}})),
+      // Set 1 also holds a native dynamic uniform buffer (unused by the shaders): the bind
+      // splits its dynamic offsets between the root and the native bind.
+      bag.Keep(CreateSetLayout(
+          d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+              {1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}))};
+  const VkPipelineLayout layout = bag.Keep(CreatePipelineLayout(d, set_layouts, o.push_bytes));  // all of it
+  // Compatible with `layout` for set 0.
+  const VkPipelineLayout smaller = bag.Keep(CreatePipelineLayout(d, {set_layouts[0]}, o.push_bytes));
+  const VkPipeline pipeline = bag.Keep(
+      through_smaller_layout ? CreateComputePipeline(d, layout, ring_root_set0_comp, sizeof(ring_root_set0_comp))
+                             : CreateComputePipeline(d, layout, ring_root_comp, sizeof(ring_root_comp)));
+  if (pipeline == VK_NULL_HANDLE) o.error = "pipeline creation failed";
 
-  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  smci.codeSize = through_smaller_layout ? sizeof(ring_root_set0_comp) : sizeof(ring_root_comp);
-  smci.pCode = through_smaller_layout ? ring_root_set0_comp : ring_root_comp;
-  VkShaderModule module = VK_NULL_HANDLE;
-  vkCreateShaderModule(d, &smci, nullptr, &module);
-  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = module;
-  cpci.stage.pName = "main";
-  cpci.layout = layout;
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  if (vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline) != VK_SUCCESS) {
-    o.error = "pipeline creation failed";
-  }
-  vkDestroyShaderModule(d, module, nullptr);
-
-  VkDescriptorPoolSize sizes[3] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4},
-                                   {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 1},
-                                   {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1}};
-  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  dpci.maxSets = 3;
-  dpci.poolSizeCount = 3;
-  dpci.pPoolSizes = sizes;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  vkCreateDescriptorPool(d, &dpci, nullptr, &pool);
+  const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(d, 3, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4},
+                                                                     {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 1},
+                                                                     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1}}));
   VkDescriptorSetLayout alloc_layouts[3] = {set_layouts[0], set_layouts[0], set_layouts[1]};
   VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   dsai.descriptorPool = pool;
@@ -167,22 +135,14 @@ Output RunInMode(const char* mode, bool through_smaller_layout) {
       vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 2, both, 2, offsets);
     }
     vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_b = in_b * (3 (i % 32) + 1) + dyn[second + i] (or + 7)
-    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
-                         nullptr, 0, nullptr);
+    BarrierToHost(cb);
     if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
     const uint32_t* a = static_cast<const uint32_t*>(out_a.mapped);
     const uint32_t* b = static_cast<const uint32_t*>(out_b.mapped);
     o.out_a.assign(a, a + kWords);
     o.out_b.assign(b, b + kWords);
   }
-  vkDestroyPipeline(d, pipeline, nullptr);
-  vkDestroyDescriptorPool(d, pool, nullptr);
-  vkDestroyPipelineLayout(d, layout, nullptr);
-  vkDestroyPipelineLayout(d, smaller, nullptr);
-  for (VkDescriptorSetLayout l : set_layouts) vkDestroyDescriptorSetLayout(d, l, nullptr);
+  bag.DestroyAll();
   for (HostBuffer* x : {&in_a, &in_b, &out_a, &out_b, &dyn, &ubo}) h.Destroy(*x);
   h.DestroyDevice();
   o.validation = VkHarness::Format(h.ValidationProblems());

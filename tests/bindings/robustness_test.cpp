@@ -10,6 +10,7 @@
 
 #include "integration/test_env.h"
 #include "robust_probe_comp.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test {
 namespace {
@@ -50,36 +51,15 @@ Output RunInMode(const char* mode) {
     return o;
   }
   // A set with explicit ranges (the harness helper binds whole buffers).
-  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3};
-  VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  dpci.maxSets = 1;
-  dpci.poolSizeCount = 1;
-  dpci.pPoolSizes = &size;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  vkCreateDescriptorPool(h.device(), &dpci, nullptr, &pool);
-  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  dsai.descriptorPool = pool;
-  dsai.descriptorSetCount = 1;
-  dsai.pSetLayouts = &k.set_layout;
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  vkAllocateDescriptorSets(h.device(), &dsai, &set);
-  VkDescriptorBufferInfo infos[3] = {
+  const VkDescriptorPool pool = CreateDescriptorPool(h.device(), 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3}});
+  const VkDescriptorSet set = AllocateSet(h.device(), pool, k.set_layout);
+  const VkDescriptorBufferInfo infos[3] = {
       {in.buffer, 0, kRangeWords * 4}, {out.buffer, 0, kRangeWords * 4}, {res.buffer, 0, VK_WHOLE_SIZE}};
-  VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-  w.dstSet = set;
-  w.descriptorCount = 3;
-  w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  w.pBufferInfo = infos;
+  const VkWriteDescriptorSet w = BufferWrite(set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, infos, 3);
   vkUpdateDescriptorSets(h.device(), 1, &w, 0, nullptr);
   VkCommandBuffer cb = h.BeginCommands();
-  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
-  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &set, 0, nullptr);
-  vkCmdDispatch(cb, 1, 1, 1);
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
-                       nullptr, 0, nullptr);
+  RecordDispatch(cb, k.pipeline, k.layout, {set});
+  BarrierToHost(cb);
   if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
   const uint32_t* p = static_cast<const uint32_t*>(in.mapped);
   o.in.assign(p, p + kBufferWords);

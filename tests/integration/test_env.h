@@ -31,6 +31,18 @@ class ScopedEnv {
   std::string old_;
 };
 
+// The driver's own limits: read through a device with indirect bindings off (under force
+// the layer reports raised ones) and no validation.
+inline VkPhysicalDeviceLimits DriverLimits() {
+  ScopedEnv off("BINDERY_INDIRECT_BINDINGS", "off");
+  HarnessOptions options;
+  options.validation = false;
+  VkHarness probe(options);
+  VkPhysicalDeviceProperties props{};
+  if (probe.ok()) vkGetPhysicalDeviceProperties(probe.physical_device(), &props);
+  return props.limits;
+}
+
 inline bool HasMessage(const std::vector<Message>& messages, const std::string& id, const std::string& needle = "") {
   for (const Message& m : messages) {
     if (m.id == id && m.text.find(needle) != std::string::npos) return true;

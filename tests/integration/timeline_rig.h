@@ -30,6 +30,7 @@ inline std::string ConfigName(const ::testing::TestParamInfo<TimelineConfig>& in
 struct RigOptions {
   std::vector<const char*> instance_extensions;
   std::vector<const char*> device_extensions;
+  std::vector<const char*> optional_device_extensions;  // HarnessOptions::optional_device_extensions
   uint32_t queue_count = 1;         // HarnessOptions::queue_count
   bool sparse_binding = false;      // the sparseBinding feature, queues with SPARSE_BINDING
   // Queues per family the device offers at least: tests/no_timeline_layer stands in the
@@ -58,6 +59,7 @@ class TimelineRig {
     options.device_pnext = &v12_;
     options.instance_extensions = std::move(rig_options.instance_extensions);
     options.device_extensions = std::move(rig_options.device_extensions);
+    options.optional_device_extensions = std::move(rig_options.optional_device_extensions);
     options.queue_count = rig_options.queue_count;
     if (rig_options.sparse_binding) {
       features_.sparseBinding = VK_TRUE;

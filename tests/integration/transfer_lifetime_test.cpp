@@ -55,6 +55,17 @@ void Finish(Rig& rig, const Config& config) {
   ExpectStrategyRan(config, summary, rig.compute_queue(), true, true);
 }
 
+// A command pool of the device's queue family of its own, and in *cbai the allocate info
+// of one primary command buffer from it.
+VkResult CreatePool(const VkHarness& h, VkCommandBufferAllocateInfo* cbai) {
+  VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pci.queueFamilyIndex = h.queue_family();
+  *cbai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  cbai->level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cbai->commandBufferCount = 1;
+  return vkCreateCommandPool(h.device(), &pci, nullptr, &cbai->commandPool);
+}
+
 class TransferLifetime : public ::testing::TestWithParam<Config> {};
 
 TEST_P(TransferLifetime, ResetCommandPoolForgetsTheRecording) {
@@ -63,14 +74,9 @@ TEST_P(TransferLifetime, ResetCommandPoolForgetsTheRecording) {
   ASSERT_TRUE(rig.ok()) << rig.error();
   VkHarness& h = rig.h();
   HostBuffer staged = rig.Buffer(kStaged);
-  VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  pci.queueFamilyIndex = h.queue_family();
-  VkCommandPool pool = VK_NULL_HANDLE;
-  ASSERT_EQ(vkCreateCommandPool(h.device(), &pci, nullptr, &pool), VK_SUCCESS);
-  VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  cbai.commandPool = pool;
-  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  cbai.commandBufferCount = 1;
+  VkCommandBufferAllocateInfo cbai{};
+  ASSERT_EQ(CreatePool(h, &cbai), VK_SUCCESS);
+  VkCommandPool pool = cbai.commandPool;
   VkCommandBuffer cb = VK_NULL_HANDLE;
   ASSERT_EQ(vkAllocateCommandBuffers(h.device(), &cbai, &cb), VK_SUCCESS);
   for (VkCommandPoolResetFlags flags : {VkCommandPoolResetFlags{0}, VkCommandPoolResetFlags{
@@ -93,14 +99,9 @@ void RunHandleReuse(const Config& config, bool free_only) {
   ASSERT_TRUE(rig.ok()) << rig.error();
   VkHarness& h = rig.h();
   HostBuffer staged = rig.Buffer(kStaged);
-  VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  pci.queueFamilyIndex = h.queue_family();
-  VkCommandPool pool = VK_NULL_HANDLE;
-  ASSERT_EQ(vkCreateCommandPool(h.device(), &pci, nullptr, &pool), VK_SUCCESS);
-  VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  cbai.commandPool = pool;
-  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  cbai.commandBufferCount = 1;
+  VkCommandBufferAllocateInfo cbai{};
+  ASSERT_EQ(CreatePool(h, &cbai), VK_SUCCESS);
+  VkCommandPool pool = cbai.commandPool;
   int reused = 0;
   for (int round = 0; round < 3; ++round) {
     VkCommandBuffer old_cb = VK_NULL_HANDLE;
@@ -111,8 +112,8 @@ void RunHandleReuse(const Config& config, bool free_only) {
       vkFreeCommandBuffers(h.device(), pool, 1, &old_cb);
     } else {
       vkDestroyCommandPool(h.device(), pool, nullptr);
-      ASSERT_EQ(vkCreateCommandPool(h.device(), &pci, nullptr, &pool), VK_SUCCESS);
-      cbai.commandPool = pool;
+      ASSERT_EQ(CreatePool(h, &cbai), VK_SUCCESS);
+      pool = cbai.commandPool;
     }
     h.Destroy(k);
     VkCommandBuffer cb = VK_NULL_HANDLE;

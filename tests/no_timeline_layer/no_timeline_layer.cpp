@@ -243,17 +243,25 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateSemaphore(VkDevice device, const VkSemaphor
   return g_next.CreateSemaphore(device, info, alloc, out);
 }
 
+// A submit goes down on the driver's queue behind `queue` (a stand-in's calls one at a
+// time with the other stand-ins of that queue), after an armed hold; while a loss is
+// injected it fails without reaching the driver.
+template <typename Submit>
+VkResult SubmitOnRealQueue(VkQueue queue, Submit submit) {
+  if (g_lost.load()) return VK_ERROR_DEVICE_LOST;
+  MaybeHold(2);
+  const VkQueue real = Real(queue);
+  QueueLock lock(real);
+  return submit(real);
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo* submits,
                                            VkFence fence) {
   for (uint32_t i = 0; i < count; ++i) {
     if (HasTimelineStruct(submits[i].pNext)) Violation("VkTimelineSemaphoreSubmitInfo in vkQueueSubmit");
     CountSubmitStructs(submits[i].pNext);
   }
-  if (g_lost.load()) return VK_ERROR_DEVICE_LOST;
-  MaybeHold(2);
-  const VkQueue real = Real(queue);
-  QueueLock lock(real);
-  return g_next.QueueSubmit(real, count, submits, fence);
+  return SubmitOnRealQueue(queue, [&](VkQueue real) { return g_next.QueueSubmit(real, count, submits, fence); });
 }
 
 void CheckSubmit2(uint32_t count, const VkSubmitInfo2* submits) {
@@ -271,20 +279,12 @@ void CheckSubmit2(uint32_t count, const VkSubmitInfo2* submits) {
 VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits,
                                             VkFence fence) {
   CheckSubmit2(count, submits);
-  if (g_lost.load()) return VK_ERROR_DEVICE_LOST;
-  MaybeHold(2);
-  const VkQueue real = Real(queue);
-  QueueLock lock(real);
-  return g_next.QueueSubmit2(real, count, submits, fence);
+  return SubmitOnRealQueue(queue, [&](VkQueue real) { return g_next.QueueSubmit2(real, count, submits, fence); });
 }
 VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2KHR(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits,
                                                VkFence fence) {
   CheckSubmit2(count, submits);
-  if (g_lost.load()) return VK_ERROR_DEVICE_LOST;
-  MaybeHold(2);
-  const VkQueue real = Real(queue);
-  QueueLock lock(real);
-  return g_next.QueueSubmit2KHR(real, count, submits, fence);
+  return SubmitOnRealQueue(queue, [&](VkQueue real) { return g_next.QueueSubmit2KHR(real, count, submits, fence); });
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, const VkBindSparseInfo* infos,

@@ -123,8 +123,24 @@ VkHarness::VkHarness(const HarnessOptions& options) {
   dci.pNext = options.device_pnext;
   dci.queueCreateInfoCount = static_cast<uint32_t>(qcis.size());
   dci.pQueueCreateInfos = qcis.data();
-  dci.enabledExtensionCount = static_cast<uint32_t>(options.device_extensions.size());
-  dci.ppEnabledExtensionNames = options.device_extensions.data();
+  std::vector<const char*> extensions = options.device_extensions;
+  if (!options.optional_device_extensions.empty()) {
+    uint32_t offered_count = 0;
+    vkEnumerateDeviceExtensionProperties(physical_, nullptr, &offered_count, nullptr);
+    std::vector<VkExtensionProperties> offered(offered_count);
+    vkEnumerateDeviceExtensionProperties(physical_, nullptr, &offered_count, offered.data());
+    for (const char* name : options.optional_device_extensions) {
+      for (const VkExtensionProperties& e : offered) {
+        if (std::strcmp(e.extensionName, name) == 0) {
+          extensions.push_back(name);
+          break;
+        }
+      }
+    }
+  }
+  device_extensions_.assign(extensions.begin(), extensions.end());
+  dci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  dci.ppEnabledExtensionNames = extensions.data();
   dci.pEnabledFeatures = options.enabled_features;
   r = vkCreateDevice(physical_, &dci, nullptr, &device_);
   if (r != VK_SUCCESS) {
@@ -275,6 +291,10 @@ std::string VkHarness::BinderySummary() const {
     if (m.id == "BINDERY-summary") summary = m.text;
   }
   return summary;
+}
+
+bool VkHarness::device_extension_enabled(const char* name) const {
+  return std::find(device_extensions_.begin(), device_extensions_.end(), name) != device_extensions_.end();
 }
 
 uint64_t SummaryCounter(const std::string& summary, const std::string& name) {

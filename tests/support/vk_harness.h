@@ -24,6 +24,8 @@ struct HarnessOptions {
   uint32_t api_version = VK_API_VERSION_1_3;
   std::vector<const char*> instance_extensions;  // besides VK_EXT_debug_utils (e.g. surface extensions)
   std::vector<const char*> device_extensions;
+  // Enabled where the physical device offers them (device_extension_enabled() says which).
+  std::vector<const char*> optional_device_extensions;
   // The queue family of the device's (first) queue; UINT32_MAX: the first family with
   // every bit of queue_flags.
   uint32_t queue_family = UINT32_MAX;
@@ -71,6 +73,8 @@ class VkHarness {
   VkQueue queue() const { return queue_; }
   uint32_t queue_family() const { return queue_family_; }
   VkCommandPool command_pool() const { return pool_; }
+  // Whether the device was created with `name` (asked for, or optional and offered).
+  bool device_extension_enabled(const char* name) const;
   // Every queue the device got (queue_at(0) == queue()), its family and a command pool of it.
   uint32_t queue_count() const { return static_cast<uint32_t>(queues_.size()); }
   VkQueue queue_at(uint32_t i) const { return queues_[i].queue; }
@@ -129,6 +133,7 @@ class VkHarness {
   std::vector<QueueSlot> queues_;
   std::vector<uint32_t> families_;  // distinct families with queues (buffers are shared by all)
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
+  std::vector<std::string> device_extensions_;  // enabled at vkCreateDevice
   mutable std::mutex messages_mutex_;
   std::vector<Message> messages_;
 };

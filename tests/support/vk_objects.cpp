@@ -175,6 +175,15 @@ VkDescriptorSet AllocateSet(VkDevice device, VkDescriptorPool pool, VkDescriptor
   return set;
 }
 
+VkDescriptorSetAllocateInfo SetAllocateInfo(VkDescriptorPool pool, uint32_t count,
+                                            const VkDescriptorSetLayout* layouts) {
+  VkDescriptorSetAllocateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  info.descriptorPool = pool;
+  info.descriptorSetCount = count;
+  info.pSetLayouts = layouts;
+  return info;
+}
+
 VkWriteDescriptorSet BufferWrite(VkDescriptorSet set, uint32_t binding, uint32_t element, VkDescriptorType type,
                                  const VkDescriptorBufferInfo* infos, uint32_t count) {
   VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -185,6 +194,16 @@ VkWriteDescriptorSet BufferWrite(VkDescriptorSet set, uint32_t binding, uint32_t
   w.descriptorType = type;
   w.pBufferInfo = infos;
   return w;
+}
+
+void RecordDispatch(VkCommandBuffer cb, VkPipeline pipeline, VkPipelineLayout layout,
+                    const std::vector<VkDescriptorSet>& sets, uint32_t groups_x) {
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  if (!sets.empty()) {
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, static_cast<uint32_t>(sets.size()),
+                            sets.data(), 0, nullptr);
+  }
+  vkCmdDispatch(cb, groups_x, 1, 1);
 }
 
 void BarrierToHost(VkCommandBuffer cb, VkPipelineStageFlags src_stages, VkAccessFlags src_access) {

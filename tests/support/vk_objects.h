@@ -63,9 +63,17 @@ VkResult CreateGraphicsPipeline(VkDevice device, VkPipelineLayout layout, VkShad
 VkDescriptorPool CreateDescriptorPool(VkDevice device, uint32_t max_sets, const PoolCounts& counts,
                                       VkDescriptorPoolCreateFlags flags = 0);
 VkDescriptorSet AllocateSet(VkDevice device, VkDescriptorPool pool, VkDescriptorSetLayout layout);
+// The allocate info of `count` sets of `layouts` from `pool` (for tests that allocate
+// several at once, or expect a failure).
+VkDescriptorSetAllocateInfo SetAllocateInfo(VkDescriptorPool pool, uint32_t count,
+                                            const VkDescriptorSetLayout* layouts);
 // A write of `count` buffer descriptors starting at (binding, element).
 VkWriteDescriptorSet BufferWrite(VkDescriptorSet set, uint32_t binding, uint32_t element, VkDescriptorType type,
                                  const VkDescriptorBufferInfo* infos, uint32_t count = 1);
+// Binds `pipeline` and `sets` (from set 0) at the compute bind point and dispatches
+// `groups_x` x 1 x 1 work groups.
+void RecordDispatch(VkCommandBuffer cb, VkPipeline pipeline, VkPipelineLayout layout,
+                    const std::vector<VkDescriptorSet>& sets, uint32_t groups_x = 1);
 // Device writes of `src_stages` / `src_access` made visible to host reads.
 void BarrierToHost(VkCommandBuffer cb, VkPipelineStageFlags src_stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                    VkAccessFlags src_access = VK_ACCESS_SHADER_WRITE_BIT);
