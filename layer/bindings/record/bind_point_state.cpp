@@ -57,6 +57,20 @@ void ResendPushImage(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData&
   }
 }
 
+// The root bytes of `index` that application pushes overwrote, pushed again through the
+// last layout a root went through here (every stage: as the root was delivered).
+void ResendRoot(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
+  RootImage& root = data.points[index].root;
+  const uint32_t lo = root.stale_lo;
+  const uint32_t hi = std::min(root.stale_hi, kPushImageBytes);
+  root.Fresh();
+  // (A layout destroyed since cannot be pushed through: its bytes stay as they are.)
+  const PipelineLayoutShadow* pl = root.layout != VK_NULL_HANDLE ? b.pipeline_layouts.Find(root.layout) : nullptr;
+  if (pl == nullptr || hi <= lo || pl->root.in_buffer) return;
+  b.next.CmdPushConstants(cb, root.layout, pl->root_stages, lo, hi - lo, root.bytes + lo);
+  NotePushConstants(data, root.layout, pl->root_stages, lo, hi, root.bytes + lo, index);
+}
+
 }  // namespace
 
 void BindPointState::RecordSets(VkPipelineLayout layout, const PipelineLayoutShadow* pl, uint32_t first_set,
@@ -87,6 +101,19 @@ void BindPointState::RecordSets(VkPipelineLayout layout, const PipelineLayoutSha
 bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t lo,
                        uint32_t hi, const uint8_t* bytes, int root_at) {
   bool stale = false;
+  if (root_at < 0) {
+    // An application push: whatever stages it names, the driver may hand its bytes to
+    // every stage (one array for all), so a root of either bind point there is lost.
+    for (BindPointState& point : data.points) {
+      RootImage& root = point.root;
+      const uint32_t from = std::max(lo, root.lo);
+      const uint32_t to = std::min(hi, root.hi);
+      if (to <= from) continue;
+      root.stale_lo = std::min(root.stale_lo, from);
+      root.stale_hi = std::max(root.stale_hi, to);
+      stale = true;
+    }
+  }
   for (int i = 0; i < 2; ++i) {
     if ((stages & PointStages(i)) == 0) continue;
     PushImage& image = data.points[i].image;
@@ -104,6 +131,24 @@ bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkSha
     if (image.Stale() && lo <= image.stale_lo && hi >= image.stale_hi) image.Fresh();
   }
   return stale;
+}
+
+void NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layout, uint64_t ranges_key, uint32_t lo,
+                    uint32_t hi, const uint8_t* bytes) {
+  RootImage& root = data.points[index].root;
+  if (hi > kPushImageBytes || hi <= lo) return;
+  if (root.ranges_key != ranges_key || root.hi <= root.lo) {
+    // Roots placed by other ranges: the sets they served were disturbed by this bind.
+    root.lo = UINT32_MAX;
+    root.hi = 0;
+    root.Fresh();
+    root.ranges_key = ranges_key;
+  }
+  std::memcpy(root.bytes + lo, bytes, hi - lo);
+  root.lo = std::min(root.lo, lo);
+  root.hi = std::max(root.hi, hi);
+  root.layout = layout;
+  if (root.Stale() && lo <= root.stale_lo && hi >= root.stale_hi) root.Fresh();
 }
 
 bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
@@ -125,6 +170,8 @@ bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
   RestoreRingRoot(b, cb, bind_point, *data, point);
   // 4. Push constants the other bind point overwrote since.
   if (point.image.Stale()) ResendPushImage(b, cb, *data, index);
+  // 5. Root bytes an application push overwrote since.
+  if (point.root.Stale()) ResendRoot(b, cb, *data, index);
   return true;
 }
 
