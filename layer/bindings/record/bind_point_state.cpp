@@ -68,7 +68,21 @@ void ResendRoot(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData& data
   const PipelineLayoutShadow* pl = root.layout != VK_NULL_HANDLE ? b.pipeline_layouts.Find(root.layout) : nullptr;
   if (pl == nullptr || hi <= lo || pl->root.in_buffer) return;
   b.next.CmdPushConstants(cb, root.layout, pl->root_stages, lo, hi - lo, root.bytes + lo);
+  NoteRootPushed(data, index, root.layout, pl->ranges_key, lo, hi, root.bytes + lo);
   NotePushConstants(data, root.layout, pl->root_stages, lo, hi, root.bytes + lo, index);
+}
+
+// The application's bytes of `index` that a root overwrote, pushed again through the last
+// layout they went through (naming the stages whose ranges cover them).
+void ResendApp(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
+  AppImage& app = data.points[index].app;
+  const uint32_t lo = std::max(app.stale_lo, app.lo);
+  const uint32_t hi = std::min({app.stale_hi, app.hi, kPushImageBytes});
+  app.Fresh();
+  const PipelineLayoutShadow* pl = app.layout != VK_NULL_HANDLE ? b.pipeline_layouts.Find(app.layout) : nullptr;
+  if (pl == nullptr || hi <= lo) return;
+  const VkShaderStageFlags stages = PushCovered(b, cb, app.layout, pl->native_ranges, lo, hi, app.bytes);
+  NotePushConstants(data, app.layout, stages, lo, hi, app.bytes + lo, -1);
 }
 
 }  // namespace
@@ -133,10 +147,43 @@ bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkSha
   return stale;
 }
 
-void NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layout, uint64_t ranges_key, uint32_t lo,
+void NoteAppPushed(BindingsCommandData& data, VkPipelineLayout layout, uint64_t ranges_key, VkShaderStageFlags stages,
+                   uint32_t lo, uint32_t hi, const uint8_t* bytes) {
+  if (hi > kPushImageBytes || hi <= lo) return;
+  for (int i = 0; i < 2; ++i) {
+    if ((stages & PointStages(i)) == 0) continue;
+    AppImage& app = data.points[i].app;
+    if (app.ranges_key != ranges_key) {
+      // Pushes through other ranges: a pipeline of these ranges does not read them.
+      app.lo = UINT32_MAX;
+      app.hi = 0;
+      app.Fresh();
+      app.ranges_key = ranges_key;
+    }
+    std::memcpy(app.bytes + lo, bytes, hi - lo);
+    app.lo = std::min(app.lo, lo);
+    app.hi = std::max(app.hi, hi);
+    app.layout = layout;
+    if (app.Stale() && lo <= app.stale_lo && hi >= app.stale_hi) app.Fresh();
+  }
+}
+
+bool NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layout, uint64_t ranges_key, uint32_t lo,
                     uint32_t hi, const uint8_t* bytes) {
   RootImage& root = data.points[index].root;
-  if (hi > kPushImageBytes || hi <= lo) return;
+  if (hi > kPushImageBytes || hi <= lo) return false;
+  bool stale = false;
+  // Whatever stages a root names, the driver may hand its bytes to every stage: the
+  // application's bytes of either bind point there are lost.
+  for (BindPointState& point : data.points) {
+    AppImage& app = point.app;
+    const uint32_t from = std::max(lo, app.lo);
+    const uint32_t to = std::min(hi, app.hi);
+    if (to <= from || app.ranges_key == ranges_key) continue;  // same ranges: a root never overlaps their bytes
+    app.stale_lo = std::min(app.stale_lo, from);
+    app.stale_hi = std::max(app.stale_hi, to);
+    stale = true;
+  }
   if (root.ranges_key != ranges_key || root.hi <= root.lo) {
     // Roots placed by other ranges: the sets they served were disturbed by this bind.
     root.lo = UINT32_MAX;
@@ -149,6 +196,7 @@ void NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layou
   root.hi = std::max(root.hi, hi);
   root.layout = layout;
   if (root.Stale() && lo <= root.stale_lo && hi >= root.stale_hi) root.Fresh();
+  return stale;
 }
 
 bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
@@ -170,15 +218,28 @@ bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
   RestoreRingRoot(b, cb, bind_point, *data, point);
   // 4. Push constants the other bind point overwrote since.
   if (point.image.Stale()) ResendPushImage(b, cb, *data, index);
-  // 5. Root bytes an application push overwrote since.
-  if (point.root.Stale()) ResendRoot(b, cb, *data, index);
+  // 5. Root bytes an application push overwrote since, and application bytes a root
+  // overwrote, for the pipeline that reads them (by its push-constant ranges).
+  if (point.root.Stale() || point.app.Stale()) {
+    uint64_t key = 0;  // unknown: both are re-sent
+    if (point.pipeline != VK_NULL_HANDLE) {
+      if (const uint64_t* k = b.pipeline_ranges.Find(point.pipeline)) key = *k;
+    }
+    if (point.app.Stale() && (key == 0 || key == point.app.ranges_key)) ResendApp(b, cb, *data, index);
+    if (point.root.Stale() && (key == 0 || key == point.root.ranges_key)) ResendRoot(b, cb, *data, index);
+  }
   return true;
 }
 
 void NotePipelineBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline) {
   // Until a pipeline runs natively, has a twin or reads a ring root, how the bound one
-  // runs needs no record (and the converted binds were never replaced).
+  // runs needs no record (and the converted binds were never replaced) but for the
+  // pipeline itself: a draw re-sending push-constant bytes asks which ones it reads.
   if (!b.any_fallback.load(std::memory_order_acquire) && !NeedsTwins(b) && !b.any_ring.load(std::memory_order_acquire)) {
+    if (b.Converting()) {
+      BindingsCommandData* data = CommandDataOf(b, cb);
+      if (BindPointState* point = data != nullptr ? data->At(bind_point) : nullptr) point->pipeline = pipeline;
+    }
     return;
   }
   BindingsCommandData* data = CommandDataOf(b, cb);

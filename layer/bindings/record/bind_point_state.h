@@ -98,6 +98,26 @@ struct RootImage {
   }
 };
 
+// The application's push-constant bytes pushed at this bind point (through layouts with
+// the push-constant ranges `ranges_key`): a root pushed through a layout with other
+// ranges may land on them (the root lies after that layout's own ranges), and a pipeline
+// of these ranges bound later reads them again. Stale bytes are re-sent before a draw or
+// dispatch of a pipeline with these ranges.
+struct AppImage {
+  alignas(8) uint8_t bytes[kPushImageBytes] = {};
+  uint32_t lo = UINT32_MAX;  // span of the bytes the application pushed
+  uint32_t hi = 0;
+  uint64_t ranges_key = 0;
+  VkPipelineLayout layout = VK_NULL_HANDLE;  // the last layout an application push went through
+  uint32_t stale_lo = UINT32_MAX;
+  uint32_t stale_hi = 0;
+  bool Stale() const { return stale_hi > stale_lo; }
+  void Fresh() {
+    stale_lo = UINT32_MAX;
+    stale_hi = 0;
+  }
+};
+
 struct PipelineLayoutShadow;
 
 class BindPointState {
@@ -137,6 +157,7 @@ class BindPointState {
   // ---- push constants: the root in push constants and the application's pushes ----
   PushImage image;
   RootImage root;
+  AppImage app;
 };
 
 // graphics 0, compute 1; -1 for bind points the capability does not track.
@@ -168,9 +189,15 @@ class BindingsCommandData;
 bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t lo,
                        uint32_t hi, const uint8_t* bytes, int root_at);
 
+// An application push through `layout` (push-constant ranges `ranges_key`) kept in the
+// AppImage of the bind points whose stages it names.
+void NoteAppPushed(BindingsCommandData& data, VkPipelineLayout layout, uint64_t ranges_key, VkShaderStageFlags stages,
+                   uint32_t lo, uint32_t hi, const uint8_t* bytes);
+
 // A root went down in push constants at bind point `index` through `layout` (whose
 // push-constant ranges are named by `ranges_key`) over [lo, hi): kept in its RootImage.
-void NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layout, uint64_t ranges_key, uint32_t lo,
+// Returns true when it marked application bytes stale.
+bool NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layout, uint64_t ranges_key, uint32_t lo,
                     uint32_t hi, const uint8_t* bytes);
 
 }  // namespace bindery::bindings
