@@ -484,6 +484,12 @@ class Generator {
       if (p_.set_layouts[layout.sets[set]].push) {
         PushSet(cmds, pl.graphics, via, set);
         ApplyBind(bp, via, set, {kPushed});
+        // lavapipe (Mesa 22.3) keeps one push-descriptor set for both bind points: a push
+        // at one changes what the other reads natively, against the spec. The other bind
+        // point's pushed sets count as gone, so it pushes again before it uses them.
+        for (BoundSet& other : st.bp[pl.graphics ? 0 : 1].sets) {
+          if (other.slot == kPushed) other.slot = kNoSlot;
+        }
         continue;
       }
       std::vector<uint32_t> usable;
