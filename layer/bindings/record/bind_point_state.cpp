@@ -184,6 +184,15 @@ bool NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layou
     app.stale_hi = std::max(app.stale_hi, to);
     stale = true;
   }
+  // The other bind point's root there is lost too (a root is pushed with every stage).
+  RootImage& other = data.points[1 - index].root;
+  const uint32_t from = std::max(lo, other.lo);
+  const uint32_t to = std::min(hi, other.hi);
+  if (to > from) {
+    other.stale_lo = std::min(other.stale_lo, from);
+    other.stale_hi = std::max(other.stale_hi, to);
+    stale = true;
+  }
   if (root.ranges_key != ranges_key || root.hi <= root.lo) {
     // Roots placed by other ranges: the sets they served were disturbed by this bind.
     root.lo = UINT32_MAX;

@@ -196,7 +196,7 @@ void NoteAppPushed(BindingsCommandData& data, VkPipelineLayout layout, uint64_t 
 
 // A root went down in push constants at bind point `index` through `layout` (whose
 // push-constant ranges are named by `ranges_key`) over [lo, hi): kept in its RootImage.
-// Returns true when it marked application bytes stale.
+// Returns true when it marked application bytes, or the other bind point's root, stale.
 bool NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layout, uint64_t ranges_key, uint32_t lo,
                     uint32_t hi, const uint8_t* bytes);
 
