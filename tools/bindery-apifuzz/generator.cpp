@@ -613,6 +613,15 @@ class Generator {
       if (p_.set_layouts[layout.sets[set]].push) {
         PushSet(cmds, pl.graphics, via, set);
         ApplyBind(bp, via, set, {kPushed});
+        // lavapipe (Mesa 22.3) applies a push to every stage of the set layout, whatever
+        // the bind point: a push at one changes what the other reads natively from that set
+        // number on (pushed or bound sets), against the spec. The other bind point's pushed
+        // sets and its sets from that number on count as gone, so it binds or pushes them
+        // again before it uses them.
+        std::vector<BoundSet>& other = st.bp[pl.graphics ? 0 : 1].sets;
+        for (uint32_t n = 0; n < other.size(); ++n) {
+          if (other[n].slot == kPushed || n >= set) other[n].slot = kNoSlot;
+        }
         continue;
       }
       std::vector<uint32_t> usable;

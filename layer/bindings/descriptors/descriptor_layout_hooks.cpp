@@ -57,6 +57,11 @@ void ExtendPushRanges(const DeviceBindings& b, const VkPipelineLayoutCreateInfo&
   shadow.app_ranges.assign(ranges.begin(), ranges.begin() + app.pushConstantRangeCount);
   shadow.widen_app_pushes = app.pushConstantRangeCount > 1;
   shadow.native_ranges = std::move(ranges);
+  uint64_t key = 1469598103934665603ull;  // FNV-1a over (stages, offset, size) of each range
+  for (const VkPushConstantRange& r : shadow.native_ranges) {
+    for (const uint32_t v : {r.stageFlags, r.offset, r.size}) key = (key ^ v) * 1099511628211ull;
+  }
+  shadow.ranges_key = key;
 }
 
 // Are layouts of this device sent down with extended push-constant ranges? Where every

@@ -53,6 +53,8 @@ struct PipelineLayoutShadow {
   // The push-constant ranges sent down (a fallback layout uses the same ones, so the
   // application's pushes stay compatible for push constants with it).
   std::vector<VkPushConstantRange> native_ranges;
+  // Names native_ranges (a hash): layouts with equal keys place their roots alike.
+  uint64_t ranges_key = 0;
   // The full native layout for pipelines that fall back (created on first need, owned
   // by DeviceBindings, guarded by DeviceBindings::fallback_mutex).
   VkPipelineLayout full = VK_NULL_HANDLE;

@@ -118,6 +118,11 @@ class DeviceBindings : public CapabilityDevice {
   // Set once a pipeline layout needs the application's pushes widened: until then the
   // push-constant hook passes every push straight on (no layout lookup).
   std::atomic<bool> any_widened_pushes{false};
+  // Every pipeline made with a known layout: its layout's push-constant ranges
+  // (PipelineLayoutShadow::ranges_key), so a draw knows whether the bound pipeline reads
+  // the root or the application's bytes where the two were pushed over each other
+  // (bind_point_state.h). Looked up only when such bytes are stale.
+  ShardedHandleMap<VkPipeline, uint64_t> pipeline_ranges;
 
   // The flags above that the record path tests, gathered in one word (kWork* bits, set
   // right after the flag they stand for and never cleared), so that a hook with nothing

@@ -428,6 +428,17 @@ bool FallBack(DeviceBindings& b, const char* kind, const char* entry, const std:
   return true;
 }
 
+// Each pipeline's push-constant ranges, by the layout the application made it with.
+template <typename Info>
+void RegisterRanges(DeviceBindings& b, const Info* infos, uint32_t count, const VkPipeline* pipelines) {
+  if (!b.Converting()) return;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (pipelines[i] == VK_NULL_HANDLE) continue;
+    const PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
+    if (layout != nullptr) b.pipeline_ranges.Insert(pipelines[i], std::make_unique<uint64_t>(layout->ranges_key));
+  }
+}
+
 // After the driver's answer: the counters count pipelines that exist (a creation may
 // return VK_PIPELINE_COMPILE_REQUIRED or fail for some of a batch), and each fallback
 // pipeline is registered for its binds.
@@ -516,6 +527,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
   }
   const VkResult result = b.next.CreateComputePipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
   RegisterFallbacks(b, fallbacks, fallback_reasons, rewritten, infos.data(), pPipelines);
+  RegisterRanges(b, pCreateInfos, count, pPipelines);
   MakeTwins(b, cache, pCreateInfos, layouts, was_rewritten, pPipelines, count);
   RecordStaticUse(b, pCreateInfos, count, pPipelines);
   MarkPushReaders(b, reads_push, pPipelines);
@@ -564,6 +576,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
   }
   const VkResult result = b.next.CreateGraphicsPipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
   RegisterFallbacks(b, fallbacks, fallback_reasons, rewritten, infos.data(), pPipelines);
+  RegisterRanges(b, pCreateInfos, count, pPipelines);
   MakeTwins(b, cache, pCreateInfos, layouts, was_rewritten, pPipelines, count);
   RecordStaticUse(b, pCreateInfos, count, pPipelines);
   MarkPushReaders(b, reads_push, pPipelines);

@@ -233,7 +233,14 @@ namespace {
   // bind point may overwrite them, and they are re-sent then (bind_point_state.h).
   if ((work & DeviceBindings::kWorkConverting) != 0) {
     if (BindingsCommandData* data = CommandDataOf(b, cb)) {
-      NotePushConstants(*data, layout, stageFlags, offset, offset + size, static_cast<const uint8_t*>(pValues), -1);
+      if (const PipelineLayoutShadow* shadow = Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout)) {
+        NoteAppPushed(*data, layout, shadow->ranges_key, stageFlags, offset, offset + size,
+                      static_cast<const uint8_t*>(pValues));
+      }
+      if (NotePushConstants(*data, layout, stageFlags, offset, offset + size, static_cast<const uint8_t*>(pValues), -1) &&
+          !b.any_stale_push.load(std::memory_order_relaxed)) {
+        b.any_stale_push.store(true, std::memory_order_release);
+      }
     }
   }
   // Most devices never see a layout whose pushes need widening: no lookup then.

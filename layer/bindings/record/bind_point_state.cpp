@@ -57,6 +57,34 @@ void ResendPushImage(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData&
   }
 }
 
+// The root bytes of `index` that application pushes overwrote, pushed again through the
+// last layout a root went through here (every stage: as the root was delivered).
+void ResendRoot(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
+  RootImage& root = data.points[index].root;
+  const uint32_t lo = root.stale_lo;
+  const uint32_t hi = std::min(root.stale_hi, kPushImageBytes);
+  root.Fresh();
+  // (A layout destroyed since cannot be pushed through: its bytes stay as they are.)
+  const PipelineLayoutShadow* pl = root.layout != VK_NULL_HANDLE ? b.pipeline_layouts.Find(root.layout) : nullptr;
+  if (pl == nullptr || hi <= lo || pl->root.in_buffer) return;
+  b.next.CmdPushConstants(cb, root.layout, pl->root_stages, lo, hi - lo, root.bytes + lo);
+  NoteRootPushed(data, index, root.layout, pl->ranges_key, lo, hi, root.bytes + lo);
+  NotePushConstants(data, root.layout, pl->root_stages, lo, hi, root.bytes + lo, index);
+}
+
+// The application's bytes of `index` that a root overwrote, pushed again through the last
+// layout they went through (naming the stages whose ranges cover them).
+void ResendApp(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
+  AppImage& app = data.points[index].app;
+  const uint32_t lo = std::max(app.stale_lo, app.lo);
+  const uint32_t hi = std::min({app.stale_hi, app.hi, kPushImageBytes});
+  app.Fresh();
+  const PipelineLayoutShadow* pl = app.layout != VK_NULL_HANDLE ? b.pipeline_layouts.Find(app.layout) : nullptr;
+  if (pl == nullptr || hi <= lo) return;
+  const VkShaderStageFlags stages = PushCovered(b, cb, app.layout, pl->native_ranges, lo, hi, app.bytes);
+  NotePushConstants(data, app.layout, stages, lo, hi, app.bytes + lo, -1);
+}
+
 }  // namespace
 
 void BindPointState::RecordSets(VkPipelineLayout layout, const PipelineLayoutShadow* pl, uint32_t first_set,
@@ -91,6 +119,19 @@ void BindPointState::RecordSets(VkPipelineLayout layout, const PipelineLayoutSha
 bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t lo,
                        uint32_t hi, const uint8_t* bytes, int root_at) {
   bool stale = false;
+  if (root_at < 0) {
+    // An application push: whatever stages it names, the driver may hand its bytes to
+    // every stage (one array for all), so a root of either bind point there is lost.
+    for (BindPointState& point : data.points) {
+      RootImage& root = point.root;
+      const uint32_t from = std::max(lo, root.lo);
+      const uint32_t to = std::min(hi, root.hi);
+      if (to <= from) continue;
+      root.stale_lo = std::min(root.stale_lo, from);
+      root.stale_hi = std::max(root.stale_hi, to);
+      stale = true;
+    }
+  }
   for (int i = 0; i < 2; ++i) {
     if ((stages & PointStages(i)) == 0) continue;
     PushImage& image = data.points[i].image;
@@ -107,6 +148,67 @@ bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkSha
     image.layout = layout;
     if (image.Stale() && lo <= image.stale_lo && hi >= image.stale_hi) image.Fresh();
   }
+  return stale;
+}
+
+void NoteAppPushed(BindingsCommandData& data, VkPipelineLayout layout, uint64_t ranges_key, VkShaderStageFlags stages,
+                   uint32_t lo, uint32_t hi, const uint8_t* bytes) {
+  if (hi > kPushImageBytes || hi <= lo) return;
+  for (int i = 0; i < 2; ++i) {
+    if ((stages & PointStages(i)) == 0) continue;
+    AppImage& app = data.points[i].app;
+    if (app.ranges_key != ranges_key) {
+      // Pushes through other ranges: a pipeline of these ranges does not read them.
+      app.lo = UINT32_MAX;
+      app.hi = 0;
+      app.Fresh();
+      app.ranges_key = ranges_key;
+    }
+    std::memcpy(app.bytes + lo, bytes, hi - lo);
+    app.lo = std::min(app.lo, lo);
+    app.hi = std::max(app.hi, hi);
+    app.layout = layout;
+    if (app.Stale() && lo <= app.stale_lo && hi >= app.stale_hi) app.Fresh();
+  }
+}
+
+bool NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layout, uint64_t ranges_key, uint32_t lo,
+                    uint32_t hi, const uint8_t* bytes) {
+  RootImage& root = data.points[index].root;
+  if (hi > kPushImageBytes || hi <= lo) return false;
+  bool stale = false;
+  // Whatever stages a root names, the driver may hand its bytes to every stage: the
+  // application's bytes of either bind point there are lost.
+  for (BindPointState& point : data.points) {
+    AppImage& app = point.app;
+    const uint32_t from = std::max(lo, app.lo);
+    const uint32_t to = std::min(hi, app.hi);
+    if (to <= from || app.ranges_key == ranges_key) continue;  // same ranges: a root never overlaps their bytes
+    app.stale_lo = std::min(app.stale_lo, from);
+    app.stale_hi = std::max(app.stale_hi, to);
+    stale = true;
+  }
+  // The other bind point's root there is lost too (a root is pushed with every stage).
+  RootImage& other = data.points[1 - index].root;
+  const uint32_t from = std::max(lo, other.lo);
+  const uint32_t to = std::min(hi, other.hi);
+  if (to > from) {
+    other.stale_lo = std::min(other.stale_lo, from);
+    other.stale_hi = std::max(other.stale_hi, to);
+    stale = true;
+  }
+  if (root.ranges_key != ranges_key || root.hi <= root.lo) {
+    // Roots placed by other ranges: the sets they served were disturbed by this bind.
+    root.lo = UINT32_MAX;
+    root.hi = 0;
+    root.Fresh();
+    root.ranges_key = ranges_key;
+  }
+  std::memcpy(root.bytes + lo, bytes, hi - lo);
+  root.lo = std::min(root.lo, lo);
+  root.hi = std::max(root.hi, hi);
+  root.layout = layout;
+  if (root.Stale() && lo <= root.stale_lo && hi >= root.stale_hi) root.Fresh();
   return stale;
 }
 
@@ -129,13 +231,28 @@ bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
   RestoreRingRoot(b, cb, bind_point, *data, point);
   // 4. Push constants the other bind point overwrote since.
   if (point.image.Stale()) ResendPushImage(b, cb, *data, index);
+  // 5. Root bytes an application push overwrote since, and application bytes a root
+  // overwrote, for the pipeline that reads them (by its push-constant ranges).
+  if (point.root.Stale() || point.app.Stale()) {
+    uint64_t key = 0;  // unknown: both are re-sent
+    if (point.pipeline != VK_NULL_HANDLE) {
+      if (const uint64_t* k = b.pipeline_ranges.Find(point.pipeline)) key = *k;
+    }
+    if (point.app.Stale() && (key == 0 || key == point.app.ranges_key)) ResendApp(b, cb, *data, index);
+    if (point.root.Stale() && (key == 0 || key == point.root.ranges_key)) ResendRoot(b, cb, *data, index);
+  }
   return true;
 }
 
 void NotePipelineBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline) {
   // Until a pipeline runs natively, has a twin or reads a ring root, how the bound one
-  // runs needs no record (and the converted binds were never replaced).
+  // runs needs no record (and the converted binds were never replaced) but for the
+  // pipeline itself: a draw re-sending push-constant bytes asks which ones it reads.
   if (!b.any_fallback.load(std::memory_order_acquire) && !NeedsTwins(b) && !b.any_ring.load(std::memory_order_acquire)) {
+    if (b.Converting()) {
+      BindingsCommandData* data = CommandDataOf(b, cb);
+      if (BindPointState* point = data != nullptr ? data->At(bind_point) : nullptr) point->pipeline = pipeline;
+    }
     return;
   }
   BindingsCommandData* data = CommandDataOf(b, cb);

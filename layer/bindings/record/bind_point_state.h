@@ -88,6 +88,50 @@ struct PushImage {
   }
 };
 
+// The root bytes delivered in push constants at this bind point, kept apart from the
+// application's pushes. Drivers keep one push-constant array for every stage (lavapipe,
+// RADV upload it whole for each stage they refresh), and a layout's root lies after *its*
+// application ranges: a push through another layout, naming any stage, may overwrite the
+// root a pipeline bound here reads. Such bytes are marked stale and the root is pushed
+// again before the next draw or dispatch here. `ranges_key` names the push-constant
+// ranges of the layouts the root went through (layouts with the same ranges place roots
+// alike); a root delivered through other ranges starts the span anew, since binding
+// through such a layout disturbs every set bound before.
+struct RootImage {
+  alignas(8) uint8_t bytes[kPushImageBytes] = {};
+  uint32_t lo = UINT32_MAX;  // span of the bytes that hold a root
+  uint32_t hi = 0;
+  uint64_t ranges_key = 0;
+  VkPipelineLayout layout = VK_NULL_HANDLE;  // the last layout a root went through
+  uint32_t stale_lo = UINT32_MAX;
+  uint32_t stale_hi = 0;
+  bool Stale() const { return stale_hi > stale_lo; }
+  void Fresh() {
+    stale_lo = UINT32_MAX;
+    stale_hi = 0;
+  }
+};
+
+// The application's push-constant bytes pushed at this bind point (through layouts with
+// the push-constant ranges `ranges_key`): a root pushed through a layout with other
+// ranges may land on them (the root lies after that layout's own ranges), and a pipeline
+// of these ranges bound later reads them again. Stale bytes are re-sent before a draw or
+// dispatch of a pipeline with these ranges.
+struct AppImage {
+  alignas(8) uint8_t bytes[kPushImageBytes] = {};
+  uint32_t lo = UINT32_MAX;  // span of the bytes the application pushed
+  uint32_t hi = 0;
+  uint64_t ranges_key = 0;
+  VkPipelineLayout layout = VK_NULL_HANDLE;  // the last layout an application push went through
+  uint32_t stale_lo = UINT32_MAX;
+  uint32_t stale_hi = 0;
+  bool Stale() const { return stale_hi > stale_lo; }
+  void Fresh() {
+    stale_lo = UINT32_MAX;
+    stale_hi = 0;
+  }
+};
+
 struct PipelineLayoutShadow;
 
 class BindPointState {
@@ -127,6 +171,8 @@ class BindPointState {
 
   // ---- push constants: the root in push constants and the application's pushes ----
   PushImage image;
+  RootImage root;
+  AppImage app;
 };
 
 // graphics 0, compute 1; -1 for bind points the capability does not track.
@@ -153,8 +199,20 @@ void NotePipelineBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoin
 // push (`root_at`: the bind point delivering it), the other bind point's stages are
 // marked stale there. bind_point_state.cpp.
 class BindingsCommandData;
-// Returns true when it marked the other bind point stale.
+// Returns true when it marked the other bind point stale (or, for an application push,
+// a root of either bind point).
 bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t lo,
                        uint32_t hi, const uint8_t* bytes, int root_at);
+
+// An application push through `layout` (push-constant ranges `ranges_key`) kept in the
+// AppImage of the bind points whose stages it names.
+void NoteAppPushed(BindingsCommandData& data, VkPipelineLayout layout, uint64_t ranges_key, VkShaderStageFlags stages,
+                   uint32_t lo, uint32_t hi, const uint8_t* bytes);
+
+// A root went down in push constants at bind point `index` through `layout` (whose
+// push-constant ranges are named by `ranges_key`) over [lo, hi): kept in its RootImage.
+// Returns true when it marked application bytes, or the other bind point's root, stale.
+bool NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layout, uint64_t ranges_key, uint32_t lo,
+                    uint32_t hi, const uint8_t* bytes);
 
 }  // namespace bindery::bindings

@@ -21,7 +21,9 @@ void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
     // Every stage got these bytes: the other bind point's stages re-get theirs before
     // their next draw or dispatch (bind_point_state.h).
     BindingsCommandData* data = CommandDataOf(b, cb);
-    if (data != nullptr && NotePushConstants(*data, layout, pl.root_stages, lo, hi, bytes, BindPointIndex(bindPoint)) &&
+    const int index = BindPointIndex(bindPoint);
+    const bool app_stale = data != nullptr && index >= 0 && NoteRootPushed(*data, index, layout, pl.ranges_key, lo, hi, bytes);
+    if (data != nullptr && (NotePushConstants(*data, layout, pl.root_stages, lo, hi, bytes, index) || app_stale) &&
         !b.any_stale_push.load(std::memory_order_relaxed)) {
       b.any_stale_push.store(true, std::memory_order_release);
       b.MarkWork(DeviceBindings::kWorkStalePush);
