@@ -549,7 +549,8 @@ class Interpreter {
   }
 
   void WaitIdle() {
-    if (!Alive(vkQueueWaitIdle(d_.queue), "vkQueueWaitIdle")) return;
+    const VkResult idle = vkQueueWaitIdle(d_.queue);
+    if (!Alive(d_.inject_loss ? VK_ERROR_DEVICE_LOST : idle, "vkQueueWaitIdle")) return;
     // The validation layer of this era keeps a host signal "pending" until a host wait sees
     // it, and then refuses any later host signal of a higher value.
     for (size_t i = 0; i < semaphores_.size(); ++i) {

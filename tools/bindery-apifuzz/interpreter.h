@@ -23,6 +23,8 @@ struct Device {
   VkCommandPool command_pool = VK_NULL_HANDLE;
   Features features;             // what programs are generated for (the same on every device)
   bool null_descriptor = false;  // robustness2.nullDescriptor enabled on this device
+  // Testing the fuzzer: the first wait for idle reports VK_ERROR_DEVICE_LOST (after it waited).
+  bool inject_loss = false;
 };
 
 struct RunResult {

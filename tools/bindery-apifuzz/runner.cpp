@@ -89,8 +89,8 @@ std::vector<std::string> Problems(const test::VkHarness& h, size_t from) {
 }
 
 // BINDERY_APIFUZZ_LOSE_DEVICE=<seed>[,<config>:<seed>...]: the run of that seed (under every
-// configuration, or only the one named) reports a lost device after it ran, to exercise the
-// recovery on drivers that never lose one (a test of the fuzzer itself).
+// configuration, or only the one named) sees VK_ERROR_DEVICE_LOST at its first wait for idle,
+// to exercise the recovery (leak, teardown, reopen) on drivers that never lose a device.
 bool InjectedLoss(const std::string& config, uint64_t seed) {
   const char* env = std::getenv("BINDERY_APIFUZZ_LOSE_DEVICE");
   if (env == nullptr) return false;
@@ -138,11 +138,9 @@ bool RunOne(Session& first, const Program& p, const std::string& config) {
   }
   Session& s = *session;
   const size_t before = s.harness->Messages().size();
-  RunResult r = Execute(s.device, p);
-  if (!r.device_lost && InjectedLoss(config, p.seed)) {
-    r.device_lost = true;
-    r.lost = "injected by BINDERY_APIFUZZ_LOSE_DEVICE";
-  }
+  Device device = s.device;
+  device.inject_loss = InjectedLoss(config, p.seed);
+  const RunResult r = Execute(device, p);
   const auto problems = Problems(*s.harness, before);
   if (r.device_lost) {
     // Charged to this program; its messages (what led to the loss, Bindery's notice of it)
