@@ -256,6 +256,10 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out, const 
   // refuse every new device (a GPU that needs a reset): rather than fail every later
   // program with a setup error, the run stops and leaves them unjudged.
   unsigned open_failures = 0;
+  // Results in a row that lost the device: a GPU that loses every new device too (seen on
+  // the H100 after one fault: each fresh child lost its device at its first program) would
+  // charge every later program; the run stops instead.
+  unsigned lost_in_row = 0;
   while (!tasks.empty() || !running.empty()) {
     if (stop_requested || std::chrono::steady_clock::now() >= o.stop_at) {
       // Out of time: what finished stays, the rest has no result (not a crash or hang).
@@ -264,6 +268,9 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out, const 
         int status = 0;
         ::waitpid(c.pid, &status, 0);
         ::close(c.fd);
+        // Judge the programs it finished (a caller judges only those with every result).
+        if (on_task_end && c.task.program_file.empty())
+          on_task_end(out, c.task.seed, c.task.seed + c.task.count * c.task.stride, c.task.stride);
       }
       return;
     }
@@ -310,6 +317,11 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out, const 
           po.status = status == "ok"            ? ProgramOutcome::kOk
                       : status == "device-lost" ? ProgramOutcome::kDeviceLost
                                                 : ProgramOutcome::kSetupError;
+          lost_in_row = po.status == ProgramOutcome::kDeviceLost ? lost_in_row + 1 : 0;
+          if (lost_in_row == 10 && !stop_requested) {
+            std::fprintf(stderr, "bindery-apifuzz: stopping: 10 programs in a row lost the device\n");
+            stop_requested = 1;
+          }
           out[c.task.config][seed] = po;
           c.next = seed + c.task.stride;
         } else if (tag == "M") {
