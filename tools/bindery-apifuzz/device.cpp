@@ -6,6 +6,8 @@
 namespace bindery::apifuzz {
 namespace {
 
+int open_devices = 0;
+
 bool HasExtension(VkPhysicalDevice pd, const char* name) {
   uint32_t n = 0;
   vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr);
@@ -120,6 +122,7 @@ void OpenSession(bool bindery, Session* s, bool null_descriptor) {
   if (f.multi_draw) o.device_extensions.push_back(VK_EXT_MULTI_DRAW_EXTENSION_NAME);
   if (enable_null) o.device_extensions.push_back(VK_EXT_ROBUSTNESS_2_EXTENSION_NAME);
   s->harness = std::make_unique<test::VkHarness>(o);
+  ++open_devices;  // counted until the harness goes, whether or not its device opened
   if (!s->harness->ok()) {
     s->error = s->harness->error();
     return;
@@ -127,5 +130,21 @@ void OpenSession(bool bindery, Session* s, bool null_descriptor) {
   s->device = {s->harness->instance(), s->harness->physical_device(), s->harness->device(), s->harness->queue(),
                s->harness->command_pool(), f, enable_null};
 }
+
+}  // namespace bindery::apifuzz
+
+namespace bindery::apifuzz {
+
+void CloseSession(Session* s) {
+  s->null_descriptor.reset();
+  if (s->harness) --open_devices;
+  s->harness.reset();
+  s->device = {};
+  s->error.clear();
+}
+
+Session::~Session() { CloseSession(this); }
+
+int OpenDevices() { return open_devices; }
 
 }  // namespace bindery::apifuzz

@@ -15,6 +15,10 @@ namespace bindery::apifuzz {
 bool QueryFeatures(Features* out, std::string* error);
 
 struct Session {
+  Session() = default;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  ~Session();
   std::unique_ptr<test::VkHarness> harness;
   Device device;
   std::string error;
@@ -27,6 +31,14 @@ struct Session {
 // bindery: enable VK_LAYER_bindery by name (its settings come from BINDERY_* variables);
 // null_descriptor: enable robustness2.nullDescriptor (where the device has it).
 void OpenSession(bool bindery, Session* s, bool null_descriptor = false);
+
+// Destroys the session's devices and instances (the null-descriptor one too), leaving it
+// empty: after a lost device, before opening it again. Destroying a lost device is valid.
+void CloseSession(Session* s);
+
+// Devices this process holds open through sessions now (a child holds at most two: its
+// device and the null-descriptor one), so that a leak shows instead of exhausting the driver.
+int OpenDevices();
 
 // Whether a program needs the device with null descriptors (a binding allows them).
 bool UsesNullDescriptors(const Program& p);

@@ -58,8 +58,8 @@ class Interpreter {
     Load();
     if (!Setup()) return result_;
     InitImage();
-    for (size_t i = 0; i < p_.steps.size(); ++i) DoStep(i);
-    FinishAndRead();
+    for (size_t i = 0; i < p_.steps.size() && !result_.device_lost; ++i) DoStep(i);
+    if (!result_.device_lost) FinishAndRead();
     return result_;
   }
 
@@ -540,8 +540,18 @@ class Interpreter {
     }
   }
 
+  // Notes a lost device (or a timed-out wait); true while the device is usable.
+  bool Alive(VkResult r, const char* what) {
+    if (!result_.device_lost && (r == VK_ERROR_DEVICE_LOST || r == VK_TIMEOUT)) {
+      result_.device_lost = true;
+      result_.lost = std::string(what) + (r == VK_TIMEOUT ? " timed out" : " returned VK_ERROR_DEVICE_LOST");
+    }
+    return !result_.device_lost;
+  }
+
   void WaitIdle() {
-    vkQueueWaitIdle(d_.queue);
+    const VkResult idle = vkQueueWaitIdle(d_.queue);
+    if (!Alive(d_.inject_loss ? VK_ERROR_DEVICE_LOST : idle, "vkQueueWaitIdle")) return;
     // The validation layer of this era keeps a host signal "pending" until a host wait sees
     // it, and then refuses any later host signal of a higher value.
     for (size_t i = 0; i < semaphores_.size(); ++i) {
@@ -550,8 +560,11 @@ class Interpreter {
       wi.semaphoreCount = 1;
       wi.pSemaphores = &semaphores_[i];
       wi.pValues = &signaled_[i];
-      vkWaitSemaphores(dev_, &wi, UINT64_MAX);
+      // The queue is idle and host signals are done: this returns at once unless the
+      // device is broken, so a bounded wait turns that into a result instead of a hang.
+      if (!Alive(vkWaitSemaphores(dev_, &wi, 30'000'000'000ull), "vkWaitSemaphores")) return;
     }
+    // Only after a successful wait: a lost device keeps its submissions "in use" forever.
     for (VkCommandBuffer cb : pending_) vkFreeCommandBuffers(dev_, d_.command_pool, 1, &cb);
     pending_.clear();
   }
@@ -630,8 +643,8 @@ class Interpreter {
     si.pCommandBuffers = &cb;
     si.signalSemaphoreCount = static_cast<uint32_t>(signal_sems.size());
     si.pSignalSemaphores = signal_sems.data();
-    vkQueueSubmit(d_.queue, 1, &si, VK_NULL_HANDLE);
     pending_.push_back(cb);
+    Alive(vkQueueSubmit(d_.queue, 1, &si, VK_NULL_HANDLE), "vkQueueSubmit");
   }
 
   // ---- commands ----
@@ -1024,8 +1037,8 @@ class Interpreter {
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cb;
-    vkQueueSubmit(d_.queue, 1, &si, VK_NULL_HANDLE);
     pending_.push_back(cb);
+    Alive(vkQueueSubmit(d_.queue, 1, &si, VK_NULL_HANDLE), "vkQueueSubmit");
   }
 
   void InitImage() {
@@ -1116,7 +1129,10 @@ class Interpreter {
   }
 
   void Destroy() {
-    vkQueueWaitIdle(d_.queue);
+    // A lost device: everything is leaked on purpose (its command buffers never leave the
+    // pending state, so freeing them or what they use is invalid); the caller destroys the
+    // whole device, which releases it all.
+    if (result_.device_lost || !Alive(vkQueueWaitIdle(d_.queue), "vkQueueWaitIdle")) return;
     for (VkCommandBuffer cb : pending_) vkFreeCommandBuffers(dev_, d_.command_pool, 1, &cb);
     for (auto t : templates_) vkDestroyDescriptorUpdateTemplate(dev_, t, nullptr);
     for (auto s : semaphores_) vkDestroySemaphore(dev_, s, nullptr);

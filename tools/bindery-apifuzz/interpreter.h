@@ -23,12 +23,19 @@ struct Device {
   VkCommandPool command_pool = VK_NULL_HANDLE;
   Features features;             // what programs are generated for (the same on every device)
   bool null_descriptor = false;  // robustness2.nullDescriptor enabled on this device
+  // Testing the fuzzer: the first wait for idle reports VK_ERROR_DEVICE_LOST (after it waited).
+  bool inject_loss = false;
 };
 
 struct RunResult {
   std::string error;            // setup failure (a generator or interpreter bug)
   std::vector<uint8_t> bytes;   // every buffer in order, then the image
   uint32_t skipped = 0;         // steps/commands skipped as dangling
+  // A submission or wait returned VK_ERROR_DEVICE_LOST (or a wait timed out): `lost` says
+  // where. Nothing of the run is freed then (its command buffers may still be in use), and
+  // the caller must not run anything else on the device.
+  bool device_lost = false;
+  std::string lost;
 };
 
 RunResult Execute(const Device& d, const Program& p);

@@ -88,9 +88,42 @@ std::vector<std::string> Problems(const test::VkHarness& h, size_t from) {
   return out;
 }
 
-void RunOne(Session& first, const Program& p, bool bindery) {
+// BINDERY_APIFUZZ_LOSE_DEVICE=<seed>[,<config>:<seed>...]: the run of that seed (under every
+// configuration, or only the one named) sees VK_ERROR_DEVICE_LOST at its first wait for idle,
+// to exercise the recovery (leak, teardown, reopen) on drivers that never lose a device.
+bool InjectedLoss(const std::string& config, uint64_t seed) {
+  const char* env = std::getenv("BINDERY_APIFUZZ_LOSE_DEVICE");
+  if (env == nullptr) return false;
+  std::stringstream list(env);
+  for (std::string item; std::getline(list, item, ',');) {
+    const size_t colon = item.find(':');
+    if (colon != std::string::npos && item.substr(0, colon) != config) continue;
+    if (std::strtoull(item.c_str() + (colon == std::string::npos ? 0 : colon + 1), nullptr, 10) == seed) return true;
+  }
+  return false;
+}
+
+// Opens the child's session again after a lost device. A driver may refuse new devices for
+// a moment after a loss, hence the retries.
+bool Reopen(Session& first, bool bindery) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    CloseSession(&first);
+    if (attempt > 0) ::sleep(static_cast<unsigned>(attempt));
+    OpenSession(bindery, &first);
+    if (first.error.empty()) return true;
+  }
+  Emit("E reopening the device after a lost device failed: " + OneLine(first.error));
+  return false;
+}
+
+// Runs one program and prints its result; false: the child cannot go on (its device was lost
+// and did not reopen, or it holds more devices than it should).
+bool RunOne(Session& first, const Program& p, const std::string& config) {
+  const bool bindery = config != "native";
   Session* session = &first;
   if (UsesNullDescriptors(p)) {
+    // Opened once per child and reused; dropped after a failed open so that the next
+    // program tries again instead of inheriting the error.
     if (!first.null_descriptor) {
       first.null_descriptor = std::make_unique<Session>();
       OpenSession(bindery, first.null_descriptor.get(), true);
@@ -99,13 +132,28 @@ void RunOne(Session& first, const Program& p, bool bindery) {
     if (!session->error.empty()) {
       Emit("R " + std::to_string(p.seed) + " setup-error - 0 0");
       Emit("M " + std::to_string(p.seed) + " " + OneLine("device with nullDescriptor: " + session->error));
-      return;
+      first.null_descriptor.reset();
+      return true;
     }
   }
   Session& s = *session;
   const size_t before = s.harness->Messages().size();
-  const RunResult r = Execute(s.device, p);
+  Device device = s.device;
+  device.inject_loss = InjectedLoss(config, p.seed);
+  const RunResult r = Execute(device, p);
   const auto problems = Problems(*s.harness, before);
+  if (r.device_lost) {
+    // Charged to this program; its messages (what led to the loss, Bindery's notice of it)
+    // follow. The device is gone, and the programs after it get a new one.
+    Emit("R " + std::to_string(p.seed) + " device-lost - 0 " + std::to_string(problems.size()));
+    Emit("M " + std::to_string(p.seed) + " " + OneLine(r.lost + (session == &first ? "" : " (nullDescriptor device)")));
+    for (size_t i = 0; i < problems.size() && i < 8; ++i) Emit("M " + std::to_string(p.seed) + " " + problems[i]);
+    return Reopen(first, bindery);
+  }
+  if (OpenDevices() > 2) {
+    Emit("E the child holds " + std::to_string(OpenDevices()) + " devices (at most 2 expected): a leak");
+    return false;
+  }
   if (!r.error.empty()) {
     Emit("R " + std::to_string(p.seed) + " setup-error - 0 " + std::to_string(problems.size()));
     Emit("M " + std::to_string(p.seed) + " " + OneLine(r.error));
@@ -114,6 +162,7 @@ void RunOne(Session& first, const Program& p, bool bindery) {
          std::to_string(problems.size()));
   }
   for (size_t i = 0; i < problems.size() && i < 8; ++i) Emit("M " + std::to_string(p.seed) + " " + problems[i]);
+  return true;
 }
 
 }  // namespace
@@ -137,10 +186,11 @@ int ChildMain(const std::string& config, uint64_t seed, uint64_t count, uint64_t
       Emit("E cannot read " + program_file + ": " + error);
       return 2;
     }
-    RunOne(s, p, config != "native");
-    return 0;
+    return RunOne(s, p, config) ? 0 : 3;
   }
-  for (uint64_t i = 0; i < count; ++i) RunOne(s, Generate(seed + i * stride, s.device.features), config != "native");
+  for (uint64_t i = 0; i < count; ++i) {
+    if (!RunOne(s, Generate(seed + i * stride, s.device.features), config)) return 3;
+  }
   return 0;
 }
 
@@ -202,6 +252,14 @@ bool Start(const RunOptions& o, Child& c) {
 // Runs tasks, `jobs` children at once; results into `out[config][seed]`.
 void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out, const TaskEnded& on_task_end = {}) {
   std::vector<Child> running;
+  // Children in a row whose device did not open. After a device loss a real driver may
+  // refuse every new device (a GPU that needs a reset): rather than fail every later
+  // program with a setup error, the run stops and leaves them unjudged.
+  unsigned open_failures = 0;
+  // Results in a row that lost the device: a GPU that loses every new device too (seen on
+  // the H100 after one fault: each fresh child lost its device at its first program) would
+  // charge every later program; the run stops instead.
+  unsigned lost_in_row = 0;
   while (!tasks.empty() || !running.empty()) {
     if (stop_requested || std::chrono::steady_clock::now() >= o.stop_at) {
       // Out of time: what finished stays, the rest has no result (not a crash or hang).
@@ -210,6 +268,9 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out, const 
         int status = 0;
         ::waitpid(c.pid, &status, 0);
         ::close(c.fd);
+        // Judge the programs it finished (a caller judges only those with every result).
+        if (on_task_end && c.task.program_file.empty())
+          on_task_end(out, c.task.seed, c.task.seed + c.task.count * c.task.stride, c.task.stride);
       }
       return;
     }
@@ -247,12 +308,20 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out, const 
         std::string tag;
         in >> tag;
         if (tag == "R") {
+          open_failures = 0;
           uint64_t seed;
           std::string status;
           ProgramOutcome po;
           size_t problems = 0;
           in >> seed >> status >> po.hash >> po.skipped >> problems;
-          po.status = status == "ok" ? ProgramOutcome::kOk : ProgramOutcome::kSetupError;
+          po.status = status == "ok"            ? ProgramOutcome::kOk
+                      : status == "device-lost" ? ProgramOutcome::kDeviceLost
+                                                : ProgramOutcome::kSetupError;
+          lost_in_row = po.status == ProgramOutcome::kDeviceLost ? lost_in_row + 1 : 0;
+          if (lost_in_row == 10 && !stop_requested) {
+            std::fprintf(stderr, "bindery-apifuzz: stopping: 10 programs in a row lost the device\n");
+            stop_requested = 1;
+          }
           out[c.task.config][seed] = po;
           c.next = seed + c.task.stride;
         } else if (tag == "M") {
@@ -262,6 +331,7 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out, const 
           std::getline(in, rest);
           auto& po = out[c.task.config][seed];
           if (po.status == ProgramOutcome::kSetupError) po.detail += rest;
+          else if (po.status == ProgramOutcome::kDeviceLost && po.detail.empty()) po.detail = rest.substr(1);
           else po.messages.push_back(rest.size() > 1 ? rest.substr(1) : rest);
         } else if (tag == "E") {
           c.last_error = line.substr(2);
@@ -282,13 +352,21 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out, const 
       const std::string why = hung ? "no result within " + std::to_string(int(o.hang_seconds)) + " s"
                               : WIFSIGNALED(status) ? std::string("signal ") + strsignal(WTERMSIG(status))
                                                     : "exit status " + std::to_string(WEXITSTATUS(status));
-      if (!c.last_error.empty() && c.next == c.task.seed) {
+      if (!c.last_error.empty() && c.next == c.task.seed && !program_mode && ++open_failures >= 3) {
+        std::fprintf(stderr, "bindery-apifuzz: stopping: %u children in a row could not open the device (%s)\n",
+                     open_failures, c.last_error.c_str());
+        stop_requested = 1;
+      } else if (!c.last_error.empty() && c.next == c.task.seed) {
         // The device did not open: every seed of the task fails alike.
         for (uint64_t s = c.next; s < end; s += c.task.stride) {
           auto& po = out[c.task.config][s];
           po.status = ProgramOutcome::kSetupError;
           po.detail = c.last_error;
         }
+      } else if (!c.last_error.empty() && c.next < end) {
+        // The child gave up after a result (its device was lost and did not reopen): the
+        // program that lost it is charged already; the rest go to a fresh child.
+        tasks.push_front({c.task.config, c.next, (end - c.next + c.task.stride - 1) / c.task.stride, c.task.stride, ""});
       } else if (c.next < end) {
         auto& po = out[c.task.config][c.next];
         po.status = hung ? ProgramOutcome::kHang : ProgramOutcome::kCrash;
@@ -366,12 +444,25 @@ std::map<std::string, ProgramOutcome> RunProgram(const RunOptions& o, const std:
   return result;
 }
 
+namespace {
+
+// "device-lost ..." (the failure class is its first word), with the first message, which
+// may say why.
+std::string LostDevice(const std::string& where, const ProgramOutcome& o) {
+  std::string s = "device-lost " + where + " (" + o.detail + ")";
+  if (!o.messages.empty()) s += "; first message: " + o.messages[0];
+  return s;
+}
+
+}  // namespace
+
 std::string NativeProblem(const ProgramOutcome& n) {
   switch (n.status) {
     case ProgramOutcome::kOk: break;
     case ProgramOutcome::kCrash: return "native run crashed (" + n.detail + ")";
     case ProgramOutcome::kHang: return "native run hung (" + n.detail + ")";
     case ProgramOutcome::kSetupError: return "setup error: " + n.detail;
+    case ProgramOutcome::kDeviceLost: return LostDevice("natively", n);
     case ProgramOutcome::kMissing: return "no native result";
   }
   if (!n.messages.empty()) return "invalid natively: " + n.messages[0];
@@ -384,6 +475,7 @@ std::string Compare(const ProgramOutcome& native, const ProgramOutcome& c) {
     case ProgramOutcome::kCrash: return "crash (" + c.detail + ")";
     case ProgramOutcome::kHang: return "hang (" + c.detail + ")";
     case ProgramOutcome::kSetupError: return "setup error: " + c.detail;
+    case ProgramOutcome::kDeviceLost: return LostDevice("under Bindery only", c);
     case ProgramOutcome::kMissing: return "no result";
   }
   if (!c.messages.empty()) return "validation message: " + c.messages[0];

@@ -27,7 +27,9 @@ int ChildMain(const std::string& config, uint64_t seed, uint64_t count, uint64_t
               const std::string& program_file);
 
 struct ProgramOutcome {
-  enum Status { kOk, kCrash, kHang, kSetupError, kMissing } status = kMissing;
+  // kDeviceLost: a submission or wait of the program returned VK_ERROR_DEVICE_LOST (or a
+  // wait timed out); detail says which. The child reopens its device after it.
+  enum Status { kOk, kCrash, kHang, kSetupError, kDeviceLost, kMissing } status = kMissing;
   std::string hash;  // of the bytes read back
   uint32_t skipped = 0;
   std::vector<std::string> messages;  // validation messages ("id: text")

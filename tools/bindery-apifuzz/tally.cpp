@@ -54,8 +54,11 @@ void Tally::Judge(const Outcomes& out, uint64_t s) {
   if (!np.empty()) {
     ++generator_bugs_;
     failures_.push_back({s, "native", "generator bug: " + np});
-    ++by_class_["native/generator_bug"];
-    std::printf("FAIL seed %llu native (generator_bug): %.300s\n", static_cast<unsigned long long>(s), np.c_str());
+    // A program that loses the device natively is a generator bug too, counted apart: the
+    // class says which program to look at, and that the programs after it ran on a new device.
+    const char* cls = np.rfind("device-lost", 0) == 0 ? "device-lost" : "generator_bug";
+    ++by_class_[std::string("native/") + cls];
+    std::printf("FAIL seed %llu native (%s): %.300s\n", static_cast<unsigned long long>(s), cls, np.c_str());
     std::fflush(stdout);
     return;
   }
