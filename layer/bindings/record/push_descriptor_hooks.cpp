@@ -259,11 +259,6 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   // The layout sent down leaves root-only sets out: the set's number there.
   const uint32_t native_set = pl != nullptr ? pl->NativeSet(set) : set;
   if (set_layout == nullptr) {
-    // Kept too: a pipeline running natively binds full sets through its full layout,
-    // which disturbs this push (made through the converted layout); it is made again.
-    if (pl != nullptr) {
-      if (BindingsCommandData* data = CommandDataOf(b, cb)) SavePush(*data, data->At(bindPoint), set, writeCount, pWrites);
-    }
     b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, native_set, writeCount, pWrites);
     NoteSetsBound(b, cb, bindPoint, layout);  // a push binds a set: the reserved set may be disturbed
     KeepNativePush(b, cb, bindPoint, layout, pl, set, writeCount, pWrites);
