@@ -133,10 +133,19 @@ class DeviceBindings : public CapabilityDevice {
   static constexpr uint32_t kWorkRing = 1u << 3;            // any_ring
   static constexpr uint32_t kWorkStalePush = 1u << 4;       // any_stale_push
   static constexpr uint32_t kWorkWidenedPushes = 1u << 5;   // any_widened_pushes
-  // What a pipeline bind must record, and what a draw or dispatch must look at.
-  static constexpr uint32_t kWorkPipelineBind = kWorkFallback | kWorkTwins | kWorkRing;
-  static constexpr uint32_t kWorkDraw = kWorkPipelineBind | kWorkStalePush;
+  // What a pipeline bind must record (while layouts convert, at least the pipeline: a
+  // draw re-sending push-constant bytes asks which ones it reads), and what a draw or
+  // dispatch must look at.
+  static constexpr uint32_t kWorkPipelineBind = kWorkConverting | kWorkFallback | kWorkTwins | kWorkRing;
+  static constexpr uint32_t kWorkDraw = kWorkFallback | kWorkTwins | kWorkRing | kWorkStalePush;
   void MarkWork(uint32_t bits) { record_work.fetch_or(bits, std::memory_order_acq_rel); }
+  // Push-constant bytes of a bind point were overwritten (a root over application bytes,
+  // the reverse, or one bind point's root over the other's): draws look for them from now on.
+  void MarkStalePush() {
+    if (any_stale_push.load(std::memory_order_relaxed)) return;
+    any_stale_push.store(true, std::memory_order_release);
+    MarkWork(kWorkStalePush);
+  }
   uint32_t Work() const { return record_work.load(std::memory_order_acquire); }
   std::atomic<uint32_t> record_work{0};
 

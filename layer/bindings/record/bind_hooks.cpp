@@ -237,9 +237,8 @@ namespace {
         NoteAppPushed(*data, layout, shadow->ranges_key, stageFlags, offset, offset + size,
                       static_cast<const uint8_t*>(pValues));
       }
-      if (NotePushConstants(*data, layout, stageFlags, offset, offset + size, static_cast<const uint8_t*>(pValues), -1) &&
-          !b.any_stale_push.load(std::memory_order_relaxed)) {
-        b.any_stale_push.store(true, std::memory_order_release);
+      if (NotePushConstants(*data, layout, stageFlags, offset, offset + size, static_cast<const uint8_t*>(pValues), -1)) {
+        b.MarkStalePush();
       }
     }
   }

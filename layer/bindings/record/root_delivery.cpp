@@ -23,10 +23,8 @@ void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
     BindingsCommandData* data = CommandDataOf(b, cb);
     const int index = BindPointIndex(bindPoint);
     const bool app_stale = data != nullptr && index >= 0 && NoteRootPushed(*data, index, layout, pl.ranges_key, lo, hi, bytes);
-    if (data != nullptr && (NotePushConstants(*data, layout, pl.root_stages, lo, hi, bytes, index) || app_stale) &&
-        !b.any_stale_push.load(std::memory_order_relaxed)) {
-      b.any_stale_push.store(true, std::memory_order_release);
-      b.MarkWork(DeviceBindings::kWorkStalePush);
+    if (data != nullptr && (NotePushConstants(*data, layout, pl.root_stages, lo, hi, bytes, index) || app_stale)) {
+      b.MarkStalePush();
     }
     return;
   }
