@@ -29,6 +29,11 @@ void AddExtension(Module& m, const std::string& name) {
 }  // namespace
 
 std::string PointerPass::Apply(RewriteReport* report) {
+  // The per-id maps hold the module's ids and the few dozen the rewrite takes.
+  for (IdMap<uint32_t>* map : {&replace_, &label_after_split_, &split_root_, &undef_of_type_, &mapped_type_})
+    map->Reserve(m_.bound + 64);
+  roots_.Reserve(m_.bound + 64);
+  loop_headers_.Reserve(m_.bound);
   bool any_array_length = false;
   for (const Function& fn : m_.functions)
     for (const Instruction& inst : fn.instructions)
@@ -38,7 +43,7 @@ std::string PointerPass::Apply(RewriteReport* report) {
     for (uint32_t i = 0; i < fn.instructions.size(); ++i)
       if (fn.instructions[i].opcode() == spv::OpLoopMerge)
         for (uint32_t k = i; k-- > 0;)
-          if (fn.instructions[k].opcode() == spv::OpLabel) { loop_headers_.insert(fn.instructions[k].result_id()); break; }
+          if (fn.instructions[k].opcode() == spv::OpLabel) { loop_headers_[fn.instructions[k].result_id()] = 1; break; }
 
   // Without 64-bit integers a record's address becomes a pointer by OpBitcast, which
   // spirv-val forbids for a pointer to 8/16-bit storage-only values ("width-only conversions").
@@ -111,9 +116,35 @@ std::string PointerPass::FinishModule() {
   return "";
 }
 
+namespace {
+
+// The module IR of the rewrite, one per thread and parsed into again for every module, so
+// its sections and instruction vectors are allocated once (for a small module they were
+// a good part of the rewrite's fixed cost). A thread gives back what a large module made
+// it hold (kKeepInstructions) when the rewrite ends.
+class ThreadModule {
+ public:
+  ThreadModule() : module_(Get()) {}
+  ~ThreadModule() {
+    if (module_.CapacityInInstructions() > kKeepInstructions) module_ = Module{};
+  }
+  Module& module() { return module_; }
+
+ private:
+  static constexpr std::size_t kKeepInstructions = 1u << 14;
+  static Module& Get() {
+    static thread_local Module module;
+    return module;
+  }
+  Module& module_;
+};
+
+}  // namespace
+
 RewriteResult RewriteDescriptorsToPointers(const uint32_t* words, std::size_t word_count, const RewriteOptions& options) {
   RewriteResult result;
-  Module module;
+  ThreadModule thread_module;
+  Module& module = thread_module.module();
   result.error = ParseModule(words, word_count, &module);
   if (!result.error.empty()) return result;
   auto keep_original = [&](const std::string& why) {
