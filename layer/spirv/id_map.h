@@ -3,6 +3,8 @@
 // rather than a hash, and an entry costs no allocation of its own (std::unordered_map
 // allocated a node per entry, a visible share of a small module's rewrite). Clear() resets
 // only the entries set since the last Clear(), so a map emptied per function stays cheap.
+// It grows only to the largest id set (a module's bound may be in the millions while the
+// few ids a map holds are small).
 // The vectors come from a per-thread pool and go back to it when the map dies, so the
 // maps of one rewrite after another allocate nothing once a thread has seen a module.
 #pragma once
@@ -57,10 +59,6 @@ class IdMap {
   IdMap(const IdMap&) = delete;
   IdMap& operator=(const IdMap&) = delete;
 
-  // Room for ids below `bound` without regrowing (the module's bound).
-  void Reserve(uint32_t bound) {
-    if (values_.size() < bound) Grow(bound);
-  }
   // The value of `id`, or nullptr. Any word may be asked (ids of malformed input too).
   const T* Find(uint32_t id) const { return Contains(id) ? &values_[id] : nullptr; }
   bool Contains(uint32_t id) const { return id < present_.size() && present_[id] != 0; }

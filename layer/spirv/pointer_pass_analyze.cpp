@@ -109,7 +109,6 @@ void PointerPass::BuildUses() {
   found.reserve(instructions * 2);  // about two pointer-capable operands per instruction
   use_begin_.assign(std::size_t{m_.bound} + 1, 0);
   local_def_.assign(m_.bound, {0, 0});
-  function_index_.Reserve(m_.bound);
   for (uint32_t f = 0; f < m_.functions.size(); ++f) {
     function_index_[m_.functions[f].id()] = f;
     const auto& insts = m_.functions[f].instructions;

@@ -29,11 +29,6 @@ void AddExtension(Module& m, const std::string& name) {
 }  // namespace
 
 std::string PointerPass::Apply(RewriteReport* report) {
-  // The per-id maps hold the module's ids and the few dozen the rewrite takes.
-  for (IdMap<uint32_t>* map : {&replace_, &label_after_split_, &split_root_, &undef_of_type_, &mapped_type_})
-    map->Reserve(m_.bound + 64);
-  roots_.Reserve(m_.bound + 64);
-  loop_headers_.Reserve(m_.bound);
   bool any_array_length = false;
   for (const Function& fn : m_.functions)
     for (const Instruction& inst : fn.instructions)
