@@ -64,6 +64,27 @@ std::vector<spirv::SpecValue> SpecializationFor(const spirv::Module& m, uint32_t
   return values;
 }
 
+// The layer's own path from a VkSpecializationInfo (SpecValuesOf): one map entry per
+// SpecId, of 4, 8, 1 or 2 bytes (chosen by the option bits), at 4-byte steps into a data
+// blob made from the input's bytes (small values: array lengths stay sensible); now and
+// then an entry reaches past the data, which the layer must skip.
+std::vector<spirv::SpecValue> SpecializationFromMap(const spirv::Module& m, uint32_t bits, const uint8_t* input,
+                                                    size_t input_size) {
+  uint8_t data[64] = {};
+  for (size_t i = 0; i < sizeof data && i < input_size; i += 4) data[i] = input[i] & 7u;
+  constexpr std::size_t kSizes[4] = {4, 8, 1, 2};
+  std::vector<spirv::SpecMapEntry> entries;
+  uint32_t k = 0;
+  for (const spirv::Instruction& a : m.annotations) {
+    if (a.opcode() != spv::OpDecorate || a.operand_count() < 3 || a.operand(1) != spv::DecorationSpecId) continue;
+    const std::size_t size = kSizes[(bits >> (20 + 2 * (k % 4))) & 3u];
+    const uint32_t offset = ((bits >> 28) & 1u) && k == 0 ? 62u : 4u * (k % 15u);
+    entries.push_back(spirv::SpecMapEntry{a.operand(2), offset, size});
+    ++k;
+  }
+  return spirv::SpecValuesOf(entries.data(), static_cast<uint32_t>(entries.size()), data, sizeof data);
+}
+
 }  // namespace
 
 std::string CheckRewriteInvariants(const uint8_t* data, size_t size) {
@@ -121,9 +142,11 @@ std::string CheckRewriteInvariants(const uint8_t* data, size_t size) {
     return "valid input, converted, but the output fails spirv-val\n" + r.report.ToString();
   }
   // Now and then: valid after specialization too (the input's spec constants set to one
-  // value), wherever the specialized input is valid.
+  // value, or through the layer's VkSpecializationInfo path), wherever the specialized
+  // input is valid.
   if ((bits >> 15) & 1) {
-    const std::vector<spirv::SpecValue> spec = SpecializationFor(parsed, bits);
+    const std::vector<spirv::SpecValue> spec =
+        ((bits >> 19) & 1) ? SpecializationFromMap(parsed, bits, data, size) : SpecializationFor(parsed, bits);
     const spirv::RewriteVerdict v = spirv::JudgeRewrite(words, r.module, options.target, spec);
     if (v.rewrite_invalid) return "specialized input valid, specialized output not: " + v.message + "\n" + r.report.ToString();
   }

@@ -60,9 +60,10 @@ namespace {
 // stopping where the parse will report an error) and reserves that much, so the parse
 // never regrows a vector of instructions. Returns the count of each function, for the
 // parse to reserve as it meets them.
-std::vector<std::size_t> ReserveSections(const uint32_t* words, std::size_t word_count, Module* module) {
+void ReserveSections(const uint32_t* words, std::size_t word_count, Module* module,
+                     std::vector<std::size_t>& per_function) {
   std::size_t per_section[kFunctions] = {};
-  std::vector<std::size_t> per_function;
+  per_function.clear();
   bool in_function = false;
   for (std::size_t pos = 5; pos < word_count;) {
     const uint32_t count = words[pos] >> 16;
@@ -89,13 +90,58 @@ std::vector<std::size_t> ReserveSections(const uint32_t* words, std::size_t word
   static constexpr std::size_t kHeadroom[kFunctions] = {4, 2, 0, 0, 0, 0, 16, 48, 64};
   for (int s = 0; s < kFunctions; ++s) sections[s]->reserve(per_section[s] + kHeadroom[s]);
   module->functions.reserve(per_function.size());
-  return per_function;
 }
+
+// Scratch of the parse, kept per thread between parses (sized by the largest module seen).
+struct ParseScratch {
+  std::vector<std::size_t> function_sizes;
+  std::vector<uint8_t> defined;
+  std::vector<uint8_t> kinds;  // CheckTypesDefinedBeforeUse
+};
+ParseScratch& Scratch() {
+  static thread_local ParseScratch scratch;
+  return scratch;
+}
+// After a parse: a thread keeps the id-sized scratch of ordinary modules only (a hostile
+// bound of millions would otherwise stay allocated).
+struct TrimScratchOnExit {
+  ~TrimScratchOnExit() {
+    ParseScratch& s = Scratch();
+    if (s.defined.capacity() > kKeepIdScratch) s.defined = {};
+    if (s.kinds.capacity() > kKeepIdScratch) s.kinds = {};
+  }
+  static constexpr std::size_t kKeepIdScratch = std::size_t{1} << 18;
+};
 
 }  // namespace
 
+void Module::Clear() {
+  version = 0x00010000;
+  generator = 0;
+  bound = 1;
+  schema = 0;
+  for (auto* sec : {&capabilities, &extensions, &ext_inst_imports, &memory_model, &entry_points, &execution_modes,
+                    &debug, &annotations, &types_values})
+    sec->clear();
+  for (Function& f : functions) {
+    f.instructions.clear();
+    if (f.instructions.capacity()) spare_instruction_lists.push_back(std::move(f.instructions));
+  }
+  functions.clear();
+}
+
+std::size_t Module::CapacityInInstructions() const {
+  std::size_t n = 0;
+  for (const auto* sec : {&capabilities, &extensions, &ext_inst_imports, &memory_model, &entry_points,
+                          &execution_modes, &debug, &annotations, &types_values})
+    n += sec->capacity();
+  for (const Function& f : functions) n += f.instructions.capacity();
+  for (const auto& spare : spare_instruction_lists) n += spare.capacity();
+  return n;
+}
+
 std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* module) {
-  *module = Module{};
+  module->Clear();
   if (words == nullptr || word_count < 5) return "truncated header: a module has at least 5 words";
   if (word_count > kMaxModuleWords) return "module too large (" + std::to_string(word_count) + " words)";
   if (words[0] != spv::MagicNumber) {
@@ -112,10 +158,14 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
   module->bound = words[3];
   module->schema = words[4];
 
-  const std::vector<std::size_t> function_sizes = ReserveSections(words, word_count, module);
+  const TrimScratchOnExit trim;
+  ParseScratch& scratch = Scratch();
+  const std::vector<std::size_t>& function_sizes = scratch.function_sizes;
+  ReserveSections(words, word_count, module, scratch.function_sizes);
   // SSA: each id is defined once. The pass indexes definitions by id; a second definition
   // (malformed input, found by the fuzzer) would make it rewrite the wrong one.
-  std::vector<bool> defined(module->bound, false);
+  std::vector<uint8_t>& defined = scratch.defined;
+  defined.assign(module->bound, 0);
   int section = kCapability;
   bool in_function = false;
   std::size_t pos = 5;
@@ -143,7 +193,7 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
       return "result id " + std::to_string(result_id) + " outside the bound " + std::to_string(module->bound) + where();
     if (has_result) {
       if (defined[result_id]) return "id " + std::to_string(result_id) + " is defined more than once" + where();
-      defined[result_id] = true;
+      defined[result_id] = 1;
     }
     if (has_type && (type_id == 0 || type_id >= module->bound))
       return "type id " + std::to_string(type_id) + " outside the bound" + where();
@@ -180,6 +230,10 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
       case kTypesValues: into = &module->types_values; break;
       case kFunctions:
         module->functions.emplace_back();
+        if (!module->spare_instruction_lists.empty()) {
+          module->functions.back().instructions = std::move(module->spare_instruction_lists.back());
+          module->spare_instruction_lists.pop_back();
+        }
         if (module->functions.size() <= function_sizes.size())
           module->functions.back().instructions.reserve(function_sizes[module->functions.size() - 1]);
         into = &module->functions.back().instructions;
@@ -201,7 +255,8 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
 // removes that variable (also found by the fuzzer).
 std::string CheckTypesDefinedBeforeUse(const Module& module) {
   enum Kind : uint8_t { kNone, kType, kConstant, kForward };
-  std::vector<uint8_t> kind(module.bound, kNone);
+  std::vector<uint8_t>& kind = Scratch().kinds;
+  kind.assign(module.bound, kNone);
   auto kind_of = [&](uint32_t id) -> uint8_t { return id < module.bound ? kind[id] : uint8_t{kNone}; };
   // A forward-declared pointer may be used (as a member or element) before its OpTypePointer.
   auto is_type = [&](uint32_t id) { return kind_of(id) == kType || kind_of(id) == kForward; };

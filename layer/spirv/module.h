@@ -43,6 +43,15 @@ struct Module {
   uint32_t TakeId() { return bound++; }
   std::vector<uint32_t> Write() const;
   std::size_t WordCount() const;
+  // Empties the module but keeps its storage: the sections' capacity, and the functions'
+  // instruction vectors in spare_instruction_lists for the next parse to reuse. A module
+  // parsed into again (the rewrite keeps one per thread) then allocates almost nothing.
+  void Clear();
+  // Capacity kept in instructions across the sections (what Clear keeps).
+  std::size_t CapacityInInstructions() const;
+
+  // Not part of the module: emptied instruction vectors waiting for a function.
+  std::vector<std::vector<Instruction>> spare_instruction_lists;
 };
 
 // Parses `words` into `module`. Returns "" or what is wrong (never aborts; every index

@@ -7,10 +7,9 @@
 
 #include <cstdint>
 #include <string>
-#include <set>
-#include <unordered_map>
 #include <vector>
 
+#include "spirv/id_map.h"
 #include "spirv/resources.h"
 #include "spirv/rewrite.h"
 #include "spirv/type_manager.h"
@@ -124,7 +123,7 @@ class PointerPass {
   std::vector<uint8_t> retyped_;            // id -> its pointer type changes
   std::vector<uint32_t> retyped_params_;    // function parameter ids retyped
   std::vector<uint8_t> retyped_return_;     // function index -> returns a retyped pointer
-  std::unordered_map<uint32_t, uint32_t> function_index_;  // function id -> index
+  IdMap<uint32_t> function_index_;  // function id -> index
   // id -> its uses in functions, as one array sorted by id (use_begin_[id] .. use_begin_[id + 1]):
   // a vector per id was an allocation per id and most of the fixed cost of a small module.
   std::vector<Use> use_list_;
@@ -140,7 +139,7 @@ class PointerPass {
     return {use_list_.data() + use_begin_[id], use_list_.data() + use_begin_[id + 1]};
   }
   std::vector<std::pair<uint32_t, uint32_t>> local_def_;  // id -> (function+1, index)
-  std::unordered_map<uint32_t, uint32_t> mapped_type_;
+  IdMap<uint32_t> mapped_type_;
   bool vulkan_memory_model_ = false;
   // Arithmetic capabilities of small types the module declares (else they are storage-only).
   bool has_int8_ = false, has_int16_ = false, has_float16_ = false;
@@ -158,15 +157,15 @@ class PointerPass {
 
   // Per function being rewritten.
   std::vector<Instruction> out_;
-  std::unordered_map<uint32_t, uint32_t> replace_;  // old id -> new id (this function)
-  std::unordered_map<uint32_t, Root> roots_;        // pointer id -> its root
-  std::unordered_map<uint32_t, uint32_t> label_after_split_;  // original label -> last label
+  IdMap<uint32_t> replace_;  // old id -> new id (this function)
+  IdMap<Root> roots_;        // pointer id -> its root
+  IdMap<uint32_t> label_after_split_;  // original label -> last label
   uint32_t current_label_ = 0;
   uint32_t block_label_ = 0;
   std::vector<uint32_t> set_records_;                    // per set: records pointer in this function
-  std::unordered_map<uint32_t, uint32_t> split_root_;     // chain result -> its element pointer
-  std::set<uint32_t> loop_headers_;
-  std::unordered_map<uint32_t, uint32_t> undef_of_type_;
+  IdMap<uint32_t> split_root_;     // chain result -> its element pointer
+  IdMap<uint8_t> loop_headers_;    // labels of loop headers (present: a header)
+  IdMap<uint32_t> undef_of_type_;
 };
 
 }  // namespace bindery::spirv

@@ -109,7 +109,6 @@ void PointerPass::BuildUses() {
   found.reserve(instructions * 2);  // about two pointer-capable operands per instruction
   use_begin_.assign(std::size_t{m_.bound} + 1, 0);
   local_def_.assign(m_.bound, {0, 0});
-  function_index_.reserve(m_.functions.size());
   for (uint32_t f = 0; f < m_.functions.size(); ++f) {
     function_index_[m_.functions[f].id()] = f;
     const auto& insts = m_.functions[f].instructions;
@@ -172,11 +171,11 @@ std::string PointerPass::Close() {
           MarkRetyped(target->result_id(), &work);
         }
       } else if (op == spv::OpFunctionCall) {
-        auto it = function_index_.find(inst.operand(0));
-        if (it == function_index_.end()) return "call to an unknown function";
+        const uint32_t* callee = function_index_.Find(inst.operand(0));
+        if (callee == nullptr) return "call to an unknown function";
         // Parameter u.operand - 1 of the callee.
         uint32_t n = 0;
-        for (const Instruction& p : m_.functions[it->second].instructions) {
+        for (const Instruction& p : m_.functions[*callee].instructions) {
           if (p.opcode() != spv::OpFunctionParameter) continue;
           if (n++ == u.operand - 1) {
             if (MarkRetyped(p.result_id(), &work)) retyped_params_.push_back(p.result_id());

@@ -17,8 +17,7 @@ constexpr uint32_t kRecordAlignment = 8;
 }  // namespace
 
 uint32_t PointerPass::MappedType(uint32_t old_type) {
-  auto it = mapped_type_.find(old_type);
-  if (it != mapped_type_.end()) return it->second;
+  if (const uint32_t* known = mapped_type_.Find(old_type)) return *known;
   uint32_t mapped = old_type;
   const Instruction* t = types_.Def(old_type);
   if (t && t->opcode() == spv::OpTypePointer) {

@@ -28,10 +28,9 @@ std::string PointerPass::EmitOffset(uint32_t id, uint32_t* offset, uint32_t* ove
   constexpr uint32_t kMaxWalk = 4096;
   for (uint32_t step = 0;; ++step) {
     if (step == kMaxWalk) return "bounds checks: a pointer's definitions form a cycle (malformed module)";
-    auto r = roots_.find(cur);
-    if (r != roots_.end()) {
-      *root = r->second;
-      root_type = converted_[r->second.converted].var.block_type;
+    if (const Root* r = roots_.Find(cur)) {
+      *root = *r;
+      root_type = converted_[r->converted].var.block_type;
       break;
     }
     const Instruction* d = LocalDef(cur);
@@ -40,11 +39,11 @@ std::string PointerPass::EmitOffset(uint32_t id, uint32_t* offset, uint32_t* ove
     if (!IsAccessChain(d->opcode())) return "bounds checks: an access through a merged or passed pointer";
     chains.push_back(d);
     cur = d->operand(0);
-    auto split = split_root_.find(d->result_id());
-    if (split != split_root_.end()) {
-      auto rr = roots_.find(split->second);
-      *root = rr->second;
-      root_type = converted_[rr->second.converted].var.block_type;
+    if (const uint32_t* split = split_root_.Find(d->result_id())) {
+      const Root* rr = roots_.Find(*split);
+      if (rr == nullptr) return "bounds checks: an access whose buffer is not known statically";
+      *root = *rr;
+      root_type = converted_[rr->converted].var.block_type;
       break;
     }
   }
@@ -108,7 +107,7 @@ std::string PointerPass::EmitOffset(uint32_t id, uint32_t* offset, uint32_t* ove
   uint32_t type = root_type;
   for (auto it = chains.rbegin(); it != chains.rend(); ++it) {
     const Instruction* ch = *it;
-    uint32_t first = split_root_.count(ch->result_id()) ? 2 : 1;
+    uint32_t first = split_root_.Contains(ch->result_id()) ? 2 : 1;
     if (ch->opcode() == spv::OpPtrAccessChain || ch->opcode() == spv::OpInBoundsPtrAccessChain) {
       uint32_t base_type = LocalDef(ch->operand(0)) ? LocalDef(ch->operand(0))->type_id() : 0;
       uint32_t stride = 0;
@@ -196,10 +195,10 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
   const std::vector<Instruction>& in = m_.functions[f].instructions;
   out_.clear();
   out_.reserve(in.size() + 32);
-  replace_.clear();
-  roots_.clear();
-  split_root_.clear();
-  label_after_split_.clear();
+  replace_.Clear();
+  roots_.Clear();
+  split_root_.Clear();
+  label_after_split_.Clear();
   set_records_.assign(options_.sets.size(), 0);
   // Converted variables this function names directly, and the sets they need.
   std::vector<uint32_t> direct;
@@ -223,8 +222,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
     return types_.PointerStorageClass(MappedType(d->type_id())) == spv::StorageClassPhysicalStorageBuffer;
   };
   auto undef_of = [&](uint32_t type) {
-    auto it = undef_of_type_.find(type);
-    if (it != undef_of_type_.end()) return it->second;
+    if (const uint32_t* known = undef_of_type_.Find(type)) return *known;
     uint32_t id = m_.TakeId();
     types_.AddGlobal(Instruction(spv::OpUndef, type, id, {}));
     undef_of_type_[type] = id;
@@ -275,7 +273,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       seen_label = true;
       current_label_ = block_label_ = inst.result_id();
       out_.push_back(std::move(inst));
-      if (options_.bounds_checks && loop_headers_.count(block_label_)) {
+      if (options_.bounds_checks && loop_headers_.Contains(block_label_)) {
         size_t merge = SIZE_MAX;
         bool any_guarded = false;
         for (size_t k = i + 1; k < in.size() && !IsTerminator(in[k].opcode()); ++k) {
@@ -322,8 +320,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       ForEachPointerOperand(in[i], PointerOperandsOf(op), ext_sets_, [&](uint32_t k) {
         const uint32_t w = inst.operand(k);
         if (w >= m_.bound) return;
-        auto r = replace_.find(w);
-        if (r != replace_.end()) inst.set_operand(k, r->second);
+        if (const uint32_t* r = replace_.Find(w)) inst.set_operand(k, *r);
       });
     const uint32_t result = inst.has_result() ? inst.result_id() : 0;
     const bool retyped_result = Retyped(result);
@@ -348,9 +345,10 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       continue;
     }
     if (op == spv::OpArrayLength && is_psb(in[i].operand(0))) {
-      auto r = roots_.find(in[i].operand(0));
-      if (r == roots_.end() || !r->second.size) return "OpArrayLength on a pointer whose buffer is not known";
-      EmitArrayLength(r->second.converted, r->second.size, result);
+      const Root* r = roots_.Find(in[i].operand(0));
+      if (r == nullptr || !r->size) return "OpArrayLength on a pointer whose buffer is not known";
+      const Root known = *r;  // EmitArrayLength may grow roots_ (new ids)
+      EmitArrayLength(known.converted, known.size, result);
       continue;
     }
     if (op == spv::OpFunctionParameter && retyped_result) {
@@ -443,7 +441,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
 
     if (options_.bounds_checks && guard_pointer[0] + guard_pointer[1] != 0) {
       // Safety net: a header is split above; never wrap an access in the header itself.
-      if (loop_headers_.count(current_label_)) return "bounds checks: a buffer access in a loop header block";
+      if (loop_headers_.Contains(current_label_)) return "bounds checks: a buffer access in a loop header block";
       uint32_t cond = 0;
       for (int s = 0; s < 2; ++s) {
         if (!guard_pointer[s]) continue;
@@ -497,8 +495,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
   for (size_t position : original_phis) {
     Instruction& phi = out_[position];
     for (uint32_t k = 1; k < phi.operand_count(); k += 2) {
-      auto it = label_after_split_.find(phi.operand(k));
-      if (it != label_after_split_.end()) phi.set_operand(k, it->second);
+      if (const uint32_t* last = label_after_split_.Find(phi.operand(k))) phi.set_operand(k, *last);
     }
   }
   m_.functions[f].instructions.swap(out_);

@@ -38,7 +38,7 @@ std::string PointerPass::Apply(RewriteReport* report) {
     for (uint32_t i = 0; i < fn.instructions.size(); ++i)
       if (fn.instructions[i].opcode() == spv::OpLoopMerge)
         for (uint32_t k = i; k-- > 0;)
-          if (fn.instructions[k].opcode() == spv::OpLabel) { loop_headers_.insert(fn.instructions[k].result_id()); break; }
+          if (fn.instructions[k].opcode() == spv::OpLabel) { loop_headers_[fn.instructions[k].result_id()] = 1; break; }
 
   // Without 64-bit integers a record's address becomes a pointer by OpBitcast, which
   // spirv-val forbids for a pointer to 8/16-bit storage-only values ("width-only conversions").
@@ -111,9 +111,35 @@ std::string PointerPass::FinishModule() {
   return "";
 }
 
+namespace {
+
+// The module IR of the rewrite, one per thread and parsed into again for every module, so
+// its sections and instruction vectors are allocated once (for a small module they were
+// a good part of the rewrite's fixed cost). A thread gives back what a large module made
+// it hold (kKeepInstructions) when the rewrite ends.
+class ThreadModule {
+ public:
+  ThreadModule() : module_(Get()) {}
+  ~ThreadModule() {
+    if (module_.CapacityInInstructions() > kKeepInstructions) module_ = Module{};
+  }
+  Module& module() { return module_; }
+
+ private:
+  static constexpr std::size_t kKeepInstructions = 1u << 14;
+  static Module& Get() {
+    static thread_local Module module;
+    return module;
+  }
+  Module& module_;
+};
+
+}  // namespace
+
 RewriteResult RewriteDescriptorsToPointers(const uint32_t* words, std::size_t word_count, const RewriteOptions& options) {
   RewriteResult result;
-  Module module;
+  ThreadModule thread_module;
+  Module& module = thread_module.module();
   result.error = ParseModule(words, word_count, &module);
   if (!result.error.empty()) return result;
   auto keep_original = [&](const std::string& why) {

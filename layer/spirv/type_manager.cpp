@@ -217,10 +217,11 @@ std::vector<uint32_t> TypeManager::LayoutSignature(uint32_t id) const {
   return flat;
 }
 
-uint32_t TypeManager::FindWithLayout(spv::Op op, const std::vector<uint32_t>& operands,
-                                     const std::vector<uint32_t>& layout) const {
-  return FindKeyed(op, 0, operands.data(), static_cast<uint32_t>(operands.size()),
-                   [&](uint32_t id) { return LayoutSignature(id) == layout; });
+uint32_t TypeManager::FindWithLayout(spv::Op op, WordView operands, WordView layout) const {
+  return FindKeyed(op, 0, operands.data(), operands.size(), [&](uint32_t id) {
+    const std::vector<uint32_t> signature = LayoutSignature(id);
+    return signature.size() == layout.size() && std::equal(signature.begin(), signature.end(), layout.begin());
+  });
 }
 
 bool TypeManager::HasLayoutDecoration(uint32_t id) const {
@@ -233,12 +234,12 @@ bool TypeManager::HasLayoutDecoration(uint32_t id) const {
   return false;
 }
 
-uint32_t TypeManager::FindType(spv::Op op, const std::vector<uint32_t>& operands) const {
-  return FindKeyed(op, 0, operands.data(), static_cast<uint32_t>(operands.size()),
+uint32_t TypeManager::FindType(spv::Op op, WordView operands) const {
+  return FindKeyed(op, 0, operands.data(), operands.size(),
                    [&](uint32_t id) { return !HasLayoutDecoration(id); });
 }
 
-uint32_t TypeManager::CreateType(spv::Op op, const std::vector<uint32_t>& operands) {
+uint32_t TypeManager::CreateType(spv::Op op, WordView operands) {
   uint32_t id = m_.TakeId();
   Instruction inst(op, 0, id, {});
   for (uint32_t w : operands) inst.add_operand(w);
@@ -247,57 +248,64 @@ uint32_t TypeManager::CreateType(spv::Op op, const std::vector<uint32_t>& operan
   return id;
 }
 
-uint32_t TypeManager::GetType(spv::Op op, const std::vector<uint32_t>& operands) {
+uint32_t TypeManager::GetType(spv::Op op, WordView operands) {
   if (uint32_t id = FindType(op, operands)) return id;
   return CreateType(op, operands);
 }
 
 uint32_t TypeManager::GetPointerType(spv::StorageClass sc, uint32_t pointee, uint32_t array_stride) {
-  std::vector<uint32_t> ops{static_cast<uint32_t>(sc), pointee};
-  if (array_stride == 0) return GetType(spv::OpTypePointer, ops);
-  std::vector<uint32_t> layout{3, 0xffffffffu, spv::DecorationArrayStride, array_stride};
-  if (uint32_t id = FindWithLayout(spv::OpTypePointer, ops, layout)) return id;
-  uint32_t id = CreateType(spv::OpTypePointer, ops);
+  const uint32_t ops[2] = {static_cast<uint32_t>(sc), pointee};
+  if (array_stride == 0) return GetType(spv::OpTypePointer, WordView(ops, 2));
+  const uint32_t stride_layout[4] = {3, 0xffffffffu, spv::DecorationArrayStride, array_stride};
+  const WordView layout(stride_layout, 4);
+  if (uint32_t id = FindWithLayout(spv::OpTypePointer, WordView(ops, 2), layout)) return id;
+  uint32_t id = CreateType(spv::OpTypePointer, WordView(ops, 2));
   AddDecoration(id, spv::DecorationArrayStride, {array_stride});
   return id;
 }
 
 uint32_t TypeManager::GetRuntimeArrayType(uint32_t element, uint32_t array_stride) {
-  std::vector<uint32_t> layout{3, 0xffffffffu, spv::DecorationArrayStride, array_stride};
-  if (uint32_t id = FindWithLayout(spv::OpTypeRuntimeArray, {element}, layout)) return id;
-  uint32_t id = CreateType(spv::OpTypeRuntimeArray, {element});
+  const uint32_t stride_layout[4] = {3, 0xffffffffu, spv::DecorationArrayStride, array_stride};
+  const WordView layout(stride_layout, 4);
+  if (uint32_t id = FindWithLayout(spv::OpTypeRuntimeArray, WordView(&element, 1), layout)) return id;
+  uint32_t id = CreateType(spv::OpTypeRuntimeArray, WordView(&element, 1));
   AddDecoration(id, spv::DecorationArrayStride, {array_stride});
   return id;
 }
 
 uint32_t TypeManager::GetArrayType(uint32_t element, uint32_t length, uint32_t array_stride) {
   uint32_t len = GetUintConstant(length);
-  std::vector<uint32_t> layout{3, 0xffffffffu, spv::DecorationArrayStride, array_stride};
-  if (uint32_t id = FindWithLayout(spv::OpTypeArray, {element, len}, layout)) return id;
-  uint32_t id = CreateType(spv::OpTypeArray, {element, len});
+  const uint32_t stride_layout[4] = {3, 0xffffffffu, spv::DecorationArrayStride, array_stride};
+  const WordView layout(stride_layout, 4);
+  const uint32_t operands[2] = {element, len};
+  if (uint32_t id = FindWithLayout(spv::OpTypeArray, WordView(operands, 2), layout)) return id;
+  uint32_t id = CreateType(spv::OpTypeArray, WordView(operands, 2));
   AddDecoration(id, spv::DecorationArrayStride, {array_stride});
   return id;
 }
 
-uint32_t TypeManager::GetStructType(const std::vector<uint32_t>& members, const std::vector<uint32_t>& offsets, bool block) {
-  std::vector<std::vector<uint32_t>> decs;
-  if (block) decs.push_back({0xffffffffu, spv::DecorationBlock});
-  for (uint32_t i = 0; i < offsets.size(); ++i) decs.push_back({i, spv::DecorationOffset, offsets[i]});
-  std::sort(decs.begin(), decs.end());
-  std::vector<uint32_t> layout;
-  for (auto& d : decs) {
-    layout.push_back(static_cast<uint32_t>(d.size()));
-    layout.insert(layout.end(), d.begin(), d.end());
+uint32_t TypeManager::GetStructType(WordView members, WordView offsets, bool block) {
+  // The layout signature LayoutSignature gives such a struct: its decorations sorted, each
+  // with its length first; members' (index, Offset, value) sort before Block's (~0, Block).
+  std::vector<uint32_t>& layout = layout_scratch_;
+  layout.clear();
+  for (uint32_t i = 0; i < offsets.size(); ++i) {
+    const uint32_t entry[4] = {3, i, spv::DecorationOffset, offsets.data()[i]};
+    layout.insert(layout.end(), entry, entry + 4);
+  }
+  if (block) {
+    const uint32_t entry[3] = {2, 0xffffffffu, spv::DecorationBlock};
+    layout.insert(layout.end(), entry, entry + 3);
   }
   if (uint32_t id = FindWithLayout(spv::OpTypeStruct, members, layout)) return id;
   uint32_t id = CreateType(spv::OpTypeStruct, members);
   if (block) AddDecoration(id, spv::DecorationBlock);
-  for (uint32_t i = 0; i < offsets.size(); ++i) AddMemberDecoration(id, i, spv::DecorationOffset, {offsets[i]});
+  for (uint32_t i = 0; i < offsets.size(); ++i) AddMemberDecoration(id, i, spv::DecorationOffset, {offsets.data()[i]});
   return id;
 }
 
-uint32_t TypeManager::GetConstant(uint32_t type, const std::vector<uint32_t>& value_words) {
-  if (uint32_t found = FindKeyed(spv::OpConstant, type, value_words.data(), static_cast<uint32_t>(value_words.size()),
+uint32_t TypeManager::GetConstant(uint32_t type, WordView value_words) {
+  if (uint32_t found = FindKeyed(spv::OpConstant, type, value_words.data(), value_words.size(),
                                  [](uint32_t) { return true; }))
     return found;
   uint32_t id = m_.TakeId();

@@ -7,11 +7,31 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "spirv/module.h"
 
 namespace bindery::spirv {
+
+// Operand words passed to a lookup: a view over a vector, an array or (through the
+// initializer-list overloads) a braced list, so asking for `{component, count}` builds
+// nothing on the heap (a std::vector per query was a good share of a small module's
+// allocations). Valid for the call it is passed to.
+class WordView {
+ public:
+  WordView() = default;
+  WordView(const std::vector<uint32_t>& v) : data_(v.data()), size_(static_cast<uint32_t>(v.size())) {}
+  explicit WordView(const uint32_t* data, uint32_t size) : data_(data), size_(size) {}
+  const uint32_t* data() const { return data_; }
+  uint32_t size() const { return size_; }
+  const uint32_t* begin() const { return data_; }
+  const uint32_t* end() const { return data_ + size_; }
+
+ private:
+  const uint32_t* data_ = nullptr;
+  uint32_t size_ = 0;
+};
 
 class TypeManager {
  public:
@@ -59,8 +79,10 @@ class TypeManager {
   }
 
   // ---- types ----
-  uint32_t FindType(spv::Op op, const std::vector<uint32_t>& operands) const;
-  uint32_t GetType(spv::Op op, const std::vector<uint32_t>& operands);
+  uint32_t FindType(spv::Op op, WordView operands) const;
+  uint32_t FindType(spv::Op op, std::initializer_list<uint32_t> operands) const { return FindType(op, View(operands)); }
+  uint32_t GetType(spv::Op op, WordView operands);
+  uint32_t GetType(spv::Op op, std::initializer_list<uint32_t> operands) { return GetType(op, View(operands)); }
   uint32_t GetVoidType() { return GetType(spv::OpTypeVoid, {}); }
   uint32_t GetBoolType() { return GetType(spv::OpTypeBool, {}); }
   uint32_t GetIntType(uint32_t width, bool is_signed) { return GetType(spv::OpTypeInt, {width, is_signed ? 1u : 0u}); }
@@ -71,11 +93,18 @@ class TypeManager {
   uint32_t GetRuntimeArrayType(uint32_t element, uint32_t array_stride);
   uint32_t GetArrayType(uint32_t element, uint32_t length, uint32_t array_stride);
   // A struct with these members at these Offsets; Block when `block`.
-  uint32_t GetStructType(const std::vector<uint32_t>& members, const std::vector<uint32_t>& offsets, bool block);
-  uint32_t CreateType(spv::Op op, const std::vector<uint32_t>& operands);
+  uint32_t GetStructType(WordView members, WordView offsets, bool block);
+  uint32_t GetStructType(std::initializer_list<uint32_t> members, std::initializer_list<uint32_t> offsets, bool block) {
+    return GetStructType(View(members), View(offsets), block);
+  }
+  uint32_t CreateType(spv::Op op, WordView operands);
+  uint32_t CreateType(spv::Op op, std::initializer_list<uint32_t> operands) { return CreateType(op, View(operands)); }
 
   // ---- constants ----
-  uint32_t GetConstant(uint32_t type, const std::vector<uint32_t>& value_words);
+  uint32_t GetConstant(uint32_t type, WordView value_words);
+  uint32_t GetConstant(uint32_t type, std::initializer_list<uint32_t> value_words) {
+    return GetConstant(type, View(value_words));
+  }
   uint32_t GetUintConstant(uint32_t v) { return GetConstant(GetUintType(), {v}); }
   uint32_t GetNullConstant(uint32_t type);
   uint32_t GetBoolConstant(bool v);
@@ -96,6 +125,7 @@ class TypeManager {
   void AddGlobal(Instruction inst);
 
  private:
+  static WordView View(std::initializer_list<uint32_t> l) { return WordView(l.begin(), static_cast<uint32_t>(l.size())); }
   void Index(uint32_t position);
   void IndexDecoration(uint32_t annotation);
   std::vector<uint32_t> LayoutSignature(uint32_t id) const;
@@ -105,7 +135,7 @@ class TypeManager {
   template <typename Visit>
   uint32_t FindKeyed(spv::Op op, uint32_t type, const uint32_t* operands, uint32_t operand_count, Visit visit) const;
   void InsertKeyed(uint32_t position);
-  uint32_t FindWithLayout(spv::Op op, const std::vector<uint32_t>& operands, const std::vector<uint32_t>& layout) const;
+  uint32_t FindWithLayout(spv::Op op, WordView operands, WordView layout) const;
 
   Module& m_;
   std::vector<int32_t> def_index_;
@@ -118,6 +148,7 @@ class TypeManager {
   std::vector<uint32_t> first_decoration_;
   std::vector<uint32_t> last_decoration_;
   std::vector<uint32_t> next_decoration_;
+  std::vector<uint32_t> layout_scratch_;  // GetStructType's signature, kept between calls
 };
 
 }  // namespace bindery::spirv

@@ -45,10 +45,11 @@ spirv::TargetEnv TargetFor(uint32_t api_version, uint32_t spirv_version) {
   return spirv::TargetEnv::kVulkan1_0;
 }
 
-spirv::RewriteOptions OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t spirv_version,
-                                 bool bounds_checks) {
-  spirv::RewriteOptions o;
-  o.sets.reserve(root.sets.size());
+// Fills `o` (reused: its vectors keep their capacity, so a pipeline whose rewrite is
+// cached allocates nothing here).
+void OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t spirv_version, bool bounds_checks,
+                spirv::RewriteOptions& o) {
+  std::size_t used_sets = 0;
   o.target = TargetFor(b.plan.api_version, spirv_version);
   o.shader_int64 = b.plan.shader_int64;
   o.bounds_checks = bounds_checks;
@@ -58,17 +59,16 @@ spirv::RewriteOptions OptionsFor(const DeviceBindings& b, const RootLayout& root
   VkDeviceSize base_alignment = limits.minStorageBufferOffsetAlignment;
   if (o.convert_uniform_buffers) base_alignment = std::min(base_alignment, limits.minUniformBufferOffsetAlignment);
   o.descriptor_base_alignment = static_cast<uint32_t>(std::min<VkDeviceSize>(base_alignment, 256));
-  if (root.in_buffer) {
-    o.root_placement = spirv::RootPlacement::kStorageBuffer;
-    o.root_buffer_set = root.buffer_set;
-  }
+  o.root_placement = root.in_buffer ? spirv::RootPlacement::kStorageBuffer : spirv::RootPlacement::kPushConstants;
+  o.root_buffer_set = root.in_buffer ? root.buffer_set : 0;
   for (uint32_t i = 0; i < root.sets.size(); ++i) {
     const SetRoot& r = root.sets[i];
     if (r.root_offset == kNoOffset) continue;
-    spirv::SetLayout s;
+    if (used_sets == o.sets.size()) o.sets.emplace_back();
+    spirv::SetLayout& s = o.sets[used_sets++];
     s.set = i;
     s.root_offset = r.root_offset;
-    s.bindings.reserve(r.layout->converted.size());
+    s.bindings.clear();
     for (const ConvertedBinding& c : r.layout->converted) {
       spirv::BindingLayout bl;
       bl.binding = c.binding;
@@ -78,9 +78,9 @@ spirv::RewriteOptions OptionsFor(const DeviceBindings& b, const RootLayout& root
           c.first_dynamic == kNoOffset ? spirv::kNoRootOffset : r.dynamic_offset + 4 * c.first_dynamic;
       s.bindings.push_back(bl);
     }
-    o.sets.push_back(std::move(s));
   }
-  return o;
+  // Sets past the used ones are dropped; the used ones keep their bindings' storage.
+  o.sets.resize(used_sets);
 }
 
 // Does entry point `entry` of the module use a binding the root converts? (With
@@ -170,7 +170,9 @@ class StageRewriter {
       }
       const uint32_t version = words->size() > 1 ? (*words)[1] : 0;
       bool hit = false;
-      const spirv::RewriteOptions options = OptionsFor(b_, root, version, bounds_checks);
+      // One per thread, refilled for each stage and used only until the next.
+      static thread_local spirv::RewriteOptions options;
+      OptionsFor(b_, root, version, bounds_checks, options);
       std::shared_ptr<const CachedRewrite> r = RewriteOf(module, *words, options, &hit);
       if (!r->error.empty()) return "the shader could not be read: " + r->error;
       if (!r->converted && r->report.no_buffer_in_layout) {
@@ -230,7 +232,10 @@ class StageRewriter {
   std::shared_ptr<const CachedRewrite> RewriteOf(const ModuleEntry* module, const std::vector<uint32_t>& words,
                                                  const spirv::RewriteOptions& options, bool* hit) {
     if (module == nullptr) return b_.rewrites.Get(words, options, hit);
-    std::string key = OptionsKey(options);
+    // The key is built in a string kept per thread: a hit allocates nothing.
+    static thread_local std::string key;
+    key.clear();
+    AppendOptionsKey(options, &key);
     {
       std::lock_guard<std::mutex> lock(module->mutex);
       for (const auto& [k, r] : module->rewrites) {
@@ -242,7 +247,7 @@ class StageRewriter {
     }
     std::shared_ptr<const CachedRewrite> r = b_.rewrites.Get(words, options, hit);
     std::lock_guard<std::mutex> lock(module->mutex);
-    module->rewrites.emplace_back(std::move(key), r);
+    module->rewrites.emplace_back(key, r);
     return r;
   }
 

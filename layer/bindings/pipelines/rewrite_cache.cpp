@@ -10,11 +10,18 @@ void Append(std::string& key, uint32_t v) { key.append(reinterpret_cast<const ch
 }  // namespace
 
 std::string OptionsKey(const spirv::RewriteOptions& o) {
-  // Sized up front: one allocation (this runs for every pipeline, cached ones included).
-  std::size_t words = 4;
-  for (const spirv::SetLayout& s : o.sets) words += 3 + 4 * s.bindings.size();
   std::string key;
-  key.reserve(words * sizeof(uint32_t));
+  AppendOptionsKey(o, &key);
+  return key;
+}
+
+void AppendOptionsKey(const spirv::RewriteOptions& o, std::string* out) {
+  std::string& key = *out;
+  // Sized up front: at most one allocation (this runs for every pipeline, cached ones
+  // included; a caller reusing `out` makes none).
+  std::size_t words = 5;
+  for (const spirv::SetLayout& s : o.sets) words += 3 + 4 * s.bindings.size();
+  key.reserve(key.size() + words * sizeof(uint32_t));
   Append(key, static_cast<uint32_t>(o.target));
   Append(key, (o.shader_int64 ? 1u : 0u) | (o.bounds_checks ? 2u : 0u) | (o.convert_uniform_buffers ? 4u : 0u));
   Append(key, static_cast<uint32_t>(o.root_placement));
@@ -31,7 +38,6 @@ std::string OptionsKey(const spirv::RewriteOptions& o) {
       Append(key, b.dynamic_offsets_root_offset);
     }
   }
-  return key;
 }
 
 std::shared_ptr<const CachedRewrite> RewriteCache::Get(const std::vector<uint32_t>& words,

@@ -81,5 +81,7 @@ class RewriteCache {
 
 // A key for the options (every field that changes the output).
 std::string OptionsKey(const spirv::RewriteOptions& options);
+// The same key appended to *out (a caller may reuse one string for every lookup).
+void AppendOptionsKey(const spirv::RewriteOptions& options, std::string* out);
 
 }  // namespace bindery::bindings

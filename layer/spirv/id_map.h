@@ -1,0 +1,93 @@
+// A map keyed by SPIR-V id, stored as vectors indexed by the id. Ids are dense below a
+// module's bound (and the rewrite takes new ones just above it), so a lookup is an index
+// rather than a hash, and an entry costs no allocation of its own (std::unordered_map
+// allocated a node per entry, a visible share of a small module's rewrite). Clear() resets
+// only the entries set since the last Clear(), so a map emptied per function stays cheap.
+// It grows only to the largest id set (a module's bound may be in the millions while the
+// few ids a map holds are small).
+// The vectors come from a per-thread pool and go back to it when the map dies, so the
+// maps of one rewrite after another allocate nothing once a thread has seen a module.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace bindery::spirv {
+
+// Emptied vectors kept per thread for the next user. Every element of a pooled vector is
+// T{} (users give back what they reset), so a user may resize without refilling.
+template <typename T>
+class ThreadVectorPool {
+ public:
+  static std::vector<T> Take() {
+    std::vector<std::vector<T>>& pool = Pool();
+    if (pool.empty()) return {};
+    std::vector<T> v = std::move(pool.back());
+    pool.pop_back();
+    return v;
+  }
+  // `v` must hold only T{}; vectors of huge modules are not kept.
+  static void Give(std::vector<T>&& v) {
+    std::vector<std::vector<T>>& pool = Pool();
+    if (v.capacity() == 0 || v.capacity() > kKeepElements || pool.size() >= kKeepVectors) return;
+    pool.push_back(std::move(v));
+  }
+
+ private:
+  static constexpr std::size_t kKeepElements = std::size_t{1} << 16;
+  static constexpr std::size_t kKeepVectors = 32;
+  static std::vector<std::vector<T>>& Pool() {
+    static thread_local std::vector<std::vector<T>> pool;
+    return pool;
+  }
+};
+
+template <typename T>
+class IdMap {
+ public:
+  IdMap() : values_(ThreadVectorPool<T>::Take()), present_(ThreadVectorPool<uint8_t>::Take()) {
+    present_.resize(values_.size(), 0);  // the two pooled vectors may differ in size
+  }
+  ~IdMap() {
+    Clear();
+    ThreadVectorPool<T>::Give(std::move(values_));
+    ThreadVectorPool<uint8_t>::Give(std::move(present_));
+  }
+  IdMap(const IdMap&) = delete;
+  IdMap& operator=(const IdMap&) = delete;
+
+  // The value of `id`, or nullptr. Any word may be asked (ids of malformed input too).
+  const T* Find(uint32_t id) const { return Contains(id) ? &values_[id] : nullptr; }
+  bool Contains(uint32_t id) const { return id < present_.size() && present_[id] != 0; }
+  // The value of `id`, default-constructed when new (grows the map past its bound).
+  T& operator[](uint32_t id) {
+    if (id >= values_.size()) Grow(std::max<std::size_t>(std::size_t{id} + 1, values_.size() + values_.size() / 2));
+    if (!present_[id]) {
+      present_[id] = 1;
+      set_.push_back(id);
+    }
+    return values_[id];
+  }
+  bool empty() const { return set_.empty(); }
+  void Clear() {
+    for (uint32_t id : set_) {
+      present_[id] = 0;
+      values_[id] = T{};
+    }
+    set_.clear();
+  }
+
+ private:
+  void Grow(std::size_t size) {
+    values_.resize(std::max(size, values_.size()));
+    present_.resize(values_.size(), 0);
+  }
+  std::vector<T> values_;
+  std::vector<uint8_t> present_;
+  std::vector<uint32_t> set_;  // ids set since the last Clear
+};
+
+}  // namespace bindery::spirv
