@@ -10,9 +10,18 @@
 namespace bindery::timeline {
 namespace {
 
+// The capability's state on the device of `h`, or nullptr where timelines are not emulated
+// on that device. Function pointers are per device, but applications call one device's
+// pointers with another device (the conformance suite's multi-queue tests create a second
+// device and call the first one's entry points; drivers tolerate it): such a call reaches
+// these hooks on a device without emulation and goes to that device's next layer (Down).
 template <typename Handle>
-DeviceTimelines& Of(Handle h) {
-  return *StateRegistry::Get().FindDevice(h)->template State<DeviceTimelines>(TimelineCapability().slot());
+DeviceTimelines* Find(Handle h) {
+  return StateRegistry::Get().FindDevice(h)->template State<DeviceTimelines>(TimelineCapability().slot());
+}
+template <typename Handle>
+const VkLayerDispatchTable& Down(Handle h) {
+  return StateRegistry::Get().FindDevice(h)->Next(TimelineCapability().slot());
 }
 
 bool Emulated(DeviceTimelines& t, VkSemaphore s) { return t.Find(s) != nullptr; }
@@ -104,7 +113,11 @@ bool AppendOps(DeviceTimelines& t, const char* call, const char* vuid, const VkS
 }
 
 VkResult Submit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits, VkFence fence, bool khr) {
-  DeviceTimelines& t = Of(queue);
+  DeviceTimelines* found = Find(queue);
+  if (found == nullptr) {
+    return khr ? Down(queue).QueueSubmit2KHR(queue, count, submits, fence) : Down(queue).QueueSubmit2(queue, count, submits, fence);
+  }
+  DeviceTimelines& t = *found;
   QueueTimelines& q = t.Queue(queue);
   bool involved = false;
   for (uint32_t b = 0; b < count && !involved; ++b) {
@@ -146,38 +159,48 @@ VkResult Submit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits, Vk
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateSemaphore(VkDevice device, const VkSemaphoreCreateInfo* info,
                                                const VkAllocationCallbacks* alloc, VkSemaphore* out) {
-  return Of(device).CreateSemaphore(info, alloc, out);
+  if (DeviceTimelines* t = Find(device)) return t->CreateSemaphore(info, alloc, out);
+  return Down(device).CreateSemaphore(device, info, alloc, out);
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroySemaphore(VkDevice device, VkSemaphore semaphore,
                                             const VkAllocationCallbacks* alloc) {
-  Of(device).DestroySemaphore(semaphore, alloc);
+  if (DeviceTimelines* t = Find(device)) return t->DestroySemaphore(semaphore, alloc);
+  Down(device).DestroySemaphore(device, semaphore, alloc);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreCounterValue(VkDevice device, VkSemaphore semaphore, uint64_t* value) {
-  return Of(device).CounterValue(semaphore, value);
+  if (DeviceTimelines* t = Find(device)) return t->CounterValue(semaphore, value);
+  return Down(device).GetSemaphoreCounterValue(device, semaphore, value);
 }
 VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreCounterValueKHR(VkDevice device, VkSemaphore semaphore, uint64_t* value) {
-  return Of(device).CounterValue(semaphore, value);
+  if (DeviceTimelines* t = Find(device)) return t->CounterValue(semaphore, value);
+  return Down(device).GetSemaphoreCounterValueKHR(device, semaphore, value);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout) {
-  return Of(device).Wait(info, timeout);
+  if (DeviceTimelines* t = Find(device)) return t->Wait(info, timeout);
+  return Down(device).WaitSemaphores(device, info, timeout);
 }
 VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphoresKHR(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout) {
-  return Of(device).Wait(info, timeout);
+  if (DeviceTimelines* t = Find(device)) return t->Wait(info, timeout);
+  return Down(device).WaitSemaphoresKHR(device, info, timeout);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL SignalSemaphore(VkDevice device, const VkSemaphoreSignalInfo* info) {
-  return Of(device).Signal(info);
+  if (DeviceTimelines* t = Find(device)) return t->Signal(info);
+  return Down(device).SignalSemaphore(device, info);
 }
 VKAPI_ATTR VkResult VKAPI_CALL SignalSemaphoreKHR(VkDevice device, const VkSemaphoreSignalInfo* info) {
-  return Of(device).Signal(info);
+  if (DeviceTimelines* t = Find(device)) return t->Signal(info);
+  return Down(device).SignalSemaphoreKHR(device, info);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo* submits,
                                            VkFence fence) {
-  DeviceTimelines& t = Of(queue);
+  DeviceTimelines* found = Find(queue);
+  if (found == nullptr) return Down(queue).QueueSubmit(queue, count, submits, fence);
+  DeviceTimelines& t = *found;
   QueueTimelines& q = t.Queue(queue);
   if (!AnyInvolved(t, submits, count) && !t.HasParked(q)) {
     const VkResult r = t.next.QueueSubmit(queue, count, submits, fence);
@@ -225,7 +248,9 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2KHR(VkQueue queue, uint32_t count, co
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, const VkBindSparseInfo* infos,
                                                VkFence fence) {
-  DeviceTimelines& t = Of(queue);
+  DeviceTimelines* found = Find(queue);
+  if (found == nullptr) return Down(queue).QueueBindSparse(queue, count, infos, fence);
+  DeviceTimelines& t = *found;
   QueueTimelines& q = t.Queue(queue);
   if (!AnyInvolved(t, infos, count) && !t.HasParked(q)) {
     const VkResult r = t.next.QueueBindSparse(queue, count, infos, fence);
@@ -271,7 +296,9 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, co
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR* info) {
-  DeviceTimelines& t = Of(queue);
+  DeviceTimelines* found = Find(queue);
+  if (found == nullptr) return Down(queue).QueuePresentKHR(queue, info);
+  DeviceTimelines& t = *found;
   for (uint32_t i = 0; i < info->waitSemaphoreCount; ++i) {
     if (Emulated(t, info->pWaitSemaphores[i])) {
       BINDERY_LOG(t.device.log(), kError, "timeline-present",
@@ -292,34 +319,49 @@ static VkResult RefuseTimelineAcquire(DeviceTimelines& t) {
 
 VKAPI_ATTR VkResult VKAPI_CALL AcquireNextImageKHR(VkDevice device, VkSwapchainKHR swapchain, uint64_t timeout,
                                                    VkSemaphore semaphore, VkFence fence, uint32_t* index) {
-  DeviceTimelines& t = Of(device);
+  DeviceTimelines* found = Find(device);
+  if (found == nullptr) return Down(device).AcquireNextImageKHR(device, swapchain, timeout, semaphore, fence, index);
+  DeviceTimelines& t = *found;
   if (Emulated(t, semaphore)) return RefuseTimelineAcquire(t);
   return t.next.AcquireNextImageKHR(device, swapchain, timeout, semaphore, fence, index);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL AcquireNextImage2KHR(VkDevice device, const VkAcquireNextImageInfoKHR* info,
                                                     uint32_t* index) {
-  DeviceTimelines& t = Of(device);
+  DeviceTimelines* found = Find(device);
+  if (found == nullptr) return Down(device).AcquireNextImage2KHR(device, info, index);
+  DeviceTimelines& t = *found;
   if (Emulated(t, info->semaphore)) return RefuseTimelineAcquire(t);
   return t.next.AcquireNextImage2KHR(device, info, index);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueWaitIdle(VkQueue queue) {
-  DeviceTimelines& t = Of(queue);
+  DeviceTimelines* found = Find(queue);
+  if (found == nullptr) return Down(queue).QueueWaitIdle(queue);
+  DeviceTimelines& t = *found;
   return t.QueueWaitIdle(t.Queue(queue));
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL DeviceWaitIdle(VkDevice device) { return Of(device).DeviceWaitIdle(); }
+VKAPI_ATTR VkResult VKAPI_CALL DeviceWaitIdle(VkDevice device) {
+  if (DeviceTimelines* t = Find(device)) return t->DeviceWaitIdle();
+  return Down(device).DeviceWaitIdle(device);
+}
 
 VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, const VkFence* fences, VkBool32 all,
                                              uint64_t timeout) {
-  return Of(device).WaitForFences(count, fences, all, timeout);
+  if (DeviceTimelines* t = Find(device)) return t->WaitForFences(count, fences, all, timeout);
+  return Down(device).WaitForFences(device, count, fences, all, timeout);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL GetFenceStatus(VkDevice device, VkFence fence) { return Of(device).FenceStatus(fence); }
+VKAPI_ATTR VkResult VKAPI_CALL GetFenceStatus(VkDevice device, VkFence fence) {
+  if (DeviceTimelines* t = Find(device)) return t->FenceStatus(fence);
+  return Down(device).GetFenceStatus(device, fence);
+}
 
 VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreFdKHR(VkDevice device, const VkSemaphoreGetFdInfoKHR* info, int* fd) {
-  DeviceTimelines& t = Of(device);
+  DeviceTimelines* found = Find(device);
+  if (found == nullptr) return Down(device).GetSemaphoreFdKHR(device, info, fd);
+  DeviceTimelines& t = *found;
   if (Emulated(t, info->semaphore)) {
     BINDERY_LOG(t.device.log(), kError, "timeline-external",
                 "vkGetSemaphoreFdKHR: an emulated timeline semaphore has no payload a file descriptor can carry; "
@@ -332,18 +374,23 @@ VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreFdKHR(VkDevice device, const VkSemaph
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL GetFenceFdKHR(VkDevice device, const VkFenceGetFdInfoKHR* info, int* fd) {
-  DeviceTimelines& t = Of(device);
+  DeviceTimelines* found = Find(device);
+  if (found == nullptr) return Down(device).GetFenceFdKHR(device, info, fd);
+  DeviceTimelines& t = *found;
   const VkResult r = t.WaitFenceSentDown(info->fence, "vkGetFenceFdKHR");
   if (r != VK_SUCCESS) return r;
   return t.next.GetFenceFdKHR(device, info, fd);
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyFence(VkDevice device, VkFence fence, const VkAllocationCallbacks* alloc) {
-  Of(device).DestroyFence(fence, alloc);
+  if (DeviceTimelines* t = Find(device)) return t->DestroyFence(fence, alloc);
+  Down(device).DestroyFence(device, fence, alloc);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL ImportSemaphoreFdKHR(VkDevice device, const VkImportSemaphoreFdInfoKHR* info) {
-  DeviceTimelines& t = Of(device);
+  DeviceTimelines* found = Find(device);
+  if (found == nullptr) return Down(device).ImportSemaphoreFdKHR(device, info);
+  DeviceTimelines& t = *found;
   if (Emulated(t, info->semaphore)) {
     BINDERY_LOG(t.device.log(), kError, "timeline-external",
                 "vkImportSemaphoreFdKHR: a payload cannot be imported into an emulated timeline semaphore; refused "

@@ -56,6 +56,38 @@ TEST_P(Timeline, ExposesTheFeatureTheLimitAndNoExternalHandles) {
   EXPECT_EQ(ext.compatibleHandleTypes, 0u);
 }
 
+// Entry points are per device, but applications call one device's with another (the
+// conformance suite's multi-queue tests create a second device without timelines and call
+// the first one's vkCreateSemaphore and vkQueueSubmit; drivers tolerate it): on a device
+// where timelines are not emulated, the layer passes such calls to that device's next layer
+// (before, it dereferenced the missing emulation state and crashed).
+TEST_P(Timeline, AnotherDevicesEntryPointsWorkOnADeviceWithoutEmulation) {
+  auto create_semaphore = reinterpret_cast<PFN_vkCreateSemaphore>(vkGetDeviceProcAddr(rig->device, "vkCreateSemaphore"));
+  auto wait_idle = reinterpret_cast<PFN_vkDeviceWaitIdle>(vkGetDeviceProcAddr(rig->device, "vkDeviceWaitIdle"));
+  auto destroy_semaphore =
+      reinterpret_cast<PFN_vkDestroySemaphore>(vkGetDeviceProcAddr(rig->device, "vkDestroySemaphore"));
+  ASSERT_NE(create_semaphore, nullptr);
+  ASSERT_NE(wait_idle, nullptr);
+  ASSERT_NE(destroy_semaphore, nullptr);
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queue.queueFamilyIndex = rig->h->queue_family();
+  queue.queueCount = 1;
+  queue.pQueuePriorities = &priority;
+  VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};  // no timelineSemaphore: no emulation
+  info.queueCreateInfoCount = 1;
+  info.pQueueCreateInfos = &queue;
+  VkDevice other = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateDevice(rig->h->physical_device(), &info, nullptr, &other), VK_SUCCESS);
+  VkSemaphoreCreateInfo binary{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  EXPECT_EQ(create_semaphore(other, &binary, nullptr, &semaphore), VK_SUCCESS);
+  EXPECT_NE(semaphore, VK_NULL_HANDLE);
+  EXPECT_EQ(wait_idle(other), VK_SUCCESS);
+  destroy_semaphore(other, semaphore, nullptr);
+  vkDestroyDevice(other, nullptr);
+}
+
 TEST_P(Timeline, HostToHost) {
   VkSemaphore s = rig->Timeline(3);
   EXPECT_EQ(rig->Value(s), 3u);
