@@ -8,8 +8,11 @@
 // it skips with the reason.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,10 +27,41 @@ constexpr VkDeviceSize kBig = 6ull << 30;
 constexpr VkDeviceSize kGiB = 1ull << 30;
 const VkDeviceSize kOffsets[3] = {kGiB, (41 * kGiB / 10) & ~VkDeviceSize{3}, (59 * kGiB / 10) & ~VkDeviceSize{3}};
 
+// Where a word at 4.1 or 5.9 GiB lands when a byte offset is formed in 32 bits (the
+// offset modulo 4 GiB): read back too, so a failure says whether accesses wrapped.
+VkDeviceSize Wrapped(int i) { return kOffsets[i] & 0xffffffffull; }
+
 struct FarRun {
   std::string error, skip, validation;
   uint32_t read[3] = {}, after[3] = {}, length = 0;
+  uint32_t at_wrapped[3] = {};  // the words at Wrapped(i) after the dispatch
+  uint32_t max_storage_buffer_range = 0;  // as the application sees it (raised by the layer when forced)
+  std::string summary;                    // the layer's device summary line
+  std::string log;                        // the layer's log file (info level)
 };
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Everything a failure on a device nobody can debug interactively needs to be explained.
+std::string Describe(const char* name, const FarRun& r) {
+  std::ostringstream out;
+  out << name << ": maxStorageBufferRange " << r.max_storage_buffer_range << ", length seen " << r.length
+      << " (expected " << kBig / 4 << ")";
+  for (int i = 0; i < 3; ++i) {
+    out << "\n  word at byte " << kOffsets[i] << ": shader read 0x" << std::hex << r.read[i] << ", after 0x"
+        << r.after[i] << ", word at " << std::dec << Wrapped(i) << " (offset mod 4 GiB) after 0x" << std::hex
+        << r.at_wrapped[i] << std::dec;
+  }
+  out << "\n  summary: " << (r.summary.empty() ? "(none)" : r.summary);
+  if (!r.log.empty()) out << "\n  layer log:\n" << r.log;
+  if (!r.validation.empty()) out << "\n  validation:\n" << r.validation;
+  return out.str();
+}
 
 // What stops this device from holding a 6 GiB buffer in one allocation ("" if nothing).
 std::string CannotHold(VkPhysicalDevice pd) {
@@ -53,6 +87,10 @@ std::string CannotHold(VkPhysicalDevice pd) {
 // buffer-reference kernel.
 FarRun RunFar(const char* mode) {
   ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
+  const std::string log_path = ::testing::TempDir() + "bindery_beyond_4gib_" + mode + ".log";
+  std::remove(log_path.c_str());
+  ScopedEnv log_file("BINDERY_LOG_FILE", log_path);
+  ScopedEnv log_level("BINDERY_LOG_LEVEL", "info");
   FarRun run;
   const bool reference = std::string(mode) == "off";
   VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
@@ -70,6 +108,9 @@ FarRun RunFar(const char* mode) {
   }
   run.skip = CannotHold(h.physical_device());
   if (!run.skip.empty()) return run;
+  VkPhysicalDeviceProperties props{};
+  vkGetPhysicalDeviceProperties(h.physical_device(), &props);
+  run.max_storage_buffer_range = props.limits.maxStorageBufferRange;
   VkDevice d = h.device();
   VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   bci.size = kBig;
@@ -109,7 +150,7 @@ FarRun RunFar(const char* mode) {
                                    reference ? sizeof(far_words_bda_comp) : sizeof(far_words_comp), bindings_count,
                                    reference ? 8 : 0);
   HostBuffer io = h.CreateHostBuffer(7 * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer back = h.CreateHostBuffer(3 * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+  HostBuffer back = h.CreateHostBuffer(6 * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
   uint32_t* words = static_cast<uint32_t*>(io.mapped);
   std::memset(words, 0, 7 * 4);
   for (int i = 0; i < 3; ++i) words[i] = static_cast<uint32_t>(kOffsets[i] / 4);
@@ -127,8 +168,14 @@ FarRun RunFar(const char* mode) {
   }
   VkCommandBuffer cb = h.BeginCommands();
   vkCmdFillBuffer(cb, big, 0, VK_WHOLE_SIZE, 0);
-  for (int i = 0; i < 3; ++i) vkCmdFillBuffer(cb, big, kOffsets[i], 4, 0x1000u + i);
+  // The three words overwrite part of the whole-buffer fill: ordered after it (transfer
+  // writes to the same bytes are not ordered with each other without a barrier).
   VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &barrier, 0, nullptr,
+                       0, nullptr);
+  for (int i = 0; i < 3; ++i) vkCmdFillBuffer(cb, big, kOffsets[i], 4, 0x1000u + i);
   barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
   barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
   vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0,
@@ -148,8 +195,9 @@ FarRun RunFar(const char* mode) {
                        VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0,
                        nullptr);
   for (int i = 0; i < 3; ++i) {
-    const VkBufferCopy region{kOffsets[i], static_cast<VkDeviceSize>(4 * i), 4};
-    vkCmdCopyBuffer(cb, big, back.buffer, 1, &region);
+    const VkBufferCopy regions[2] = {{kOffsets[i], static_cast<VkDeviceSize>(4 * i), 4},
+                                     {Wrapped(i), static_cast<VkDeviceSize>(4 * (3 + i)), 4}};
+    vkCmdCopyBuffer(cb, big, back.buffer, 2, regions);
   }
   barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
   barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
@@ -159,6 +207,7 @@ FarRun RunFar(const char* mode) {
   for (int i = 0; i < 3; ++i) {
     run.read[i] = words[3 + i];
     run.after[i] = static_cast<const uint32_t*>(back.mapped)[i];
+    run.at_wrapped[i] = static_cast<const uint32_t*>(back.mapped)[3 + i];
   }
   run.length = words[6];
   h.Destroy(io);
@@ -168,6 +217,9 @@ FarRun RunFar(const char* mode) {
   vkFreeMemory(d, big_memory, nullptr);
   h.DestroyDevice();
   run.validation = VkHarness::Format(h.ValidationProblems());
+  run.summary = h.BinderySummary();
+  owned.reset();  // the instance too: the log file is complete
+  run.log = ReadWholeFile(log_path);
   return run;
 }
 
@@ -176,16 +228,26 @@ TEST(BindingsBeyond4GiB, WordsAt1And4Point1And5Point9GiB) {
   if (!reference.skip.empty()) GTEST_SKIP() << reference.skip;
   const FarRun forced = RunFar("force");
   if (!forced.skip.empty()) GTEST_SKIP() << forced.skip;
+  // Both runs, described once on stdout (a failure on a device nobody can debug
+  // interactively explains itself): what the device reports, where each word landed, the
+  // layer's summary (pipelines rewritten / fallen back) and its log.
+  std::printf("%s\n%s\n", Describe("reference (layer off, buffer-reference kernel; it reports no length)", reference).c_str(),
+              Describe("forced", forced).c_str());
   ASSERT_TRUE(reference.error.empty()) << reference.error;
   ASSERT_TRUE(forced.error.empty()) << forced.error;
   EXPECT_TRUE(reference.validation.empty()) << reference.validation;
   EXPECT_TRUE(forced.validation.empty()) << forced.validation;
+  EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), 1u) << "the forced pipeline was not rewritten";
+  EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), 0u) << "the forced pipeline ran natively";
   for (int i = 0; i < 3; ++i) {
     SCOPED_TRACE("word at byte " + std::to_string(kOffsets[i]));
     EXPECT_EQ(reference.read[i], 0x1000u + i);
     EXPECT_EQ(reference.after[i], 0xA000u + i);
     EXPECT_EQ(forced.read[i], reference.read[i]);
     EXPECT_EQ(forced.after[i], reference.after[i]);
+    if (i > 0) {
+      EXPECT_EQ(forced.at_wrapped[i], 0u) << "the forced store landed at the offset modulo 4 GiB (32-bit offset)";
+    }
   }
   EXPECT_EQ(forced.length, static_cast<uint32_t>(kBig / 4));
 }
