@@ -5,8 +5,8 @@
 // the indices: VK_EXT_shader_64bit_indexing exists to ask for more). Once the buffer is a
 // PhysicalStorageBuffer pointer it may be larger than 4 GiB, and a word at 4.1 GiB would
 // land at 0.1 GiB. With shaderInt64, an array index whose byte offset may reach 2 GiB (a
-// dynamic index, a large or negative constant, OpPtrAccessChain's Element) leaves the
-// chain: the chain up to the array yields a pointer to element 0, which becomes an integer,
+// dynamic index, a large or negative constant, OpPtrAccessChain's Element; into a runtime
+// array or a sized one whose extent reaches 2 GiB) leaves the chain: the chain up to the array yields a pointer to element 0, which becomes an integer,
 // gets index x stride added in 64 bits (the index extended by its signedness: OpSConvert
 // for a signed index, so a negative Element keeps its meaning) and becomes a pointer again;
 // the rest of the chain goes on from there. Small constants and struct member indices stay
@@ -147,6 +147,7 @@ void PointerPass::WidenChainIndices(Instruction* chain, uint32_t base_pointer_ty
     }
     if (t_op != spv::OpTypeArray && t_op != spv::OpTypeRuntimeArray) break;  // vectors, matrices: a few bytes
     const uint32_t element = t->operand(0);
+    const uint32_t array_length = t_op == spv::OpTypeArray ? t->operand(1) : 0;
     const uint32_t array_type = type;
     type = element;
     if (SmallConstantIndex(operands[k], array_type)) {
@@ -163,7 +164,14 @@ void PointerPass::WidenChainIndices(Instruction* chain, uint32_t base_pointer_ty
       inner = types_.Def(inner->operand(0));
     }
     if (inner != nullptr && inner->opcode() == spv::OpTypeMatrix) stride = 0;
-    if (stride == 0) {  // no explicit layout, or a matrix's: only a wider index
+    // A sized array whose whole extent stays below 2 GiB cannot carry the chain's offset
+    // that far: its index stays in the chain (widened), as cheap as before.
+    uint32_t length = 0;
+    if (t_op == spv::OpTypeArray && stride != 0 && types_.GetConstantValue(array_length, &length) &&
+        uint64_t{length} * stride < kSmallOffset) {
+      stride = 0;
+    }
+    if (stride == 0) {  // no explicit layout, a matrix's, or a short array: only a wider index
       pending.push_back(WideIndex(operands[k], array_type));
       continue;
     }
