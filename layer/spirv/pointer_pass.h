@@ -93,6 +93,10 @@ class PointerPass {
   void WidenChainIndices(Instruction* chain, uint32_t base_pointer_type, uint32_t pointee, uint32_t first);
   // `index` as a 64-bit value; `strided_type` carries the ArrayStride it is scaled by.
   uint32_t WideIndex(uint32_t index, uint32_t strided_type);
+  // A constant index whose offset (by strided_type's ArrayStride) is below 2 GiB.
+  bool SmallConstantIndex(uint32_t index, uint32_t strided_type) const;
+  // `pointer` (of `pointer_type`) moved by index x stride bytes in 64-bit integer arithmetic.
+  uint32_t OffsetPointer(uint32_t pointer, uint32_t pointer_type, uint32_t index, uint32_t stride);
   bool IndexIntType(uint32_t id, uint32_t* width, bool* is_signed) const;
   // 8/16-bit storage-only types (pointer_pass_functions.cpp): a type with a member the
   // module may only load, store and convert; the 32-bit scalar or vector such a value

@@ -1,15 +1,18 @@
-// PointerPass: array indices of access chains on buffer pointers widened to 64 bits.
+// PointerPass: array elements of buffer pointers beyond 2 GiB, in 64-bit address arithmetic.
 //
-// A descriptor access never reaches past 4 GiB, so a 32-bit index into a runtime array is
-// enough there and drivers may compute index x stride in 32 bits. Once the buffer is a
-// PhysicalStorageBuffer pointer it may be larger than 4 GiB, and some drivers (NVIDIA's)
-// still form the byte offset of a 32-bit index in 32 bits: a word at 4.1 GiB lands at
-// 0.1 GiB. With shaderInt64 every dynamic array index (and OpPtrAccessChain's Element) of
-// a rewritten chain is converted to 64 bits first, by its signedness (OpSConvert for a
-// signed index, so a negative Element keeps its meaning), which makes the offset
-// arithmetic 64-bit whatever the driver does. Constant indices stay 32-bit when their
-// offset is small and positive; struct member indices are never touched (they must be 32-bit
-// constants). Vector and matrix indices move a few bytes at most and stay as they are.
+// A descriptor access never reaches past 4 GiB, so drivers may form an access chain's byte
+// offset in 32 bits and add only the base address in 64 (NVIDIA does, whatever the width of
+// the indices: VK_EXT_shader_64bit_indexing exists to ask for more). Once the buffer is a
+// PhysicalStorageBuffer pointer it may be larger than 4 GiB, and a word at 4.1 GiB would
+// land at 0.1 GiB. With shaderInt64, an array index whose byte offset may reach 2 GiB (a
+// dynamic index, a large or negative constant, OpPtrAccessChain's Element; into a runtime
+// array or a sized one whose extent reaches 2 GiB) leaves the chain: the chain up to the array yields a pointer to element 0, which becomes an integer,
+// gets index x stride added in 64 bits (the index extended by its signedness: OpSConvert
+// for a signed index, so a negative Element keeps its meaning) and becomes a pointer again;
+// the rest of the chain goes on from there. Small constants and struct member indices stay
+// in chains; vector and matrix indices move a few bytes at most. Arrays of matrices keep
+// their index in the chain, only widened to 64 bits: a matrix's layout is a decoration of
+// the struct member holding it, which a pointer to the matrix would lose.
 #include "spirv/pointer_pass.h"
 
 namespace bindery::spirv {
@@ -54,37 +57,146 @@ uint32_t PointerPass::WideIndex(uint32_t index, uint32_t strided_type) {
   return Emit(is_signed ? spv::OpSConvert : spv::OpUConvert, u64_, {index});
 }
 
+bool PointerPass::SmallConstantIndex(uint32_t index, uint32_t strided_type) const {
+  uint32_t width = 0, value = 0;
+  bool is_signed = false;
+  if (!IndexIntType(index, &width, &is_signed) || width > 32 || !types_.GetConstantValue(index, &value)) return false;
+  const int64_t v = is_signed ? (width == 32 ? int64_t{static_cast<int32_t>(value)}
+                                             : int64_t{static_cast<int32_t>(value << (32 - width)) >> (32 - width)})
+                              : int64_t{value};
+  uint32_t stride = 0;
+  types_.GetDecoration(strided_type, spv::DecorationArrayStride, &stride);
+  return v >= 0 && static_cast<uint64_t>(v) * uint64_t{stride == 0 ? 1u : stride} < kSmallOffset;
+}
+
+uint32_t PointerPass::OffsetPointer(uint32_t pointer, uint32_t pointer_type, uint32_t index, uint32_t stride) {
+  uint32_t width = 0, value = 0;
+  bool is_signed = false;
+  uint32_t offset = 0;
+  if (IndexIntType(index, &width, &is_signed) && width <= 32 && types_.GetConstantValue(index, &value)) {
+    // A constant index: its byte offset as one 64-bit constant (two's complement when
+    // negative), sign- or zero-extended as WideIndex does.
+    const int64_t v = is_signed ? (width == 32 ? int64_t{static_cast<int32_t>(value)}
+                                               : int64_t{static_cast<int32_t>(value << (32 - width)) >> (32 - width)})
+                                : int64_t{value};
+    const uint64_t bytes = static_cast<uint64_t>(v) * uint64_t{stride};
+    offset = types_.GetConstant(u64_, {static_cast<uint32_t>(bytes), static_cast<uint32_t>(bytes >> 32)});
+  } else {
+    const uint32_t wide = WideIndex(index, 0);  // by its signedness; a 64-bit index as it is
+    offset = stride == 1 ? wide : Emit(spv::OpIMul, u64_, {wide, types_.GetConstant(u64_, {stride, 0})});
+  }
+  const uint32_t address = Emit(spv::OpConvertPtrToU, u64_, {pointer});
+  return Emit(spv::OpConvertUToPtr, pointer_type, {Emit(spv::OpIAdd, u64_, {address, offset})});
+}
+
 void PointerPass::WidenChainIndices(Instruction* chain, uint32_t base_pointer_type, uint32_t pointee, uint32_t first) {
   if (!options_.shader_int64) return;
   const spv::Op op = chain->opcode();
+  const bool in_bounds = op == spv::OpInBoundsAccessChain || op == spv::OpInBoundsPtrAccessChain;
+  const uint32_t result_type = chain->type_id();
+  const uint32_t result = chain->result_id();
+  std::vector<uint32_t> operands(chain->operand_count());
+  for (uint32_t k = 0; k < operands.size(); ++k) operands[k] = chain->operand(k);
+  // The chain is rebuilt as `base` (with OpPtrAccessChain's Element while it is kept)
+  // followed by `pending`: indices whose offsets stay small.
+  uint32_t base = operands[0];
+  uint32_t element_index = 0;  // a kept Element (0: none)
+  std::vector<uint32_t> pending;
+  bool changed = false;
   if (op == spv::OpPtrAccessChain || op == spv::OpInBoundsPtrAccessChain) {
-    if (chain->operand_count() > 1) chain->set_operand(1, WideIndex(chain->operand(1), base_pointer_type));
     first = 2;
-  }
-  uint32_t type = pointee;
-  for (uint32_t k = first; k < chain->operand_count(); ++k) {
-    // Emitting may add constants to the types section and move every Instruction there:
-    // what is needed from `t` is read before WideIndex.
-    const Instruction* t = types_.Def(type);
-    if (t == nullptr) return;
-    switch (t->opcode()) {
-      case spv::OpTypeStruct: {
-        uint32_t member = 0;
-        if (!types_.GetConstantValue(chain->operand(k), &member) || member >= t->operand_count()) return;
-        type = t->operand(member);
-        break;
+    if (operands.size() > 1) {
+      uint32_t stride = 0;
+      if (base_pointer_type != 0) types_.GetDecoration(base_pointer_type, spv::DecorationArrayStride, &stride);
+      if (SmallConstantIndex(operands[1], base_pointer_type)) {
+        element_index = operands[1];
+      } else if (stride != 0) {
+        // The base's type as the rewritten module has it (a descriptor's pointer becomes a
+        // buffer pointer of the same stride).
+        base = OffsetPointer(base, MappedType(base_pointer_type), operands[1], stride);
+        changed = true;
+      } else {
+        element_index = WideIndex(operands[1], base_pointer_type);
       }
-      case spv::OpTypeArray:
-      case spv::OpTypeRuntimeArray: {
-        const uint32_t element = t->operand(0);
-        chain->set_operand(k, WideIndex(chain->operand(k), type));
-        type = element;
-        break;
-      }
-      default:
-        return;  // vectors and matrices: a few bytes; nothing past them is an array
     }
   }
+  // OpAccessChain, or OpPtrAccessChain while an Element is kept.
+  auto make_chain = [&](uint32_t type_id, uint32_t result_id) {
+    const spv::Op chain_op = element_index != 0
+                                 ? (in_bounds ? spv::OpInBoundsPtrAccessChain : spv::OpPtrAccessChain)
+                                 : (in_bounds ? spv::OpInBoundsAccessChain : spv::OpAccessChain);
+    Instruction made(chain_op, type_id, result_id, {base});
+    if (element_index != 0) made.add_operand(element_index);
+    for (uint32_t w : pending) made.add_operand(w);
+    return made;
+  };
+  uint32_t type = pointee;
+  uint32_t k = first;
+  for (; k < operands.size(); ++k) {
+    // Emitting may add types and constants to the types section and move every
+    // Instruction there: what is needed from `t` is read before emitting.
+    const Instruction* t = types_.Def(type);
+    if (t == nullptr) break;
+    const spv::Op t_op = t->opcode();
+    if (t_op == spv::OpTypeStruct) {
+      uint32_t member = 0;
+      if (!types_.GetConstantValue(operands[k], &member) || member >= t->operand_count()) break;
+      type = t->operand(member);
+      pending.push_back(operands[k]);
+      continue;
+    }
+    if (t_op != spv::OpTypeArray && t_op != spv::OpTypeRuntimeArray) break;  // vectors, matrices: a few bytes
+    const uint32_t element = t->operand(0);
+    const uint32_t array_length = t_op == spv::OpTypeArray ? t->operand(1) : 0;
+    const uint32_t array_type = type;
+    type = element;
+    if (SmallConstantIndex(operands[k], array_type)) {
+      pending.push_back(operands[k]);
+      continue;
+    }
+    uint32_t stride = 0;
+    types_.GetDecoration(array_type, spv::DecorationArrayStride, &stride);
+    // A matrix's layout (RowMajor, MatrixStride) is a decoration of the struct member that
+    // holds it: a pointer made to the matrix itself would lose it, so a chain to matrices
+    // (or arrays of them) keeps the index, widened.
+    const Instruction* inner = types_.Def(element);
+    while (inner != nullptr && (inner->opcode() == spv::OpTypeArray || inner->opcode() == spv::OpTypeRuntimeArray)) {
+      inner = types_.Def(inner->operand(0));
+    }
+    if (inner != nullptr && inner->opcode() == spv::OpTypeMatrix) stride = 0;
+    // A sized array whose whole extent stays below 2 GiB cannot carry the chain's offset
+    // that far: its index stays in the chain (widened), as cheap as before.
+    uint32_t length = 0;
+    if (t_op == spv::OpTypeArray && stride != 0 && types_.GetConstantValue(array_length, &length) &&
+        uint64_t{length} * stride < kSmallOffset) {
+      stride = 0;
+    }
+    if (stride == 0) {  // no explicit layout, a matrix's, or a short array: only a wider index
+      pending.push_back(WideIndex(operands[k], array_type));
+      continue;
+    }
+    // The element's address in 64-bit integer arithmetic: a pointer to element 0 (the
+    // chain so far, then index 0), plus index x stride, as a new pointer. Drivers may form
+    // an access chain's offset in 32 bits whatever its indices' width (only the base
+    // address is 64-bit unless 64-bit indexing is requested), so an offset that may pass
+    // 2 GiB never goes through a chain.
+    const uint32_t element_pointer = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, element);
+    pending.push_back(types_.GetUintConstant(0));
+    const uint32_t zero_id = m_.TakeId();
+    out_.push_back(make_chain(element_pointer, zero_id));
+    base = OffsetPointer(zero_id, element_pointer, operands[k], stride);
+    element_index = 0;
+    pending.clear();
+    changed = true;
+  }
+  for (; k < operands.size(); ++k) pending.push_back(operands[k]);
+  if (!changed) {
+    // Nothing moved to integer arithmetic: the chain as it was, its indices widened.
+    if (element_index != 0) chain->set_operand(1, element_index);
+    for (uint32_t n = first, m = 0; n < operands.size() && m < pending.size(); ++n, ++m) chain->set_operand(n, pending[m]);
+    return;
+  }
+  *chain = make_chain(result_type, result);
 }
 
 }  // namespace bindery::spirv

@@ -6,7 +6,9 @@
 //   polling of the driver fence in slices) and wakes as soon as the driver fence signals;
 // - destroying a fence or semaphore that parked work still names is survived, logged;
 // - exporting a fence or binary semaphore that parked work signals waits until the work
-//   has gone down; emulated timelines refuse exports and imports.
+//   has gone down (sync fds; opaque fds where the driver cannot export sync fds: what they
+//   import signals once the work has gone down, never before); emulated timelines refuse
+//   exports and imports.
 // tests/no_timeline_layer sits below in both configurations and says what reached the driver.
 #include <unistd.h>
 
@@ -164,35 +166,89 @@ TEST_P(TimelineParkedObjects, DestroyingObjectsThatParkedWorkNamesIsSurvived) {
   EXPECT_EQ(vkQueueWaitIdle(rig->queue), VK_SUCCESS);
 }
 
+// What the driver can do with one handle type of fences and binary semaphores.
+struct ExportSupport {
+  VkExternalFenceFeatureFlags fence = 0;
+  VkExternalSemaphoreFeatureFlags semaphore = 0;
+  bool Exports() const {
+    return (fence & VK_EXTERNAL_FENCE_FEATURE_EXPORTABLE_BIT) != 0 &&
+           (semaphore & VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT) != 0;
+  }
+  bool Imports() const {
+    return (fence & VK_EXTERNAL_FENCE_FEATURE_IMPORTABLE_BIT) != 0 &&
+           (semaphore & VK_EXTERNAL_SEMAPHORE_FEATURE_IMPORTABLE_BIT) != 0;
+  }
+};
+
+// Asked through the core 1.1 queries (the harness's instance is 1.3).
+ExportSupport QueryExportSupport(VkPhysicalDevice pd, VkExternalFenceHandleTypeFlagBits fence_type,
+                                 VkExternalSemaphoreHandleTypeFlagBits semaphore_type) {
+  VkExternalFenceProperties fence_props{VK_STRUCTURE_TYPE_EXTERNAL_FENCE_PROPERTIES};
+  VkPhysicalDeviceExternalFenceInfo fence_query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_FENCE_INFO};
+  fence_query.handleType = fence_type;
+  vkGetPhysicalDeviceExternalFenceProperties(pd, &fence_query, &fence_props);
+  VkExternalSemaphoreProperties sem_props{VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES};
+  VkPhysicalDeviceExternalSemaphoreInfo sem_query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO};
+  sem_query.handleType = semaphore_type;
+  vkGetPhysicalDeviceExternalSemaphoreProperties(pd, &sem_query, &sem_props);
+  return {fence_props.externalFenceFeatures, sem_props.externalSemaphoreFeatures};
+}
+
 TEST_P(TimelineParkedObjects, ExportsOfFencesAndSemaphoresThatParkedWorkSignalsWaitForIt) {
   for (const char* name : {VK_KHR_EXTERNAL_FENCE_FD_EXTENSION_NAME, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME}) {
     if (!rig->h->device_extension_enabled(name)) GTEST_SKIP() << "the driver has no " << name << " (lavapipe)";
   }
-  VkExternalFenceProperties fence_props{VK_STRUCTURE_TYPE_EXTERNAL_FENCE_PROPERTIES};
-  VkPhysicalDeviceExternalFenceInfo fence_query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_FENCE_INFO};
-  fence_query.handleType = VK_EXTERNAL_FENCE_HANDLE_TYPE_SYNC_FD_BIT;
-  vkGetPhysicalDeviceExternalFenceProperties(rig->h->physical_device(), &fence_query, &fence_props);
-  VkExternalSemaphoreProperties sem_props{VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES};
-  VkPhysicalDeviceExternalSemaphoreInfo sem_query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO};
-  sem_query.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT;
-  vkGetPhysicalDeviceExternalSemaphoreProperties(rig->h->physical_device(), &sem_query, &sem_props);
-  if (!(fence_props.externalFenceFeatures & VK_EXTERNAL_FENCE_FEATURE_EXPORTABLE_BIT) ||
-      !(sem_props.externalSemaphoreFeatures & VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT)) {
-    GTEST_SKIP() << "the driver cannot export sync fds of fences (features " << fence_props.externalFenceFeatures
-                 << ") and binary semaphores (features " << sem_props.externalSemaphoreFeatures << ")";
+  // Sync fds first: copy transference, where the layer must wait for the parked work before
+  // the driver is asked (the driver would export a payload nobody was asked to signal).
+  // Opaque fds otherwise (reference transference): the imported payload still must signal
+  // once the parked work has gone down, and never before.
+  const ExportSupport sync = QueryExportSupport(rig->h->physical_device(), VK_EXTERNAL_FENCE_HANDLE_TYPE_SYNC_FD_BIT,
+                                                VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT);
+  const ExportSupport opaque = QueryExportSupport(rig->h->physical_device(), VK_EXTERNAL_FENCE_HANDLE_TYPE_OPAQUE_FD_BIT,
+                                                  VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT);
+  std::printf("external features: sync fd fence 0x%x semaphore 0x%x; opaque fd fence 0x%x semaphore 0x%x\n",
+              sync.fence, sync.semaphore, opaque.fence, opaque.semaphore);
+  if (!sync.Exports() && !opaque.Exports()) {
+    GTEST_SKIP() << "the driver exports neither sync fds nor opaque fds of both fences and binary semaphores "
+                 << "(sync fd: fence features " << sync.fence << ", semaphore features " << sync.semaphore
+                 << "; opaque fd: fence features " << opaque.fence << ", semaphore features " << opaque.semaphore
+                 << ")";
   }
+  const bool copy_transference = sync.Exports();
+  const bool imports = copy_transference ? sync.Imports() : opaque.Imports();
+  const auto fence_type =
+      copy_transference ? VK_EXTERNAL_FENCE_HANDLE_TYPE_SYNC_FD_BIT : VK_EXTERNAL_FENCE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  const auto sem_type = copy_transference ? VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT
+                                          : VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  std::printf("exporting %s fds\n", copy_transference ? "sync" : "opaque");
   auto get_fence_fd = reinterpret_cast<PFN_vkGetFenceFdKHR>(vkGetDeviceProcAddr(rig->device, "vkGetFenceFdKHR"));
   auto get_semaphore_fd =
       reinterpret_cast<PFN_vkGetSemaphoreFdKHR>(vkGetDeviceProcAddr(rig->device, "vkGetSemaphoreFdKHR"));
   auto import_semaphore_fd =
       reinterpret_cast<PFN_vkImportSemaphoreFdKHR>(vkGetDeviceProcAddr(rig->device, "vkImportSemaphoreFdKHR"));
-  ASSERT_TRUE(get_fence_fd != nullptr && get_semaphore_fd != nullptr && import_semaphore_fd != nullptr);
+  auto import_fence_fd =
+      reinterpret_cast<PFN_vkImportFenceFdKHR>(vkGetDeviceProcAddr(rig->device, "vkImportFenceFdKHR"));
+  ASSERT_TRUE(get_fence_fd != nullptr && get_semaphore_fd != nullptr && import_semaphore_fd != nullptr &&
+              import_fence_fd != nullptr);
+  // The exported fence payload in a new fence (temporary: sync fds only import so).
+  auto imported_fence = [&](int fd) {
+    VkFence f = Fence();
+    VkImportFenceFdInfoKHR info{VK_STRUCTURE_TYPE_IMPORT_FENCE_FD_INFO_KHR};
+    info.fence = f;
+    info.flags = VK_FENCE_IMPORT_TEMPORARY_BIT;
+    info.handleType = fence_type;
+    info.fd = fd;
+    const VkResult r = import_fence_fd(rig->device, &info);
+    EXPECT_EQ(r, VK_SUCCESS) << "importing the exported fence payload";
+    if (r != VK_SUCCESS && fd >= 0) close(fd);  // on success the driver owns it
+    return f;
+  };
   VkSemaphore gate = rig->Timeline();
   VkExportFenceCreateInfo export_fence{VK_STRUCTURE_TYPE_EXPORT_FENCE_CREATE_INFO};
-  export_fence.handleTypes = VK_EXTERNAL_FENCE_HANDLE_TYPE_SYNC_FD_BIT;
+  export_fence.handleTypes = fence_type;
   VkFence fence = Fence(&export_fence);
   VkExportSemaphoreCreateInfo export_sem{VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
-  export_sem.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT;
+  export_sem.handleTypes = sem_type;
   VkSemaphoreCreateInfo sem_info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &export_sem};
   VkSemaphore binary = VK_NULL_HANDLE;
   ASSERT_EQ(vkCreateSemaphore(rig->device, &sem_info, nullptr, &binary), VK_SUCCESS);
@@ -203,23 +259,71 @@ TEST_P(TimelineParkedObjects, ExportsOfFencesAndSemaphoresThatParkedWorkSignalsW
   std::thread fence_export([&] {
     VkFenceGetFdInfoKHR info{VK_STRUCTURE_TYPE_FENCE_GET_FD_INFO_KHR};
     info.fence = fence;
-    info.handleType = VK_EXTERNAL_FENCE_HANDLE_TYPE_SYNC_FD_BIT;
+    info.handleType = fence_type;
     fence_result = get_fence_fd(rig->device, &info, &fence_fd);
   });
   std::thread sem_export([&] {
     VkSemaphoreGetFdInfoKHR info{VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
     info.semaphore = binary;
-    info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT;
+    info.handleType = sem_type;
     sem_result = get_semaphore_fd(rig->device, &info, &sem_fd);
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  EXPECT_EQ(fence_result.load(), 1) << "the fence was exported before its parked submission went down";
-  EXPECT_EQ(sem_result.load(), 1) << "the semaphore was exported before its parked signal went down";
+  VkFence early_import = VK_NULL_HANDLE;
+  if (copy_transference) {
+    // A sync fd is a copy of the payload at export: exported before the parked work went
+    // down, it would carry nothing that ever signals.
+    EXPECT_EQ(fence_result.load(), 1) << "the fence was exported before its parked submission went down";
+    EXPECT_EQ(sem_result.load(), 1) << "the semaphore was exported before its parked signal went down";
+  } else if (fence_result.load() != 1) {
+    // An opaque fd refers to the fence itself: an export before the work went down is
+    // allowed, but what it imports must not signal yet.
+    fence_export.join();
+    ASSERT_EQ(fence_result.load(), VK_SUCCESS);
+    if (imports) {
+      early_import = imported_fence(fence_fd);
+      fence_fd = -1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      EXPECT_EQ(vkGetFenceStatus(rig->device, early_import), VK_NOT_READY)
+          << "the imported opaque fence signalled before its parked submission went down";
+    }
+  }
   ASSERT_EQ(rig->Signal(gate, 1), VK_SUCCESS);
-  fence_export.join();
+  if (fence_export.joinable()) fence_export.join();
   sem_export.join();
   EXPECT_EQ(fence_result.load(), VK_SUCCESS);
   EXPECT_EQ(sem_result.load(), VK_SUCCESS);
+  if (imports && fence_result.load() == VK_SUCCESS && sem_result.load() == VK_SUCCESS) {
+    // The payloads signal once the parked work has run: the fence's in a new fence, the
+    // semaphore's in a new binary semaphore a submission waits for.
+    VkFence imported = early_import != VK_NULL_HANDLE ? early_import : imported_fence(fence_fd);
+    fence_fd = -1;
+    EXPECT_EQ(vkWaitForFences(rig->device, 1, &imported, VK_TRUE, 5 * kSecond), VK_SUCCESS)
+        << "the imported fence payload never signalled";
+    VkSemaphoreCreateInfo plain{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    VkSemaphore sem_copy = VK_NULL_HANDLE;
+    ASSERT_EQ(vkCreateSemaphore(rig->device, &plain, nullptr, &sem_copy), VK_SUCCESS);
+    VkImportSemaphoreFdInfoKHR info{VK_STRUCTURE_TYPE_IMPORT_SEMAPHORE_FD_INFO_KHR};
+    info.semaphore = sem_copy;
+    info.flags = VK_SEMAPHORE_IMPORT_TEMPORARY_BIT;
+    info.handleType = sem_type;
+    info.fd = sem_fd;
+    const VkResult r = import_semaphore_fd(rig->device, &info);
+    EXPECT_EQ(r, VK_SUCCESS) << "importing the exported semaphore payload";
+    if (r == VK_SUCCESS) {
+      sem_fd = -1;  // the driver owns it
+      VkFence waited = Fence();
+      ASSERT_EQ(rig->Submit({{sem_copy, 0}}, {}, VK_NULL_HANDLE, waited), VK_SUCCESS);
+      EXPECT_EQ(vkWaitForFences(rig->device, 1, &waited, VK_TRUE, 5 * kSecond), VK_SUCCESS)
+          << "a wait on the imported semaphore payload never completed";
+      vkDestroyFence(rig->device, waited, nullptr);
+    }
+    EXPECT_EQ(vkQueueWaitIdle(rig->queue), VK_SUCCESS);
+    vkDestroySemaphore(rig->device, sem_copy, nullptr);
+    vkDestroyFence(rig->device, imported, nullptr);
+  } else if (early_import != VK_NULL_HANDLE) {
+    vkDestroyFence(rig->device, early_import, nullptr);
+  }
   if (fence_fd >= 0) close(fence_fd);
   if (sem_fd >= 0) close(sem_fd);
 
@@ -227,13 +331,13 @@ TEST_P(TimelineParkedObjects, ExportsOfFencesAndSemaphoresThatParkedWorkSignalsW
   VkSemaphore timeline = rig->Timeline();
   VkSemaphoreGetFdInfoKHR get{VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
   get.semaphore = timeline;
-  get.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT;
+  get.handleType = sem_type;
   int fd = -1;
   EXPECT_EQ(get_semaphore_fd(rig->device, &get, &fd), VK_ERROR_INVALID_EXTERNAL_HANDLE);
   VkImportSemaphoreFdInfoKHR import{VK_STRUCTURE_TYPE_IMPORT_SEMAPHORE_FD_INFO_KHR};
   import.semaphore = timeline;
   import.flags = VK_SEMAPHORE_IMPORT_TEMPORARY_BIT;
-  import.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT;
+  import.handleType = sem_type;
   import.fd = -1;
   EXPECT_EQ(import_semaphore_fd(rig->device, &import), VK_ERROR_INVALID_EXTERNAL_HANDLE);
   EXPECT_TRUE(Logged("timeline-external"));
