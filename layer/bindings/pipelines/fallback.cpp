@@ -164,11 +164,17 @@ void DeviceBindings::WriteConvertedBinding(SetShadow& set, const ConvertedBindin
     return false;
   };
   // With robustness2.nullDescriptor a null descriptor is valid and reads 0: the full set
-  // gets one where the shadow has none (never written, written null, or destroyed).
+  // gets one where the shadow has none (never written, written null, or destroyed) — but
+  // not in a dynamic binding the pipeline does not use: a null descriptor's range is
+  // VK_WHOLE_SIZE, which makes any nonzero dynamic offset of the bind invalid
+  // (VUID-vkCmdBindDescriptorSets-pDescriptorSets-06715), while an unwritten descriptor
+  // nobody reads is valid.
   static const VkDescriptorBufferInfo kNull{VK_NULL_HANDLE, 0, VK_WHOLE_SIZE};
+  const bool dynamic = c.type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC ||
+                       c.type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
   for (uint32_t k = 0; k < count;) {
     if (!usable(k)) {
-      if (plan.null_descriptor) {
+      if (plan.null_descriptor && (!dynamic || statically_used)) {
         VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
         w.dstSet = set.full;
         w.dstBinding = c.binding;
