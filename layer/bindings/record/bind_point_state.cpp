@@ -156,19 +156,7 @@ void NoteAppPushed(BindingsCommandData& data, VkPipelineLayout layout, uint64_t 
   if (hi > kPushImageBytes || hi <= lo) return;
   for (int i = 0; i < 2; ++i) {
     if ((stages & PointStages(i)) == 0) continue;
-    AppImage& app = data.points[i].app;
-    if (app.ranges_key != ranges_key) {
-      // Pushes through other ranges: a pipeline of these ranges does not read them.
-      app.lo = UINT32_MAX;
-      app.hi = 0;
-      app.Fresh();
-      app.ranges_key = ranges_key;
-    }
-    std::memcpy(app.bytes + lo, bytes, hi - lo);
-    app.lo = std::min(app.lo, lo);
-    app.hi = std::max(app.hi, hi);
-    app.layout = layout;
-    if (app.Stale() && lo <= app.stale_lo && hi >= app.stale_hi) app.Fresh();
+    data.points[i].app.Record(layout, ranges_key, lo, hi, bytes);
   }
 }
 
@@ -180,35 +168,13 @@ bool NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layou
   // Whatever stages a root names, the driver may hand its bytes to every stage: the
   // application's bytes of either bind point there are lost.
   for (BindPointState& point : data.points) {
-    AppImage& app = point.app;
-    const uint32_t from = std::max(lo, app.lo);
-    const uint32_t to = std::min(hi, app.hi);
-    if (to <= from || app.ranges_key == ranges_key) continue;  // same ranges: a root never overlaps their bytes
-    app.stale_lo = std::min(app.stale_lo, from);
-    app.stale_hi = std::max(app.stale_hi, to);
-    stale = true;
+    // Same ranges: a root never overlaps their bytes.
+    if (point.app.ranges_key != ranges_key && point.app.MarkOverwritten(lo, hi)) stale = true;
   }
   // The other bind point's root there is lost too (a root is pushed with every stage).
-  RootImage& other = data.points[1 - index].root;
-  const uint32_t from = std::max(lo, other.lo);
-  const uint32_t to = std::min(hi, other.hi);
-  if (to > from) {
-    other.stale_lo = std::min(other.stale_lo, from);
-    other.stale_hi = std::max(other.stale_hi, to);
-    stale = true;
-  }
-  if (root.ranges_key != ranges_key || root.hi <= root.lo) {
-    // Roots placed by other ranges: the sets they served were disturbed by this bind.
-    root.lo = UINT32_MAX;
-    root.hi = 0;
-    root.Fresh();
-    root.ranges_key = ranges_key;
-  }
-  std::memcpy(root.bytes + lo, bytes, hi - lo);
-  root.lo = std::min(root.lo, lo);
-  root.hi = std::max(root.hi, hi);
-  root.layout = layout;
-  if (root.Stale() && lo <= root.stale_lo && hi >= root.stale_hi) root.Fresh();
+  if (data.points[1 - index].root.MarkOverwritten(lo, hi)) stale = true;
+  // Roots placed by other ranges: the sets they served were disturbed by this bind.
+  root.Record(layout, ranges_key, lo, hi, bytes);
   return stale;
 }
 

@@ -7,7 +7,9 @@
 // Fixed arrays only: nothing is allocated while recording.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include <vulkan/vulkan.h>
 
@@ -97,12 +99,12 @@ struct PushImage {
 // ranges of the layouts the root went through (layouts with the same ranges place roots
 // alike); a root delivered through other ranges starts the span anew, since binding
 // through such a layout disturbs every set bound before.
-struct RootImage {
+struct PushBytesImage {
   alignas(8) uint8_t bytes[kPushImageBytes] = {};
-  uint32_t lo = UINT32_MAX;  // span of the bytes that hold a root
+  uint32_t lo = UINT32_MAX;  // span of the bytes recorded
   uint32_t hi = 0;
   uint64_t ranges_key = 0;
-  VkPipelineLayout layout = VK_NULL_HANDLE;  // the last layout a root went through
+  VkPipelineLayout layout = VK_NULL_HANDLE;  // the last layout the bytes went through
   uint32_t stale_lo = UINT32_MAX;
   uint32_t stale_hi = 0;
   bool Stale() const { return stale_hi > stale_lo; }
@@ -110,27 +112,40 @@ struct RootImage {
     stale_lo = UINT32_MAX;
     stale_hi = 0;
   }
+  // Bytes [lo, hi) went down through `layout` (ranges `key`): bytes recorded through other
+  // ranges are forgotten (a pipeline of these ranges does not read them); a push covering
+  // the stale span makes it fresh.
+  void Record(VkPipelineLayout through, uint64_t key, uint32_t from, uint32_t to, const uint8_t* data) {
+    if (ranges_key != key || hi <= lo) {
+      lo = UINT32_MAX;
+      hi = 0;
+      Fresh();
+      ranges_key = key;
+    }
+    std::memcpy(bytes + from, data, to - from);
+    lo = std::min(lo, from);
+    hi = std::max(hi, to);
+    layout = through;
+    if (Stale() && from <= stale_lo && to >= stale_hi) Fresh();
+  }
+  // Something else was pushed over [from, to): the part of the span it covers is stale.
+  bool MarkOverwritten(uint32_t from, uint32_t to) {
+    from = std::max(from, lo);
+    to = std::min(to, hi);
+    if (to <= from) return false;
+    stale_lo = std::min(stale_lo, from);
+    stale_hi = std::max(stale_hi, to);
+    return true;
+  }
 };
+using RootImage = PushBytesImage;
 
 // The application's push-constant bytes pushed at this bind point (through layouts with
 // the push-constant ranges `ranges_key`): a root pushed through a layout with other
 // ranges may land on them (the root lies after that layout's own ranges), and a pipeline
 // of these ranges bound later reads them again. Stale bytes are re-sent before a draw or
 // dispatch of a pipeline with these ranges.
-struct AppImage {
-  alignas(8) uint8_t bytes[kPushImageBytes] = {};
-  uint32_t lo = UINT32_MAX;  // span of the bytes the application pushed
-  uint32_t hi = 0;
-  uint64_t ranges_key = 0;
-  VkPipelineLayout layout = VK_NULL_HANDLE;  // the last layout an application push went through
-  uint32_t stale_lo = UINT32_MAX;
-  uint32_t stale_hi = 0;
-  bool Stale() const { return stale_hi > stale_lo; }
-  void Fresh() {
-    stale_lo = UINT32_MAX;
-    stale_hi = 0;
-  }
-};
+using AppImage = PushBytesImage;
 
 struct PipelineLayoutShadow;
 
