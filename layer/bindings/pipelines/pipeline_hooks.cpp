@@ -474,6 +474,7 @@ void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, 
     auto f = std::make_unique<FallbackPipeline>();
     f->full = infos[i].layout;
     for (const SetRoot& r : layout->root.sets) f->sets.push_back(r.layout);
+    f->ranges = layout->native_ranges;
     b.fallback_pipelines.Insert(pipelines[i], std::move(f));
     b.any_fallback.store(true, std::memory_order_release);
     b.MarkWork(DeviceBindings::kWorkFallback);
