@@ -46,6 +46,9 @@ class BindingsPlan : public DevicePlan {
   bool bounds_checks = false;        // the application enabled robustBufferAccess(2)
   bool null_descriptor = false;      // the application enabled robustness2.nullDescriptor
   bool convert_uniform_buffers = false;
+  // Execution models whose rewritten modules broadcast descriptor-array indices (a
+  // workaround for lavapipe: spirv/uniform_descriptor_index.h); 0 on other drivers.
+  uint32_t broadcast_descriptor_index_models = 0;
   std::string dump_dir;              // where rewritten modules are written ("" none)
   bool validate = false;             // spirv-val on each rewritten module (bindings_validate)
   spirv::TargetEnv target = spirv::TargetEnv::kVulkan1_0;
