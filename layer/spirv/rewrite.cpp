@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "spirv/pointer_pass.h"
+#include "spirv/uniform_descriptor_index.h"
 #include "spirv/use_kinds.h"
 
 namespace bindery::spirv {
@@ -160,6 +161,9 @@ RewriteResult RewriteDescriptorsToPointers(const uint32_t* words, std::size_t wo
       keep_original(why);
       return result;
     }
+  }
+  if (options.broadcast_descriptor_index_models != 0) {
+    result.report.broadcast_indices = BroadcastUniformDescriptorIndices(module, options.broadcast_descriptor_index_models);
   }
   result.report.converted = true;
   result.module = module.Write();

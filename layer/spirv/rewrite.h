@@ -77,6 +77,10 @@ struct RewriteOptions {
   // buffers convert): loads and stores through them state the alignment the layout then
   // proves (spirv/access_alignment.h). 0: unknown, each states its scalar alignment.
   uint32_t descriptor_base_alignment = 0;
+  // Bits 1 << spv::ExecutionModel: modules whose entry points are all of these models get
+  // their dynamically uniform descriptor-array indices broadcast from the first active
+  // lane (spirv/uniform_descriptor_index.h: a driver workaround; 0 never).
+  uint32_t broadcast_descriptor_index_models = 0;
 };
 
 enum class BindingOutcome {
@@ -109,6 +113,8 @@ struct RewriteReport {
   // RootPlacement::kStorageBuffer: one past the last root byte the module reads from
   // the root buffer (0 otherwise).
   uint32_t root_buffer_end = 0;
+  // Descriptor-array indices broadcast (options.broadcast_descriptor_index_models).
+  uint32_t broadcast_indices = 0;
   std::string ToString() const;  // human-readable, one line per binding
 };
 

@@ -14,6 +14,7 @@
 #include "support/vk_objects.h"
 #include "fallback_partner_comp.h"
 #include "fallback_refused_comp.h"
+#include "fallback_refused_set1_comp.h"
 #include "push_descriptors_comp.h"
 
 namespace bindery::test {
@@ -406,6 +407,105 @@ TEST(BindingsPushDescriptors, AFallbackPipelineGetsThePushesMadeBeforeItIsBound)
   for (uint32_t i = 0; i < kWords; ++i) {
     const uint32_t in0 = 1000 + 2 * i, in2 = 3000 + 4 * i;
     ASSERT_EQ(native.out[i], in2 + 2 * in0) << i;
+  }
+  EXPECT_EQ(native.out, forced.out);
+}
+
+// A push-descriptor template made with a layout that has push constants, pushed through it
+// to set 0; then a pipeline the rewrite refuses, whose layout has the same push set layout
+// at set 0 but no push constants (so not compatible for set 0: its shader reads only set
+// 1), gets set 1 bound and dispatches. The layer made the template push again for that
+// pipeline through its full layout, which the template's full twin does not match
+// (validation: UNASSIGNED-CoreValidation-vkCmdPushDescriptorSetWithTemplateKHR-layout;
+// the API fuzzer's seed1316). A push through a layout not compatible with the pipeline's
+// for that set is not what the pipeline reads: it is not made again.
+FallbackOutput RunIncompatibleTemplatePushInMode(const char* mode) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
+  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
+  HarnessOptions options;
+  options.device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  FallbackOutput o;
+  VkHarness h(options);
+  if (!h.ok()) {
+    o.error = h.error();
+    return o;
+  }
+  VkDevice d = h.device();
+  HostBuffer in[3];
+  for (uint32_t k = 0; k < 3; ++k) {
+    in[k] = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    for (uint32_t i = 0; i < kWords; ++i) static_cast<uint32_t*>(in[k].mapped)[i] = (k + 1) * 1000 + i * (k + 2);
+  }
+  HostBuffer out = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  std::memset(out.mapped, 0, kWords * 4);
+
+  ObjectBag bag(d);
+  const VkDescriptorSetLayout pushed = bag.Keep(
+      CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}},
+                      VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR));
+  const VkDescriptorSetLayout plain =
+      bag.Keep(CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                   {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}));
+  const VkPipelineLayout with_push_constants = bag.Keep(CreatePipelineLayout(d, {pushed}, 16));
+  const VkPipelineLayout pipeline_layout = bag.Keep(CreatePipelineLayout(d, {pushed, plain}));
+  const VkPipeline refused = bag.Keep(
+      CreateComputePipeline(d, pipeline_layout, fallback_refused_set1_comp, sizeof(fallback_refused_set1_comp)));
+  const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(d, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3}}));
+  const VkDescriptorSet set = pool != VK_NULL_HANDLE ? AllocateSet(d, pool, plain) : VK_NULL_HANDLE;
+  if (!refused || set == VK_NULL_HANDLE) o.error = "pipeline or set creation failed";
+
+  VkDescriptorUpdateTemplateEntry entry = {0, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0, sizeof(VkDescriptorBufferInfo)};
+  VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+  tci.descriptorUpdateEntryCount = 1;
+  tci.pDescriptorUpdateEntries = &entry;
+  tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
+  tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
+  tci.pipelineLayout = with_push_constants;
+  VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
+  vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &update_template);
+  auto push_template_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetWithTemplateKHR>(
+      vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetWithTemplateKHR"));
+
+  if (o.error.empty()) {
+    const VkDescriptorBufferInfo inputs[2] = {{in[0].buffer, 0, VK_WHOLE_SIZE}, {in[1].buffer, 0, VK_WHOLE_SIZE}};
+    const VkDescriptorBufferInfo output = {out.buffer, 0, VK_WHOLE_SIZE};
+    const VkWriteDescriptorSet writes[2] = {BufferWrite(set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, inputs, 2),
+                                            BufferWrite(set, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &output)};
+    vkUpdateDescriptorSets(d, 2, writes, 0, nullptr);
+    const VkDescriptorBufferInfo pushed_buffer = {in[2].buffer, 0, VK_WHOLE_SIZE};
+    VkCommandBuffer cb = h.BeginCommands();
+    push_template_cmd(cb, update_template, with_push_constants, 0, &pushed_buffer);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, refused);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout, 1, 1, &set, 0, nullptr);
+    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out = in0 + 2 in1
+    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0,
+                         nullptr);
+    if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
+    const uint32_t* p = static_cast<const uint32_t*>(out.mapped);
+    o.out.assign(p, p + kWords);
+  }
+  vkDestroyDescriptorUpdateTemplate(d, update_template, nullptr);
+  bag.DestroyAll();
+  for (HostBuffer* x : {&in[0], &in[1], &in[2], &out}) h.Destroy(*x);
+  h.DestroyDevice();
+  o.validation = VkHarness::Format(h.ValidationProblems());
+  o.summary = h.BinderySummary();
+  return o;
+}
+
+TEST(BindingsPushDescriptors, ATemplatePushThroughAnIncompatibleLayoutIsNotMadeAgainForAFallbackPipeline) {
+  if (!HasPushDescriptors()) GTEST_SKIP() << "the device has no VK_KHR_push_descriptor";
+  const FallbackOutput native = RunIncompatibleTemplatePushInMode("off");
+  const FallbackOutput forced = RunIncompatibleTemplatePushInMode("force");
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
+  EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), 1u) << forced.summary;
+  ASSERT_EQ(native.out.size(), kWords);
+  for (uint32_t i = 0; i < kWords; ++i) {
+    const uint32_t in0 = 1000 + 2 * i, in1 = 2000 + 3 * i;
+    ASSERT_EQ(native.out[i], in0 + 2 * in1) << i;
   }
   EXPECT_EQ(native.out, forced.out);
 }

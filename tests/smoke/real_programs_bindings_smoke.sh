@@ -180,11 +180,9 @@ readonly BIN_TESTS=(arb_uniform_buffer_object-rendering arb_uniform_buffer_objec
 # A test listed in KNOWN_WORSE broke it before the run was widened to it: still run and
 # reported on every run (and reported when it no longer breaks it), not failed; the list
 # is the to-do it names.
-declare -A KNOWN_WORSE=(
-    # Wrong image with bindings_ubo=on (the uniform index reads as 0 after the UBO is
-    # converted); passes with uniform buffers native. Not understood yet.
-    [arb_gpu_shader5/execution/sampler_array_indexing/fs-simple-texture-size.shader_test]=1
-)
+# (arb_gpu_shader5's fs-simple-texture-size was listed until lavapipe's image queries on
+# sampler arrays got their index broadcast: spirv/uniform_descriptor_index.h.)
+declare -A KNOWN_WORSE=()
 problems=()
 known=()
 problem() {

@@ -88,6 +88,9 @@ struct RingPipeline {
 struct FallbackPipeline {
   VkPipelineLayout full = VK_NULL_HANDLE;  // the full native layout it was created with
   std::vector<std::shared_ptr<const SetLayoutShadow>> sets;  // its layout's sets
+  // Its layout's push-constant ranges as sent down (PipelineLayoutShadow::native_ranges):
+  // with `sets`, what decides which binds and pushes are compatible with it.
+  std::vector<VkPushConstantRange> ranges;
   // The bindings its shaders statically use: the only ones its full sets get written
   // (static_use.h); nullptr: unknown, every binding.
   std::shared_ptr<const StaticUse> uses;

@@ -19,6 +19,7 @@
 #include "chassis/instance_editor.h"
 #include "chassis/newer_vulkan.h"
 #include "chassis/state.h"
+#include "spirv/uniform_descriptor_index.h"
 
 namespace bindery::bindings {
 namespace {
@@ -163,6 +164,24 @@ class Bindings final : public Capability {
     hidden.push_back("VK_HUAWEI_subpass_shading");
   }
 
+  // lavapipe takes a dynamically uniform descriptor-array index from a fixed SIMD lane,
+  // active or not, which a uniform buffer read through its address leaves at 0 there
+  // (spirv/uniform_descriptor_index.h): where it has subgroup ballot, rewritten fragment
+  // and compute modules broadcast such indices from the first active lane.
+  static uint32_t BroadcastIndexModels(const DeviceEditor& editor) {
+    if (editor.driver_id() != VK_DRIVER_ID_MESA_LLVMPIPE || editor.api_version() < VK_API_VERSION_1_1) return 0;
+    PFN_vkGetPhysicalDeviceProperties2 properties2 = editor.instance().Properties2();
+    if (properties2 == nullptr) return 0;
+    VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
+    properties2(editor.physical_device(), &properties);
+    if ((subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT) == 0) return 0;
+    uint32_t models = 0;
+    if ((subgroup.supportedStages & VK_SHADER_STAGE_FRAGMENT_BIT) != 0) models |= 1u << spv::ExecutionModelFragment;
+    if ((subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0) models |= 1u << spv::ExecutionModelGLCompute;
+    return models;
+  }
+
   std::unique_ptr<DevicePlan> PlanDevice(DeviceEditor& editor) const override {
     const Settings& settings = editor.instance().settings;
     const BindingsPolicy policy =
@@ -193,6 +212,7 @@ class Bindings final : public Capability {
     plan->convert_uniform_buffers = settings.bindings_convert_ubo;
     plan->dump_dir = settings.bindings_dump_dir;
     plan->validate = settings.bindings_validate;
+    plan->broadcast_descriptor_index_models = BroadcastIndexModels(editor);
     editor.tracking().resources = true;
     editor.tracking().commands = true;  // per-command-buffer state: binds (fallbacks), the root ring
     VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;

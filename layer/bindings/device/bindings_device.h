@@ -46,6 +46,9 @@ class BindingsPlan : public DevicePlan {
   bool bounds_checks = false;        // the application enabled robustBufferAccess(2)
   bool null_descriptor = false;      // the application enabled robustness2.nullDescriptor
   bool convert_uniform_buffers = false;
+  // Execution models whose rewritten modules broadcast descriptor-array indices (a
+  // workaround for lavapipe: spirv/uniform_descriptor_index.h); 0 on other drivers.
+  uint32_t broadcast_descriptor_index_models = 0;
   std::string dump_dir;              // where rewritten modules are written ("" none)
   bool validate = false;             // spirv-val on each rewritten module (bindings_validate)
   spirv::TargetEnv target = spirv::TargetEnv::kVulkan1_0;
@@ -331,10 +334,15 @@ void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bin
                   BindingsCommandData::BindPoint& point, const FallbackPipeline& f);
 void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
                            BindingsCommandData::BindPoint& point);
-// push_descriptor_hooks.cpp: the pushes to `set` made again, natively, with `full` (the
-// full native layout of a pipeline that runs natively). False when there is none.
+// fallback.cpp: is `layout` compatible for set `set` with the layout of `f` (a pipeline
+// running natively), as the spec defines it? A push or bind through a layout that is not
+// does not reach that set for `f`.
+bool CompatibleWithFallback(const PipelineLayoutShadow& layout, const FallbackPipeline& f, uint32_t set);
+// push_descriptor_hooks.cpp: the pushes to `set` made again, natively, with the full
+// native layout of `f` (a pipeline that runs natively), but for pushes through layouts not
+// compatible with its layout for that set. False when there is none.
 bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
-                    BindingsCommandData::BindPoint& point, uint32_t set, VkPipelineLayout full);
+                    BindingsCommandData::BindPoint& point, uint32_t set, const FallbackPipeline& f);
 // The native parts of the pushes to every pushed set made again through the application's
 // layouts (after full-layout pushes for a pipeline running natively replaced them), but
 // for the sets whose bit `skip` has (disturbed since).

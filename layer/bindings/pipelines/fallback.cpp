@@ -42,6 +42,18 @@ VkDescriptorPool NewFallbackPool(DeviceBindings& b, bool update_after_bind) {
   return pool;
 }
 
+bool SameRanges(const std::vector<VkPushConstantRange>& a, const std::vector<VkPushConstantRange>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].stageFlags != b[i].stageFlags || a[i].offset != b[i].offset || a[i].size != b[i].size) return false;
+  }
+  return true;
+}
+
+bool SameSetLayout(const SetLayoutShadow* x, const SetLayoutShadow* y) {
+  return x == y || (x != nullptr && y != nullptr && SameDefinition(*x, *y));
+}
+
 template <typename T>
 void Put(std::string& key, const T& value) {
   key.append(reinterpret_cast<const char*>(&value), sizeof(value));
@@ -289,6 +301,16 @@ void DeviceBindings::ReleaseFull(SetShadow& set) {
   set.full = VK_NULL_HANDLE;
 }
 
+bool CompatibleWithFallback(const PipelineLayoutShadow& layout, const FallbackPipeline& f, uint32_t set) {
+  if (set >= layout.root.sets.size() || set >= f.sets.size() || !SameRanges(layout.native_ranges, f.ranges)) {
+    return false;
+  }
+  for (uint32_t k = 0; k <= set; ++k) {
+    if (!SameSetLayout(layout.root.sets[k].layout.get(), f.sets[k].get())) return false;
+  }
+  return true;
+}
+
 BindingsCommandData* CommandDataOfSlow(DeviceBindings& b, VkCommandBuffer cb) {
   CommandState* state = b.trackers().FindCommand(cb);
   return state != nullptr ? static_cast<BindingsCommandData*>(state->data(BindingsCapability().slot())) : nullptr;
@@ -300,7 +322,7 @@ void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bin
     const BindingsCommandData::BoundSet& bound = point.sets[i];
     if (f.sets[i] != nullptr && f.sets[i]->push_descriptor && point.push_copy[i].valid) {
       // A pushed set: the last push, made again with the full layout.
-      if (BindingsCommandData* data = CommandDataOf(b, cb)) RepushNatively(b, cb, bind_point, *data, point, i, f.full);
+      if (BindingsCommandData* data = CommandDataOf(b, cb)) RepushNatively(b, cb, bind_point, *data, point, i, f);
       continue;
     }
     if (bound.set == VK_NULL_HANDLE || f.sets[i] == nullptr) continue;
@@ -328,17 +350,11 @@ namespace {
 // what is sent down: extended ranges, which depend only on the application's.
 bool CompatibleFor(const PipelineLayoutShadow& a, const PipelineLayoutShadow& b, uint32_t set) {
   if (&a == &b) return true;
-  if (set >= a.root.sets.size() || set >= b.root.sets.size()) return false;
-  if (a.native_ranges.size() != b.native_ranges.size()) return false;
-  for (size_t i = 0; i < a.native_ranges.size(); ++i) {
-    const VkPushConstantRange& x = a.native_ranges[i];
-    const VkPushConstantRange& y = b.native_ranges[i];
-    if (x.stageFlags != y.stageFlags || x.offset != y.offset || x.size != y.size) return false;
+  if (set >= a.root.sets.size() || set >= b.root.sets.size() || !SameRanges(a.native_ranges, b.native_ranges)) {
+    return false;
   }
   for (uint32_t k = 0; k <= set; ++k) {
-    const SetLayoutShadow* x = a.root.sets[k].layout.get();
-    const SetLayoutShadow* y = b.root.sets[k].layout.get();
-    if (x != y && (x == nullptr || y == nullptr || !SameDefinition(*x, *y))) return false;
+    if (!SameSetLayout(a.root.sets[k].layout.get(), b.root.sets[k].layout.get())) return false;
   }
   return true;
 }

@@ -14,6 +14,7 @@ std::unique_ptr<NativeTwin> NoTwin(VkPipelineBindPoint bind_point, const Pipelin
   auto twin = std::make_unique<NativeTwin>();
   twin->bind_point = bind_point;
   for (const SetRoot& r : layout.root.sets) twin->native.sets.push_back(r.layout);
+  twin->native.ranges = layout.native_ranges;
   twin->failed = true;
   return twin;
 }
@@ -24,6 +25,7 @@ std::unique_ptr<NativeTwin> NewTwin(DeviceBindings& b, VkPipelineBindPoint bind_
   auto twin = std::make_unique<NativeTwin>();
   twin->bind_point = bind_point;
   for (const SetRoot& r : layout.root.sets) twin->native.sets.push_back(r.layout);
+  twin->native.ranges = layout.native_ranges;
   twin->layout.root = layout.root;
   twin->layout.native_ranges = layout.native_ranges;
   twin->layout.full = layout.full;

@@ -54,6 +54,7 @@ void OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t spirv_
   o.shader_int64 = b.plan.shader_int64;
   o.bounds_checks = bounds_checks;
   o.convert_uniform_buffers = b.plan.convert_uniform_buffers;
+  o.broadcast_descriptor_index_models = b.plan.broadcast_descriptor_index_models;
   // Descriptor addresses are multiples of the offset alignments (spirv/access_alignment.h).
   const VkPhysicalDeviceLimits& limits = b.device.properties.limits;
   VkDeviceSize base_alignment = limits.minStorageBufferOffsetAlignment;
@@ -474,6 +475,7 @@ void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, 
     auto f = std::make_unique<FallbackPipeline>();
     f->full = infos[i].layout;
     for (const SetRoot& r : layout->root.sets) f->sets.push_back(r.layout);
+    f->ranges = layout->native_ranges;
     b.fallback_pipelines.Insert(pipelines[i], std::move(f));
     b.any_fallback.store(true, std::memory_order_release);
     b.MarkWork(DeviceBindings::kWorkFallback);

@@ -424,12 +424,18 @@ std::vector<PushCopy> PushChain(const BindingsCommandData& data, const BindingsC
 }  // namespace
 
 bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
-                    BindingsCommandData::BindPoint& point, uint32_t set, VkPipelineLayout full) {
-  if (set >= BindingsCommandData::kMaxSets || full == VK_NULL_HANDLE) return false;
+                    BindingsCommandData::BindPoint& point, uint32_t set, const FallbackPipeline& f) {
+  if (set >= BindingsCommandData::kMaxSets || f.full == VK_NULL_HANDLE) return false;
   if (!point.push_copy[set].valid) return false;
-  // Cold path: each push keeps what the ones before it wrote and it does not.
+  // Cold path: each push keeps what the ones before it wrote and it does not. A push
+  // through a layout not compatible with the pipeline's for this set is not what the
+  // pipeline reads there (natively the set would be disturbed for it), and its template
+  // cannot be used through the pipeline's layout (its full twin was made with the push's).
   for (const PushCopy& copy : PushChain(data, point, set)) {
-    if (copy.valid && copy.offset + copy.size <= data.push_arena.size()) RepushOne(b, cb, bind_point, data, copy, set, full);
+    if (!copy.valid || copy.offset + copy.size > data.push_arena.size()) continue;
+    const PipelineLayoutShadow* through = b.pipeline_layouts.Find(copy.app_layout);
+    if (through != nullptr && !CompatibleWithFallback(*through, f, set)) continue;
+    RepushOne(b, cb, bind_point, data, copy, set, f.full);
   }
   return true;
 }
