@@ -100,8 +100,7 @@ void FlushSmallWrites(DeviceTransfers& t, VkCommandBuffer cb, CommandState* stat
 
 void FlushIfPending(DeviceTransfers& t, VkCommandBuffer cb) {
   if (!t.small_writes()) return;
-  CommandState* state = Trackers::CachedCommand(cb);
-  if (state == nullptr) state = t.trackers().FindCommand(cb);
+  CommandState* state = Trackers::CommandOf(cb);
   const TransferCommandData* data = DataOf(state);
   if (data != nullptr && data->pending != nullptr && data->pending->count != 0) FlushSmallWrites(t, cb, state);
 }

@@ -289,11 +289,6 @@ void DeviceBindings::ReleaseFull(SetShadow& set) {
   set.full = VK_NULL_HANDLE;
 }
 
-BindingsCommandData* CommandDataOfSlow(DeviceBindings& b, VkCommandBuffer cb) {
-  CommandState* state = b.trackers().FindCommand(cb);
-  return state != nullptr ? static_cast<BindingsCommandData*>(state->data(BindingsCapability().slot())) : nullptr;
-}
-
 void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
                   BindingsCommandData::BindPoint& point, const FallbackPipeline& f) {
   for (uint32_t i = 0; i < f.sets.size() && i < BindingsCommandData::kMaxSets; ++i) {

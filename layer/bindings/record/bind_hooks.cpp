@@ -135,7 +135,7 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineB
                                                  const uint32_t* pDynamicOffsets) {
   // No converting layout exists yet, so neither do fallback pipelines that would need
   // this bind remembered: straight down, a tail call.
-  DeviceBindings* cached = CachedBindingsOf(cb);
+  DeviceBindings* cached = FindBindings(cb);
   if (cached != nullptr && (cached->Work() & DeviceBindings::kWorkConverting) == 0) {
     return cached->next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                               pDynamicOffsets);
@@ -273,7 +273,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout
   // Nothing converts and no layout widens pushes (auto where conversion does not pay,
   // until a layout goes beyond a limit): straight down, a tail call.
   constexpr uint32_t kPushWork = DeviceBindings::kWorkConverting | DeviceBindings::kWorkWidenedPushes;
-  DeviceBindings* cached = CachedBindingsOf(cb);
+  DeviceBindings* cached = FindBindings(cb);
   if (cached != nullptr && (cached->Work() & kPushWork) == 0) {
     return cached->next.CmdPushConstants(cb, layout, stageFlags, offset, size, pValues);
   }
