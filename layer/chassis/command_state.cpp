@@ -27,6 +27,8 @@ CommandState::CommandState(VkCommandPool pool, const PoolInfo& info, bool second
 void CommandState::Reset(bool inherits_conditional_rendering) {
   pipelines_.fill(VK_NULL_HANDLE);
   push_count_ = 0;
+  last_push_ = nullptr;
+  last_push_bytes_ = nullptr;
   push_untrackable_ = false;
   compute_shader_object_ = false;
   conditional_active_ = false;
@@ -60,7 +62,8 @@ void CommandState::OnPushConstantsSlow(VkPipelineLayout layout, VkShaderStageFla
                                        uint32_t size, const void* values) {
   // (The same range as the last push was handled inline: only records within bounds exist,
   // so such a push is within bounds too.)
-  if (size > max_push_bytes_ || offset > max_push_bytes_ - size) {  // invalid anyway: do not replay it
+  // Invalid anyway (out of bounds, or not a positive multiple of 4): do not replay it.
+  if (size == 0 || size % 4 != 0 || size > max_push_bytes_ || offset > max_push_bytes_ - size) {
     push_untrackable_ = true;
     return;
   }
@@ -90,8 +93,11 @@ void CommandState::OnPushConstantsSlow(VkPipelineLayout layout, VkShaderStageFla
       if (!used) storage = s;
     }
   }
-  std::memcpy(push_bytes_.data() + static_cast<std::size_t>(storage) * max_push_bytes_, values, size);
+  uint8_t* bytes = push_bytes_.data() + static_cast<std::size_t>(storage) * max_push_bytes_;
+  std::memcpy(bytes, values, size);
   pushes_[push_count_++] = {layout, stages, offset, size, storage};
+  last_push_ = &pushes_[push_count_ - 1];
+  last_push_bytes_ = bytes;
 }
 
 void CommandState::OnPushConstants2(const PushConstantsInfo& info) {

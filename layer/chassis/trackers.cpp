@@ -1,9 +1,5 @@
 #include "chassis/trackers.h"
 
-#include <atomic>
-
-#include "core/thread_local.h"
-
 namespace bindery {
 
 Trackers::Trackers(DeviceState& device_state, const TrackingPlan& tracking_plan)
@@ -14,21 +10,20 @@ Trackers::Trackers(DeviceState& device_state, const TrackingPlan& tracking_plan)
 }
 
 Trackers::~Trackers() {
-  // Another device's trackers may later live at this address: drop every cached answer.
-  command_generation.fetch_add(1, std::memory_order_acq_rel);
+  // Command buffers the application did not free go with the device: out of the index
+  // before their states go.
+  commands.ForEach([](VkCommandBuffer cb, CommandState&) { command_index.Erase(cb); });
 }
 
-CommandState* Trackers::FindCommand(VkCommandBuffer cb) {
-  const uint64_t generation = command_generation.load(std::memory_order_acquire);
-  CommandCache& cache = ThisThreadCache();
-  if (cache.cb == cb && cache.trackers == this && cache.generation == generation) return cache.state;
-  CommandState* state = commands.Find(cb);
-  cache = {this, cb, state, generation};
-  return state;
+CommandState* Trackers::AddCommand(VkCommandBuffer cb, std::unique_ptr<CommandState> state) {
+  ForgetCommand(cb);
+  CommandState* added = commands.Insert(cb, std::move(state));
+  command_index.Insert(cb, added);
+  return added;
 }
 
 std::unique_ptr<CommandState> Trackers::ForgetCommand(VkCommandBuffer cb) {
-  command_generation.fetch_add(1, std::memory_order_acq_rel);
+  command_index.Erase(cb);
   return commands.Erase(cb);
 }
 

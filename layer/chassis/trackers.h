@@ -17,9 +17,9 @@
 
 #include <vulkan/vulkan.h>
 
-#include "core/thread_local.h"
 #include "chassis/command_state.h"
 #include "chassis/tracking_plan.h"
+#include "core/handle_index.h"
 #include "core/handle_map.h"
 
 namespace bindery {
@@ -41,21 +41,10 @@ struct MemoryInfo {
 };
 
 class Trackers {
-  // The last command buffer this thread asked for, read inline by the record path's hooks
-  // (per-thread storage: core/thread_local.h says which model and why).
-  struct CommandCache {
-    const Trackers* trackers = nullptr;
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    CommandState* state = nullptr;
-    uint64_t generation = 0;
-  };
-  static CommandCache& ThisThreadCache() {
-    static BINDERY_THREAD_LOCAL CommandCache cache;
-    return cache;
-  }
-  // Bumped whenever a command buffer's state is erased on any device: a cached pointer is
-  // valid only while the generation it was read under is current.
-  static inline std::atomic<uint64_t> command_generation{1};
+  // Every tracked command buffer's state, whichever device it belongs to (a handle is live
+  // on one device at a time), read by the record path's hooks without a lock and without
+  // thread-local storage (core/handle_index.h says why).
+  static inline HandleIndex<CommandState> command_index;
 
  public:
   Trackers(DeviceState& device, const TrackingPlan& plan);
@@ -68,20 +57,12 @@ class Trackers {
   ShardedHandleMap<VkCommandPool, PoolInfo> pools;
   ShardedHandleMap<VkCommandBuffer, CommandState> commands;
 
-  // The state of a command buffer being recorded (nullptr if not tracked). Recording is
-  // single-threaded per command buffer and a thread records many commands into one in a
-  // row, so a per-thread cache of the last answer skips the map on the record path; it is
-  // invalidated whenever any command buffer state is erased (ForgetCommand).
-  CommandState* FindCommand(VkCommandBuffer cb);
-  // The record path's shortcut: this thread's cached answer for `cb` whichever device it
-  // belongs to (a handle is live on one device at a time, and every erase bumps the
-  // generation the cache is checked against), without finding the device first; nullptr
-  // when the cache holds another command buffer (then use FindCommand).
-  static CommandState* CachedCommand(VkCommandBuffer cb) {
-    const CommandCache& cache = ThisThreadCache();
-    if (cache.cb != cb || cache.state == nullptr) return nullptr;
-    return cache.generation == command_generation.load(std::memory_order_acquire) ? cache.state : nullptr;
-  }
+  // The state of a command buffer (nullptr if not tracked). The record path's hooks call
+  // the static form, which needs no device; both are one lock-free probe.
+  CommandState* FindCommand(VkCommandBuffer cb) const { return command_index.Find(cb); }
+  static CommandState* CommandOf(VkCommandBuffer cb) { return command_index.Find(cb); }
+  // Tracks `cb` (replacing any state a freed handle of the same value left).
+  CommandState* AddCommand(VkCommandBuffer cb, std::unique_ptr<CommandState> state);
   std::unique_ptr<CommandState> ForgetCommand(VkCommandBuffer cb);
 
   // The buffer's device address, 0 when it has none (not addressable, unbound, unknown).

@@ -280,10 +280,8 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateCommandBuffers(VkDevice device, const VkC
         state->set_data(static_cast<uint32_t>(s), slot.capability->CreateCommandData(*slot.state, pInfo->commandPool));
       }
     }
-    // A handle freed and handed out again replaces the old entry (and drops any cached
-    // pointer to it).
-    c.trackers.ForgetCommand(pCommandBuffers[i]);
-    c.trackers.commands.Insert(pCommandBuffers[i], std::move(state));
+    // A handle freed and handed out again replaces the old entry.
+    c.trackers.AddCommand(pCommandBuffers[i], std::move(state));
     pool->members.push_back(pCommandBuffers[i]);
   }
   return result;
@@ -341,29 +339,42 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetCommandBuffer(VkCommandBuffer cb, VkCommandB
 
 // ---- the state sent down ------------------------------------------------------------------
 
-// The record path: pipelines and pushes of the command buffer this thread recorded last
-// reach its state and the next layer through the per-thread cache alone (no device or
-// command-buffer lookup); anything else takes the lookups, which refill the cache.
-VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline) {
-  if (CommandState* state = Trackers::CachedCommand(cb)) {
-    state->OnBindPipeline(bind_point, pipeline);
-    return state->tracking_next()->CmdBindPipeline(cb, bind_point, pipeline);
-  }
+// The record path: pipelines and pushes reach the command buffer's state and the next
+// layer through the global command index alone (no device lookup, no lock, no
+// thread-local storage). Each hook's common case is a leaf ending in a tail call; every
+// other case goes to an out-of-line function with the same parameters (also a tail call),
+// so the hook needs no frame and saves no registers.
+[[gnu::noinline]] void BindPipelineSlow(VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline) {
   Ctx c = Of(cb);
-  c.next.CmdBindPipeline(cb, bind_point, pipeline);
-  if (CommandState* state = c.trackers.FindCommand(cb)) state->OnBindPipeline(bind_point, pipeline);
+  c.next.CmdBindPipeline(cb, bind_point, pipeline);  // a command buffer the index does not know
 }
 
-VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stages,
-                                            uint32_t offset, uint32_t size, const void* values) {
-  if (CommandState* state = Trackers::CachedCommand(cb)) {
-    // Recorded first, so that the call down is a tail call (the record calls nothing).
-    state->OnPushConstants(layout, stages, offset, size, values);
+VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline) {
+  CommandState* state = Trackers::CommandOf(cb);
+  if (state == nullptr) return BindPipelineSlow(cb, bind_point, pipeline);
+  state->OnBindPipeline(bind_point, pipeline);
+  return state->tracking_next()->CmdBindPipeline(cb, bind_point, pipeline);
+}
+
+// A push the inline record does not take (another range than the last push's, more than
+// 32 bytes, the first push), or of a command buffer the index does not know.
+[[gnu::noinline]] void PushConstantsSlow(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stages,
+                                         uint32_t offset, uint32_t size, const void* values) {
+  if (CommandState* state = Trackers::CommandOf(cb)) {
+    state->OnPushConstantsSlow(layout, stages, offset, size, values);
     return state->tracking_next()->CmdPushConstants(cb, layout, stages, offset, size, values);
   }
   Ctx c = Of(cb);
   c.next.CmdPushConstants(cb, layout, stages, offset, size, values);
-  if (CommandState* state = c.trackers.FindCommand(cb)) state->OnPushConstants(layout, stages, offset, size, values);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stages,
+                                            uint32_t offset, uint32_t size, const void* values) {
+  CommandState* state = Trackers::CommandOf(cb);
+  if (state == nullptr || !state->RecordSameRangePush(layout, stages, offset, size, values)) {
+    return PushConstantsSlow(cb, layout, stages, offset, size, values);
+  }
+  return state->tracking_next()->CmdPushConstants(cb, layout, stages, offset, size, values);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdPushConstants2KHR(VkCommandBuffer cb, const PushConstantsInfo* info) {

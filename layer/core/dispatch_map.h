@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 
 namespace bindery {
@@ -83,6 +84,49 @@ class DispatchKeyMap {
   Slot slots_[kCapacity];
   std::atomic<std::size_t> used_{0};  // one past the highest slot ever used
   mutable std::mutex write_mutex_;
+};
+
+// The record path's form: one slot per key, chosen by a hash of the key, so a lookup is a
+// multiply, one compare and two loads, with no loop (a loop over a few slots made each
+// hook save and restore registers: a frame on every push and draw). A key whose slot is
+// taken is not added (Insert returns false): its users take a slower lookup instead.
+template <typename T, std::size_t kSlotBits = 6>
+class DispatchKeySlots {
+ public:
+  constexpr DispatchKeySlots() = default;
+
+  bool Insert(void* key, T* value) {
+    std::lock_guard<std::mutex> lock(write_mutex_);
+    Slot& slot = slots_[Index(key)];
+    if (slot.key.load(std::memory_order_relaxed) != nullptr) return false;
+    slot.value.store(value, std::memory_order_relaxed);
+    slot.key.store(key, std::memory_order_release);
+    return true;
+  }
+
+  T* Find(void* key) const {
+    const Slot& slot = slots_[Index(key)];
+    return slot.key.load(std::memory_order_acquire) == key ? slot.value.load(std::memory_order_relaxed) : nullptr;
+  }
+
+  void Erase(void* key) {
+    std::lock_guard<std::mutex> lock(write_mutex_);
+    Slot& slot = slots_[Index(key)];
+    if (slot.key.load(std::memory_order_relaxed) != key) return;
+    slot.key.store(nullptr, std::memory_order_release);
+    slot.value.store(nullptr, std::memory_order_relaxed);
+  }
+
+ private:
+  struct Slot {
+    std::atomic<void*> key{nullptr};
+    std::atomic<T*> value{nullptr};
+  };
+  static std::size_t Index(void* key) {
+    return static_cast<std::size_t>((reinterpret_cast<uintptr_t>(key) * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits));
+  }
+  Slot slots_[std::size_t{1} << kSlotBits];
+  std::mutex write_mutex_;
 };
 
 }  // namespace bindery

@@ -16,6 +16,9 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
       p.fill_kernel_min = 16;
       p.copy_batch_min_regions = 2;
       p.small_write_max = 4096;
+      // Even a single queued write as a dispatch: what one tiny kernel per write costs
+      // where each write is ordered by a barrier (bench row "fill 63 B at +1 + barrier").
+      p.small_write_kernel_min = 1;
       p.fill_edge_kernel_min = 16;
       return p;
     case TransferStrategy::kAuto:
@@ -43,6 +46,7 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
     // to back are queued and written by one batched dispatch (transfer/small_writes.h);
     // fewer than copy_batch_min_regions still go as copies.
     p.small_write_max = 4096;
+    p.small_write_kernel_min = p.copy_batch_min_regions;
     p.fill_native_alignment = 256;
     p.fill_realign_min = 1ull << 20;
     // The byte edges of such a realigned fill (at most 255 bytes each side) were one copy of

@@ -27,6 +27,9 @@ struct Policy {
   // together by one batched dispatch at the command buffer's next flush point
   // (transfer/small_writes.h); 0: never.
   uint64_t small_write_max = 0;
+  // A flush of at least this many queued writes uses the batched dispatch; fewer are copied
+  // from staging. On NVIDIA a dispatch with its barriers costs more than one or two copies.
+  uint32_t small_write_kernel_min = UINT32_MAX;
   // Fills whose middle is at least this many bytes use the fill kernel.
   uint64_t fill_kernel_min = UINT64_MAX;
   // The native fill's middle starts and ends at multiples of this (the rest comes from

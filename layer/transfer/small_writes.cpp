@@ -75,7 +75,7 @@ void FlushSmallWrites(DeviceTransfers& t, VkCommandBuffer cb, CommandState* stat
   PendingWrites& p = *data->pending;
   const uint32_t n = p.count;
   p.count = 0;
-  if (n >= t.policy.copy_batch_min_regions && KernelPossibleNow(t, *state)) {
+  if (n >= t.policy.small_write_kernel_min && KernelPossibleNow(t, *state)) {
     const StagingSlice table = data->arena.Allocate(t.staging, VkDeviceSize{n} * sizeof(RegionRecord));
     if (table.data != nullptr && table.address != 0) {
       auto* records = reinterpret_cast<RegionRecord*>(table.data);
@@ -100,8 +100,7 @@ void FlushSmallWrites(DeviceTransfers& t, VkCommandBuffer cb, CommandState* stat
 
 void FlushIfPending(DeviceTransfers& t, VkCommandBuffer cb) {
   if (!t.small_writes()) return;
-  CommandState* state = Trackers::CachedCommand(cb);
-  if (state == nullptr) state = t.trackers().FindCommand(cb);
+  CommandState* state = Trackers::CommandOf(cb);
   const TransferCommandData* data = DataOf(state);
   if (data != nullptr && data->pending != nullptr && data->pending->count != 0) FlushSmallWrites(t, cb, state);
 }

@@ -12,7 +12,7 @@
 // writes the bytes without one is a data race the spec leaves undefined), and the flush
 // comes before the first of them, inside the same barrier bracket as any other transfer
 // kernel (transfer/kernels.h). Too few writes for a dispatch to pay (the policy's
-// copy_batch_min_regions), or no kernel possible at that point: each is copied from staging
+// small_write_kernel_min), or no kernel possible at that point: each is copied from staging
 // as before.
 #pragma once
 

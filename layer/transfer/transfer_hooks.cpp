@@ -211,11 +211,8 @@ bool CopyNeedsLayer(DeviceTransfers& t, bool kernels_ok, VkDeviceAddress dst_add
   return false;
 }
 
-// The command buffer's state: this thread's cached answer, else the lookup.
-CommandState* StateOf(DeviceTransfers& t, VkCommandBuffer cb) {
-  CommandState* state = Trackers::CachedCommand(cb);
-  return state != nullptr ? state : t.trackers().FindCommand(cb);
-}
+// The command buffer's state (the tracking stage's command index).
+CommandState* StateOf(DeviceTransfers&, VkCommandBuffer cb) { return Trackers::CommandOf(cb); }
 
 // Queues a small unaligned fill (transfer/small_writes.h); false if it was not queued.
 bool QueueFill(DeviceTransfers& t, VkCommandBuffer cb, VkBuffer dst, VkDeviceSize offset, VkDeviceSize size,

@@ -63,5 +63,26 @@ TEST(DispatchKeyMap, ConcurrentReadersSeeStableEntriesWhileOthersChange) {
   EXPECT_EQ(misses.load(), 0);
 }
 
+TEST(DispatchKeySlots, OneSlotPerKeyAndACollisionIsRefused) {
+  DispatchKeySlots<int, 1> slots;  // two slots: some two of three keys share one
+  int v[3] = {0, 1, 2};
+  int added = 0;
+  for (int& x : v) added += slots.Insert(&x, &x) ? 1 : 0;
+  EXPECT_LE(added, 2) << "a taken slot is refused, never overwritten";
+  for (int& x : v) {
+    int* found = slots.Find(&x);
+    EXPECT_TRUE(found == nullptr || found == &x) << "a key finds its own value or nothing";
+  }
+  for (int& x : v) {
+    if (slots.Find(&x) == &x) {
+      slots.Erase(&x);
+      EXPECT_EQ(slots.Find(&x), nullptr);
+      EXPECT_TRUE(slots.Insert(&x, &x)) << "its slot is free again";
+      EXPECT_EQ(slots.Find(&x), &x);
+      break;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace bindery

@@ -228,6 +228,8 @@ class Bindings final : public Capability {
   std::unique_ptr<CapabilityDevice> CreateDevice(DeviceState& device, DevicePlan& p) const override {
     auto bindings = std::make_unique<DeviceBindings>(device, static_cast<const BindingsPlan&>(p), device.Next(slot()));
     bindings->slot = slot();
+    // Another device holds its slot: the hooks take the registry's lookup instead.
+    if (g_bindings_by_key.Insert(DispatchKey(device.handle), bindings.get())) bindings->index_key = DispatchKey(device.handle);
     const VkPhysicalDeviceMemoryProperties& memory = bindings->memory_properties;
     const uint32_t argument_type = ChooseArgumentMemoryType(memory, ~0u);
     const bool argument_local = argument_type != UINT32_MAX &&
@@ -281,6 +283,7 @@ DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p,
 }
 
 DeviceBindings::~DeviceBindings() {
+  if (index_key != nullptr) g_bindings_by_key.Erase(index_key);
   rewrites.ForEach([&](const CachedRewrite& r) {
     if (r.driver_module != VK_NULL_HANDLE) next.DestroyShaderModule(device.handle, r.driver_module, nullptr);
   });
@@ -288,7 +291,6 @@ DeviceBindings::~DeviceBindings() {
     if (t.pipeline != VK_NULL_HANDLE) next.DestroyPipeline(device.handle, t.pipeline, nullptr);
   });
   InvalidateLookupCaches();  // a later device may reuse this one's address and handles
-  device_cache::g_generation.fetch_add(1, std::memory_order_acq_rel);  // and its dispatch key
   templates.ForEach([&](VkDescriptorUpdateTemplate, TemplateShadow& t) {
     if (t.native != VK_NULL_HANDLE) t.destroy(device.handle, t.native, nullptr);
     if (t.full != VK_NULL_HANDLE) t.destroy(device.handle, t.full, nullptr);
@@ -319,11 +321,8 @@ DeviceBindings& BindingsOf(VkDevice device) {
   return *StateRegistry::Get().FindDevice(device)->State<DeviceBindings>(BindingsCapability().slot());
 }
 
-DeviceBindings& device_cache::Fill(VkCommandBuffer cb) {
-  const uint64_t generation = g_generation.load(std::memory_order_acquire);
-  DeviceBindings* b = StateRegistry::Get().FindDevice(cb)->State<DeviceBindings>(BindingsCapability().slot());
-  if (b != nullptr) ThisThread() = {DispatchKey(cb), b, generation};
-  return *b;
+DeviceBindings& BindingsOfUnindexed(VkCommandBuffer cb) {
+  return *StateRegistry::Get().FindDevice(cb)->State<DeviceBindings>(BindingsCapability().slot());
 }
 
 }  // namespace bindery::bindings

@@ -17,6 +17,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include "core/dispatch_map.h"
 #include "core/thread_local.h"
 #include "bindings/record/command_data.h"
 #include "bindings/model/policy.h"
@@ -69,6 +70,7 @@ class DeviceBindings : public CapabilityDevice {
   const BindingsPlan& plan;
   uint32_t max_push_bytes = 0;
   uint32_t slot = 0;  // the capability's stack slot (its CommandData in CommandState)
+  void* index_key = nullptr;  // its dispatch key in g_bindings_by_key (nullptr: not there)
   VkPhysicalDeviceMemoryProperties memory_properties{};
 
   ShardedHandleMap<VkDescriptorSetLayout, SetLayoutEntry> set_layouts;
@@ -284,49 +286,33 @@ class NativeLayoutSplit {
   ChainEditor chain_;
   VkDescriptorSetLayoutCreateInfo info_;
 };
-// The capability's data of a command buffer: inline through the tracking stage's
-// per-thread cache of the command buffer this thread records (CommandDataOfSlow: the map).
-BindingsCommandData* CommandDataOfSlow(DeviceBindings& b, VkCommandBuffer cb);
+// The capability's data of a command buffer, through the tracking stage's command index.
 inline BindingsCommandData* CommandDataOf(DeviceBindings& b, VkCommandBuffer cb) {
-  if (CommandState* state = Trackers::CachedCommand(cb)) return static_cast<BindingsCommandData*>(state->data(b.slot));
-  return CommandDataOfSlow(b, cb);
+  CommandState* state = Trackers::CommandOf(cb);
+  return state != nullptr ? static_cast<BindingsCommandData*>(state->data(b.slot)) : nullptr;
 }
 // The converted bind (bind_hooks.cpp): roots pushed, native parts bound natively.
 void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
               const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
               uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets);
 
-// The device of a command buffer, found on every recorded command: a per-thread entry
-// (core/thread_local.h; no lock) remembers the last dispatch key and its
-// DeviceBindings; it is valid while no DeviceBindings was destroyed since it was filled
-// (a later device may reuse the key). A hit is two loads and two compares.
-namespace device_cache {
-struct Entry {
-  void* key = nullptr;
-  DeviceBindings* bindings = nullptr;
-  uint64_t generation = 0;
-};
-inline std::atomic<uint64_t> g_generation{1};  // bumped by ~DeviceBindings
-inline Entry& ThisThread() {
-  static BINDERY_THREAD_LOCAL Entry entry;
-  return entry;
-}
-DeviceBindings& Fill(VkCommandBuffer cb);  // the registry's lookup, remembered (bindings_capability.cpp)
-}  // namespace device_cache
+// The device of a command buffer, found on every recorded command: a process-wide table
+// from the loader's dispatch key to the DeviceBindings, read without a lock and without
+// thread-local storage (whose access in a dlopened library is a call into the dynamic
+// linker: core/handle_index.h). An entry is added when the device is made and removed
+// before it goes (a command buffer used after its device is destroyed is the
+// application's error). A hit is a hash, two loads and one compare.
+inline DispatchKeySlots<DeviceBindings> g_bindings_by_key;
 
-// The cached answer alone (nullptr on a miss): hooks test it first so that their
-// pass-through path is a tail call with no frame, and take BindingsOf otherwise.
-inline DeviceBindings* CachedBindingsOf(VkCommandBuffer cb) {
-  const device_cache::Entry& e = device_cache::ThisThread();
-  if (e.key == DispatchKey(cb) && e.generation == device_cache::g_generation.load(std::memory_order_acquire)) {
-    return e.bindings;
-  }
-  return nullptr;
-}
+// nullptr only where another device took the slot of this one's key (then BindingsOf asks
+// the registry): hooks test it first so that their pass-through path is a tail call with no
+// frame, and take BindingsOf otherwise.
+inline DeviceBindings* FindBindings(VkCommandBuffer cb) { return g_bindings_by_key.Find(DispatchKey(cb)); }
 
+DeviceBindings& BindingsOfUnindexed(VkCommandBuffer cb);  // the registry's lookup (bindings_capability.cpp)
 inline DeviceBindings& BindingsOf(VkCommandBuffer cb) {
-  if (DeviceBindings* b = CachedBindingsOf(cb)) return *b;
-  return device_cache::Fill(cb);
+  if (DeviceBindings* b = FindBindings(cb)) return *b;
+  return BindingsOfUnindexed(cb);
 }
 // fallback.cpp: the sets bound at `point` bound again as full native sets for `f`'s
 // layout; and the converted binds put back after that.

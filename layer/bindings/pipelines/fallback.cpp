@@ -311,11 +311,6 @@ bool CompatibleWithFallback(const PipelineLayoutShadow& layout, const FallbackPi
   return true;
 }
 
-BindingsCommandData* CommandDataOfSlow(DeviceBindings& b, VkCommandBuffer cb) {
-  CommandState* state = b.trackers().FindCommand(cb);
-  return state != nullptr ? static_cast<BindingsCommandData*>(state->data(BindingsCapability().slot())) : nullptr;
-}
-
 void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
                   BindingsCommandData::BindPoint& point, const FallbackPipeline& f) {
   for (uint32_t i = 0; i < f.sets.size() && i < BindingsCommandData::kMaxSets; ++i) {

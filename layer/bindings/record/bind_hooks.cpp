@@ -86,8 +86,26 @@ bool AllNative(const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCo
   return true;
 }
 
-// A bind the per-thread device entry did not answer, or on a device where layouts convert
-// (kept out of the hook: see CmdPushConstants).
+// The shadow of `layout`, through the command buffer's memory of the last layout it bound
+// or pushed through (a command buffer uses few layouts: no thread-local access, no lock),
+// else the lookup, remembered.
+const PipelineLayoutShadow* LayoutShadowOf(DeviceBindings& b, BindingsCommandData* data, VkPipelineLayout layout) {
+  const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
+  if (data != nullptr && data->last_layout == layout && data->last_layout_generation == generation &&
+      layout != VK_NULL_HANDLE) {
+    return data->last_layout_shadow;
+  }
+  const PipelineLayoutShadow* pl = Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout);
+  if (data != nullptr && pl != nullptr) {
+    data->last_layout = layout;
+    data->last_layout_shadow = pl;
+    data->last_layout_generation = generation;
+  }
+  return pl;
+}
+
+// A bind the device table did not answer, or on a device where layouts convert (kept out
+// of the hook: see CmdPushConstants).
 [[gnu::noinline]] void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
                                               VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
                                               const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
@@ -98,21 +116,7 @@ bool AllNative(const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCo
                                         pDynamicOffsets);
   }
   BindingsCommandData* data = CommandDataOf(b, cb);
-  // A command buffer binds through few layouts: it remembers the last one (no
-  // thread-local access, no lock).
-  const PipelineLayoutShadow* pl = nullptr;
-  const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
-  if (data != nullptr && data->last_layout == layout && data->last_layout_generation == generation &&
-      layout != VK_NULL_HANDLE) {
-    pl = data->last_layout_shadow;
-  } else {
-    pl = Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout);
-    if (data != nullptr && pl != nullptr) {
-      data->last_layout = layout;
-      data->last_layout_shadow = pl;
-      data->last_layout_generation = generation;
-    }
-  }
+  const PipelineLayoutShadow* pl = LayoutShadowOf(b, data, layout);
   if (BindPointState* point = data != nullptr ? data->At(bindPoint) : nullptr) {
     point->RecordSets(layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   }
@@ -135,7 +139,7 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineB
                                                  const uint32_t* pDynamicOffsets) {
   // No converting layout exists yet, so neither do fallback pipelines that would need
   // this bind remembered: straight down, a tail call.
-  DeviceBindings* cached = CachedBindingsOf(cb);
+  DeviceBindings* cached = FindBindings(cb);
   if (cached != nullptr && (cached->Work() & DeviceBindings::kWorkConverting) == 0) {
     return cached->next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                               pDynamicOffsets);
@@ -221,7 +225,7 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
 
 namespace {
 
-// A push the per-thread device entry did not answer, or on a device where layouts convert
+// A push the device table did not answer, or on a device where layouts convert
 // or pushes widen: recorded for the bind points, widened where its layout needs it. Kept
 // out of the hook so that the pass-through stays a few instructions and a tail call (no
 // frame to set up).
@@ -231,9 +235,10 @@ namespace {
   const uint32_t work = b.Work();
   // The bind points whose stages it names keep the bytes: a root pushed at the other
   // bind point may overwrite them, and they are re-sent then (bind_point_state.h).
+  BindingsCommandData* data = nullptr;
   if ((work & DeviceBindings::kWorkConverting) != 0) {
-    if (BindingsCommandData* data = CommandDataOf(b, cb)) {
-      if (const PipelineLayoutShadow* shadow = Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout)) {
+    if ((data = CommandDataOf(b, cb)) != nullptr) {
+      if (const PipelineLayoutShadow* shadow = LayoutShadowOf(b, data, layout)) {
         NoteAppPushed(*data, layout, shadow->ranges_key, stageFlags, offset, offset + size,
                       static_cast<const uint8_t*>(pValues));
       }
@@ -243,9 +248,8 @@ namespace {
     }
   }
   // Most devices never see a layout whose pushes need widening: no lookup then.
-  const PipelineLayoutShadow* pl = (work & DeviceBindings::kWorkWidenedPushes) != 0
-                                       ? Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout)
-                                       : nullptr;
+  const PipelineLayoutShadow* pl =
+      (work & DeviceBindings::kWorkWidenedPushes) != 0 ? LayoutShadowOf(b, data, layout) : nullptr;
   if (pl == nullptr || !pl->widen_app_pushes) {
     b.next.CmdPushConstants(cb, layout, stageFlags, offset, size, pValues);
     return;
@@ -273,7 +277,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout
   // Nothing converts and no layout widens pushes (auto where conversion does not pay,
   // until a layout goes beyond a limit): straight down, a tail call.
   constexpr uint32_t kPushWork = DeviceBindings::kWorkConverting | DeviceBindings::kWorkWidenedPushes;
-  DeviceBindings* cached = CachedBindingsOf(cb);
+  DeviceBindings* cached = FindBindings(cb);
   if (cached != nullptr && (cached->Work() & kPushWork) == 0) {
     return cached->next.CmdPushConstants(cb, layout, stageFlags, offset, size, pValues);
   }
