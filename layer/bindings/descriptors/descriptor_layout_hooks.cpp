@@ -76,7 +76,7 @@ bool ExtendsPushRanges(const DeviceBindings& b) { return b.plan.policy.convert_e
 // reserved set right after them. Shaders name the reserved set by the application's set
 // count (no set of theirs has that number), renumbered like the others to its native
 // number. A layer-owned copy of the layout is made too (RestoreRingRoot binds through
-// it; it lives until the device goes).
+// it; it lives as long as the layout or a pipeline made with it: RingLayoutCopy).
 VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInfo& app,
                               std::unique_ptr<PipelineLayoutShadow> shadow, const VkAllocationCallbacks* pAllocator,
                               VkPipelineLayout* pPipelineLayout) {
@@ -94,18 +94,25 @@ VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInf
   info.pPushConstantRanges = shadow->native_ranges.empty() ? nullptr : shadow->native_ranges.data();
   info.setLayoutCount = static_cast<uint32_t>(set_layouts.size());
   info.pSetLayouts = set_layouts.data();
-  VkResult result = b.next.CreatePipelineLayout(b.device.handle, &info, nullptr, &shadow->ring_copy);
+  VkPipelineLayout copy = VK_NULL_HANDLE;
+  VkResult result = b.next.CreatePipelineLayout(b.device.handle, &info, nullptr, &copy);
   if (result != VK_SUCCESS) return result;
-  {
-    std::lock_guard<std::mutex> lock(b.fallback_mutex);
-    b.owned_pipeline_layouts.push_back(shadow->ring_copy);  // pipelines may outlive the layout
-  }
+  shadow->ring_copy = std::make_shared<const RingLayoutCopy>(b, copy);
   result = b.next.CreatePipelineLayout(b.device.handle, &info, pAllocator, pPipelineLayout);
   if (result == VK_SUCCESS) b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
   return result;
 }
 
 }  // namespace
+
+RingLayoutCopy::RingLayoutCopy(DeviceBindings& b, VkPipelineLayout handle) : b_(b), handle_(handle) {
+  b_.ring_layout_copies.Add(1);
+}
+
+RingLayoutCopy::~RingLayoutCopy() {
+  b_.next.DestroyPipelineLayout(b_.device.handle, handle_, nullptr);
+  b_.ring_layout_copies.Sub(1);
+}
 
 bool ShouldConvertLayout(DeviceBindings& b, const VkDescriptorSetLayoutCreateInfo& info) {
   if (!LayoutFlagsAllowConversion(info.flags)) return false;

@@ -243,6 +243,7 @@ DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p,
                &device_state.counters.Register("argument-block bytes")} {
   gpu_bytes.Attach(&device_state.counters.Register("layer GPU bytes peak"));
   host_bytes.Attach(&device_state.counters.Register("layer host bytes peak"));
+  ring_layout_copies.Attach(&device_state.counters.Register("ring-root layout copies peak"));
   max_push_bytes = device_state.properties.limits.maxPushConstantsSize;
   max_bound_sets = device_state.properties.limits.maxBoundDescriptorSets;
   ring_alignment = static_cast<uint32_t>(
@@ -261,6 +262,10 @@ DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p,
 }
 
 DeviceBindings::~DeviceBindings() {
+  // Ring-root layout copies the application's leftover layouts and pipelines still hold
+  // go while the device and the next table are there (RingLayoutCopy destroys its own).
+  ring_pipelines.ForEach([](VkPipeline, RingPipeline& p) { p.keep_copy.reset(); });
+  pipeline_layouts.ForEach([](VkPipelineLayout, PipelineLayoutShadow& l) { l.ring_copy.reset(); });
   rewrites.ForEach([&](const CachedRewrite& r) {
     if (r.driver_module != VK_NULL_HANDLE) next.DestroyShaderModule(device.handle, r.driver_module, nullptr);
   });

@@ -239,6 +239,8 @@ class DeviceBindings : public CapabilityDevice {
   // arenas).
   MemoryGauge gpu_bytes;
   MemoryGauge host_bytes;
+  // Live ring-root layout copies (RingLayoutCopy), a count: the summary shows the peak.
+  MemoryGauge ring_layout_copies;
 };
 
 // This thread's lookup caches (lookup_cache.h), one thread-local object so that a hook

@@ -459,7 +459,8 @@ void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, 
     // Its root is read from the reserved set (root_delivery.cpp: RestoreRingRoot).
     auto r = std::make_unique<RingPipeline>();
     r->layout = infos[i].layout;
-    r->copy = layout->ring_copy;
+    r->keep_copy = layout->ring_copy;
+    r->copy = layout->ring_copy != nullptr ? layout->ring_copy->handle() : VK_NULL_HANDLE;
     r->buffer_set = layout->root.native_buffer_set;
     r->root_end = layout->root.end;
     b.ring_pipelines.Insert(pipelines[i], std::move(r));
