@@ -151,7 +151,9 @@ NativeLayoutSplit::NativeLayoutSplit(DeviceBindings& b, const VkDescriptorSetLay
 VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
                                                          const VkAllocationCallbacks* pAllocator,
                                                          VkDescriptorSetLayout* pSetLayout) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).CreateDescriptorSetLayout(device, pCreateInfo, pAllocator, pSetLayout);
+  DeviceBindings& b = *found;
   NativeLayoutSplit split(b, *pCreateInfo, ShouldConvertLayout(b, *pCreateInfo));
   // Every layout gets a shadow (binds need each set's native dynamic-offset count), but
   // only converting ones are changed.
@@ -182,7 +184,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const 
 
 VKAPI_ATTR void VKAPI_CALL DestroyDescriptorSetLayout(VkDevice device, VkDescriptorSetLayout layout,
                                                       const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).DestroyDescriptorSetLayout(device, layout, pAllocator);
+  DeviceBindings& b = *found;
   // Sets and pipeline layouts made from it keep the shadow alive (shared).
   if (layout != VK_NULL_HANDLE && b.set_layouts.Erase(layout) != nullptr) InvalidateLookupCaches();
   b.next.DestroyDescriptorSetLayout(device, layout, pAllocator);
@@ -191,7 +195,9 @@ VKAPI_ATTR void VKAPI_CALL DestroyDescriptorSetLayout(VkDevice device, VkDescrip
 VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPipelineLayoutCreateInfo* pCreateInfo,
                                                     const VkAllocationCallbacks* pAllocator,
                                                     VkPipelineLayout* pPipelineLayout) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).CreatePipelineLayout(device, pCreateInfo, pAllocator, pPipelineLayout);
+  DeviceBindings& b = *found;
   std::vector<std::shared_ptr<const SetLayoutShadow>> sets(pCreateInfo->setLayoutCount);
   for (uint32_t i = 0; i < pCreateInfo->setLayoutCount; ++i) {
     if (const SetLayoutEntry* e = b.set_layouts.Find(pCreateInfo->pSetLayouts[i])) sets[i] = e->shadow;
@@ -273,7 +279,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
 
 VKAPI_ATTR void VKAPI_CALL DestroyPipelineLayout(VkDevice device, VkPipelineLayout layout,
                                                  const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).DestroyPipelineLayout(device, layout, pAllocator);
+  DeviceBindings& b = *found;
   if (layout != VK_NULL_HANDLE && b.pipeline_layouts.Erase(layout) != nullptr) InvalidateLookupCaches();
   b.next.DestroyPipelineLayout(device, layout, pAllocator);
 }

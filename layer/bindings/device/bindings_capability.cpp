@@ -300,15 +300,23 @@ ThreadLookups& Lookups() {
   return lookups;
 }
 
-DeviceBindings& BindingsOf(VkDevice device) {
-  return *StateRegistry::Get().FindDevice(device)->State<DeviceBindings>(BindingsCapability().slot());
+DeviceBindings* FindBindings(VkDevice device) {
+  return StateRegistry::Get().FindDevice(device)->State<DeviceBindings>(BindingsCapability().slot());
 }
 
-DeviceBindings& device_cache::Fill(VkCommandBuffer cb) {
+const VkLayerDispatchTable& NextOf(VkDevice device) {
+  return StateRegistry::Get().FindDevice(device)->Next(BindingsCapability().slot());
+}
+
+const VkLayerDispatchTable& NextOf(VkCommandBuffer cb) {
+  return StateRegistry::Get().FindDevice(cb)->Next(BindingsCapability().slot());
+}
+
+DeviceBindings* device_cache::Fill(VkCommandBuffer cb) {
   const uint64_t generation = g_generation.load(std::memory_order_acquire);
   DeviceBindings* b = StateRegistry::Get().FindDevice(cb)->State<DeviceBindings>(BindingsCapability().slot());
   if (b != nullptr) ThisThread() = {DispatchKey(cb), b, generation};
-  return *b;
+  return b;
 }
 
 }  // namespace bindery::bindings

@@ -259,7 +259,14 @@ inline SetShadow* FindSet(DeviceBindings& b, VkDescriptorSet handle) {
   return b.sets.Find(handle);
 }
 
-DeviceBindings& BindingsOf(VkDevice device);
+// The capability's state on `device`, nullptr where indirect bindings are off on it.
+// Entry points are per device, but applications call one device's with another device's
+// handles (the conformance suite's multi-device cases do; drivers tolerate it): such a
+// call reaches these hooks on a device where the capability may have no state, and each
+// hook then passes it unchanged to that device's next layer (NextOf).
+DeviceBindings* FindBindings(VkDevice device);
+const VkLayerDispatchTable& NextOf(VkDevice device);
+const VkLayerDispatchTable& NextOf(VkCommandBuffer cb);
 // The policy's decision for one set layout (bindings/policy.h; never for layouts whose
 // flags keep them native: set_layout_shadow.h). Logs when a layout converts for going
 // beyond a driver limit. descriptor_layout_hooks.cpp.
@@ -310,7 +317,9 @@ inline Entry& ThisThread() {
   static BINDERY_THREAD_LOCAL Entry entry;
   return entry;
 }
-DeviceBindings& Fill(VkCommandBuffer cb);  // the registry's lookup, remembered (bindings_capability.cpp)
+// The registry's lookup, remembered where found (bindings_capability.cpp); nullptr where
+// the command buffer's device has no indirect bindings.
+DeviceBindings* Fill(VkCommandBuffer cb);
 }  // namespace device_cache
 
 // The cached answer alone (nullptr on a miss): hooks test it first so that their
@@ -323,8 +332,9 @@ inline DeviceBindings* CachedBindingsOf(VkCommandBuffer cb) {
   return nullptr;
 }
 
-inline DeviceBindings& BindingsOf(VkCommandBuffer cb) {
-  if (DeviceBindings* b = CachedBindingsOf(cb)) return *b;
+// The state on the command buffer's device (nullptr where it has none: FindBindings).
+inline DeviceBindings* FindBindings(VkCommandBuffer cb) {
+  if (DeviceBindings* b = CachedBindingsOf(cb)) return b;
   return device_cache::Fill(cb);
 }
 // fallback.cpp: the sets bound at `point` bound again as full native sets for `f`'s

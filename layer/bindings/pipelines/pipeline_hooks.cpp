@@ -381,7 +381,9 @@ class StageRewriter {
 VKAPI_ATTR VkResult VKAPI_CALL CreateShaderModule(VkDevice device, const VkShaderModuleCreateInfo* pCreateInfo,
                                                   const VkAllocationCallbacks* pAllocator,
                                                   VkShaderModule* pShaderModule) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).CreateShaderModule(device, pCreateInfo, pAllocator, pShaderModule);
+  DeviceBindings& b = *found;
   const VkResult result = b.next.CreateShaderModule(device, pCreateInfo, pAllocator, pShaderModule);
   if (result == VK_SUCCESS) {
     auto entry = std::make_unique<ModuleEntry>();
@@ -394,7 +396,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateShaderModule(VkDevice device, const VkShade
 
 VKAPI_ATTR void VKAPI_CALL DestroyShaderModule(VkDevice device, VkShaderModule module,
                                                const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).DestroyShaderModule(device, module, pAllocator);
+  DeviceBindings& b = *found;
   if (module != VK_NULL_HANDLE) b.modules.Erase(module);
   b.next.DestroyShaderModule(device, module, pAllocator);
   // Its rewrites may now be held by the cache alone (bounded: rewrite_cache.h).
@@ -500,7 +504,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
                                                       const VkComputePipelineCreateInfo* pCreateInfos,
                                                       const VkAllocationCallbacks* pAllocator,
                                                       VkPipeline* pPipelines) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) {
+    return NextOf(device).CreateComputePipelines(device, cache, count, pCreateInfos, pAllocator, pPipelines);
+  }
+  DeviceBindings& b = *found;
   std::vector<VkComputePipelineCreateInfo> infos(pCreateInfos, pCreateInfos + count);
   std::list<StageRewriter> rewriters;
   std::vector<VkPipelineShaderStageCreateInfo> stage;
@@ -544,7 +552,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
                                                        const VkGraphicsPipelineCreateInfo* pCreateInfos,
                                                        const VkAllocationCallbacks* pAllocator,
                                                        VkPipeline* pPipelines) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) {
+    return NextOf(device).CreateGraphicsPipelines(device, cache, count, pCreateInfos, pAllocator, pPipelines);
+  }
+  DeviceBindings& b = *found;
   std::vector<VkGraphicsPipelineCreateInfo> infos(pCreateInfos, pCreateInfos + count);
   std::list<StageRewriter> rewriters;
   std::list<std::vector<VkPipelineShaderStageCreateInfo>> stages;
