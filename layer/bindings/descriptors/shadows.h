@@ -143,6 +143,10 @@ struct SetShadow {
   // Records naming a buffer without a device address (bindings/native_twin.h): while
   // non-zero, draws and dispatches of rewritten pipelines with this set bound run natively.
   uint32_t unaddressable = 0;
+  // Dynamic descriptors the layer made null in `full` (bit i: the set's i-th dynamic offset)
+  // where the application wrote none that still exists: bound with dynamic offset 0
+  // (BindFullSets). Guarded by DeviceBindings::fallback_mutex.
+  uint32_t full_null_dynamic = 0;
 };
 
 // A layer-owned set's slot; the set's handle is the slot's address. `self` holds that

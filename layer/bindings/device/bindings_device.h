@@ -193,7 +193,10 @@ class DeviceBindings : public CapabilityDevice {
   // Every binding is written once (a full set may be in use by recorded or pending command
   // buffers, so it is never written further for another pipeline); a descriptor whose buffer
   // was destroyed never is, and only one `uses` names for set `set_index` is logged.
-  VkDescriptorSet Materialise(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses, uint32_t set_index);
+  // `*null_dynamic` (when given) gets the set's SetShadow::full_null_dynamic.
+  VkDescriptorSet Materialise(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses, uint32_t set_index,
+                              uint32_t* null_dynamic = nullptr);
+  VkDescriptorSet MaterialiseLocked(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses, uint32_t set_index);
   // Does `d` still name a live buffer, within its size? (Destroyed buffers leave the
   // shadow untouched: the spec lets a set keep them while no pipeline uses them.)
   bool StillNames(const VkDescriptorBufferInfo& d);
