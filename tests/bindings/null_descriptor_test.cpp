@@ -6,7 +6,8 @@
 // storage buffer the application never wrote, bound with a nonzero dynamic offset (valid:
 // only a range set with VK_WHOLE_SIZE needs offset 0, VUID-vkCmdBindDescriptorSets-
 // pDescriptorSets-06715). The layer's full set holds a null descriptor there (range
-// VK_WHOLE_SIZE), so that offset must go down as 0.
+// VK_WHOLE_SIZE), so that offset must go down as 0 — until the application writes the
+// binding: then its offset again.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -132,6 +133,11 @@ DynamicOutput RunUnwrittenDynamic(const char* mode) {
   const VkDescriptorSet set = AllocateSet(d, pool, set_layout);
   HostBuffer in = h.CreateHostBuffer(2 * kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
   HostBuffer out = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  HostBuffer dyn = h.CreateHostBuffer(kDynamicOffset + kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  for (uint32_t i = 0; i < kWords; ++i) {
+    static_cast<uint32_t*>(dyn.mapped)[i] = 5000 + i;  // what offset 0 would read
+    static_cast<uint32_t*>(dyn.mapped)[kDynamicOffset / 4 + i] = 1000 + i;
+  }
   for (uint32_t i = 0; i < 2 * kWords; ++i) static_cast<uint32_t*>(in.mapped)[i] = 3 * i + 1;
   std::memset(out.mapped, 0, kWords * 4);
   if (pipeline == VK_NULL_HANDLE || set == VK_NULL_HANDLE) o.error = "pipeline or set not created";
@@ -157,7 +163,26 @@ DynamicOutput RunUnwrittenDynamic(const char* mode) {
     if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
     const uint32_t* p = static_cast<const uint32_t*>(out.mapped);
     o.out.assign(p, p + kWords);
+    // Then the application writes binding 2 and the even words take the branch that reads
+    // it: the offset must now reach the driver as the application gave it.
+    for (uint32_t i = 0; i < kWords; i += 2) static_cast<uint32_t*>(in.mapped)[i] = 0xdeadbeefu;
+    const VkDescriptorBufferInfo dyn_info{dyn.buffer, 0, kWords * 4};
+    VkWriteDescriptorSet dw{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    dw.dstSet = set;
+    dw.dstBinding = 2;
+    dw.descriptorCount = 1;
+    dw.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
+    dw.pBufferInfo = &dyn_info;
+    vkUpdateDescriptorSets(d, 1, &dw, 0, nullptr);
+    cb = h.BeginCommands();
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 1, &kDynamicOffset);
+    vkCmdDispatch(cb, kWords / 64, 1, 1);
+    BarrierToHost(cb);
+    if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "second submit failed";
+    o.out.insert(o.out.end(), p, p + kWords);
   }
+  h.Destroy(dyn);
   h.Destroy(in);
   h.Destroy(out);
   bag.DestroyAll();
@@ -180,8 +205,13 @@ TEST(BindingsNullDescriptor, AnUnwrittenDynamicBufferOfAPipelineRunningNativelyK
   EXPECT_TRUE(native.validation.empty()) << native.validation;
   EXPECT_TRUE(forced.validation.empty()) << forced.validation;
   EXPECT_NE(forced.summary.find("fallen back 1"), std::string::npos) << forced.summary;
-  ASSERT_EQ(native.out.size(), 64u);
-  for (uint32_t i = 0; i < 64; ++i) EXPECT_EQ(native.out[i], (3 * i + 1) + 2 * (3 * (i + 64) + 1)) << "word " << i;
+  ASSERT_EQ(native.out.size(), 128u);
+  for (uint32_t i = 0; i < 64; ++i) {
+    const uint32_t in1 = 3 * (i + 64) + 1;
+    EXPECT_EQ(native.out[i], (3 * i + 1) + 2 * in1) << "word " << i;
+    const uint32_t second = i % 2 == 0 ? 0xdeadbeefu + 2 * in1 + (1000 + i) : (3 * i + 1) + 2 * in1;
+    EXPECT_EQ(native.out[64 + i], second) << "second dispatch, word " << i;
+  }
   EXPECT_EQ(forced.out, native.out);
 }
 
