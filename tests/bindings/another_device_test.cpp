@@ -6,7 +6,8 @@
 // whose settings differ; within one instance the same happens where one device cannot have
 // the capability (indirect bindings need bufferDeviceAddress). Every hooked function the
 // work below reaches is taken from the first device; the results are the native ones and
-// validation on both devices stays silent.
+// validation on both devices stays silent. The same for the chassis's tracking stage,
+// which a device where no capability tracks anything does not have.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -256,6 +257,75 @@ TEST(AnotherDevicesEntryPoints, TransfersPassCallsToADeviceWithoutThem) {
   h.Destroy(a);
   h.Destroy(b);
   h.Destroy(c);
+  EXPECT_VALIDATION_SILENT(h);
+  EXPECT_VALIDATION_SILENT(on);
+}
+
+// The tracking stage below the capabilities (buffers, memory, command pools and buffers):
+// the second device has every capability off, so nothing tracks there.
+TEST(AnotherDevicesEntryPoints, TheTrackingStagePassesCallsToADeviceWithoutTracking) {
+  std::unique_ptr<VkHarness> owned_on, owned_off;
+  {
+    ScopedEnv env("BINDERY_INDIRECT_BINDINGS", "force");
+    owned_on = std::make_unique<VkHarness>();
+  }
+  {
+    ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "off");
+    ScopedEnv transfers("BINDERY_TRANSFERS", "off");
+    ScopedEnv timeline("BINDERY_TIMELINE", "off");
+    owned_off = std::make_unique<VkHarness>();
+  }
+  ASSERT_TRUE(owned_on->ok()) << owned_on->error();
+  ASSERT_TRUE(owned_off->ok()) << owned_off->error();
+  const VkHarness& on = *owned_on;
+  VkHarness& h = *owned_off;
+  const VkDevice d = h.device();
+
+  VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  bci.size = 4096;
+  bci.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  ASSERT_EQ(BINDERY_ON(on, vkCreateBuffer)(d, &bci, nullptr, &buffer), VK_SUCCESS);
+  VkMemoryRequirements req{};
+  vkGetBufferMemoryRequirements(d, buffer, &req);
+  VkPhysicalDeviceMemoryProperties props;
+  vkGetPhysicalDeviceMemoryProperties(h.physical_device(), &props);
+  uint32_t type = 0;
+  while (type < props.memoryTypeCount && (req.memoryTypeBits & (1u << type)) == 0) ++type;
+  ASSERT_LT(type, props.memoryTypeCount);
+  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  mai.allocationSize = req.size;
+  mai.memoryTypeIndex = type;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  ASSERT_EQ(BINDERY_ON(on, vkAllocateMemory)(d, &mai, nullptr, &memory), VK_SUCCESS);
+  ASSERT_EQ(BINDERY_ON(on, vkBindBufferMemory)(d, buffer, memory, 0), VK_SUCCESS);
+
+  VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  cpci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  cpci.queueFamilyIndex = h.queue_family();
+  VkCommandPool pool = VK_NULL_HANDLE;
+  ASSERT_EQ(BINDERY_ON(on, vkCreateCommandPool)(d, &cpci, nullptr, &pool), VK_SUCCESS);
+  VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  cbai.commandPool = pool;
+  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cbai.commandBufferCount = 1;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  ASSERT_EQ(BINDERY_ON(on, vkAllocateCommandBuffers)(d, &cbai, &cb), VK_SUCCESS);
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  ASSERT_EQ(BINDERY_ON(on, vkBeginCommandBuffer)(cb, &begin), VK_SUCCESS);
+  vkCmdFillBuffer(cb, buffer, 0, VK_WHOLE_SIZE, 7);
+  ASSERT_EQ(BINDERY_ON(on, vkEndCommandBuffer)(cb), VK_SUCCESS);
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cb;
+  ASSERT_EQ(vkQueueSubmit(h.queue(), 1, &submit, VK_NULL_HANDLE), VK_SUCCESS);
+  ASSERT_EQ(vkQueueWaitIdle(h.queue()), VK_SUCCESS);
+  EXPECT_EQ(BINDERY_ON(on, vkResetCommandBuffer)(cb, 0), VK_SUCCESS);
+  EXPECT_EQ(BINDERY_ON(on, vkResetCommandPool)(d, pool, 0), VK_SUCCESS);
+  BINDERY_ON(on, vkFreeCommandBuffers)(d, pool, 1, &cb);
+  BINDERY_ON(on, vkDestroyCommandPool)(d, pool, nullptr);
+  BINDERY_ON(on, vkDestroyBuffer)(d, buffer, nullptr);
+  BINDERY_ON(on, vkFreeMemory)(d, memory, nullptr);
   EXPECT_VALIDATION_SILENT(h);
   EXPECT_VALIDATION_SILENT(on);
 }
