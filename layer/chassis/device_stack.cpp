@@ -89,11 +89,13 @@ void BuildDeviceStack(DeviceState& device, const DeviceEditor& editor) {
   }
   device.addressing.memory_flag =
       device.addressing.mode == AddressMode::kCore || device.addressing.mode == AddressMode::kKhr;
-  if (editor.tracking().any()) {
-    TrackingPlan plan = editor.tracking();
-    if (!device.addressing.enabled()) plan.address_rules.clear();
-    device.trackers = std::make_unique<Trackers>(device, plan);
-  }
+  // Every device has trackers, even where no capability asked for tracking (its plan is
+  // then empty and the tracking stage's hooks are not installed there): another device's
+  // entry points may still be called with this device's handles (the conformance suite's
+  // multi-device cases do; drivers tolerate it) and reach those hooks.
+  TrackingPlan plan = editor.tracking();
+  if (!device.addressing.enabled()) plan.address_rules.clear();
+  device.trackers = std::make_unique<Trackers>(device, plan);
   // Innermost first: a capability may call down into the ones below while it starts.
   for (std::size_t s = device.slot_count; s-- > 0;) {
     DeviceState::Slot& slot = device.slots[s];

@@ -10,11 +10,13 @@
 namespace bindery::transfer {
 namespace {
 
-// The capability's next table after flushing.
+// The capability's next table after flushing (the device's next layer where transfers
+// are off on the command buffer's device).
 const VkLayerDispatchTable& Flushed(VkCommandBuffer cb) {
-  DeviceTransfers& t = TransfersOf(cb);
-  FlushIfPending(t, cb);
-  return t.next;
+  DeviceTransfers* t = FindTransfers(cb);
+  if (t == nullptr) return NextOf(cb);
+  FlushIfPending(*t, cb);
+  return t->next;
 }
 
 }  // namespace

@@ -45,8 +45,12 @@ void CopyFromStaging(DeviceTransfers& t, VkCommandBuffer cb, const PendingWrite*
 
 }  // namespace
 
-DeviceTransfers& TransfersOf(VkCommandBuffer cb) {
-  return *StateRegistry::Get().FindDevice(cb)->State<DeviceTransfers>(TransferCapability().slot());
+DeviceTransfers* FindTransfers(VkCommandBuffer cb) {
+  return StateRegistry::Get().FindDevice(cb)->State<DeviceTransfers>(TransferCapability().slot());
+}
+
+const VkLayerDispatchTable& NextOf(VkCommandBuffer cb) {
+  return StateRegistry::Get().FindDevice(cb)->Next(TransferCapability().slot());
 }
 
 uint8_t* QueueSmallWrite(DeviceTransfers& t, VkCommandBuffer cb, CommandState* state, VkBuffer dst,

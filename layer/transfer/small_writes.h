@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include <vulkan/vulkan.h>
+#include <vulkan/vk_layer_dispatch_table.h>
 
 namespace bindery {
 class CommandState;
@@ -60,8 +61,13 @@ uint8_t* QueueSmallWrite(DeviceTransfers& t, VkCommandBuffer cb, CommandState* s
 // Records every queued write (one dispatch, or copies from staging) and empties the list.
 void FlushSmallWrites(DeviceTransfers& t, VkCommandBuffer cb, CommandState* state);
 
-// The transfers capability of the command buffer's device.
-DeviceTransfers& TransfersOf(VkCommandBuffer cb);
+// The transfers capability of the command buffer's device; nullptr where transfers are
+// off on it. Entry points are per device, but applications call one device's with another
+// device's command buffers (drivers tolerate it): such a call reaches these hooks on a
+// device where the capability may have no state, and the hook passes it unchanged to that
+// device's next layer (NextOf).
+DeviceTransfers* FindTransfers(VkCommandBuffer cb);
+const VkLayerDispatchTable& NextOf(VkCommandBuffer cb);
 
 // Flushes `cb`'s queued writes, if any: what every flush point calls first. Costs a
 // per-thread cache check when the device does not coalesce or nothing is queued.

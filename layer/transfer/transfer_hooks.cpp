@@ -22,11 +22,6 @@ namespace {
 // command).
 constexpr VkDeviceSize kSmallFillFromStaging = 4096;
 
-// The capability's state on the command buffer's device.
-DeviceTransfers& Of(VkCommandBuffer cb) {
-  return *StateRegistry::Get().FindDevice(cb)->State<DeviceTransfers>(TransferCapability().slot());
-}
-
 TransferCommandData* DataOf(const CommandState* state) {
   return state == nullptr ? nullptr
                           : static_cast<TransferCommandData*>(state->data(TransferCapability().slot()));
@@ -240,7 +235,9 @@ bool QueueUpdate(DeviceTransfers& t, VkCommandBuffer cb, VkBuffer dst, VkDeviceS
 
 VKAPI_ATTR void VKAPI_CALL CmdFillBuffer(VkCommandBuffer cb, VkBuffer dst, VkDeviceSize offset, VkDeviceSize size,
                                          uint32_t data) {
-  DeviceTransfers& t = Of(cb);
+  DeviceTransfers* found = FindTransfers(cb);
+  if (found == nullptr) return NextOf(cb).CmdFillBuffer(cb, dst, offset, size, data);
+  DeviceTransfers& t = *found;
   if (t.small_writes()) {
     if (QueueFill(t, cb, dst, offset, size, data)) return;
     FlushIfPending(t, cb);  // anything else keeps its place after the queued writes
@@ -365,9 +362,8 @@ bool BatchSmallRegions(DeviceTransfers& t, CommandState& state, CopyRecorder& re
 // other region is split between a kernel (its aligned middle) and native edges, or copied
 // natively, by CopyRegion.
 template <typename RegionFn, typename ForwardFn>
-void CopyBufferCommon(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t count, RegionFn&& region,
-                      ForwardFn&& forward) {
-  DeviceTransfers& t = Of(cb);
+void CopyBufferCommon(DeviceTransfers& t, VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t count,
+                      RegionFn&& region, ForwardFn&& forward) {
   FlushIfPending(t, cb);
   CommandState* state = t.trackers().FindCommand(cb);
   const VkDeviceAddress src_address = AddressOf(t, src);
@@ -394,15 +390,18 @@ void CopyBufferCommon(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t c
 
 VKAPI_ATTR void VKAPI_CALL CmdCopyBuffer(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t count,
                                          const VkBufferCopy* regions) {
+  DeviceTransfers* t = FindTransfers(cb);
+  if (t == nullptr) return NextOf(cb).CmdCopyBuffer(cb, src, dst, count, regions);
   CopyBufferCommon(
-      cb, src, dst, count, [&](uint32_t i) { return regions[i]; },
-      [&] { Of(cb).next.CmdCopyBuffer(cb, src, dst, count, regions); });
+      *t, cb, src, dst, count, [&](uint32_t i) { return regions[i]; },
+      [&] { t->next.CmdCopyBuffer(cb, src, dst, count, regions); });
 }
 
 template <typename ForwardFn>
-static void CopyBuffer2Common(VkCommandBuffer cb, const VkCopyBufferInfo2* info, ForwardFn&& forward) {
+static void CopyBuffer2Common(DeviceTransfers& t, VkCommandBuffer cb, const VkCopyBufferInfo2* info,
+                              ForwardFn&& forward) {
   CopyBufferCommon(
-      cb, info->srcBuffer, info->dstBuffer, info->regionCount,
+      t, cb, info->srcBuffer, info->dstBuffer, info->regionCount,
       [&](uint32_t i) {
         const VkBufferCopy2& r = info->pRegions[i];
         return VkBufferCopy{r.srcOffset, r.dstOffset, r.size};
@@ -411,11 +410,15 @@ static void CopyBuffer2Common(VkCommandBuffer cb, const VkCopyBufferInfo2* info,
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdCopyBuffer2(VkCommandBuffer cb, const VkCopyBufferInfo2* info) {
-  CopyBuffer2Common(cb, info, [&] { Of(cb).next.CmdCopyBuffer2(cb, info); });
+  DeviceTransfers* t = FindTransfers(cb);
+  if (t == nullptr) return NextOf(cb).CmdCopyBuffer2(cb, info);
+  CopyBuffer2Common(*t, cb, info, [&] { t->next.CmdCopyBuffer2(cb, info); });
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdCopyBuffer2KHR(VkCommandBuffer cb, const VkCopyBufferInfo2* info) {
-  CopyBuffer2Common(cb, info, [&] { Of(cb).next.CmdCopyBuffer2KHR(cb, info); });
+  DeviceTransfers* t = FindTransfers(cb);
+  if (t == nullptr) return NextOf(cb).CmdCopyBuffer2KHR(cb, info);
+  CopyBuffer2Common(*t, cb, info, [&] { t->next.CmdCopyBuffer2KHR(cb, info); });
 }
 
 // Aligned words of an update go down as native updates of at most 65536 bytes each (no
@@ -440,7 +443,9 @@ static void UpdateNatively(DeviceTransfers& t, VkCommandBuffer cb, CommandState*
 
 VKAPI_ATTR void VKAPI_CALL CmdUpdateBuffer(VkCommandBuffer cb, VkBuffer dst, VkDeviceSize offset, VkDeviceSize size,
                                            const void* data) {
-  DeviceTransfers& t = Of(cb);
+  DeviceTransfers* found = FindTransfers(cb);
+  if (found == nullptr) return NextOf(cb).CmdUpdateBuffer(cb, dst, offset, size, data);
+  DeviceTransfers& t = *found;
   if (t.small_writes()) {
     if (QueueUpdate(t, cb, dst, offset, size, data)) return;
     FlushIfPending(t, cb);

@@ -76,7 +76,7 @@ bool ExtendsPushRanges(const DeviceBindings& b) { return b.plan.policy.convert_e
 // reserved set right after them. Shaders name the reserved set by the application's set
 // count (no set of theirs has that number), renumbered like the others to its native
 // number. A layer-owned copy of the layout is made too (RestoreRingRoot binds through
-// it; it lives until the device goes).
+// it; it lives as long as the layout or a pipeline made with it: RingLayoutCopy).
 VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInfo& app,
                               std::unique_ptr<PipelineLayoutShadow> shadow, const VkAllocationCallbacks* pAllocator,
                               VkPipelineLayout* pPipelineLayout) {
@@ -94,18 +94,25 @@ VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInf
   info.pPushConstantRanges = shadow->native_ranges.empty() ? nullptr : shadow->native_ranges.data();
   info.setLayoutCount = static_cast<uint32_t>(set_layouts.size());
   info.pSetLayouts = set_layouts.data();
-  VkResult result = b.next.CreatePipelineLayout(b.device.handle, &info, nullptr, &shadow->ring_copy);
+  VkPipelineLayout copy = VK_NULL_HANDLE;
+  VkResult result = b.next.CreatePipelineLayout(b.device.handle, &info, nullptr, &copy);
   if (result != VK_SUCCESS) return result;
-  {
-    std::lock_guard<std::mutex> lock(b.fallback_mutex);
-    b.owned_pipeline_layouts.push_back(shadow->ring_copy);  // pipelines may outlive the layout
-  }
+  shadow->ring_copy = std::make_shared<const RingLayoutCopy>(b, copy);
   result = b.next.CreatePipelineLayout(b.device.handle, &info, pAllocator, pPipelineLayout);
   if (result == VK_SUCCESS) b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
   return result;
 }
 
 }  // namespace
+
+RingLayoutCopy::RingLayoutCopy(DeviceBindings& b, VkPipelineLayout handle) : b_(b), handle_(handle) {
+  b_.ring_layout_copies.Add(1);
+}
+
+RingLayoutCopy::~RingLayoutCopy() {
+  b_.next.DestroyPipelineLayout(b_.device.handle, handle_, nullptr);
+  b_.ring_layout_copies.Sub(1);
+}
 
 bool ShouldConvertLayout(DeviceBindings& b, const VkDescriptorSetLayoutCreateInfo& info) {
   if (!LayoutFlagsAllowConversion(info.flags)) return false;
@@ -144,7 +151,9 @@ NativeLayoutSplit::NativeLayoutSplit(DeviceBindings& b, const VkDescriptorSetLay
 VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
                                                          const VkAllocationCallbacks* pAllocator,
                                                          VkDescriptorSetLayout* pSetLayout) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).CreateDescriptorSetLayout(device, pCreateInfo, pAllocator, pSetLayout);
+  DeviceBindings& b = *found;
   NativeLayoutSplit split(b, *pCreateInfo, ShouldConvertLayout(b, *pCreateInfo));
   // Every layout gets a shadow (binds need each set's native dynamic-offset count), but
   // only converting ones are changed.
@@ -175,7 +184,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const 
 
 VKAPI_ATTR void VKAPI_CALL DestroyDescriptorSetLayout(VkDevice device, VkDescriptorSetLayout layout,
                                                       const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).DestroyDescriptorSetLayout(device, layout, pAllocator);
+  DeviceBindings& b = *found;
   // Sets and pipeline layouts made from it keep the shadow alive (shared).
   if (layout != VK_NULL_HANDLE && b.set_layouts.Erase(layout) != nullptr) InvalidateLookupCaches();
   b.next.DestroyDescriptorSetLayout(device, layout, pAllocator);
@@ -184,7 +195,9 @@ VKAPI_ATTR void VKAPI_CALL DestroyDescriptorSetLayout(VkDevice device, VkDescrip
 VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPipelineLayoutCreateInfo* pCreateInfo,
                                                     const VkAllocationCallbacks* pAllocator,
                                                     VkPipelineLayout* pPipelineLayout) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).CreatePipelineLayout(device, pCreateInfo, pAllocator, pPipelineLayout);
+  DeviceBindings& b = *found;
   std::vector<std::shared_ptr<const SetLayoutShadow>> sets(pCreateInfo->setLayoutCount);
   for (uint32_t i = 0; i < pCreateInfo->setLayoutCount; ++i) {
     if (const SetLayoutEntry* e = b.set_layouts.Find(pCreateInfo->pSetLayouts[i])) sets[i] = e->shadow;
@@ -266,7 +279,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
 
 VKAPI_ATTR void VKAPI_CALL DestroyPipelineLayout(VkDevice device, VkPipelineLayout layout,
                                                  const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).DestroyPipelineLayout(device, layout, pAllocator);
+  DeviceBindings& b = *found;
   if (layout != VK_NULL_HANDLE && b.pipeline_layouts.Erase(layout) != nullptr) InvalidateLookupCaches();
   b.next.DestroyPipelineLayout(device, layout, pAllocator);
 }

@@ -114,7 +114,9 @@ void ForgetNativeBufferSet(DeviceBindings& b, PoolShadow& pool, VkDescriptorSet 
 VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDescriptorPoolCreateInfo* pCreateInfo,
                                                     const VkAllocationCallbacks* pAllocator,
                                                     VkDescriptorPool* pDescriptorPool) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).CreateDescriptorPool(device, pCreateInfo, pAllocator, pDescriptorPool);
+  DeviceBindings& b = *found;
   uint64_t records = 0;
   for (uint32_t i = 0; i < pCreateInfo->poolSizeCount; ++i) {
     const VkDescriptorPoolSize& s = pCreateInfo->pPoolSizes[i];
@@ -157,7 +159,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDes
 
 VKAPI_ATTR void VKAPI_CALL DestroyDescriptorPool(VkDevice device, VkDescriptorPool descriptorPool,
                                                  const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).DestroyDescriptorPool(device, descriptorPool, pAllocator);
+  DeviceBindings& b = *found;
   if (descriptorPool != VK_NULL_HANDLE) {
     if (std::unique_ptr<PoolShadow> pool = b.pools.Erase(descriptorPool)) {
       InvalidateLookupCaches();
@@ -171,7 +175,9 @@ VKAPI_ATTR void VKAPI_CALL DestroyDescriptorPool(VkDevice device, VkDescriptorPo
 
 VKAPI_ATTR VkResult VKAPI_CALL ResetDescriptorPool(VkDevice device, VkDescriptorPool descriptorPool,
                                                    VkDescriptorPoolResetFlags flags) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).ResetDescriptorPool(device, descriptorPool, flags);
+  DeviceBindings& b = *found;
   if (!b.Converting()) return b.next.ResetDescriptorPool(device, descriptorPool, flags);
   if (PoolShadow* pool = Lookups().pools.Find(&b, b.pools, descriptorPool)) {
     ResetOwnedSets(b, *pool);
@@ -184,13 +190,16 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetDescriptorPool(VkDevice device, VkDescriptor
 // (lookup_cache.h): their destruction empties the caches (after the tracking stage below
 // has forgotten the buffer).
 VKAPI_ATTR void VKAPI_CALL DestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks* pAllocator) {
-  BindingsOf(device).next.DestroyBuffer(device, buffer, pAllocator);
+  DeviceBindings* found = FindBindings(device);
+  (found != nullptr ? found->next : NextOf(device)).DestroyBuffer(device, buffer, pAllocator);
   if (buffer != VK_NULL_HANDLE) InvalidateLookupCaches();
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
                                                       VkDescriptorSet* pDescriptorSets) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+  DeviceBindings& b = *found;
   if (!b.Converting()) return b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
   const uint32_t n = pAllocateInfo->descriptorSetCount;
   ThreadLookups& lookups = Lookups();
@@ -357,7 +366,11 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
 
 VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice device, VkDescriptorPool descriptorPool,
                                                   uint32_t descriptorSetCount, const VkDescriptorSet* pDescriptorSets) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) {
+    return NextOf(device).FreeDescriptorSets(device, descriptorPool, descriptorSetCount, pDescriptorSets);
+  }
+  DeviceBindings& b = *found;
   PoolShadow* pool = b.Converting() ? Lookups().pools.Find(&b, b.pools, descriptorPool) : nullptr;
   if (pool == nullptr) return b.next.FreeDescriptorSets(device, descriptorPool, descriptorSetCount, pDescriptorSets);
   // Layer-owned sets are freed here; the others go down (in their order, nulls kept).
@@ -504,7 +517,13 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
                                                 const VkWriteDescriptorSet* pDescriptorWrites,
                                                 uint32_t descriptorCopyCount,
                                                 const VkCopyDescriptorSet* pDescriptorCopies) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) {
+    NextOf(device).UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
+                                        pDescriptorCopies);
+    return;
+  }
+  DeviceBindings& b = *found;
   if (!b.Converting()) {
     b.next.UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount, pDescriptorCopies);
     return;

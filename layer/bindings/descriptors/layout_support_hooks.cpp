@@ -14,9 +14,8 @@
 namespace bindery::bindings {
 namespace {
 
-void LayoutSupport(PFN_vkGetDescriptorSetLayoutSupport next, VkDevice device,
+void LayoutSupport(DeviceBindings& b, PFN_vkGetDescriptorSetLayoutSupport next, VkDevice device,
                    const VkDescriptorSetLayoutCreateInfo* pCreateInfo, VkDescriptorSetLayoutSupport* pSupport) {
-  DeviceBindings& b = BindingsOf(device);
   if (!ShouldConvertLayout(b, *pCreateInfo)) return next(device, pCreateInfo, pSupport);
   const NativeLayoutSplit split(b, *pCreateInfo, true);
   const SetLayoutShadow& shadow = split.shadow;
@@ -45,13 +44,17 @@ void LayoutSupport(PFN_vkGetDescriptorSetLayoutSupport next, VkDevice device,
 VKAPI_ATTR void VKAPI_CALL GetDescriptorSetLayoutSupport(VkDevice device,
                                                          const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
                                                          VkDescriptorSetLayoutSupport* pSupport) {
-  LayoutSupport(BindingsOf(device).next.GetDescriptorSetLayoutSupport, device, pCreateInfo, pSupport);
+  DeviceBindings* b = FindBindings(device);
+  if (b == nullptr) return NextOf(device).GetDescriptorSetLayoutSupport(device, pCreateInfo, pSupport);
+  LayoutSupport(*b, b->next.GetDescriptorSetLayoutSupport, device, pCreateInfo, pSupport);
 }
 
 VKAPI_ATTR void VKAPI_CALL GetDescriptorSetLayoutSupportKHR(VkDevice device,
                                                             const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
                                                             VkDescriptorSetLayoutSupport* pSupport) {
-  LayoutSupport(BindingsOf(device).next.GetDescriptorSetLayoutSupportKHR, device, pCreateInfo, pSupport);
+  DeviceBindings* b = FindBindings(device);
+  if (b == nullptr) return NextOf(device).GetDescriptorSetLayoutSupportKHR(device, pCreateInfo, pSupport);
+  LayoutSupport(*b, b->next.GetDescriptorSetLayoutSupportKHR, device, pCreateInfo, pSupport);
 }
 
 }  // namespace bindery::bindings

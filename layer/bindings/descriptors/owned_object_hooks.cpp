@@ -140,32 +140,42 @@ VkResult Tag(DeviceBindings& b, const VkDebugUtilsObjectTagInfoEXT* info, Next n
 }  // namespace
 
 VKAPI_ATTR VkResult VKAPI_CALL SetDebugUtilsObjectNameEXT(VkDevice device, const VkDebugUtilsObjectNameInfoEXT* pNameInfo) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).SetDebugUtilsObjectNameEXT(device, pNameInfo);
+  DeviceBindings& b = *found;
   return Name(b, pNameInfo, [&](const VkDebugUtilsObjectNameInfoEXT* i) { return b.next.SetDebugUtilsObjectNameEXT(device, i); });
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL SetDebugUtilsObjectTagEXT(VkDevice device, const VkDebugUtilsObjectTagInfoEXT* pTagInfo) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).SetDebugUtilsObjectTagEXT(device, pTagInfo);
+  DeviceBindings& b = *found;
   return Tag(b, pTagInfo, [&](const VkDebugUtilsObjectTagInfoEXT* i) { return b.next.SetDebugUtilsObjectTagEXT(device, i); });
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL InstanceSetDebugUtilsObjectNameEXT(VkDevice device,
                                                                   const VkDebugUtilsObjectNameInfoEXT* pNameInfo) {
   auto next = reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(InstanceNext(device, "vkSetDebugUtilsObjectNameEXT"));
-  return Name(BindingsOf(device), pNameInfo,
+  DeviceBindings* b = FindBindings(device);
+  if (b == nullptr) return next != nullptr ? next(device, pNameInfo) : VK_SUCCESS;
+  return Name(*b, pNameInfo,
               [&](const VkDebugUtilsObjectNameInfoEXT* i) { return next != nullptr ? next(device, i) : VK_SUCCESS; });
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL InstanceSetDebugUtilsObjectTagEXT(VkDevice device,
                                                                  const VkDebugUtilsObjectTagInfoEXT* pTagInfo) {
   auto next = reinterpret_cast<PFN_vkSetDebugUtilsObjectTagEXT>(InstanceNext(device, "vkSetDebugUtilsObjectTagEXT"));
-  return Tag(BindingsOf(device), pTagInfo,
+  DeviceBindings* b = FindBindings(device);
+  if (b == nullptr) return next != nullptr ? next(device, pTagInfo) : VK_SUCCESS;
+  return Tag(*b, pTagInfo,
              [&](const VkDebugUtilsObjectTagInfoEXT* i) { return next != nullptr ? next(device, i) : VK_SUCCESS; });
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL DebugMarkerSetObjectNameEXT(VkDevice device,
                                                            const VkDebugMarkerObjectNameInfoEXT* pNameInfo) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).DebugMarkerSetObjectNameEXT(device, pNameInfo);
+  DeviceBindings& b = *found;
   const Translated t = Translate(b, ObjectTypeOf(pNameInfo->objectType), pNameInfo->object);
   return ForEachBeneath(t, pNameInfo->object, [&](uint64_t handle) {
     VkDebugMarkerObjectNameInfoEXT copy = *pNameInfo;
@@ -175,7 +185,9 @@ VKAPI_ATTR VkResult VKAPI_CALL DebugMarkerSetObjectNameEXT(VkDevice device,
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL DebugMarkerSetObjectTagEXT(VkDevice device, const VkDebugMarkerObjectTagInfoEXT* pTagInfo) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).DebugMarkerSetObjectTagEXT(device, pTagInfo);
+  DeviceBindings& b = *found;
   const Translated t = Translate(b, ObjectTypeOf(pTagInfo->objectType), pTagInfo->object);
   return ForEachBeneath(t, pTagInfo->object, [&](uint64_t handle) {
     VkDebugMarkerObjectTagInfoEXT copy = *pTagInfo;
@@ -186,7 +198,9 @@ VKAPI_ATTR VkResult VKAPI_CALL DebugMarkerSetObjectTagEXT(VkDevice device, const
 
 VKAPI_ATTR VkResult VKAPI_CALL SetPrivateData(VkDevice device, VkObjectType objectType, uint64_t objectHandle,
                                               VkPrivateDataSlot slot, uint64_t data) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).SetPrivateData(device, objectType, objectHandle, slot, data);
+  DeviceBindings& b = *found;
   const Translated t = Translate(b, objectType, objectHandle);
   if (t.layer_made) return SetOwnedData(b, t, objectHandle, slot, data);
   return b.next.SetPrivateData(device, objectType, objectHandle, slot, data);
@@ -194,7 +208,9 @@ VKAPI_ATTR VkResult VKAPI_CALL SetPrivateData(VkDevice device, VkObjectType obje
 
 VKAPI_ATTR VkResult VKAPI_CALL SetPrivateDataEXT(VkDevice device, VkObjectType objectType, uint64_t objectHandle,
                                                  VkPrivateDataSlot slot, uint64_t data) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).SetPrivateDataEXT(device, objectType, objectHandle, slot, data);
+  DeviceBindings& b = *found;
   const Translated t = Translate(b, objectType, objectHandle);
   if (t.layer_made) return SetOwnedData(b, t, objectHandle, slot, data);
   return b.next.SetPrivateDataEXT(device, objectType, objectHandle, slot, data);
@@ -202,28 +218,36 @@ VKAPI_ATTR VkResult VKAPI_CALL SetPrivateDataEXT(VkDevice device, VkObjectType o
 
 VKAPI_ATTR void VKAPI_CALL GetPrivateData(VkDevice device, VkObjectType objectType, uint64_t objectHandle,
                                           VkPrivateDataSlot slot, uint64_t* pData) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).GetPrivateData(device, objectType, objectHandle, slot, pData);
+  DeviceBindings& b = *found;
   if (Translate(b, objectType, objectHandle).layer_made) return GetOwnedData(b, objectHandle, slot, pData);
   b.next.GetPrivateData(device, objectType, objectHandle, slot, pData);
 }
 
 VKAPI_ATTR void VKAPI_CALL GetPrivateDataEXT(VkDevice device, VkObjectType objectType, uint64_t objectHandle,
                                              VkPrivateDataSlot slot, uint64_t* pData) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).GetPrivateDataEXT(device, objectType, objectHandle, slot, pData);
+  DeviceBindings& b = *found;
   if (Translate(b, objectType, objectHandle).layer_made) return GetOwnedData(b, objectHandle, slot, pData);
   b.next.GetPrivateDataEXT(device, objectType, objectHandle, slot, pData);
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyPrivateDataSlot(VkDevice device, VkPrivateDataSlot slot,
                                                   const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).DestroyPrivateDataSlot(device, slot, pAllocator);
+  DeviceBindings& b = *found;
   ForgetSlot(b, slot);
   b.next.DestroyPrivateDataSlot(device, slot, pAllocator);
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyPrivateDataSlotEXT(VkDevice device, VkPrivateDataSlot slot,
                                                      const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).DestroyPrivateDataSlotEXT(device, slot, pAllocator);
+  DeviceBindings& b = *found;
   ForgetSlot(b, slot);
   b.next.DestroyPrivateDataSlotEXT(device, slot, pAllocator);
 }

@@ -42,6 +42,27 @@ struct SetLayoutEntry {
 // Stages the root is visible to (besides those of the application's ranges).
 inline constexpr VkShaderStageFlags kRootStages = VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT;
 
+class DeviceBindings;
+
+// The layer's copy of a pipeline layout whose root lives in the ring. Draws bind the
+// reserved set through it (root_delivery.cpp), also after the application destroyed its
+// own layout, for as long as a pipeline made with that layout lives (the spec lets
+// pipelines outlive their layout). Held by the layout's shadow and by each such pipeline
+// (RingPipeline); the last holder destroys it, so copies are bounded by live objects,
+// not by how many layouts the application ever made.
+class RingLayoutCopy {
+ public:
+  RingLayoutCopy(DeviceBindings& b, VkPipelineLayout handle);
+  ~RingLayoutCopy();
+  RingLayoutCopy(const RingLayoutCopy&) = delete;
+  RingLayoutCopy& operator=(const RingLayoutCopy&) = delete;
+  VkPipelineLayout handle() const { return handle_; }
+
+ private:
+  DeviceBindings& b_;
+  VkPipelineLayout handle_;
+};
+
 struct PipelineLayoutShadow {
   RootLayout root;
   VkShaderStageFlags root_stages = kRootStages;  // the root push names them all
@@ -66,10 +87,10 @@ struct PipelineLayoutShadow {
   std::vector<uint32_t> native_set;
   bool renumbered = false;
   uint32_t NativeSet(uint32_t set) const { return set < native_set.size() ? native_set[set] : set; }
-  // A root in the ring: a layer-owned copy of the native layout (owned by DeviceBindings),
-  // for re-binding the reserved set at a draw even after the application destroyed its
-  // layout (root_delivery.cpp).
-  VkPipelineLayout ring_copy = VK_NULL_HANDLE;
+  // A root in the ring: a layer-owned copy of the native layout, for re-binding the
+  // reserved set at a draw even after the application destroyed its layout
+  // (root_delivery.cpp). Shared with the pipelines made with the layout.
+  std::shared_ptr<const RingLayoutCopy> ring_copy;
 };
 
 // A pipeline rewritten for a layout whose root lives in the ring: where it reads the
@@ -77,7 +98,8 @@ struct PipelineLayoutShadow {
 // layouts disturbed it (root_delivery.cpp).
 struct RingPipeline {
   VkPipelineLayout layout = VK_NULL_HANDLE;  // the application's (native) layout handle
-  VkPipelineLayout copy = VK_NULL_HANDLE;    // PipelineLayoutShadow::ring_copy
+  VkPipelineLayout copy = VK_NULL_HANDLE;    // keep_copy's handle (read by draws)
+  std::shared_ptr<const RingLayoutCopy> keep_copy;  // PipelineLayoutShadow::ring_copy
   uint32_t buffer_set = 0;                   // the reserved set's number in the native layout
   uint32_t root_end = 0;
 };
@@ -124,6 +146,10 @@ struct SetShadow {
   // Records naming a buffer without a device address (bindings/native_twin.h): while
   // non-zero, draws and dispatches of rewritten pipelines with this set bound run natively.
   uint32_t unaddressable = 0;
+  // Dynamic descriptors the layer made null in `full` (bit i: the set's i-th dynamic offset)
+  // where the application wrote none that still exists: bound with dynamic offset 0
+  // (BindFullSets). Guarded by DeviceBindings::fallback_mutex.
+  uint32_t full_null_dynamic = 0;
 };
 
 // A layer-owned set's slot; the set's handle is the slot's address. `self` holds that

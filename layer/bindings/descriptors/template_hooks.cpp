@@ -153,10 +153,9 @@ void KeepNativePushTemplate(DeviceBindings& b, CreateFn create, PFN_vkDestroyDes
 }
 
 template <typename CreateFn>
-VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate destroy, VkDevice device,
-                        const VkDescriptorUpdateTemplateCreateInfo* pCreateInfo,
+VkResult CreateTemplate(DeviceBindings& b, CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate destroy,
+                        VkDevice device, const VkDescriptorUpdateTemplateCreateInfo* pCreateInfo,
                         const VkAllocationCallbacks* pAllocator, VkDescriptorUpdateTemplate* pTemplate) {
-  DeviceBindings& b = BindingsOf(device);
   PipelineLayoutShadow* pipeline_layout = nullptr;
   std::shared_ptr<const SetLayoutShadow> layout = TemplateLayout(b, *pCreateInfo, &pipeline_layout);
   const VkDescriptorUpdateTemplateCreateInfo native_info = NativePushTemplateInfo(b, *pCreateInfo);
@@ -209,9 +208,8 @@ VkResult CreateTemplate(CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate d
 }
 
 template <typename DestroyFn>
-void DestroyTemplate(DestroyFn destroy, VkDevice device, VkDescriptorUpdateTemplate handle,
+void DestroyTemplate(DeviceBindings& b, DestroyFn destroy, VkDevice device, VkDescriptorUpdateTemplate handle,
                      const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings& b = BindingsOf(device);
   std::unique_ptr<TemplateShadow> shadow = handle != VK_NULL_HANDLE ? b.templates.Erase(handle) : nullptr;
   if (shadow == nullptr) {
     if (handle != VK_NULL_HANDLE) {
@@ -238,9 +236,8 @@ void DestroyTemplate(DestroyFn destroy, VkDevice device, VkDescriptorUpdateTempl
 }
 
 template <typename UpdateFn>
-void UpdateWithTemplate(UpdateFn update, VkDevice device, VkDescriptorSet set, VkDescriptorUpdateTemplate handle,
-                        const void* pData) {
-  DeviceBindings& b = BindingsOf(device);
+void UpdateWithTemplate(DeviceBindings& b, UpdateFn update, VkDevice device, VkDescriptorSet set,
+                        VkDescriptorUpdateTemplate handle, const void* pData) {
   if (!b.Converting()) return update(device, set, handle, pData);
   const TemplateShadow* shadow = b.templates.Find(handle);
   SetShadow* owned = OwnedSet(set);
@@ -294,37 +291,47 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorUpdateTemplate(VkDevice device,
                                                               const VkDescriptorUpdateTemplateCreateInfo* pCreateInfo,
                                                               const VkAllocationCallbacks* pAllocator,
                                                               VkDescriptorUpdateTemplate* pTemplate) {
-  const VkLayerDispatchTable& next = BindingsOf(device).next;
-  return CreateTemplate(next.CreateDescriptorUpdateTemplate, next.DestroyDescriptorUpdateTemplate, device, pCreateInfo,
-                        pAllocator, pTemplate);
+  DeviceBindings* b = FindBindings(device);
+  if (b == nullptr) return NextOf(device).CreateDescriptorUpdateTemplate(device, pCreateInfo, pAllocator, pTemplate);
+  return CreateTemplate(*b, b->next.CreateDescriptorUpdateTemplate, b->next.DestroyDescriptorUpdateTemplate, device,
+                        pCreateInfo, pAllocator, pTemplate);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorUpdateTemplateKHR(
     VkDevice device, const VkDescriptorUpdateTemplateCreateInfo* pCreateInfo, const VkAllocationCallbacks* pAllocator,
     VkDescriptorUpdateTemplate* pTemplate) {
-  const VkLayerDispatchTable& next = BindingsOf(device).next;
-  return CreateTemplate(next.CreateDescriptorUpdateTemplateKHR, next.DestroyDescriptorUpdateTemplateKHR, device,
-                        pCreateInfo, pAllocator, pTemplate);
+  DeviceBindings* b = FindBindings(device);
+  if (b == nullptr) return NextOf(device).CreateDescriptorUpdateTemplateKHR(device, pCreateInfo, pAllocator, pTemplate);
+  return CreateTemplate(*b, b->next.CreateDescriptorUpdateTemplateKHR, b->next.DestroyDescriptorUpdateTemplateKHR,
+                        device, pCreateInfo, pAllocator, pTemplate);
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyDescriptorUpdateTemplate(VkDevice device, VkDescriptorUpdateTemplate handle,
                                                            const VkAllocationCallbacks* pAllocator) {
-  DestroyTemplate(BindingsOf(device).next.DestroyDescriptorUpdateTemplate, device, handle, pAllocator);
+  DeviceBindings* b = FindBindings(device);
+  if (b == nullptr) return NextOf(device).DestroyDescriptorUpdateTemplate(device, handle, pAllocator);
+  DestroyTemplate(*b, b->next.DestroyDescriptorUpdateTemplate, device, handle, pAllocator);
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyDescriptorUpdateTemplateKHR(VkDevice device, VkDescriptorUpdateTemplate handle,
                                                               const VkAllocationCallbacks* pAllocator) {
-  DestroyTemplate(BindingsOf(device).next.DestroyDescriptorUpdateTemplateKHR, device, handle, pAllocator);
+  DeviceBindings* b = FindBindings(device);
+  if (b == nullptr) return NextOf(device).DestroyDescriptorUpdateTemplateKHR(device, handle, pAllocator);
+  DestroyTemplate(*b, b->next.DestroyDescriptorUpdateTemplateKHR, device, handle, pAllocator);
 }
 
 VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSetWithTemplate(VkDevice device, VkDescriptorSet set,
                                                            VkDescriptorUpdateTemplate handle, const void* pData) {
-  UpdateWithTemplate(BindingsOf(device).next.UpdateDescriptorSetWithTemplate, device, set, handle, pData);
+  DeviceBindings* b = FindBindings(device);
+  if (b == nullptr) return NextOf(device).UpdateDescriptorSetWithTemplate(device, set, handle, pData);
+  UpdateWithTemplate(*b, b->next.UpdateDescriptorSetWithTemplate, device, set, handle, pData);
 }
 
 VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSetWithTemplateKHR(VkDevice device, VkDescriptorSet set,
                                                               VkDescriptorUpdateTemplate handle, const void* pData) {
-  UpdateWithTemplate(BindingsOf(device).next.UpdateDescriptorSetWithTemplateKHR, device, set, handle, pData);
+  DeviceBindings* b = FindBindings(device);
+  if (b == nullptr) return NextOf(device).UpdateDescriptorSetWithTemplateKHR(device, set, handle, pData);
+  UpdateWithTemplate(*b, b->next.UpdateDescriptorSetWithTemplateKHR, device, set, handle, pData);
 }
 
 }  // namespace bindery::bindings

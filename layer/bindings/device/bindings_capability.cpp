@@ -265,6 +265,7 @@ DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p,
                &device_state.counters.Register("argument-block bytes")} {
   gpu_bytes.Attach(&device_state.counters.Register("layer GPU bytes peak"));
   host_bytes.Attach(&device_state.counters.Register("layer host bytes peak"));
+  ring_layout_copies.Attach(&device_state.counters.Register("ring-root layout copies peak"));
   max_push_bytes = device_state.properties.limits.maxPushConstantsSize;
   max_bound_sets = device_state.properties.limits.maxBoundDescriptorSets;
   ring_alignment = static_cast<uint32_t>(
@@ -284,6 +285,10 @@ DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p,
 
 DeviceBindings::~DeviceBindings() {
   if (index_key != nullptr) g_bindings_by_key.Erase(index_key);
+  // Ring-root layout copies the application's leftover layouts and pipelines still hold
+  // go while the device and the next table are there (RingLayoutCopy destroys its own).
+  ring_pipelines.ForEach([](VkPipeline, RingPipeline& p) { p.keep_copy.reset(); });
+  pipeline_layouts.ForEach([](VkPipelineLayout, PipelineLayoutShadow& l) { l.ring_copy.reset(); });
   rewrites.ForEach([&](const CachedRewrite& r) {
     if (r.driver_module != VK_NULL_HANDLE) next.DestroyShaderModule(device.handle, r.driver_module, nullptr);
   });
@@ -317,12 +322,20 @@ ThreadLookups& Lookups() {
   return lookups;
 }
 
-DeviceBindings& BindingsOf(VkDevice device) {
-  return *StateRegistry::Get().FindDevice(device)->State<DeviceBindings>(BindingsCapability().slot());
+DeviceBindings* FindBindings(VkDevice device) {
+  return StateRegistry::Get().FindDevice(device)->State<DeviceBindings>(BindingsCapability().slot());
 }
 
-DeviceBindings& BindingsOfUnindexed(VkCommandBuffer cb) {
-  return *StateRegistry::Get().FindDevice(cb)->State<DeviceBindings>(BindingsCapability().slot());
+DeviceBindings* FindBindingsUnindexed(VkCommandBuffer cb) {
+  return StateRegistry::Get().FindDevice(cb)->State<DeviceBindings>(BindingsCapability().slot());
+}
+
+const VkLayerDispatchTable& NextOf(VkDevice device) {
+  return StateRegistry::Get().FindDevice(device)->Next(BindingsCapability().slot());
+}
+
+const VkLayerDispatchTable& NextOf(VkCommandBuffer cb) {
+  return StateRegistry::Get().FindDevice(cb)->Next(BindingsCapability().slot());
 }
 
 }  // namespace bindery::bindings

@@ -198,7 +198,10 @@ class DeviceBindings : public CapabilityDevice {
   // Every binding is written once (a full set may be in use by recorded or pending command
   // buffers, so it is never written further for another pipeline); a descriptor whose buffer
   // was destroyed never is, and only one `uses` names for set `set_index` is logged.
-  VkDescriptorSet Materialise(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses, uint32_t set_index);
+  // `*null_dynamic` (when given) gets the set's SetShadow::full_null_dynamic.
+  VkDescriptorSet Materialise(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses, uint32_t set_index,
+                              uint32_t* null_dynamic = nullptr);
+  VkDescriptorSet MaterialiseLocked(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses, uint32_t set_index);
   // Does `d` still name a live buffer, within its size? (Destroyed buffers leave the
   // shadow untouched: the spec lets a set keep them while no pipeline uses them.)
   bool StillNames(const VkDescriptorBufferInfo& d);
@@ -244,6 +247,8 @@ class DeviceBindings : public CapabilityDevice {
   // arenas).
   MemoryGauge gpu_bytes;
   MemoryGauge host_bytes;
+  // Live ring-root layout copies (RingLayoutCopy), a count: the summary shows the peak.
+  MemoryGauge ring_layout_copies;
 };
 
 // This thread's lookup caches (lookup_cache.h), one thread-local object so that a hook
@@ -262,7 +267,14 @@ inline SetShadow* FindSet(DeviceBindings& b, VkDescriptorSet handle) {
   return b.sets.Find(handle);
 }
 
-DeviceBindings& BindingsOf(VkDevice device);
+// The capability's state on `device`, nullptr where indirect bindings are off on it.
+// Entry points are per device, but applications call one device's with another device's
+// handles (the conformance suite's multi-device cases do; drivers tolerate it): such a
+// call reaches these hooks on a device where the capability may have no state, and each
+// hook then passes it unchanged to that device's next layer (NextOf).
+DeviceBindings* FindBindings(VkDevice device);
+const VkLayerDispatchTable& NextOf(VkDevice device);
+const VkLayerDispatchTable& NextOf(VkCommandBuffer cb);
 // The policy's decision for one set layout (bindings/policy.h; never for layouts whose
 // flags keep them native: set_layout_shadow.h). Logs when a layout converts for going
 // beyond a driver limit. descriptor_layout_hooks.cpp.
@@ -304,15 +316,17 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
 // application's error). A hit is a hash, two loads and one compare.
 inline DispatchKeySlots<DeviceBindings> g_bindings_by_key;
 
-// nullptr only where another device took the slot of this one's key (then BindingsOf asks
-// the registry): hooks test it first so that their pass-through path is a tail call with no
-// frame, and take BindingsOf otherwise.
-inline DeviceBindings* FindBindings(VkCommandBuffer cb) { return g_bindings_by_key.Find(DispatchKey(cb)); }
+// The registry's lookup (bindings_capability.cpp): nullptr where the command buffer's
+// device has no indirect bindings (one device's entry point called with another's handle).
+DeviceBindings* FindBindingsUnindexed(VkCommandBuffer cb);
 
-DeviceBindings& BindingsOfUnindexed(VkCommandBuffer cb);  // the registry's lookup (bindings_capability.cpp)
-inline DeviceBindings& BindingsOf(VkCommandBuffer cb) {
-  if (DeviceBindings* b = FindBindings(cb)) return *b;
-  return BindingsOfUnindexed(cb);
+// The state on the command buffer's device, nullptr where it has none. The table answers
+// unless another device took the slot of this one's key or the device has no indirect
+// bindings; then the registry does. Hooks test it first so that their pass-through path is
+// a tail call with no frame.
+inline DeviceBindings* FindBindings(VkCommandBuffer cb) {
+  if (DeviceBindings* b = g_bindings_by_key.Find(DispatchKey(cb))) return b;
+  return FindBindingsUnindexed(cb);
 }
 // fallback.cpp: the sets bound at `point` bound again as full native sets for `f`'s
 // layout; and the converted binds put back after that.

@@ -108,6 +108,16 @@ VkDescriptorSetLayout FullSetLayoutLocked(DeviceBindings& b, const SetLayoutShad
   return full;
 }
 
+// The position of `binding`'s first dynamic descriptor among the set's dynamic offsets (as
+// vkCmdBindDescriptorSets consumes them: by binding number, then element).
+uint32_t DynamicIndex(const SetLayoutShadow& layout, uint32_t binding) {
+  uint32_t index = 0;
+  for (const VkDescriptorSetLayoutBinding& b : layout.app_bindings) {
+    if (b.binding < binding && IsDynamicType(b.descriptorType)) index += b.descriptorCount;
+  }
+  return index;
+}
+
 }  // namespace
 
 VkDescriptorSetLayout DeviceBindings::FullSetLayout(const SetLayoutShadow& layout) {
@@ -180,13 +190,18 @@ void DeviceBindings::WriteConvertedBinding(SetShadow& set, const ConvertedBindin
   // not in a dynamic binding the pipeline does not use: a null descriptor's range is
   // VK_WHOLE_SIZE, which makes any nonzero dynamic offset of the bind invalid
   // (VUID-vkCmdBindDescriptorSets-pDescriptorSets-06715), while an unwritten descriptor
-  // nobody reads is valid.
+  // nobody reads is valid. A used one (partially bound, or static use unknown) is noted:
+  // its offset goes down as 0 (BindFullSets; a null descriptor reads 0 at any offset).
   static const VkDescriptorBufferInfo kNull{VK_NULL_HANDLE, 0, VK_WHOLE_SIZE};
   const bool dynamic = c.type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC ||
                        c.type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
   for (uint32_t k = 0; k < count;) {
     if (!usable(k)) {
       if (plan.null_descriptor && (!dynamic || statically_used)) {
+        if (dynamic) {
+          const uint32_t index = DynamicIndex(*set.layout, c.binding) + k;
+          if (index < 32) set.full_null_dynamic |= 1u << index;
+        }
         VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
         w.dstSet = set.full;
         w.dstBinding = c.binding;
@@ -214,8 +229,15 @@ void DeviceBindings::WriteConvertedBinding(SetShadow& set, const ConvertedBindin
 }
 
 VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses,
-                                            uint32_t set_index) {
+                                            uint32_t set_index, uint32_t* null_dynamic) {
   std::lock_guard<std::mutex> lock(fallback_mutex);
+  const VkDescriptorSet full = MaterialiseLocked(handle, set, uses, set_index);
+  if (null_dynamic != nullptr) *null_dynamic = full != VK_NULL_HANDLE ? set.full_null_dynamic : 0;
+  return full;
+}
+
+VkDescriptorSet DeviceBindings::MaterialiseLocked(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses,
+                                                  uint32_t set_index) {
   const SetLayoutShadow& layout = *set.layout;
   if (set.full == VK_NULL_HANDLE) {
     VkDescriptorSetLayout full_layout = FullSetLayoutLocked(*this, layout);
@@ -259,6 +281,7 @@ VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& s
   }
   if (set.full_written) return set.full;
   set.full_written = true;
+  set.full_null_dynamic = 0;
   // Every binding, once since the shadow last changed: converted ones from the shadow
   // (runs of written descriptors whose buffer still exists: an unwritten one stays
   // unwritten), native ones copied from the set's native part (a layer-owned set has no
@@ -330,9 +353,22 @@ void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bin
       continue;
     }
     VkDescriptorSet full = bound.set;  // a set of a layout that converts nothing is already full
-    if (SetShadow* shadow = FindSet(b, bound.set)) full = b.Materialise(bound.set, *shadow, f.uses.get(), i);
+    uint32_t null_dynamic = 0;
+    if (SetShadow* shadow = FindSet(b, bound.set)) {
+      full = b.Materialise(bound.set, *shadow, f.uses.get(), i, &null_dynamic);
+    }
     if (full == VK_NULL_HANDLE) continue;
-    b.next.CmdBindDescriptorSets(cb, bind_point, f.full, i, 1, &full, bound.dynamic_count, bound.dynamic);
+    const uint32_t* dynamic = bound.dynamic;
+    uint32_t zeroed[kMaxDynamicPerSet];
+    if (null_dynamic != 0) {
+      // Dynamic descriptors the layer made null: offset 0, the only one their VK_WHOLE_SIZE
+      // range allows (the application's own null descriptors have it already).
+      for (uint32_t k = 0; k < bound.dynamic_count; ++k) {
+        zeroed[k] = k < 32 && (null_dynamic & (1u << k)) != 0 ? 0 : bound.dynamic[k];
+      }
+      dynamic = zeroed;
+    }
+    b.next.CmdBindDescriptorSets(cb, bind_point, f.full, i, 1, &full, bound.dynamic_count, dynamic);
   }
   point.fallback_applied = true;
   point.converted_disturbed = true;

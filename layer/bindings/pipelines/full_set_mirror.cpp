@@ -23,6 +23,9 @@ bool DeviceBindings::MirrorWrite(SetShadow& set, const VkWriteDescriptorSet& wri
   if (set.full == VK_NULL_HANDLE) return false;
   std::lock_guard<std::mutex> lock(fallback_mutex);
   if (set.full == VK_NULL_HANDLE || set.full_stale) return false;  // rewritten from the shadow on next use
+  // Over a dynamic descriptor the layer made null (bound with offset 0 while it is): the
+  // next materialisation decides again which ones are.
+  if (set.full_null_dynamic != 0 && IsDynamicType(write.descriptorType)) return false;
   // A write of a binding a full set does not have (never for a valid write) or with a
   // chain the layer cannot vouch for: left to the next materialisation.
   VkWriteDescriptorSet w = write;
@@ -41,6 +44,7 @@ bool DeviceBindings::MirrorBufferDescriptors(SetShadow& set, uint32_t binding, u
   }
   std::lock_guard<std::mutex> lock(fallback_mutex);
   if (set.full == VK_NULL_HANDLE || set.full_stale) return false;
+  if (set.full_null_dynamic != 0 && IsDynamicType(type)) return false;  // as in MirrorWrite
   if (count == 0) return true;
   // The full layout is the application's: the write rolls over into the same bindings.
   VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};

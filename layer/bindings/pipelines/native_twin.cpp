@@ -211,7 +211,9 @@ void DestroyTwin(DeviceBindings& b, VkPipeline pipeline) {
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateBuffer(VkDevice device, const VkBufferCreateInfo* pCreateInfo,
                                             const VkAllocationCallbacks* pAllocator, VkBuffer* pBuffer) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).CreateBuffer(device, pCreateInfo, pAllocator, pBuffer);
+  DeviceBindings& b = *found;
   const VkResult result = b.next.CreateBuffer(device, pCreateInfo, pAllocator, pBuffer);
   if (result != VK_SUCCESS || NeedsTwins(b)) return result;
   // The tracking stage below added the address usage wherever it could: a buffer that

@@ -382,7 +382,9 @@ class StageRewriter {
 VKAPI_ATTR VkResult VKAPI_CALL CreateShaderModule(VkDevice device, const VkShaderModuleCreateInfo* pCreateInfo,
                                                   const VkAllocationCallbacks* pAllocator,
                                                   VkShaderModule* pShaderModule) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).CreateShaderModule(device, pCreateInfo, pAllocator, pShaderModule);
+  DeviceBindings& b = *found;
   const VkResult result = b.next.CreateShaderModule(device, pCreateInfo, pAllocator, pShaderModule);
   if (result == VK_SUCCESS) {
     auto entry = std::make_unique<ModuleEntry>();
@@ -395,7 +397,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateShaderModule(VkDevice device, const VkShade
 
 VKAPI_ATTR void VKAPI_CALL DestroyShaderModule(VkDevice device, VkShaderModule module,
                                                const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).DestroyShaderModule(device, module, pAllocator);
+  DeviceBindings& b = *found;
   if (module != VK_NULL_HANDLE) b.modules.Erase(module);
   b.next.DestroyShaderModule(device, module, pAllocator);
   // Its rewrites may now be held by the cache alone (bounded: rewrite_cache.h).
@@ -460,7 +464,8 @@ void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, 
     // Its root is read from the reserved set (root_delivery.cpp: RestoreRingRoot).
     auto r = std::make_unique<RingPipeline>();
     r->layout = infos[i].layout;
-    r->copy = layout->ring_copy;
+    r->keep_copy = layout->ring_copy;
+    r->copy = layout->ring_copy != nullptr ? layout->ring_copy->handle() : VK_NULL_HANDLE;
     r->buffer_set = layout->root.native_buffer_set;
     r->root_end = layout->root.end;
     b.ring_pipelines.Insert(pipelines[i], std::move(r));
@@ -501,7 +506,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
                                                       const VkComputePipelineCreateInfo* pCreateInfos,
                                                       const VkAllocationCallbacks* pAllocator,
                                                       VkPipeline* pPipelines) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) {
+    return NextOf(device).CreateComputePipelines(device, cache, count, pCreateInfos, pAllocator, pPipelines);
+  }
+  DeviceBindings& b = *found;
   std::vector<VkComputePipelineCreateInfo> infos(pCreateInfos, pCreateInfos + count);
   std::list<StageRewriter> rewriters;
   std::vector<VkPipelineShaderStageCreateInfo> stage;
@@ -545,7 +554,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
                                                        const VkGraphicsPipelineCreateInfo* pCreateInfos,
                                                        const VkAllocationCallbacks* pAllocator,
                                                        VkPipeline* pPipelines) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) {
+    return NextOf(device).CreateGraphicsPipelines(device, cache, count, pCreateInfos, pAllocator, pPipelines);
+  }
+  DeviceBindings& b = *found;
   std::vector<VkGraphicsPipelineCreateInfo> infos(pCreateInfos, pCreateInfos + count);
   std::list<StageRewriter> rewriters;
   std::list<std::vector<VkPipelineShaderStageCreateInfo>> stages;

@@ -110,7 +110,13 @@ const PipelineLayoutShadow* LayoutShadowOf(DeviceBindings& b, BindingsCommandDat
                                               VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
                                               const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
                                               const uint32_t* pDynamicOffsets) {
-  DeviceBindings& b = BindingsOf(cb);
+  DeviceBindings* found = FindBindings(cb);
+  if (found == nullptr) {
+    NextOf(cb).CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
+                                     pDynamicOffsets);
+    return;
+  }
+  DeviceBindings& b = *found;
   if ((b.Work() & DeviceBindings::kWorkConverting) == 0) {
     return b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                         pDynamicOffsets);
@@ -231,7 +237,12 @@ namespace {
 // frame to set up).
 [[gnu::noinline]] void PushConstantsSlow(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stageFlags,
                                          uint32_t offset, uint32_t size, const void* pValues) {
-  DeviceBindings& b = BindingsOf(cb);
+  DeviceBindings* found = FindBindings(cb);
+  if (found == nullptr) {
+    NextOf(cb).CmdPushConstants(cb, layout, stageFlags, offset, size, pValues);
+    return;
+  }
+  DeviceBindings& b = *found;
   const uint32_t work = b.Work();
   // The bind points whose stages it names keep the bytes: a root pushed at the other
   // bind point may overwrite them, and they are re-sent then (bind_point_state.h).

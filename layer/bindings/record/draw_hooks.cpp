@@ -13,7 +13,12 @@
 namespace bindery::bindings {
 
 [[gnu::noinline]] static void BindPipelineSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipeline pipeline) {
-  DeviceBindings& b = BindingsOf(cb);
+  DeviceBindings* found = FindBindings(cb);
+  if (found == nullptr) {
+    NextOf(cb).CmdBindPipeline(cb, bindPoint, pipeline);
+    return;
+  }
+  DeviceBindings& b = *found;
   b.next.CmdBindPipeline(cb, bindPoint, pipeline);
   if ((b.Work() & DeviceBindings::kWorkPipelineBind) != 0) NotePipelineBound(b, cb, bindPoint, pipeline);
 }
@@ -29,7 +34,9 @@ VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoi
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline, const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings& b = BindingsOf(device);
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) return NextOf(device).DestroyPipeline(device, pipeline, pAllocator);
+  DeviceBindings& b = *found;
   if (pipeline != VK_NULL_HANDLE && b.Converting()) {
     if (b.any_fallback.load(std::memory_order_acquire)) b.fallback_pipelines.Erase(pipeline);
     DestroyTwin(b, pipeline);
@@ -44,7 +51,9 @@ VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline,
 // test before it goes down.
 #define BINDERY_DRAW(name, bind_point, params, args)                                   \
   [[gnu::noinline]] static void name##Slow params {                                    \
-    DeviceBindings& b = BindingsOf(cb);                                                \
+    DeviceBindings* found = FindBindings(cb);                                          \
+    if (found == nullptr) return NextOf(cb).name args;                                 \
+    DeviceBindings& b = *found;                                                        \
     if ((b.Work() & DeviceBindings::kWorkDraw) != 0 && !PrepareDraw(b, cb, bind_point)) \
       return;                                                                          \
     b.next.name args;                                                                  \

@@ -252,7 +252,9 @@ void KeepNativeTemplatePush(DeviceBindings& b, VkCommandBuffer cb, VkDescriptorU
 VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
                                                    VkPipelineLayout layout, uint32_t set, uint32_t writeCount,
                                                    const VkWriteDescriptorSet* pWrites) {
-  DeviceBindings& b = BindingsOf(cb);
+  DeviceBindings* found = FindBindings(cb);
+  if (found == nullptr) return NextOf(cb).CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
+  DeviceBindings& b = *found;
   if (!b.Converting()) return b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
   PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
   const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
@@ -317,7 +319,11 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
                                                                VkDescriptorUpdateTemplate descriptorUpdateTemplate,
                                                                VkPipelineLayout layout, uint32_t set,
                                                                const void* pData) {
-  DeviceBindings& b = BindingsOf(cb);
+  DeviceBindings* found = FindBindings(cb);
+  if (found == nullptr) {
+    return NextOf(cb).CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
+  }
+  DeviceBindings& b = *found;
   if (!b.Converting()) return b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
   const TemplateShadow* t = b.templates.Find(descriptorUpdateTemplate);
   PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
