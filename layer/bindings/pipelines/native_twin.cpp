@@ -85,6 +85,7 @@ void MakeTwins(DeviceBindings& b, VkPipelineCache cache, const VkComputePipeline
   const bool now = NeedsTwins(b);
   for (uint32_t i = 0; i < count; ++i) {
     if (!rewritten[i] || pipelines[i] == VK_NULL_HANDLE || layouts[i] == nullptr) continue;
+    const ModuleEntry* module = nullptr;  // the stage's module, when the layer keeps it
     std::unique_ptr<NativeTwin> twin = NewTwin(b, VK_PIPELINE_BIND_POINT_COMPUTE, *layouts[i], now);
     if (!twin->failed && now) {
       VkComputePipelineCreateInfo info = app[i];
@@ -95,7 +96,7 @@ void MakeTwins(DeviceBindings& b, VkPipelineCache cache, const VkComputePipeline
       // Kept for a twin on first need, when nothing but the code, the entry point and the
       // specialisation is given (other structs could not be kept faithfully).
       const VkPipelineShaderStageCreateInfo& stage = app[i].stage;
-      const ModuleEntry* module = stage.module != VK_NULL_HANDLE ? b.modules.Find(stage.module) : nullptr;
+      module = stage.module != VK_NULL_HANDLE ? b.modules.Find(stage.module) : nullptr;
       if (module != nullptr && stage.pNext == nullptr && app[i].pNext == nullptr) {
         twin->lazy_compute = true;
         twin->words = module->words;
@@ -113,7 +114,9 @@ void MakeTwins(DeviceBindings& b, VkPipelineCache cache, const VkComputePipeline
       }
     }
     // What its full sets get written (only a twin that runs needs it).
-    if (!twin->failed) twin->native.uses = StaticUseOf(b, 1, &app[i].stage);
+    if (!twin->failed) {
+      twin->native.uses = module != nullptr ? StaticUseOf(b, *module, app[i].stage) : StaticUseOf(b, 1, &app[i].stage);
+    }
     b.twins.Insert(pipelines[i], std::move(twin));
   }
 }

@@ -67,28 +67,36 @@ bool AddStage(DeviceBindings& b, const VkPipelineShaderStageCreateInfo& stage, S
 
 }  // namespace
 
+std::shared_ptr<const StaticUse> StaticUseOf(DeviceBindings& b, const ModuleEntry& module,
+                                            const VkPipelineShaderStageCreateInfo& stage) {
+  // Worked out once per module and entry point (every pipeline made from the rewrite cache
+  // asks again).
+  if (stage.pName == nullptr) return nullptr;
+  {
+    std::lock_guard<std::mutex> lock(module.mutex);
+    for (const auto& [entry, uses] : module.static_uses) {
+      if (entry == stage.pName) return uses;
+    }
+  }
+  auto uses = std::make_shared<StaticUse>();
+  if (!AddStage(b, stage, uses.get())) return nullptr;
+  uses->Seal();
+  std::lock_guard<std::mutex> lock(module.mutex);
+  module.static_uses.emplace_back(stage.pName, uses);
+  return uses;
+}
+
 std::shared_ptr<const StaticUse> StaticUseOf(DeviceBindings& b, uint32_t stage_count,
                                             const VkPipelineShaderStageCreateInfo* stages) {
-  // One stage of a module the layer keeps: what its entry point uses is worked out once
-  // per module and entry point (every pipeline made from the rewrite cache asks again).
-  const ModuleEntry* module = nullptr;
-  if (stage_count == 1 && stages[0].module != VK_NULL_HANDLE && stages[0].pName != nullptr) {
-    module = b.modules.Find(stages[0].module);
-    if (module == nullptr) return nullptr;
-    std::lock_guard<std::mutex> lock(module->mutex);
-    for (const auto& [entry, uses] : module->static_uses) {
-      if (entry == stages[0].pName) return uses;
-    }
+  if (stage_count == 1 && stages[0].module != VK_NULL_HANDLE) {
+    const ModuleEntry* module = b.modules.Find(stages[0].module);
+    return module != nullptr ? StaticUseOf(b, *module, stages[0]) : nullptr;
   }
   auto uses = std::make_shared<StaticUse>();
   for (uint32_t i = 0; i < stage_count; ++i) {
     if (!AddStage(b, stages[i], uses.get())) return nullptr;
   }
   uses->Seal();
-  if (module != nullptr) {
-    std::lock_guard<std::mutex> lock(module->mutex);
-    module->static_uses.emplace_back(stages[0].pName, uses);
-  }
   return uses;
 }
 
