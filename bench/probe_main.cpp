@@ -4,7 +4,7 @@
 // (BINDERY_* settings). scripts/bench-compare runs it for each configuration, interleaved
 // and repeated, and reports medians and interquartile ranges.
 //
-//   bindery_probe --layer on|off [--groups record,stream,transfer,kernel]
+//   bindery_probe --layer on|off [--groups record,stream,transfer,kernel,pipeline]
 //
 // Output, one line each (tab-separated): "device <description>", then
 // "result <row> <unit> <value>" per workload.
@@ -27,7 +27,7 @@ namespace {
 using namespace bindery::bench;
 
 int Usage() {
-  std::fprintf(stderr, "usage: bindery_probe --layer on|off [--groups record,stream,transfer,kernel]\n");
+  std::fprintf(stderr, "usage: bindery_probe --layer on|off [--groups record,stream,transfer,kernel,pipeline]\n");
   return 1;
 }
 
@@ -83,5 +83,6 @@ int main(int argc, char** argv) {
   if (groups.count("stream")) print("stream", RunStreamProbes(device));
   if (groups.count("transfer")) print("transfer", RunTransferProbes(device));
   if (groups.count("kernel")) print("kernel", RunKernelProbes(device));
+  if (groups.count("pipeline")) print("pipeline", RunPipelineProbes(device));
   return failures == 0 ? 0 : 1;
 }

@@ -69,6 +69,8 @@ class ShardedHandleMap {
   };
   const Shard& ShardOf(Handle handle) const { return shards_[Hash(handle) % kShards]; }
   Shard& ShardOf(Handle handle) { return shards_[Hash(handle) % kShards]; }
+
+ public:
   static std::size_t Hash(Handle handle) {
     // Handles are pointers or driver-chosen 64-bit values; mix the bits so allocations
     // with common alignment still spread over the shards.
@@ -78,6 +80,43 @@ class ShardedHandleMap {
     x ^= x >> 33;
     return static_cast<std::size_t>(x);
   }
+
+ private:
+  std::array<Shard, kShards> shards_;
+};
+
+// The same for small values kept in the map's node itself (one allocation per entry, not
+// two): read by copy under the shard's lock.
+template <typename Handle, typename Value, std::size_t kShards = 64>
+class ShardedHandleValues {
+ public:
+  // Copies the value for `handle` to *out; false when there is none.
+  bool Find(Handle handle, Value* out) const {
+    const Shard& shard = ShardOf(handle);
+    std::lock_guard<std::mutex> lock(shard.mutex);
+    auto it = shard.map.find(handle);
+    if (it == shard.map.end()) return false;
+    *out = it->second;
+    return true;
+  }
+  void Insert(Handle handle, const Value& value) {
+    Shard& shard = ShardOf(handle);
+    std::lock_guard<std::mutex> lock(shard.mutex);
+    shard.map[handle] = value;
+  }
+  void Erase(Handle handle) {
+    Shard& shard = ShardOf(handle);
+    std::lock_guard<std::mutex> lock(shard.mutex);
+    shard.map.erase(handle);
+  }
+
+ private:
+  struct Shard {
+    mutable std::mutex mutex;
+    std::unordered_map<Handle, Value> map;
+  };
+  const Shard& ShardOf(Handle handle) const { return shards_[ShardedHandleMap<Handle, Value>::Hash(handle) % kShards]; }
+  Shard& ShardOf(Handle handle) { return shards_[ShardedHandleMap<Handle, Value>::Hash(handle) % kShards]; }
   std::array<Shard, kShards> shards_;
 };
 

@@ -38,16 +38,19 @@ class Instruction {
   explicit Instruction(const std::vector<uint32_t>& words) : words_(words.data(), static_cast<uint32_t>(words.size())) { Classify(); }
   Instruction(const uint32_t* words, uint32_t count) : words_(words, count) { Classify(); }
   // Builds an instruction; pass 0 for `type` / `result` when the opcode has none.
-  Instruction(spv::Op op, uint32_t type, uint32_t result, std::initializer_list<uint32_t> operands) {
+  // The words are written once in place (the pass builds dozens per module: this is
+  // part of every rewrite's fixed cost).
+  Instruction(spv::Op op, uint32_t type, uint32_t result, std::initializer_list<uint32_t> operands) : words_() {
     const uint32_t shape = OpShape(op);
     const bool has_result = (shape & kShapeHasResult) != 0, has_type = (shape & kShapeHasType) != 0;
-    words_.clear();
-    words_.reserve(1 + (has_type ? 1 : 0) + (has_result ? 1 : 0) + static_cast<uint32_t>(operands.size()));
-    words_.push_back(static_cast<uint32_t>(op));
-    if (has_type) words_.push_back(type);
-    if (has_result) words_.push_back(result);
-    words_.append(operands.begin(), operands.size());
-    UpdateWordCount();
+    const uint32_t count =
+        1 + (has_type ? 1u : 0u) + (has_result ? 1u : 0u) + static_cast<uint32_t>(operands.size());
+    uint32_t* w = words_.SizeForWriting(count);
+    uint32_t next = 0;
+    w[next++] = (count << 16) | (static_cast<uint32_t>(op) & 0xffffu);
+    if (has_type) w[next++] = type;
+    if (has_result) w[next++] = result;
+    for (const uint32_t operand : operands) w[next++] = operand;
     // What Classify would find, without asking for the shape again.
     type_index_ = has_type ? 1u : 0u;
     result_index_ = has_result ? (has_type ? 2u : 1u) : 0u;

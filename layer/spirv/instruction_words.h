@@ -58,6 +58,13 @@ class InstructionWords {
     if (count) std::memcpy(data() + size_, words, count * sizeof(uint32_t));
     size_ += static_cast<uint32_t>(count);
   }
+  // Sets the size to `n` and returns the words for the caller to write (all of them: their
+  // values are left as they were).
+  uint32_t* SizeForWriting(uint32_t n) {
+    reserve(n);
+    size_ = n;
+    return data();
+  }
   // Shrinks, or grows with zeros.
   void resize(uint32_t n) {
     reserve(n);

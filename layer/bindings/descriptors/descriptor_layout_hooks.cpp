@@ -8,6 +8,7 @@
 #include "bindings/device/bindings_device.h"
 #include "bindings/device/hooks.h"
 #include "bindings/device/lookup_cache.h"
+#include "bindings/pipelines/native_twin.h"
 #include "core/chain_edit.h"
 #include "core/pnext.h"
 
@@ -99,7 +100,9 @@ VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInf
   if (result != VK_SUCCESS) return result;
   shadow->ring_copy = std::make_shared<const RingLayoutCopy>(b, copy);
   result = b.next.CreatePipelineLayout(b.device.handle, &info, pAllocator, pPipelineLayout);
-  if (result == VK_SUCCESS) b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
+  if (result != VK_SUCCESS) return result;
+  shadow->twin_layout = MakeTwinLayout(*shadow);
+  b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
   return result;
 }
 
@@ -273,7 +276,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
   info.setLayoutCount = static_cast<uint32_t>(native_layouts.size());
   info.pSetLayouts = native_layouts.empty() ? nullptr : native_layouts.data();
   const VkResult result = b.next.CreatePipelineLayout(device, &info, pAllocator, pPipelineLayout);
-  if (result == VK_SUCCESS) b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
+  if (result != VK_SUCCESS) return result;
+  shadow->twin_layout = MakeTwinLayout(*shadow);
+  b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
   return result;
 }
 

@@ -63,7 +63,18 @@ class RingLayoutCopy {
   VkPipelineLayout handle_;
 };
 
+struct TwinLayout;  // bindings/pipelines/native_twin.h
+
+// Numbers pipeline layout shadows for the life of the process: a module's rewrites are
+// found again by the layout's number (ModuleEntry::by_layout), which, unlike its handle
+// or address, is never reused.
+inline uint64_t NextLayoutSerial() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 struct PipelineLayoutShadow {
+  uint64_t serial = NextLayoutSerial();
   RootLayout root;
   VkShaderStageFlags root_stages = kRootStages;  // the root push names them all
   // The application's ranges as extended to the end of push-constant space.
@@ -91,6 +102,9 @@ struct PipelineLayoutShadow {
   // reserved set at a draw even after the application destroyed its layout
   // (root_delivery.cpp). Shared with the pipelines made with the layout.
   std::shared_ptr<const RingLayoutCopy> ring_copy;
+  // A converting layout: what its rewritten pipelines' native twins need of it, made with
+  // the layout and shared by them (native_twin.h).
+  std::shared_ptr<TwinLayout> twin_layout;
 };
 
 // A pipeline rewritten for a layout whose root lives in the ring: where it reads the
@@ -234,6 +248,20 @@ struct ModuleEntry {
   mutable std::mutex mutex;
   mutable std::shared_ptr<const spirv::ModuleInfo> info;
   mutable std::vector<std::pair<std::string, std::shared_ptr<const CachedRewrite>>> rewrites;  // by OptionsKey
+  // The same rewrites found by what determines their options besides the device: the
+  // layout (its serial) and whether the stage asks for bounds checks. A pipeline from the
+  // rewrite cache then neither builds its options nor compares their key. The few layouts
+  // used last (a program that makes layouts without end keeps this bounded).
+  struct LayoutRewrite {
+    uint64_t layout_serial = 0;
+    bool bounds_checks = false;
+    std::shared_ptr<const CachedRewrite> rewrite;
+  };
+  static constexpr std::size_t kLayoutRewrites = 8;
+  mutable std::vector<LayoutRewrite> by_layout;
+  mutable std::size_t next_by_layout = 0;  // the entry replaced next once full
+  // Per entry point: the bindings it statically uses (static_use.h), found by its name.
+  mutable std::vector<std::pair<std::string, std::shared_ptr<const StaticUse>>> static_uses;
 };
 
 }  // namespace bindery::bindings

@@ -127,7 +127,7 @@ class DeviceBindings : public CapabilityDevice {
   // (PipelineLayoutShadow::ranges_key), so a draw knows whether the bound pipeline reads
   // the root or the application's bytes where the two were pushed over each other
   // (bind_point_state.h). Looked up only when such bytes are stale.
-  ShardedHandleMap<VkPipeline, uint64_t> pipeline_ranges;
+  ShardedHandleValues<VkPipeline, uint64_t> pipeline_ranges;
 
   // The flags above that the record path tests, gathered in one word (kWork* bits, set
   // right after the flag they stand for and never cleared), so that a hook with nothing

@@ -3,20 +3,34 @@
 #include <cstring>
 
 #include "bindings/device/hooks.h"
+#include "bindings/pipelines/static_use.h"
 #include "chassis/newer_vulkan.h"
 
 namespace bindery::bindings {
 namespace {
+
+// The layout's shared twin part (made with the layout; made here for a layout that has
+// none, which a converting layout always has).
+std::shared_ptr<TwinLayout> BaseOf(const PipelineLayoutShadow& layout) {
+  return layout.twin_layout != nullptr ? layout.twin_layout : MakeTwinLayout(layout);
+}
 
 // A record saying the pipeline has no twin: its draws with such a set are skipped rather
 // than following a null address.
 std::unique_ptr<NativeTwin> NoTwin(VkPipelineBindPoint bind_point, const PipelineLayoutShadow& layout) {
   auto twin = std::make_unique<NativeTwin>();
   twin->bind_point = bind_point;
-  for (const SetRoot& r : layout.root.sets) twin->native.sets.push_back(r.layout);
-  twin->native.ranges = layout.native_ranges;
+  twin->base = BaseOf(layout);
   twin->failed = true;
   return twin;
+}
+
+// The twin's full layout and sets (under the twin's mutex, or before it is shared).
+void MakeFullLayout(DeviceBindings& b, NativeTwin& twin) {
+  twin.native.sets = twin.base->sets;
+  twin.native.ranges = twin.base->layout.native_ranges;
+  twin.native.full = b.FullPipelineLayout(twin.base->layout);
+  twin.failed = twin.native.full == VK_NULL_HANDLE;
 }
 
 // `now`: the twin is made at once (the full layout now); else on first need.
@@ -24,15 +38,8 @@ std::unique_ptr<NativeTwin> NewTwin(DeviceBindings& b, VkPipelineBindPoint bind_
                                     bool now) {
   auto twin = std::make_unique<NativeTwin>();
   twin->bind_point = bind_point;
-  for (const SetRoot& r : layout.root.sets) twin->native.sets.push_back(r.layout);
-  twin->native.ranges = layout.native_ranges;
-  twin->layout.root = layout.root;
-  twin->layout.native_ranges = layout.native_ranges;
-  twin->layout.full = layout.full;
-  if (now) {
-    twin->native.full = b.FullPipelineLayout(twin->layout);
-    twin->failed = twin->native.full == VK_NULL_HANDLE;
-  }
+  twin->base = BaseOf(layout);
+  if (now) MakeFullLayout(b, *twin);
   return twin;
 }
 
@@ -55,6 +62,15 @@ void LogTwinFailure(DeviceBindings& b, const char* why) {
 
 }  // namespace
 
+std::shared_ptr<TwinLayout> MakeTwinLayout(const PipelineLayoutShadow& layout) {
+  auto base = std::make_shared<TwinLayout>();
+  base->layout.root = layout.root;
+  base->layout.native_ranges = layout.native_ranges;
+  base->layout.full = layout.full;
+  for (const SetRoot& r : layout.root.sets) base->sets.push_back(r.layout);
+  return base;
+}
+
 void NoteUnaddressable(DeviceBindings& b, const char* what) {
   if (b.any_unaddressable.exchange(true, std::memory_order_acq_rel)) return;
   b.MarkWork(DeviceBindings::kWorkTwins);
@@ -65,11 +81,12 @@ void NoteUnaddressable(DeviceBindings& b, const char* what) {
 }
 
 void MakeTwins(DeviceBindings& b, VkPipelineCache cache, const VkComputePipelineCreateInfo* app,
-               const std::vector<const PipelineLayoutShadow*>& layouts, const std::vector<bool>& rewritten,
-               const VkPipeline* pipelines, uint32_t count) {
+               const PipelineLayoutShadow* const* layouts, const uint8_t* rewritten, const VkPipeline* pipelines,
+               uint32_t count) {
   const bool now = NeedsTwins(b);
   for (uint32_t i = 0; i < count; ++i) {
     if (!rewritten[i] || pipelines[i] == VK_NULL_HANDLE || layouts[i] == nullptr) continue;
+    const ModuleEntry* module = nullptr;  // the stage's module, when the layer keeps it
     std::unique_ptr<NativeTwin> twin = NewTwin(b, VK_PIPELINE_BIND_POINT_COMPUTE, *layouts[i], now);
     if (!twin->failed && now) {
       VkComputePipelineCreateInfo info = app[i];
@@ -80,7 +97,7 @@ void MakeTwins(DeviceBindings& b, VkPipelineCache cache, const VkComputePipeline
       // Kept for a twin on first need, when nothing but the code, the entry point and the
       // specialisation is given (other structs could not be kept faithfully).
       const VkPipelineShaderStageCreateInfo& stage = app[i].stage;
-      const ModuleEntry* module = stage.module != VK_NULL_HANDLE ? b.modules.Find(stage.module) : nullptr;
+      module = stage.module != VK_NULL_HANDLE ? b.modules.Find(stage.module) : nullptr;
       if (module != nullptr && stage.pNext == nullptr && app[i].pNext == nullptr) {
         twin->lazy_compute = true;
         twin->words = module->words;
@@ -97,13 +114,17 @@ void MakeTwins(DeviceBindings& b, VkPipelineCache cache, const VkComputePipeline
         twin = NoTwin(VK_PIPELINE_BIND_POINT_COMPUTE, *layouts[i]);
       }
     }
+    // What its full sets get written (only a twin that runs needs it).
+    if (!twin->failed) {
+      twin->native.uses = module != nullptr ? StaticUseOf(b, *module, app[i].stage) : StaticUseOf(b, 1, &app[i].stage);
+    }
     b.twins.Insert(pipelines[i], std::move(twin));
   }
 }
 
 void MakeTwins(DeviceBindings& b, VkPipelineCache cache, const VkGraphicsPipelineCreateInfo* app,
-               const std::vector<const PipelineLayoutShadow*>& layouts, const std::vector<bool>& rewritten,
-               const VkPipeline* pipelines, uint32_t count) {
+               const PipelineLayoutShadow* const* layouts, const uint8_t* rewritten, const VkPipeline* pipelines,
+               uint32_t count) {
   const bool now = NeedsTwins(b);  // graphics create infos are not kept: twins now or never
   for (uint32_t i = 0; i < count; ++i) {
     if (!rewritten[i] || pipelines[i] == VK_NULL_HANDLE || layouts[i] == nullptr) continue;
@@ -115,6 +136,7 @@ void MakeTwins(DeviceBindings& b, VkPipelineCache cache, const VkGraphicsPipelin
       twin->failed = b.next.CreateGraphicsPipelines(b.device.handle, cache, 1, &info, nullptr, &twin->pipeline) !=
                      VK_SUCCESS;
     }
+    if (!twin->failed) twin->native.uses = StaticUseOf(b, app[i].stageCount, app[i].pStages);
     b.twins.Insert(pipelines[i], std::move(twin));
   }
 }
@@ -125,11 +147,8 @@ namespace {
 VkPipeline TwinPipeline(DeviceBindings& b, NativeTwin& twin) {
   std::lock_guard<std::mutex> lock(twin.mutex);
   if (twin.pipeline != VK_NULL_HANDLE || twin.failed || !twin.lazy_compute) return twin.pipeline;
-  twin.native.full = b.FullPipelineLayout(twin.layout);
-  if (twin.native.full == VK_NULL_HANDLE) {
-    twin.failed = true;
-    return VK_NULL_HANDLE;
-  }
+  MakeFullLayout(b, twin);
+  if (twin.failed) return VK_NULL_HANDLE;
   VkShaderModuleCreateInfo code{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   code.codeSize = twin.words->size() * sizeof(uint32_t);
   code.pCode = twin.words->data();
@@ -158,9 +177,10 @@ VkPipeline TwinPipeline(DeviceBindings& b, NativeTwin& twin) {
 
 // Does a set bound for the twin's layout name a buffer without an address?
 bool BoundSetsNeedTwin(DeviceBindings& b, const BindingsCommandData::BindPoint& point, const NativeTwin& twin) {
-  for (uint32_t i = 0; i < twin.native.sets.size() && i < BindingsCommandData::kMaxSets; ++i) {
+  const std::vector<std::shared_ptr<const SetLayoutShadow>>& sets = twin.base->sets;
+  for (uint32_t i = 0; i < sets.size() && i < BindingsCommandData::kMaxSets; ++i) {
     const VkDescriptorSet set = point.sets[i].set;
-    if (set == VK_NULL_HANDLE || twin.native.sets[i] == nullptr) continue;
+    if (set == VK_NULL_HANDLE || sets[i] == nullptr) continue;
     const SetShadow* shadow = FindSet(b, set);
     if (shadow != nullptr && shadow->unaddressable != 0) return true;
   }

@@ -23,12 +23,22 @@
 
 namespace bindery::bindings {
 
+// What a twin needs of its pipeline's layout: made once per converting layout
+// (PipelineLayoutShadow::twin_layout) and shared by the twins of all its pipelines, so a
+// pipeline created from the rewrite cache copies nothing of its layout. It outlives the
+// application's layout, which may be destroyed once its pipelines exist.
+struct TwinLayout {
+  PipelineLayoutShadow layout;  // its root and native ranges; `full` made on first need
+  std::vector<std::shared_ptr<const SetLayoutShadow>> sets;  // the layout's sets, by number
+};
+std::shared_ptr<TwinLayout> MakeTwinLayout(const PipelineLayoutShadow& layout);
+
 struct NativeTwin {
   VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_COMPUTE;
-  FallbackPipeline native;  // the full layout and the sets to materialise
-  // The application's layout as it was (it may be destroyed once its pipelines exist):
-  // the full layout is made from it on first need.
-  PipelineLayoutShadow layout;
+  // The full layout and the sets to materialise: filled when the twin's full layout is
+  // made (at once, or on first need under `mutex`); until then `base->sets` names them.
+  FallbackPipeline native;
+  std::shared_ptr<TwinLayout> base;
   std::mutex mutex;         // lazy creation (a cold path)
   VkPipeline pipeline = VK_NULL_HANDLE;
   bool failed = false;      // could not be made (logged once)
@@ -50,11 +60,11 @@ struct NativeTwin {
 // `app` are the application's create infos, `rewritten[i]` whether pipeline i was
 // rewritten, `layouts[i]` its layout's shadow.
 void MakeTwins(DeviceBindings& b, VkPipelineCache cache, const VkComputePipelineCreateInfo* app,
-               const std::vector<const PipelineLayoutShadow*>& layouts, const std::vector<bool>& rewritten,
-               const VkPipeline* pipelines, uint32_t count);
+               const PipelineLayoutShadow* const* layouts, const uint8_t* rewritten, const VkPipeline* pipelines,
+               uint32_t count);
 void MakeTwins(DeviceBindings& b, VkPipelineCache cache, const VkGraphicsPipelineCreateInfo* app,
-               const std::vector<const PipelineLayoutShadow*>& layouts, const std::vector<bool>& rewritten,
-               const VkPipeline* pipelines, uint32_t count);
+               const PipelineLayoutShadow* const* layouts, const uint8_t* rewritten, const VkPipeline* pipelines,
+               uint32_t count);
 
 // A record now names a buffer without an address (or a buffer without one was created):
 // from now on twins are made and draws check their sets.

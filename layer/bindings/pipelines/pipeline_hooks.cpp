@@ -31,6 +31,7 @@
 #include "bindings/pipelines/static_use.h"
 #include "core/chain_edit.h"
 #include "core/pnext.h"
+#include "core/small_vector.h"
 #include "spirv/renumber.h"
 
 namespace bindery::bindings {
@@ -118,38 +119,47 @@ bool HasConvertedDynamic(const RootLayout& root) {
   return false;
 }
 
-// The stages of one pipeline as sent down, and what they own until the call returns.
+// The stages of the pipelines of one creation call as sent down, and what they own until
+// the call returns (nothing allocated for a pipeline whose stages come from the rewrite
+// cache: its rewrite is kept alive in an inline slot).
 class StageRewriter {
  public:
-  // Some rewritten stage reads a converted binding of a push-descriptor set.
+  // Some rewritten stage of the last Rewrite reads a converted binding of a push-descriptor set.
   bool reads_pushed_records() const { return reads_pushed_records_; }
   explicit StageRewriter(DeviceBindings& b) : b_(b) {}
   ~StageRewriter() {
     for (VkShaderModule m : modules_) b_.next.DestroyShaderModule(b_.device.handle, m, nullptr);
   }
 
-  // Fills `out` with the stages to send down for `layout`. Returns "" on success (with
-  // *converted true when some stage was rewritten), else why the pipeline cannot be made
-  // with converted bindings.
+  // Fills out[0..count) with the stages to send down for `layout`. Returns "" on success
+  // (with *converted true when some stage was rewritten), else why the pipeline cannot be
+  // made with converted bindings.
   // `pipeline_chain`: the pipeline create info's pNext (its robustness, robustness.h).
   std::string Rewrite(const PipelineLayoutShadow& layout, uint32_t count, const VkPipelineShaderStageCreateInfo* stages,
-                      std::vector<VkPipelineShaderStageCreateInfo>& out, bool* converted, const void* pipeline_chain) {
+                      VkPipelineShaderStageCreateInfo* out, bool* converted, const void* pipeline_chain) {
     const RootLayout& root = layout.root;
-    out.assign(stages, stages + count);
+    std::copy(stages, stages + count, out);
     *converted = false;
+    reads_pushed_records_ = false;
     for (uint32_t i = 0; i < count; ++i) {
       VkPipelineShaderStageCreateInfo& stage = out[i];
-      std::shared_ptr<const std::vector<uint32_t>> words;
+      // A module's words and inspection are kept with it (valid for the whole call: the
+      // application may not destroy a module while a pipeline is made from it); inline
+      // code is copied and inspected here.
+      const std::vector<uint32_t>* words = nullptr;
+      std::vector<uint32_t> inline_words;
       const VkShaderModuleCreateInfo* inline_code = nullptr;
       const ModuleEntry* module = nullptr;
       if (stage.module != VK_NULL_HANDLE) {
-        if ((module = b_.modules.Find(stage.module)) != nullptr) words = module->words;
+        if ((module = b_.modules.Find(stage.module)) != nullptr) words = module->words.get();
       } else if ((inline_code = FindInChain<VkShaderModuleCreateInfo>(
                       stage.pNext, VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO)) != nullptr) {
-        words = std::make_shared<std::vector<uint32_t>>(inline_code->pCode, inline_code->pCode + inline_code->codeSize / 4);
+        inline_words.assign(inline_code->pCode, inline_code->pCode + inline_code->codeSize / 4);
+        words = &inline_words;
       }
       if (words == nullptr) return "the code of a shader stage is not known to the layer";
-      const std::shared_ptr<const spirv::ModuleInfo> info = InfoOf(module, *words);
+      std::shared_ptr<const spirv::ModuleInfo> inline_info;
+      const spirv::ModuleInfo* info = InfoOf(module, *words, &inline_info);
       if (!UsesConvertedBinding(*info, stage.pName, root)) {
         // Used as it is, but for the numbers of its sets in the native layout.
         if (layout.renumbered) {
@@ -171,10 +181,16 @@ class StageRewriter {
       }
       const uint32_t version = words->size() > 1 ? (*words)[1] : 0;
       bool hit = false;
-      // One per thread, refilled for each stage and used only until the next.
+      // One per thread, refilled for each stage and used only until the next; a pipeline
+      // whose rewrite the module already holds for this layout never needs them.
       static thread_local spirv::RewriteOptions options;
-      OptionsFor(b_, root, version, bounds_checks, options);
-      std::shared_ptr<const CachedRewrite> r = RewriteOf(module, *words, options, &hit);
+      bool have_options = false;
+      const auto options_now = [&]() -> const spirv::RewriteOptions& {
+        if (!have_options) OptionsFor(b_, root, version, bounds_checks, options);
+        have_options = true;
+        return options;
+      };
+      std::shared_ptr<const CachedRewrite> r = RewriteOf(module, layout, bounds_checks, *words, options_now, &hit);
       if (!r->error.empty()) return "the shader could not be read: " + r->error;
       if (!r->converted && r->report.no_buffer_in_layout) {
         // The layer's inspection saw a converted binding in the stage's interface, but the
@@ -188,67 +204,95 @@ class StageRewriter {
       }
       if (!r->converted) return r->reason;
       if (b_.plan.validate) {
-        std::string why = Validated(*r, *words, options, stage.pSpecializationInfo);
+        std::string why = Validated(*r, *words, options_now(), stage.pSpecializationInfo);
         if (!why.empty()) return why;
       }
       if (!hit && !b_.plan.dump_dir.empty()) {
-        const std::string at = DumpRewrite(b_.plan.dump_dir, *words, options, r->module, r->report);
+        const std::string at = DumpRewrite(b_.plan.dump_dir, *words, options_now(), r->module, r->report);
         BINDERY_LOG(b_.device.log(), kInfo, "bindings-dump", "rewritten module %s%s", at.empty() ? "not written to " : "written to ",
                     at.empty() ? b_.plan.dump_dir.c_str() : at.c_str());
       }
       if (r->report.push_constant_end > b_.max_push_bytes) return "the rewritten shader's push constants exceed the limit";
-      rewritten_.push_back(r);
+      const CachedRewrite& rewrite = *r;
+      rewritten_.push_back(std::move(r));
       *converted = true;
       if (layout.renumbered) {
-        std::string why = Renumbered(r->module, layout, inline_code, stage);
+        std::string why = Renumbered(rewrite.module, layout, inline_code, stage);
         if (!why.empty()) return why;
         continue;
       }
       if (inline_code == nullptr) {
         // The same rewritten module for every pipeline made from it.
-        const VkShaderModule driver_module = DriverModule(*r);
+        const VkShaderModule driver_module = DriverModule(rewrite);
         if (driver_module == VK_NULL_HANDLE) return "the rewritten module could not be created";
         stage.module = driver_module;
         continue;
       }
-      std::string why = SendDown(r->module, inline_code, stage);
+      std::string why = SendDown(rewrite.module, inline_code, stage);
       if (!why.empty()) return why;
     }
     return "";
   }
 
  private:
-  // The module's inspection, made once per module (inline code: every time).
-  static std::shared_ptr<const spirv::ModuleInfo> InfoOf(const ModuleEntry* module, const std::vector<uint32_t>& words) {
-    if (module == nullptr) return std::make_shared<spirv::ModuleInfo>(spirv::Inspect(words.data(), words.size()));
+  // The module's inspection, made once per module and kept with it (inline code: every
+  // time, held by *owned).
+  static const spirv::ModuleInfo* InfoOf(const ModuleEntry* module, const std::vector<uint32_t>& words,
+                                         std::shared_ptr<const spirv::ModuleInfo>* owned) {
+    if (module == nullptr) {
+      *owned = std::make_shared<spirv::ModuleInfo>(spirv::Inspect(words.data(), words.size()));
+      return owned->get();
+    }
     std::lock_guard<std::mutex> lock(module->mutex);
     if (module->info == nullptr) {
       module->info = std::make_shared<spirv::ModuleInfo>(spirv::Inspect(words.data(), words.size()));
     }
-    return module->info;
+    return module->info.get();  // never replaced once made
   }
 
-  // The rewrite for `options`: from the module's own list (no hashing of its words), else
-  // from the device's cache (keyed by content: identical modules share it).
-  std::shared_ptr<const CachedRewrite> RewriteOf(const ModuleEntry* module, const std::vector<uint32_t>& words,
-                                                 const spirv::RewriteOptions& options, bool* hit) {
-    if (module == nullptr) return b_.rewrites.Get(words, options, hit);
-    // The key is built in a string kept per thread: a hit allocates nothing.
-    static thread_local std::string key;
-    key.clear();
-    AppendOptionsKey(options, &key);
+  // The rewrite for the options `options_now()` builds: from the module's own lists (by
+  // the layout's serial, else by the options' key: no hashing of its words), else from
+  // the device's cache (keyed by content: identical modules share it).
+  template <typename OptionsNow>
+  std::shared_ptr<const CachedRewrite> RewriteOf(const ModuleEntry* module, const PipelineLayoutShadow& layout,
+                                                 bool bounds_checks, const std::vector<uint32_t>& words,
+                                                 OptionsNow&& options_now, bool* hit) {
+    if (module == nullptr) return b_.rewrites.Get(words, options_now(), hit);
     {
       std::lock_guard<std::mutex> lock(module->mutex);
-      for (const auto& [k, r] : module->rewrites) {
-        if (k == key) {
+      for (const ModuleEntry::LayoutRewrite& e : module->by_layout) {
+        if (e.layout_serial == layout.serial && e.bounds_checks == bounds_checks) {
           *hit = true;
-          return r;
+          return e.rewrite;
         }
       }
     }
-    std::shared_ptr<const CachedRewrite> r = b_.rewrites.Get(words, options, hit);
+    // The key is built in a string kept per thread: a hit allocates nothing.
+    static thread_local std::string key;
+    key.clear();
+    AppendOptionsKey(options_now(), &key);
+    std::shared_ptr<const CachedRewrite> r;
+    {
+      std::lock_guard<std::mutex> lock(module->mutex);
+      for (const auto& [k, kept] : module->rewrites) {
+        if (k == key) {
+          *hit = true;
+          r = kept;
+          break;
+        }
+      }
+    }
+    const bool known = r != nullptr;
+    if (!known) r = b_.rewrites.Get(words, options_now(), hit);
     std::lock_guard<std::mutex> lock(module->mutex);
-    module->rewrites.emplace_back(key, r);
+    if (!known) module->rewrites.emplace_back(key, r);
+    ModuleEntry::LayoutRewrite e{layout.serial, bounds_checks, r};
+    if (module->by_layout.size() < ModuleEntry::kLayoutRewrites) {
+      module->by_layout.push_back(std::move(e));
+    } else {
+      module->by_layout[module->next_by_layout] = std::move(e);
+      module->next_by_layout = (module->next_by_layout + 1) % ModuleEntry::kLayoutRewrites;
+    }
     return r;
   }
 
@@ -374,7 +418,7 @@ class StageRewriter {
   std::list<std::vector<uint32_t>> owned_code_;  // renumbered modules (stable addresses)
   std::vector<VkShaderModule> modules_;
   std::list<ChainEditor> chains_;
-  std::vector<std::shared_ptr<const CachedRewrite>> rewritten_;  // keeps the code alive
+  SmallVector<std::shared_ptr<const CachedRewrite>, 4> rewritten_;  // keeps the code alive
 };
 
 }  // namespace
@@ -438,27 +482,28 @@ bool FallBack(DeviceBindings& b, const char* kind, const char* entry, const std:
   return true;
 }
 
-// Each pipeline's push-constant ranges, by the layout the application made it with.
-template <typename Info>
-void RegisterRanges(DeviceBindings& b, const Info* infos, uint32_t count, const VkPipeline* pipelines) {
+// Each pipeline's push-constant ranges, by the layout the application made it with
+// (`layouts[i]`: its shadow, found before the creation).
+void RegisterRanges(DeviceBindings& b, const PipelineLayoutShadow* const* layouts, uint32_t count,
+                    const VkPipeline* pipelines) {
   if (!b.Converting()) return;
   for (uint32_t i = 0; i < count; ++i) {
-    if (pipelines[i] == VK_NULL_HANDLE) continue;
-    const PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
-    if (layout != nullptr) b.pipeline_ranges.Insert(pipelines[i], std::make_unique<uint64_t>(layout->ranges_key));
+    if (pipelines[i] == VK_NULL_HANDLE || layouts[i] == nullptr) continue;
+    b.pipeline_ranges.Insert(pipelines[i], layouts[i]->ranges_key);
   }
 }
 
 // After the driver's answer: the counters count pipelines that exist (a creation may
 // return VK_PIPELINE_COMPILE_REQUIRED or fail for some of a batch), and each fallback
 // pipeline is registered for its binds.
+// `rewritten[i]`: pipeline i was rewritten for `layouts[i]`.
 template <typename Info>
 void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>>& list,
-                       const std::vector<std::string>& reasons,
-                       const std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>>& rewritten,
-                       const Info* infos, const VkPipeline* pipelines) {
-  for (const auto& [i, layout] : rewritten) {
-    if (pipelines[i] == VK_NULL_HANDLE) continue;
+                       const std::vector<std::string>& reasons, const PipelineLayoutShadow* const* layouts,
+                       const uint8_t* rewritten, uint32_t count, const Info* infos, const VkPipeline* pipelines) {
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!rewritten[i] || pipelines[i] == VK_NULL_HANDLE) continue;
+    const PipelineLayoutShadow* layout = layouts[i];
     b.counters.rewritten->Add();
     if (!layout->root.in_buffer) continue;
     // Its root is read from the reserved set (root_delivery.cpp: RestoreRingRoot).
@@ -488,8 +533,8 @@ void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, 
 }
 
 // Twins of pipelines that read pushed records cannot run their commands (native_twin.h).
-void MarkPushReaders(DeviceBindings& b, const std::vector<bool>& reads_push, const VkPipeline* pipelines) {
-  for (size_t i = 0; i < reads_push.size(); ++i) {
+void MarkPushReaders(DeviceBindings& b, const uint8_t* reads_push, uint32_t count, const VkPipeline* pipelines) {
+  for (uint32_t i = 0; i < count; ++i) {
     if (!reads_push[i] || pipelines[i] == VK_NULL_HANDLE) continue;
     if (NativeTwin* twin = b.twins.Find(pipelines[i])) twin->reads_pushed_records = true;
   }
@@ -502,6 +547,10 @@ bool IsLibraryPipeline(VkPipelineCreateFlags flags, const void* chain) {
 
 }  // namespace
 
+// Per-call state lives in inline buffers: a call creating a few pipelines from the
+// rewrite cache allocates nothing here (only the records a new pipeline needs).
+constexpr std::size_t kInlinePipelines = 4;
+
 VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelineCache cache, uint32_t count,
                                                       const VkComputePipelineCreateInfo* pCreateInfos,
                                                       const VkAllocationCallbacks* pAllocator,
@@ -511,23 +560,23 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
     return NextOf(device).CreateComputePipelines(device, cache, count, pCreateInfos, pAllocator, pPipelines);
   }
   DeviceBindings& b = *found;
-  std::vector<VkComputePipelineCreateInfo> infos(pCreateInfos, pCreateInfos + count);
-  std::list<StageRewriter> rewriters;
-  std::vector<VkPipelineShaderStageCreateInfo> stage;
+  SmallVector<VkComputePipelineCreateInfo, kInlinePipelines> infos(pCreateInfos, count);
+  StageRewriter rewriter(b);
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
   std::vector<std::string> fallback_reasons;  // why, per entry of `fallbacks`
-  std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> rewritten;
-  std::vector<const PipelineLayoutShadow*> layouts(count, nullptr);
-  std::vector<bool> was_rewritten(count, false);
-  std::vector<bool> reads_push(count, false);
+  // Per pipeline: its layout's shadow (any layout the capability knows), whether it was
+  // rewritten, whether it reads pushed records.
+  SmallVector<const PipelineLayoutShadow*, kInlinePipelines> layouts(count);
+  SmallVector<uint8_t, kInlinePipelines> was_rewritten(count);
+  SmallVector<uint8_t, kInlinePipelines> reads_push(count);
   for (uint32_t i = 0; i < count; ++i) {
     PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
-    if (layout == nullptr || !layout->root.converts) continue;
     layouts[i] = layout;
-    rewriters.emplace_back(b);
+    if (layout == nullptr || !layout->root.converts) continue;
     bool converted = false;
-    const std::string why = rewriters.back().Rewrite(*layout, 1, &infos[i].stage, stage, &converted, infos[i].pNext);
-    reads_push[i] = rewriters.back().reads_pushed_records();
+    VkPipelineShaderStageCreateInfo stage;
+    const std::string why = rewriter.Rewrite(*layout, 1, &infos[i].stage, &stage, &converted, infos[i].pNext);
+    reads_push[i] = rewriter.reads_pushed_records();
     if (!why.empty()) {
       if (!FallBack(b, "compute", infos[i].stage.pName, why, *layout, &infos[i].layout)) {
         for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
@@ -537,16 +586,16 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
       fallback_reasons.push_back(why);
       continue;
     }
-    infos[i].stage = stage[0];
-    if (converted) rewritten.emplace_back(i, layout);
+    infos[i].stage = stage;
     was_rewritten[i] = converted;
   }
   const VkResult result = b.next.CreateComputePipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
-  RegisterFallbacks(b, fallbacks, fallback_reasons, rewritten, infos.data(), pPipelines);
-  RegisterRanges(b, pCreateInfos, count, pPipelines);
-  MakeTwins(b, cache, pCreateInfos, layouts, was_rewritten, pPipelines, count);
+  RegisterFallbacks(b, fallbacks, fallback_reasons, layouts.data(), was_rewritten.data(), count, infos.data(),
+                    pPipelines);
+  RegisterRanges(b, layouts.data(), count, pPipelines);
+  MakeTwins(b, cache, pCreateInfos, layouts.data(), was_rewritten.data(), pPipelines, count);
   RecordStaticUse(b, pCreateInfos, count, pPipelines);
-  MarkPushReaders(b, reads_push, pPipelines);
+  MarkPushReaders(b, reads_push.data(), count, pPipelines);
   return result;
 }
 
@@ -559,25 +608,28 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
     return NextOf(device).CreateGraphicsPipelines(device, cache, count, pCreateInfos, pAllocator, pPipelines);
   }
   DeviceBindings& b = *found;
-  std::vector<VkGraphicsPipelineCreateInfo> infos(pCreateInfos, pCreateInfos + count);
-  std::list<StageRewriter> rewriters;
-  std::list<std::vector<VkPipelineShaderStageCreateInfo>> stages;
+  SmallVector<VkGraphicsPipelineCreateInfo, kInlinePipelines> infos(pCreateInfos, count);
+  StageRewriter rewriter(b);
+  // Every pipeline's stages as sent down, in one buffer sized once (pointers into it stay valid).
+  std::size_t stage_total = 0;
+  for (uint32_t i = 0; i < count; ++i) stage_total += pCreateInfos[i].stageCount;
+  SmallVector<VkPipelineShaderStageCreateInfo, 8> stages(stage_total);
+  std::size_t next_stage = 0;
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
   std::vector<std::string> fallback_reasons;  // why, per entry of `fallbacks`
-  std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> rewritten;
-  std::vector<const PipelineLayoutShadow*> layouts(count, nullptr);
-  std::vector<bool> was_rewritten(count, false);
-  std::vector<bool> reads_push(count, false);
+  SmallVector<const PipelineLayoutShadow*, kInlinePipelines> layouts(count);
+  SmallVector<uint8_t, kInlinePipelines> was_rewritten(count);
+  SmallVector<uint8_t, kInlinePipelines> reads_push(count);
   for (uint32_t i = 0; i < count; ++i) {
     PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
-    if (layout == nullptr || !layout->root.converts || infos[i].stageCount == 0) continue;
     layouts[i] = layout;
-    rewriters.emplace_back(b);
-    stages.emplace_back();
+    if (layout == nullptr || !layout->root.converts || infos[i].stageCount == 0) continue;
+    VkPipelineShaderStageCreateInfo* out = stages.data() + next_stage;
+    next_stage += infos[i].stageCount;
     bool converted = false;
-    std::string why = rewriters.back().Rewrite(*layout, infos[i].stageCount, infos[i].pStages, stages.back(),
-                                               &converted, infos[i].pNext);
-    reads_push[i] = rewriters.back().reads_pushed_records();
+    std::string why =
+        rewriter.Rewrite(*layout, infos[i].stageCount, infos[i].pStages, out, &converted, infos[i].pNext);
+    reads_push[i] = rewriter.reads_pushed_records();
     if (why.empty() && converted && IsLibraryPipeline(infos[i].flags, infos[i].pNext)) {
       why = "pipeline libraries are not handled";
     }
@@ -590,16 +642,16 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
       fallback_reasons.push_back(why);
       continue;
     }
-    infos[i].pStages = stages.back().data();
-    if (converted) rewritten.emplace_back(i, layout);
+    infos[i].pStages = out;
     was_rewritten[i] = converted;
   }
   const VkResult result = b.next.CreateGraphicsPipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
-  RegisterFallbacks(b, fallbacks, fallback_reasons, rewritten, infos.data(), pPipelines);
-  RegisterRanges(b, pCreateInfos, count, pPipelines);
-  MakeTwins(b, cache, pCreateInfos, layouts, was_rewritten, pPipelines, count);
+  RegisterFallbacks(b, fallbacks, fallback_reasons, layouts.data(), was_rewritten.data(), count, infos.data(),
+                    pPipelines);
+  RegisterRanges(b, layouts.data(), count, pPipelines);
+  MakeTwins(b, cache, pCreateInfos, layouts.data(), was_rewritten.data(), pPipelines, count);
   RecordStaticUse(b, pCreateInfos, count, pPipelines);
-  MarkPushReaders(b, reads_push, pPipelines);
+  MarkPushReaders(b, reads_push.data(), count, pPipelines);
   return result;
 }
 

@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "bindings/device/bindings_device.h"
-#include "bindings/pipelines/native_twin.h"
 #include "core/pnext.h"
 
 namespace bindery::bindings {
@@ -37,34 +36,65 @@ std::shared_ptr<const spirv::ModuleInfo> InspectStage(DeviceBindings& b, const V
   return std::make_shared<spirv::ModuleInfo>(spirv::Inspect(code->pCode, code->codeSize / 4));
 }
 
+// Twins learn theirs when they are made (MakeTwins): only fallbacks are looked for, and
+// only on a device that has some.
 void Attach(DeviceBindings& b, VkPipeline pipeline, uint32_t stage_count, const VkPipelineShaderStageCreateInfo* stages) {
-  if (pipeline == VK_NULL_HANDLE) return;
+  if (pipeline == VK_NULL_HANDLE || !b.any_fallback.load(std::memory_order_acquire)) return;
   FallbackPipeline* fallback = b.fallback_pipelines.Find(pipeline);
-  NativeTwin* twin = b.twins.Find(pipeline);
-  if (fallback == nullptr && twin == nullptr) return;
-  // The pipeline's handle is not the application's yet: nothing reads these meanwhile.
-  const std::shared_ptr<const StaticUse> uses = StaticUseOf(b, stage_count, stages);
-  if (fallback != nullptr) fallback->uses = uses;
-  if (twin != nullptr) twin->native.uses = uses;
+  if (fallback == nullptr) return;
+  // The pipeline's handle is not the application's yet: nothing reads this meanwhile.
+  fallback->uses = StaticUseOf(b, stage_count, stages);
 }
 
 }  // namespace
 
+namespace {
+
+// What one stage's entry point statically uses, added to *uses; false when unknown.
+bool AddStage(DeviceBindings& b, const VkPipelineShaderStageCreateInfo& stage, StaticUse* uses) {
+  const std::shared_ptr<const spirv::ModuleInfo> info = InspectStage(b, stage);
+  if (info == nullptr || !info->error.empty() || stage.pName == nullptr) return false;
+  bool found = false;
+  for (const spirv::EntryPointInfo& ep : info->entry_points) {
+    if (ep.name != stage.pName) continue;
+    found = true;
+    for (const spirv::ResourceInfo& r : ep.resources) {
+      if (r.kind != spirv::ResourceKind::kPushConstants) uses->Add(r.set, r.binding);
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+std::shared_ptr<const StaticUse> StaticUseOf(DeviceBindings& b, const ModuleEntry& module,
+                                            const VkPipelineShaderStageCreateInfo& stage) {
+  // Worked out once per module and entry point (every pipeline made from the rewrite cache
+  // asks again).
+  if (stage.pName == nullptr) return nullptr;
+  {
+    std::lock_guard<std::mutex> lock(module.mutex);
+    for (const auto& [entry, uses] : module.static_uses) {
+      if (entry == stage.pName) return uses;
+    }
+  }
+  auto uses = std::make_shared<StaticUse>();
+  if (!AddStage(b, stage, uses.get())) return nullptr;
+  uses->Seal();
+  std::lock_guard<std::mutex> lock(module.mutex);
+  module.static_uses.emplace_back(stage.pName, uses);
+  return uses;
+}
+
 std::shared_ptr<const StaticUse> StaticUseOf(DeviceBindings& b, uint32_t stage_count,
                                             const VkPipelineShaderStageCreateInfo* stages) {
+  if (stage_count == 1 && stages[0].module != VK_NULL_HANDLE) {
+    const ModuleEntry* module = b.modules.Find(stages[0].module);
+    return module != nullptr ? StaticUseOf(b, *module, stages[0]) : nullptr;
+  }
   auto uses = std::make_shared<StaticUse>();
   for (uint32_t i = 0; i < stage_count; ++i) {
-    const std::shared_ptr<const spirv::ModuleInfo> info = InspectStage(b, stages[i]);
-    if (info == nullptr || !info->error.empty() || stages[i].pName == nullptr) return nullptr;
-    bool found = false;
-    for (const spirv::EntryPointInfo& ep : info->entry_points) {
-      if (ep.name != stages[i].pName) continue;
-      found = true;
-      for (const spirv::ResourceInfo& r : ep.resources) {
-        if (r.kind != spirv::ResourceKind::kPushConstants) uses->Add(r.set, r.binding);
-      }
-    }
-    if (!found) return nullptr;
+    if (!AddStage(b, stages[i], uses.get())) return nullptr;
   }
   uses->Seal();
   return uses;

@@ -15,6 +15,7 @@
 namespace bindery::bindings {
 
 class DeviceBindings;
+struct ModuleEntry;
 
 class StaticUse {
  public:
@@ -33,6 +34,10 @@ class StaticUse {
 // then counts as used.
 std::shared_ptr<const StaticUse> StaticUseOf(DeviceBindings& b, uint32_t stage_count,
                                             const VkPipelineShaderStageCreateInfo* stages);
+// The same for one stage of `module` (its handle already looked up), kept with the module
+// per entry point.
+std::shared_ptr<const StaticUse> StaticUseOf(DeviceBindings& b, const ModuleEntry& module,
+                                            const VkPipelineShaderStageCreateInfo& stage);
 
 // After a pipeline creation call: each created pipeline that may run natively (fallback
 // or twin) learns which bindings its shaders use. `app`: the application's create infos.

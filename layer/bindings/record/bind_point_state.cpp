@@ -202,7 +202,7 @@ bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
   if (point.root.Stale() || point.app.Stale()) {
     uint64_t key = 0;  // unknown: both are re-sent
     if (point.pipeline != VK_NULL_HANDLE) {
-      if (const uint64_t* k = b.pipeline_ranges.Find(point.pipeline)) key = *k;
+      if (!b.pipeline_ranges.Find(point.pipeline, &key)) key = 0;
     }
     if (point.app.Stale() && (key == 0 || key == point.app.ranges_key)) ResendApp(b, cb, *data, index);
     if (point.root.Stale() && (key == 0 || key == point.root.ranges_key)) ResendRoot(b, cb, *data, index);
