@@ -73,9 +73,7 @@ TEST_P(TransferExhaustive, FillEveryOffsetSizeAndPattern) {
     Rig rig(config, family.index);
     ASSERT_TRUE(rig.ok()) << rig.error();
     const uint64_t bytes = cases.size() * kSmallSlot;
-    HostBuffer dst = rig.Buffer(bytes);
-    WriteCanary(dst.mapped, bytes);
-    ByteModel model(bytes);
+    auto [dst, model] = rig.Canary(bytes);
 
     VkCommandBuffer cb = rig.h().BeginCommands();
     for (size_t i = 0; i < cases.size(); ++i) {
@@ -113,9 +111,7 @@ TEST_P(TransferExhaustive, UpdateEveryOffsetAndSize) {
     Rig rig(config, family.index);
     ASSERT_TRUE(rig.ok()) << rig.error();
     const uint64_t bytes = cases.size() * kSmallSlot;
-    HostBuffer dst = rig.Buffer(bytes);
-    WriteCanary(dst.mapped, bytes);
-    ByteModel model(bytes);
+    auto [dst, model] = rig.Canary(bytes);
 
     // The host arrays the calls read from; overwritten after recording, before submit:
     // vkCmdUpdateBuffer takes its data at record time.
@@ -166,12 +162,7 @@ void RunCopies(const Config& config, bool use_copy2) {
     Rig rig(config, family.index);
     ASSERT_TRUE(rig.ok()) << rig.error();
     const uint64_t bytes = cases.size() * kCopySlot;
-    HostBuffer src = rig.Buffer(bytes);
-    HostBuffer dst = rig.Buffer(bytes);
-    const std::vector<uint8_t> src_bytes = RandomBytes(bytes, use_copy2 ? 77 : 78);
-    std::memcpy(src.mapped, src_bytes.data(), bytes);
-    WriteCanary(dst.mapped, bytes);
-    ByteModel model(bytes);
+    auto [src, dst, src_bytes, model] = rig.Copy(bytes, use_copy2 ? 77 : 78);
 
     VkCommandBuffer cb = rig.h().BeginCommands();
     std::vector<VkBufferCopy> regions;
@@ -180,16 +171,7 @@ void RunCopies(const Config& config, bool use_copy2) {
                                 cases[i].size};
       model.Copy(src_bytes.data(), region.srcOffset, region.dstOffset, region.size);
       if (use_copy2) {
-        VkBufferCopy2 region2{VK_STRUCTURE_TYPE_BUFFER_COPY_2};
-        region2.srcOffset = region.srcOffset;
-        region2.dstOffset = region.dstOffset;
-        region2.size = region.size;
-        VkCopyBufferInfo2 info{VK_STRUCTURE_TYPE_COPY_BUFFER_INFO_2};
-        info.srcBuffer = src.buffer;
-        info.dstBuffer = dst.buffer;
-        info.regionCount = 1;
-        info.pRegions = &region2;
-        vkCmdCopyBuffer2(cb, &info);
+        CopyBuffer2(cb, src.buffer, dst.buffer, region);
       } else {
         regions.push_back(region);
         const bool last_of_src_offset = i + 1 == cases.size() || cases[i + 1].src_offset != cases[i].src_offset;

@@ -58,9 +58,7 @@ void RecordSmallWrites(VkCommandBuffer cb, VkBuffer dst, ByteModel& model, uint3
 TEST_P(TransferSmallWrites, ManyBackToBackThenBarrier) {
   Rig rig(GetParam());
   ASSERT_TRUE(rig.ok()) << rig.error();
-  HostBuffer dst = rig.Buffer(kBytes);
-  WriteCanary(dst.mapped, kBytes);
-  ByteModel model(kBytes);
+  auto [dst, model] = rig.Canary(kBytes);
   VkCommandBuffer cb = rig.h().BeginCommands();
   RecordSmallWrites(cb, dst.buffer, model, 600, 7, kBytes - 256);
   rig.HostReadBarrier(cb);
@@ -78,9 +76,7 @@ TEST_P(TransferSmallWrites, ManyBackToBackThenBarrier) {
 TEST_P(TransferSmallWrites, FlushedAtEnd) {
   Rig rig(GetParam());
   ASSERT_TRUE(rig.ok()) << rig.error();
-  HostBuffer dst = rig.Buffer(kBytes);
-  WriteCanary(dst.mapped, kBytes);
-  ByteModel model(kBytes);
+  auto [dst, model] = rig.Canary(kBytes);
   VkCommandBuffer cb = rig.Allocate();
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   ASSERT_EQ(vkBeginCommandBuffer(cb, &begin), VK_SUCCESS);
@@ -95,9 +91,7 @@ TEST_P(TransferSmallWrites, FlushedAtEnd) {
 TEST_P(TransferSmallWrites, FlushedBeforeOtherTransfers) {
   Rig rig(GetParam());
   ASSERT_TRUE(rig.ok()) << rig.error();
-  HostBuffer dst = rig.Buffer(kBytes);
-  WriteCanary(dst.mapped, kBytes);
-  ByteModel model(kBytes);
+  auto [dst, model] = rig.Canary(kBytes);
   VkCommandBuffer cb = rig.h().BeginCommands();
   RecordSmallWrites(cb, dst.buffer, model, 100, 13, 8192);
   TransferBarrier(cb);

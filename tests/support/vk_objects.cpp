@@ -206,11 +206,16 @@ void RecordDispatch(VkCommandBuffer cb, VkPipeline pipeline, VkPipelineLayout la
   vkCmdDispatch(cb, groups_x, 1, 1);
 }
 
-void BarrierToHost(VkCommandBuffer cb, VkPipelineStageFlags src_stages, VkAccessFlags src_access) {
+void RecordMemoryBarrier(VkCommandBuffer cb, VkPipelineStageFlags src_stages, VkAccessFlags src_access,
+                         VkPipelineStageFlags dst_stages, VkAccessFlags dst_access) {
   VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   barrier.srcAccessMask = src_access;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, src_stages, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+  barrier.dstAccessMask = dst_access;
+  vkCmdPipelineBarrier(cb, src_stages, dst_stages, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+}
+
+void BarrierToHost(VkCommandBuffer cb, VkPipelineStageFlags src_stages, VkAccessFlags src_access) {
+  RecordMemoryBarrier(cb, src_stages, src_access, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
 }
 
 ObjectBag::~ObjectBag() { DestroyAll(); }

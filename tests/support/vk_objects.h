@@ -74,6 +74,10 @@ VkWriteDescriptorSet BufferWrite(VkDescriptorSet set, uint32_t binding, uint32_t
 // `groups_x` x 1 x 1 work groups.
 void RecordDispatch(VkCommandBuffer cb, VkPipeline pipeline, VkPipelineLayout layout,
                     const std::vector<VkDescriptorSet>& sets, uint32_t groups_x = 1);
+// One global memory barrier: writes of `src_stages` / `src_access` made visible to
+// `dst_access` in `dst_stages`.
+void RecordMemoryBarrier(VkCommandBuffer cb, VkPipelineStageFlags src_stages, VkAccessFlags src_access,
+                         VkPipelineStageFlags dst_stages, VkAccessFlags dst_access);
 // Device writes of `src_stages` / `src_access` made visible to host reads.
 void BarrierToHost(VkCommandBuffer cb, VkPipelineStageFlags src_stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                    VkAccessFlags src_access = VK_ACCESS_SHADER_WRITE_BIT);
