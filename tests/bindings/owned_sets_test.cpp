@@ -138,12 +138,7 @@ TEST(BindingsOwnedSets, CopiesBetweenOwnedAndNativeSetsInOneUpdate) {
   // owned_a -> native (the storage buffers), with the native set's uniform buffer written
   // in the same call; owned_a -> owned_b.
   VkDescriptorBufferInfo ubo{uniform.buffer, 0, VK_WHOLE_SIZE};
-  VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-  w.dstSet = native;
-  w.dstBinding = 2;
-  w.descriptorCount = 1;
-  w.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-  w.pBufferInfo = &ubo;
+  const VkWriteDescriptorSet w = BufferWrite(native, 2, 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, &ubo);
   VkCopyDescriptorSet copies[2] = {{VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET}};
   copies[0].srcSet = owned_a;
   copies[0].dstSet = native;

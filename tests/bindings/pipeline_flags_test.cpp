@@ -48,8 +48,8 @@ struct Rig {
     plci.setLayoutCount = 1;
     plci.pSetLayouts = &set_layout;
     vkCreatePipelineLayout(d, &plci, nullptr, &layout);
-    refused = Module(fallback_refused_comp, sizeof(fallback_refused_comp));
-    partner = Module(fallback_partner_comp, sizeof(fallback_partner_comp));
+    refused = CreateShaderModule(d, fallback_refused_comp, sizeof(fallback_refused_comp));
+    partner = CreateShaderModule(d, fallback_partner_comp, sizeof(fallback_partner_comp));
   }
   ~Rig() { Release(); }
   void Release() {
@@ -59,14 +59,6 @@ struct Rig {
     vkDestroyPipelineLayout(d, layout, nullptr);
     vkDestroyDescriptorSetLayout(d, set_layout, nullptr);
     d = VK_NULL_HANDLE;
-  }
-  VkShaderModule Module(const uint32_t* code, size_t bytes) {
-    VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    smci.codeSize = bytes;
-    smci.pCode = code;
-    VkShaderModule m = VK_NULL_HANDLE;
-    vkCreateShaderModule(d, &smci, nullptr, &m);
-    return m;
   }
   VkComputePipelineCreateInfo Info(VkShaderModule module, VkPipelineCreateFlags flags) const {
     VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
@@ -192,10 +184,7 @@ DerivativeOutput RunDerivatives(const char* mode) {
       VkCommandBuffer cb = h.BeginCommands();
       auto barrier = [&](VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
                          VkAccessFlags dst_access) {
-        VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-        mb.srcAccessMask = src_access;
-        mb.dstAccessMask = dst_access;
-        vkCmdPipelineBarrier(cb, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
+        RecordMemoryBarrier(cb, src, src_access, dst, dst_access);
       };
       const VkPipelineStageFlags cs = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, xfer = VK_PIPELINE_STAGE_TRANSFER_BIT;
       vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, rig.layout, 0, 1, &set, 0, nullptr);

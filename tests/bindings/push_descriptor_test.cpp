@@ -121,10 +121,7 @@ Output RunInMode(const char* mode) {
       return x;
     };
     auto compute_barrier = [](VkCommandBuffer cb, VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
-      VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-      barrier.dstAccessMask = dst_access;
-      vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, dst_stage, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+      RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, dst_stage, dst_access);
     };
     const VkDescriptorBufferInfo in0_info{in0.buffer, 0, VK_WHOLE_SIZE}, in1_info{in1.buffer, 0, kWords * 4};
     const VkDescriptorBufferInfo a_info{out_a.buffer, 0, VK_WHOLE_SIZE}, b_info{out_b.buffer, 0, VK_WHOLE_SIZE};
@@ -307,12 +304,9 @@ FallbackOutput RunFallbackInMode(const char* mode, bool push_first = false) {
       w[1].pBufferInfo = &first[2];
       VkCommandBuffer cb = h.BeginCommands();
       auto barrier = [&] {
-        VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-        mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-        mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT;
-        vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0,
-                             nullptr);
+        RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+                            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT);
       };
       vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, converted);
       push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 2, w);

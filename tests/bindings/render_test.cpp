@@ -33,15 +33,6 @@ uint32_t FindMemory(VkPhysicalDevice pd, uint32_t bits, VkMemoryPropertyFlags fl
   return 0;
 }
 
-VkShaderModule Module(VkDevice d, const uint32_t* code, size_t bytes) {
-  VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  info.codeSize = bytes;
-  info.pCode = code;
-  VkShaderModule m = VK_NULL_HANDLE;
-  vkCreateShaderModule(d, &info, nullptr, &m);
-  return m;
-}
-
 VkDescriptorSetLayout StorageLayout(VkDevice d, VkShaderStageFlags stages) {
   VkDescriptorSetLayoutBinding b[2] = {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, nullptr},
                                        {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, stages, nullptr}};
@@ -178,8 +169,8 @@ RenderOutput Render(const char* mode, bool full_push_constants = false) {
     vkUpdateDescriptorSets(d, 2, writes, 0, nullptr);
 
     // Pipeline.
-    const VkShaderModule vertex = Module(d, ssbo_draw_vert, sizeof(ssbo_draw_vert));
-    const VkShaderModule fragment = Module(d, ssbo_draw_frag, sizeof(ssbo_draw_frag));
+    const VkShaderModule vertex = CreateShaderModule(d, ssbo_draw_vert, sizeof(ssbo_draw_vert));
+    const VkShaderModule fragment = CreateShaderModule(d, ssbo_draw_frag, sizeof(ssbo_draw_frag));
     VkPipeline pipeline = VK_NULL_HANDLE;
     if (CreateGraphicsPipeline(d, layout, vertex, fragment, kSize, kSize, pass, VK_FORMAT_UNDEFINED, &pipeline) !=
         VK_SUCCESS) {
@@ -205,13 +196,9 @@ RenderOutput Render(const char* mode, bool full_push_constants = false) {
       region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
       region.imageExtent = {kSize, kSize, 1};
       vkCmdCopyImageToBuffer(cb, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer, 1, &region);
-      VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-      barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-      vkCmdPipelineBarrier(cb,
-                           VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT |
-                               VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
-                           VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+      BarrierToHost(cb,
+                    VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+                    VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT);
       if (h.SubmitAndWait(cb) != VK_SUCCESS) out.error = "submit failed";
       const uint8_t* p = static_cast<const uint8_t*>(readback.mapped);
       out.image.assign(p, p + kSize * kSize * 4);

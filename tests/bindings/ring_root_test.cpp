@@ -78,10 +78,7 @@ Output RunInMode(const char* mode, bool through_smaller_layout) {
                                                                        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 1},
                                                                        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1}}));
     VkDescriptorSetLayout alloc_layouts[3] = {set_layouts[0], set_layouts[0], set_layouts[1]};
-    VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    dsai.descriptorPool = pool;
-    dsai.descriptorSetCount = 3;
-    dsai.pSetLayouts = alloc_layouts;
+    const VkDescriptorSetAllocateInfo dsai = SetAllocateInfo(pool, 3, alloc_layouts);
     VkDescriptorSet sets[3] = {};
     vkAllocateDescriptorSets(d, &dsai, sets);
     const VkDescriptorBufferInfo ubo_info{ubo.buffer, 0, 16};

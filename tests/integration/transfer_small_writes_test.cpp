@@ -14,6 +14,7 @@
 #include <random>
 
 #include "integration/transfer_model.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test::transfer {
 namespace {
@@ -24,11 +25,8 @@ constexpr uint64_t kBytes = 96 * 1024;
 
 // Transfer writes -> transfer reads/writes, as an application orders a copy after fills.
 void TransferBarrier(VkCommandBuffer cb) {
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &barrier, 0, nullptr,
-                       0, nullptr);
+  RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                      VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
 }
 
 // Records `count` small unaligned fills and updates into cb and the model, back to back
