@@ -50,6 +50,18 @@ void ForEachFamily(const Config& config, const char* test, Body body) {
 
 class TransferExhaustive : public ::testing::TestWithParam<Config> {};
 
+// The end of a fill or update run (one slot of kSmallSlot bytes per case): submits `cb`,
+// compares every byte with the model, and checks validation and the strategy that ran.
+void CheckSmallWrites(Rig& rig, VkCommandBuffer cb, const HostBuffer& dst, const ByteModel& model,
+                      const std::vector<std::string>& names, const Config& config, const Family& family) {
+  ASSERT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
+  EXPECT_TRUE(SameBytes(dst.mapped, model.data(), model.size(),
+                        [&](uint64_t b) { return SlotName(b, kSmallSlot, names); }));
+  const Summary summary = rig.Finish();
+  EXPECT_VALIDATION_SILENT(rig.h());
+  ExpectStrategyRan(config, summary, family.HasCompute(), !config.NativeOnly(), true);
+}
+
 TEST_P(TransferExhaustive, FillEveryOffsetSizeAndPattern) {
   const Config& config = GetParam();
   struct Case {
@@ -82,12 +94,7 @@ TEST_P(TransferExhaustive, FillEveryOffsetSizeAndPattern) {
       model.Fill(at, cases[i].size, cases[i].data);
     }
     Rig::TransferHostReadBarrier(cb);  // names no compute stage: the kernels chain into it
-    ASSERT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
-    EXPECT_TRUE(SameBytes(dst.mapped, model.data(), bytes,
-                          [&](uint64_t b) { return SlotName(b, kSmallSlot, names); }));
-    const Summary summary = rig.Finish();
-    EXPECT_VALIDATION_SILENT(rig.h());
-    ExpectStrategyRan(config, summary, family.HasCompute(), !config.NativeOnly(), true);
+    CheckSmallWrites(rig, cb, dst, model, names, config, family);
   });
 }
 
@@ -126,12 +133,7 @@ TEST_P(TransferExhaustive, UpdateEveryOffsetAndSize) {
     }
     Rig::TransferHostReadBarrier(cb);  // names no compute stage: the kernels chain into it
     for (auto& h : host) std::memset(h.data(), 0x99, h.size());
-    ASSERT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
-    EXPECT_TRUE(SameBytes(dst.mapped, model.data(), bytes,
-                          [&](uint64_t b) { return SlotName(b, kSmallSlot, names); }));
-    const Summary summary = rig.Finish();
-    EXPECT_VALIDATION_SILENT(rig.h());
-    ExpectStrategyRan(config, summary, family.HasCompute(), !config.NativeOnly(), true);
+    CheckSmallWrites(rig, cb, dst, model, names, config, family);
   });
 }
 

@@ -206,6 +206,14 @@ void RecordDispatch(VkCommandBuffer cb, VkPipeline pipeline, VkPipelineLayout la
   vkCmdDispatch(cb, groups_x, 1, 1);
 }
 
+VkResult SubmitAndWaitIdle(VkQueue queue, const std::vector<VkCommandBuffer>& cbs) {
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = static_cast<uint32_t>(cbs.size());
+  submit.pCommandBuffers = cbs.data();
+  const VkResult r = vkQueueSubmit(queue, 1, &submit, VK_NULL_HANDLE);
+  return r != VK_SUCCESS ? r : vkQueueWaitIdle(queue);
+}
+
 void RecordMemoryBarrier(VkCommandBuffer cb, VkPipelineStageFlags src_stages, VkAccessFlags src_access,
                          VkPipelineStageFlags dst_stages, VkAccessFlags dst_access) {
   VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};

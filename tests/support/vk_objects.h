@@ -76,6 +76,9 @@ VkWriteDescriptorSet BufferWrite(VkDescriptorSet set, uint32_t binding, uint32_t
 // `groups_x` x 1 x 1 work groups.
 void RecordDispatch(VkCommandBuffer cb, VkPipeline pipeline, VkPipelineLayout layout,
                     const std::vector<VkDescriptorSet>& sets, uint32_t groups_x = 1);
+// Submits `cbs` (recorded and ended) in one batch on `queue` and waits for it to idle;
+// returns the first failure.
+VkResult SubmitAndWaitIdle(VkQueue queue, const std::vector<VkCommandBuffer>& cbs);
 // One global memory barrier: writes of `src_stages` / `src_access` made visible to
 // `dst_access` in `dst_stages`.
 void RecordMemoryBarrier(VkCommandBuffer cb, VkPipelineStageFlags src_stages, VkAccessFlags src_access,
