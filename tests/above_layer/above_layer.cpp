@@ -19,18 +19,17 @@ namespace {
 
 void* Key(const void* dispatchable) { return *static_cast<void* const*>(dispatchable); }
 
+// What this layer keeps per instance and per device: the next layer's proc-addr function
+// and the commands it calls there.
+#define ABOVE_INSTANCE_NEXT(X) X(DestroyInstance) X(EnumerateDeviceExtensionProperties)
+#define ABOVE_DEVICE_NEXT(X) X(DestroyDevice) X(BeginCommandBuffer) X(CmdFillBuffer) X(QueueSubmit)
 struct InstanceData {
   PFN_vkGetInstanceProcAddr gipa = nullptr;
-  PFN_vkDestroyInstance destroy = nullptr;
-  PFN_vkEnumerateDeviceExtensionProperties enumerate_device_extensions = nullptr;
+  ABOVE_INSTANCE_NEXT(BINDERY_TEST_LAYER_NEXT_MEMBER)
 };
-
 struct DeviceData {
   PFN_vkGetDeviceProcAddr gdpa = nullptr;
-  PFN_vkDestroyDevice destroy = nullptr;
-  PFN_vkBeginCommandBuffer begin = nullptr;
-  PFN_vkCmdFillBuffer fill = nullptr;
-  PFN_vkQueueSubmit submit = nullptr;
+  ABOVE_DEVICE_NEXT(BINDERY_TEST_LAYER_NEXT_MEMBER)
 };
 
 std::mutex g_mutex;  // a test layer: simplicity over speed
@@ -39,17 +38,25 @@ std::map<void*, DeviceData> g_devices;
 AboveLayerRecord g_record{};
 VkPhysicalDevice g_last_physical_device = VK_NULL_HANDLE;
 
-InstanceData FindInstance(const void* dispatchable) {
+// The data kept for `dispatchable`'s instance or device (empty where none); Take also
+// forgets it (at destruction).
+template <typename Data>
+Data Find(const std::map<void*, Data>& all, const void* dispatchable) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  auto it = g_instances.find(Key(dispatchable));
-  return it == g_instances.end() ? InstanceData{} : it->second;
+  auto it = all.find(Key(dispatchable));
+  return it == all.end() ? Data{} : it->second;
 }
-
-DeviceData FindDevice(const void* dispatchable) {
+template <typename Data>
+Data Take(std::map<void*, Data>& all, const void* dispatchable) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  auto it = g_devices.find(Key(dispatchable));
-  return it == g_devices.end() ? DeviceData{} : it->second;
+  auto it = all.find(Key(dispatchable));
+  if (it == all.end()) return Data{};
+  Data data = it->second;
+  all.erase(it);
+  return data;
 }
+InstanceData FindInstance(const void* dispatchable) { return Find(g_instances, dispatchable); }
+DeviceData FindDevice(const void* dispatchable) { return Find(g_devices, dispatchable); }
 
 // The sample layer's get_chain_info: the first entry of `stype` whose function is the link.
 template <typename T>
@@ -61,99 +68,100 @@ const T* FindDataCallback(const void* chain, VkStructureType stype) {
   return nullptr;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, const VkAllocationCallbacks* alloc,
-                                              VkInstance* out) {
-  auto* link = bindery::test_layer::FindLink<VkLayerInstanceCreateInfo>(ci->pNext, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
-  if (link == nullptr || link->u.pLayerInfo == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
-  PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
-  auto create = reinterpret_cast<PFN_vkCreateInstance>(gipa(VK_NULL_HANDLE, "vkCreateInstance"));
-  if (create == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
-  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+// This layer's link in `ci` (VkLayerInstanceCreateInfo / VkLayerDeviceCreateInfo with
+// `stype`), moved on to the next layer; returns this layer's entry (the next layer's
+// proc-addr functions), or nullptr.
+template <typename LinkInfo, typename CreateInfo>
+auto TakeLink(const CreateInfo* ci, VkStructureType stype) -> decltype(LinkInfo{}.u.pLayerInfo) {
+  auto* link = bindery::test_layer::FindLink<LinkInfo>(ci->pNext, stype);
+  if (link == nullptr || link->u.pLayerInfo == nullptr) return nullptr;
+  auto* ours = link->u.pLayerInfo;
+  link->u.pLayerInfo = ours->pNext;
+  return ours;
+}
 
-  // Hand down a chain that starts with a copy of the loader's data-callback entry.
-  VkInstanceCreateInfo copy = *ci;
-  VkLayerInstanceCreateInfo decoy{};
-  const auto* callback =
-      FindDataCallback<VkLayerInstanceCreateInfo>(ci->pNext, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
-  if (callback != nullptr) {
+// The chain handed down: a copy of the create info that starts with a copy of the
+// loader's data-callback entry (same sType as the link, another `function`), where the
+// loader put one.
+template <typename LinkInfo, typename CreateInfo>
+struct DecoyedCreateInfo {
+  CreateInfo copy;
+  LinkInfo decoy{};
+  bool inserted = false;
+  DecoyedCreateInfo(const CreateInfo* ci, VkStructureType stype) : copy(*ci) {
+    const LinkInfo* callback = FindDataCallback<LinkInfo>(ci->pNext, stype);
+    if (callback == nullptr) return;
     decoy = *callback;
     decoy.pNext = ci->pNext;
     copy.pNext = &decoy;
+    inserted = true;
   }
-  VkResult result = create(&copy, alloc, out);
+  DecoyedCreateInfo(const DecoyedCreateInfo&) = delete;
+  DecoyedCreateInfo& operator=(const DecoyedCreateInfo&) = delete;
+};
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, const VkAllocationCallbacks* alloc,
+                                              VkInstance* out) {
+  constexpr VkStructureType kLink = VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO;
+  const auto* ours = TakeLink<VkLayerInstanceCreateInfo>(ci, kLink);
+  if (ours == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
+  PFN_vkGetInstanceProcAddr gipa = ours->pfnNextGetInstanceProcAddr;
+  auto create = reinterpret_cast<PFN_vkCreateInstance>(gipa(VK_NULL_HANDLE, "vkCreateInstance"));
+  if (create == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
+  const DecoyedCreateInfo<VkLayerInstanceCreateInfo, VkInstanceCreateInfo> down(ci, kLink);
+  VkResult result = create(&down.copy, alloc, out);
   if (result != VK_SUCCESS) return result;
 
   InstanceData data;
   data.gipa = gipa;
-  data.destroy = reinterpret_cast<PFN_vkDestroyInstance>(gipa(*out, "vkDestroyInstance"));
-  data.enumerate_device_extensions = reinterpret_cast<PFN_vkEnumerateDeviceExtensionProperties>(
-      gipa(*out, "vkEnumerateDeviceExtensionProperties"));
+  BINDERY_TEST_LAYER_LOAD_NEXT(ABOVE_INSTANCE_NEXT, data, gipa, *out);
   std::lock_guard<std::mutex> lock(g_mutex);
   g_instances[Key(*out)] = data;
   g_record.next_instance_gipa = gipa;
   g_record.null_instance_create_instance = gipa(VK_NULL_HANDLE, "vkCreateInstance");
   g_record.null_instance_create_device = gipa(VK_NULL_HANDLE, "vkCreateDevice");
   ++g_record.instances_created;
-  if (callback != nullptr) ++g_record.decoys_inserted;
+  if (down.inserted) ++g_record.decoys_inserted;
   return VK_SUCCESS;
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyInstance(VkInstance instance, const VkAllocationCallbacks* alloc) {
   if (instance == VK_NULL_HANDLE) return;
-  InstanceData data = FindInstance(instance);
-  {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_instances.erase(Key(instance));
-  }
-  if (data.destroy != nullptr) data.destroy(instance, alloc);
+  const InstanceData data = Take(g_instances, instance);
+  if (data.DestroyInstance != nullptr) data.DestroyInstance(instance, alloc);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo* ci,
                                             const VkAllocationCallbacks* alloc, VkDevice* out) {
-  auto* link = bindery::test_layer::FindLink<VkLayerDeviceCreateInfo>(ci->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
-  if (link == nullptr || link->u.pLayerInfo == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
-  PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
-  PFN_vkGetDeviceProcAddr gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
+  constexpr VkStructureType kLink = VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO;
+  const auto* ours = TakeLink<VkLayerDeviceCreateInfo>(ci, kLink);
+  if (ours == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
+  PFN_vkGetInstanceProcAddr gipa = ours->pfnNextGetInstanceProcAddr;
+  PFN_vkGetDeviceProcAddr gdpa = ours->pfnNextGetDeviceProcAddr;
   // Exactly what MangoHud and vkBasalt do: no instance handle.
   auto create = reinterpret_cast<PFN_vkCreateDevice>(gipa(VK_NULL_HANDLE, "vkCreateDevice"));
   if (create == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
-  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
-
-  VkDeviceCreateInfo copy = *ci;
-  VkLayerDeviceCreateInfo decoy{};
-  const auto* callback = FindDataCallback<VkLayerDeviceCreateInfo>(ci->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
-  if (callback != nullptr) {
-    decoy = *callback;
-    decoy.pNext = ci->pNext;
-    copy.pNext = &decoy;
-  }
-  VkResult result = create(pd, &copy, alloc, out);
+  const DecoyedCreateInfo<VkLayerDeviceCreateInfo, VkDeviceCreateInfo> down(ci, kLink);
+  VkResult result = create(pd, &down.copy, alloc, out);
   if (result != VK_SUCCESS) return result;
 
   DeviceData data;
   data.gdpa = gdpa;
-  data.destroy = reinterpret_cast<PFN_vkDestroyDevice>(gdpa(*out, "vkDestroyDevice"));
-  data.begin = reinterpret_cast<PFN_vkBeginCommandBuffer>(gdpa(*out, "vkBeginCommandBuffer"));
-  data.fill = reinterpret_cast<PFN_vkCmdFillBuffer>(gdpa(*out, "vkCmdFillBuffer"));
-  data.submit = reinterpret_cast<PFN_vkQueueSubmit>(gdpa(*out, "vkQueueSubmit"));
+  BINDERY_TEST_LAYER_LOAD_NEXT(ABOVE_DEVICE_NEXT, data, gdpa, *out);
   std::lock_guard<std::mutex> lock(g_mutex);
   g_devices[Key(*out)] = data;
   g_record.next_device_gipa = gipa;
   g_record.next_device_gdpa = gdpa;
   ++g_record.devices_created;
-  if (callback != nullptr) ++g_record.decoys_inserted;
+  if (down.inserted) ++g_record.decoys_inserted;
   g_last_physical_device = pd;
   return VK_SUCCESS;
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCallbacks* alloc) {
   if (device == VK_NULL_HANDLE) return;
-  DeviceData data = FindDevice(device);
-  {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_devices.erase(Key(device));
-  }
-  if (data.destroy != nullptr) data.destroy(device, alloc);
+  const DeviceData data = Take(g_devices, device);
+  if (data.DestroyDevice != nullptr) data.DestroyDevice(device, alloc);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL BeginCommandBuffer(VkCommandBuffer cb, const VkCommandBufferBeginInfo* info) {
@@ -161,7 +169,7 @@ VKAPI_ATTR VkResult VKAPI_CALL BeginCommandBuffer(VkCommandBuffer cb, const VkCo
     std::lock_guard<std::mutex> lock(g_mutex);
     ++g_record.begin_command_buffer_calls;
   }
-  return FindDevice(cb).begin(cb, info);
+  return FindDevice(cb).BeginCommandBuffer(cb, info);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdFillBuffer(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size,
@@ -170,7 +178,7 @@ VKAPI_ATTR void VKAPI_CALL CmdFillBuffer(VkCommandBuffer cb, VkBuffer buffer, Vk
     std::lock_guard<std::mutex> lock(g_mutex);
     ++g_record.fill_buffer_calls;
   }
-  FindDevice(cb).fill(cb, buffer, offset, size, data);
+  FindDevice(cb).CmdFillBuffer(cb, buffer, offset, size, data);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo* submits, VkFence fence) {
@@ -178,7 +186,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
     std::lock_guard<std::mutex> lock(g_mutex);
     ++g_record.queue_submit_calls;
   }
-  return FindDevice(queue).submit(queue, count, submits, fence);
+  return FindDevice(queue).QueueSubmit(queue, count, submits, fence);
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, const char* name);
@@ -234,6 +242,6 @@ BINDERY_TEST_LAYER_EXPORT VkResult bindery_above_enumerate_device_extensions(
   }
   if (pd == VK_NULL_HANDLE) return VK_ERROR_INITIALIZATION_FAILED;
   InstanceData data = FindInstance(pd);
-  if (data.enumerate_device_extensions == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
-  return data.enumerate_device_extensions(pd, layer, count, nullptr);
+  if (data.EnumerateDeviceExtensionProperties == nullptr) return VK_ERROR_INITIALIZATION_FAILED;
+  return data.EnumerateDeviceExtensionProperties(pd, layer, count, nullptr);
 }

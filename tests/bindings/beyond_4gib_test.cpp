@@ -23,6 +23,7 @@
 #include "far_words_bda_comp.h"
 #include "far_words_comp.h"
 #include "integration/test_env.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test {
 namespace {
@@ -178,28 +179,18 @@ FarRun RunFar(const char* mode, const FarLayout& l) {
   VkDescriptorSet set = reference ? h.AllocateStorageSet(k, {}) : h.AllocateStorageSet(k, {big, io.buffer});
   if (reference) {
     const VkDescriptorBufferInfo info{io.buffer, 0, VK_WHOLE_SIZE};
-    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    w.dstSet = set;
-    w.dstBinding = 1;
-    w.descriptorCount = 1;
-    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    w.pBufferInfo = &info;
+    const VkWriteDescriptorSet w = BufferWrite(set, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &info);
     vkUpdateDescriptorSets(d, 1, &w, 0, nullptr);
   }
   VkCommandBuffer cb = h.BeginCommands();
   vkCmdFillBuffer(cb, big, 0, VK_WHOLE_SIZE, 0);
   // The three words overwrite part of the whole-buffer fill: ordered after it (transfer
   // writes to the same bytes are not ordered with each other without a barrier).
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &barrier, 0, nullptr,
-                       0, nullptr);
+  RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                      VK_ACCESS_TRANSFER_WRITE_BIT);
   for (int i = 0; i < 3; ++i) vkCmdFillBuffer(cb, big, l.offsets[i], 4, 0x1000u + i);
-  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0,
-                       nullptr, 0, nullptr);
+  RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
   vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &set, 0, nullptr);
   if (reference) {
@@ -209,20 +200,15 @@ FarRun RunFar(const char* mode, const FarLayout& l) {
     vkCmdPushConstants(cb, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, &base);
   }
   vkCmdDispatch(cb, 1, 1, 1);
-  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                       VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0,
-                       nullptr);
+  RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+                      VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT);
   for (int i = 0; i < 3; ++i) {
     const VkBufferCopy regions[2] = {{l.offsets[i], static_cast<VkDeviceSize>(4 * i), 4},
                                      {Wrapped(l.offsets[i]), static_cast<VkDeviceSize>(4 * (3 + i)), 4}};
     vkCmdCopyBuffer(cb, big, back.buffer, 2, regions);
   }
-  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0,
-                       nullptr);
+  BarrierToHost(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
   if (h.SubmitAndWait(cb) != VK_SUCCESS) run.error = "submit failed";
   for (int i = 0; i < 3; ++i) {
     run.read[i] = words[3 + i];

@@ -14,6 +14,7 @@
 
 #include "bp_fullscreen_vert.h"
 #include "integration/test_env.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test {
 
@@ -76,11 +77,8 @@ class BindPointRig {
     return l;
   }
   VkShaderModule Module(const uint32_t* code, size_t bytes) {
-    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    info.codeSize = bytes;
-    info.pCode = code;
-    VkShaderModule m = VK_NULL_HANDLE;
-    EXPECT_EQ(vkCreateShaderModule(d(), &info, nullptr, &m), VK_SUCCESS);
+    const VkShaderModule m = CreateShaderModule(d(), code, bytes);
+    EXPECT_NE(m, VK_NULL_HANDLE) << "vkCreateShaderModule failed";
     modules_.push_back(m);
     return m;
   }
@@ -98,42 +96,10 @@ class BindPointRig {
   }
   // One triangle over the render pass's 4x4 area, `frag` as its fragment shader.
   VkPipeline Graphics(const uint32_t* frag, size_t bytes, VkPipelineLayout layout) {
-    VkPipelineShaderStageCreateInfo stages[2] = {{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
-                                                 {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
-    stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
-    stages[0].module = Module(bp_fullscreen_vert, sizeof(bp_fullscreen_vert));
-    stages[0].pName = "main";
-    stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
-    stages[1].module = Module(frag, bytes);
-    stages[1].pName = "main";
-    VkPipelineVertexInputStateCreateInfo vertex{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
-    VkPipelineInputAssemblyStateCreateInfo assembly{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
-    assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
-    VkViewport viewport{0, 0, 4, 4, 0, 1};
-    VkRect2D scissor{{0, 0}, {4, 4}};
-    VkPipelineViewportStateCreateInfo vp{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
-    vp.viewportCount = 1;
-    vp.pViewports = &viewport;
-    vp.scissorCount = 1;
-    vp.pScissors = &scissor;
-    VkPipelineRasterizationStateCreateInfo raster{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
-    raster.polygonMode = VK_POLYGON_MODE_FILL;
-    raster.cullMode = VK_CULL_MODE_NONE;
-    raster.lineWidth = 1.0f;
-    VkPipelineMultisampleStateCreateInfo ms{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
-    ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
-    VkGraphicsPipelineCreateInfo info{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
-    info.stageCount = 2;
-    info.pStages = stages;
-    info.pVertexInputState = &vertex;
-    info.pInputAssemblyState = &assembly;
-    info.pViewportState = &vp;
-    info.pRasterizationState = &raster;
-    info.pMultisampleState = &ms;
-    info.layout = layout;
-    info.renderPass = RenderPass();
     VkPipeline p = VK_NULL_HANDLE;
-    EXPECT_EQ(vkCreateGraphicsPipelines(d(), VK_NULL_HANDLE, 1, &info, nullptr, &p), VK_SUCCESS);
+    EXPECT_EQ(CreateGraphicsPipeline(d(), layout, Module(bp_fullscreen_vert, sizeof(bp_fullscreen_vert)),
+                                     Module(frag, bytes), 4, 4, RenderPass(), VK_FORMAT_UNDEFINED, &p, 0),
+              VK_SUCCESS);
     pipelines_.push_back(p);
     return p;
   }
@@ -158,34 +124,8 @@ class BindPointRig {
     if ((props.externalMemoryProperties.externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) == 0) {
       return VK_NULL_HANDLE;
     }
-    HostBuffer b;
-    b.size = kBufferBytes;
-    VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
-    external.handleTypes = kHandle;
-    VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &external};
-    bci.size = kBufferBytes;
-    bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-    if (vkCreateBuffer(d(), &bci, nullptr, &b.buffer) != VK_SUCCESS) return VK_NULL_HANDLE;
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(d(), b.buffer, &req);
-    VkPhysicalDeviceMemoryProperties mp;
-    vkGetPhysicalDeviceMemoryProperties(h_->physical_device(), &mp);
-    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    uint32_t type = UINT32_MAX;
-    for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; ++i) {
-      if ((req.memoryTypeBits & (1u << i)) != 0 && (mp.memoryTypes[i].propertyFlags & want) == want) type = i;
-    }
-    VkExportMemoryAllocateInfo export_info{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
-    export_info.handleTypes = kHandle;
-    VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &export_info};
-    mai.allocationSize = req.size;
-    mai.memoryTypeIndex = type;
-    if (type == UINT32_MAX || vkAllocateMemory(d(), &mai, nullptr, &b.memory) != VK_SUCCESS) {
-      vkDestroyBuffer(d(), b.buffer, nullptr);
-      return VK_NULL_HANDLE;
-    }
-    vkBindBufferMemory(d(), b.buffer, b.memory, 0);
-    vkMapMemory(d(), b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped);
+    HostBuffer b = h_->CreateHostBuffer(kBufferBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, kHandle);
+    if (b.buffer == VK_NULL_HANDLE) return VK_NULL_HANDLE;
     std::memset(b.mapped, 0, kBufferBytes);
     buffers_.push_back(b);
     return b.buffer;
@@ -223,11 +163,9 @@ class BindPointRig {
   }
   // Shader writes made visible to the next shaders and to the host.
   static void Barrier(VkCommandBuffer cb) {
-    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT,
-                         0, 1, &barrier, 0, nullptr, 0, nullptr);
+    RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+                        VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   }
 
   BindPointRun Finish() {

@@ -23,47 +23,35 @@ namespace {
 constexpr uint32_t kWords = 256;
 constexpr VkDeviceSize kBytes = kWords * 4;
 
-struct FallbackRun {
-  std::string error, validation, summary;
+struct FallbackRun : ModeRunResult {
   std::vector<uint32_t> out;
 };
 
 // Set 0: src, dst, and a third storage buffer written and then destroyed; the shader (one
 // the rewrite refuses) names only the first two.
 FallbackRun RunFallback(const char* mode) {
-  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
-  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
-  auto owned = std::make_unique<VkHarness>();
-  VkHarness& h = *owned;
-  FallbackRun run;
-  if (!h.ok()) {
-    run.error = h.error();
-    return run;
-  }
-  ComputeKernel k = h.CreateKernel(dead_binding_refused_comp, sizeof(dead_binding_refused_comp), 3);
-  HostBuffer src = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer dst = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer dead = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  for (uint32_t i = 0; i < kWords; ++i) static_cast<uint32_t*>(src.mapped)[i] = 7 * i + 3;
-  std::memset(dst.mapped, 0, kBytes);
-  VkDescriptorSet set = h.AllocateStorageSet(k, {src.buffer, dst.buffer, dead.buffer});
-  h.Destroy(dead);
-  if (k.pipeline == VK_NULL_HANDLE || set == VK_NULL_HANDLE) run.error = "pipeline or set not created";
-  if (run.error.empty()) {
-    VkCommandBuffer cb = h.BeginCommands();
-    RecordDispatch(cb, k.pipeline, k.layout, {set}, kWords / 64);
-    BarrierToHost(cb);
-    if (h.SubmitAndWait(cb) != VK_SUCCESS) run.error = "submit failed";
-    const uint32_t* p = static_cast<const uint32_t*>(dst.mapped);
-    run.out.assign(p, p + kWords);
-  }
-  h.Destroy(src);
-  h.Destroy(dst);
-  h.Destroy(k);
-  h.DestroyDevice();
-  run.validation = VkHarness::Format(h.ValidationProblems());
-  run.summary = h.BinderySummary();
-  return run;
+  return RunWithBindings<FallbackRun>(mode, HarnessOptions{}, [&](VkHarness& h, FallbackRun& run) {
+    ComputeKernel k = h.CreateKernel(dead_binding_refused_comp, sizeof(dead_binding_refused_comp), 3);
+    HostBuffer src = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer dst = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer dead = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    for (uint32_t i = 0; i < kWords; ++i) static_cast<uint32_t*>(src.mapped)[i] = 7 * i + 3;
+    std::memset(dst.mapped, 0, kBytes);
+    VkDescriptorSet set = h.AllocateStorageSet(k, {src.buffer, dst.buffer, dead.buffer});
+    h.Destroy(dead);
+    if (k.pipeline == VK_NULL_HANDLE || set == VK_NULL_HANDLE) run.error = "pipeline or set not created";
+    if (run.error.empty()) {
+      VkCommandBuffer cb = h.BeginCommands();
+      RecordDispatch(cb, k.pipeline, k.layout, {set}, kWords / 64);
+      BarrierToHost(cb);
+      if (h.SubmitAndWait(cb) != VK_SUCCESS) run.error = "submit failed";
+      const uint32_t* p = static_cast<const uint32_t*>(dst.mapped);
+      run.out.assign(p, p + kWords);
+    }
+    h.Destroy(src);
+    h.Destroy(dst);
+    h.Destroy(k);
+  });
 }
 
 TEST(BindingsDestroyedBinding, AFallbackPipelineNeverGetsTheDestroyedBuffer) {

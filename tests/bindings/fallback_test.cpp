@@ -17,83 +17,71 @@ namespace {
 
 constexpr uint32_t kWords = 256;
 
-struct Output {
-  std::string error, validation, summary;
+struct Output : ModeRunResult {
   std::vector<uint32_t> out;
 };
 
 Output RunInMode(const char* mode, bool validate = false) {
-  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
   ScopedEnv validation("BINDERY_BINDINGS_VALIDATE", validate ? "on" : "off");
-  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
-  Output o;
-  VkHarness h;
-  if (!h.ok()) {
-    o.error = h.error();
-    return o;
-  }
-  VkDevice d = h.device();
-  HostBuffer in0 = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer in1 = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer out = h.CreateHostBuffer(3 * kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  for (uint32_t i = 0; i < kWords; ++i) {
-    static_cast<uint32_t*>(in0.mapped)[i] = i + 1;
-    static_cast<uint32_t*>(in1.mapped)[i] = 1000 + 3 * i;
-  }
-  std::memset(out.mapped, 0, 3 * kWords * 4);
-
-  {
-    ObjectBag bag(d);
-    const VkDescriptorSetLayout set_layout =
-        bag.Keep(CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-                                     {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}));
-    const VkPipelineLayout layout = bag.Keep(CreatePipelineLayout(d, {set_layout}));
-    const VkPipeline refused =
-        bag.Keep(CreateComputePipeline(d, layout, fallback_refused_comp, sizeof(fallback_refused_comp)));
-    const VkPipeline before =
-        bag.Keep(CreateComputePipeline(d, layout, fallback_partner_comp, sizeof(fallback_partner_comp), {{1, kWords}}));
-    const VkPipeline after =
-        bag.Keep(CreateComputePipeline(d, layout, fallback_partner_comp, sizeof(fallback_partner_comp),
-                                       {{1, 2 * kWords}}));
-    if (!refused || !before || !after) o.error = "pipeline creation failed";
-    const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(d, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3}}));
-    const VkDescriptorSet set = AllocateSet(d, pool, set_layout);
-    const VkDescriptorBufferInfo infos[3] = {
-        {in0.buffer, 0, VK_WHOLE_SIZE}, {in1.buffer, 0, VK_WHOLE_SIZE}, {out.buffer, 0, VK_WHOLE_SIZE}};
-    const VkWriteDescriptorSet w[2] = {BufferWrite(set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, infos, 2),
-                                       BufferWrite(set, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &infos[2])};
-    vkUpdateDescriptorSets(d, 2, w, 0, nullptr);
-
-    if (o.error.empty()) {
-      // Converted, fallback, converted: all from the one bind.
-      VkCommandBuffer cb = h.BeginCommands();
-      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, before);
-      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
-      vkCmdDispatch(cb, kWords / 64, 1, 1);
-      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, refused);
-      vkCmdDispatch(cb, kWords / 64, 1, 1);
-      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, after);
-      vkCmdDispatch(cb, kWords / 64, 1, 1);
-      BarrierToHost(cb);
-      if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
-      const uint32_t* p = static_cast<const uint32_t*>(out.mapped);
-      o.out.assign(p, p + 3 * kWords);
+  return RunWithBindings<Output>(mode, HarnessOptions{}, [&](VkHarness& h, Output& o) {
+    VkDevice d = h.device();
+    HostBuffer in0 = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer in1 = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer out = h.CreateHostBuffer(3 * kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    for (uint32_t i = 0; i < kWords; ++i) {
+      static_cast<uint32_t*>(in0.mapped)[i] = i + 1;
+      static_cast<uint32_t*>(in1.mapped)[i] = 1000 + 3 * i;
     }
-  }
-  for (HostBuffer* x : {&in0, &in1, &out}) h.Destroy(*x);
-  h.DestroyDevice();
-  o.validation = VkHarness::Format(h.ValidationProblems());
-  o.summary = h.BinderySummary();
-  return o;
+    std::memset(out.mapped, 0, 3 * kWords * 4);
+
+    {
+      ObjectBag bag(d);
+      const VkDescriptorSetLayout set_layout =
+          bag.Keep(CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                       {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}));
+      const VkPipelineLayout layout = bag.Keep(CreatePipelineLayout(d, {set_layout}));
+      const VkPipeline refused =
+          bag.Keep(CreateComputePipeline(d, layout, fallback_refused_comp, sizeof(fallback_refused_comp)));
+      const VkPipeline before =
+          bag.Keep(CreateComputePipeline(d, layout, fallback_partner_comp, sizeof(fallback_partner_comp), {{1, kWords}}));
+      const VkPipeline after =
+          bag.Keep(CreateComputePipeline(d, layout, fallback_partner_comp, sizeof(fallback_partner_comp),
+                                         {{1, 2 * kWords}}));
+      if (!refused || !before || !after) o.error = "pipeline creation failed";
+      const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(d, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3}}));
+      const VkDescriptorSet set = AllocateSet(d, pool, set_layout);
+      const VkDescriptorBufferInfo infos[3] = {
+          {in0.buffer, 0, VK_WHOLE_SIZE}, {in1.buffer, 0, VK_WHOLE_SIZE}, {out.buffer, 0, VK_WHOLE_SIZE}};
+      const VkWriteDescriptorSet w[2] = {BufferWrite(set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, infos, 2),
+                                         BufferWrite(set, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &infos[2])};
+      vkUpdateDescriptorSets(d, 2, w, 0, nullptr);
+
+      if (o.error.empty()) {
+        // Converted, fallback, converted: all from the one bind.
+        VkCommandBuffer cb = h.BeginCommands();
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, before);
+        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
+        vkCmdDispatch(cb, kWords / 64, 1, 1);
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, refused);
+        vkCmdDispatch(cb, kWords / 64, 1, 1);
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, after);
+        vkCmdDispatch(cb, kWords / 64, 1, 1);
+        BarrierToHost(cb);
+        if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
+        const uint32_t* p = static_cast<const uint32_t*>(out.mapped);
+        o.out.assign(p, p + 3 * kWords);
+      }
+    }
+    for (HostBuffer* x : {&in0, &in1, &out}) h.Destroy(*x);
+  });
 }
 
 TEST(BindingsFallback, RefusedShaderRunsNativelyBetweenConvertedOnes) {
   const Output native = RunInMode("off");
   const Output forced = RunInMode("force");
   ASSERT_BOTH_RAN_SILENTLY(native, forced);
-  EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), 1u) << forced.summary;
-  EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), 2u) << forced.summary;
-  EXPECT_EQ(SummaryCounter(forced.summary, "layer-owned"), 1u) << forced.summary;  // materialised from a layer-owned set
+  // "layer-owned": materialised from a layer-owned set.
+  ExpectSummaryCounters(forced.summary, {{"fallen back", 1}, {"pipelines rewritten", 2}, {"layer-owned", 1}});
   ASSERT_EQ(native.out.size(), 3 * kWords);
   for (uint32_t i = 0; i < kWords; ++i) {
     const uint32_t a = i + 1, b = 1000 + 3 * i;

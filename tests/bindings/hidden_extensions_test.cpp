@@ -15,6 +15,7 @@
 
 #include "extras_layer/extras_layer.h"
 #include "integration/test_env.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test {
 namespace {
@@ -27,13 +28,9 @@ struct OneFeature {
 };
 
 std::set<std::string> DeviceExtensions(VkPhysicalDevice pd) {
-  uint32_t n = 0;
-  EXPECT_EQ(vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr), VK_SUCCESS);
-  std::vector<VkExtensionProperties> props(n);
-  EXPECT_EQ(vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, props.data()), VK_SUCCESS);
-  std::set<std::string> out;
-  for (uint32_t i = 0; i < n; ++i) out.insert(props[i].extensionName);
-  return out;
+  std::vector<std::string> names;
+  EXPECT_EQ(DeviceExtensionNames(pd, nullptr, &names), VK_SUCCESS);
+  return {names.begin(), names.end()};
 }
 
 struct Features {

@@ -5,8 +5,7 @@
 // objects of the same shape (full layouts, the full-layout push templates). (2) 512 command buffers each recording one push descriptor
 // hold small pieces of the ring, not a 64 KiB chunk each: the device summary's
 // "layer GPU bytes peak" stays within two ring blocks plus the pools' argument blocks.
-// (3) 10^4 layouts whose root lives in the ring (each with a pipeline outliving it) leave
-// at most one of the layer's copies of such layouts alive. Validation silent.
+// Validation silent.
 #include <gtest/gtest.h>
 #include <malloc.h>
 
@@ -21,13 +20,6 @@
 
 namespace bindery::test {
 namespace {
-
-std::string Summary(const VkHarness& h) {
-  for (const Message& m : h.BinderyMessages()) {
-    if (m.id == "BINDERY-summary") return m.text;
-  }
-  return "";
-}
 
 struct Layouts {
   VkDescriptorSetLayout set = VK_NULL_HANDLE, push = VK_NULL_HANDLE;
@@ -71,9 +63,8 @@ VkPipelineLayout CreateRingRootLayout(VkDevice d, VkPhysicalDevice pd, VkDescrip
 
 // Rounds of churn on one device in `mode`; returns how much the heap grew over the rounds
 // after the warm-up, and the device summary.
-struct Churn {
+struct Churn : ModeRunResult {
   bool ok = false;
-  std::string error, summary, validation;
   int64_t growth = 0;
 };
 
@@ -83,85 +74,74 @@ struct Churn {
 // the layout before the pipeline (which keeps the layer's copy of the layout alive).
 Churn RunChurn(const char* mode, bool pipelines, bool others, int warmup, int rounds, bool distinct = false,
                bool ring = false) {
-  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
-  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
-  auto owned = std::make_unique<VkHarness>(WithPushDescriptors());
-  VkHarness& h = *owned;
-  Churn churn;
-  if (!h.ok()) {
-    churn.error = h.error();
-    return churn;
-  }
-  VkDevice d = h.device();
-  Layouts l;
-  l.Create(d);
-  HostBuffer a = h.CreateHostBuffer(1024, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer c = h.CreateHostBuffer(1024, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  const VkDescriptorBufferInfo infos[2] = {{a.buffer, 0, VK_WHOLE_SIZE}, {c.buffer, 0, VK_WHOLE_SIZE}};
-  const VkDescriptorUpdateTemplateEntry entry{0, 0, 2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0,
-                                              sizeof(VkDescriptorBufferInfo)};
-  std::vector<uint32_t> code(twin_copy_comp, twin_copy_comp + sizeof(twin_copy_comp) / 4);
-  uint32_t generation = 0;
-  int ring_round = 0;
-  auto round = [&]() {
-    if (ring) {
-      const VkPipelineLayout layout = CreateRingRootLayout(d, h.physical_device(), l.set);
-      if (ring_round++ % 10 == 0) {
+  return RunWithBindings<Churn>(mode, WithPushDescriptors(), [&](VkHarness& h, Churn& churn) {
+    VkDevice d = h.device();
+    Layouts l;
+    l.Create(d);
+    HostBuffer a = h.CreateHostBuffer(1024, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer c = h.CreateHostBuffer(1024, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    const VkDescriptorBufferInfo infos[2] = {{a.buffer, 0, VK_WHOLE_SIZE}, {c.buffer, 0, VK_WHOLE_SIZE}};
+    const VkDescriptorUpdateTemplateEntry entry{0, 0, 2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0,
+                                                sizeof(VkDescriptorBufferInfo)};
+    std::vector<uint32_t> code(twin_copy_comp, twin_copy_comp + sizeof(twin_copy_comp) / 4);
+    uint32_t generation = 0;
+    int ring_round = 0;
+    auto round = [&]() {
+      if (ring) {
+        const VkPipelineLayout layout = CreateRingRootLayout(d, h.physical_device(), l.set);
+        if (ring_round++ % 10 == 0) {
+          VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+          smci.codeSize = code.size() * 4;
+          smci.pCode = code.data();
+          VkShaderModule module = VK_NULL_HANDLE;
+          vkCreateShaderModule(d, &smci, nullptr, &module);
+          const VkPipeline pipeline = CreatePipeline(d, module, layout);
+          vkDestroyPipelineLayout(d, layout, nullptr);
+          vkDestroyPipeline(d, pipeline, nullptr);
+          vkDestroyShaderModule(d, module, nullptr);
+        } else {
+          vkDestroyPipelineLayout(d, layout, nullptr);
+        }
+      }
+      if (pipelines) {
+        if (distinct) code[2] = ++generation;  // the generator word: no meaning, another module
         VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
         smci.codeSize = code.size() * 4;
         smci.pCode = code.data();
         VkShaderModule module = VK_NULL_HANDLE;
         vkCreateShaderModule(d, &smci, nullptr, &module);
-        const VkPipeline pipeline = CreatePipeline(d, module, layout);
-        vkDestroyPipelineLayout(d, layout, nullptr);
-        vkDestroyPipeline(d, pipeline, nullptr);
+        vkDestroyPipeline(d, CreatePipeline(d, module, l.layout), nullptr);
         vkDestroyShaderModule(d, module, nullptr);
-      } else {
-        vkDestroyPipelineLayout(d, layout, nullptr);
       }
-    }
-    if (pipelines) {
-      if (distinct) code[2] = ++generation;  // the generator word: no meaning, another module
-      VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-      smci.codeSize = code.size() * 4;
-      smci.pCode = code.data();
-      VkShaderModule module = VK_NULL_HANDLE;
-      vkCreateShaderModule(d, &smci, nullptr, &module);
-      vkDestroyPipeline(d, CreatePipeline(d, module, l.layout), nullptr);
-      vkDestroyShaderModule(d, module, nullptr);
-    }
-    if (!others) return;
-    VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-    tci.descriptorUpdateEntryCount = 1;
-    tci.pDescriptorUpdateEntries = &entry;
-    tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
-    tci.descriptorSetLayout = l.set;
-    VkDescriptorUpdateTemplate t = VK_NULL_HANDLE;
-    vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &t);
-    tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
-    tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
-    tci.pipelineLayout = l.push_layout;
-    VkDescriptorUpdateTemplate push = VK_NULL_HANDLE;
-    vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &push);
-    const VkDescriptorPool pool = CreateDescriptorPool(d, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}});
-    const VkDescriptorSet set = AllocateSet(d, pool, l.set);
-    vkUpdateDescriptorSetWithTemplate(d, set, t, infos);
-    vkDestroyDescriptorPool(d, pool, nullptr);
-    vkDestroyDescriptorUpdateTemplate(d, t, nullptr);
-    vkDestroyDescriptorUpdateTemplate(d, push, nullptr);
-  };
-  for (int i = 0; i < warmup; ++i) round();
-  const size_t before = mallinfo2().uordblks;
-  for (int i = warmup; i < rounds; ++i) round();
-  churn.growth = static_cast<int64_t>(mallinfo2().uordblks) - static_cast<int64_t>(before);
-  h.Destroy(a);
-  h.Destroy(c);
-  l.Destroy(d);
-  h.DestroyDevice();
-  churn.validation = VkHarness::Format(h.ValidationProblems());
-  churn.summary = Summary(h);
-  churn.ok = true;
-  return churn;
+      if (!others) return;
+      VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+      tci.descriptorUpdateEntryCount = 1;
+      tci.pDescriptorUpdateEntries = &entry;
+      tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
+      tci.descriptorSetLayout = l.set;
+      VkDescriptorUpdateTemplate t = VK_NULL_HANDLE;
+      vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &t);
+      tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
+      tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
+      tci.pipelineLayout = l.push_layout;
+      VkDescriptorUpdateTemplate push = VK_NULL_HANDLE;
+      vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &push);
+      const VkDescriptorPool pool = CreateDescriptorPool(d, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}});
+      const VkDescriptorSet set = AllocateSet(d, pool, l.set);
+      vkUpdateDescriptorSetWithTemplate(d, set, t, infos);
+      vkDestroyDescriptorPool(d, pool, nullptr);
+      vkDestroyDescriptorUpdateTemplate(d, t, nullptr);
+      vkDestroyDescriptorUpdateTemplate(d, push, nullptr);
+    };
+    for (int i = 0; i < warmup; ++i) round();
+    const size_t before = mallinfo2().uordblks;
+    for (int i = warmup; i < rounds; ++i) round();
+    churn.growth = static_cast<int64_t>(mallinfo2().uordblks) - static_cast<int64_t>(before);
+    h.Destroy(a);
+    h.Destroy(c);
+    l.Destroy(d);
+    churn.ok = true;
+  });
 }
 
 constexpr int kWarmup = 1000, kRounds = 10000;
@@ -333,7 +313,7 @@ TEST(BindingsMemory, OnePushInEachOf512CommandBuffersHoldsSmallPieces) {
   l.Destroy(d);
   h.DestroyDevice();
   EXPECT_VALIDATION_SILENT(h);
-  const std::string summary = Summary(h);
+  const std::string summary = h.BinderySummary();
   EXPECT_EQ(SummaryCounter(summary, "push descriptor updates converted"), kCommandBuffers) << summary;
   // 512 pieces of 4 KiB: two 1 MiB blocks (each with its root tail), not 512 x 64 KiB.
   EXPECT_LE(SummaryCounter(summary, "layer GPU bytes peak"), 2u * (1024 * 1024 + 1024)) << summary;

@@ -23,49 +23,35 @@
 namespace bindery::test {
 namespace {
 
-struct Output {
-  std::string error, validation, summary;
+struct Output : ModeRunResult {
   std::vector<uint32_t> res;
 };
 
 // robust_probe.comp with its input and output descriptors null: res = {len_in, len_out,
 // reads[64]}.
 Output RunNull(const char* mode) {
-  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
-  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
-  Output o;
   VkPhysicalDeviceRobustness2FeaturesEXT robustness2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT};
   robustness2.nullDescriptor = VK_TRUE;
   HarnessOptions options;
   options.device_pnext = &robustness2;
   options.device_extensions = {VK_EXT_ROBUSTNESS_2_EXTENSION_NAME};
-  auto owned = std::make_unique<VkHarness>(options);
-  VkHarness& h = *owned;
-  if (!h.ok()) {
-    o.error = h.error();
-    return o;
-  }
-  ComputeKernel k = h.CreateKernel(robust_probe_comp, sizeof(robust_probe_comp), 3);
-  HostBuffer res = h.CreateHostBuffer((2 + 64) * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  std::memset(res.mapped, 0xff, (2 + 64) * 4);
-  VkDescriptorSet set = h.AllocateStorageSet(k, {VK_NULL_HANDLE, VK_NULL_HANDLE, res.buffer});
-  if (k.pipeline == VK_NULL_HANDLE || set == VK_NULL_HANDLE) o.error = "kernel or set not created";
-  if (o.error.empty()) {
-    VkCommandBuffer cb = h.BeginCommands();
-    RecordDispatch(cb, k.pipeline, k.layout, {set});
-    BarrierToHost(cb);
-    if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
-    const uint32_t* p = static_cast<const uint32_t*>(res.mapped);
-    o.res.assign(p, p + 2 + 64);
-  }
-  h.Destroy(res);
-  h.Destroy(k);
-  h.DestroyDevice();
-  o.validation = VkHarness::Format(h.ValidationProblems());
-  for (const Message& m : h.BinderyMessages()) {
-    if (m.id == "BINDERY-summary") o.summary = m.text;
-  }
-  return o;
+  return RunWithBindings<Output>(mode, options, [&](VkHarness& h, Output& o) {
+    ComputeKernel k = h.CreateKernel(robust_probe_comp, sizeof(robust_probe_comp), 3);
+    HostBuffer res = h.CreateHostBuffer((2 + 64) * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    std::memset(res.mapped, 0xff, (2 + 64) * 4);
+    VkDescriptorSet set = h.AllocateStorageSet(k, {VK_NULL_HANDLE, VK_NULL_HANDLE, res.buffer});
+    if (k.pipeline == VK_NULL_HANDLE || set == VK_NULL_HANDLE) o.error = "kernel or set not created";
+    if (o.error.empty()) {
+      VkCommandBuffer cb = h.BeginCommands();
+      RecordDispatch(cb, k.pipeline, k.layout, {set});
+      BarrierToHost(cb);
+      if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
+      const uint32_t* p = static_cast<const uint32_t*>(res.mapped);
+      o.res.assign(p, p + 2 + 64);
+    }
+    h.Destroy(res);
+    h.Destroy(k);
+  });
 }
 
 TEST(BindingsNullDescriptor, ANullStorageBufferReadsZeroAndDropsWrites) {

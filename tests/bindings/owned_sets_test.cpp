@@ -138,12 +138,7 @@ TEST(BindingsOwnedSets, CopiesBetweenOwnedAndNativeSetsInOneUpdate) {
   // owned_a -> native (the storage buffers), with the native set's uniform buffer written
   // in the same call; owned_a -> owned_b.
   VkDescriptorBufferInfo ubo{uniform.buffer, 0, VK_WHOLE_SIZE};
-  VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-  w.dstSet = native;
-  w.dstBinding = 2;
-  w.descriptorCount = 1;
-  w.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-  w.pBufferInfo = &ubo;
+  const VkWriteDescriptorSet w = BufferWrite(native, 2, 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, &ubo);
   VkCopyDescriptorSet copies[2] = {{VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET}};
   copies[0].srcSet = owned_a;
   copies[0].dstSet = native;
@@ -543,11 +538,8 @@ TEST(BindingsOwnedSets, ManyThreadsAllocateResetAndRecord) {
     ASSERT_TRUE(w.error.empty()) << w.error;
     cbs.push_back(w.cb);
   }
-  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = kThreads;
-  submit.pCommandBuffers = cbs.data();
-  ASSERT_EQ(vkQueueSubmit(h.queue(), 1, &submit, VK_NULL_HANDLE), VK_SUCCESS);
-  ASSERT_EQ(vkQueueWaitIdle(h.queue()), VK_SUCCESS);
+  ASSERT_EQ(cbs.size(), kThreads);
+  ASSERT_EQ(SubmitAndWaitIdle(h.queue(), cbs), VK_SUCCESS);
   for (uint32_t t = 0; t < kThreads; ++t) {
     const uint32_t* src = static_cast<const uint32_t*>(workers[t].src.mapped);
     const uint32_t* dst = static_cast<const uint32_t*>(workers[t].dst.mapped);

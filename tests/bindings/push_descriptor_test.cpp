@@ -40,8 +40,7 @@ bool HasPushDescriptors() {
   return false;
 }
 
-struct Output {
-  std::string error, validation, summary;
+struct Output : ModeRunResult {
   std::vector<uint32_t> out_a, out_b, out_ring;
 };
 
@@ -50,170 +49,157 @@ struct Params {
 };
 
 Output RunInMode(const char* mode) {
-  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
-  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
   HarnessOptions options;
   options.device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
-  Output o;
-  VkHarness h(options);
-  if (!h.ok()) {
-    o.error = h.error();
-    return o;
-  }
-  VkDevice d = h.device();
-  HostBuffer in0 = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer in1 = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer bias = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer out_a = h.CreateHostBuffer(3 * kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer out_b = h.CreateHostBuffer(3 * kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer out_ring = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer params[3];
-  const Params values[3] = {{3, 0}, {5, kWords}, {7, 2 * kWords}};
-  for (uint32_t i = 0; i < 3; ++i) {
-    params[i] = h.CreateHostBuffer(sizeof(Params), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
-    std::memcpy(params[i].mapped, &values[i], sizeof(Params));
-  }
-  for (uint32_t i = 0; i < kWords; ++i) {
-    static_cast<uint32_t*>(in0.mapped)[i] = i + 1;
-    static_cast<uint32_t*>(in1.mapped)[i] = 5000 + 7 * i;
-    static_cast<uint32_t*>(bias.mapped)[i] = 100000 * (i % 3);
-  }
-  for (HostBuffer* b : {&out_a, &out_b}) std::memset(b->mapped, 0, 3 * kWords * 4);
-  std::memset(out_ring.mapped, 0, kWords * 4);
-
-  ObjectBag bag(d);
-  const std::vector<VkDescriptorSetLayoutBinding> pushed = {
-      {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-      {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-      {2, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
-  const VkDescriptorSetLayout set_layouts[2] = {
-      bag.Keep(CreateSetLayout(d, pushed, VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR)),
-      bag.Keep(CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}))};
-  const VkPipelineLayout layout = bag.Keep(CreatePipelineLayout(d, {set_layouts[0], set_layouts[1]}));
-  const VkPipeline pipeline =
-      bag.Keep(CreateComputePipeline(d, layout, push_descriptors_comp, sizeof(push_descriptors_comp)));
-  if (pipeline == VK_NULL_HANDLE) o.error = "pipeline creation failed";
-  const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(d, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1}}));
-  const VkDescriptorSet set1 = AllocateSet(d, pool, set_layouts[1]);
-  const VkDescriptorBufferInfo bias_info{bias.buffer, 0, VK_WHOLE_SIZE};
-  const VkWriteDescriptorSet w = BufferWrite(set1, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &bias_info);
-  vkUpdateDescriptorSets(d, 1, &w, 0, nullptr);
-
-  // A push-descriptor template writing all three bindings from one struct.
-  struct TemplateData {
-    VkDescriptorBufferInfo in, out, params;
-  };
-  VkDescriptorUpdateTemplateEntry entries[3];
-  for (uint32_t i = 0; i < 3; ++i) {
-    entries[i] = {i, 0, 1, pushed[i].descriptorType, i * sizeof(VkDescriptorBufferInfo), sizeof(VkDescriptorBufferInfo)};
-  }
-  VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-  tci.descriptorUpdateEntryCount = 3;
-  tci.pDescriptorUpdateEntries = entries;
-  tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
-  tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
-  tci.pipelineLayout = layout;
-  tci.set = 0;
-  VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
-  vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &update_template);
-  auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
-  auto push_template_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetWithTemplateKHR>(
-      vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetWithTemplateKHR"));
-  if (push_cmd == nullptr || push_template_cmd == nullptr) o.error = "no push-descriptor entry points";
-
-  auto write = [](uint32_t binding, const VkDescriptorBufferInfo* info) {
-    VkWriteDescriptorSet x{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    x.dstBinding = binding;
-    x.descriptorCount = 1;
-    x.descriptorType = binding == 2 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    x.pBufferInfo = info;
-    return x;
-  };
-  auto compute_barrier = [](VkCommandBuffer cb, VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
-    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    barrier.dstAccessMask = dst_access;
-    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, dst_stage, 0, 1, &barrier, 0, nullptr, 0, nullptr);
-  };
-  const VkDescriptorBufferInfo in0_info{in0.buffer, 0, VK_WHOLE_SIZE}, in1_info{in1.buffer, 0, kWords * 4};
-  const VkDescriptorBufferInfo a_info{out_a.buffer, 0, VK_WHOLE_SIZE}, b_info{out_b.buffer, 0, VK_WHOLE_SIZE};
-  const VkDescriptorBufferInfo ring_info{out_ring.buffer, 0, VK_WHOLE_SIZE};
-  VkDescriptorBufferInfo p_info[3];
-  for (uint32_t i = 0; i < 3; ++i) p_info[i] = {params[i].buffer, 0, VK_WHOLE_SIZE};
-
-  if (o.error.empty()) {
-    VkCommandBuffer cb = h.BeginCommands();
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 1, 1, &set1, 0, nullptr);
-    const VkWriteDescriptorSet all[3] = {write(0, &in0_info), write(1, &a_info), write(2, &p_info[0])};
-    push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 3, all);
-    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_a[0, N) = in0 * 3 + bias
-    compute_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    const VkWriteDescriptorSet native_only = write(2, &p_info[1]);
-    push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &native_only);
-    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_a[N, 2N) = in0 * 5 + bias (bindings 0, 1 kept)
-    compute_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    const VkWriteDescriptorSet converted_only = write(1, &b_info);
-    push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &converted_only);
-    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_b[N, 2N) = in0 * 5 + bias (bindings 0, 2 kept)
-    compute_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    const TemplateData data{in1_info, a_info, p_info[2]};
-    push_template_cmd(cb, update_template, layout, 0, &data);
-    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_a[2N, 3N) = in1 * 7 + bias
-    compute_barrier(cb, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
-    if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
-    const uint32_t* a = static_cast<const uint32_t*>(out_a.mapped);
-    const uint32_t* b = static_cast<const uint32_t*>(out_b.mapped);
-    o.out_a.assign(a, a + 3 * kWords);
-    o.out_b.assign(b, b + 3 * kWords);
-  }
-
-  // Memory: one command buffer re-begun kRounds times, kPushesPerRound pushes a round.
-  VkCommandPoolCreateInfo cpi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  cpi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-  cpi.queueFamilyIndex = h.queue_family();
-  VkCommandPool command_pool = VK_NULL_HANDLE;
-  vkCreateCommandPool(d, &cpi, nullptr, &command_pool);
-  VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  cbai.commandPool = command_pool;
-  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  cbai.commandBufferCount = 1;
-  VkCommandBuffer cb = VK_NULL_HANDLE;
-  vkAllocateCommandBuffers(d, &cbai, &cb);
-  for (uint32_t round = 0; round < kRounds && o.error.empty(); ++round) {
-    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    vkBeginCommandBuffer(cb, &begin);  // implicitly resets: the ring's chunks go back
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 1, 1, &set1, 0, nullptr);
-    for (uint32_t i = 0; i < kPushesPerRound; ++i) {
-      const VkWriteDescriptorSet pair[2] = {write(0, i % 2 ? &in1_info : &in0_info), write(2, &p_info[0])};
-      push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, i == 0 ? 2 : 1, pair);
+  return RunWithBindings<Output>(mode, options, [&](VkHarness& h, Output& o) {
+    VkDevice d = h.device();
+    HostBuffer in0 = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer in1 = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer bias = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer out_a = h.CreateHostBuffer(3 * kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer out_b = h.CreateHostBuffer(3 * kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer out_ring = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer params[3];
+    const Params values[3] = {{3, 0}, {5, kWords}, {7, 2 * kWords}};
+    for (uint32_t i = 0; i < 3; ++i) {
+      params[i] = h.CreateHostBuffer(sizeof(Params), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
+      std::memcpy(params[i].mapped, &values[i], sizeof(Params));
     }
-    const VkWriteDescriptorSet out = write(1, &ring_info);
-    push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &out);
-    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_ring = in1 * 3 + bias (the last push of binding 0: in1)
-    compute_barrier(cb, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
-    if (vkEndCommandBuffer(cb) != VK_SUCCESS) {
-      o.error = "vkEndCommandBuffer failed in round " + std::to_string(round);
-      break;
+    for (uint32_t i = 0; i < kWords; ++i) {
+      static_cast<uint32_t*>(in0.mapped)[i] = i + 1;
+      static_cast<uint32_t*>(in1.mapped)[i] = 5000 + 7 * i;
+      static_cast<uint32_t*>(bias.mapped)[i] = 100000 * (i % 3);
     }
-    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    submit.commandBufferCount = 1;
-    submit.pCommandBuffers = &cb;
-    vkQueueSubmit(h.queue(), 1, &submit, VK_NULL_HANDLE);
-    vkQueueWaitIdle(h.queue());
-  }
-  const uint32_t* r = static_cast<const uint32_t*>(out_ring.mapped);
-  o.out_ring.assign(r, r + kWords);
+    for (HostBuffer* b : {&out_a, &out_b}) std::memset(b->mapped, 0, 3 * kWords * 4);
+    std::memset(out_ring.mapped, 0, kWords * 4);
 
-  vkDestroyCommandPool(d, command_pool, nullptr);
-  vkDestroyDescriptorUpdateTemplate(d, update_template, nullptr);
-  bag.DestroyAll();
-  for (HostBuffer* x : {&in0, &in1, &bias, &out_a, &out_b, &out_ring, &params[0], &params[1], &params[2]}) h.Destroy(*x);
-  h.DestroyDevice();
-  o.validation = VkHarness::Format(h.ValidationProblems());
-  o.summary = h.BinderySummary();
-  return o;
+    ObjectBag bag(d);
+    const std::vector<VkDescriptorSetLayoutBinding> pushed = {
+        {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+        {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+        {2, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+    const VkDescriptorSetLayout set_layouts[2] = {
+        bag.Keep(CreateSetLayout(d, pushed, VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR)),
+        bag.Keep(CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}))};
+    const VkPipelineLayout layout = bag.Keep(CreatePipelineLayout(d, {set_layouts[0], set_layouts[1]}));
+    const VkPipeline pipeline =
+        bag.Keep(CreateComputePipeline(d, layout, push_descriptors_comp, sizeof(push_descriptors_comp)));
+    if (pipeline == VK_NULL_HANDLE) o.error = "pipeline creation failed";
+    const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(d, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1}}));
+    const VkDescriptorSet set1 = AllocateSet(d, pool, set_layouts[1]);
+    const VkDescriptorBufferInfo bias_info{bias.buffer, 0, VK_WHOLE_SIZE};
+    const VkWriteDescriptorSet w = BufferWrite(set1, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &bias_info);
+    vkUpdateDescriptorSets(d, 1, &w, 0, nullptr);
+
+    // A push-descriptor template writing all three bindings from one struct.
+    struct TemplateData {
+      VkDescriptorBufferInfo in, out, params;
+    };
+    VkDescriptorUpdateTemplateEntry entries[3];
+    for (uint32_t i = 0; i < 3; ++i) {
+      entries[i] = {i, 0, 1, pushed[i].descriptorType, i * sizeof(VkDescriptorBufferInfo), sizeof(VkDescriptorBufferInfo)};
+    }
+    VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+    tci.descriptorUpdateEntryCount = 3;
+    tci.pDescriptorUpdateEntries = entries;
+    tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
+    tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
+    tci.pipelineLayout = layout;
+    tci.set = 0;
+    VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
+    vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &update_template);
+    auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
+    auto push_template_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetWithTemplateKHR>(
+        vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetWithTemplateKHR"));
+    if (push_cmd == nullptr || push_template_cmd == nullptr) o.error = "no push-descriptor entry points";
+
+    auto write = [](uint32_t binding, const VkDescriptorBufferInfo* info) {
+      VkWriteDescriptorSet x{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      x.dstBinding = binding;
+      x.descriptorCount = 1;
+      x.descriptorType = binding == 2 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      x.pBufferInfo = info;
+      return x;
+    };
+    auto compute_barrier = [](VkCommandBuffer cb, VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
+      RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, dst_stage, dst_access);
+    };
+    const VkDescriptorBufferInfo in0_info{in0.buffer, 0, VK_WHOLE_SIZE}, in1_info{in1.buffer, 0, kWords * 4};
+    const VkDescriptorBufferInfo a_info{out_a.buffer, 0, VK_WHOLE_SIZE}, b_info{out_b.buffer, 0, VK_WHOLE_SIZE};
+    const VkDescriptorBufferInfo ring_info{out_ring.buffer, 0, VK_WHOLE_SIZE};
+    VkDescriptorBufferInfo p_info[3];
+    for (uint32_t i = 0; i < 3; ++i) p_info[i] = {params[i].buffer, 0, VK_WHOLE_SIZE};
+
+    if (o.error.empty()) {
+      VkCommandBuffer cb = h.BeginCommands();
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 1, 1, &set1, 0, nullptr);
+      const VkWriteDescriptorSet all[3] = {write(0, &in0_info), write(1, &a_info), write(2, &p_info[0])};
+      push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 3, all);
+      vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_a[0, N) = in0 * 3 + bias
+      compute_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+      const VkWriteDescriptorSet native_only = write(2, &p_info[1]);
+      push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &native_only);
+      vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_a[N, 2N) = in0 * 5 + bias (bindings 0, 1 kept)
+      compute_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+      const VkWriteDescriptorSet converted_only = write(1, &b_info);
+      push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &converted_only);
+      vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_b[N, 2N) = in0 * 5 + bias (bindings 0, 2 kept)
+      compute_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+      const TemplateData data{in1_info, a_info, p_info[2]};
+      push_template_cmd(cb, update_template, layout, 0, &data);
+      vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_a[2N, 3N) = in1 * 7 + bias
+      compute_barrier(cb, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+      if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
+      const uint32_t* a = static_cast<const uint32_t*>(out_a.mapped);
+      const uint32_t* b = static_cast<const uint32_t*>(out_b.mapped);
+      o.out_a.assign(a, a + 3 * kWords);
+      o.out_b.assign(b, b + 3 * kWords);
+    }
+
+    // Memory: one command buffer re-begun kRounds times, kPushesPerRound pushes a round.
+    VkCommandPoolCreateInfo cpi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    cpi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    cpi.queueFamilyIndex = h.queue_family();
+    VkCommandPool command_pool = VK_NULL_HANDLE;
+    vkCreateCommandPool(d, &cpi, nullptr, &command_pool);
+    VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    cbai.commandPool = command_pool;
+    cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    cbai.commandBufferCount = 1;
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    vkAllocateCommandBuffers(d, &cbai, &cb);
+    for (uint32_t round = 0; round < kRounds && o.error.empty(); ++round) {
+      VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+      vkBeginCommandBuffer(cb, &begin);  // implicitly resets: the ring's chunks go back
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 1, 1, &set1, 0, nullptr);
+      for (uint32_t i = 0; i < kPushesPerRound; ++i) {
+        const VkWriteDescriptorSet pair[2] = {write(0, i % 2 ? &in1_info : &in0_info), write(2, &p_info[0])};
+        push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, i == 0 ? 2 : 1, pair);
+      }
+      const VkWriteDescriptorSet out = write(1, &ring_info);
+      push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &out);
+      vkCmdDispatch(cb, kWords / 64, 1, 1);  // out_ring = in1 * 3 + bias (the last push of binding 0: in1)
+      compute_barrier(cb, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+      if (vkEndCommandBuffer(cb) != VK_SUCCESS) {
+        o.error = "vkEndCommandBuffer failed in round " + std::to_string(round);
+        break;
+      }
+      VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+      submit.commandBufferCount = 1;
+      submit.pCommandBuffers = &cb;
+      vkQueueSubmit(h.queue(), 1, &submit, VK_NULL_HANDLE);
+      vkQueueWaitIdle(h.queue());
+    }
+    const uint32_t* r = static_cast<const uint32_t*>(out_ring.mapped);
+    o.out_ring.assign(r, r + kWords);
+
+    vkDestroyCommandPool(d, command_pool, nullptr);
+    vkDestroyDescriptorUpdateTemplate(d, update_template, nullptr);
+    bag.DestroyAll();
+    for (HostBuffer* x : {&in0, &in1, &bias, &out_a, &out_b, &out_ring, &params[0], &params[1], &params[2]}) h.Destroy(*x);
+  });
 }
 
 TEST(BindingsPushDescriptors, ConvertedPushesMatchNativeAndRecycleTheRing) {
@@ -253,127 +239,113 @@ namespace {
 // recorded while the fallback pipeline is bound must reach it (natively, with the full
 // layout), raw and from a template; the converted pipeline bound again afterwards still
 // sees its ring records. Forced vs off byte-identical, validation silent.
-struct FallbackOutput {
-  std::string error, validation, summary;
+struct FallbackOutput : ModeRunResult {
   std::vector<uint32_t> out;
 };
 
 // `push_first`: each push to the refused (natively running) pipeline is recorded before
 // it is bound, and a template push is recorded before a last bind of it.
 FallbackOutput RunFallbackInMode(const char* mode, bool push_first = false) {
-  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
-  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
   HarnessOptions options;
   options.device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
-  FallbackOutput o;
-  VkHarness h(options);
-  if (!h.ok()) {
-    o.error = h.error();
-    return o;
-  }
-  VkDevice d = h.device();
-  HostBuffer in[3];
-  for (uint32_t k = 0; k < 3; ++k) {
-    in[k] = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-    for (uint32_t i = 0; i < kWords; ++i) static_cast<uint32_t*>(in[k].mapped)[i] = (k + 1) * 1000 + i * (k + 2);
-  }
-  HostBuffer out = h.CreateHostBuffer(4 * kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  std::memset(out.mapped, 0, 4 * kWords * 4);
-
-  ObjectBag bag(d);
-  const VkDescriptorSetLayout set_layout =
-      bag.Keep(CreateSetLayout(d,
-                               {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-                                {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}},
-                               VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR));
-  const VkPipelineLayout layout = bag.Keep(CreatePipelineLayout(d, {set_layout}));
-  const VkPipeline converted =
-      bag.Keep(CreateComputePipeline(d, layout, fallback_partner_comp, sizeof(fallback_partner_comp), {{1, kWords}}));
-  const VkPipeline converted_late =
-      bag.Keep(CreateComputePipeline(d, layout, fallback_partner_comp, sizeof(fallback_partner_comp),
-                                     {{1, 3 * kWords}}));
-  const VkPipeline refused =
-      bag.Keep(CreateComputePipeline(d, layout, fallback_refused_comp, sizeof(fallback_refused_comp)));
-  if (!converted || !converted_late || !refused) o.error = "pipeline creation failed";
-
-  // The template writes binding 0 (two buffers) and binding 1 from one array.
-  VkDescriptorUpdateTemplateEntry entries[2] = {
-      {0, 0, 2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0, sizeof(VkDescriptorBufferInfo)},
-      {1, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * sizeof(VkDescriptorBufferInfo), sizeof(VkDescriptorBufferInfo)}};
-  VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-  tci.descriptorUpdateEntryCount = 2;
-  tci.pDescriptorUpdateEntries = entries;
-  tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
-  tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
-  tci.pipelineLayout = layout;
-  VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
-  vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &update_template);
-  auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
-  auto push_template_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetWithTemplateKHR>(
-      vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetWithTemplateKHR"));
-
-  if (o.error.empty()) {
-    const VkDescriptorBufferInfo first[3] = {{in[0].buffer, 0, VK_WHOLE_SIZE}, {in[1].buffer, 0, VK_WHOLE_SIZE},
-                                             {out.buffer, 0, VK_WHOLE_SIZE}};
-    const VkDescriptorBufferInfo second[3] = {{in[2].buffer, 0, VK_WHOLE_SIZE}, {in[0].buffer, 0, VK_WHOLE_SIZE},
-                                              {out.buffer, 0, VK_WHOLE_SIZE}};
-    VkWriteDescriptorSet w[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
-    w[0].descriptorCount = 2;
-    w[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    w[0].pBufferInfo = first;
-    w[1] = w[0];
-    w[1].dstBinding = 1;
-    w[1].descriptorCount = 1;
-    w[1].pBufferInfo = &first[2];
-    VkCommandBuffer cb = h.BeginCommands();
-    auto barrier = [&] {
-      VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-      mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT;
-      vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0,
-                           nullptr);
-    };
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, converted);
-    push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 2, w);
-    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out[N, 2N) = 3 in0 + in1
-    barrier();
-    if (push_first) {
-      push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 2, w);
-      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, refused);
-    } else {
-      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, refused);
-      push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 2, w);
+  return RunWithBindings<FallbackOutput>(mode, options, [&](VkHarness& h, FallbackOutput& o) {
+    VkDevice d = h.device();
+    HostBuffer in[3];
+    for (uint32_t k = 0; k < 3; ++k) {
+      in[k] = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+      for (uint32_t i = 0; i < kWords; ++i) static_cast<uint32_t*>(in[k].mapped)[i] = (k + 1) * 1000 + i * (k + 2);
     }
-    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out[0, N) = in0 + 2 in1
-    barrier();
-    push_template_cmd(cb, update_template, layout, 0, second);
-    if (push_first) {
-      // Its push is recorded: the application may destroy the template now, although the
-      // layer replays that push for the refused pipeline below.
-      vkDestroyDescriptorUpdateTemplate(d, update_template, nullptr);
-      update_template = VK_NULL_HANDLE;
-    }
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, converted_late);
-    vkCmdDispatch(cb, kWords / 64, 1, 1);  // out[3N, 4N) = 3 in2 + in0 (the template's push)
-    barrier();
-    if (push_first) {
-      // The template's push, made before: the refused pipeline reads it too.
-      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, refused);
-      vkCmdDispatch(cb, kWords / 64, 1, 1);  // out[0, N) = in2 + 2 in0
+    HostBuffer out = h.CreateHostBuffer(4 * kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    std::memset(out.mapped, 0, 4 * kWords * 4);
+
+    ObjectBag bag(d);
+    const VkDescriptorSetLayout set_layout =
+        bag.Keep(CreateSetLayout(d,
+                                 {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                  {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}},
+                                 VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR));
+    const VkPipelineLayout layout = bag.Keep(CreatePipelineLayout(d, {set_layout}));
+    const VkPipeline converted =
+        bag.Keep(CreateComputePipeline(d, layout, fallback_partner_comp, sizeof(fallback_partner_comp), {{1, kWords}}));
+    const VkPipeline converted_late =
+        bag.Keep(CreateComputePipeline(d, layout, fallback_partner_comp, sizeof(fallback_partner_comp),
+                                       {{1, 3 * kWords}}));
+    const VkPipeline refused =
+        bag.Keep(CreateComputePipeline(d, layout, fallback_refused_comp, sizeof(fallback_refused_comp)));
+    if (!converted || !converted_late || !refused) o.error = "pipeline creation failed";
+
+    // The template writes binding 0 (two buffers) and binding 1 from one array.
+    VkDescriptorUpdateTemplateEntry entries[2] = {
+        {0, 0, 2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0, sizeof(VkDescriptorBufferInfo)},
+        {1, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * sizeof(VkDescriptorBufferInfo), sizeof(VkDescriptorBufferInfo)}};
+    VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+    tci.descriptorUpdateEntryCount = 2;
+    tci.pDescriptorUpdateEntries = entries;
+    tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
+    tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
+    tci.pipelineLayout = layout;
+    VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
+    vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &update_template);
+    auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
+    auto push_template_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetWithTemplateKHR>(
+        vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetWithTemplateKHR"));
+
+    if (o.error.empty()) {
+      const VkDescriptorBufferInfo first[3] = {{in[0].buffer, 0, VK_WHOLE_SIZE}, {in[1].buffer, 0, VK_WHOLE_SIZE},
+                                               {out.buffer, 0, VK_WHOLE_SIZE}};
+      const VkDescriptorBufferInfo second[3] = {{in[2].buffer, 0, VK_WHOLE_SIZE}, {in[0].buffer, 0, VK_WHOLE_SIZE},
+                                                {out.buffer, 0, VK_WHOLE_SIZE}};
+      VkWriteDescriptorSet w[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
+      w[0].descriptorCount = 2;
+      w[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      w[0].pBufferInfo = first;
+      w[1] = w[0];
+      w[1].dstBinding = 1;
+      w[1].descriptorCount = 1;
+      w[1].pBufferInfo = &first[2];
+      VkCommandBuffer cb = h.BeginCommands();
+      auto barrier = [&] {
+        RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+                            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT);
+      };
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, converted);
+      push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 2, w);
+      vkCmdDispatch(cb, kWords / 64, 1, 1);  // out[N, 2N) = 3 in0 + in1
       barrier();
+      if (push_first) {
+        push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 2, w);
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, refused);
+      } else {
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, refused);
+        push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 2, w);
+      }
+      vkCmdDispatch(cb, kWords / 64, 1, 1);  // out[0, N) = in0 + 2 in1
+      barrier();
+      push_template_cmd(cb, update_template, layout, 0, second);
+      if (push_first) {
+        // Its push is recorded: the application may destroy the template now, although the
+        // layer replays that push for the refused pipeline below.
+        vkDestroyDescriptorUpdateTemplate(d, update_template, nullptr);
+        update_template = VK_NULL_HANDLE;
+      }
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, converted_late);
+      vkCmdDispatch(cb, kWords / 64, 1, 1);  // out[3N, 4N) = 3 in2 + in0 (the template's push)
+      barrier();
+      if (push_first) {
+        // The template's push, made before: the refused pipeline reads it too.
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, refused);
+        vkCmdDispatch(cb, kWords / 64, 1, 1);  // out[0, N) = in2 + 2 in0
+        barrier();
+      }
+      if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
+      const uint32_t* p = static_cast<const uint32_t*>(out.mapped);
+      o.out.assign(p, p + 4 * kWords);
     }
-    if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
-    const uint32_t* p = static_cast<const uint32_t*>(out.mapped);
-    o.out.assign(p, p + 4 * kWords);
-  }
-  vkDestroyDescriptorUpdateTemplate(d, update_template, nullptr);
-  bag.DestroyAll();
-  for (HostBuffer* x : {&in[0], &in[1], &in[2], &out}) h.Destroy(*x);
-  h.DestroyDevice();
-  o.validation = VkHarness::Format(h.ValidationProblems());
-  o.summary = h.BinderySummary();
-  return o;
+    vkDestroyDescriptorUpdateTemplate(d, update_template, nullptr);
+    bag.DestroyAll();
+    for (HostBuffer* x : {&in[0], &in[1], &in[2], &out}) h.Destroy(*x);
+  });
 }
 
 TEST(BindingsPushDescriptors, AFallbackPipelineGetsThePushesMadeWhileItIsBound) {

@@ -13,6 +13,7 @@
 
 #include "integration/test_env.h"
 #include "twin_copy_comp.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test {
 namespace {
@@ -69,12 +70,9 @@ std::vector<uint32_t> RunOnTwoFamilies(const char* mode, uint32_t first_family, 
     for (VkDescriptorSet set : {first, second}) {
       vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &set, 0, nullptr);
       vkCmdDispatch(cb, kWords / 64, 1, 1);
-      VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-      barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT;
-      vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
-                           nullptr, 0, nullptr);
+      RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+                          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT);
     }
     EXPECT_EQ(h.SubmitAndWait(cb, q), VK_SUCCESS);
   }

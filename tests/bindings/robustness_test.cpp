@@ -19,63 +19,50 @@ constexpr uint32_t kBufferWords = 64;  // 256 bytes
 constexpr uint32_t kRangeWords = 32;   // descriptors cover 128
 constexpr uint32_t kSentinel = 0x5e5e5e5eu;
 
-struct Output {
-  std::string error, validation, summary;
+struct Output : ModeRunResult {
   std::vector<uint32_t> in, out, res;
 };
 
 Output RunInMode(const char* mode) {
-  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
-  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
-  Output o;
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.features.robustBufferAccess = VK_TRUE;
   HarnessOptions options;
   options.device_pnext = &features;
-  VkHarness h(options);
-  if (!h.ok()) {
-    o.error = h.error();
-    return o;
-  }
-  ComputeKernel k = h.CreateKernel(robust_probe_comp, sizeof(robust_probe_comp), 3);
-  HostBuffer in = h.CreateHostBuffer(kBufferWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer out = h.CreateHostBuffer(kBufferWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer res = h.CreateHostBuffer((2 + 64) * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  for (uint32_t i = 0; i < kBufferWords; ++i) {
-    static_cast<uint32_t*>(in.mapped)[i] = 0x1000 + i;
-    static_cast<uint32_t*>(out.mapped)[i] = kSentinel;
-  }
-  std::memset(res.mapped, 0xff, (2 + 64) * 4);
-  if (k.pipeline == VK_NULL_HANDLE) {
-    o.error = "kernel creation failed";
-    return o;
-  }
-  // A set with explicit ranges (the harness helper binds whole buffers).
-  const VkDescriptorPool pool = CreateDescriptorPool(h.device(), 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3}});
-  const VkDescriptorSet set = AllocateSet(h.device(), pool, k.set_layout);
-  const VkDescriptorBufferInfo infos[3] = {
-      {in.buffer, 0, kRangeWords * 4}, {out.buffer, 0, kRangeWords * 4}, {res.buffer, 0, VK_WHOLE_SIZE}};
-  const VkWriteDescriptorSet w = BufferWrite(set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, infos, 3);
-  vkUpdateDescriptorSets(h.device(), 1, &w, 0, nullptr);
-  VkCommandBuffer cb = h.BeginCommands();
-  RecordDispatch(cb, k.pipeline, k.layout, {set});
-  BarrierToHost(cb);
-  if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
-  const uint32_t* p = static_cast<const uint32_t*>(in.mapped);
-  o.in.assign(p, p + kBufferWords);
-  p = static_cast<const uint32_t*>(out.mapped);
-  o.out.assign(p, p + kBufferWords);
-  p = static_cast<const uint32_t*>(res.mapped);
-  o.res.assign(p, p + 2 + 64);
-  vkDestroyDescriptorPool(h.device(), pool, nullptr);
-  h.Destroy(k);
-  for (HostBuffer* x : {&in, &out, &res}) h.Destroy(*x);
-  h.DestroyDevice();
-  o.validation = VkHarness::Format(h.ValidationProblems());
-  for (const Message& m : h.BinderyMessages()) {
-    if (m.id == "BINDERY-summary") o.summary = m.text;
-  }
-  return o;
+  return RunWithBindings<Output>(mode, options, [&](VkHarness& h, Output& o) {
+    ComputeKernel k = h.CreateKernel(robust_probe_comp, sizeof(robust_probe_comp), 3);
+    HostBuffer in = h.CreateHostBuffer(kBufferWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer out = h.CreateHostBuffer(kBufferWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer res = h.CreateHostBuffer((2 + 64) * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    for (uint32_t i = 0; i < kBufferWords; ++i) {
+      static_cast<uint32_t*>(in.mapped)[i] = 0x1000 + i;
+      static_cast<uint32_t*>(out.mapped)[i] = kSentinel;
+    }
+    std::memset(res.mapped, 0xff, (2 + 64) * 4);
+    if (k.pipeline == VK_NULL_HANDLE) {
+      o.error = "kernel creation failed";
+      return;
+    }
+    // A set with explicit ranges (the harness helper binds whole buffers).
+    const VkDescriptorPool pool = CreateDescriptorPool(h.device(), 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3}});
+    const VkDescriptorSet set = AllocateSet(h.device(), pool, k.set_layout);
+    const VkDescriptorBufferInfo infos[3] = {
+        {in.buffer, 0, kRangeWords * 4}, {out.buffer, 0, kRangeWords * 4}, {res.buffer, 0, VK_WHOLE_SIZE}};
+    const VkWriteDescriptorSet w = BufferWrite(set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, infos, 3);
+    vkUpdateDescriptorSets(h.device(), 1, &w, 0, nullptr);
+    VkCommandBuffer cb = h.BeginCommands();
+    RecordDispatch(cb, k.pipeline, k.layout, {set});
+    BarrierToHost(cb);
+    if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
+    const uint32_t* p = static_cast<const uint32_t*>(in.mapped);
+    o.in.assign(p, p + kBufferWords);
+    p = static_cast<const uint32_t*>(out.mapped);
+    o.out.assign(p, p + kBufferWords);
+    p = static_cast<const uint32_t*>(res.mapped);
+    o.res.assign(p, p + 2 + 64);
+    vkDestroyDescriptorPool(h.device(), pool, nullptr);
+    h.Destroy(k);
+    for (HostBuffer* x : {&in, &out, &res}) h.Destroy(*x);
+  });
 }
 
 // What robustBufferAccess allows: in-range accesses exact; a read past the range gives 0

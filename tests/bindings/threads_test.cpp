@@ -97,11 +97,8 @@ TEST(BindingsThreads, ManyThreadsCreateAndRecordAtOnce) {
   for (const Worker& w : workers) ASSERT_TRUE(w.error.empty()) << w.error;
   std::vector<VkCommandBuffer> cbs;
   for (const Worker& w : workers) cbs.push_back(w.cb);
-  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = kThreads;
-  submit.pCommandBuffers = cbs.data();
-  ASSERT_EQ(vkQueueSubmit(h.queue(), 1, &submit, VK_NULL_HANDLE), VK_SUCCESS);
-  ASSERT_EQ(vkQueueWaitIdle(h.queue()), VK_SUCCESS);
+  ASSERT_EQ(cbs.size(), kThreads);
+  ASSERT_EQ(SubmitAndWaitIdle(h.queue(), cbs), VK_SUCCESS);
   for (uint32_t t = 0; t < kThreads; ++t) {
     const uint32_t* dst = static_cast<const uint32_t*>(workers[t].dst.mapped);
     for (uint32_t j = 0; j < kDispatches; ++j) {

@@ -38,35 +38,7 @@ std::string ExternalUnsupported(VkHarness& h) {
 
 // A host-visible storage buffer on exportable external memory.
 HostBuffer CreateExternalBuffer(VkHarness& h) {
-  HostBuffer b;
-  b.size = kBytes;
-  VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
-  external.handleTypes = kHandle;
-  VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &external};
-  bci.size = kBytes;
-  bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-  if (vkCreateBuffer(h.device(), &bci, nullptr, &b.buffer) != VK_SUCCESS) return {};
-  VkMemoryRequirements req;
-  vkGetBufferMemoryRequirements(h.device(), b.buffer, &req);
-  VkPhysicalDeviceMemoryProperties mp;
-  vkGetPhysicalDeviceMemoryProperties(h.physical_device(), &mp);
-  const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  uint32_t type = UINT32_MAX;
-  for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; ++i) {
-    if ((req.memoryTypeBits & (1u << i)) != 0 && (mp.memoryTypes[i].propertyFlags & want) == want) type = i;
-  }
-  VkExportMemoryAllocateInfo export_info{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
-  export_info.handleTypes = kHandle;
-  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &export_info};
-  mai.allocationSize = req.size;
-  mai.memoryTypeIndex = type;
-  if (type == UINT32_MAX || vkAllocateMemory(h.device(), &mai, nullptr, &b.memory) != VK_SUCCESS) {
-    vkDestroyBuffer(h.device(), b.buffer, nullptr);
-    return {};
-  }
-  vkBindBufferMemory(h.device(), b.buffer, b.memory, 0);
-  vkMapMemory(h.device(), b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped);
-  return b;
+  return h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, kHandle);
 }
 
 void Fill(HostBuffer& b, uint32_t seed) {
@@ -89,12 +61,9 @@ void Dispatch(VkCommandBuffer cb, const ComputeKernel& k, VkDescriptorSet set) {
 }
 
 void HostBarrier(VkCommandBuffer cb) {
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                       VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, nullptr, 0,
-                       nullptr);
+  RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
 }
 
 struct TwinRun {
@@ -264,19 +233,12 @@ PushTwinRun RunPushTwinCase(const char* mode) {
   if (pipeline == VK_NULL_HANDLE) run.error = "pipeline";
   const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(d, 2, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}}));
   VkDescriptorSetLayout alloc_layouts[2] = {set_layouts[0], set_layouts[0]};
-  VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  dsai.descriptorPool = pool;
-  dsai.descriptorSetCount = 2;
-  dsai.pSetLayouts = alloc_layouts;
+  const VkDescriptorSetAllocateInfo dsai = SetAllocateInfo(pool, 2, alloc_layouts);
   VkDescriptorSet sets[2] = {};
   vkAllocateDescriptorSets(d, &dsai, sets);
   const VkDescriptorBufferInfo sources[2] = {{external.buffer, 0, VK_WHOLE_SIZE}, {plain.buffer, 0, VK_WHOLE_SIZE}};
   for (uint32_t i = 0; i < 2; ++i) {
-    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    w.dstSet = sets[i];
-    w.descriptorCount = 1;
-    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    w.pBufferInfo = &sources[i];
+    const VkWriteDescriptorSet w = BufferWrite(sets[i], 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &sources[i]);
     vkUpdateDescriptorSets(d, 1, &w, 0, nullptr);
   }
   auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));

@@ -96,12 +96,10 @@ void OfferFeatures(void* chain) {
 }
 
 // The driver would reject the feature structs it does not know: they are answered here.
-VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceFeatures2(VkPhysicalDevice pd, VkPhysicalDeviceFeatures2* f) {
-  g_features2(pd, f);
-  OfferFeatures(f->pNext);
-}
-VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceFeatures2KHR(VkPhysicalDevice pd, VkPhysicalDeviceFeatures2* f) {
-  g_features2_khr(pd, f);
+// One body for the core name and the KHR alias: `next` is the one it calls.
+template <PFN_vkGetPhysicalDeviceFeatures2* next>
+VKAPI_ATTR void VKAPI_CALL GetFeatures2(VkPhysicalDevice pd, VkPhysicalDeviceFeatures2* f) {
+  (*next)(pd, f);
   OfferFeatures(f->pNext);
 }
 
@@ -142,9 +140,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceC
   return r;
 }
 
-void StrictSupport(PFN_vkGetDescriptorSetLayoutSupport next, VkDevice device,
-                   const VkDescriptorSetLayoutCreateInfo* info, VkDescriptorSetLayoutSupport* support) {
-  next(device, info, support);
+// One body for the core name and the KHR alias: `next` is the one it calls.
+template <PFN_vkGetDescriptorSetLayoutSupport* next>
+VKAPI_ATTR void VKAPI_CALL StrictSupport(VkDevice device, const VkDescriptorSetLayoutCreateInfo* info,
+                                         VkDescriptorSetLayoutSupport* support) {
+  (*next)(device, info, support);
   uint32_t storage = 0;
   for (uint32_t i = 0; i < info->bindingCount; ++i) {
     const VkDescriptorType t = info->pBindings[i].descriptorType;
@@ -154,15 +154,6 @@ void StrictSupport(PFN_vkGetDescriptorSetLayoutSupport next, VkDevice device,
   }
   g_last_storage_buffers.store(storage);
   if (storage > g_max_storage_buffers) support->supported = VK_FALSE;
-}
-VKAPI_ATTR void VKAPI_CALL GetDescriptorSetLayoutSupport(VkDevice device, const VkDescriptorSetLayoutCreateInfo* info,
-                                                         VkDescriptorSetLayoutSupport* support) {
-  StrictSupport(g_layout_support, device, info, support);
-}
-VKAPI_ATTR void VKAPI_CALL GetDescriptorSetLayoutSupportKHR(VkDevice device,
-                                                            const VkDescriptorSetLayoutCreateInfo* info,
-                                                            VkDescriptorSetLayoutSupport* support) {
-  StrictSupport(g_layout_support_khr, device, info, support);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, const VkAllocationCallbacks* alloc,
@@ -179,19 +170,17 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, co
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, const char* name) {
   BINDERY_TEST_LAYER_ENTRY(GetDeviceProcAddr);
-  BINDERY_TEST_LAYER_ENTRY_IF(GetDescriptorSetLayoutSupport, g_layout_support);
-  BINDERY_TEST_LAYER_ENTRY_IF(GetDescriptorSetLayoutSupportKHR, g_layout_support_khr);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(GetDescriptorSetLayoutSupport, StrictSupport<&g_layout_support>, g_layout_support);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(GetDescriptorSetLayoutSupportKHR, StrictSupport<&g_layout_support_khr>,
+                                 g_layout_support_khr);
   return g_gdpa(device, name);
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetInstanceProcAddr(VkInstance instance, const char* name) {
-  BINDERY_TEST_LAYER_ENTRY(GetInstanceProcAddr);
-  BINDERY_TEST_LAYER_ENTRY(CreateInstance);
-  BINDERY_TEST_LAYER_ENTRY(CreateDevice);
-  BINDERY_TEST_LAYER_ENTRY(GetDeviceProcAddr);
+  BINDERY_TEST_LAYER_LOADER_ENTRIES();
   BINDERY_TEST_LAYER_ENTRY(EnumerateDeviceExtensionProperties);
-  BINDERY_TEST_LAYER_ENTRY_IF(GetPhysicalDeviceFeatures2, g_features2);
-  BINDERY_TEST_LAYER_ENTRY_IF(GetPhysicalDeviceFeatures2KHR, g_features2_khr);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(GetPhysicalDeviceFeatures2, GetFeatures2<&g_features2>, g_features2);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(GetPhysicalDeviceFeatures2KHR, GetFeatures2<&g_features2_khr>, g_features2_khr);
   return g_gipa == nullptr ? nullptr : g_gipa(instance, name);
 }
 

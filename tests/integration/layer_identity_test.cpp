@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "integration/test_env.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test {
 namespace {
@@ -38,12 +39,8 @@ TEST(LayerIdentity, DeviceExtensionListsMatchTheDriverPlusTheLayersOwn) {
   ASSERT_TRUE(with.ok()) << with.error();
   ASSERT_TRUE(without.ok()) << without.error();
   auto names = [](VkPhysicalDevice pd, const char* layer) {
-    uint32_t n = 0;
-    EXPECT_EQ(vkEnumerateDeviceExtensionProperties(pd, layer, &n, nullptr), VK_SUCCESS);
-    std::vector<VkExtensionProperties> props(n);
-    EXPECT_EQ(vkEnumerateDeviceExtensionProperties(pd, layer, &n, props.data()), VK_SUCCESS);
     std::vector<std::string> out;
-    for (uint32_t i = 0; i < n; ++i) out.push_back(props[i].extensionName);
+    EXPECT_EQ(DeviceExtensionNames(pd, layer, &out), VK_SUCCESS);
     return out;
   };
   const auto ours = names(with.physical_device(), "VK_LAYER_bindery");

@@ -4,6 +4,7 @@
 
 #include "integration/test_env.h"
 #include "scale_add_comp.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test {
 namespace {
@@ -31,11 +32,7 @@ std::vector<uint32_t> RunScaleAdd(bool with_layer, std::vector<Message>* problem
   const uint32_t params[3] = {3, 0x5a5a, kCount};
   vkCmdPushConstants(cb, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), params);
   vkCmdDispatch(cb, (kCount + 63) / 64, 1, 1);
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0,
-                       nullptr, 0, nullptr);
+  BarrierToHost(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
   EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
 
   std::vector<uint32_t> result(kCount);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "integration/timeline_rig.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test {
 namespace {
@@ -119,17 +120,11 @@ TEST_P(TimelineSparse, BindsABufferBehindAWaitBeforeSignalAndTheDataGoesThroughI
   // 2. Fills the sparse buffer and copies it out once the bind signalled s = 1.
   VkCommandBuffer cb = rig.Begin();
   vkCmdFillBuffer(cb, sparse, 0, kSize, 0x5a5a1234u);
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &barrier, 0, nullptr,
-                       0, nullptr);
+  RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                      VK_ACCESS_TRANSFER_READ_BIT);
   VkBufferCopy region{0, 0, kSize};
   vkCmdCopyBuffer(cb, sparse, out.buffer, 1, &region);
-  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0,
-                       nullptr);
+  BarrierToHost(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
   vkEndCommandBuffer(cb);
   ASSERT_EQ(rig.Submit({{s, 1}}, {{s, 2}}, cb), VK_SUCCESS);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));

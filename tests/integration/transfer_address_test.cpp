@@ -35,12 +35,6 @@ namespace {
 
 constexpr uint64_t kBytes = 256 << 10;
 
-RigOptions WithSpy() {
-  RigOptions options;
-  options.layers_between = {kSpyLayerName};
-  return options;
-}
-
 uint32_t HostMemoryType(VkPhysicalDevice physical, uint32_t type_bits) {
   VkPhysicalDeviceMemoryProperties props;
   vkGetPhysicalDeviceMemoryProperties(physical, &props);
@@ -145,8 +139,7 @@ TEST(TransferAddress, ExternalMemoryBufferKeepsItsUsage) {
   ManualBuffer dst = MakeBuffer(h, bci, &export_info);
   ASSERT_EQ(dst.result, VK_SUCCESS);
   HostBuffer src = rig.Buffer(kBytes);
-  const std::vector<uint8_t> source = RandomBytes(kBytes, 5);
-  std::memcpy(src.mapped, source.data(), kBytes);
+  const std::vector<uint8_t> source = RandomContent(src, kBytes, 5);
 
   const std::vector<SpyEvent> events = SpyEvents();
   const SpyEvent* created = CreationOf(events, dst.buffer);
@@ -249,8 +242,7 @@ TEST(TransferAddress, ImportedHostMemoryTakesNoFlag) {
     }
   }
   HostBuffer src = rig.Buffer(kBytes);
-  const std::vector<uint8_t> source = RandomBytes(kBytes, 6);
-  std::memcpy(src.mapped, source.data(), kBytes);
+  const std::vector<uint8_t> source = RandomContent(src, kBytes, 6);
   CopyAndCheck(rig, src.buffer, buffer, host, source);
   EXPECT_TRUE(AddressesOnlyForAddressableBuffers(SpyEvents()));
   vkDestroyBuffer(h.device(), buffer, nullptr);
@@ -286,8 +278,7 @@ TEST(TransferAddress, Usage2BufferGetsAnAddressOnlyWithTheUsage) {
   ManualBuffer dst = MakeBuffer(h, bci);
   ASSERT_EQ(dst.result, VK_SUCCESS);
   HostBuffer src = rig.Buffer(kBytes);
-  const std::vector<uint8_t> source = RandomBytes(kBytes, 7);
-  std::memcpy(src.mapped, source.data(), kBytes);
+  const std::vector<uint8_t> source = RandomContent(src, kBytes, 7);
   CopyAndCheck(rig, src.buffer, dst.buffer, dst.mapped, source);
   EXPECT_TRUE(AddressesOnlyForAddressableBuffers(SpyEvents()));
   Destroy(h, dst);

@@ -13,25 +13,12 @@
 namespace bindery::test::transfer {
 namespace {
 
-void TransferToTransferBarrier(VkCommandBuffer cb) {
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &barrier, 0, nullptr,
-                       0, nullptr);
-}
-
 // An unaligned 1 MiB copy and an unaligned fill, checked byte for byte; the summary must
 // show whether kernels ran.
 void RunKernelsAndCheck(Rig& rig, bool kernels_expected = true) {
   ASSERT_TRUE(rig.ok()) << rig.error();
   constexpr uint64_t kBytes = (1ull << 20) + 64;
-  HostBuffer src = rig.Buffer(kBytes);
-  HostBuffer dst = rig.Buffer(kBytes);
-  const std::vector<uint8_t> src_bytes = RandomBytes(kBytes, 7);
-  std::memcpy(src.mapped, src_bytes.data(), kBytes);
-  WriteCanary(dst.mapped, kBytes);
-  ByteModel model(kBytes);
+  auto [src, dst, src_bytes, model] = rig.Copy(kBytes, 7);
   VkCommandBuffer cb = rig.h().BeginCommands();
   const VkBufferCopy region{1, 3, kBytes - 40};
   vkCmdCopyBuffer(cb, src.buffer, dst.buffer, 1, &region);

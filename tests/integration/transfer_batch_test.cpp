@@ -16,12 +16,7 @@ TEST_P(TransferBatch, ManySmallAdjacentRegionsInOneCall) {
   Rig rig(config);
   ASSERT_TRUE(rig.ok()) << rig.error();
   constexpr uint64_t kBytes = 64 * 1024;
-  HostBuffer src = rig.Buffer(kBytes);
-  HostBuffer dst = rig.Buffer(kBytes);
-  const std::vector<uint8_t> bytes = RandomBytes(kBytes, 99);
-  std::memcpy(src.mapped, bytes.data(), kBytes);
-  WriteCanary(dst.mapped, kBytes);
-  ByteModel model(kBytes);
+  auto [src, dst, bytes, model] = rig.Copy(kBytes, 99);
 
   // Destination ranges back to back (with an occasional gap), sizes 1..40, sources from
   // random offsets; regions do not overlap in the destination, as Vulkan requires.

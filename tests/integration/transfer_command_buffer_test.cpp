@@ -102,15 +102,6 @@ class Recorder {
   std::vector<uint8_t> source_;
 };
 
-// Orders transfers that overlap earlier ones (what an application records between them).
-void TransferToTransferBarrier(VkCommandBuffer cb) {
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &barrier, 0, nullptr,
-                       0, nullptr);
-}
-
 void Begin(VkCommandBuffer cb, VkCommandBufferUsageFlags flags,
            const VkCommandBufferInheritanceInfo* inheritance = nullptr) {
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};

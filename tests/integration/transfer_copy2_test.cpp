@@ -16,15 +16,9 @@ class TransferCopy2 : public ::testing::TestWithParam<Config> {};
 
 TEST_P(TransferCopy2, ForwardedUntouchedWhenNothingIsDiverted) {
   const Config& config = GetParam();
-  RigOptions options;
-  options.layers_between = {kSpyLayerName};
-  Rig rig(config, options);
+  Rig rig(config, WithSpy());
   ASSERT_TRUE(rig.ok()) << rig.error();
-  HostBuffer src = rig.Buffer(kBytes), dst = rig.Buffer(kBytes);
-  const std::vector<uint8_t> source = RandomBytes(kBytes, 9);
-  std::memcpy(src.mapped, source.data(), kBytes);
-  WriteCanary(dst.mapped, kBytes);
-  ByteModel model(kBytes);
+  auto [src, dst, source, model] = rig.Copy(kBytes, 9);
 
   // Regions too small for any kernel (no 16-byte block in the middle; one region: no batch).
   VkBufferCopy2 small{VK_STRUCTURE_TYPE_BUFFER_COPY_2};
@@ -59,15 +53,9 @@ TEST_P(TransferCopy2, ForwardedUntouchedWhenNothingIsDiverted) {
 
 TEST_P(TransferCopy2, DivertedRegionsAreCopiedRight) {
   const Config& config = GetParam();
-  RigOptions options;
-  options.layers_between = {kSpyLayerName};
-  Rig rig(config, options);
+  Rig rig(config, WithSpy());
   ASSERT_TRUE(rig.ok()) << rig.error();
-  HostBuffer src = rig.Buffer(kBytes), dst = rig.Buffer(kBytes);
-  const std::vector<uint8_t> source = RandomBytes(kBytes, 10);
-  std::memcpy(src.mapped, source.data(), kBytes);
-  WriteCanary(dst.mapped, kBytes);
-  ByteModel model(kBytes);
+  auto [src, dst, source, model] = rig.Copy(kBytes, 10);
   VkBufferCopy2 regions[2] = {{VK_STRUCTURE_TYPE_BUFFER_COPY_2}, {VK_STRUCTURE_TYPE_BUFFER_COPY_2}};
   regions[0].srcOffset = 1;  // big and unaligned: a kernel under the compute strategy
   regions[0].dstOffset = 3;

@@ -50,6 +50,18 @@ void ForEachFamily(const Config& config, const char* test, Body body) {
 
 class TransferExhaustive : public ::testing::TestWithParam<Config> {};
 
+// The end of a fill or update run (one slot of kSmallSlot bytes per case): submits `cb`,
+// compares every byte with the model, and checks validation and the strategy that ran.
+void CheckSmallWrites(Rig& rig, VkCommandBuffer cb, const HostBuffer& dst, const ByteModel& model,
+                      const std::vector<std::string>& names, const Config& config, const Family& family) {
+  ASSERT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
+  EXPECT_TRUE(SameBytes(dst.mapped, model.data(), model.size(),
+                        [&](uint64_t b) { return SlotName(b, kSmallSlot, names); }));
+  const Summary summary = rig.Finish();
+  EXPECT_VALIDATION_SILENT(rig.h());
+  ExpectStrategyRan(config, summary, family.HasCompute(), !config.NativeOnly(), true);
+}
+
 TEST_P(TransferExhaustive, FillEveryOffsetSizeAndPattern) {
   const Config& config = GetParam();
   struct Case {
@@ -73,9 +85,7 @@ TEST_P(TransferExhaustive, FillEveryOffsetSizeAndPattern) {
     Rig rig(config, family.index);
     ASSERT_TRUE(rig.ok()) << rig.error();
     const uint64_t bytes = cases.size() * kSmallSlot;
-    HostBuffer dst = rig.Buffer(bytes);
-    WriteCanary(dst.mapped, bytes);
-    ByteModel model(bytes);
+    auto [dst, model] = rig.Canary(bytes);
 
     VkCommandBuffer cb = rig.h().BeginCommands();
     for (size_t i = 0; i < cases.size(); ++i) {
@@ -84,12 +94,7 @@ TEST_P(TransferExhaustive, FillEveryOffsetSizeAndPattern) {
       model.Fill(at, cases[i].size, cases[i].data);
     }
     Rig::TransferHostReadBarrier(cb);  // names no compute stage: the kernels chain into it
-    ASSERT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
-    EXPECT_TRUE(SameBytes(dst.mapped, model.data(), bytes,
-                          [&](uint64_t b) { return SlotName(b, kSmallSlot, names); }));
-    const Summary summary = rig.Finish();
-    EXPECT_VALIDATION_SILENT(rig.h());
-    ExpectStrategyRan(config, summary, family.HasCompute(), !config.NativeOnly(), true);
+    CheckSmallWrites(rig, cb, dst, model, names, config, family);
   });
 }
 
@@ -113,9 +118,7 @@ TEST_P(TransferExhaustive, UpdateEveryOffsetAndSize) {
     Rig rig(config, family.index);
     ASSERT_TRUE(rig.ok()) << rig.error();
     const uint64_t bytes = cases.size() * kSmallSlot;
-    HostBuffer dst = rig.Buffer(bytes);
-    WriteCanary(dst.mapped, bytes);
-    ByteModel model(bytes);
+    auto [dst, model] = rig.Canary(bytes);
 
     // The host arrays the calls read from; overwritten after recording, before submit:
     // vkCmdUpdateBuffer takes its data at record time.
@@ -130,12 +133,7 @@ TEST_P(TransferExhaustive, UpdateEveryOffsetAndSize) {
     }
     Rig::TransferHostReadBarrier(cb);  // names no compute stage: the kernels chain into it
     for (auto& h : host) std::memset(h.data(), 0x99, h.size());
-    ASSERT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
-    EXPECT_TRUE(SameBytes(dst.mapped, model.data(), bytes,
-                          [&](uint64_t b) { return SlotName(b, kSmallSlot, names); }));
-    const Summary summary = rig.Finish();
-    EXPECT_VALIDATION_SILENT(rig.h());
-    ExpectStrategyRan(config, summary, family.HasCompute(), !config.NativeOnly(), true);
+    CheckSmallWrites(rig, cb, dst, model, names, config, family);
   });
 }
 
@@ -166,12 +164,7 @@ void RunCopies(const Config& config, bool use_copy2) {
     Rig rig(config, family.index);
     ASSERT_TRUE(rig.ok()) << rig.error();
     const uint64_t bytes = cases.size() * kCopySlot;
-    HostBuffer src = rig.Buffer(bytes);
-    HostBuffer dst = rig.Buffer(bytes);
-    const std::vector<uint8_t> src_bytes = RandomBytes(bytes, use_copy2 ? 77 : 78);
-    std::memcpy(src.mapped, src_bytes.data(), bytes);
-    WriteCanary(dst.mapped, bytes);
-    ByteModel model(bytes);
+    auto [src, dst, src_bytes, model] = rig.Copy(bytes, use_copy2 ? 77 : 78);
 
     VkCommandBuffer cb = rig.h().BeginCommands();
     std::vector<VkBufferCopy> regions;
@@ -180,16 +173,7 @@ void RunCopies(const Config& config, bool use_copy2) {
                                 cases[i].size};
       model.Copy(src_bytes.data(), region.srcOffset, region.dstOffset, region.size);
       if (use_copy2) {
-        VkBufferCopy2 region2{VK_STRUCTURE_TYPE_BUFFER_COPY_2};
-        region2.srcOffset = region.srcOffset;
-        region2.dstOffset = region.dstOffset;
-        region2.size = region.size;
-        VkCopyBufferInfo2 info{VK_STRUCTURE_TYPE_COPY_BUFFER_INFO_2};
-        info.srcBuffer = src.buffer;
-        info.dstBuffer = dst.buffer;
-        info.regionCount = 1;
-        info.pRegions = &region2;
-        vkCmdCopyBuffer2(cb, &info);
+        CopyBuffer2(cb, src.buffer, dst.buffer, region);
       } else {
         regions.push_back(region);
         const bool last_of_src_offset = i + 1 == cases.size() || cases[i + 1].src_offset != cases[i].src_offset;

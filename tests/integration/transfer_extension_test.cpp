@@ -64,9 +64,7 @@ TEST(TransferExtension, CanBeEnabledAndUnalignedFillWorks) {
   Rig rig(kAuto, UINT32_MAX, {VK_BINDERY_TRANSFER_ANY_ALIGNMENT_EXTENSION_NAME});
   ASSERT_TRUE(rig.ok()) << rig.error();
   constexpr uint64_t kBytes = 4096 + 3;
-  HostBuffer dst = rig.Buffer(kBytes);
-  WriteCanary(dst.mapped, kBytes);
-  ByteModel model(kBytes);
+  auto [dst, model] = rig.Canary(kBytes);
   VkCommandBuffer cb = rig.h().BeginCommands();
   vkCmdFillBuffer(cb, dst.buffer, 3, 1001, 0x44332211u);
   model.Fill(3, 1001, 0x44332211u);

@@ -21,9 +21,7 @@ TEST_P(TransferLarge, Fill16MiBPlus3AtOffsets1And3) {
   Rig rig(config);
   ASSERT_TRUE(rig.ok()) << rig.error();
   const uint64_t bytes = 2 * kRegion;
-  HostBuffer dst = rig.Buffer(bytes);
-  WriteCanary(dst.mapped, bytes);
-  ByteModel model(bytes);
+  auto [dst, model] = rig.Canary(bytes);
 
   VkCommandBuffer cb = rig.h().BeginCommands();
   vkCmdFillBuffer(cb, dst.buffer, 1, kBig, 0x44332211u);
@@ -45,25 +43,14 @@ TEST_P(TransferLarge, Copy16MiBPlus3BetweenOffsets1And3) {
   const uint64_t bytes = 2 * kRegion;
   HostBuffer src = rig.Buffer(kRegion);
   HostBuffer dst = rig.Buffer(bytes);
-  const std::vector<uint8_t> src_bytes = RandomBytes(kRegion, 16);
-  std::memcpy(src.mapped, src_bytes.data(), kRegion);
-  WriteCanary(dst.mapped, bytes);
-  ByteModel model(bytes);
+  const std::vector<uint8_t> src_bytes = RandomContent(src, kRegion, 16);
+  ByteModel model = CanaryModel(dst, bytes);
 
   VkCommandBuffer cb = rig.h().BeginCommands();
   const VkBufferCopy region{1, 3, kBig};  // src + 1 -> dst + 3
   vkCmdCopyBuffer(cb, src.buffer, dst.buffer, 1, &region);
   model.Copy(src_bytes.data(), 1, 3, kBig);
-  VkBufferCopy2 region2{VK_STRUCTURE_TYPE_BUFFER_COPY_2};  // src + 3 -> dst + 1 (second half)
-  region2.srcOffset = 3;
-  region2.dstOffset = kRegion + 1;
-  region2.size = kBig;
-  VkCopyBufferInfo2 info{VK_STRUCTURE_TYPE_COPY_BUFFER_INFO_2};
-  info.srcBuffer = src.buffer;
-  info.dstBuffer = dst.buffer;
-  info.regionCount = 1;
-  info.pRegions = &region2;
-  vkCmdCopyBuffer2(cb, &info);
+  CopyBuffer2(cb, src.buffer, dst.buffer, {3, kRegion + 1, kBig});  // src + 3 -> dst + 1 (second half)
   model.Copy(src_bytes.data(), 3, kRegion + 1, kBig);
   rig.HostReadBarrier(cb);
   ASSERT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
@@ -81,9 +68,7 @@ TEST_P(TransferLarge, Update200KiBAtOffset5) {
   ASSERT_TRUE(rig.ok()) << rig.error();
   constexpr uint64_t kSize = 200 * 1024;
   const uint64_t bytes = kSize + 64;
-  HostBuffer dst = rig.Buffer(bytes);
-  WriteCanary(dst.mapped, bytes);
-  ByteModel model(bytes);
+  auto [dst, model] = rig.Canary(bytes);
   const std::vector<uint8_t> data = RandomBytes(kSize, 200);
   std::vector<uint8_t> host = data;
 

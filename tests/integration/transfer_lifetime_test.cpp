@@ -36,8 +36,7 @@ void RecordAppState(VkCommandBuffer cb, const ComputeKernel& k, VkBuffer staged)
 // The second recording: kernels (and staged edges) with no pipeline of the application's.
 void RecordAndCheckKernels(Rig& rig, VkCommandBuffer cb, HostBuffer staged) {
   KernelCopyProbe probe(rig, 31);
-  WriteCanary(staged.mapped, kStaged);
-  ByteModel model(kStaged);
+  ByteModel model = CanaryModel(staged, kStaged);
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   ASSERT_EQ(vkBeginCommandBuffer(cb, &begin), VK_SUCCESS);
   probe.Record(cb);

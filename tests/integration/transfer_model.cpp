@@ -1,5 +1,8 @@
 #include "integration/transfer_model.h"
 
+#include "integration/spy_access.h"
+#include "support/vk_objects.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +25,17 @@ std::vector<uint8_t> RandomBytes(uint64_t size, uint32_t seed) {
 }
 
 ByteModel::ByteModel(uint64_t size) : bytes_(size) { WriteCanary(bytes_.data(), size); }
+
+ByteModel CanaryModel(const HostBuffer& dst, uint64_t size) {
+  WriteCanary(dst.mapped, size);
+  return ByteModel(size);
+}
+
+std::vector<uint8_t> RandomContent(const HostBuffer& src, uint64_t size, uint32_t seed) {
+  std::vector<uint8_t> bytes = RandomBytes(size, seed);
+  std::memcpy(src.mapped, bytes.data(), size);
+  return bytes;
+}
 
 void ByteModel::Fill(uint64_t offset, uint64_t size, uint32_t data) {
   if (size == VK_WHOLE_SIZE) size = bytes_.size() - offset;
@@ -145,6 +159,23 @@ HostBuffer Rig::Buffer(uint64_t size, VkBufferUsageFlags extra_usage) {
   return b;
 }
 
+CopyBuffers Rig::Copy(uint64_t size, uint32_t seed) {
+  HostBuffer src = Buffer(size), dst = Buffer(size);
+  std::vector<uint8_t> source = RandomContent(src, size, seed);
+  return CopyBuffers{src, dst, std::move(source), CanaryModel(dst, size)};
+}
+
+CanaryBuffer Rig::Canary(uint64_t size) {
+  HostBuffer dst = Buffer(size);
+  return CanaryBuffer{dst, CanaryModel(dst, size)};
+}
+
+RigOptions WithSpy() {
+  RigOptions options;
+  options.layers_between = {kSpyLayerName};
+  return options;
+}
+
 VkCommandBuffer Rig::Allocate(VkCommandBufferLevel level) {
   VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   cbai.commandPool = harness_->command_pool();
@@ -178,11 +209,25 @@ void Rig::HostReadBarrier(VkCommandBuffer cb) {
 }
 
 void Rig::TransferHostReadBarrier(VkCommandBuffer cb) {
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0,
-                       nullptr);
+  BarrierToHost(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+}
+
+void TransferToTransferBarrier(VkCommandBuffer cb) {
+  RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                      VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+}
+
+void CopyBuffer2(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, const VkBufferCopy& region) {
+  VkBufferCopy2 region2{VK_STRUCTURE_TYPE_BUFFER_COPY_2};
+  region2.srcOffset = region.srcOffset;
+  region2.dstOffset = region.dstOffset;
+  region2.size = region.size;
+  VkCopyBufferInfo2 info{VK_STRUCTURE_TYPE_COPY_BUFFER_INFO_2};
+  info.srcBuffer = src;
+  info.dstBuffer = dst;
+  info.regionCount = 1;
+  info.pRegions = &region2;
+  vkCmdCopyBuffer2(cb, &info);
 }
 
 Summary Rig::Finish() {

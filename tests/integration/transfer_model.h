@@ -44,6 +44,11 @@ class ByteModel {
   std::vector<uint8_t> bytes_;
 };
 
+// The start of most transfer tests: a destination holding the canary pattern with the
+// model of its bytes, and a source holding random bytes the model copies from.
+ByteModel CanaryModel(const HostBuffer& dst, uint64_t size);                           // writes the canary
+std::vector<uint8_t> RandomContent(const HostBuffer& src, uint64_t size, uint32_t seed);  // writes and returns them
+
 // Byte-exact comparison; `where(i)` names the case that byte i belongs to.
 ::testing::AssertionResult SameBytes(const void* got, const void* want, uint64_t size,
                                      const std::function<std::string(uint64_t)>& where = {});
@@ -90,6 +95,25 @@ struct Family {
 };
 std::vector<Family> TransferFamilies();
 
+// Orders transfers that overlap earlier ones (what an application records between them).
+void TransferToTransferBarrier(VkCommandBuffer cb);
+// vkCmdCopyBuffer2 of one region.
+void CopyBuffer2(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, const VkBufferCopy& region);
+
+// The start of a copy test: a source of random bytes and a destination holding the canary
+// pattern (both from Rig::Buffer), and the model of the destination.
+struct CopyBuffers {
+  HostBuffer src, dst;
+  std::vector<uint8_t> source;
+  ByteModel model;
+};
+
+// A destination holding the canary pattern (from Rig::Buffer) and the model of its bytes.
+struct CanaryBuffer {
+  HostBuffer dst;
+  ByteModel model;
+};
+
 // What a Rig may add to the harness beyond the configuration.
 struct RigOptions {
   uint32_t queue_family = UINT32_MAX;
@@ -100,6 +124,9 @@ struct RigOptions {
   bool validation = true;                         // off only with a reason (see the callers)
   std::vector<std::pair<std::string, std::string>> env;  // extra settings, e.g. BINDERY_STAGING_LIMIT
 };
+
+// The spy test layer between Bindery and validation (it records what Bindery sends down).
+RigOptions WithSpy();
 
 // One harness under a configuration: sets the environment, creates the instance and
 // device (validation below the layer), and at Finish() destroys the device and returns
@@ -118,6 +145,9 @@ class Rig {
   bool compute_queue() const { return compute_queue_; }
 
   HostBuffer Buffer(uint64_t size, VkBufferUsageFlags extra_usage = 0);
+  // Source and destination of `size` bytes each; the source's bytes come from `seed`.
+  CopyBuffers Copy(uint64_t size, uint32_t seed);
+  CanaryBuffer Canary(uint64_t size);
   VkCommandBuffer Allocate(VkCommandBufferLevel level = VK_COMMAND_BUFFER_LEVEL_PRIMARY);
   // Ends (if `end`), submits, waits idle; the command buffer stays allocated.
   VkResult Submit(VkCommandBuffer cb, bool end = true);

@@ -23,6 +23,7 @@
 #include "integration/newer_vulkan.h"
 #include "push_view_comp.h"
 #include "push_view_vert.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test::transfer {
 namespace {
@@ -82,13 +83,8 @@ class PushApp {
   }
 
   VkShaderModule Module(const uint32_t* code, size_t bytes) {
-    VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    smci.codeSize = bytes;
-    smci.pCode = code;
-    VkShaderModule module = VK_NULL_HANDLE;
-    vkCreateShaderModule(h_.device(), &smci, nullptr, &module);
-    modules_.push_back(module);
-    return module;
+    modules_.push_back(CreateShaderModule(h_.device(), code, bytes));
+    return modules_.back();
   }
 
   VkPipeline Compute(VkPipelineLayout layout) {
@@ -172,13 +168,9 @@ View MakeView(Rig& rig) {
 
 // Shader writes (vertex and compute) and transfers -> host reads.
 void ShaderHostReadBarrier(VkCommandBuffer cb) {
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb,
-                       VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
-                           VK_PIPELINE_STAGE_TRANSFER_BIT,
-                       VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+  BarrierToHost(cb,
+                VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
 }
 
 std::string Show(const Values& v) {

@@ -14,6 +14,7 @@
 #include <random>
 
 #include "integration/transfer_model.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test::transfer {
 namespace {
@@ -24,11 +25,8 @@ constexpr uint64_t kBytes = 96 * 1024;
 
 // Transfer writes -> transfer reads/writes, as an application orders a copy after fills.
 void TransferBarrier(VkCommandBuffer cb) {
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &barrier, 0, nullptr,
-                       0, nullptr);
+  RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                      VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
 }
 
 // Records `count` small unaligned fills and updates into cb and the model, back to back
@@ -58,9 +56,7 @@ void RecordSmallWrites(VkCommandBuffer cb, VkBuffer dst, ByteModel& model, uint3
 TEST_P(TransferSmallWrites, ManyBackToBackThenBarrier) {
   Rig rig(GetParam());
   ASSERT_TRUE(rig.ok()) << rig.error();
-  HostBuffer dst = rig.Buffer(kBytes);
-  WriteCanary(dst.mapped, kBytes);
-  ByteModel model(kBytes);
+  auto [dst, model] = rig.Canary(kBytes);
   VkCommandBuffer cb = rig.h().BeginCommands();
   RecordSmallWrites(cb, dst.buffer, model, 600, 7, kBytes - 256);
   rig.HostReadBarrier(cb);
@@ -78,9 +74,7 @@ TEST_P(TransferSmallWrites, ManyBackToBackThenBarrier) {
 TEST_P(TransferSmallWrites, FlushedAtEnd) {
   Rig rig(GetParam());
   ASSERT_TRUE(rig.ok()) << rig.error();
-  HostBuffer dst = rig.Buffer(kBytes);
-  WriteCanary(dst.mapped, kBytes);
-  ByteModel model(kBytes);
+  auto [dst, model] = rig.Canary(kBytes);
   VkCommandBuffer cb = rig.Allocate();
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   ASSERT_EQ(vkBeginCommandBuffer(cb, &begin), VK_SUCCESS);
@@ -95,9 +89,7 @@ TEST_P(TransferSmallWrites, FlushedAtEnd) {
 TEST_P(TransferSmallWrites, FlushedBeforeOtherTransfers) {
   Rig rig(GetParam());
   ASSERT_TRUE(rig.ok()) << rig.error();
-  HostBuffer dst = rig.Buffer(kBytes);
-  WriteCanary(dst.mapped, kBytes);
-  ByteModel model(kBytes);
+  auto [dst, model] = rig.Canary(kBytes);
   VkCommandBuffer cb = rig.h().BeginCommands();
   RecordSmallWrites(cb, dst.buffer, model, 100, 13, 8192);
   TransferBarrier(cb);

@@ -48,8 +48,7 @@ TEST_P(TransferStaging, UnalignedFillWithoutStagingFailsEndCommandBuffer) {
   // A reset clears the error: a valid recording afterwards ends fine and runs.
   ASSERT_EQ(vkResetCommandBuffer(cb, 0), VK_SUCCESS);
   ASSERT_EQ(vkBeginCommandBuffer(cb, &begin), VK_SUCCESS);
-  WriteCanary(dst.mapped, 4096);
-  ByteModel model(4096);
+  ByteModel model = CanaryModel(dst, 4096);
   vkCmdFillBuffer(cb, dst.buffer, 8, 64, 0x44332211u);
   model.Fill(8, 64, 0x44332211u);
   rig.HostReadBarrier(cb);
@@ -82,9 +81,7 @@ TEST_P(TransferStaging, AlignedUpdateAbove64KiBNeedsNoStaging) {
   ExpectSettingKnown(rig.h());
   constexpr uint64_t kBytes = 256 << 10;
   constexpr uint64_t kUpdate = 200 << 10;
-  HostBuffer dst = rig.Buffer(kBytes);
-  WriteCanary(dst.mapped, kBytes);
-  ByteModel model(kBytes);
+  auto [dst, model] = rig.Canary(kBytes);
   std::vector<uint8_t> data = RandomBytes(kUpdate, 4);
   VkCommandBuffer cb = rig.h().BeginCommands();
   vkCmdUpdateBuffer(cb, dst.buffer, 4096, kUpdate, data.data());
@@ -119,9 +116,7 @@ TEST(TransferStagingPool, StagingComesFromFewBlocks) {
   VkHarness& h = rig.h();
   constexpr uint32_t kUpdates = 2000;  // ~6 MB of staging
   constexpr uint64_t kBytes = uint64_t{kUpdates} * 3008;
-  HostBuffer dst = rig.Buffer(kBytes);
-  WriteCanary(dst.mapped, kBytes);
-  ByteModel model(kBytes);
+  auto [dst, model] = rig.Canary(kBytes);
   SpyClearEvents();
 
   VkCommandBuffer cb = h.BeginCommands();  // freed by SubmitAndWait

@@ -9,6 +9,7 @@
 
 #include "integration/transfer_model.h"
 #include "scale_add_comp.h"
+#include "support/vk_objects.h"
 
 namespace bindery::test::transfer {
 namespace {
@@ -57,11 +58,8 @@ TEST_P(TransferStateRestore, DispatchAfterPolyfillUsesTheAppsPipelineSetAndPushC
     vkCmdFillBuffer(cb, scratch.buffer, 1, (1 << 20) + 2, 0x44332211u);
     scratch_model.Fill(1, (1 << 20) + 2, 0x44332211u);
   }
-  VkMemoryBarrier to_shader{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  to_shader.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  to_shader.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &to_shader, 0,
-                       nullptr, 0, nullptr);
+  RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
   vkCmdDispatch(cb, (kCount + 63) / 64, 1, 1);
   rig.HostReadBarrier(cb);
   ASSERT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);

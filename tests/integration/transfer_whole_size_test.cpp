@@ -23,9 +23,7 @@ template <typename Reach>
 void FillWholeSize(Rig& rig, uint64_t offset, Reach&& reach) {
   for (uint64_t size : kSizes) {
     SCOPED_TRACE("buffer of " + std::to_string(size) + " bytes, offset " + std::to_string(offset));
-    HostBuffer dst = rig.Buffer(size);
-    WriteCanary(dst.mapped, size);
-    ByteModel model(size);
+    auto [dst, model] = rig.Canary(size);
     model.Fill(offset, reach(size) - offset, kPattern);
     VkCommandBuffer cb = rig.h().BeginCommands();
     vkCmdFillBuffer(cb, dst.buffer, offset, VK_WHOLE_SIZE, kPattern);

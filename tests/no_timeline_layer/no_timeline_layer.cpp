@@ -61,28 +61,18 @@ std::unordered_map<VkQueue, std::unique_ptr<std::mutex>> g_queue_locks;  // per 
 // Submissions seen per pNext struct type (tests check that a chain reached the driver).
 std::unordered_map<int, uint32_t> g_submit_structs;
 
+// The layer below's functions this layer calls: read at vkCreateInstance and vkCreateDevice.
+#define NO_TIMELINE_INSTANCE_NEXT(X)                                                                      \
+  X(EnumerateDeviceExtensionProperties) X(GetPhysicalDeviceFeatures2) X(GetPhysicalDeviceFeatures2KHR)     \
+  X(GetPhysicalDeviceProperties2) X(GetPhysicalDeviceProperties2KHR) X(GetPhysicalDeviceQueueFamilyProperties) \
+  X(GetPhysicalDeviceQueueFamilyProperties2) X(GetPhysicalDeviceQueueFamilyProperties2KHR)                \
+  X(GetPhysicalDeviceExternalSemaphoreProperties)
+#define NO_TIMELINE_DEVICE_NEXT(X)                                                                           \
+  X(GetDeviceQueue) X(GetDeviceQueue2) X(QueueWaitIdle) X(WaitForFences) X(CreateFence) X(GetFenceStatus)   \
+  X(CreateSemaphore) X(QueueSubmit) X(QueueSubmit2) X(QueueSubmit2KHR) X(QueueBindSparse) X(QueuePresentKHR)
 struct Next {
-  PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties = nullptr;
-  PFN_vkGetPhysicalDeviceFeatures2 GetPhysicalDeviceFeatures2 = nullptr;
-  PFN_vkGetPhysicalDeviceFeatures2 GetPhysicalDeviceFeatures2KHR = nullptr;
-  PFN_vkGetPhysicalDeviceProperties2 GetPhysicalDeviceProperties2 = nullptr;
-  PFN_vkGetPhysicalDeviceProperties2 GetPhysicalDeviceProperties2KHR = nullptr;
-  PFN_vkGetPhysicalDeviceExternalSemaphoreProperties GetPhysicalDeviceExternalSemaphoreProperties = nullptr;
-  PFN_vkCreateSemaphore CreateSemaphore = nullptr;
-  PFN_vkQueueSubmit QueueSubmit = nullptr;
-  PFN_vkQueueSubmit2 QueueSubmit2 = nullptr;
-  PFN_vkQueueSubmit2 QueueSubmit2KHR = nullptr;
-  PFN_vkQueueBindSparse QueueBindSparse = nullptr;
-  PFN_vkQueuePresentKHR QueuePresentKHR = nullptr;
-  PFN_vkGetPhysicalDeviceQueueFamilyProperties GetPhysicalDeviceQueueFamilyProperties = nullptr;
-  PFN_vkGetPhysicalDeviceQueueFamilyProperties2 GetPhysicalDeviceQueueFamilyProperties2 = nullptr;
-  PFN_vkGetPhysicalDeviceQueueFamilyProperties2 GetPhysicalDeviceQueueFamilyProperties2KHR = nullptr;
-  PFN_vkGetDeviceQueue GetDeviceQueue = nullptr;
-  PFN_vkGetDeviceQueue2 GetDeviceQueue2 = nullptr;
-  PFN_vkQueueWaitIdle QueueWaitIdle = nullptr;
-  PFN_vkWaitForFences WaitForFences = nullptr;
-  PFN_vkCreateFence CreateFence = nullptr;
-  PFN_vkGetFenceStatus GetFenceStatus = nullptr;
+  NO_TIMELINE_INSTANCE_NEXT(BINDERY_TEST_LAYER_NEXT_MEMBER)
+  NO_TIMELINE_DEVICE_NEXT(BINDERY_TEST_LAYER_NEXT_MEMBER)
 } g_next;
 
 // Holds (bindery_no_timeline_hold): the next call of an armed kind blocks until the test
@@ -215,20 +205,15 @@ VKAPI_ATTR VkResult VKAPI_CALL EnumerateDeviceExtensionProperties(VkPhysicalDevi
   return out < kept ? VK_INCOMPLETE : VK_SUCCESS;
 }
 
-VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceFeatures2(VkPhysicalDevice pd, VkPhysicalDeviceFeatures2* f) {
-  g_next.GetPhysicalDeviceFeatures2(pd, f);
+// Each command below serves its core name and its KHR alias: `next` is the one it calls.
+template <PFN_vkGetPhysicalDeviceFeatures2 Next::*next>
+VKAPI_ATTR void VKAPI_CALL GetFeatures2(VkPhysicalDevice pd, VkPhysicalDeviceFeatures2* f) {
+  (g_next.*next)(pd, f);
   HideFeature(f->pNext);
 }
-VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceFeatures2KHR(VkPhysicalDevice pd, VkPhysicalDeviceFeatures2* f) {
-  g_next.GetPhysicalDeviceFeatures2KHR(pd, f);
-  HideFeature(f->pNext);
-}
-VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceProperties2(VkPhysicalDevice pd, VkPhysicalDeviceProperties2* p) {
-  g_next.GetPhysicalDeviceProperties2(pd, p);
-  HideLimit(p->pNext);
-}
-VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceProperties2KHR(VkPhysicalDevice pd, VkPhysicalDeviceProperties2* p) {
-  g_next.GetPhysicalDeviceProperties2KHR(pd, p);
+template <PFN_vkGetPhysicalDeviceProperties2 Next::*next>
+VKAPI_ATTR void VKAPI_CALL GetProperties2(VkPhysicalDevice pd, VkPhysicalDeviceProperties2* p) {
+  (g_next.*next)(pd, p);
   HideLimit(p->pNext);
 }
 VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceExternalSemaphoreProperties(
@@ -276,15 +261,10 @@ void CheckSubmit2(uint32_t count, const VkSubmitInfo2* submits) {
   }
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits,
-                                            VkFence fence) {
+template <PFN_vkQueueSubmit2 Next::*next>
+VKAPI_ATTR VkResult VKAPI_CALL Submit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits, VkFence fence) {
   CheckSubmit2(count, submits);
-  return SubmitOnRealQueue(queue, [&](VkQueue real) { return g_next.QueueSubmit2(real, count, submits, fence); });
-}
-VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2KHR(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits,
-                                               VkFence fence) {
-  CheckSubmit2(count, submits);
-  return SubmitOnRealQueue(queue, [&](VkQueue real) { return g_next.QueueSubmit2KHR(real, count, submits, fence); });
+  return SubmitOnRealQueue(queue, [&](VkQueue real) { return (g_next.*next)(real, count, submits, fence); });
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, const VkBindSparseInfo* infos,
@@ -401,14 +381,10 @@ VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceQueueFamilyProperties(VkPhysicalDevi
   g_next.GetPhysicalDeviceQueueFamilyProperties(pd, count, props);
   for (uint32_t i = 0; props != nullptr && i < *count; ++i) RaiseQueueCount(props[i]);
 }
-VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceQueueFamilyProperties2(VkPhysicalDevice pd, uint32_t* count,
-                                                                  VkQueueFamilyProperties2* props) {
-  g_next.GetPhysicalDeviceQueueFamilyProperties2(pd, count, props);
-  for (uint32_t i = 0; props != nullptr && i < *count; ++i) RaiseQueueCount(props[i].queueFamilyProperties);
-}
-VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceQueueFamilyProperties2KHR(VkPhysicalDevice pd, uint32_t* count,
-                                                                     VkQueueFamilyProperties2* props) {
-  g_next.GetPhysicalDeviceQueueFamilyProperties2KHR(pd, count, props);
+template <PFN_vkGetPhysicalDeviceQueueFamilyProperties2 Next::*next>
+VKAPI_ATTR void VKAPI_CALL GetQueueFamilyProperties2(VkPhysicalDevice pd, uint32_t* count,
+                                                     VkQueueFamilyProperties2* props) {
+  (g_next.*next)(pd, count, props);
   for (uint32_t i = 0; props != nullptr && i < *count; ++i) RaiseQueueCount(props[i].queueFamilyProperties);
 }
 
@@ -451,18 +427,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceC
   }
   const VkResult r = bindery::test_layer::CreateDeviceBelow(pd, &clamped, alloc, out, &g_gdpa);
   if (r != VK_SUCCESS) return r;
-  g_next.GetDeviceQueue = reinterpret_cast<PFN_vkGetDeviceQueue>(g_gdpa(*out, "vkGetDeviceQueue"));
-  g_next.GetDeviceQueue2 = reinterpret_cast<PFN_vkGetDeviceQueue2>(g_gdpa(*out, "vkGetDeviceQueue2"));
-  g_next.QueueWaitIdle = reinterpret_cast<PFN_vkQueueWaitIdle>(g_gdpa(*out, "vkQueueWaitIdle"));
-  g_next.WaitForFences = reinterpret_cast<PFN_vkWaitForFences>(g_gdpa(*out, "vkWaitForFences"));
-  g_next.CreateFence = reinterpret_cast<PFN_vkCreateFence>(g_gdpa(*out, "vkCreateFence"));
-  g_next.GetFenceStatus = reinterpret_cast<PFN_vkGetFenceStatus>(g_gdpa(*out, "vkGetFenceStatus"));
-  g_next.CreateSemaphore = reinterpret_cast<PFN_vkCreateSemaphore>(g_gdpa(*out, "vkCreateSemaphore"));
-  g_next.QueueSubmit = reinterpret_cast<PFN_vkQueueSubmit>(g_gdpa(*out, "vkQueueSubmit"));
-  g_next.QueueSubmit2 = reinterpret_cast<PFN_vkQueueSubmit2>(g_gdpa(*out, "vkQueueSubmit2"));
-  g_next.QueueSubmit2KHR = reinterpret_cast<PFN_vkQueueSubmit2>(g_gdpa(*out, "vkQueueSubmit2KHR"));
-  g_next.QueueBindSparse = reinterpret_cast<PFN_vkQueueBindSparse>(g_gdpa(*out, "vkQueueBindSparse"));
-  g_next.QueuePresentKHR = reinterpret_cast<PFN_vkQueuePresentKHR>(g_gdpa(*out, "vkQueuePresentKHR"));
+  BINDERY_TEST_LAYER_LOAD_NEXT(NO_TIMELINE_DEVICE_NEXT, g_next, g_gdpa, *out);
   return r;
 }
 
@@ -473,25 +438,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, co
   g_keep_timelines = KeepTimelines();
   const VkResult r = bindery::test_layer::CreateInstanceBelow(ci, alloc, out, &g_gipa);
   if (r != VK_SUCCESS) return r;
-  auto load = [&](const char* name) { return g_gipa(*out, name); };
-  g_next.EnumerateDeviceExtensionProperties =
-      reinterpret_cast<PFN_vkEnumerateDeviceExtensionProperties>(load("vkEnumerateDeviceExtensionProperties"));
-  g_next.GetPhysicalDeviceFeatures2 =
-      reinterpret_cast<PFN_vkGetPhysicalDeviceFeatures2>(load("vkGetPhysicalDeviceFeatures2"));
-  g_next.GetPhysicalDeviceFeatures2KHR =
-      reinterpret_cast<PFN_vkGetPhysicalDeviceFeatures2>(load("vkGetPhysicalDeviceFeatures2KHR"));
-  g_next.GetPhysicalDeviceProperties2 =
-      reinterpret_cast<PFN_vkGetPhysicalDeviceProperties2>(load("vkGetPhysicalDeviceProperties2"));
-  g_next.GetPhysicalDeviceProperties2KHR =
-      reinterpret_cast<PFN_vkGetPhysicalDeviceProperties2>(load("vkGetPhysicalDeviceProperties2KHR"));
-  g_next.GetPhysicalDeviceExternalSemaphoreProperties = reinterpret_cast<PFN_vkGetPhysicalDeviceExternalSemaphoreProperties>(
-      load("vkGetPhysicalDeviceExternalSemaphoreProperties"));
-  g_next.GetPhysicalDeviceQueueFamilyProperties =
-      reinterpret_cast<PFN_vkGetPhysicalDeviceQueueFamilyProperties>(load("vkGetPhysicalDeviceQueueFamilyProperties"));
-  g_next.GetPhysicalDeviceQueueFamilyProperties2 =
-      reinterpret_cast<PFN_vkGetPhysicalDeviceQueueFamilyProperties2>(load("vkGetPhysicalDeviceQueueFamilyProperties2"));
-  g_next.GetPhysicalDeviceQueueFamilyProperties2KHR = reinterpret_cast<PFN_vkGetPhysicalDeviceQueueFamilyProperties2>(
-      load("vkGetPhysicalDeviceQueueFamilyProperties2KHR"));
+  BINDERY_TEST_LAYER_LOAD_NEXT(NO_TIMELINE_INSTANCE_NEXT, g_next, g_gipa, *out);
   return r;
 }
 
@@ -514,8 +461,8 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, cons
   BINDERY_TEST_LAYER_ENTRY(GetDeviceProcAddr);
   BINDERY_TEST_LAYER_ENTRY(CreateSemaphore);
   BINDERY_TEST_LAYER_ENTRY(QueueSubmit);
-  BINDERY_TEST_LAYER_ENTRY_IF(QueueSubmit2, g_next.QueueSubmit2);
-  BINDERY_TEST_LAYER_ENTRY_IF(QueueSubmit2KHR, g_next.QueueSubmit2KHR);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(QueueSubmit2, Submit2<&Next::QueueSubmit2>, g_next.QueueSubmit2);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(QueueSubmit2KHR, Submit2<&Next::QueueSubmit2KHR>, g_next.QueueSubmit2KHR);
   BINDERY_TEST_LAYER_ENTRY(QueueBindSparse);
   BINDERY_TEST_LAYER_ENTRY(WaitForFences);
   BINDERY_TEST_LAYER_ENTRY(CreateFence);
@@ -525,20 +472,19 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, cons
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetInstanceProcAddr(VkInstance instance, const char* name) {
-  BINDERY_TEST_LAYER_ENTRY(GetInstanceProcAddr);
-  BINDERY_TEST_LAYER_ENTRY(CreateInstance);
-  BINDERY_TEST_LAYER_ENTRY(CreateDevice);
-  BINDERY_TEST_LAYER_ENTRY(GetDeviceProcAddr);
+  BINDERY_TEST_LAYER_LOADER_ENTRIES();
   BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceQueueFamilyProperties);
   if (KeepTimelines()) return g_gipa == nullptr ? nullptr : g_gipa(instance, name);
   BINDERY_TEST_LAYER_ENTRY(EnumerateDeviceExtensionProperties);
-  BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceFeatures2);
-  BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceFeatures2KHR);
-  BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceProperties2);
-  BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceProperties2KHR);
+  BINDERY_TEST_LAYER_ENTRY_AS(GetPhysicalDeviceFeatures2, GetFeatures2<&Next::GetPhysicalDeviceFeatures2>);
+  BINDERY_TEST_LAYER_ENTRY_AS(GetPhysicalDeviceFeatures2KHR, GetFeatures2<&Next::GetPhysicalDeviceFeatures2KHR>);
+  BINDERY_TEST_LAYER_ENTRY_AS(GetPhysicalDeviceProperties2, GetProperties2<&Next::GetPhysicalDeviceProperties2>);
+  BINDERY_TEST_LAYER_ENTRY_AS(GetPhysicalDeviceProperties2KHR, GetProperties2<&Next::GetPhysicalDeviceProperties2KHR>);
   BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceExternalSemaphoreProperties);
-  BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceQueueFamilyProperties2);
-  BINDERY_TEST_LAYER_ENTRY(GetPhysicalDeviceQueueFamilyProperties2KHR);
+  BINDERY_TEST_LAYER_ENTRY_AS(GetPhysicalDeviceQueueFamilyProperties2,
+                              GetQueueFamilyProperties2<&Next::GetPhysicalDeviceQueueFamilyProperties2>);
+  BINDERY_TEST_LAYER_ENTRY_AS(GetPhysicalDeviceQueueFamilyProperties2KHR,
+                              GetQueueFamilyProperties2<&Next::GetPhysicalDeviceQueueFamilyProperties2KHR>);
   if (IsTimelineCall(name)) return nullptr;
   return g_gipa == nullptr ? nullptr : g_gipa(instance, name);
 }

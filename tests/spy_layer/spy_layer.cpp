@@ -20,21 +20,13 @@ struct Link {
 };
 
 // The next layer's device functions the spy records (one device with the spy at a time).
+#define SPY_DEVICE_NEXT(X)                                                                                 \
+  X(CreateBuffer) X(GetDeviceBufferMemoryRequirements) X(GetDeviceBufferMemoryRequirementsKHR)           \
+  X(GetBufferDeviceAddress) X(GetBufferDeviceAddressKHR) X(GetBufferDeviceAddressEXT) X(AllocateMemory)  \
+  X(FreeMemory) X(BindBufferMemory) X(BindBufferMemory2) X(BindBufferMemory2KHR) X(CmdCopyBuffer)        \
+  X(CmdCopyBuffer2) X(CmdCopyBuffer2KHR)
 struct NextDevice {
-  PFN_vkCreateBuffer CreateBuffer = nullptr;
-  PFN_vkGetDeviceBufferMemoryRequirements GetDeviceBufferMemoryRequirements = nullptr;
-  PFN_vkGetDeviceBufferMemoryRequirements GetDeviceBufferMemoryRequirementsKHR = nullptr;
-  PFN_vkGetBufferDeviceAddress GetBufferDeviceAddress = nullptr;
-  PFN_vkGetBufferDeviceAddress GetBufferDeviceAddressKHR = nullptr;
-  PFN_vkGetBufferDeviceAddress GetBufferDeviceAddressEXT = nullptr;
-  PFN_vkAllocateMemory AllocateMemory = nullptr;
-  PFN_vkFreeMemory FreeMemory = nullptr;
-  PFN_vkBindBufferMemory BindBufferMemory = nullptr;
-  PFN_vkBindBufferMemory2 BindBufferMemory2 = nullptr;
-  PFN_vkBindBufferMemory2 BindBufferMemory2KHR = nullptr;
-  PFN_vkCmdCopyBuffer CmdCopyBuffer = nullptr;
-  PFN_vkCmdCopyBuffer2 CmdCopyBuffer2 = nullptr;
-  PFN_vkCmdCopyBuffer2 CmdCopyBuffer2KHR = nullptr;
+  SPY_DEVICE_NEXT(BINDERY_TEST_LAYER_NEXT_MEMBER)
 };
 
 std::mutex g_mutex;
@@ -70,13 +62,25 @@ void AddEvent(const SpyEvent& event) {
   g_events.push_back(event);
 }
 
+// An event of `kind` about `handle`, with the create or copy info the call carried.
+SpyEvent Event(uint32_t kind, uint64_t handle, const void* info = nullptr, const void* pnext = nullptr) {
+  SpyEvent e{};
+  e.kind = kind;
+  e.handle = handle;
+  e.info = info;
+  e.pnext = pnext;
+  return e;
+}
+
+template <typename Handle>
+uint64_t Bits(Handle handle) {
+  return reinterpret_cast<uint64_t>(handle);
+}
+
 // The usage the driver honours: VkBufferUsageFlags2CreateInfoKHR's where chained
 // (maintenance5: then VkBufferCreateInfo::usage is ignored), else the legacy field.
 SpyEvent BufferEvent(uint32_t kind, const VkBufferCreateInfo* ci) {
-  SpyEvent e{};
-  e.kind = kind;
-  e.info = ci;
-  e.pnext = ci->pNext;
+  SpyEvent e = Event(kind, 0, ci, ci->pNext);
   e.legacy_usage = ci->usage;
   e.usage = ci->usage;
   for (auto* s = static_cast<const VkBaseInStructure*>(ci->pNext); s != nullptr; s = s->pNext) {
@@ -95,7 +99,7 @@ VKAPI_ATTR VkResult VKAPI_CALL SpyCreateBuffer(VkDevice device, const VkBufferCr
                                                const VkAllocationCallbacks* alloc, VkBuffer* out) {
   const VkResult result = g_next.CreateBuffer(device, ci, alloc, out);
   SpyEvent e = BufferEvent(kSpyCreateBuffer, ci);
-  e.handle = result == VK_SUCCESS ? reinterpret_cast<uint64_t>(*out) : 0;
+  e.handle = result == VK_SUCCESS ? Bits(*out) : 0;
   AddEvent(e);
   return result;
 }
@@ -104,76 +108,44 @@ void RecordRequirements(const VkDeviceBufferMemoryRequirements* info) {
   if (info != nullptr && info->pCreateInfo != nullptr) AddEvent(BufferEvent(kSpyDeviceBufferRequirements, info->pCreateInfo));
 }
 
+// The commands below with extension aliases have one body each: `next` is the name's
+// pointer in the next layer.
+template <PFN_vkGetDeviceBufferMemoryRequirements NextDevice::*next>
 VKAPI_ATTR void VKAPI_CALL SpyGetDeviceBufferMemoryRequirements(VkDevice device,
                                                                 const VkDeviceBufferMemoryRequirements* info,
                                                                 VkMemoryRequirements2* out) {
   RecordRequirements(info);
-  g_next.GetDeviceBufferMemoryRequirements(device, info, out);
+  (g_next.*next)(device, info, out);
 }
 
-VKAPI_ATTR void VKAPI_CALL SpyGetDeviceBufferMemoryRequirementsKHR(VkDevice device,
-                                                                   const VkDeviceBufferMemoryRequirements* info,
-                                                                   VkMemoryRequirements2* out) {
-  RecordRequirements(info);
-  g_next.GetDeviceBufferMemoryRequirementsKHR(device, info, out);
-}
-
-void RecordAddress(const VkBufferDeviceAddressInfo* info) {
-  SpyEvent e{};
-  e.kind = kSpyGetBufferAddress;
-  e.handle = reinterpret_cast<uint64_t>(info->buffer);
-  AddEvent(e);
-}
-
+template <PFN_vkGetBufferDeviceAddress NextDevice::*next>
 VKAPI_ATTR VkDeviceAddress VKAPI_CALL SpyGetBufferDeviceAddress(VkDevice device, const VkBufferDeviceAddressInfo* info) {
-  RecordAddress(info);
-  return g_next.GetBufferDeviceAddress(device, info);
-}
-
-VKAPI_ATTR VkDeviceAddress VKAPI_CALL SpyGetBufferDeviceAddressKHR(VkDevice device,
-                                                                   const VkBufferDeviceAddressInfo* info) {
-  RecordAddress(info);
-  return g_next.GetBufferDeviceAddressKHR(device, info);
-}
-
-VKAPI_ATTR VkDeviceAddress VKAPI_CALL SpyGetBufferDeviceAddressEXT(VkDevice device,
-                                                                   const VkBufferDeviceAddressInfo* info) {
-  RecordAddress(info);
-  return g_next.GetBufferDeviceAddressEXT(device, info);
+  AddEvent(Event(kSpyGetBufferAddress, Bits(info->buffer)));
+  return (g_next.*next)(device, info);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL SpyAllocateMemory(VkDevice device, const VkMemoryAllocateInfo* info,
                                                  const VkAllocationCallbacks* alloc, VkDeviceMemory* out) {
-  SpyEvent e{};
-  e.kind = kSpyAllocateMemory;
-  e.info = info;
-  e.pnext = info->pNext;
+  SpyEvent e = Event(kSpyAllocateMemory, 0, info, info->pNext);
   for (auto* s = static_cast<const VkBaseInStructure*>(info->pNext); s != nullptr; s = s->pNext) {
     if (s->sType == VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO) {
       e.flags |= reinterpret_cast<const VkMemoryAllocateFlagsInfo*>(s)->flags;
     }
   }
   const VkResult result = g_next.AllocateMemory(device, info, alloc, out);
-  e.handle = result == VK_SUCCESS ? reinterpret_cast<uint64_t>(*out) : 0;
+  e.handle = result == VK_SUCCESS ? Bits(*out) : 0;
   AddEvent(e);
   return result;
 }
 
 VKAPI_ATTR void VKAPI_CALL SpyFreeMemory(VkDevice device, VkDeviceMemory memory, const VkAllocationCallbacks* alloc) {
-  if (memory != VK_NULL_HANDLE) {
-    SpyEvent e{};
-    e.kind = kSpyFreeMemory;
-    e.handle = reinterpret_cast<uint64_t>(memory);
-    AddEvent(e);
-  }
+  if (memory != VK_NULL_HANDLE) AddEvent(Event(kSpyFreeMemory, Bits(memory)));
   g_next.FreeMemory(device, memory, alloc);
 }
 
 void RecordBind(VkBuffer buffer, VkDeviceMemory memory) {
-  SpyEvent e{};
-  e.kind = kSpyBindBufferMemory;
-  e.handle = reinterpret_cast<uint64_t>(buffer);
-  e.other = reinterpret_cast<uint64_t>(memory);
+  SpyEvent e = Event(kSpyBindBufferMemory, Bits(buffer));
+  e.other = Bits(memory);
   AddEvent(e);
 }
 
@@ -183,59 +155,37 @@ VKAPI_ATTR VkResult VKAPI_CALL SpyBindBufferMemory(VkDevice device, VkBuffer buf
   return g_next.BindBufferMemory(device, buffer, memory, offset);
 }
 
+template <PFN_vkBindBufferMemory2 NextDevice::*next>
 VKAPI_ATTR VkResult VKAPI_CALL SpyBindBufferMemory2(VkDevice device, uint32_t count,
                                                     const VkBindBufferMemoryInfo* infos) {
   for (uint32_t i = 0; i < count; ++i) RecordBind(infos[i].buffer, infos[i].memory);
-  return g_next.BindBufferMemory2(device, count, infos);
+  return (g_next.*next)(device, count, infos);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL SpyBindBufferMemory2KHR(VkDevice device, uint32_t count,
-                                                       const VkBindBufferMemoryInfo* infos) {
-  for (uint32_t i = 0; i < count; ++i) RecordBind(infos[i].buffer, infos[i].memory);
-  return g_next.BindBufferMemory2KHR(device, count, infos);
+void RecordCopy(const VkCopyBufferInfo2* info, VkBuffer dst, uint32_t count, const void* regions) {
+  SpyEvent e = Event(info == nullptr ? kSpyCmdCopyBuffer : kSpyCmdCopyBuffer2, Bits(dst), info,
+                     info == nullptr ? nullptr : info->pNext);
+  e.count = count;
+  e.regions = regions;
+  AddEvent(e);
 }
 
 VKAPI_ATTR void VKAPI_CALL SpyCmdCopyBuffer(VkCommandBuffer cb, VkBuffer src, VkBuffer dst, uint32_t count,
                                             const VkBufferCopy* regions) {
-  SpyEvent e{};
-  e.kind = kSpyCmdCopyBuffer;
-  e.count = count;
-  e.regions = regions;
-  e.handle = reinterpret_cast<uint64_t>(dst);
-  AddEvent(e);
+  RecordCopy(nullptr, dst, count, regions);
   g_next.CmdCopyBuffer(cb, src, dst, count, regions);
 }
 
-void RecordCopy2(const VkCopyBufferInfo2* info) {
-  SpyEvent e{};
-  e.kind = kSpyCmdCopyBuffer2;
-  e.info = info;
-  e.pnext = info->pNext;
-  e.regions = info->pRegions;
-  e.count = info->regionCount;
-  e.handle = reinterpret_cast<uint64_t>(info->dstBuffer);
-  AddEvent(e);
-}
-
+template <PFN_vkCmdCopyBuffer2 NextDevice::*next>
 VKAPI_ATTR void VKAPI_CALL SpyCmdCopyBuffer2(VkCommandBuffer cb, const VkCopyBufferInfo2* info) {
-  RecordCopy2(info);
-  g_next.CmdCopyBuffer2(cb, info);
-}
-
-VKAPI_ATTR void VKAPI_CALL SpyCmdCopyBuffer2KHR(VkCommandBuffer cb, const VkCopyBufferInfo2* info) {
-  RecordCopy2(info);
-  g_next.CmdCopyBuffer2KHR(cb, info);
+  RecordCopy(info, info->dstBuffer, info->regionCount, info->pRegions);
+  (g_next.*next)(cb, info);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL SpyCreateInstance(const VkInstanceCreateInfo* ci, const VkAllocationCallbacks* alloc,
                                                  VkInstance* out) {
   Record(kSpyInstanceChain, ci->pNext);
   return bindery::test_layer::CreateInstanceBelow(ci, alloc, out, &g_instance_link.gipa);
-}
-
-template <typename Fn>
-void LoadNext(VkDevice device, const char* name, Fn* out) {
-  *out = reinterpret_cast<Fn>(g_device_link.gdpa(device, name));
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL SpyCreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo* ci,
@@ -248,82 +198,52 @@ VKAPI_ATTR VkResult VKAPI_CALL SpyCreateDevice(VkPhysicalDevice pd, const VkDevi
     g_events.clear();
   }
   g_next = {};
-  LoadNext(*out, "vkCreateBuffer", &g_next.CreateBuffer);
-  LoadNext(*out, "vkGetDeviceBufferMemoryRequirements", &g_next.GetDeviceBufferMemoryRequirements);
-  LoadNext(*out, "vkGetDeviceBufferMemoryRequirementsKHR", &g_next.GetDeviceBufferMemoryRequirementsKHR);
-  LoadNext(*out, "vkGetBufferDeviceAddress", &g_next.GetBufferDeviceAddress);
-  LoadNext(*out, "vkGetBufferDeviceAddressKHR", &g_next.GetBufferDeviceAddressKHR);
-  LoadNext(*out, "vkGetBufferDeviceAddressEXT", &g_next.GetBufferDeviceAddressEXT);
-  LoadNext(*out, "vkAllocateMemory", &g_next.AllocateMemory);
-  LoadNext(*out, "vkFreeMemory", &g_next.FreeMemory);
-  LoadNext(*out, "vkBindBufferMemory", &g_next.BindBufferMemory);
-  LoadNext(*out, "vkBindBufferMemory2", &g_next.BindBufferMemory2);
-  LoadNext(*out, "vkBindBufferMemory2KHR", &g_next.BindBufferMemory2KHR);
-  LoadNext(*out, "vkCmdCopyBuffer", &g_next.CmdCopyBuffer);
-  LoadNext(*out, "vkCmdCopyBuffer2", &g_next.CmdCopyBuffer2);
-  LoadNext(*out, "vkCmdCopyBuffer2KHR", &g_next.CmdCopyBuffer2KHR);
+  BINDERY_TEST_LAYER_LOAD_NEXT(SPY_DEVICE_NEXT, g_next, g_device_link.gdpa, *out);
   return result;
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL SpyGetInstanceProcAddr(VkInstance instance, const char* name);
 
-// Ours where the next layer has the function too; else the next layer's answer.
+// Ours where the next layer has the function too; else nullptr (the next layer's answer).
 PFN_vkVoidFunction SpyDeviceFunction(const char* name) {
-  struct Entry {
-    const char* name;
-    PFN_vkVoidFunction ours;
-    const void* next;
-  };
-  const Entry entries[] = {
-      {"vkCreateBuffer", reinterpret_cast<PFN_vkVoidFunction>(&SpyCreateBuffer),
-       reinterpret_cast<const void*>(g_next.CreateBuffer)},
-      {"vkGetDeviceBufferMemoryRequirements", reinterpret_cast<PFN_vkVoidFunction>(&SpyGetDeviceBufferMemoryRequirements),
-       reinterpret_cast<const void*>(g_next.GetDeviceBufferMemoryRequirements)},
-      {"vkGetDeviceBufferMemoryRequirementsKHR",
-       reinterpret_cast<PFN_vkVoidFunction>(&SpyGetDeviceBufferMemoryRequirementsKHR),
-       reinterpret_cast<const void*>(g_next.GetDeviceBufferMemoryRequirementsKHR)},
-      {"vkGetBufferDeviceAddress", reinterpret_cast<PFN_vkVoidFunction>(&SpyGetBufferDeviceAddress),
-       reinterpret_cast<const void*>(g_next.GetBufferDeviceAddress)},
-      {"vkGetBufferDeviceAddressKHR", reinterpret_cast<PFN_vkVoidFunction>(&SpyGetBufferDeviceAddressKHR),
-       reinterpret_cast<const void*>(g_next.GetBufferDeviceAddressKHR)},
-      {"vkGetBufferDeviceAddressEXT", reinterpret_cast<PFN_vkVoidFunction>(&SpyGetBufferDeviceAddressEXT),
-       reinterpret_cast<const void*>(g_next.GetBufferDeviceAddressEXT)},
-      {"vkAllocateMemory", reinterpret_cast<PFN_vkVoidFunction>(&SpyAllocateMemory),
-       reinterpret_cast<const void*>(g_next.AllocateMemory)},
-      {"vkFreeMemory", reinterpret_cast<PFN_vkVoidFunction>(&SpyFreeMemory),
-       reinterpret_cast<const void*>(g_next.FreeMemory)},
-      {"vkBindBufferMemory", reinterpret_cast<PFN_vkVoidFunction>(&SpyBindBufferMemory),
-       reinterpret_cast<const void*>(g_next.BindBufferMemory)},
-      {"vkBindBufferMemory2", reinterpret_cast<PFN_vkVoidFunction>(&SpyBindBufferMemory2),
-       reinterpret_cast<const void*>(g_next.BindBufferMemory2)},
-      {"vkBindBufferMemory2KHR", reinterpret_cast<PFN_vkVoidFunction>(&SpyBindBufferMemory2KHR),
-       reinterpret_cast<const void*>(g_next.BindBufferMemory2KHR)},
-      {"vkCmdCopyBuffer", reinterpret_cast<PFN_vkVoidFunction>(&SpyCmdCopyBuffer),
-       reinterpret_cast<const void*>(g_next.CmdCopyBuffer)},
-      {"vkCmdCopyBuffer2", reinterpret_cast<PFN_vkVoidFunction>(&SpyCmdCopyBuffer2),
-       reinterpret_cast<const void*>(g_next.CmdCopyBuffer2)},
-      {"vkCmdCopyBuffer2KHR", reinterpret_cast<PFN_vkVoidFunction>(&SpyCmdCopyBuffer2KHR),
-       reinterpret_cast<const void*>(g_next.CmdCopyBuffer2KHR)},
-  };
-  for (const Entry& e : entries) {
-    if (std::strcmp(e.name, name) == 0 && e.next != nullptr) return e.ours;
-  }
+  using N = NextDevice;
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(CreateBuffer, SpyCreateBuffer, g_next.CreateBuffer);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(GetDeviceBufferMemoryRequirements,
+                                 SpyGetDeviceBufferMemoryRequirements<&N::GetDeviceBufferMemoryRequirements>,
+                                 g_next.GetDeviceBufferMemoryRequirements);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(GetDeviceBufferMemoryRequirementsKHR,
+                                 SpyGetDeviceBufferMemoryRequirements<&N::GetDeviceBufferMemoryRequirementsKHR>,
+                                 g_next.GetDeviceBufferMemoryRequirementsKHR);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(GetBufferDeviceAddress, SpyGetBufferDeviceAddress<&N::GetBufferDeviceAddress>,
+                                 g_next.GetBufferDeviceAddress);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(GetBufferDeviceAddressKHR, SpyGetBufferDeviceAddress<&N::GetBufferDeviceAddressKHR>,
+                                 g_next.GetBufferDeviceAddressKHR);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(GetBufferDeviceAddressEXT, SpyGetBufferDeviceAddress<&N::GetBufferDeviceAddressEXT>,
+                                 g_next.GetBufferDeviceAddressEXT);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(AllocateMemory, SpyAllocateMemory, g_next.AllocateMemory);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(FreeMemory, SpyFreeMemory, g_next.FreeMemory);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(BindBufferMemory, SpyBindBufferMemory, g_next.BindBufferMemory);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(BindBufferMemory2, SpyBindBufferMemory2<&N::BindBufferMemory2>,
+                                 g_next.BindBufferMemory2);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(BindBufferMemory2KHR, SpyBindBufferMemory2<&N::BindBufferMemory2KHR>,
+                                 g_next.BindBufferMemory2KHR);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(CmdCopyBuffer, SpyCmdCopyBuffer, g_next.CmdCopyBuffer);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(CmdCopyBuffer2, SpyCmdCopyBuffer2<&N::CmdCopyBuffer2>, g_next.CmdCopyBuffer2);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(CmdCopyBuffer2KHR, SpyCmdCopyBuffer2<&N::CmdCopyBuffer2KHR>, g_next.CmdCopyBuffer2KHR);
   return nullptr;
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL SpyGetDeviceProcAddr(VkDevice device, const char* name) {
-  if (std::strcmp(name, "vkGetDeviceProcAddr") == 0) return reinterpret_cast<PFN_vkVoidFunction>(&SpyGetDeviceProcAddr);
+  BINDERY_TEST_LAYER_ENTRY_AS(GetDeviceProcAddr, SpyGetDeviceProcAddr);
   if (PFN_vkVoidFunction ours = SpyDeviceFunction(name)) return ours;
   return g_device_link.gdpa(device, name);
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL SpyGetInstanceProcAddr(VkInstance instance, const char* name) {
-  if (std::strcmp(name, "vkCreateInstance") == 0) return reinterpret_cast<PFN_vkVoidFunction>(&SpyCreateInstance);
-  if (std::strcmp(name, "vkCreateDevice") == 0) return reinterpret_cast<PFN_vkVoidFunction>(&SpyCreateDevice);
-  if (std::strcmp(name, "vkGetInstanceProcAddr") == 0) {
-    return reinterpret_cast<PFN_vkVoidFunction>(&SpyGetInstanceProcAddr);
-  }
-  if (std::strcmp(name, "vkGetDeviceProcAddr") == 0) return reinterpret_cast<PFN_vkVoidFunction>(&SpyGetDeviceProcAddr);
+  BINDERY_TEST_LAYER_ENTRY_AS(CreateInstance, SpyCreateInstance);
+  BINDERY_TEST_LAYER_ENTRY_AS(CreateDevice, SpyCreateDevice);
+  BINDERY_TEST_LAYER_ENTRY_AS(GetInstanceProcAddr, SpyGetInstanceProcAddr);
+  BINDERY_TEST_LAYER_ENTRY_AS(GetDeviceProcAddr, SpyGetDeviceProcAddr);
   return g_instance_link.gipa == nullptr ? nullptr : g_instance_link.gipa(instance, name);
 }
 

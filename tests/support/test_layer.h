@@ -74,8 +74,37 @@ inline VkResult Negotiate(VkNegotiateLayerInterface* v, PFN_vkGetInstanceProcAdd
   }
 
 // Inside a proc-addr function with `name`: this layer's function `fn` for "vk<fn>";
-// the _IF form only where `next` (the layer below's pointer) exists.
-#define BINDERY_TEST_LAYER_ENTRY(fn) \
-  if (std::strcmp(name, "vk" #fn) == 0) return reinterpret_cast<PFN_vkVoidFunction>(&fn)
-#define BINDERY_TEST_LAYER_ENTRY_IF(fn, next) \
-  if (std::strcmp(name, "vk" #fn) == 0 && (next) != nullptr) return reinterpret_cast<PFN_vkVoidFunction>(&fn)
+// the _IF form only where `next` (the layer below's pointer) exists. The _AS forms answer
+// "vk<api>" with `fn`: one body serving a command and its extension alias (a template
+// over the next-layer pointer it calls, instantiated once per name).
+#define BINDERY_TEST_LAYER_ENTRY_AS(api, fn) \
+  if (std::strcmp(name, "vk" #api) == 0) return reinterpret_cast<PFN_vkVoidFunction>(&fn)
+#define BINDERY_TEST_LAYER_ENTRY_AS_IF(api, fn, next) \
+  if (std::strcmp(name, "vk" #api) == 0 && (next) != nullptr) return reinterpret_cast<PFN_vkVoidFunction>(&fn)
+#define BINDERY_TEST_LAYER_ENTRY(fn) BINDERY_TEST_LAYER_ENTRY_AS(fn, fn)
+#define BINDERY_TEST_LAYER_ENTRY_IF(fn, next) BINDERY_TEST_LAYER_ENTRY_AS_IF(fn, fn, next)
+
+// The entries a test layer's GetInstanceProcAddr answers first, whatever it plays: its own
+// proc-addr functions and the two create functions the loader calls through it.
+#define BINDERY_TEST_LAYER_LOADER_ENTRIES()     \
+  BINDERY_TEST_LAYER_ENTRY(GetInstanceProcAddr); \
+  BINDERY_TEST_LAYER_ENTRY(CreateInstance);      \
+  BINDERY_TEST_LAYER_ENTRY(CreateDevice);        \
+  BINDERY_TEST_LAYER_ENTRY(GetDeviceProcAddr)
+
+
+// A test layer's pointers into the layer below, written once as a list macro
+// `LIST(X)` of command names without "vk" (core names and extension aliases alike):
+// `struct Next { LIST(BINDERY_TEST_LAYER_NEXT_MEMBER) };` declares them, and
+// BINDERY_TEST_LAYER_LOAD_NEXT fills them from the next layer's proc-addr function `gpa`
+// for `handle` (null where the layer below does not offer a name).
+#define BINDERY_TEST_LAYER_NEXT_MEMBER(fn) PFN_vk##fn fn = nullptr;
+#define BINDERY_TEST_LAYER_NEXT_LOAD_ONE(fn) \
+  bindery_next_table.fn = reinterpret_cast<PFN_vk##fn>(bindery_next_gpa(bindery_next_handle, "vk" #fn));
+#define BINDERY_TEST_LAYER_LOAD_NEXT(LIST, table, gpa, handle) \
+  do {                                                         \
+    auto& bindery_next_table = (table);                        \
+    const auto bindery_next_gpa = (gpa);                       \
+    const auto bindery_next_handle = (handle);                 \
+    LIST(BINDERY_TEST_LAYER_NEXT_LOAD_ONE)                     \
+  } while (false)

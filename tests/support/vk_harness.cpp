@@ -229,10 +229,13 @@ uint32_t VkHarness::FindMemoryType(uint32_t type_bits, VkMemoryPropertyFlags fla
   return UINT32_MAX;
 }
 
-HostBuffer VkHarness::CreateHostBuffer(VkDeviceSize size, VkBufferUsageFlags usage) {
+HostBuffer VkHarness::CreateHostBuffer(VkDeviceSize size, VkBufferUsageFlags usage,
+                                       VkExternalMemoryHandleTypeFlags export_handles) {
   HostBuffer b;
   b.size = size;
-  VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+  external.handleTypes = export_handles;
+  VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, export_handles != 0 ? &external : nullptr};
   bci.size = size;
   bci.usage = usage;
   bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
@@ -244,11 +247,13 @@ HostBuffer VkHarness::CreateHostBuffer(VkDeviceSize size, VkBufferUsageFlags usa
   if (vkCreateBuffer(device_, &bci, nullptr, &b.buffer) != VK_SUCCESS) return {};
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(device_, b.buffer, &req);
-  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  VkExportMemoryAllocateInfo export_info{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+  export_info.handleTypes = export_handles;
+  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, export_handles != 0 ? &export_info : nullptr};
   mai.allocationSize = req.size;
   mai.memoryTypeIndex =
       FindMemoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-  if (vkAllocateMemory(device_, &mai, nullptr, &b.memory) != VK_SUCCESS) {
+  if (mai.memoryTypeIndex == UINT32_MAX || vkAllocateMemory(device_, &mai, nullptr, &b.memory) != VK_SUCCESS) {
     vkDestroyBuffer(device_, b.buffer, nullptr);
     return {};
   }

@@ -91,7 +91,10 @@ class VkHarness {
   std::string BinderySummary() const;
   static std::string Format(const std::vector<Message>& messages);
 
-  HostBuffer CreateHostBuffer(VkDeviceSize size, VkBufferUsageFlags usage);
+  // A buffer on host-visible, coherent memory, mapped; empty when it could not be made.
+  // `export_handles`: the memory is exportable as those handle types (external memory).
+  HostBuffer CreateHostBuffer(VkDeviceSize size, VkBufferUsageFlags usage,
+                              VkExternalMemoryHandleTypeFlags export_handles = 0);
   void Destroy(HostBuffer& buffer);
   // `set_bindings` storage buffers in set 0, optional push-constant bytes.
   ComputeKernel CreateKernel(const uint32_t* spirv, size_t spirv_bytes, uint32_t set_bindings,

@@ -98,7 +98,7 @@ VkPipeline CreateComputePipeline(VkDevice device, VkPipelineLayout layout, const
 
 VkResult CreateGraphicsPipeline(VkDevice device, VkPipelineLayout layout, VkShaderModule vertex,
                                 VkShaderModule fragment, uint32_t width, uint32_t height, VkRenderPass render_pass,
-                                VkFormat color_format, VkPipeline* pipeline) {
+                                VkFormat color_format, VkPipeline* pipeline, uint32_t color_attachments) {
   VkPipelineShaderStageCreateInfo stages[2] = {{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
                                                {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
   stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
@@ -126,10 +126,10 @@ VkResult CreateGraphicsPipeline(VkDevice device, VkPipelineLayout layout, VkShad
   VkPipelineColorBlendAttachmentState blend_attachment{};
   blend_attachment.colorWriteMask = 0xf;
   VkPipelineColorBlendStateCreateInfo blend{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
-  blend.attachmentCount = 1;
+  blend.attachmentCount = color_attachments;
   blend.pAttachments = &blend_attachment;
   VkPipelineRenderingCreateInfo rendering{VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO};
-  rendering.colorAttachmentCount = 1;
+  rendering.colorAttachmentCount = color_attachments;
   rendering.pColorAttachmentFormats = &color_format;
   VkGraphicsPipelineCreateInfo info{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
   info.pNext = render_pass == VK_NULL_HANDLE ? &rendering : nullptr;
@@ -206,11 +206,36 @@ void RecordDispatch(VkCommandBuffer cb, VkPipeline pipeline, VkPipelineLayout la
   vkCmdDispatch(cb, groups_x, 1, 1);
 }
 
-void BarrierToHost(VkCommandBuffer cb, VkPipelineStageFlags src_stages, VkAccessFlags src_access) {
+VkResult SubmitAndWaitIdle(VkQueue queue, const std::vector<VkCommandBuffer>& cbs) {
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = static_cast<uint32_t>(cbs.size());
+  submit.pCommandBuffers = cbs.data();
+  const VkResult r = vkQueueSubmit(queue, 1, &submit, VK_NULL_HANDLE);
+  return r != VK_SUCCESS ? r : vkQueueWaitIdle(queue);
+}
+
+void RecordMemoryBarrier(VkCommandBuffer cb, VkPipelineStageFlags src_stages, VkAccessFlags src_access,
+                         VkPipelineStageFlags dst_stages, VkAccessFlags dst_access) {
   VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   barrier.srcAccessMask = src_access;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, src_stages, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+  barrier.dstAccessMask = dst_access;
+  vkCmdPipelineBarrier(cb, src_stages, dst_stages, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+}
+
+void BarrierToHost(VkCommandBuffer cb, VkPipelineStageFlags src_stages, VkAccessFlags src_access) {
+  RecordMemoryBarrier(cb, src_stages, src_access, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+}
+
+VkResult DeviceExtensionNames(VkPhysicalDevice pd, const char* layer, std::vector<std::string>* names) {
+  names->clear();
+  uint32_t n = 0;
+  VkResult r = vkEnumerateDeviceExtensionProperties(pd, layer, &n, nullptr);
+  if (r != VK_SUCCESS) return r;
+  std::vector<VkExtensionProperties> props(n);
+  r = vkEnumerateDeviceExtensionProperties(pd, layer, &n, props.data());
+  if (r != VK_SUCCESS) return r;
+  for (uint32_t i = 0; i < n; ++i) names->push_back(props[i].extensionName);
+  return VK_SUCCESS;
 }
 
 ObjectBag::~ObjectBag() { DestroyAll(); }

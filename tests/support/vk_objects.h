@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -56,10 +57,11 @@ VkPipeline CreateComputePipeline(VkDevice device, VkPipelineLayout layout, const
 // A vertex + fragment pipeline (entry points "main") drawing triangle lists without vertex
 // input, culling or blending into one colour attachment of `width` x `height`: subpass 0
 // of `render_pass`, or with `render_pass` VK_NULL_HANDLE, dynamic rendering to
-// `color_format`. Returns the driver's result; `*pipeline` is VK_NULL_HANDLE unless it succeeded.
+// `color_format`. `color_attachments` 0: a subpass without attachments (the shaders write
+// storage buffers). Returns the driver's result; `*pipeline` is VK_NULL_HANDLE unless it succeeded.
 VkResult CreateGraphicsPipeline(VkDevice device, VkPipelineLayout layout, VkShaderModule vertex,
                                 VkShaderModule fragment, uint32_t width, uint32_t height, VkRenderPass render_pass,
-                                VkFormat color_format, VkPipeline* pipeline);
+                                VkFormat color_format, VkPipeline* pipeline, uint32_t color_attachments = 1);
 VkDescriptorPool CreateDescriptorPool(VkDevice device, uint32_t max_sets, const PoolCounts& counts,
                                       VkDescriptorPoolCreateFlags flags = 0);
 VkDescriptorSet AllocateSet(VkDevice device, VkDescriptorPool pool, VkDescriptorSetLayout layout);
@@ -74,9 +76,20 @@ VkWriteDescriptorSet BufferWrite(VkDescriptorSet set, uint32_t binding, uint32_t
 // `groups_x` x 1 x 1 work groups.
 void RecordDispatch(VkCommandBuffer cb, VkPipeline pipeline, VkPipelineLayout layout,
                     const std::vector<VkDescriptorSet>& sets, uint32_t groups_x = 1);
+// Submits `cbs` (recorded and ended) in one batch on `queue` and waits for it to idle;
+// returns the first failure.
+VkResult SubmitAndWaitIdle(VkQueue queue, const std::vector<VkCommandBuffer>& cbs);
+// One global memory barrier: writes of `src_stages` / `src_access` made visible to
+// `dst_access` in `dst_stages`.
+void RecordMemoryBarrier(VkCommandBuffer cb, VkPipelineStageFlags src_stages, VkAccessFlags src_access,
+                         VkPipelineStageFlags dst_stages, VkAccessFlags dst_access);
 // Device writes of `src_stages` / `src_access` made visible to host reads.
 void BarrierToHost(VkCommandBuffer cb, VkPipelineStageFlags src_stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                    VkAccessFlags src_access = VK_ACCESS_SHADER_WRITE_BIT);
+
+// The names of the device extensions `layer` (nullptr: the whole chain) offers on `pd`;
+// returns the first enumeration call's failure, if any.
+VkResult DeviceExtensionNames(VkPhysicalDevice pd, const char* layer, std::vector<std::string>* names);
 
 // Owns Vulkan objects of one device and destroys them in reverse order of Keep.
 class ObjectBag {
