@@ -260,7 +260,7 @@ TEST(BindingsMemory, ARingRootPipelineWorksAfterItsLayoutIsDestroyed) {
   l.Destroy(d);
   h.DestroyDevice();
   EXPECT_VALIDATION_SILENT(h);
-  const std::string summary = Summary(h);
+  const std::string summary = h.BinderySummary();
   EXPECT_EQ(SummaryCounter(summary, "pipelines rewritten"), 1u) << summary;
   EXPECT_EQ(SummaryCounter(summary, "ring-root layout copies peak"), 2u) << summary;
 }
