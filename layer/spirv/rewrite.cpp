@@ -165,6 +165,13 @@ RewriteResult RewriteDescriptorsToPointers(const uint32_t* words, std::size_t wo
   if (options.broadcast_descriptor_index_models != 0) {
     result.report.broadcast_indices = BroadcastUniformDescriptorIndices(module, options.broadcast_descriptor_index_models);
   }
+  if (module.bound > kMaxIdBound) {
+    // The ids the pass added took a module near the parser's cap past it: the result could
+    // not be read back (by this library, and possibly not by a driver sized like it).
+    keep_original("the rewritten module's id bound " + std::to_string(module.bound) + " exceeds the limit " +
+                  std::to_string(kMaxIdBound));
+    return result;
+  }
   result.report.converted = true;
   result.module = module.Write();
   return result;
