@@ -36,7 +36,7 @@ void SetLoaderDefaults() {
   const char* lvp = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
   ::setenv("VK_ICD_FILENAMES", lvp, 0);
   ::setenv("VK_DRIVER_FILES", lvp, 0);
-  ::setenv("VK_ADD_LAYER_PATH", BINDERY_APIFUZZ_LAYER_PATH, 0);
+  ::setenv("VK_ADD_LAYER_PATH", BINDERY_APIFUZZ_LAYER_PATH ":" BINDERY_APIFUZZ_STANDIN_LAYER_PATH, 0);
   ::setenv("XDG_RUNTIME_DIR", "/tmp", 0);
 }
 
@@ -45,6 +45,7 @@ int Usage() {
                "usage: bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all]...\n"
                "                       [--jobs J] [--batch B] [--reduce] [--max-reduce M] [--save DIR]\n"
                "                       [--known FILE] [--hang-seconds S] [--time-limit S] [--progress-every P]\n"
+               "                       [--descriptor-indexing-standin]\n"
                "       bindery-apifuzz --print --seed N\n"
                "       bindery-apifuzz --case FILE... [--known FILE]\n"
                "       bindery-apifuzz --native-only --seed N --count K\n");
@@ -190,6 +191,8 @@ int main(int argc, char** argv) {
       print = true;
     } else if (a == "--dump") {
       print = dump = true;
+    } else if (a == "--descriptor-indexing-standin") {
+      ::setenv("BINDERY_APIFUZZ_DESCRIPTOR_INDEXING_STANDIN", "1", 1);  // children inherit it
     } else if (a == "--native-only") {
       native_only = true;
     } else if (a == "--case") {
