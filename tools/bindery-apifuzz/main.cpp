@@ -76,11 +76,16 @@ Known ReadKnown(const std::string& path) {
   return k;
 }
 
+// A case that needs the descriptor-indexing stand-in on lavapipe says so on this line.
+constexpr const char* kStandInCaseLine = "# descriptor-indexing-standin";
+
 std::string CaseText(const Program& p, const std::string& config, const std::string& failure) {
   std::ostringstream o;
   o << "# bindery-apifuzz regression case: seed " << p.seed << ", configuration " << config << "\n"
-    << "# config: " << config << "\n"
-    << "# failed with: " << failure << "\n#\n";
+    << "# config: " << config << "\n";
+  // Found on the stand-in for the descriptor-indexing features: it runs there again.
+  if (DescriptorIndexingStandIn()) o << kStandInCaseLine << "\n";
+  o << "# failed with: " << failure << "\n#\n";
   std::istringstream listing(Listing(p));
   for (std::string line; std::getline(listing, line);) o << "# " << line << "\n";
   o << "#\n" << Serialize(p);
@@ -96,8 +101,12 @@ std::string CaseConfig(const std::string& text) {
 
 int RunCases(const RunOptions& o, const std::vector<std::string>& files, const Known& known) {
   int failed = 0;
+  const bool standin_for_all = DescriptorIndexingStandIn();
   for (const std::string& f : files) {
     const std::string text = ReadFile(f);
+    // Each case on the device it was found on (the children inherit the choice).
+    const bool standin = standin_for_all || text.find(std::string(kStandInCaseLine) + "\n") != std::string::npos;
+    ::setenv("BINDERY_APIFUZZ_DESCRIPTOR_INDEXING_STANDIN", standin ? "1" : "0", 1);
     Program p;
     std::string error;
     const std::string config = CaseConfig(text);

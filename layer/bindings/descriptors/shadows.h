@@ -174,6 +174,9 @@ struct PoolShadow {
   // reference count on the allocation path).
   std::vector<std::shared_ptr<const SetLayoutShadow>> owned_layouts;
   std::atomic<bool> owned_materialised{false};  // some layer-owned set has a full native set
+  // Created with UPDATE_AFTER_BIND_BIT: full sets of its sets come from such a pool too
+  // (descriptors are copied only between sets of pools that agree on it).
+  bool update_after_bind = false;
   std::atomic<bool> owned_private_data{false};  // some layer-owned set has private data
 };
 

@@ -226,7 +226,10 @@ VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& s
     alloc.descriptorSetCount = 1;
     alloc.pSetLayouts = &full_layout;
     for (int attempt = 0; attempt < 2 && set.full == VK_NULL_HANDLE; ++attempt) {
-      const bool uab = (layout.create_flags & VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT) != 0;
+      // Update-after-bind layouts need such a pool; a set of such a pool needs one too
+      // (the full set is filled by copies from it, which need pools that agree).
+      const bool uab = (layout.create_flags & VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT) != 0 ||
+                       (set.pool != nullptr && set.pool->update_after_bind);
       const std::vector<VkDescriptorPool>& from = uab ? fallback_uab_pools : fallback_pools;
       alloc.descriptorPool = attempt == 0 && !from.empty() ? from.back() : NewFallbackPool(*this, uab);
       if (alloc.descriptorPool == VK_NULL_HANDLE) break;
