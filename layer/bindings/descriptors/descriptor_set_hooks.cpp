@@ -370,6 +370,7 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
     set->pool = pool;
     set->first_record = runs[i].first;
     set->record_count = runs[i].second;
+    set->variable_count = variable_count(i);
     if (pool != nullptr && set->record_count != 0) {
       set->records = pool->mapped + static_cast<size_t>(set->first_record) * kRecordBytes;
       set->address = pool->address + static_cast<VkDeviceAddress>(set->first_record) * kRecordBytes;

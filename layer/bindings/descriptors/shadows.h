@@ -105,6 +105,9 @@ struct SetShadow {
   PoolShadow* pool = nullptr;
   uint32_t first_record = 0;
   uint32_t record_count = 0;
+  // The count the set was allocated with for its layout's variable-count binding (0 when the
+  // allocation gave none): a native one has that many descriptors, not the layout's maximum.
+  uint32_t variable_count = 0;
   uint8_t* records = nullptr;           // host pointer to the first record
   VkDeviceAddress address = 0;          // device address of the first record
   // Per record, as the application wrote it: the set's run of its pool's CPU copy.

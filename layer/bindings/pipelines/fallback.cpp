@@ -214,7 +214,8 @@ VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& s
       for (size_t i = 0; i < layout.app_bindings.size(); ++i) {
         if ((layout.app_flags[i] & VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT) == 0) continue;
         const ConvertedBinding* c = layout.Find(layout.app_bindings[i].binding);
-        variable_count = c != nullptr ? set.record_count - c->first_record : layout.app_bindings[i].descriptorCount;
+        variable_count = c != nullptr ? set.record_count - c->first_record
+                                      : std::min(set.variable_count, layout.app_bindings[i].descriptorCount);
       }
     }
     VkDescriptorSetVariableDescriptorCountAllocateInfo variable{
@@ -268,14 +269,18 @@ VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& s
       WriteConvertedBinding(set, *c, set_index, used, writes);
       continue;
     }
-    if (owned || binding.descriptorCount == 0) continue;
+    // A native variable-count binding has the set's count.
+    const bool variable = i < layout.app_flags.size() &&
+                          (layout.app_flags[i] & VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT) != 0;
+    const uint32_t count = variable ? std::min(set.variable_count, binding.descriptorCount) : binding.descriptorCount;
+    if (owned || count == 0) continue;
     if (binding.pImmutableSamplers != nullptr && binding.descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER) continue;
     VkCopyDescriptorSet c{VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET};
     c.srcSet = handle;
     c.srcBinding = binding.binding;
     c.dstSet = set.full;
     c.dstBinding = binding.binding;
-    c.descriptorCount = binding.descriptorCount;
+    c.descriptorCount = count;
     copies.push_back(c);
   }
   if (!writes.empty() || !copies.empty()) {
