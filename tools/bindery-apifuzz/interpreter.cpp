@@ -395,6 +395,7 @@ class Interpreter {
     VkDescriptorSet set = VK_NULL_HANDLE;
     uint32_t pool = 0, layout = 0;
     uint32_t variable_count = 0;  // a variable-count binding's count, given at allocation
+    std::set<std::pair<uint32_t, uint32_t>> written;  // (binding, element) written since allocation
   };
 
   const Binding* SlotBinding(uint32_t slot, uint32_t binding) const {
@@ -494,7 +495,7 @@ class Interpreter {
         ai.pSetLayouts = &set_layouts_[s.layout];
         VkDescriptorSet set = VK_NULL_HANDLE;
         if (vkAllocateDescriptorSets(dev_, &ai, &set) != VK_SUCCESS) return Skip();
-        slots_[s.slot] = {set, s.pool, s.layout, variable ? variable_count : 0};
+        slots_[s.slot] = {set, s.pool, s.layout, variable ? variable_count : 0, {}};
         return;
       }
       case StepKind::kFree: {
@@ -519,6 +520,7 @@ class Interpreter {
           return Skip();
         std::vector<DescInfo> infos;
         for (const Desc& d : s.descs) infos.push_back(Info(d, b->type));
+        for (uint32_t e = 0; e < s.descs.size(); ++e) slots_[s.slot].written.insert({s.binding, s.element + e});
         if (s.use_template) {
           const VkDescriptorUpdateTemplateEntry entry{s.binding, s.element, static_cast<uint32_t>(infos.size()),
                                                       VkType(b->type), 0, sizeof(DescInfo)};
@@ -545,6 +547,10 @@ class Interpreter {
             s.element + s.count > SlotCount(s.slot, *dst) || s.src_element + s.count > SlotCount(s.src_slot, *src) ||
             (s.late && !(dst->flags & kUpdateAfterBind)))
           return Skip();
+        for (uint32_t e = 0; e < s.count; ++e) {
+          if (slots_[s.src_slot].written.count({s.src_binding, s.src_element + e}))
+            slots_[s.slot].written.insert({s.binding, s.element + e});
+        }
         VkCopyDescriptorSet c{VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET};
         c.srcSet = slots_[s.src_slot].set;
         c.srcBinding = s.src_binding;
@@ -703,15 +709,18 @@ class Interpreter {
     VkPipeline pipeline = VK_NULL_HANDLE;
     uint32_t pipeline_index = 0;
     std::vector<int64_t> set_layout;  // pipeline layout each set number was bound through, -1: none
+    std::vector<int64_t> set_slot;    // the slot bound there, -1: a push (or none)
   };
   struct PushState {
     int64_t layout = -1;  // layout of the pushes that defined `bytes`
     uint64_t words = 0;   // pushed 4-byte words (bit per word)
   };
 
-  void NoteBind(Bound& b, uint32_t layout, uint32_t first, uint32_t count) {
+  void NoteBind(Bound& b, uint32_t layout, uint32_t first, uint32_t count, const uint32_t* slots = nullptr) {
     if (b.set_layout.size() < first + count) b.set_layout.resize(first + count, -1);
+    b.set_slot.resize(b.set_layout.size(), -1);
     for (uint32_t i = 0; i < b.set_layout.size(); ++i) {
+      if (i >= first && i < first + count) b.set_slot[i] = slots != nullptr ? slots[i - first] : -1;
       if (i >= first && i < first + count) b.set_layout[i] = layout;
       else if (b.set_layout[i] >= 0 && !Compatible(p_, static_cast<uint32_t>(b.set_layout[i]), layout, i))
         b.set_layout[i] = -1;
@@ -740,9 +749,17 @@ class Interpreter {
             return false;
           continue;
         }
-        if (FindBinding(p_, layout, op.set, op.binding) == nullptr) continue;
+        const Binding* binding = FindBinding(p_, layout, op.set, op.binding);
+        if (binding == nullptr) continue;
         if (op.set >= b.set_layout.size() || b.set_layout[op.set] < 0 ||
             !Compatible(p_, static_cast<uint32_t>(b.set_layout[op.set]), pl.layout, op.set))
+          return false;
+        // The validation layer does not check partially bound descriptors nor elements past a
+        // variable count: a reduction could cut the write such an action reads.
+        const int64_t slot = op.set < b.set_slot.size() ? b.set_slot[op.set] : -1;
+        if (slot >= 0 && (binding->flags & (kPartiallyBound | kVariableCount)) &&
+            (static_cast<size_t>(slot) >= slots_.size() ||
+             !slots_[slot].written.count({op.binding, op.element})))
           return false;
       }
     }
@@ -841,7 +858,7 @@ class Interpreter {
           }
           vkCmdBindDescriptorSets(cb, bp, pipeline_layouts_[c.layout], c.first, static_cast<uint32_t>(sets.size()),
                                   sets.data(), static_cast<uint32_t>(c.values.size()), c.values.data());
-          NoteBind(bound[c.graphics], c.layout, c.first, static_cast<uint32_t>(sets.size()));
+          NoteBind(bound[c.graphics], c.layout, c.first, static_cast<uint32_t>(sets.size()), c.sets.data());
           break;
         }
         case CmdKind::kPushConstants:
