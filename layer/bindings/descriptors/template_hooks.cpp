@@ -274,7 +274,7 @@ void UpdateWithTemplate(UpdateFn update, VkDevice device, VkDescriptorSet set, V
       });
       if (mirror && mirrored) {
         mirrored = b.MirrorBufferDescriptors(*s, e.dstBinding, e.dstArrayElement, e.descriptorType, values.data(),
-                                             e.descriptorCount);
+                                             e.descriptorCount, /*written=*/true);
       }
     }
   }
