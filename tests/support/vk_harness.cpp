@@ -25,6 +25,7 @@ VkHarness::VkHarness(const HarnessOptions& options) {
   if (options.bindery) layers.push_back("VK_LAYER_bindery");
   for (const std::string& l : options.layers_between) layers.push_back(l.c_str());
   if (options.validation) layers.push_back("VK_LAYER_KHRONOS_validation");
+  for (const std::string& l : options.layers_below) layers.push_back(l.c_str());
 
   const VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
   VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};

@@ -19,6 +19,7 @@ struct HarnessOptions {
   bool bindery = true;     // enable VK_LAYER_bindery by name (closest to the app but for layers_above)
   bool validation = true;  // enable VK_LAYER_KHRONOS_validation below every other layer
   std::vector<std::string> layers_between;  // extra layers below bindery, above validation
+  std::vector<std::string> layers_below;    // extra layers below validation (a stand-in driver)
   const void* instance_pnext = nullptr;     // appended to the instance create chain
   const void* device_pnext = nullptr;       // device create chain (before the harness's own)
   uint32_t api_version = VK_API_VERSION_1_3;

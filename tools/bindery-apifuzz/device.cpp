@@ -1,5 +1,6 @@
 #include "device.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -21,11 +22,22 @@ bool HasExtension(VkPhysicalDevice pd, const char* name) {
 
 }  // namespace
 
+bool DescriptorIndexingStandIn() {
+  const char* v = std::getenv("BINDERY_APIFUZZ_DESCRIPTOR_INDEXING_STANDIN");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
+
 bool QueryFeatures(Features* out, std::string* error) {
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.apiVersion = VK_API_VERSION_1_3;
   VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   ici.pApplicationInfo = &app;
+  // Without layers, but for the stand-in driver where one is asked for.
+  const char* standin = kDescriptorIndexingStandInLayer;
+  if (DescriptorIndexingStandIn()) {
+    ici.enabledLayerCount = 1;
+    ici.ppEnabledLayerNames = &standin;
+  }
   VkInstance instance = VK_NULL_HANDLE;
   if (vkCreateInstance(&ici, nullptr, &instance) != VK_SUCCESS) {
     *error = "vkCreateInstance without layers failed";
@@ -69,6 +81,17 @@ bool QueryFeatures(Features* out, std::string* error) {
     f.max_storage_images = props.limits.maxPerStageDescriptorStorageImages;
     f.max_sampled_images = std::min(props.limits.maxPerStageDescriptorSampledImages,
                                     props.limits.maxPerStageDescriptorSamplers);
+    f.partially_bound = v12.descriptorBindingPartiallyBound;
+    f.variable_count = v12.descriptorBindingVariableDescriptorCount;
+    f.unwritten_images = (f.partially_bound || f.variable_count) && !DescriptorIndexingStandIn();
+    f.uab_storage = v12.descriptorBindingStorageBufferUpdateAfterBind;
+    f.uab_uniform = v12.descriptorBindingUniformBufferUpdateAfterBind;
+    f.uab_sampled = v12.descriptorBindingSampledImageUpdateAfterBind;
+    f.uab_storage_image = v12.descriptorBindingStorageImageUpdateAfterBind;
+    f.nonuniform_storage = v12.shaderStorageBufferArrayNonUniformIndexing;
+    f.nonuniform_uniform = v12.shaderUniformBufferArrayNonUniformIndexing;
+    f.nonuniform_sampled = v12.shaderSampledImageArrayNonUniformIndexing;
+    f.nonuniform_storage_image = v12.shaderStorageImageArrayNonUniformIndexing;
     ok = v12.timelineSemaphore && f2.features.vertexPipelineStoresAndAtomics &&
          f2.features.multiDrawIndirect && f2.features.drawIndirectFirstInstance;
     if (!ok) *error = "the device lacks timelineSemaphore, vertexPipelineStoresAndAtomics, "
@@ -112,12 +135,25 @@ void OpenSession(bool bindery, Session* s, bool null_descriptor) {
   v13.pNext = f.multi_draw ? static_cast<void*>(&multi) : multi.pNext;
   v12.timelineSemaphore = VK_TRUE;
   v12.drawIndirectCount = f.draw_indirect_count;
+  // The descriptor-indexing features the generator may use: every program's device has them
+  // (the generator picks per seed which ones a program uses).
+  v12.descriptorBindingPartiallyBound = f.partially_bound;
+  v12.descriptorBindingVariableDescriptorCount = f.variable_count;
+  v12.descriptorBindingStorageBufferUpdateAfterBind = f.uab_storage;
+  v12.descriptorBindingUniformBufferUpdateAfterBind = f.uab_uniform;
+  v12.descriptorBindingSampledImageUpdateAfterBind = f.uab_sampled;
+  v12.descriptorBindingStorageImageUpdateAfterBind = f.uab_storage_image;
+  v12.shaderStorageBufferArrayNonUniformIndexing = f.nonuniform_storage;
+  v12.shaderUniformBufferArrayNonUniformIndexing = f.nonuniform_uniform;
+  v12.shaderSampledImageArrayNonUniformIndexing = f.nonuniform_sampled;
+  v12.shaderStorageImageArrayNonUniformIndexing = f.nonuniform_storage_image;
   v12.pNext = &v13;
   test::HarnessOptions o;
   o.bindery = bindery;
   o.queue_flags = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
   o.enabled_features = &features;
   o.device_pnext = &v12;
+  if (DescriptorIndexingStandIn()) o.layers_below.push_back(kDescriptorIndexingStandInLayer);
   if (f.push_descriptor) o.device_extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   if (f.multi_draw) o.device_extensions.push_back(VK_EXT_MULTI_DRAW_EXTENSION_NAME);
   if (enable_null) o.device_extensions.push_back(VK_EXT_ROBUSTNESS_2_EXTENSION_NAME);

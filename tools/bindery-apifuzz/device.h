@@ -14,6 +14,13 @@ namespace bindery::apifuzz {
 
 bool QueryFeatures(Features* out, std::string* error);
 
+// lavapipe 22.3 has none of the descriptor-indexing binding features. With
+// BINDERY_APIFUZZ_DESCRIPTOR_INDEXING_STANDIN=1 (--descriptor-indexing-standin) a test layer
+// below the validation layer offers them (tests/descriptor_indexing_layer), so that programs
+// using them are generated and judged by the validation layer there too.
+inline constexpr const char* kDescriptorIndexingStandInLayer = "VK_LAYER_bindery_test_descriptor_indexing";
+bool DescriptorIndexingStandIn();
+
 struct Session {
   Session() = default;
   Session(const Session&) = delete;

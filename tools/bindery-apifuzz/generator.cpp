@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace bindery::apifuzz {
 namespace {
@@ -41,11 +42,13 @@ struct SlotState {
   bool allocated = false;
   uint32_t pool = 0, layout = 0;
   std::map<std::pair<uint32_t, uint32_t>, Desc> written;  // (binding, element) -> descriptor
+  uint32_t variable_count = 0;  // the count given at allocation to a variable-count binding
 };
 
 class Generator {
  public:
-  Generator(uint64_t seed, const Features& f) : r_(seed), x_(~seed), n_(seed ^ 0x6E756C6Cull), f_(f) {
+  Generator(uint64_t seed, const Features& f)
+      : r_(seed), x_(~seed), n_(seed ^ 0x6E756C6Cull), d_(seed ^ 0x6465736378ull), f_(f) {
     p_.seed = seed;
   }
 
@@ -97,7 +100,48 @@ class Generator {
     f();
     std::swap(r_, x_);
   }
+  // Descriptor-indexing choices (binding flags, partial and late writes, nonuniform indexing)
+  // draw from d_, consulted only on a device with one of those features: elsewhere a seed's
+  // program is the one it was before they existed.
+  template <class F>
+  void WithIndexing(F&& f) {
+    std::swap(r_, d_);
+    f();
+    std::swap(r_, d_);
+  }
+  bool Indexing() const { return f_.AnyDescriptorIndexing(); }
 
+  // Binding flags for a (non-push) set layout, where the device has the features: an
+  // update-after-bind layout (its dynamic bindings become plain ones: such a layout may not
+  // hold them) whose bindings mostly allow updates after bind, partially bound bindings, and
+  // a variable-count last binding with a larger maximum.
+  void AddIndexingFlags(SetLayout& l) {
+    if (l.push || !Indexing()) return;
+    bool any_uab_type = false;
+    for (const Binding& b : l.bindings) {
+      const DescType plain = IsDynamic(b.type) ? (IsUniform(b.type) ? DescType::kUniform : DescType::kStorage) : b.type;
+      any_uab_type |= UpdateAfterBindAllowed(f_, plain);
+    }
+    if (any_uab_type && d_.Chance(40)) {
+      l.update_after_bind = true;
+      for (Binding& b : l.bindings) {
+        if (IsDynamic(b.type)) b.type = IsUniform(b.type) ? DescType::kUniform : DescType::kStorage;
+        if (UpdateAfterBindAllowed(f_, b.type) && d_.Chance(75)) b.flags |= kUpdateAfterBind;
+      }
+    }
+    if (f_.partially_bound) {
+      // Not dynamic ones: a bind gives every dynamic descriptor an offset checked against its buffer.
+      for (Binding& b : l.bindings) {
+        if (!IsDynamic(b.type) && (!IsImage(b.type) || f_.unwritten_images) && d_.Chance(30))
+          b.flags |= kPartiallyBound;
+      }
+    }
+    Binding& last = l.bindings.back();
+    if (f_.variable_count && !IsDynamic(last.type) && (!IsImage(last.type) || f_.unwritten_images) && d_.Chance(30)) {
+      last.flags |= kVariableCount;
+      last.count = d_.Range(last.count, 4);
+    }
+  }
   void MakeImages() {
     // In about a third of the programs: images cost setup, upload and read-back time.
     if (!f_.images || !x_.Chance(35)) return;
@@ -187,6 +231,7 @@ class Generator {
         l.bindings.push_back(b);
       }
       AddExtraBindings(l);
+      AddIndexingFlags(l);
       p_.set_layouts.push_back(l);
     }
   }
@@ -253,7 +298,7 @@ class Generator {
     for (uint32_t s = 0; s < p_.set_layouts.size(); ++s) {
       if (UniformCount({s}) <= 12) return s;
     }
-    p_.set_layouts.push_back(SetLayout{false, {Binding{0, DescType::kStorage, 1, Role::kIn, kCompute | kVertex | kFragment}}});
+    p_.set_layouts.push_back(SetLayout{false, false, {Binding{0, DescType::kStorage, 1, Role::kIn, kCompute | kVertex | kFragment}}});
     return static_cast<uint32_t>(p_.set_layouts.size() - 1);
   }
 
@@ -292,6 +337,7 @@ class Generator {
       op.binding = c.b->binding;
       op.element = r_.Below(c.b->count);
       op.dynamic_element = c.b->count > 1 && f_.array_dynamic_indexing && r_.Chance(40);
+      op.nonuniform = op.dynamic_element && NonUniformAllowed(f_, c.b->type) && d_.Chance(60);
       op.index = r_.Below(64);
       op.value = r_.Range(1, 1000);
       const bool length = !IsUniform(c.b->type) && r_.Chance(15);
@@ -343,6 +389,12 @@ class Generator {
   void MakePools() {
     const uint32_t n = r_.Range(1, 2);
     for (uint32_t i = 0; i < n; ++i) p_.pools.push_back({r_.Range(2, 6), r_.Chance(50)});
+    if (!Indexing()) return;
+    // Sets of update-after-bind layouts come from update-after-bind pools (others may too).
+    bool uab_layouts = false;
+    for (const SetLayout& l : p_.set_layouts) uab_layouts |= l.update_after_bind;
+    for (Pool& pool : p_.pools) pool.update_after_bind = d_.Chance(uab_layouts ? 60 : 20);
+    if (uab_layouts) p_.pools[d_.Below(static_cast<uint32_t>(p_.pools.size()))].update_after_bind = true;
   }
 
   // ---- descriptors ----
@@ -380,10 +432,45 @@ class Generator {
 
   const SetLayout& SlotLayout(uint32_t slot) const { return p_.set_layouts[slots_[slot].layout]; }
 
+  // Descriptors a set's binding has: the variable count given at allocation, or the layout's.
+  uint32_t SlotCount(uint32_t slot, const Binding& b) const {
+    return (b.flags & kVariableCount) ? slots_[slot].variable_count : b.count;
+  }
+
+  // A copy keeps to one kind of set: from an update-after-bind layout or pool only into one,
+  // from another only into another.
+  bool CopyAllowed(uint32_t src, uint32_t dst) const {
+    return SlotLayout(src).update_after_bind == SlotLayout(dst).update_after_bind &&
+           p_.pools[slots_[src].pool].update_after_bind == p_.pools[slots_[dst].pool].update_after_bind;
+  }
+
   bool FullyWritten(uint32_t slot) const {
     for (const Binding& b : SlotLayout(slot).bindings) {
-      for (uint32_t e = 0; e < b.count; ++e) {
+      for (uint32_t e = 0; e < SlotCount(slot, b); ++e) {
         if (!slots_[slot].written.count({b.binding, e})) return false;
+      }
+    }
+    return true;
+  }
+
+  // Whether `slot`, bound at set number `set` for `pipeline`, has every descriptor the
+  // pipeline may use written: every one of a binding that is not partially bound, and of a
+  // partially bound one those its shaders name (a dynamic index evaluates to the named
+  // element). A variable-count binding's elements past the set's count do not exist.
+  bool ReadyFor(uint32_t slot, uint32_t pipeline, uint32_t set) const {
+    const SlotState& st = slots_[slot];
+    for (const Binding& b : SlotLayout(slot).bindings) {
+      if (!(b.flags & kPartiallyBound)) {
+        for (uint32_t e = 0; e < SlotCount(slot, b); ++e) {
+          if (!st.written.count({b.binding, e})) return false;
+        }
+      }
+      for (const Stage& stage : p_.pipelines[pipeline].stages) {
+        for (const ShaderOp& op : stage.ops) {
+          if (op.kind != OpKind::kPush && op.set == set && op.binding == b.binding &&
+              !st.written.count({b.binding, op.element}))
+            return false;
+        }
       }
     }
     return true;
@@ -446,9 +533,41 @@ class Generator {
       }
       s.layout = !missing.empty() && r_.Chance(80) ? r_.Pick(missing) : r_.Pick(normal);
       s.slot = slot;
-      slots_[slot] = SlotState{true, pool, s.layout, {}};
+      if (p_.set_layouts[s.layout].update_after_bind && !p_.pools[pool].update_after_bind) {
+        // Another pool, one that allows update-after-bind layouts, if it has room.
+        std::vector<uint32_t> uab;
+        for (uint32_t i = 0; i < p_.pools.size(); ++i) {
+          if (p_.pools[i].update_after_bind) uab.push_back(i);
+        }
+        s.pool = d_.Pick(uab);
+        live = 0;
+        for (const SlotState& st : slots_) live += st.allocated && st.pool == s.pool ? 1 : 0;
+        if (live >= p_.pools[s.pool].max_sets) continue;
+      }
+      slots_[slot] = SlotState{true, s.pool, s.layout, {}};
+      for (const Binding& b : p_.set_layouts[s.layout].bindings) {
+        if (b.flags & kVariableCount) {
+          s.count = d_.Chance(10) ? 0 : d_.Range(1, b.count);
+          slots_[slot].variable_count = s.count;
+        }
+      }
       p_.steps.push_back(s);
       for (const Binding& b : p_.set_layouts[s.layout].bindings) {
+        if (b.flags & (kPartiallyBound | kVariableCount)) {
+          // Some elements of a partially bound binding stay unwritten (a consecutive run is
+          // written, or none); a variable-count one has the set's count.
+          WithIndexing([&]() {
+            const uint32_t count = SlotCount(slot, b);
+            if (count == 0) return;
+            uint32_t first = 0, n = count;
+            if ((b.flags & kPartiallyBound) && r_.Chance(60)) {
+              first = r_.Below(count);
+              n = r_.Below(count - first + 1);
+            }
+            if (n > 0) WriteBinding(slot, b, first, n);
+          });
+          continue;
+        }
         auto write = [&]() {
           if (b.count > 1 && r_.Chance(40)) {
             WriteBinding(slot, b, 0, 1);
@@ -468,29 +587,31 @@ class Generator {
       const std::vector<Binding> buffer_bindings = BufferBindings(SlotLayout(dst));
       if (buffer_bindings.empty()) continue;
       const Binding& b = r_.Pick(buffer_bindings);
+      const uint32_t dst_count = SlotCount(dst, b);
+      if (dst_count == 0) continue;
       if (r_.Chance(50)) {
-        const uint32_t first = r_.Below(b.count);
-        WriteBinding(dst, b, first, r_.Range(1, b.count - first));
+        const uint32_t first = r_.Below(dst_count);
+        WriteBinding(dst, b, first, r_.Range(1, dst_count - first));
         continue;
       }
       // Copy from another set with a binding of the same type and role.
       for (uint32_t src = 0; src < slots_.size(); ++src) {
-        if (!slots_[src].allocated || src == dst || !FullyWritten(src)) continue;
+        if (!slots_[src].allocated || src == dst || !FullyWritten(src) || !CopyAllowed(src, dst)) continue;
         const Binding* sb = nullptr;
         for (const Binding& c : SlotLayout(src).bindings) {
           // A possibly null descriptor only into a binding whose shaders allow null.
           if (c.type == b.type && c.role == b.role && (!c.nullable || b.nullable)) sb = &c;
         }
-        if (sb == nullptr) continue;
+        if (sb == nullptr || SlotCount(src, *sb) == 0) continue;
         Step s;
         s.kind = StepKind::kCopySet;
         s.slot = dst;
         s.binding = b.binding;
         s.src_slot = src;
         s.src_binding = sb->binding;
-        s.count = r_.Range(1, std::min(b.count, sb->count));
-        s.element = r_.Below(b.count - s.count + 1);
-        s.src_element = r_.Below(sb->count - s.count + 1);
+        s.count = r_.Range(1, std::min(dst_count, SlotCount(src, *sb)));
+        s.element = r_.Below(dst_count - s.count + 1);
+        s.src_element = r_.Below(SlotCount(src, *sb) - s.count + 1);
         for (uint32_t e = 0; e < s.count; ++e) {
           slots_[dst].written[{b.binding, s.element + e}] = slots_[src].written.at({sb->binding, s.src_element + e});
         }
@@ -509,8 +630,10 @@ class Generator {
       }
       if (image_bindings.empty()) return;
       const Binding b = r_.Pick(image_bindings);
-      const uint32_t first = r_.Below(b.count);
-      WriteBinding(dst, b, first, r_.Range(1, b.count - first));
+      const uint32_t count = SlotCount(dst, b);
+      if (count == 0) return;
+      const uint32_t first = r_.Below(count);
+      WriteBinding(dst, b, first, r_.Range(1, count - first));
     });
   }
 
@@ -584,11 +707,13 @@ class Generator {
   // Whether every (non-push) set of the pipeline's layout has a live, fully written set.
   bool HasSetsFor(uint32_t pipeline) const {
     const PipelineLayout& layout = p_.pipeline_layouts[p_.pipelines[pipeline].layout];
-    for (uint32_t set : layout.sets) {
+    for (uint32_t number = 0; number < layout.sets.size(); ++number) {
+      const uint32_t set = layout.sets[number];
       if (p_.set_layouts[set].push) continue;
       bool found = false;
       for (uint32_t slot = 0; slot < slots_.size() && !found; ++slot) {
-        found = slots_[slot].allocated && SameSetLayout(SlotLayout(slot), p_.set_layouts[set]) && FullyWritten(slot);
+        found = slots_[slot].allocated && SameSetLayout(SlotLayout(slot), p_.set_layouts[set]) &&
+                ReadyFor(slot, pipeline, number);
       }
       if (!found) return false;
     }
@@ -602,7 +727,7 @@ class Generator {
     const PipelineLayout& layout = p_.pipeline_layouts[pl.layout];
     for (uint32_t set = 0; set < layout.sets.size(); ++set) {
       if (set < bp.sets.size() && bp.sets[set].slot != kNoSlot && Compatible(p_, bp.sets[set].layout, pl.layout, set) &&
-          r_.Chance(85))
+          (bp.sets[set].slot == kPushed || ReadyFor(bp.sets[set].slot, pipeline, set)) && r_.Chance(85))
         continue;
       // Any layout compatible with the pipeline's for this set may be the one binding it.
       std::vector<uint32_t> through;
@@ -627,7 +752,7 @@ class Generator {
       std::vector<uint32_t> usable;
       for (uint32_t slot = 0; slot < slots_.size(); ++slot) {
         if (slots_[slot].allocated && SameSetLayout(SlotLayout(slot), p_.set_layouts[layout.sets[set]]) &&
-            FullyWritten(slot))
+            ReadyFor(slot, pipeline, set))
           usable.push_back(slot);
       }
       if (usable.empty()) return false;
@@ -859,6 +984,55 @@ class Generator {
     if (r_.Chance(50)) AddAction(cmds, st, Where::kPrimary);
   }
 
+  // Update-after-bind: writes and copies into update-after-bind bindings of sets the
+  // submission just recorded binds, made after its recording and before it is submitted (it
+  // reads the new descriptors). Not into a set an earlier submission of the batch binds: that
+  // one may be pending, and an update-after-bind binding may not change under pending work.
+  void LateUpdates(const std::vector<uint32_t>& bound, const std::set<uint32_t>& used_in_batch) {
+    if (!r_.Chance(60)) return;
+    for (uint32_t k = r_.Range(1, 2); k > 0; --k) {
+      std::vector<std::pair<uint32_t, Binding>> targets;
+      for (uint32_t slot : bound) {
+        if (slot >= slots_.size() || !slots_[slot].allocated || used_in_batch.count(slot)) continue;
+        for (const Binding& b : SlotLayout(slot).bindings) {
+          if ((b.flags & kUpdateAfterBind) && SlotCount(slot, b) > 0) targets.push_back({slot, b});
+        }
+      }
+      if (targets.empty()) return;
+      const auto [dst, b] = r_.Pick(targets);
+      const uint32_t dst_count = SlotCount(dst, b);
+      const size_t before = p_.steps.size();
+      if (r_.Chance(70)) {
+        const uint32_t first = r_.Below(dst_count);
+        WriteBinding(dst, b, first, r_.Range(1, dst_count - first));
+      } else {
+        for (uint32_t src = 0; src < slots_.size(); ++src) {
+          if (!slots_[src].allocated || src == dst || !FullyWritten(src) || !CopyAllowed(src, dst)) continue;
+          const Binding* sb = nullptr;
+          for (const Binding& c : SlotLayout(src).bindings) {
+            if (c.type == b.type && c.role == b.role && (!c.nullable || b.nullable) && SlotCount(src, c) > 0) sb = &c;
+          }
+          if (sb == nullptr) continue;
+          Step s;
+          s.kind = StepKind::kCopySet;
+          s.slot = dst;
+          s.binding = b.binding;
+          s.src_slot = src;
+          s.src_binding = sb->binding;
+          s.count = r_.Range(1, std::min(dst_count, SlotCount(src, *sb)));
+          s.element = r_.Below(dst_count - s.count + 1);
+          s.src_element = r_.Below(SlotCount(src, *sb) - s.count + 1);
+          for (uint32_t e = 0; e < s.count; ++e) {
+            slots_[dst].written[{b.binding, s.element + e}] = slots_[src].written.at({sb->binding, s.src_element + e});
+          }
+          p_.steps.push_back(s);
+          break;
+        }
+      }
+      for (size_t i = before; i < p_.steps.size(); ++i) p_.steps[i].late = true;
+    }
+  }
+
   void MakeBatch() {
     HostDescriptorWork();
     const uint32_t submits = r_.Range(1, 3);
@@ -866,6 +1040,7 @@ class Generator {
     // A fresh gate per batch, host-signaled once: the validation layer of this era keeps a
     // host signal pending forever and then refuses a second, higher one.
     const uint32_t gate = ++batch_;
+    std::set<uint32_t> used_in_batch;  // sets an earlier submission of this batch binds (maybe pending)
     for (uint32_t i = 0; i < submits; ++i) {
       Step s;
       s.kind = StepKind::kSubmit;
@@ -881,7 +1056,13 @@ class Generator {
           s.waits.push_back({0, kChainBase + 1 + r_.Below(static_cast<uint32_t>(chain_ - kChainBase))});
         if (r_.Chance(70)) s.signals.push_back({0, ++chain_});
       }
+      std::vector<uint32_t> bound;
+      for (const Cmd& c : s.cmds) {
+        if (c.kind == CmdKind::kBindSets) bound.insert(bound.end(), c.sets.begin(), c.sets.end());
+      }
       p_.steps.push_back(s);
+      if (Indexing()) WithIndexing([&]() { LateUpdates(bound, used_in_batch); });
+      used_in_batch.insert(bound.begin(), bound.end());
     }
     if (gate_wanted > 0) {  // the signal comes after the waits were submitted
       Step s;
@@ -897,6 +1078,7 @@ class Generator {
   Rng r_;
   Rng x_;  // features added later (images, null descriptors, secondaries): see WithExtra
   Rng n_;  // which descriptors of nullable bindings are null
+  Rng d_;  // descriptor indexing: see WithIndexing
   Features f_;
   Program p_;
   std::vector<SlotState> slots_;

@@ -107,8 +107,10 @@ std::string StageGlsl(const Program& p, const Pipeline& pipeline, const Stage& s
     }
     std::string ref = (uniform ? "u" : "s") + n;
     if (b->count > 1) {
-      ref += op.dynamic_element ? "[(" + std::to_string(op.element) + "u + z) % " + std::to_string(b->count) + "u]"
-                                : "[" + std::to_string(op.element) + "]";
+      const std::string index = "(" + std::to_string(op.element) + "u + z) % " + std::to_string(b->count) + "u";
+      if (!op.dynamic_element) ref += "[" + std::to_string(op.element) + "]";
+      else if (op.nonuniform) ref += "[nonuniformEXT(" + index + ")]";
+      else ref += "[" + index + "]";
     }
     if (uniform) {
       // 16 words of a 64-byte std140 block.
@@ -145,7 +147,10 @@ std::string StageGlsl(const Program& p, const Pipeline& pipeline, const Stage& s
   // texelFetch of a texture without a sampler.
   if (d.find("utexture2D") != std::string::npos)
     d.insert(d.find('\n') + 1, "#extension GL_EXT_samplerless_texture_functions : require\n");
-  out << d << "void main() {\n  uint z = " << zero << ";\n  uint acc = 7u + z;\n" << body.str();
+  const std::string code = body.str();
+  if (code.find("nonuniformEXT") != std::string::npos)
+    d.insert(d.find('\n') + 1, "#extension GL_EXT_nonuniform_qualifier : require\n");
+  out << d << "void main() {\n  uint z = " << zero << ";\n  uint acc = 7u + z;\n" << code;
   if (stage.stage == kVertex) {
     out << "  uint p = uint(gl_VertexIndex + 3 * gl_InstanceIndex) % " << kImageSize * kImageSize << "u;\n"
         << "  gl_Position = vec4((float(p % " << kImageSize << "u) + 0.5) / " << kImageSize / 2

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "compile.h"
 #include "generator.h"
@@ -58,7 +59,9 @@ class Interpreter {
     Load();
     if (!Setup()) return result_;
     InitImage();
-    for (size_t i = 0; i < p_.steps.size() && !result_.device_lost; ++i) DoStep(i);
+    for (size_t i = 0; i < p_.steps.size() && !result_.device_lost; ++i) {
+      if (!done_late_.count(i)) DoStep(i);
+    }
     if (!result_.device_lost) FinishAndRead();
     return result_;
   }
@@ -186,11 +189,21 @@ class Interpreter {
 
     for (const SetLayout& sl : p_.set_layouts) {
       std::vector<VkDescriptorSetLayoutBinding> bs;
+      std::vector<VkDescriptorBindingFlags> flags;
+      bool any_flags = false;
       for (const Binding& b : sl.bindings) {
         bs.push_back({b.binding, VkType(b.type), b.count, b.stages, nullptr});
+        flags.push_back(b.flags);
+        any_flags |= b.flags != 0;
       }
+      VkDescriptorSetLayoutBindingFlagsCreateInfo flags_info{
+          VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO};
+      flags_info.bindingCount = static_cast<uint32_t>(flags.size());
+      flags_info.pBindingFlags = flags.data();
       VkDescriptorSetLayoutCreateInfo ci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-      ci.flags = sl.push ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR : 0;
+      ci.pNext = any_flags ? &flags_info : nullptr;
+      ci.flags = (sl.push ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR : 0) |
+                 (sl.update_after_bind ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT : 0);
       ci.bindingCount = static_cast<uint32_t>(bs.size());
       ci.pBindings = bs.data();
       VkDescriptorSetLayout l = VK_NULL_HANDLE;
@@ -224,7 +237,8 @@ class Interpreter {
                                             {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 32},
                                             {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 32}};
       VkDescriptorPoolCreateInfo ci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-      ci.flags = pool.free_bit ? VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT : 0;
+      ci.flags = (pool.free_bit ? VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT : 0) |
+                 (pool.update_after_bind ? VK_DESCRIPTOR_POOL_CREATE_UPDATE_AFTER_BIND_BIT : 0);
       ci.maxSets = pool.max_sets;
       ci.poolSizeCount = static_cast<uint32_t>(std::size(sizes));
       ci.pPoolSizes = sizes;
@@ -380,6 +394,8 @@ class Interpreter {
   struct Slot {
     VkDescriptorSet set = VK_NULL_HANDLE;
     uint32_t pool = 0, layout = 0;
+    uint32_t variable_count = 0;  // a variable-count binding's count, given at allocation
+    std::set<std::pair<uint32_t, uint32_t>> written;  // (binding, element) written since allocation
   };
 
   const Binding* SlotBinding(uint32_t slot, uint32_t binding) const {
@@ -388,6 +404,10 @@ class Interpreter {
       if (b.binding == binding) return &b;
     }
     return nullptr;
+  }
+  // Descriptors the set has in binding `b` (a variable-count binding: the allocated count).
+  uint32_t SlotCount(uint32_t slot, const Binding& b) const {
+    return (b.flags & kVariableCount) ? slots_[slot].variable_count : b.count;
   }
 
   bool DescValid(const Desc& d, DescType t) const {
@@ -454,15 +474,28 @@ class Interpreter {
     switch (s.kind) {
       case StepKind::kAlloc: {
         if (s.slot >= slots_.size() || slots_[s.slot].set != VK_NULL_HANDLE || s.pool >= pools_.size() ||
-            s.layout >= set_layouts_.size() || p_.set_layouts[s.layout].push)
+            s.layout >= set_layouts_.size() || p_.set_layouts[s.layout].push ||
+            (p_.set_layouts[s.layout].update_after_bind && !p_.pools[s.pool].update_after_bind))
           return Skip();
+        bool variable = false;
+        uint32_t variable_count = s.count;
+        for (const Binding& b : p_.set_layouts[s.layout].bindings) {
+          if (!(b.flags & kVariableCount)) continue;
+          variable = true;
+          variable_count = std::min(variable_count, b.count);
+        }
+        VkDescriptorSetVariableDescriptorCountAllocateInfo vi{
+            VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO};
+        vi.descriptorSetCount = 1;
+        vi.pDescriptorCounts = &variable_count;
         VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+        ai.pNext = variable ? &vi : nullptr;
         ai.descriptorPool = pools_[s.pool];
         ai.descriptorSetCount = 1;
         ai.pSetLayouts = &set_layouts_[s.layout];
         VkDescriptorSet set = VK_NULL_HANDLE;
         if (vkAllocateDescriptorSets(dev_, &ai, &set) != VK_SUCCESS) return Skip();
-        slots_[s.slot] = {set, s.pool, s.layout};
+        slots_[s.slot] = {set, s.pool, s.layout, variable ? variable_count : 0, {}};
         return;
       }
       case StepKind::kFree: {
@@ -482,10 +515,12 @@ class Interpreter {
       }
       case StepKind::kWrite: {
         const Binding* b = SlotBinding(s.slot, s.binding);
-        if (b == nullptr || s.descs.empty() || s.element + s.descs.size() > b->count || !DescsValid(s.descs, b->type))
+        if (b == nullptr || s.descs.empty() || s.element + s.descs.size() > SlotCount(s.slot, *b) ||
+            !DescsValid(s.descs, b->type) || (s.late && !(b->flags & kUpdateAfterBind)))
           return Skip();
         std::vector<DescInfo> infos;
         for (const Desc& d : s.descs) infos.push_back(Info(d, b->type));
+        for (uint32_t e = 0; e < s.descs.size(); ++e) slots_[s.slot].written.insert({s.binding, s.element + e});
         if (s.use_template) {
           const VkDescriptorUpdateTemplateEntry entry{s.binding, s.element, static_cast<uint32_t>(infos.size()),
                                                       VkType(b->type), 0, sizeof(DescInfo)};
@@ -509,8 +544,13 @@ class Interpreter {
         const Binding* dst = SlotBinding(s.slot, s.binding);
         const Binding* src = SlotBinding(s.src_slot, s.src_binding);
         if (dst == nullptr || src == nullptr || dst->type != src->type || s.count == 0 ||
-            s.element + s.count > dst->count || s.src_element + s.count > src->count)
+            s.element + s.count > SlotCount(s.slot, *dst) || s.src_element + s.count > SlotCount(s.src_slot, *src) ||
+            (s.late && !(dst->flags & kUpdateAfterBind)))
           return Skip();
+        for (uint32_t e = 0; e < s.count; ++e) {
+          if (slots_[s.src_slot].written.count({s.src_binding, s.src_element + e}))
+            slots_[s.slot].written.insert({s.binding, s.element + e});
+        }
         VkCopyDescriptorSet c{VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET};
         c.srcSet = slots_[s.src_slot].set;
         c.srcBinding = s.src_binding;
@@ -615,6 +655,11 @@ class Interpreter {
     Record(cb, s.cmds, 0, s.cmds.size(), Level::kPrimary);
     FullBarrier(cb, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_HOST_READ_BIT);
     vkEndCommandBuffer(cb);
+    // Update-after-bind: the late writes and copies that follow, after recording, before submitting.
+    for (size_t i = index + 1; i < p_.steps.size() && p_.steps[i].late; ++i) {
+      DoStep(i);
+      done_late_.insert(i);
+    }
 
     std::vector<VkSemaphore> wait_sems, signal_sems;
     std::vector<uint64_t> wait_values, signal_values;
@@ -664,15 +709,18 @@ class Interpreter {
     VkPipeline pipeline = VK_NULL_HANDLE;
     uint32_t pipeline_index = 0;
     std::vector<int64_t> set_layout;  // pipeline layout each set number was bound through, -1: none
+    std::vector<int64_t> set_slot;    // the slot bound there, -1: a push (or none)
   };
   struct PushState {
     int64_t layout = -1;  // layout of the pushes that defined `bytes`
     uint64_t words = 0;   // pushed 4-byte words (bit per word)
   };
 
-  void NoteBind(Bound& b, uint32_t layout, uint32_t first, uint32_t count) {
+  void NoteBind(Bound& b, uint32_t layout, uint32_t first, uint32_t count, const uint32_t* slots = nullptr) {
     if (b.set_layout.size() < first + count) b.set_layout.resize(first + count, -1);
+    b.set_slot.resize(b.set_layout.size(), -1);
     for (uint32_t i = 0; i < b.set_layout.size(); ++i) {
+      if (i >= first && i < first + count) b.set_slot[i] = slots != nullptr ? slots[i - first] : -1;
       if (i >= first && i < first + count) b.set_layout[i] = layout;
       else if (b.set_layout[i] >= 0 && !Compatible(p_, static_cast<uint32_t>(b.set_layout[i]), layout, i))
         b.set_layout[i] = -1;
@@ -701,9 +749,17 @@ class Interpreter {
             return false;
           continue;
         }
-        if (FindBinding(p_, layout, op.set, op.binding) == nullptr) continue;
+        const Binding* binding = FindBinding(p_, layout, op.set, op.binding);
+        if (binding == nullptr) continue;
         if (op.set >= b.set_layout.size() || b.set_layout[op.set] < 0 ||
             !Compatible(p_, static_cast<uint32_t>(b.set_layout[op.set]), pl.layout, op.set))
+          return false;
+        // The validation layer does not check partially bound descriptors nor elements past a
+        // variable count: a reduction could cut the write such an action reads.
+        const int64_t slot = op.set < b.set_slot.size() ? b.set_slot[op.set] : -1;
+        if (slot >= 0 && (binding->flags & (kPartiallyBound | kVariableCount)) &&
+            (static_cast<size_t>(slot) >= slots_.size() ||
+             !slots_[slot].written.count({op.binding, op.element})))
           return false;
       }
     }
@@ -802,7 +858,7 @@ class Interpreter {
           }
           vkCmdBindDescriptorSets(cb, bp, pipeline_layouts_[c.layout], c.first, static_cast<uint32_t>(sets.size()),
                                   sets.data(), static_cast<uint32_t>(c.values.size()), c.values.data());
-          NoteBind(bound[c.graphics], c.layout, c.first, static_cast<uint32_t>(sets.size()));
+          NoteBind(bound[c.graphics], c.layout, c.first, static_cast<uint32_t>(sets.size()), c.sets.data());
           break;
         }
         case CmdKind::kPushConstants:
@@ -1177,6 +1233,7 @@ class Interpreter {
   VkRenderPass render_pass_ = VK_NULL_HANDLE;
   VkFramebuffer framebuffer_ = VK_NULL_HANDLE;
   std::vector<VkDescriptorSetLayout> set_layouts_;
+  std::set<size_t> done_late_;  // late steps already made by their submission
   std::vector<VkPipelineLayout> pipeline_layouts_;
   std::vector<VkShaderModule> modules_;
   std::vector<VkPipeline> pipelines_;

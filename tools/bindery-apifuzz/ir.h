@@ -47,10 +47,20 @@ struct Binding {
   // Its descriptors may be null (robustness2 nullDescriptor): the shaders' accesses stay
   // defined when the buffer has no length (index modulo max(length, 1)).
   bool nullable = false;
+  // VkDescriptorBindingFlags (descriptor indexing): kUpdateAfterBind, kPartiallyBound,
+  // kVariableCount (the layout's last binding; `count` is its maximum, each set's count is
+  // given at allocation).
+  uint32_t flags = 0;
 };
+
+// Binding flags, as VkDescriptorBindingFlagBits.
+constexpr uint32_t kUpdateAfterBind = 0x1, kPartiallyBound = 0x4, kVariableCount = 0x8;
 
 struct SetLayout {
   bool push = false;  // VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR
+  // VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT (with any kUpdateAfterBind
+  // binding, and sometimes without one): no dynamic bindings, sets from update-after-bind pools.
+  bool update_after_bind = false;
   std::vector<Binding> bindings;
 };
 
@@ -75,6 +85,7 @@ struct ShaderOp {
   OpKind kind = OpKind::kRead;
   uint32_t set = 0, binding = 0, element = 0, index = 0, value = 0;
   bool dynamic_element = false;  // element chosen through a runtime value (descriptor array indexing)
+  bool nonuniform = false;       // that index wrapped in nonuniformEXT (descriptor indexing)
 };
 
 struct Stage {
@@ -93,6 +104,7 @@ struct Pipeline {
 struct Pool {
   uint32_t max_sets = 1;
   bool free_bit = false;  // VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT
+  bool update_after_bind = false;  // VK_DESCRIPTOR_POOL_CREATE_UPDATE_AFTER_BIND_BIT
 };
 
 // One descriptor: a buffer range (range 0 = VK_WHOLE_SIZE); for an image type, `buffer` is
@@ -149,10 +161,15 @@ enum class StepKind : uint32_t {
 struct Step {
   StepKind kind = StepKind::kSubmit;
   uint32_t pool = 0, layout = 0, slot = 0;  // kAlloc: pool, set layout, slot; kFree: slot; kResetPool: pool
+  // kWrite / kCopySet right after a kSubmit (update-after-bind bindings only): made after that
+  // submission's command buffer was recorded and before it is submitted. A late step whose
+  // submission is gone runs where it stands.
+  bool late = false;
   uint32_t binding = 0, element = 0;        // kWrite / kCopySet: destination
   bool use_template = false;                // kWrite through vkUpdateDescriptorSetWithTemplate
   std::vector<Desc> descs;                  // kWrite
-  uint32_t src_slot = 0, src_binding = 0, src_element = 0, count = 0;  // kCopySet
+  // kCopySet: source and count; kAlloc: the variable-count binding's count (its layout has one)
+  uint32_t src_slot = 0, src_binding = 0, src_element = 0, count = 0;
   std::vector<Cmd> cmds;                    // kSubmit
   std::vector<Wait> waits, signals;         // kSubmit; kHostSignal: signals[0]
 };
@@ -167,7 +184,44 @@ struct Features {
   uint32_t storage_alignment = 256, uniform_alignment = 256;
   uint32_t max_push_constants = 128;
   uint32_t max_storage_images = 4, max_sampled_images = 16;  // per stage
+  // Descriptor indexing (Vulkan 1.2): binding flags, and nonuniformEXT indexing per type.
+  bool partially_bound = false, variable_count = false;
+  // Whether an image binding may keep never-written descriptors (partially bound, past a
+  // variable count): not under the lavapipe stand-in (lavapipe 22.3 reads every image
+  // descriptor of a bound set and crashes on a never-written one).
+  bool unwritten_images = false;
+  bool uab_storage = false, uab_uniform = false, uab_sampled = false, uab_storage_image = false;
+  bool nonuniform_storage = false, nonuniform_uniform = false, nonuniform_sampled = false,
+       nonuniform_storage_image = false;
+  bool AnyDescriptorIndexing() const {
+    return partially_bound || variable_count || uab_storage || uab_uniform || uab_sampled || uab_storage_image;
+  }
 };
+
+// Whether a binding of this type may carry kUpdateAfterBind on a device with `f`.
+inline bool UpdateAfterBindAllowed(const Features& f, DescType t) {
+  switch (t) {
+    case DescType::kStorage: return f.uab_storage;
+    case DescType::kUniform: return f.uab_uniform;
+    case DescType::kSampledImage:
+    case DescType::kCombinedImageSampler: return f.uab_sampled;
+    case DescType::kStorageImage: return f.uab_storage_image;
+    default: return false;  // dynamic buffers never
+  }
+}
+// Whether shaders may index an array of this type with nonuniformEXT.
+inline bool NonUniformAllowed(const Features& f, DescType t) {
+  switch (t) {
+    case DescType::kStorage:
+    case DescType::kStorageDynamic: return f.nonuniform_storage;
+    case DescType::kUniform:
+    case DescType::kUniformDynamic: return f.nonuniform_uniform;
+    case DescType::kSampledImage:
+    case DescType::kCombinedImageSampler: return f.nonuniform_sampled;
+    case DescType::kStorageImage: return f.nonuniform_storage_image;
+  }
+  return false;
+}
 
 struct Image {
   Role role = Role::kIn;  // kIn: read by shaders; kOut: stored to (storage image, compute/vertex)
@@ -190,12 +244,13 @@ struct Program {
 
 // "Identically defined" set layouts (the spec's compatibility rule compares definitions).
 inline bool SameSetLayout(const SetLayout& a, const SetLayout& b) {
-  if (a.push != b.push || a.bindings.size() != b.bindings.size()) return false;
+  if (a.push != b.push || a.update_after_bind != b.update_after_bind || a.bindings.size() != b.bindings.size())
+    return false;
   for (size_t i = 0; i < a.bindings.size(); ++i) {
     const Binding& x = a.bindings[i];
     const Binding& y = b.bindings[i];
     if (x.binding != y.binding || x.type != y.type || x.count != y.count || x.role != y.role ||
-        x.stages != y.stages || x.nullable != y.nullable)
+        x.stages != y.stages || x.nullable != y.nullable || x.flags != y.flags)
       return false;
   }
   return true;

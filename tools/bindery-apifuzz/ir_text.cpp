@@ -8,16 +8,18 @@
 namespace bindery::apifuzz {
 namespace {
 
-// Version 2 added nullable bindings, images and samplers; version 1 texts (older cases)
-// read with those absent.
-constexpr const char* kHeaders[] = {"apifuzz-program-v1", "apifuzz-program-v2"};
+// Version 2 added nullable bindings, images and samplers; version 3 descriptor-indexing
+// binding flags, update-after-bind layouts and pools, late steps and nonuniform indexing.
+// Older texts (older cases) read with those absent.
+constexpr const char* kHeaders[] = {"apifuzz-program-v1", "apifuzz-program-v2", "apifuzz-program-v3"};
+constexpr int kVersions = 3;
 
 struct Writer {
   std::ostringstream out;
   bool ok = true;
   int Version() {
-    Tag(kHeaders[1]);
-    return 2;
+    Tag(kHeaders[kVersions - 1]);
+    return kVersions;
   }
   void Tag(const char* t) { out << "\n" << t; }
   void Num(uint64_t v) { out << ' ' << v; }
@@ -48,7 +50,7 @@ struct Reader {
   int Version() {
     std::string s;
     in >> s;
-    for (int v = 1; v <= 2; ++v) {
+    for (int v = 1; v <= kVersions; ++v) {
       if (s == kHeaders[v - 1]) return v;
     }
     Fail("not an apifuzz program (header '" + s + "')");
@@ -111,6 +113,7 @@ void VisitProgram(V& v, Program& p) {
   v.Tag("set_layouts");
   v.List(p.set_layouts, [&](SetLayout& l) {
     v.Field(l.push);
+    if (version >= 3) v.Field(l.update_after_bind);
     v.List(l.bindings, [&](Binding& b) {
       v.Field(b.binding);
       v.Field(b.type);
@@ -118,6 +121,7 @@ void VisitProgram(V& v, Program& p) {
       v.Field(b.role);
       v.Field(b.stages);
       if (version >= 2) v.Field(b.nullable);
+      if (version >= 3) v.Field(b.flags);
     });
   });
   v.Tag("pipeline_layouts");
@@ -145,6 +149,7 @@ void VisitProgram(V& v, Program& p) {
         v.Field(o.index);
         v.Field(o.value);
         v.Field(o.dynamic_element);
+        if (version >= 3) v.Field(o.nonuniform);
       });
     });
   });
@@ -152,6 +157,7 @@ void VisitProgram(V& v, Program& p) {
   v.List(p.pools, [&](Pool& pool) {
     v.Field(pool.max_sets);
     v.Field(pool.free_bit);
+    if (version >= 3) v.Field(pool.update_after_bind);
   });
   if (version >= 2) {
     v.Tag("images");
@@ -172,6 +178,7 @@ void VisitProgram(V& v, Program& p) {
     v.Field(s.binding);
     v.Field(s.element);
     v.Field(s.use_template);
+    if (version >= 3) v.Field(s.late);
     v.List(s.descs, [&](Desc& d) { VisitDesc(v, d); });
     v.Field(s.src_slot);
     v.Field(s.src_binding);

@@ -36,7 +36,7 @@ void SetLoaderDefaults() {
   const char* lvp = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
   ::setenv("VK_ICD_FILENAMES", lvp, 0);
   ::setenv("VK_DRIVER_FILES", lvp, 0);
-  ::setenv("VK_ADD_LAYER_PATH", BINDERY_APIFUZZ_LAYER_PATH, 0);
+  ::setenv("VK_ADD_LAYER_PATH", BINDERY_APIFUZZ_LAYER_PATH ":" BINDERY_APIFUZZ_STANDIN_LAYER_PATH, 0);
   ::setenv("XDG_RUNTIME_DIR", "/tmp", 0);
 }
 
@@ -45,6 +45,7 @@ int Usage() {
                "usage: bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all]...\n"
                "                       [--jobs J] [--batch B] [--reduce] [--max-reduce M] [--save DIR]\n"
                "                       [--known FILE] [--hang-seconds S] [--time-limit S] [--progress-every P]\n"
+               "                       [--descriptor-indexing-standin]\n"
                "       bindery-apifuzz --print --seed N\n"
                "       bindery-apifuzz --case FILE... [--known FILE]\n"
                "       bindery-apifuzz --native-only --seed N --count K\n");
@@ -75,11 +76,16 @@ Known ReadKnown(const std::string& path) {
   return k;
 }
 
+// A case that needs the descriptor-indexing stand-in on lavapipe says so on this line.
+constexpr const char* kStandInCaseLine = "# descriptor-indexing-standin";
+
 std::string CaseText(const Program& p, const std::string& config, const std::string& failure) {
   std::ostringstream o;
   o << "# bindery-apifuzz regression case: seed " << p.seed << ", configuration " << config << "\n"
-    << "# config: " << config << "\n"
-    << "# failed with: " << failure << "\n#\n";
+    << "# config: " << config << "\n";
+  // Found on the stand-in for the descriptor-indexing features: it runs there again.
+  if (DescriptorIndexingStandIn()) o << kStandInCaseLine << "\n";
+  o << "# failed with: " << failure << "\n#\n";
   std::istringstream listing(Listing(p));
   for (std::string line; std::getline(listing, line);) o << "# " << line << "\n";
   o << "#\n" << Serialize(p);
@@ -95,8 +101,12 @@ std::string CaseConfig(const std::string& text) {
 
 int RunCases(const RunOptions& o, const std::vector<std::string>& files, const Known& known) {
   int failed = 0;
+  const bool standin_for_all = DescriptorIndexingStandIn();
   for (const std::string& f : files) {
     const std::string text = ReadFile(f);
+    // Each case on the device it was found on (the children inherit the choice).
+    const bool standin = standin_for_all || text.find(std::string(kStandInCaseLine) + "\n") != std::string::npos;
+    ::setenv("BINDERY_APIFUZZ_DESCRIPTOR_INDEXING_STANDIN", standin ? "1" : "0", 1);
     Program p;
     std::string error;
     const std::string config = CaseConfig(text);
@@ -190,6 +200,8 @@ int main(int argc, char** argv) {
       print = true;
     } else if (a == "--dump") {
       print = dump = true;
+    } else if (a == "--descriptor-indexing-standin") {
+      ::setenv("BINDERY_APIFUZZ_DESCRIPTOR_INDEXING_STANDIN", "1", 1);  // children inherit it
     } else if (a == "--native-only") {
       native_only = true;
     } else if (a == "--case") {

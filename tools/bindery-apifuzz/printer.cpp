@@ -156,10 +156,13 @@ std::string Listing(const Program& p) {
       << "\n";
   if (p.samplers) o << p.samplers << " samplers (NEAREST)\n";
   for (size_t i = 0; i < p.set_layouts.size(); ++i) {
-    o << "setlayout" << i << (p.set_layouts[i].push ? " (PUSH_DESCRIPTOR)" : "") << ":";
+    o << "setlayout" << i << (p.set_layouts[i].push ? " (PUSH_DESCRIPTOR)" : "")
+      << (p.set_layouts[i].update_after_bind ? " (UPDATE_AFTER_BIND_POOL)" : "") << ":";
     for (const Binding& b : p.set_layouts[i].bindings)
       o << " [" << b.binding << ": " << TypeName(b.type) << "[" << b.count << "] " << RoleName(b.role) << " "
-        << Stages(b.stages) << (b.nullable ? " nullable" : "") << "]";
+        << Stages(b.stages) << (b.nullable ? " nullable" : "") << (b.flags & kUpdateAfterBind ? " UPDATE_AFTER_BIND" : "")
+        << (b.flags & kPartiallyBound ? " PARTIALLY_BOUND" : "")
+        << (b.flags & kVariableCount ? " VARIABLE_DESCRIPTOR_COUNT" : "") << "]";
     o << "\n";
   }
   for (size_t i = 0; i < p.pipeline_layouts.size(); ++i) {
@@ -174,16 +177,25 @@ std::string Listing(const Program& p) {
     o << "\n";
   }
   for (size_t i = 0; i < p.pools.size(); ++i)
-    o << "pool" << i << ": maxSets=" << p.pools[i].max_sets << (p.pools[i].free_bit ? " FREE_DESCRIPTOR_SET" : "") << "\n";
+    o << "pool" << i << ": maxSets=" << p.pools[i].max_sets << (p.pools[i].free_bit ? " FREE_DESCRIPTOR_SET" : "")
+      << (p.pools[i].update_after_bind ? " UPDATE_AFTER_BIND" : "") << "\n";
   if (p.semaphores) o << p.semaphores << " timeline semaphores (0: device chain, 1..: host gates)\n";
   o << "\n";
   std::vector<uint32_t> slot_layout(p.set_slots, UINT32_MAX);
   for (const Step& s : p.steps) {
+    if (s.late) o << "  (after recording, before submitting) ";
     switch (s.kind) {
-      case StepKind::kAlloc:
+      case StepKind::kAlloc: {
         if (s.slot < slot_layout.size()) slot_layout[s.slot] = s.layout;
-        o << "slot" << s.slot << " = vkAllocateDescriptorSets(pool" << s.pool << ", setlayout" << s.layout << ")\n";
+        bool variable = false;
+        if (s.layout < p.set_layouts.size()) {
+          for (const Binding& b : p.set_layouts[s.layout].bindings) variable |= (b.flags & kVariableCount) != 0;
+        }
+        o << "slot" << s.slot << " = vkAllocateDescriptorSets(pool" << s.pool << ", setlayout" << s.layout;
+        if (variable) o << ", variableDescriptorCount=" << s.count;
+        o << ")\n";
         break;
+      }
       case StepKind::kFree: o << "vkFreeDescriptorSets(slot" << s.slot << ")\n"; break;
       case StepKind::kResetPool: o << "vkResetDescriptorPool(pool" << s.pool << ")\n"; break;
       case StepKind::kWrite:

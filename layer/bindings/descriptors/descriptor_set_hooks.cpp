@@ -17,6 +17,7 @@
 #include "bindings/descriptors/owned_sets.h"
 #include "bindings/model/set_records.h"
 #include "chassis/queue_sharing.h"
+#include "core/chain_edit.h"
 #include "core/pnext.h"
 
 namespace bindery::bindings {
@@ -111,6 +112,35 @@ void ForgetNativeBufferSet(DeviceBindings& b, PoolShadow& pool, VkDescriptorSet 
 
 }  // namespace
 
+// The native sets of an allocation. A variable descriptor count is for the set layout's
+// last binding; where that binding became records, the native layout's last binding is
+// another one, which the count must not name (the validation layer checks every count
+// against the native layout's last binding): those sets get 0, their records have the count.
+VkResult AllocateNativeSets(DeviceBindings& b, const VkDescriptorSetAllocateInfo& info,
+                            const VkDescriptorSetVariableDescriptorCountAllocateInfo* variable,
+                            const SetLayoutEntry* const* entries, VkDescriptorSet* sets) {
+  bool renamed = false;
+  for (uint32_t i = 0; variable != nullptr && i < variable->descriptorSetCount && i < info.descriptorSetCount; ++i) {
+    const SetLayoutShadow* layout = entries[i] != nullptr ? entries[i]->shadow.get() : nullptr;
+    renamed |= layout != nullptr && !layout->converted.empty() && layout->converted.back().variable &&
+               variable->pDescriptorCounts[i] != 0;
+  }
+  if (!renamed) return b.next.AllocateDescriptorSets(b.device.handle, &info, sets);
+  std::vector<uint32_t> counts(variable->pDescriptorCounts, variable->pDescriptorCounts + variable->descriptorSetCount);
+  for (uint32_t i = 0; i < counts.size() && i < info.descriptorSetCount; ++i) {
+    const SetLayoutShadow* layout = entries[i] != nullptr ? entries[i]->shadow.get() : nullptr;
+    if (layout != nullptr && !layout->converted.empty() && layout->converted.back().variable) counts[i] = 0;
+  }
+  ChainEditor chain(info.pNext);
+  auto* edited = chain.Modify<VkDescriptorSetVariableDescriptorCountAllocateInfo>(
+      VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO);
+  if (edited == nullptr) return b.next.AllocateDescriptorSets(b.device.handle, &info, sets);  // unknown struct before it
+  edited->pDescriptorCounts = counts.data();
+  VkDescriptorSetAllocateInfo native = info;
+  native.pNext = chain.chain();
+  return b.next.AllocateDescriptorSets(b.device.handle, &native, sets);
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDescriptorPoolCreateInfo* pCreateInfo,
                                                     const VkAllocationCallbacks* pAllocator,
                                                     VkDescriptorPool* pDescriptorPool) {
@@ -130,6 +160,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDes
   // the pool's first converted set is allocated: a pool that only ever holds native sets
   // costs no memory allocation.
   auto pool = std::make_unique<PoolShadow>();
+  pool->update_after_bind = (pCreateInfo->flags & VK_DESCRIPTOR_POOL_CREATE_UPDATE_AFTER_BIND_BIT) != 0;
   pool->capacity = static_cast<uint32_t>(records);
   pool->records = RecordAllocator(static_cast<uint32_t>(records));
   if (b.plan.policy.convert_everything) {
@@ -310,7 +341,7 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
   }
   if (result == VK_SUCCESS && owned != n) {
     if (owned == 0) {
-      result = b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+      result = AllocateNativeSets(b, *pAllocateInfo, variable, entries, pDescriptorSets);
     } else {
       // Only the native sets go down (no pNext here, see above), then back in place.
       std::vector<VkDescriptorSetLayout> native_layouts;
@@ -348,6 +379,7 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
     set->pool = pool;
     set->first_record = runs[i].first;
     set->record_count = runs[i].second;
+    set->variable_count = variable_count(i);
     if (pool != nullptr && set->record_count != 0) {
       set->records = pool->mapped + static_cast<size_t>(set->first_record) * kRecordBytes;
       set->address = pool->address + static_cast<VkDeviceAddress>(set->first_record) * kRecordBytes;

@@ -144,6 +144,9 @@ struct SetShadow {
   PoolShadow* pool = nullptr;
   uint32_t first_record = 0;
   uint32_t record_count = 0;
+  // The count the set was allocated with for its layout's variable-count binding (0 when the
+  // allocation gave none): a native one has that many descriptors, not the layout's maximum.
+  uint32_t variable_count = 0;
   uint8_t* records = nullptr;           // host pointer to the first record
   VkDeviceAddress address = 0;          // device address of the first record
   // Per record, as the application wrote it: the set's run of its pool's CPU copy.
@@ -217,6 +220,9 @@ struct PoolShadow {
   // reference count on the allocation path).
   std::vector<std::shared_ptr<const SetLayoutShadow>> owned_layouts;
   std::atomic<bool> owned_materialised{false};  // some layer-owned set has a full native set
+  // Created with UPDATE_AFTER_BIND_BIT: full sets of its sets come from such a pool too
+  // (descriptors are copied only between sets of pools that agree on it).
+  bool update_after_bind = false;
   std::atomic<bool> owned_private_data{false};  // some layer-owned set has private data
 };
 

@@ -248,7 +248,8 @@ VkDescriptorSet DeviceBindings::MaterialiseLocked(VkDescriptorSet handle, SetSha
       for (size_t i = 0; i < layout.app_bindings.size(); ++i) {
         if ((layout.app_flags[i] & VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT) == 0) continue;
         const ConvertedBinding* c = layout.Find(layout.app_bindings[i].binding);
-        variable_count = c != nullptr ? set.record_count - c->first_record : layout.app_bindings[i].descriptorCount;
+        variable_count = c != nullptr ? set.record_count - c->first_record
+                                      : std::min(set.variable_count, layout.app_bindings[i].descriptorCount);
       }
     }
     VkDescriptorSetVariableDescriptorCountAllocateInfo variable{
@@ -260,7 +261,10 @@ VkDescriptorSet DeviceBindings::MaterialiseLocked(VkDescriptorSet handle, SetSha
     alloc.descriptorSetCount = 1;
     alloc.pSetLayouts = &full_layout;
     for (int attempt = 0; attempt < 2 && set.full == VK_NULL_HANDLE; ++attempt) {
-      const bool uab = (layout.create_flags & VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT) != 0;
+      // Update-after-bind layouts need such a pool; a set of such a pool needs one too
+      // (the full set is filled by copies from it, which need pools that agree).
+      const bool uab = (layout.create_flags & VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT) != 0 ||
+                       (set.pool != nullptr && set.pool->update_after_bind);
       const std::vector<VkDescriptorPool>& from = uab ? fallback_uab_pools : fallback_pools;
       alloc.descriptorPool = attempt == 0 && !from.empty() ? from.back() : NewFallbackPool(*this, uab);
       if (alloc.descriptorPool == VK_NULL_HANDLE) break;
@@ -300,14 +304,18 @@ VkDescriptorSet DeviceBindings::MaterialiseLocked(VkDescriptorSet handle, SetSha
       WriteConvertedBinding(set, *c, set_index, used, writes);
       continue;
     }
-    if (owned || binding.descriptorCount == 0) continue;
+    // A native variable-count binding has the set's count.
+    const bool variable = i < layout.app_flags.size() &&
+                          (layout.app_flags[i] & VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT) != 0;
+    const uint32_t count = variable ? std::min(set.variable_count, binding.descriptorCount) : binding.descriptorCount;
+    if (owned || count == 0) continue;
     if (binding.pImmutableSamplers != nullptr && binding.descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER) continue;
     VkCopyDescriptorSet c{VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET};
     c.srcSet = handle;
     c.srcBinding = binding.binding;
     c.dstSet = set.full;
     c.dstBinding = binding.binding;
-    c.descriptorCount = binding.descriptorCount;
+    c.descriptorCount = count;
     copies.push_back(c);
   }
   if (!writes.empty() || !copies.empty()) {

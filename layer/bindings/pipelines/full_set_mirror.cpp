@@ -35,12 +35,18 @@ bool DeviceBindings::MirrorWrite(SetShadow& set, const VkWriteDescriptorSet& wri
 }
 
 bool DeviceBindings::MirrorBufferDescriptors(SetShadow& set, uint32_t binding, uint32_t element, VkDescriptorType type,
-                                             const VkDescriptorBufferInfo* values, uint32_t count) {
+                                             const VkDescriptorBufferInfo* values, uint32_t count, bool written) {
   if (set.full == VK_NULL_HANDLE) return false;
   // A copy of a never-written descriptor leaves the destination undefined, and a buffer
-  // may be gone: neither can be written down as it is.
+  // may be gone: neither can be written down as it is. A null descriptor the application
+  // wrote is one (rewriting the whole full set instead would touch bindings that pending
+  // work may be reading after an update after bind).
   for (uint32_t k = 0; k < count; ++k) {
-    if (values[k].buffer == VK_NULL_HANDLE || !StillNames(values[k])) return false;
+    if (values[k].buffer == VK_NULL_HANDLE) {
+      if (!(written && plan.null_descriptor)) return false;
+      continue;
+    }
+    if (!StillNames(values[k])) return false;
   }
   std::lock_guard<std::mutex> lock(fallback_mutex);
   if (set.full == VK_NULL_HANDLE || set.full_stale) return false;
