@@ -50,11 +50,14 @@ void ResendPushImage(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData&
   const PipelineLayoutShadow* pl = image.layout != VK_NULL_HANDLE ? b.pipeline_layouts.Find(image.layout) : nullptr;
   if (pl == nullptr || hi <= lo) return;
   const VkShaderStageFlags stages = PushCovered(b, cb, image.layout, pl->native_ranges, lo, hi, image.bytes);
+  // Whatever stages it names, the driver may hand these bytes to every stage (one array
+  // for all, uploaded whole to each stage it refreshes): a root of either bind point
+  // there is lost, as after an application push (NotePushConstants). The other bind
+  // point's root is pushed again before its next draw or dispatch, this one's in step 5.
+  for (BindPointState& point : data.points) point.root.MarkOverwritten(lo, hi);
   // The re-send reaches the other bind point's stages too.
   const int other = 1 - index;
-  if ((stages & PointStages(other)) != 0 && data.points[other].image.layout != VK_NULL_HANDLE) {
-    data.points[other].image.MarkStale(lo, hi);
-  }
+  if ((stages & PointStages(other)) != 0) data.points[other].image.MarkStale(lo, hi);
 }
 
 // The root bytes of `index` that application pushes overwrote, pushed again through the
@@ -136,15 +139,15 @@ bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkSha
     if ((stages & PointStages(i)) == 0) continue;
     PushImage& image = data.points[i].image;
     if (root_at >= 0 && root_at != i) {
-      // Another bind point's root: this one's stages lost their bytes there (when it had
-      // any: a bind point nothing was pushed at has nothing to get back).
-      if (lo < kPushImageBytes && image.layout != VK_NULL_HANDLE) {
-        image.MarkStale(lo, hi);
-        stale = true;
-      }
+      // Another bind point's root: this one's stages lost their bytes there (the bytes
+      // pushed here: others are undefined for them and need nothing back).
+      if (image.MarkStale(lo, hi)) stale = true;
       continue;
     }
-    if (lo < kPushImageBytes) std::memcpy(image.bytes + lo, bytes, std::min(hi, kPushImageBytes) - lo);
+    if (lo < kPushImageBytes) {
+      std::memcpy(image.bytes + lo, bytes, std::min(hi, kPushImageBytes) - lo);
+      image.Written(lo, std::min(hi, kPushImageBytes));
+    }
     image.layout = layout;
     if (image.Stale() && lo <= image.stale_lo && hi >= image.stale_hi) image.Fresh();
   }

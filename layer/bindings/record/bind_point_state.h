@@ -73,16 +73,31 @@ struct PushCopy {
 // range covers it), so a root pushed at the other bind point overwrites these stages'
 // bytes; `stale_lo/hi` is the span overwritten since, re-sent from `bytes` before the
 // next draw or dispatch here (the layout it goes through is the last one pushed through
-// at this bind point).
+// at this bind point). Only bytes pushed at this bind point (`lo/hi`) are ever stale:
+// the others are undefined for its stages, and re-sending them would only overwrite
+// what the other bind point reads there on drivers with one array for every stage.
 struct PushImage {
   alignas(8) uint8_t bytes[kPushImageBytes] = {};
+  uint32_t lo = UINT32_MAX;  // span of the bytes pushed at this bind point
+  uint32_t hi = 0;
   uint32_t stale_lo = UINT32_MAX;
   uint32_t stale_hi = 0;
   VkPipelineLayout layout = VK_NULL_HANDLE;  // last layout a push at this bind point went through
   bool Stale() const { return stale_hi > stale_lo; }
-  void MarkStale(uint32_t lo, uint32_t hi) {
-    if (lo < stale_lo) stale_lo = lo;
-    if (hi > stale_hi) stale_hi = hi;
+  // Bytes [from, to) were pushed at this bind point (already copied into `bytes`).
+  void Written(uint32_t from, uint32_t to) {
+    lo = std::min(lo, from);
+    hi = std::max(hi, to);
+  }
+  // Something else went over [from, to): the part of the pushed span it covers is stale.
+  // False when it covers none of it.
+  bool MarkStale(uint32_t from, uint32_t to) {
+    from = std::max(from, lo);
+    to = std::min(to, hi);
+    if (to <= from) return false;
+    stale_lo = std::min(stale_lo, from);
+    stale_hi = std::max(stale_hi, to);
+    return true;
   }
   void Fresh() {
     stale_lo = UINT32_MAX;
