@@ -97,6 +97,52 @@ TEST(BindingsBindPoints, AComputeBindLeavesTheGraphicsRootAlone) {
   ExpectSameAsNative(off, forced);
 }
 
+// The graphics layout has a vertex+fragment push-constant range over bytes 0..12 (never
+// pushed), so its root lies at 16; the compute layout has none, so its root lies at 0. The
+// compute root goes down between the graphics bind and the draw; nothing the graphics
+// stages were given lies at 0..8, so the draw must send nothing there: on a driver with
+// one push-constant array for every stage (lavapipe) that would land on the compute root
+// read by the dispatch after the draw (the API fuzzer's seed5547: a crash).
+BindPointRun ComputeRootUnderGraphicsRanges(const char* mode) {
+  RigOptions options;
+  options.graphics = true;
+  BindPointRig rig(mode, options);
+  if (!rig.ok()) return {rig.h().error()};
+  VkDescriptorSetLayout fragment_set = rig.SetLayout({{0, kStorage, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr}});
+  VkDescriptorSetLayout compute_set = rig.SetLayout({{0, kStorage, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}});
+  VkPipelineLayout graphics_layout =
+      rig.Layout({fragment_set}, {{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, 12}});
+  VkPipelineLayout compute_layout = rig.Layout({compute_set});
+  VkPipeline graphics = rig.Graphics(bp_mark_frag, sizeof(bp_mark_frag), graphics_layout);
+  VkPipeline compute = rig.Compute(bp_mark_comp, sizeof(bp_mark_comp), compute_layout);
+  VkBuffer a = rig.Buffer(), b = rig.Buffer();
+  VkDescriptorSet set_a = rig.Set(fragment_set, {0}, {kStorage}, {a});
+  VkDescriptorSet set_b = rig.Set(compute_set, {0}, {kStorage}, {b});
+  VkCommandBuffer cb = rig.h().BeginCommands();
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, graphics);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, graphics_layout, 0, 1, &set_a, 0, nullptr);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, compute);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, compute_layout, 0, 1, &set_b, 0, nullptr);
+  rig.BeginPass(cb);
+  vkCmdDraw(cb, 3, 1, 0, 0);
+  vkCmdEndRenderPass(cb);
+  BindPointRig::Barrier(cb);
+  vkCmdDispatch(cb, 1, 1, 1);
+  BindPointRig::Barrier(cb);
+  EXPECT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
+  return rig.Finish();
+}
+
+TEST(BindingsBindPoints, ADrawSendsNoPushConstantBytesItsStagesWereNeverGiven) {
+  const BindPointRun off = ComputeRootUnderGraphicsRanges("off");
+  if (!off.skip.empty()) GTEST_SKIP() << off.skip;
+  const BindPointRun forced = ComputeRootUnderGraphicsRanges("force");
+  ASSERT_EQ(forced.skip, "");
+  EXPECT_EQ(Word(off, 0, 0), 0xF00Du);  // A: the fragment shader's mark
+  EXPECT_EQ(Word(off, 1, 1), 0xC0DEu);  // B: the dispatch's mark
+  ExpectSameAsNative(off, forced);
+}
+
 // ---- every draw command --------------------------------------------------------------
 
 // A graphics pipeline the rewrite refuses (it runs natively) drawn with vkCmdDrawMultiEXT,
