@@ -603,19 +603,7 @@ class Generator {
           if (c.type == b.type && c.role == b.role && (!c.nullable || b.nullable)) sb = &c;
         }
         if (sb == nullptr || SlotCount(src, *sb) == 0) continue;
-        Step s;
-        s.kind = StepKind::kCopySet;
-        s.slot = dst;
-        s.binding = b.binding;
-        s.src_slot = src;
-        s.src_binding = sb->binding;
-        s.count = r_.Range(1, std::min(dst_count, SlotCount(src, *sb)));
-        s.element = r_.Below(dst_count - s.count + 1);
-        s.src_element = r_.Below(SlotCount(src, *sb) - s.count + 1);
-        for (uint32_t e = 0; e < s.count; ++e) {
-          slots_[dst].written[{b.binding, s.element + e}] = slots_[src].written.at({sb->binding, s.src_element + e});
-        }
-        p_.steps.push_back(s);
+        CopyElements(dst, b, dst_count, src, *sb);
         break;
       }
     }
@@ -984,6 +972,24 @@ class Generator {
     if (r_.Chance(50)) AddAction(cmds, st, Where::kPrimary);
   }
 
+  // A copy step of a random run of elements from binding `sb` of set `src` (which has
+  // some) into binding `b` of set `dst` (`dst_count` elements); what it writes is noted.
+  void CopyElements(uint32_t dst, const Binding& b, uint32_t dst_count, uint32_t src, const Binding& sb) {
+    Step s;
+    s.kind = StepKind::kCopySet;
+    s.slot = dst;
+    s.binding = b.binding;
+    s.src_slot = src;
+    s.src_binding = sb.binding;
+    s.count = r_.Range(1, std::min(dst_count, SlotCount(src, sb)));
+    s.element = r_.Below(dst_count - s.count + 1);
+    s.src_element = r_.Below(SlotCount(src, sb) - s.count + 1);
+    for (uint32_t e = 0; e < s.count; ++e) {
+      slots_[dst].written[{b.binding, s.element + e}] = slots_[src].written.at({sb.binding, s.src_element + e});
+    }
+    p_.steps.push_back(s);
+  }
+
   // Update-after-bind: writes and copies into update-after-bind bindings of sets the
   // submission just recorded binds, made after its recording and before it is submitted (it
   // reads the new descriptors). Not into a set an earlier submission of the batch binds: that
@@ -1013,19 +1019,7 @@ class Generator {
             if (c.type == b.type && c.role == b.role && (!c.nullable || b.nullable) && SlotCount(src, c) > 0) sb = &c;
           }
           if (sb == nullptr) continue;
-          Step s;
-          s.kind = StepKind::kCopySet;
-          s.slot = dst;
-          s.binding = b.binding;
-          s.src_slot = src;
-          s.src_binding = sb->binding;
-          s.count = r_.Range(1, std::min(dst_count, SlotCount(src, *sb)));
-          s.element = r_.Below(dst_count - s.count + 1);
-          s.src_element = r_.Below(SlotCount(src, *sb) - s.count + 1);
-          for (uint32_t e = 0; e < s.count; ++e) {
-            slots_[dst].written[{b.binding, s.element + e}] = slots_[src].written.at({sb->binding, s.src_element + e});
-          }
-          p_.steps.push_back(s);
+          CopyElements(dst, b, dst_count, src, *sb);
           break;
         }
       }

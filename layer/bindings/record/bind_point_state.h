@@ -67,6 +67,37 @@ struct PushCopy {
   uint32_t writes = 0;
 };
 
+// Push-constant bytes the layer keeps to send again: `bytes` over the span [lo, hi)
+// recorded, of which [stale_lo, stale_hi) was overwritten since by something else pushed
+// (sent again before the next draw or dispatch here, through `layout`).
+struct PushedBytes {
+  alignas(8) uint8_t bytes[kPushImageBytes] = {};
+  uint32_t lo = UINT32_MAX;
+  uint32_t hi = 0;
+  uint32_t stale_lo = UINT32_MAX;
+  uint32_t stale_hi = 0;
+  VkPipelineLayout layout = VK_NULL_HANDLE;  // the last layout the bytes went through
+  bool Stale() const { return stale_hi > stale_lo; }
+  void Fresh() {
+    stale_lo = UINT32_MAX;
+    stale_hi = 0;
+  }
+  void Widen(uint32_t from, uint32_t to) {
+    lo = std::min(lo, from);
+    hi = std::max(hi, to);
+  }
+  // Something else went over [from, to): the part of the span it covers is stale. False
+  // when it covers none of it.
+  bool MarkStale(uint32_t from, uint32_t to) {
+    from = std::max(from, lo);
+    to = std::min(to, hi);
+    if (to <= from) return false;
+    stale_lo = std::min(stale_lo, from);
+    stale_hi = std::max(stale_hi, to);
+    return true;
+  }
+};
+
 // What this bind point's shader stages must see in push constants: the application's
 // pushes and the roots delivered at this bind point. Push constants are one state for
 // every stage of the command buffer, and a root is pushed with every stage (each stage's
@@ -76,33 +107,9 @@ struct PushCopy {
 // at this bind point). Only bytes pushed at this bind point (`lo/hi`) are ever stale:
 // the others are undefined for its stages, and re-sending them would only overwrite
 // what the other bind point reads there on drivers with one array for every stage.
-struct PushImage {
-  alignas(8) uint8_t bytes[kPushImageBytes] = {};
-  uint32_t lo = UINT32_MAX;  // span of the bytes pushed at this bind point
-  uint32_t hi = 0;
-  uint32_t stale_lo = UINT32_MAX;
-  uint32_t stale_hi = 0;
-  VkPipelineLayout layout = VK_NULL_HANDLE;  // last layout a push at this bind point went through
-  bool Stale() const { return stale_hi > stale_lo; }
+struct PushImage : PushedBytes {
   // Bytes [from, to) were pushed at this bind point (already copied into `bytes`).
-  void Written(uint32_t from, uint32_t to) {
-    lo = std::min(lo, from);
-    hi = std::max(hi, to);
-  }
-  // Something else went over [from, to): the part of the pushed span it covers is stale.
-  // False when it covers none of it.
-  bool MarkStale(uint32_t from, uint32_t to) {
-    from = std::max(from, lo);
-    to = std::min(to, hi);
-    if (to <= from) return false;
-    stale_lo = std::min(stale_lo, from);
-    stale_hi = std::max(stale_hi, to);
-    return true;
-  }
-  void Fresh() {
-    stale_lo = UINT32_MAX;
-    stale_hi = 0;
-  }
+  void Written(uint32_t from, uint32_t to) { Widen(from, to); }
 };
 
 // The root bytes delivered in push constants at this bind point, kept apart from the
@@ -114,22 +121,11 @@ struct PushImage {
 // ranges of the layouts the root went through (layouts with the same ranges place roots
 // alike); a root delivered through other ranges starts the span anew, since binding
 // through such a layout disturbs every set bound before.
-struct PushBytesImage {
-  alignas(8) uint8_t bytes[kPushImageBytes] = {};
-  uint32_t lo = UINT32_MAX;  // span of the bytes recorded
-  uint32_t hi = 0;
+struct PushBytesImage : PushedBytes {
   uint64_t ranges_key = 0;
-  VkPipelineLayout layout = VK_NULL_HANDLE;  // the last layout the bytes went through
-  uint32_t stale_lo = UINT32_MAX;
-  uint32_t stale_hi = 0;
-  bool Stale() const { return stale_hi > stale_lo; }
-  void Fresh() {
-    stale_lo = UINT32_MAX;
-    stale_hi = 0;
-  }
-  // Bytes [lo, hi) went down through `layout` (ranges `key`): bytes recorded through other
-  // ranges are forgotten (a pipeline of these ranges does not read them); a push covering
-  // the stale span makes it fresh.
+  // Bytes [from, to) went down through `through` (ranges `key`): bytes recorded through
+  // other ranges are forgotten (a pipeline of these ranges does not read them); a push
+  // covering the stale span makes it fresh.
   void Record(VkPipelineLayout through, uint64_t key, uint32_t from, uint32_t to, const uint8_t* data) {
     if (ranges_key != key || hi <= lo) {
       lo = UINT32_MAX;
@@ -138,20 +134,11 @@ struct PushBytesImage {
       ranges_key = key;
     }
     std::memcpy(bytes + from, data, to - from);
-    lo = std::min(lo, from);
-    hi = std::max(hi, to);
+    Widen(from, to);
     layout = through;
     if (Stale() && from <= stale_lo && to >= stale_hi) Fresh();
   }
-  // Something else was pushed over [from, to): the part of the span it covers is stale.
-  bool MarkOverwritten(uint32_t from, uint32_t to) {
-    from = std::max(from, lo);
-    to = std::min(to, hi);
-    if (to <= from) return false;
-    stale_lo = std::min(stale_lo, from);
-    stale_hi = std::max(stale_hi, to);
-    return true;
-  }
+  bool MarkOverwritten(uint32_t from, uint32_t to) { return MarkStale(from, to); }
 };
 using RootImage = PushBytesImage;
 
