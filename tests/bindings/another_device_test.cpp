@@ -44,6 +44,13 @@ TwoDevices Make(const char* setting) {
   return t;
 }
 
+// Both harnesses started; a failure says which did not, and why.
+::testing::AssertionResult BothMade(const TwoDevices& t) {
+  if (!t.on->ok()) return ::testing::AssertionFailure() << "forced: " << t.on->error();
+  if (!t.off->ok()) return ::testing::AssertionFailure() << "off: " << t.off->error();
+  return ::testing::AssertionSuccess();
+}
+
 // The first device's entry point `name`.
 template <typename Fn>
 Fn On(const VkHarness& h, const char* name) {
@@ -53,8 +60,7 @@ Fn On(const VkHarness& h, const char* name) {
 
 TEST(AnotherDevicesEntryPoints, IndirectBindingsPassCallsToADeviceWithoutThem) {
   TwoDevices t = Make("BINDERY_INDIRECT_BINDINGS");
-  ASSERT_TRUE(t.on->ok()) << t.on->error();
-  ASSERT_TRUE(t.off->ok()) << t.off->error();
+  ASSERT_TRUE(BothMade(t));
   const VkHarness& on = *t.on;
   VkHarness& h = *t.off;
   const VkDevice d = h.device();
@@ -134,17 +140,10 @@ TEST(AnotherDevicesEntryPoints, IndirectBindingsPassCallsToADeviceWithoutThem) {
   }
   BINDERY_ON(on, vkDestroyPrivateDataSlot)(d, VK_NULL_HANDLE, nullptr);
 
-  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  smci.codeSize = sizeof(twin_copy_comp);
-  smci.pCode = twin_copy_comp;
+  const VkShaderModuleCreateInfo smci = ShaderModuleInfo(twin_copy_comp, sizeof(twin_copy_comp));
   VkShaderModule module = VK_NULL_HANDLE;
   ASSERT_EQ(BINDERY_ON(on, vkCreateShaderModule)(d, &smci, nullptr, &module), VK_SUCCESS);
-  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = module;
-  cpci.stage.pName = "main";
-  cpci.layout = layout;
+  VkComputePipelineCreateInfo cpci = ComputePipelineInfo(module, layout);
   VkPipeline pipeline = VK_NULL_HANDLE;
   ASSERT_EQ(BINDERY_ON(on, vkCreateComputePipelines)(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline), VK_SUCCESS);
 
@@ -208,8 +207,7 @@ TEST(AnotherDevicesEntryPoints, IndirectBindingsPassCallsToADeviceWithoutThem) {
 
 TEST(AnotherDevicesEntryPoints, TransfersPassCallsToADeviceWithoutThem) {
   TwoDevices t = Make("BINDERY_TRANSFERS");
-  ASSERT_TRUE(t.on->ok()) << t.on->error();
-  ASSERT_TRUE(t.off->ok()) << t.off->error();
+  ASSERT_TRUE(BothMade(t));
   const VkHarness& on = *t.on;
   VkHarness& h = *t.off;
   constexpr VkDeviceSize kBytes = 1024;

@@ -294,17 +294,9 @@ void RunTwelveSets(bool full_push_constants) {
   }
   VkPipelineLayout layout = VK_NULL_HANDLE;
   ASSERT_EQ(vkCreatePipelineLayout(d, &plci, nullptr, &layout), VK_SUCCESS);
-  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  smci.codeSize = sizeof(many_sets_comp);
-  smci.pCode = many_sets_comp;
-  VkShaderModule module = VK_NULL_HANDLE;
-  ASSERT_EQ(vkCreateShaderModule(d, &smci, nullptr, &module), VK_SUCCESS);
-  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = module;
-  cpci.stage.pName = "main";
-  cpci.layout = layout;
+  const VkShaderModule module = CreateShaderModule(d, many_sets_comp, sizeof(many_sets_comp));
+  ASSERT_NE(module, VK_NULL_HANDLE);
+  const VkComputePipelineCreateInfo cpci = ComputePipelineInfo(module, layout);
   VkPipeline pipeline = VK_NULL_HANDLE;
   ASSERT_EQ(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline), VK_SUCCESS);
 
