@@ -66,59 +66,50 @@ void HostBarrier(VkCommandBuffer cb) {
                       VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
 }
 
-struct TwinRun {
-  std::string summary;
+struct TwinRun : ModeRunResult {
   bool warned = false;  // the layer said which buffer has no address
 };
 
 // `external_first`: the external buffer exists before the pipeline.
 TwinRun RunTwinCase(const char* mode, bool external_first) {
-  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
-  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
-  auto owned = std::make_unique<VkHarness>();
-  VkHarness& h = *owned;
-  TwinRun run;
-  EXPECT_TRUE(h.ok()) << h.error();
-  if (!h.ok()) return run;
-  HostBuffer external;
-  if (external_first) external = CreateExternalBuffer(h);
-  ComputeKernel k = h.CreateKernel(twin_copy_comp, sizeof(twin_copy_comp), 2);
-  if (!external_first) external = CreateExternalBuffer(h);
-  EXPECT_NE(external.buffer, VK_NULL_HANDLE);
-  if (external.buffer == VK_NULL_HANDLE) return run;
-  HostBuffer src = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer plain = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer back = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  Fill(src, 1);
-  std::memset(external.mapped, 0, kBytes);
-  std::memset(plain.mapped, 0, kBytes);
-  std::memset(back.mapped, 0, kBytes);
-  // Three dispatches in one command buffer: into the external buffer (twin), into a plain
-  // one (rewritten again), and out of the external one (twin again).
-  VkDescriptorSet to_external = h.AllocateStorageSet(k, {src.buffer, external.buffer});
-  VkDescriptorSet to_plain = h.AllocateStorageSet(k, {src.buffer, plain.buffer});
-  VkDescriptorSet from_external = h.AllocateStorageSet(k, {external.buffer, back.buffer});
-  VkCommandBuffer cb = h.BeginCommands();
-  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
-  Dispatch(cb, k, to_external);
-  HostBarrier(cb);
-  Dispatch(cb, k, to_plain);
-  HostBarrier(cb);
-  Dispatch(cb, k, from_external);
-  HostBarrier(cb);
-  EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
-  EXPECT_TRUE(Copied(src, external));
-  EXPECT_TRUE(Copied(src, plain));
-  EXPECT_TRUE(Copied(external, back));
-  for (HostBuffer* b : {&src, &plain, &back, &external}) h.Destroy(*b);
-  h.Destroy(k);
-  h.DestroyDevice();
-  EXPECT_VALIDATION_SILENT(h);
-  for (const Message& m : h.BinderyMessages()) {
-    if (m.text.find("device summary") != std::string::npos) run.summary = m.text;
-    if (m.text.find("has no device address") != std::string::npos) run.warned = true;
-  }
-  return run;
+  return RunWithBindings<TwinRun>(mode, HarnessOptions{}, [&](VkHarness& h, TwinRun& run) {
+    HostBuffer external;
+    if (external_first) external = CreateExternalBuffer(h);
+    ComputeKernel k = h.CreateKernel(twin_copy_comp, sizeof(twin_copy_comp), 2);
+    if (!external_first) external = CreateExternalBuffer(h);
+    EXPECT_NE(external.buffer, VK_NULL_HANDLE);
+    if (external.buffer == VK_NULL_HANDLE) return;
+    HostBuffer src = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer plain = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer back = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    Fill(src, 1);
+    std::memset(external.mapped, 0, kBytes);
+    std::memset(plain.mapped, 0, kBytes);
+    std::memset(back.mapped, 0, kBytes);
+    // Three dispatches in one command buffer: into the external buffer (twin), into a plain
+    // one (rewritten again), and out of the external one (twin again).
+    VkDescriptorSet to_external = h.AllocateStorageSet(k, {src.buffer, external.buffer});
+    VkDescriptorSet to_plain = h.AllocateStorageSet(k, {src.buffer, plain.buffer});
+    VkDescriptorSet from_external = h.AllocateStorageSet(k, {external.buffer, back.buffer});
+    VkCommandBuffer cb = h.BeginCommands();
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+    Dispatch(cb, k, to_external);
+    HostBarrier(cb);
+    Dispatch(cb, k, to_plain);
+    HostBarrier(cb);
+    Dispatch(cb, k, from_external);
+    HostBarrier(cb);
+    EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
+    EXPECT_TRUE(Copied(src, external));
+    EXPECT_TRUE(Copied(src, plain));
+    EXPECT_TRUE(Copied(external, back));
+    for (HostBuffer* b : {&src, &plain, &back, &external}) h.Destroy(*b);
+    h.Destroy(k);
+    // The warning comes at pipeline creation: the device need not be gone to read it.
+    for (const Message& m : h.BinderyMessages()) {
+      if (m.text.find("has no device address") != std::string::npos) run.warned = true;
+    }
+  });
 }
 
 class UnaddressableBuffer : public testing::TestWithParam<bool> {};
@@ -132,6 +123,10 @@ TEST_P(UnaddressableBuffer, DispatchesRunTheNativeTwin) {
   }
   const TwinRun native = RunTwinCase("off", GetParam());
   const TwinRun forced = RunTwinCase("force", GetParam());
+  ASSERT_TRUE(native.error.empty()) << native.error;
+  ASSERT_TRUE(forced.error.empty()) << forced.error;
+  EXPECT_TRUE(native.validation.empty()) << native.validation;
+  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
   EXPECT_FALSE(native.warned);
   EXPECT_TRUE(forced.warned) << "the layer did not notice the buffer without an address";
   EXPECT_NE(forced.summary.find("pipelines rewritten 1, fallen back 0"), std::string::npos) << forced.summary;
@@ -145,35 +140,31 @@ INSTANTIATE_TEST_SUITE_P(Order, UnaddressableBuffer, testing::Values(true, false
 // The twin's sets are materialised with only the bindings its shaders use: a third binding
 // written and then destroyed never reaches the driver (the twin's full set would
 // otherwise name the freed buffer).
-bool RunTwinWithDestroyedBinding(const char* mode) {
-  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
-  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
-  auto owned = std::make_unique<VkHarness>();
-  VkHarness& h = *owned;
-  EXPECT_TRUE(h.ok()) << h.error();
-  if (!h.ok()) return false;
-  HostBuffer external = CreateExternalBuffer(h);
-  EXPECT_NE(external.buffer, VK_NULL_HANDLE);
-  if (external.buffer == VK_NULL_HANDLE) return false;
-  ComputeKernel k = h.CreateKernel(twin_copy_comp, sizeof(twin_copy_comp), 3);
-  HostBuffer src = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer dead = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  Fill(src, 5);
-  std::memset(external.mapped, 0, kBytes);
-  VkDescriptorSet set = h.AllocateStorageSet(k, {src.buffer, external.buffer, dead.buffer});
-  h.Destroy(dead);
-  VkCommandBuffer cb = h.BeginCommands();
-  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
-  Dispatch(cb, k, set);
-  HostBarrier(cb);
-  EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
-  const bool copied = Copied(src, external);
-  EXPECT_TRUE(copied);
-  for (HostBuffer* b : {&src, &external}) h.Destroy(*b);
-  h.Destroy(k);
-  h.DestroyDevice();
-  EXPECT_VALIDATION_SILENT(h);
-  return copied;
+struct DestroyedBindingRun : ModeRunResult {
+  bool copied = false;  // the dispatch copied src into the external buffer
+};
+
+DestroyedBindingRun RunTwinWithDestroyedBinding(const char* mode) {
+  return RunWithBindings<DestroyedBindingRun>(mode, HarnessOptions{}, [&](VkHarness& h, DestroyedBindingRun& run) {
+    HostBuffer external = CreateExternalBuffer(h);
+    EXPECT_NE(external.buffer, VK_NULL_HANDLE);
+    if (external.buffer == VK_NULL_HANDLE) return;
+    ComputeKernel k = h.CreateKernel(twin_copy_comp, sizeof(twin_copy_comp), 3);
+    HostBuffer src = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer dead = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    Fill(src, 5);
+    std::memset(external.mapped, 0, kBytes);
+    VkDescriptorSet set = h.AllocateStorageSet(k, {src.buffer, external.buffer, dead.buffer});
+    h.Destroy(dead);
+    VkCommandBuffer cb = h.BeginCommands();
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+    Dispatch(cb, k, set);
+    HostBarrier(cb);
+    EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
+    run.copied = Copied(src, external);
+    for (HostBuffer* b : {&src, &external}) h.Destroy(*b);
+    h.Destroy(k);
+  });
 }
 
 TEST(UnaddressableBuffer, TheTwinNeverGetsADestroyedBufferItDoesNotUse) {
@@ -183,8 +174,13 @@ TEST(UnaddressableBuffer, TheTwinNeverGetsADestroyedBufferItDoesNotUse) {
     const std::string why = ExternalUnsupported(probe);
     if (!why.empty()) GTEST_SKIP() << why;
   }
-  EXPECT_TRUE(RunTwinWithDestroyedBinding("off"));
-  EXPECT_TRUE(RunTwinWithDestroyedBinding("force"));
+  for (const char* mode : {"off", "force"}) {
+    SCOPED_TRACE(mode);
+    const DestroyedBindingRun run = RunTwinWithDestroyedBinding(mode);
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_TRUE(run.copied);
+    EXPECT_TRUE(run.validation.empty()) << run.validation;
+  }
 }
 
 // A pipeline reading a converted push-descriptor set cannot run as its native twin (the
