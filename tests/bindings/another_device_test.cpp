@@ -239,11 +239,7 @@ TEST(AnotherDevicesEntryPoints, TransfersPassCallsToADeviceWithoutThem) {
   copy2.pRegions = &region2;
   BINDERY_ON(on, vkCmdCopyBuffer2)(cb, &copy2);
   ASSERT_EQ(BINDERY_ON(on, vkEndCommandBuffer)(cb), VK_SUCCESS);
-  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &cb;
-  ASSERT_EQ(vkQueueSubmit(h.queue(), 1, &submit, VK_NULL_HANDLE), VK_SUCCESS);
-  ASSERT_EQ(vkQueueWaitIdle(h.queue()), VK_SUCCESS);
+  ASSERT_EQ(SubmitAndWaitIdle(h.queue(), {cb}), VK_SUCCESS);
   vkFreeCommandBuffers(h.device(), h.command_pool(), 1, &cb);
   for (const HostBuffer* out : {&b, &c}) {
     const auto* got = static_cast<const uint32_t*>(out->mapped);
@@ -313,11 +309,7 @@ TEST(AnotherDevicesEntryPoints, TheTrackingStagePassesCallsToADeviceWithoutTrack
   ASSERT_EQ(BINDERY_ON(on, vkBeginCommandBuffer)(cb, &begin), VK_SUCCESS);
   vkCmdFillBuffer(cb, buffer, 0, VK_WHOLE_SIZE, 7);
   ASSERT_EQ(BINDERY_ON(on, vkEndCommandBuffer)(cb), VK_SUCCESS);
-  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &cb;
-  ASSERT_EQ(vkQueueSubmit(h.queue(), 1, &submit, VK_NULL_HANDLE), VK_SUCCESS);
-  ASSERT_EQ(vkQueueWaitIdle(h.queue()), VK_SUCCESS);
+  ASSERT_EQ(SubmitAndWaitIdle(h.queue(), {cb}), VK_SUCCESS);
   EXPECT_EQ(BINDERY_ON(on, vkResetCommandBuffer)(cb, 0), VK_SUCCESS);
   EXPECT_EQ(BINDERY_ON(on, vkResetCommandPool)(d, pool, 0), VK_SUCCESS);
   BINDERY_ON(on, vkFreeCommandBuffers)(d, pool, 1, &cb);
