@@ -276,11 +276,7 @@ TEST(BindingsMemory, ARingRootPipelineWorksAfterItsLayoutIsDestroyed) {
   const VkDescriptorPool pool = CreateDescriptorPool(d, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}});
   const VkDescriptorSet set = AllocateSet(d, pool, t.l.set);
   const VkDescriptorBufferInfo infos[2] = {{a.buffer, 0, VK_WHOLE_SIZE}, {c.buffer, 0, VK_WHOLE_SIZE}};
-  VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-  w.dstSet = set;
-  w.descriptorCount = 2;
-  w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  w.pBufferInfo = infos;
+  const VkWriteDescriptorSet w = BufferWrite(set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, infos, 2);
   vkUpdateDescriptorSets(d, 1, &w, 0, nullptr);
   VkCommandBuffer cb = h.BeginCommands();
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
