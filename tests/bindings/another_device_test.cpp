@@ -123,11 +123,7 @@ TEST(AnotherDevicesEntryPoints, IndirectBindingsPassCallsToADeviceWithoutThem) {
   BINDERY_ON(on, vkUpdateDescriptorSets)(d, 1, &w, 0, nullptr);
   const VkDescriptorUpdateTemplateEntry entry{1, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0,
                                               sizeof(VkDescriptorBufferInfo)};
-  VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-  tci.descriptorUpdateEntryCount = 1;
-  tci.pDescriptorUpdateEntries = &entry;
-  tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
-  tci.descriptorSetLayout = set_layout;
+  VkDescriptorUpdateTemplateCreateInfo tci = SetTemplateInfo(&entry, 1, set_layout);
   VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
   ASSERT_EQ(BINDERY_ON(on, vkCreateDescriptorUpdateTemplate)(d, &tci, nullptr, &update_template), VK_SUCCESS);
   BINDERY_ON(on, vkUpdateDescriptorSetWithTemplate)(d, set, update_template, &infos[1]);

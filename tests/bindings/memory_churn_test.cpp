@@ -114,11 +114,7 @@ Churn RunChurn(const char* mode, bool pipelines, bool others, int warmup, int ro
         vkDestroyShaderModule(d, module, nullptr);
       }
       if (!others) return;
-      VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-      tci.descriptorUpdateEntryCount = 1;
-      tci.pDescriptorUpdateEntries = &entry;
-      tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
-      tci.descriptorSetLayout = l.set;
+      VkDescriptorUpdateTemplateCreateInfo tci = SetTemplateInfo(&entry, 1, l.set);
       VkDescriptorUpdateTemplate t = VK_NULL_HANDLE;
       vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &t);
       tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;

@@ -99,13 +99,7 @@ Output RunInMode(const char* mode) {
     for (uint32_t i = 0; i < 3; ++i) {
       entries[i] = {i, 0, 1, pushed[i].descriptorType, i * sizeof(VkDescriptorBufferInfo), sizeof(VkDescriptorBufferInfo)};
     }
-    VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-    tci.descriptorUpdateEntryCount = 3;
-    tci.pDescriptorUpdateEntries = entries;
-    tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
-    tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
-    tci.pipelineLayout = layout;
-    tci.set = 0;
+    VkDescriptorUpdateTemplateCreateInfo tci = PushTemplateInfo(entries, 3, VK_PIPELINE_BIND_POINT_COMPUTE, layout);
     VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
     vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &update_template);
     auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
@@ -278,12 +272,7 @@ FallbackOutput RunFallbackInMode(const char* mode, bool push_first = false) {
     VkDescriptorUpdateTemplateEntry entries[2] = {
         {0, 0, 2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0, sizeof(VkDescriptorBufferInfo)},
         {1, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * sizeof(VkDescriptorBufferInfo), sizeof(VkDescriptorBufferInfo)}};
-    VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-    tci.descriptorUpdateEntryCount = 2;
-    tci.pDescriptorUpdateEntries = entries;
-    tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
-    tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
-    tci.pipelineLayout = layout;
+    VkDescriptorUpdateTemplateCreateInfo tci = PushTemplateInfo(entries, 2, VK_PIPELINE_BIND_POINT_COMPUTE, layout);
     VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
     vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &update_template);
     auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
@@ -427,12 +416,8 @@ FallbackOutput RunIncompatibleTemplatePushInMode(const char* mode) {
   if (!refused || set == VK_NULL_HANDLE) o.error = "pipeline or set creation failed";
 
   VkDescriptorUpdateTemplateEntry entry = {0, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0, sizeof(VkDescriptorBufferInfo)};
-  VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-  tci.descriptorUpdateEntryCount = 1;
-  tci.pDescriptorUpdateEntries = &entry;
-  tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
-  tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
-  tci.pipelineLayout = with_push_constants;
+  VkDescriptorUpdateTemplateCreateInfo tci =
+      PushTemplateInfo(&entry, 1, VK_PIPELINE_BIND_POINT_COMPUTE, with_push_constants);
   VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
   vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &update_template);
   auto push_template_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetWithTemplateKHR>(

@@ -195,6 +195,29 @@ VkDescriptorSetAllocateInfo SetAllocateInfo(VkDescriptorPool pool, uint32_t coun
   return info;
 }
 
+VkDescriptorUpdateTemplateCreateInfo SetTemplateInfo(const VkDescriptorUpdateTemplateEntry* entries, uint32_t count,
+                                                     VkDescriptorSetLayout set_layout) {
+  VkDescriptorUpdateTemplateCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+  info.descriptorUpdateEntryCount = count;
+  info.pDescriptorUpdateEntries = entries;
+  info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
+  info.descriptorSetLayout = set_layout;
+  return info;
+}
+
+VkDescriptorUpdateTemplateCreateInfo PushTemplateInfo(const VkDescriptorUpdateTemplateEntry* entries, uint32_t count,
+                                                      VkPipelineBindPoint bind_point, VkPipelineLayout pipeline_layout,
+                                                      uint32_t set) {
+  VkDescriptorUpdateTemplateCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+  info.descriptorUpdateEntryCount = count;
+  info.pDescriptorUpdateEntries = entries;
+  info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
+  info.pipelineBindPoint = bind_point;
+  info.pipelineLayout = pipeline_layout;
+  info.set = set;
+  return info;
+}
+
 VkWriteDescriptorSet BufferWrite(VkDescriptorSet set, uint32_t binding, uint32_t element, VkDescriptorType type,
                                  const VkDescriptorBufferInfo* infos, uint32_t count) {
   VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};

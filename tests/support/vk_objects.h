@@ -75,6 +75,13 @@ VkDescriptorSet AllocateSet(VkDevice device, VkDescriptorPool pool, VkDescriptor
 // several at once, or expect a failure).
 VkDescriptorSetAllocateInfo SetAllocateInfo(VkDescriptorPool pool, uint32_t count,
                                             const VkDescriptorSetLayout* layouts);
+// The create info of an update template over `count` entries: for descriptor sets of
+// `set_layout`, or for pushes to set `set` of `pipeline_layout` at `bind_point`.
+VkDescriptorUpdateTemplateCreateInfo SetTemplateInfo(const VkDescriptorUpdateTemplateEntry* entries, uint32_t count,
+                                                     VkDescriptorSetLayout set_layout);
+VkDescriptorUpdateTemplateCreateInfo PushTemplateInfo(const VkDescriptorUpdateTemplateEntry* entries, uint32_t count,
+                                                      VkPipelineBindPoint bind_point, VkPipelineLayout pipeline_layout,
+                                                      uint32_t set = 0);
 // A write of `count` buffer descriptors starting at (binding, element).
 VkWriteDescriptorSet BufferWrite(VkDescriptorSet set, uint32_t binding, uint32_t element, VkDescriptorType type,
                                  const VkDescriptorBufferInfo* infos, uint32_t count = 1);
