@@ -208,10 +208,8 @@ VkDescriptorUpdateTemplateCreateInfo SetTemplateInfo(const VkDescriptorUpdateTem
 VkDescriptorUpdateTemplateCreateInfo PushTemplateInfo(const VkDescriptorUpdateTemplateEntry* entries, uint32_t count,
                                                       VkPipelineBindPoint bind_point, VkPipelineLayout pipeline_layout,
                                                       uint32_t set) {
-  VkDescriptorUpdateTemplateCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-  info.descriptorUpdateEntryCount = count;
-  info.pDescriptorUpdateEntries = entries;
-  info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
+  VkDescriptorUpdateTemplateCreateInfo info = SetTemplateInfo(entries, count, VK_NULL_HANDLE);
+  info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;  // the set layout is ignored
   info.pipelineBindPoint = bind_point;
   info.pipelineLayout = pipeline_layout;
   info.set = set;
