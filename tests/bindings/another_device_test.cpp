@@ -44,6 +44,13 @@ TwoDevices Make(const char* setting) {
   return t;
 }
 
+// Both harnesses started; a failure says which did not, and why.
+::testing::AssertionResult BothMade(const TwoDevices& t) {
+  if (!t.on->ok()) return ::testing::AssertionFailure() << "forced: " << t.on->error();
+  if (!t.off->ok()) return ::testing::AssertionFailure() << "off: " << t.off->error();
+  return ::testing::AssertionSuccess();
+}
+
 // The first device's entry point `name`.
 template <typename Fn>
 Fn On(const VkHarness& h, const char* name) {
@@ -53,8 +60,7 @@ Fn On(const VkHarness& h, const char* name) {
 
 TEST(AnotherDevicesEntryPoints, IndirectBindingsPassCallsToADeviceWithoutThem) {
   TwoDevices t = Make("BINDERY_INDIRECT_BINDINGS");
-  ASSERT_TRUE(t.on->ok()) << t.on->error();
-  ASSERT_TRUE(t.off->ok()) << t.off->error();
+  ASSERT_TRUE(BothMade(t));
   const VkHarness& on = *t.on;
   VkHarness& h = *t.off;
   const VkDevice d = h.device();
@@ -117,11 +123,7 @@ TEST(AnotherDevicesEntryPoints, IndirectBindingsPassCallsToADeviceWithoutThem) {
   BINDERY_ON(on, vkUpdateDescriptorSets)(d, 1, &w, 0, nullptr);
   const VkDescriptorUpdateTemplateEntry entry{1, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0,
                                               sizeof(VkDescriptorBufferInfo)};
-  VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-  tci.descriptorUpdateEntryCount = 1;
-  tci.pDescriptorUpdateEntries = &entry;
-  tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
-  tci.descriptorSetLayout = set_layout;
+  VkDescriptorUpdateTemplateCreateInfo tci = SetTemplateInfo(&entry, 1, set_layout);
   VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
   ASSERT_EQ(BINDERY_ON(on, vkCreateDescriptorUpdateTemplate)(d, &tci, nullptr, &update_template), VK_SUCCESS);
   BINDERY_ON(on, vkUpdateDescriptorSetWithTemplate)(d, set, update_template, &infos[1]);
@@ -134,17 +136,10 @@ TEST(AnotherDevicesEntryPoints, IndirectBindingsPassCallsToADeviceWithoutThem) {
   }
   BINDERY_ON(on, vkDestroyPrivateDataSlot)(d, VK_NULL_HANDLE, nullptr);
 
-  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  smci.codeSize = sizeof(twin_copy_comp);
-  smci.pCode = twin_copy_comp;
+  const VkShaderModuleCreateInfo smci = ShaderModuleInfo(twin_copy_comp, sizeof(twin_copy_comp));
   VkShaderModule module = VK_NULL_HANDLE;
   ASSERT_EQ(BINDERY_ON(on, vkCreateShaderModule)(d, &smci, nullptr, &module), VK_SUCCESS);
-  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = module;
-  cpci.stage.pName = "main";
-  cpci.layout = layout;
+  VkComputePipelineCreateInfo cpci = ComputePipelineInfo(module, layout);
   VkPipeline pipeline = VK_NULL_HANDLE;
   ASSERT_EQ(BINDERY_ON(on, vkCreateComputePipelines)(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline), VK_SUCCESS);
 
@@ -208,8 +203,7 @@ TEST(AnotherDevicesEntryPoints, IndirectBindingsPassCallsToADeviceWithoutThem) {
 
 TEST(AnotherDevicesEntryPoints, TransfersPassCallsToADeviceWithoutThem) {
   TwoDevices t = Make("BINDERY_TRANSFERS");
-  ASSERT_TRUE(t.on->ok()) << t.on->error();
-  ASSERT_TRUE(t.off->ok()) << t.off->error();
+  ASSERT_TRUE(BothMade(t));
   const VkHarness& on = *t.on;
   VkHarness& h = *t.off;
   constexpr VkDeviceSize kBytes = 1024;
@@ -241,11 +235,7 @@ TEST(AnotherDevicesEntryPoints, TransfersPassCallsToADeviceWithoutThem) {
   copy2.pRegions = &region2;
   BINDERY_ON(on, vkCmdCopyBuffer2)(cb, &copy2);
   ASSERT_EQ(BINDERY_ON(on, vkEndCommandBuffer)(cb), VK_SUCCESS);
-  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &cb;
-  ASSERT_EQ(vkQueueSubmit(h.queue(), 1, &submit, VK_NULL_HANDLE), VK_SUCCESS);
-  ASSERT_EQ(vkQueueWaitIdle(h.queue()), VK_SUCCESS);
+  ASSERT_EQ(SubmitAndWaitIdle(h.queue(), {cb}), VK_SUCCESS);
   vkFreeCommandBuffers(h.device(), h.command_pool(), 1, &cb);
   for (const HostBuffer* out : {&b, &c}) {
     const auto* got = static_cast<const uint32_t*>(out->mapped);
@@ -315,11 +305,7 @@ TEST(AnotherDevicesEntryPoints, TheTrackingStagePassesCallsToADeviceWithoutTrack
   ASSERT_EQ(BINDERY_ON(on, vkBeginCommandBuffer)(cb, &begin), VK_SUCCESS);
   vkCmdFillBuffer(cb, buffer, 0, VK_WHOLE_SIZE, 7);
   ASSERT_EQ(BINDERY_ON(on, vkEndCommandBuffer)(cb), VK_SUCCESS);
-  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &cb;
-  ASSERT_EQ(vkQueueSubmit(h.queue(), 1, &submit, VK_NULL_HANDLE), VK_SUCCESS);
-  ASSERT_EQ(vkQueueWaitIdle(h.queue()), VK_SUCCESS);
+  ASSERT_EQ(SubmitAndWaitIdle(h.queue(), {cb}), VK_SUCCESS);
   EXPECT_EQ(BINDERY_ON(on, vkResetCommandBuffer)(cb, 0), VK_SUCCESS);
   EXPECT_EQ(BINDERY_ON(on, vkResetCommandPool)(d, pool, 0), VK_SUCCESS);
   BINDERY_ON(on, vkFreeCommandBuffers)(d, pool, 1, &cb);

@@ -214,13 +214,7 @@ BindPointRun PushToARenumberedSet(const char* mode, bool graphics) {
   VkDescriptorSet set1 = rig.Set(storage, {0}, {kStorage}, {out1});
   VkDescriptorSet set2 = rig.Set(storage, {0}, {kStorage}, {out2});
   VkDescriptorUpdateTemplateEntry entry{0, 0, 1, kUniform, 0, sizeof(VkDescriptorBufferInfo)};
-  VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-  tci.descriptorUpdateEntryCount = 1;
-  tci.pDescriptorUpdateEntries = &entry;
-  tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
-  tci.pipelineBindPoint = bind_point;
-  tci.pipelineLayout = layout;
-  tci.set = 1;
+  VkDescriptorUpdateTemplateCreateInfo tci = PushTemplateInfo(&entry, 1, bind_point, layout, 1);
   VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
   EXPECT_EQ(vkCreateDescriptorUpdateTemplate(rig.d(), &tci, nullptr, &update_template), VK_SUCCESS);
   auto run = [&](VkCommandBuffer c) {
@@ -422,11 +416,7 @@ BindPointRun UpdateAfterRecording(const char* mode, LateUpdate how = LateUpdate:
   VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
   if (how == LateUpdate::kTemplate) {
     VkDescriptorUpdateTemplateEntry entry{0, 0, 1, kStorage, 0, sizeof(VkDescriptorBufferInfo)};
-    VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-    tci.descriptorUpdateEntryCount = 1;
-    tci.pDescriptorUpdateEntries = &entry;
-    tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
-    tci.descriptorSetLayout = set_layout;
+    VkDescriptorUpdateTemplateCreateInfo tci = SetTemplateInfo(&entry, 1, set_layout);
     EXPECT_EQ(vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &update_template), VK_SUCCESS);
   }
   write(0, 0, first);
@@ -529,11 +519,7 @@ BindPointRun CopyAndTemplateBetweenUses(const char* mode, LateUpdate how) {
   } else {
     VkDescriptorUpdateTemplateEntry entries[2] = {{0, 0, 1, kStorage, 0, sizeof(VkDescriptorBufferInfo)},
                                                   {1, 0, 1, kStorage, sizeof(VkDescriptorBufferInfo), 0}};
-    VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-    tci.descriptorUpdateEntryCount = 2;
-    tci.pDescriptorUpdateEntries = entries;
-    tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
-    tci.descriptorSetLayout = set_layout;
+    VkDescriptorUpdateTemplateCreateInfo tci = SetTemplateInfo(entries, 2, set_layout);
     VkDescriptorUpdateTemplate t = VK_NULL_HANDLE;
     EXPECT_EQ(vkCreateDescriptorUpdateTemplate(rig.d(), &tci, nullptr, &t), VK_SUCCESS);
     const VkDescriptorBufferInfo infos[2] = {{second, 0, VK_WHOLE_SIZE}, {out2, 0, VK_WHOLE_SIZE}};

@@ -70,28 +70,16 @@ std::string CaseName(const testing::TestParamInfo<CorpusCase>& info) {
   return name;
 }
 
-struct ModeRun {
+struct ModeRun : ModeRunResult {
   LayerRunOutput output;
-  std::string validation;
-  std::string summary;  // the device summary line
 };
 
 ModeRun RunInMode(const char* mode, const CorpusEntry& entry, const std::vector<uint32_t>& module,
                   const std::string& entry_point, const LayerRunOptions& options) {
-  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
-  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
-  ModeRun run;
-  auto h = std::make_unique<VkHarness>();
-  if (!h->ok()) {
-    run.output.error = "harness: " + h->error();
-    return run;
-  }
-  run.output = RunThroughLayer(*h, entry, module, entry_point, options);
-  h->DestroyDevice();
-  run.validation = VkHarness::Format(h->ValidationProblems());
-  for (const Message& m : h->BinderyMessages()) {
-    if (m.text.find("device summary") != std::string::npos) run.summary = m.text;
-  }
+  ModeRun run = RunWithBindings<ModeRun>(mode, HarnessOptions{}, [&](VkHarness& h, ModeRun& r) {
+    r.output = RunThroughLayer(h, entry, module, entry_point, options);
+  });
+  if (!run.error.empty()) run.output.error = "harness: " + run.error;
   return run;
 }
 

@@ -9,6 +9,7 @@
 
 #include "fallback_partner_comp.h"
 #include "fallback_refused_comp.h"
+#include "bindings/fallback_partner_set.h"
 #include "integration/test_env.h"
 #include "support/vk_objects.h"
 
@@ -49,12 +50,7 @@ Output RunInMode(const char* mode, bool validate = false) {
                                          {{1, 2 * kWords}}));
       if (!refused || !before || !after) o.error = "pipeline creation failed";
       const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(d, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3}}));
-      const VkDescriptorSet set = AllocateSet(d, pool, set_layout);
-      const VkDescriptorBufferInfo infos[3] = {
-          {in0.buffer, 0, VK_WHOLE_SIZE}, {in1.buffer, 0, VK_WHOLE_SIZE}, {out.buffer, 0, VK_WHOLE_SIZE}};
-      const VkWriteDescriptorSet w[2] = {BufferWrite(set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, infos, 2),
-                                         BufferWrite(set, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &infos[2])};
-      vkUpdateDescriptorSets(d, 2, w, 0, nullptr);
+      const VkDescriptorSet set = WriteFallbackPartnerSet(d, pool, set_layout, in0, in1, out);
 
       if (o.error.empty()) {
         // Converted, fallback, converted: all from the one bind.

@@ -108,24 +108,30 @@ void RunKernel(VkHarness& h, const uint32_t* code, size_t bytes, const std::vect
   EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
 }
 
-// big_buffer.comp over `big` bound with `range`: it reads the first and last words and
-// the array's length, and writes both ends. Destroys `big`; validation stays silent.
-void ExpectEndsReadAndWritten(VkHarness& h, HostBuffer& big, VkDeviceSize range) {
+// big_buffer.comp over `big` bound with `range`, its first and last words set to `first`
+// and `last`: the kernel must have read the array's length and both ends.
+void ExpectEndsRead(VkHarness& h, const HostBuffer& big, VkDeviceSize range, uint32_t first, uint32_t last) {
   HostBuffer out = h.CreateHostBuffer(16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
   uint32_t* words = static_cast<uint32_t*>(big.mapped);
   const size_t n = big.size / 4;
-  words[0] = 0x1234u;
-  words[n - 1] = 0x5678u;
+  words[0] = first;
+  words[n - 1] = last;
   std::memset(out.mapped, 0, 16);
   RunKernel(h, big_buffer_comp, sizeof(big_buffer_comp), {big.buffer}, out.buffer, range);
   const uint32_t* o = static_cast<const uint32_t*>(out.mapped);
   EXPECT_EQ(o[0], n);
-  EXPECT_EQ(o[1], 0x1234u);
-  EXPECT_EQ(o[2], 0x5678u);
-  EXPECT_EQ(words[0], 0xBEEFu);
-  EXPECT_EQ(words[n - 1], 0xC0FFEEu);
-  h.Destroy(big);
+  EXPECT_EQ(o[1], first);
+  EXPECT_EQ(o[2], last);
   h.Destroy(out);
+}
+
+// The same, and the kernel also wrote both ends. Destroys `big`; validation stays silent.
+void ExpectEndsReadAndWritten(VkHarness& h, HostBuffer& big, VkDeviceSize range) {
+  ExpectEndsRead(h, big, range, 0x1234u, 0x5678u);
+  const uint32_t* words = static_cast<const uint32_t*>(big.mapped);
+  EXPECT_EQ(words[0], 0xBEEFu);
+  EXPECT_EQ(words[big.size / 4 - 1], 0xC0FFEEu);
+  h.Destroy(big);
   EXPECT_VALIDATION_SILENT(h);
 }
 
@@ -215,19 +221,8 @@ TEST(BindingsLimits, AutoConvertsLayoutsWithinTheLimitsOnlyWhereItPays) {
   VkHarness& h = *owned;
   ASSERT_TRUE(h.ok()) << h.error();
   HostBuffer data = h.CreateHostBuffer(1 << 20, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer out = h.CreateHostBuffer(16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  uint32_t* words = static_cast<uint32_t*>(data.mapped);
-  const size_t n = (1 << 20) / 4;
-  words[0] = 7;
-  words[n - 1] = 9;
-  std::memset(out.mapped, 0, 16);
-  RunKernel(h, big_buffer_comp, sizeof(big_buffer_comp), {data.buffer}, out.buffer, VK_WHOLE_SIZE);
-  const uint32_t* o = static_cast<const uint32_t*>(out.mapped);
-  EXPECT_EQ(o[0], n);
-  EXPECT_EQ(o[1], 7u);
-  EXPECT_EQ(o[2], 9u);
+  ExpectEndsRead(h, data, VK_WHOLE_SIZE, 7, 9);
   h.Destroy(data);
-  h.Destroy(out);
   h.DestroyDevice();
   EXPECT_VALIDATION_SILENT(h);
   std::string summary, policy;
@@ -294,17 +289,9 @@ void RunTwelveSets(bool full_push_constants) {
   }
   VkPipelineLayout layout = VK_NULL_HANDLE;
   ASSERT_EQ(vkCreatePipelineLayout(d, &plci, nullptr, &layout), VK_SUCCESS);
-  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  smci.codeSize = sizeof(many_sets_comp);
-  smci.pCode = many_sets_comp;
-  VkShaderModule module = VK_NULL_HANDLE;
-  ASSERT_EQ(vkCreateShaderModule(d, &smci, nullptr, &module), VK_SUCCESS);
-  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = module;
-  cpci.stage.pName = "main";
-  cpci.layout = layout;
+  const VkShaderModule module = CreateShaderModule(d, many_sets_comp, sizeof(many_sets_comp));
+  ASSERT_NE(module, VK_NULL_HANDLE);
+  const VkComputePipelineCreateInfo cpci = ComputePipelineInfo(module, layout);
   VkPipeline pipeline = VK_NULL_HANDLE;
   ASSERT_EQ(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline), VK_SUCCESS);
 

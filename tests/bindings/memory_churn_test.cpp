@@ -114,11 +114,7 @@ Churn RunChurn(const char* mode, bool pipelines, bool others, int warmup, int ro
         vkDestroyShaderModule(d, module, nullptr);
       }
       if (!others) return;
-      VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-      tci.descriptorUpdateEntryCount = 1;
-      tci.pDescriptorUpdateEntries = &entry;
-      tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
-      tci.descriptorSetLayout = l.set;
+      VkDescriptorUpdateTemplateCreateInfo tci = SetTemplateInfo(&entry, 1, l.set);
       VkDescriptorUpdateTemplate t = VK_NULL_HANDLE;
       vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &t);
       tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
@@ -147,9 +143,39 @@ Churn RunChurn(const char* mode, bool pipelines, bool others, int warmup, int ro
 constexpr int kWarmup = 1000, kRounds = 10000;
 
 // Templates (descriptor-set and push) and pools with a set written: the heap is flat.
+// Where the device could not be made for want of VK_KHR_push_descriptor (the test skips).
+bool NoPushDescriptors(const Churn& churn) {
+  return !churn.ok && churn.error.find("vkCreateDevice") != std::string::npos;
+}
+
+// The same churn with indirect bindings off (what the driver itself keeps) and forced.
+struct ChurnPair {
+  Churn native, forced;
+};
+
+// RunChurn's arguments after the mode; the forced run is not made where the device lacks
+// push descriptors.
+template <typename... Args>
+ChurnPair RunOffAndForced(Args... args) {
+  ChurnPair runs;
+  runs.native = RunChurn("off", args...);
+  if (!NoPushDescriptors(runs.native)) runs.forced = RunChurn("force", args...);
+  return runs;
+}
+
+// Both runs made, validation silent with the layer, and the heap grown with the layer by
+// less than `limit` bytes more than without it.
+void ExpectGrowthBeyondTheDriversUnder(const ChurnPair& runs, int64_t limit) {
+  ASSERT_TRUE(runs.native.ok) << runs.native.error;
+  ASSERT_TRUE(runs.forced.ok) << runs.forced.error;
+  EXPECT_TRUE(runs.forced.validation.empty()) << runs.forced.validation;
+  EXPECT_LT(runs.forced.growth - runs.native.growth, limit)
+      << "with the layer the heap grew by " << runs.forced.growth << " bytes, without it by " << runs.native.growth;
+}
+
 TEST(BindingsMemory, ChurnOfTemplatesAndPoolsStaysFlat) {
   const Churn forced = RunChurn("force", false, true, kWarmup, kRounds);
-  if (!forced.ok && forced.error.find("vkCreateDevice") != std::string::npos) GTEST_SKIP() << "no VK_KHR_push_descriptor";
+  if (NoPushDescriptors(forced)) GTEST_SKIP() << "no VK_KHR_push_descriptor";
   ASSERT_TRUE(forced.ok) << forced.error;
   EXPECT_TRUE(forced.validation.empty()) << forced.validation;
   // 9000 rounds: a leak of one small allocation per round would show as tens of KiB.
@@ -161,30 +187,20 @@ TEST(BindingsMemory, ChurnOfTemplatesAndPoolsStaysFlat) {
 // (without Bindery and without validation alike), so the layer's share is the difference
 // from the same churn without indirect bindings: under 100 bytes per pipeline.
 TEST(BindingsMemory, ChurnOfPipelinesAddsNothingToTheDrivers) {
-  const Churn native = RunChurn("off", true, false, kWarmup, kRounds);
-  if (!native.ok && native.error.find("vkCreateDevice") != std::string::npos) GTEST_SKIP() << "no VK_KHR_push_descriptor";
-  const Churn forced = RunChurn("force", true, false, kWarmup, kRounds);
-  ASSERT_TRUE(native.ok) << native.error;
-  ASSERT_TRUE(forced.ok) << forced.error;
-  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
-  EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), static_cast<uint64_t>(kRounds)) << forced.summary;
-  EXPECT_LT(forced.growth - native.growth, 100 * (kRounds - kWarmup))
-      << "with the layer the heap grew by " << forced.growth << " bytes, without it by " << native.growth;
+  const ChurnPair runs = RunOffAndForced(true, false, kWarmup, kRounds);
+  if (NoPushDescriptors(runs.native)) GTEST_SKIP() << "no VK_KHR_push_descriptor";
+  ASSERT_NO_FATAL_FAILURE(ExpectGrowthBeyondTheDriversUnder(runs, 100 * (kRounds - kWarmup)));
+  ExpectSummaryCounters(runs.forced.summary, {{"pipelines rewritten", kRounds}});
 }
 
 // Modules of distinct content, each made into a pipeline and destroyed: the rewrite cache
 // keeps only a bounded number of rewrites nothing holds (and their driver modules).
 TEST(BindingsMemory, ChurnOfDistinctModulesKeepsTheRewriteCacheBounded) {
   constexpr int kDistinctWarmup = 500, kDistinctRounds = 2000;
-  const Churn native = RunChurn("off", true, false, kDistinctWarmup, kDistinctRounds, true);
-  if (!native.ok && native.error.find("vkCreateDevice") != std::string::npos) GTEST_SKIP() << "no VK_KHR_push_descriptor";
-  const Churn forced = RunChurn("force", true, false, kDistinctWarmup, kDistinctRounds, true);
-  ASSERT_TRUE(native.ok) << native.error;
-  ASSERT_TRUE(forced.ok) << forced.error;
-  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
-  EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), static_cast<uint64_t>(kDistinctRounds)) << forced.summary;
-  EXPECT_LT(forced.growth - native.growth, 100 * (kDistinctRounds - kDistinctWarmup))
-      << "with the layer the heap grew by " << forced.growth << " bytes, without it by " << native.growth;
+  const ChurnPair runs = RunOffAndForced(true, false, kDistinctWarmup, kDistinctRounds, true);
+  if (NoPushDescriptors(runs.native)) GTEST_SKIP() << "no VK_KHR_push_descriptor";
+  ASSERT_NO_FATAL_FAILURE(ExpectGrowthBeyondTheDriversUnder(runs, 100 * (kDistinctRounds - kDistinctWarmup)));
+  ExpectSummaryCounters(runs.forced.summary, {{"pipelines rewritten", kDistinctRounds}});
 }
 
 // 10^4 layouts whose root lives in the ring, some with a pipeline that outlives its layout:
@@ -192,42 +208,61 @@ TEST(BindingsMemory, ChurnOfDistinctModulesKeepsTheRewriteCacheBounded) {
 // at most one is alive at a time and the heap grows no more than without the layer (kept
 // copies grew it by ~1.7 KiB per round: the driver's pipeline layout and the layer's list).
 TEST(BindingsMemory, ChurnOfRingRootLayoutsFreesTheLayersCopies) {
-  const Churn native = RunChurn("off", false, false, kWarmup, kRounds, false, true);
-  if (!native.ok && native.error.find("vkCreateDevice") != std::string::npos) GTEST_SKIP() << "no VK_KHR_push_descriptor";
-  const Churn forced = RunChurn("force", false, false, kWarmup, kRounds, false, true);
-  ASSERT_TRUE(native.ok) << native.error;
-  ASSERT_TRUE(forced.ok) << forced.error;
-  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
-  EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), static_cast<uint64_t>(kRounds / 10)) << forced.summary;
-  EXPECT_EQ(SummaryCounter(forced.summary, "ring-root layout copies peak"), 1u) << forced.summary;
-  EXPECT_LT(forced.growth - native.growth, 64 * 1024)
-      << "with the layer the heap grew by " << forced.growth << " bytes, without it by " << native.growth;
+  const ChurnPair runs = RunOffAndForced(false, false, kWarmup, kRounds, false, true);
+  if (NoPushDescriptors(runs.native)) GTEST_SKIP() << "no VK_KHR_push_descriptor";
+  ASSERT_NO_FATAL_FAILURE(ExpectGrowthBeyondTheDriversUnder(runs, 64 * 1024));
+  ExpectSummaryCounters(runs.forced.summary,
+                        {{"pipelines rewritten", kRounds / 10}, {"ring-root layout copies peak", 1}});
 }
 
 // A pipeline whose root lives in the ring outlives its layout (valid: a pipeline does not
 // need its layout after creation). Its sets are bound through a second layout of the same
 // shape, so the dispatch re-binds the reserved set through the layer's copy of the first
 // layout, which the pipeline keeps alive. Forced: correct results, validation silent.
-TEST(BindingsMemory, ARingRootPipelineWorksAfterItsLayoutIsDestroyed) {
-  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "force");
-  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
-  auto owned = std::make_unique<VkHarness>(WithPushDescriptors());  // (Layouts makes a push layout too)
-  VkHarness& h = *owned;
-  if (!h.ok() && h.error().find("vkCreateDevice") != std::string::npos) GTEST_SKIP() << "no VK_KHR_push_descriptor";
-  ASSERT_TRUE(h.ok()) << h.error();
-  VkDevice d = h.device();
+// A device with indirect bindings forced, push descriptors on (Layouts makes a push layout
+// too) and the layer logging its summary, with the layouts and twin_copy.comp's module the
+// single-device tests below build their pipelines from.
+struct ForcedTwinCopy {
+  ScopedEnv bindings{"BINDERY_INDIRECT_BINDINGS", "force"};
+  ScopedEnv level{"BINDERY_LOG_LEVEL", "info"};
+  VkHarness h{WithPushDescriptors()};
   Layouts l;
-  l.Create(d);
-  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  smci.codeSize = sizeof(twin_copy_comp);
-  smci.pCode = twin_copy_comp;
   VkShaderModule module = VK_NULL_HANDLE;
-  ASSERT_EQ(vkCreateShaderModule(d, &smci, nullptr, &module), VK_SUCCESS);
-  const VkPipelineLayout first = CreateRingRootLayout(d, h.physical_device(), l.set);
-  const VkPipeline pipeline = CreatePipeline(d, module, first);
+
+  bool NoPushDescriptors() const { return !h.ok() && h.error().find("vkCreateDevice") != std::string::npos; }
+  // The layouts and the module; a failure says which could not be made.
+  ::testing::AssertionResult Start() {
+    if (!h.ok()) return ::testing::AssertionFailure() << h.error();
+    l.Create(h.device());
+    VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    smci.codeSize = sizeof(twin_copy_comp);
+    smci.pCode = twin_copy_comp;
+    const VkResult created = vkCreateShaderModule(h.device(), &smci, nullptr, &module);
+    if (created != VK_SUCCESS) return ::testing::AssertionFailure() << "vkCreateShaderModule: " << created;
+    return ::testing::AssertionSuccess();
+  }
+  // Destroys the module, the layouts and the device (the test destroyed what it made),
+  // expects validation silent, and returns the layer's summary of the device.
+  std::string Finish() {
+    vkDestroyShaderModule(h.device(), module, nullptr);
+    l.Destroy(h.device());
+    h.DestroyDevice();
+    EXPECT_VALIDATION_SILENT(h);
+    return h.BinderySummary();
+  }
+};
+
+TEST(BindingsMemory, ARingRootPipelineWorksAfterItsLayoutIsDestroyed) {
+  ForcedTwinCopy t;
+  if (t.NoPushDescriptors()) GTEST_SKIP() << "no VK_KHR_push_descriptor";
+  ASSERT_TRUE(t.Start());
+  VkHarness& h = t.h;
+  VkDevice d = h.device();
+  const VkPipelineLayout first = CreateRingRootLayout(d, h.physical_device(), t.l.set);
+  const VkPipeline pipeline = CreatePipeline(d, t.module, first);
   ASSERT_NE(pipeline, VK_NULL_HANDLE);
   // Made before `first` goes, so the driver cannot give it `first`'s handle value.
-  const VkPipelineLayout second = CreateRingRootLayout(d, h.physical_device(), l.set);
+  const VkPipelineLayout second = CreateRingRootLayout(d, h.physical_device(), t.l.set);
   vkDestroyPipelineLayout(d, first, nullptr);
   constexpr uint32_t kWords = 64;
   HostBuffer a = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
@@ -235,13 +270,9 @@ TEST(BindingsMemory, ARingRootPipelineWorksAfterItsLayoutIsDestroyed) {
   for (uint32_t i = 0; i < kWords; ++i) static_cast<uint32_t*>(a.mapped)[i] = 7 * i;
   std::memset(c.mapped, 0, kWords * 4);
   const VkDescriptorPool pool = CreateDescriptorPool(d, 1, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}});
-  const VkDescriptorSet set = AllocateSet(d, pool, l.set);
+  const VkDescriptorSet set = AllocateSet(d, pool, t.l.set);
   const VkDescriptorBufferInfo infos[2] = {{a.buffer, 0, VK_WHOLE_SIZE}, {c.buffer, 0, VK_WHOLE_SIZE}};
-  VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-  w.dstSet = set;
-  w.descriptorCount = 2;
-  w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  w.pBufferInfo = infos;
+  const VkWriteDescriptorSet w = BufferWrite(set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, infos, 2);
   vkUpdateDescriptorSets(d, 1, &w, 0, nullptr);
   VkCommandBuffer cb = h.BeginCommands();
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
@@ -254,33 +285,20 @@ TEST(BindingsMemory, ARingRootPipelineWorksAfterItsLayoutIsDestroyed) {
   vkDestroyPipeline(d, pipeline, nullptr);
   vkDestroyPipelineLayout(d, second, nullptr);
   vkDestroyDescriptorPool(d, pool, nullptr);
-  vkDestroyShaderModule(d, module, nullptr);
   h.Destroy(a);
   h.Destroy(c);
-  l.Destroy(d);
-  h.DestroyDevice();
-  EXPECT_VALIDATION_SILENT(h);
-  const std::string summary = h.BinderySummary();
+  const std::string summary = t.Finish();
   EXPECT_EQ(SummaryCounter(summary, "pipelines rewritten"), 1u) << summary;
   EXPECT_EQ(SummaryCounter(summary, "ring-root layout copies peak"), 2u) << summary;
 }
 
 TEST(BindingsMemory, OnePushInEachOf512CommandBuffersHoldsSmallPieces) {
-  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "force");
-  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
-  auto owned = std::make_unique<VkHarness>(WithPushDescriptors());
-  VkHarness& h = *owned;
-  if (!h.ok() && h.error().find("vkCreateDevice") != std::string::npos) GTEST_SKIP() << "no VK_KHR_push_descriptor";
-  ASSERT_TRUE(h.ok()) << h.error();
+  ForcedTwinCopy t;
+  if (t.NoPushDescriptors()) GTEST_SKIP() << "no VK_KHR_push_descriptor";
+  ASSERT_TRUE(t.Start());
+  VkHarness& h = t.h;
   VkDevice d = h.device();
-  Layouts l;
-  l.Create(d);
-  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  smci.codeSize = sizeof(twin_copy_comp);
-  smci.pCode = twin_copy_comp;
-  VkShaderModule module = VK_NULL_HANDLE;
-  vkCreateShaderModule(d, &smci, nullptr, &module);
-  VkPipeline pipeline = CreatePipeline(d, module, l.push_layout);
+  VkPipeline pipeline = CreatePipeline(d, t.module, t.l.push_layout);
   HostBuffer a = h.CreateHostBuffer(1024, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
   HostBuffer c = h.CreateHostBuffer(1024, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
   const VkDescriptorBufferInfo infos[2] = {{a.buffer, 0, VK_WHOLE_SIZE}, {c.buffer, 0, VK_WHOLE_SIZE}};
@@ -301,19 +319,15 @@ TEST(BindingsMemory, OnePushInEachOf512CommandBuffersHoldsSmallPieces) {
     w.descriptorCount = 2;
     w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     w.pBufferInfo = infos;
-    push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, l.push_layout, 0, 1, &w);
+    push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, t.l.push_layout, 0, 1, &w);
     vkCmdDispatch(cb, 1, 1, 1);
     EXPECT_EQ(vkEndCommandBuffer(cb), VK_SUCCESS);
   }
   vkFreeCommandBuffers(d, h.command_pool(), kCommandBuffers, cbs.data());
   vkDestroyPipeline(d, pipeline, nullptr);
-  vkDestroyShaderModule(d, module, nullptr);
   h.Destroy(a);
   h.Destroy(c);
-  l.Destroy(d);
-  h.DestroyDevice();
-  EXPECT_VALIDATION_SILENT(h);
-  const std::string summary = h.BinderySummary();
+  const std::string summary = t.Finish();
   EXPECT_EQ(SummaryCounter(summary, "push descriptor updates converted"), kCommandBuffers) << summary;
   // 512 pieces of 4 KiB: two 1 MiB blocks (each with its root tail), not 512 x 64 KiB.
   EXPECT_LE(SummaryCounter(summary, "layer GPU bytes peak"), 2u * (1024 * 1024 + 1024)) << summary;

@@ -131,15 +131,8 @@ DynamicOutput RunUnwrittenDynamic(const char* mode) {
     // Binding 2 stays unwritten.
     const VkDescriptorBufferInfo infos[3] = {
         {in.buffer, 0, kWords * 4}, {in.buffer, kWords * 4, kWords * 4}, {out.buffer, 0, VK_WHOLE_SIZE}};
-    VkWriteDescriptorSet w[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
-    w[0].dstSet = set;
-    w[0].descriptorCount = 2;
-    w[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    w[0].pBufferInfo = infos;
-    w[1] = w[0];
-    w[1].dstBinding = 1;
-    w[1].descriptorCount = 1;
-    w[1].pBufferInfo = &infos[2];
+    const VkWriteDescriptorSet w[2] = {BufferWrite(set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, infos, 2),
+                                       BufferWrite(set, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &infos[2])};
     vkUpdateDescriptorSets(d, 2, w, 0, nullptr);
     VkCommandBuffer cb = h.BeginCommands();
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);

@@ -48,6 +48,47 @@ void WriteBuffers(VkDevice d, VkDescriptorSet set, VkBuffer src, VkBuffer dst) {
 // One device with indirect bindings forced, ssbo_copy.comp's pipelines on an all-storage
 // layout (its sets are layer-owned) and on a layout with a uniform buffer besides (its
 // sets stay native), and helpers to run and check a dispatch.
+// Harness options that turn on the private data feature (Vulkan 1.3). The feature struct
+// lives as long as the tests: the options only point at it.
+HarnessOptions WithPrivateData() {
+  static VkPhysicalDeviceVulkan13Features features13 = [] {
+    VkPhysicalDeviceVulkan13Features f{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+    f.privateData = VK_TRUE;
+    return f;
+  }();
+  HarnessOptions options;
+  options.device_pnext = &features13;
+  return options;
+}
+
+VkDebugUtilsObjectNameInfoEXT NameInfo(VkObjectType type, uint64_t handle, const char* text) {
+  VkDebugUtilsObjectNameInfoEXT name{VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT};
+  name.objectType = type;
+  name.objectHandle = handle;
+  name.pObjectName = text;
+  return name;
+}
+
+// Names `handle` `text` and tags it (tag 7, four bytes) through the device's debug-utils
+// entry points; both must be there and succeed.
+void NameAndTag(VkDevice d, VkObjectType type, uint64_t handle, const char* text) {
+  auto set_name = reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(
+      vkGetDeviceProcAddr(d, "vkSetDebugUtilsObjectNameEXT"));
+  auto set_tag = reinterpret_cast<PFN_vkSetDebugUtilsObjectTagEXT>(vkGetDeviceProcAddr(d, "vkSetDebugUtilsObjectTagEXT"));
+  ASSERT_NE(set_name, nullptr);
+  ASSERT_NE(set_tag, nullptr);
+  const VkDebugUtilsObjectNameInfoEXT name = NameInfo(type, handle, text);
+  EXPECT_EQ(set_name(d, &name), VK_SUCCESS);
+  const uint32_t tag_data = 42;
+  VkDebugUtilsObjectTagInfoEXT tag{VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_TAG_INFO_EXT};
+  tag.objectType = type;
+  tag.objectHandle = handle;
+  tag.tagName = 7;
+  tag.tagSize = sizeof(tag_data);
+  tag.pTag = &tag_data;
+  EXPECT_EQ(set_tag(d, &tag), VK_SUCCESS);
+}
+
 struct Rig {
   std::unique_ptr<VkHarness> h;
   VkDescriptorSetLayout owned_layout = VK_NULL_HANDLE, native_layout = VK_NULL_HANDLE;
@@ -269,19 +310,10 @@ TEST(BindingsOwnedSets, ResetGivesEverySetBack) {
 }
 
 TEST(BindingsOwnedSets, DebugNamesAndPrivateData) {
-  VkPhysicalDeviceVulkan13Features features13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-  features13.privateData = VK_TRUE;
-  HarnessOptions options;
-  options.device_pnext = &features13;
-  Rig rig(options);
+  Rig rig(WithPrivateData());
   ASSERT_TRUE(rig.ok()) << rig.h->error();
   VkHarness& h = *rig.h;
   VkDevice d = h.device();
-  auto set_name = reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(
-      vkGetDeviceProcAddr(d, "vkSetDebugUtilsObjectNameEXT"));
-  auto set_tag = reinterpret_cast<PFN_vkSetDebugUtilsObjectTagEXT>(vkGetDeviceProcAddr(d, "vkSetDebugUtilsObjectTagEXT"));
-  ASSERT_NE(set_name, nullptr);
-  ASSERT_NE(set_tag, nullptr);
   VkDescriptorPool pool = MakePool(d, 4, VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT);
   VkDescriptorSetLayout layouts[2] = {rig.owned_layout, rig.native_layout};
   VkDescriptorSet sets[2] = {};
@@ -289,19 +321,7 @@ TEST(BindingsOwnedSets, DebugNamesAndPrivateData) {
   ASSERT_EQ(vkAllocateDescriptorSets(d, &alloc, sets), VK_SUCCESS);
 
   for (VkDescriptorSet set : sets) {
-    VkDebugUtilsObjectNameInfoEXT name{VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT};
-    name.objectType = VK_OBJECT_TYPE_DESCRIPTOR_SET;
-    name.objectHandle = reinterpret_cast<uint64_t>(set);
-    name.pObjectName = "a named set";
-    EXPECT_EQ(set_name(d, &name), VK_SUCCESS);
-    const uint32_t tag_data = 42;
-    VkDebugUtilsObjectTagInfoEXT tag{VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_TAG_INFO_EXT};
-    tag.objectType = VK_OBJECT_TYPE_DESCRIPTOR_SET;
-    tag.objectHandle = reinterpret_cast<uint64_t>(set);
-    tag.tagName = 7;
-    tag.tagSize = sizeof(tag_data);
-    tag.pTag = &tag_data;
-    EXPECT_EQ(set_tag(d, &tag), VK_SUCCESS);
+    NameAndTag(d, VK_OBJECT_TYPE_DESCRIPTOR_SET, reinterpret_cast<uint64_t>(set), "a named set");
   }
 
   VkPrivateDataSlotCreateInfo slot_info{VK_STRUCTURE_TYPE_PRIVATE_DATA_SLOT_CREATE_INFO};
@@ -344,21 +364,12 @@ TEST(BindingsOwnedSets, DebugNamesAndPrivateData) {
 // (VUID-VkDebugUtilsObjectNameInfoEXT-objectType-02590), and the templates still update
 // sets that dispatch correctly.
 TEST(BindingsOwnedSets, TemplateNamesTagsAndPrivateData) {
-  VkPhysicalDeviceVulkan13Features features13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-  features13.privateData = VK_TRUE;
-  HarnessOptions options;
-  options.device_pnext = &features13;
-  Rig rig(options);
+  Rig rig(WithPrivateData());
   ASSERT_TRUE(rig.ok()) << rig.h->error();
   VkHarness& h = *rig.h;
   VkDevice d = h.device();
-  auto set_name = reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(
-      vkGetDeviceProcAddr(d, "vkSetDebugUtilsObjectNameEXT"));
-  auto set_tag = reinterpret_cast<PFN_vkSetDebugUtilsObjectTagEXT>(vkGetDeviceProcAddr(d, "vkSetDebugUtilsObjectTagEXT"));
   auto instance_set_name = reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(
       vkGetInstanceProcAddr(h.instance(), "vkSetDebugUtilsObjectNameEXT"));
-  ASSERT_NE(set_name, nullptr);
-  ASSERT_NE(set_tag, nullptr);
   ASSERT_NE(instance_set_name, nullptr);
 
   // [0]: every entry converts (no native template); [1]: a uniform buffer stays native.
@@ -379,20 +390,11 @@ TEST(BindingsOwnedSets, TemplateNamesTagsAndPrivateData) {
   ASSERT_EQ(vkCreatePrivateDataSlot(d, &slot_info, nullptr, &slot), VK_SUCCESS);
   for (uint32_t i = 0; i < 2; ++i) {
     const uint64_t handle = reinterpret_cast<uint64_t>(templates[i]);
-    VkDebugUtilsObjectNameInfoEXT name{VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT};
-    name.objectType = VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE;
-    name.objectHandle = handle;
-    name.pObjectName = "a named template";
-    EXPECT_EQ(set_name(d, &name), VK_SUCCESS);
+    NameAndTag(d, VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, handle, "a named template");
+    // The same name through the entry point got from the instance.
+    const VkDebugUtilsObjectNameInfoEXT name =
+        NameInfo(VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, handle, "a named template");
     EXPECT_EQ(instance_set_name(d, &name), VK_SUCCESS);
-    const uint32_t tag_data = 42;
-    VkDebugUtilsObjectTagInfoEXT tag{VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_TAG_INFO_EXT};
-    tag.objectType = VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE;
-    tag.objectHandle = handle;
-    tag.tagName = 7;
-    tag.tagSize = sizeof(tag_data);
-    tag.pTag = &tag_data;
-    EXPECT_EQ(set_tag(d, &tag), VK_SUCCESS);
     EXPECT_EQ(vkSetPrivateData(d, VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, handle, slot, 500 + i), VK_SUCCESS);
   }
   for (uint32_t i = 0; i < 2; ++i) {

@@ -48,6 +48,16 @@ struct Params {
   uint32_t mul, base;
 };
 
+// A push-descriptor update template over `count` entries for set 0 of `layout` (compute).
+VkDescriptorUpdateTemplate CreatePushTemplate(VkDevice d, const VkDescriptorUpdateTemplateEntry* entries,
+                                              uint32_t count, VkPipelineLayout layout) {
+  const VkDescriptorUpdateTemplateCreateInfo tci =
+      PushTemplateInfo(entries, count, VK_PIPELINE_BIND_POINT_COMPUTE, layout);
+  VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
+  vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &update_template);
+  return update_template;
+}
+
 Output RunInMode(const char* mode) {
   HarnessOptions options;
   options.device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
@@ -99,15 +109,7 @@ Output RunInMode(const char* mode) {
     for (uint32_t i = 0; i < 3; ++i) {
       entries[i] = {i, 0, 1, pushed[i].descriptorType, i * sizeof(VkDescriptorBufferInfo), sizeof(VkDescriptorBufferInfo)};
     }
-    VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-    tci.descriptorUpdateEntryCount = 3;
-    tci.pDescriptorUpdateEntries = entries;
-    tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
-    tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
-    tci.pipelineLayout = layout;
-    tci.set = 0;
-    VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
-    vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &update_template);
+    VkDescriptorUpdateTemplate update_template = CreatePushTemplate(d, entries, 3, layout);
     auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
     auto push_template_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetWithTemplateKHR>(
         vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetWithTemplateKHR"));
@@ -278,14 +280,7 @@ FallbackOutput RunFallbackInMode(const char* mode, bool push_first = false) {
     VkDescriptorUpdateTemplateEntry entries[2] = {
         {0, 0, 2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0, sizeof(VkDescriptorBufferInfo)},
         {1, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * sizeof(VkDescriptorBufferInfo), sizeof(VkDescriptorBufferInfo)}};
-    VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-    tci.descriptorUpdateEntryCount = 2;
-    tci.pDescriptorUpdateEntries = entries;
-    tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
-    tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
-    tci.pipelineLayout = layout;
-    VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
-    vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &update_template);
+    VkDescriptorUpdateTemplate update_template = CreatePushTemplate(d, entries, 2, layout);
     auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
     auto push_template_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetWithTemplateKHR>(
         vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetWithTemplateKHR"));
@@ -295,14 +290,9 @@ FallbackOutput RunFallbackInMode(const char* mode, bool push_first = false) {
                                                {out.buffer, 0, VK_WHOLE_SIZE}};
       const VkDescriptorBufferInfo second[3] = {{in[2].buffer, 0, VK_WHOLE_SIZE}, {in[0].buffer, 0, VK_WHOLE_SIZE},
                                                 {out.buffer, 0, VK_WHOLE_SIZE}};
-      VkWriteDescriptorSet w[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
-      w[0].descriptorCount = 2;
-      w[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      w[0].pBufferInfo = first;
-      w[1] = w[0];
-      w[1].dstBinding = 1;
-      w[1].descriptorCount = 1;
-      w[1].pBufferInfo = &first[2];
+      // Pushed: no set named.
+      const VkWriteDescriptorSet w[2] = {BufferWrite(VK_NULL_HANDLE, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, first, 2),
+                                         BufferWrite(VK_NULL_HANDLE, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &first[2])};
       VkCommandBuffer cb = h.BeginCommands();
       auto barrier = [&] {
         RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
@@ -427,14 +417,7 @@ FallbackOutput RunIncompatibleTemplatePushInMode(const char* mode) {
   if (!refused || set == VK_NULL_HANDLE) o.error = "pipeline or set creation failed";
 
   VkDescriptorUpdateTemplateEntry entry = {0, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0, sizeof(VkDescriptorBufferInfo)};
-  VkDescriptorUpdateTemplateCreateInfo tci{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-  tci.descriptorUpdateEntryCount = 1;
-  tci.pDescriptorUpdateEntries = &entry;
-  tci.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
-  tci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
-  tci.pipelineLayout = with_push_constants;
-  VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
-  vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &update_template);
+  VkDescriptorUpdateTemplate update_template = CreatePushTemplate(d, &entry, 1, with_push_constants);
   auto push_template_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetWithTemplateKHR>(
       vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetWithTemplateKHR"));
 

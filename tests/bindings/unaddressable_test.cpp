@@ -66,59 +66,50 @@ void HostBarrier(VkCommandBuffer cb) {
                       VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
 }
 
-struct TwinRun {
-  std::string summary;
+struct TwinRun : ModeRunResult {
   bool warned = false;  // the layer said which buffer has no address
 };
 
 // `external_first`: the external buffer exists before the pipeline.
 TwinRun RunTwinCase(const char* mode, bool external_first) {
-  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
-  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
-  auto owned = std::make_unique<VkHarness>();
-  VkHarness& h = *owned;
-  TwinRun run;
-  EXPECT_TRUE(h.ok()) << h.error();
-  if (!h.ok()) return run;
-  HostBuffer external;
-  if (external_first) external = CreateExternalBuffer(h);
-  ComputeKernel k = h.CreateKernel(twin_copy_comp, sizeof(twin_copy_comp), 2);
-  if (!external_first) external = CreateExternalBuffer(h);
-  EXPECT_NE(external.buffer, VK_NULL_HANDLE);
-  if (external.buffer == VK_NULL_HANDLE) return run;
-  HostBuffer src = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer plain = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer back = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  Fill(src, 1);
-  std::memset(external.mapped, 0, kBytes);
-  std::memset(plain.mapped, 0, kBytes);
-  std::memset(back.mapped, 0, kBytes);
-  // Three dispatches in one command buffer: into the external buffer (twin), into a plain
-  // one (rewritten again), and out of the external one (twin again).
-  VkDescriptorSet to_external = h.AllocateStorageSet(k, {src.buffer, external.buffer});
-  VkDescriptorSet to_plain = h.AllocateStorageSet(k, {src.buffer, plain.buffer});
-  VkDescriptorSet from_external = h.AllocateStorageSet(k, {external.buffer, back.buffer});
-  VkCommandBuffer cb = h.BeginCommands();
-  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
-  Dispatch(cb, k, to_external);
-  HostBarrier(cb);
-  Dispatch(cb, k, to_plain);
-  HostBarrier(cb);
-  Dispatch(cb, k, from_external);
-  HostBarrier(cb);
-  EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
-  EXPECT_TRUE(Copied(src, external));
-  EXPECT_TRUE(Copied(src, plain));
-  EXPECT_TRUE(Copied(external, back));
-  for (HostBuffer* b : {&src, &plain, &back, &external}) h.Destroy(*b);
-  h.Destroy(k);
-  h.DestroyDevice();
-  EXPECT_VALIDATION_SILENT(h);
-  for (const Message& m : h.BinderyMessages()) {
-    if (m.text.find("device summary") != std::string::npos) run.summary = m.text;
-    if (m.text.find("has no device address") != std::string::npos) run.warned = true;
-  }
-  return run;
+  return RunWithBindings<TwinRun>(mode, HarnessOptions{}, [&](VkHarness& h, TwinRun& run) {
+    HostBuffer external;
+    if (external_first) external = CreateExternalBuffer(h);
+    ComputeKernel k = h.CreateKernel(twin_copy_comp, sizeof(twin_copy_comp), 2);
+    if (!external_first) external = CreateExternalBuffer(h);
+    EXPECT_NE(external.buffer, VK_NULL_HANDLE);
+    if (external.buffer == VK_NULL_HANDLE) return;
+    HostBuffer src = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer plain = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer back = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    Fill(src, 1);
+    std::memset(external.mapped, 0, kBytes);
+    std::memset(plain.mapped, 0, kBytes);
+    std::memset(back.mapped, 0, kBytes);
+    // Three dispatches in one command buffer: into the external buffer (twin), into a plain
+    // one (rewritten again), and out of the external one (twin again).
+    VkDescriptorSet to_external = h.AllocateStorageSet(k, {src.buffer, external.buffer});
+    VkDescriptorSet to_plain = h.AllocateStorageSet(k, {src.buffer, plain.buffer});
+    VkDescriptorSet from_external = h.AllocateStorageSet(k, {external.buffer, back.buffer});
+    VkCommandBuffer cb = h.BeginCommands();
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+    Dispatch(cb, k, to_external);
+    HostBarrier(cb);
+    Dispatch(cb, k, to_plain);
+    HostBarrier(cb);
+    Dispatch(cb, k, from_external);
+    HostBarrier(cb);
+    EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
+    EXPECT_TRUE(Copied(src, external));
+    EXPECT_TRUE(Copied(src, plain));
+    EXPECT_TRUE(Copied(external, back));
+    for (HostBuffer* b : {&src, &plain, &back, &external}) h.Destroy(*b);
+    h.Destroy(k);
+    // The warning comes at pipeline creation: the device need not be gone to read it.
+    for (const Message& m : h.BinderyMessages()) {
+      if (m.text.find("has no device address") != std::string::npos) run.warned = true;
+    }
+  });
 }
 
 class UnaddressableBuffer : public testing::TestWithParam<bool> {};
@@ -132,6 +123,10 @@ TEST_P(UnaddressableBuffer, DispatchesRunTheNativeTwin) {
   }
   const TwinRun native = RunTwinCase("off", GetParam());
   const TwinRun forced = RunTwinCase("force", GetParam());
+  ASSERT_TRUE(native.error.empty()) << native.error;
+  ASSERT_TRUE(forced.error.empty()) << forced.error;
+  EXPECT_TRUE(native.validation.empty()) << native.validation;
+  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
   EXPECT_FALSE(native.warned);
   EXPECT_TRUE(forced.warned) << "the layer did not notice the buffer without an address";
   EXPECT_NE(forced.summary.find("pipelines rewritten 1, fallen back 0"), std::string::npos) << forced.summary;
@@ -145,35 +140,31 @@ INSTANTIATE_TEST_SUITE_P(Order, UnaddressableBuffer, testing::Values(true, false
 // The twin's sets are materialised with only the bindings its shaders use: a third binding
 // written and then destroyed never reaches the driver (the twin's full set would
 // otherwise name the freed buffer).
-bool RunTwinWithDestroyedBinding(const char* mode) {
-  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
-  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
-  auto owned = std::make_unique<VkHarness>();
-  VkHarness& h = *owned;
-  EXPECT_TRUE(h.ok()) << h.error();
-  if (!h.ok()) return false;
-  HostBuffer external = CreateExternalBuffer(h);
-  EXPECT_NE(external.buffer, VK_NULL_HANDLE);
-  if (external.buffer == VK_NULL_HANDLE) return false;
-  ComputeKernel k = h.CreateKernel(twin_copy_comp, sizeof(twin_copy_comp), 3);
-  HostBuffer src = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer dead = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  Fill(src, 5);
-  std::memset(external.mapped, 0, kBytes);
-  VkDescriptorSet set = h.AllocateStorageSet(k, {src.buffer, external.buffer, dead.buffer});
-  h.Destroy(dead);
-  VkCommandBuffer cb = h.BeginCommands();
-  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
-  Dispatch(cb, k, set);
-  HostBarrier(cb);
-  EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
-  const bool copied = Copied(src, external);
-  EXPECT_TRUE(copied);
-  for (HostBuffer* b : {&src, &external}) h.Destroy(*b);
-  h.Destroy(k);
-  h.DestroyDevice();
-  EXPECT_VALIDATION_SILENT(h);
-  return copied;
+struct DestroyedBindingRun : ModeRunResult {
+  bool copied = false;  // the dispatch copied src into the external buffer
+};
+
+DestroyedBindingRun RunTwinWithDestroyedBinding(const char* mode) {
+  return RunWithBindings<DestroyedBindingRun>(mode, HarnessOptions{}, [&](VkHarness& h, DestroyedBindingRun& run) {
+    HostBuffer external = CreateExternalBuffer(h);
+    EXPECT_NE(external.buffer, VK_NULL_HANDLE);
+    if (external.buffer == VK_NULL_HANDLE) return;
+    ComputeKernel k = h.CreateKernel(twin_copy_comp, sizeof(twin_copy_comp), 3);
+    HostBuffer src = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer dead = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    Fill(src, 5);
+    std::memset(external.mapped, 0, kBytes);
+    VkDescriptorSet set = h.AllocateStorageSet(k, {src.buffer, external.buffer, dead.buffer});
+    h.Destroy(dead);
+    VkCommandBuffer cb = h.BeginCommands();
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+    Dispatch(cb, k, set);
+    HostBarrier(cb);
+    EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
+    run.copied = Copied(src, external);
+    for (HostBuffer* b : {&src, &external}) h.Destroy(*b);
+    h.Destroy(k);
+  });
 }
 
 TEST(UnaddressableBuffer, TheTwinNeverGetsADestroyedBufferItDoesNotUse) {
@@ -183,8 +174,13 @@ TEST(UnaddressableBuffer, TheTwinNeverGetsADestroyedBufferItDoesNotUse) {
     const std::string why = ExternalUnsupported(probe);
     if (!why.empty()) GTEST_SKIP() << why;
   }
-  EXPECT_TRUE(RunTwinWithDestroyedBinding("off"));
-  EXPECT_TRUE(RunTwinWithDestroyedBinding("force"));
+  for (const char* mode : {"off", "force"}) {
+    SCOPED_TRACE(mode);
+    const DestroyedBindingRun run = RunTwinWithDestroyedBinding(mode);
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    EXPECT_TRUE(run.copied);
+    EXPECT_TRUE(run.validation.empty()) << run.validation;
+  }
 }
 
 // A pipeline reading a converted push-descriptor set cannot run as its native twin (the
@@ -192,84 +188,76 @@ TEST(UnaddressableBuffer, TheTwinNeverGetsADestroyedBufferItDoesNotUse) {
 // without an address is skipped with an error — never run on descriptors that were never
 // pushed natively — while a dispatch with addressable buffers runs rewritten. Off: both
 // run. Validation silent either way.
-struct PushTwinRun {
-  std::string error;
+struct PushTwinRun : ModeRunResult {
   bool skipped_logged = false;
   std::vector<uint32_t> first, second;  // the destinations of the two dispatches
 };
 
 PushTwinRun RunPushTwinCase(const char* mode) {
-  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
-  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
   HarnessOptions options;
   options.device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
-  VkHarness h(options);
-  PushTwinRun run;
-  if (!h.ok()) {
-    run.error = h.error();
-    return run;
-  }
-  VkDevice d = h.device();
-  HostBuffer external = CreateExternalBuffer(h);
-  HostBuffer plain = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  HostBuffer dst[2] = {h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT),
-                       h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT)};
-  if (external.buffer == VK_NULL_HANDLE) {
-    run.error = "no external buffer";
-    return run;
-  }
-  Fill(external, 3);
-  Fill(plain, 4);
-  for (HostBuffer* b : {&dst[0], &dst[1]}) std::memset(b->mapped, 0, kBytes);
+  return RunWithBindings<PushTwinRun>(mode, options, [&](VkHarness& h, PushTwinRun& run) {
+    VkDevice d = h.device();
+    HostBuffer external = CreateExternalBuffer(h);
+    HostBuffer plain = h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    HostBuffer dst[2] = {h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT),
+                         h.CreateHostBuffer(kBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT)};
+    if (external.buffer == VK_NULL_HANDLE) {
+      run.error = "no external buffer";
+      return;
+    }
+    Fill(external, 3);
+    Fill(plain, 4);
+    for (HostBuffer* b : {&dst[0], &dst[1]}) std::memset(b->mapped, 0, kBytes);
 
-  ObjectBag bag(d);
-  const std::vector<VkDescriptorSetLayoutBinding> binding = {
-      {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
-  const VkDescriptorSetLayout set_layouts[2] = {
-      bag.Keep(CreateSetLayout(d, binding)),
-      bag.Keep(CreateSetLayout(d, binding, VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR))};
-  const VkPipelineLayout layout = bag.Keep(CreatePipelineLayout(d, {set_layouts[0], set_layouts[1]}));
-  const VkPipeline pipeline = bag.Keep(CreateComputePipeline(d, layout, twin_push_comp, sizeof(twin_push_comp)));
-  if (pipeline == VK_NULL_HANDLE) run.error = "pipeline";
-  const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(d, 2, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}}));
-  VkDescriptorSetLayout alloc_layouts[2] = {set_layouts[0], set_layouts[0]};
-  const VkDescriptorSetAllocateInfo dsai = SetAllocateInfo(pool, 2, alloc_layouts);
-  VkDescriptorSet sets[2] = {};
-  vkAllocateDescriptorSets(d, &dsai, sets);
-  const VkDescriptorBufferInfo sources[2] = {{external.buffer, 0, VK_WHOLE_SIZE}, {plain.buffer, 0, VK_WHOLE_SIZE}};
-  for (uint32_t i = 0; i < 2; ++i) {
-    const VkWriteDescriptorSet w = BufferWrite(sets[i], 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &sources[i]);
-    vkUpdateDescriptorSets(d, 1, &w, 0, nullptr);
-  }
-  auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
-  if (run.error.empty() && push_cmd != nullptr) {
-    VkCommandBuffer cb = h.BeginCommands();
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    ObjectBag bag(d);
+    const std::vector<VkDescriptorSetLayoutBinding> binding = {
+        {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+    const VkDescriptorSetLayout set_layouts[2] = {
+        bag.Keep(CreateSetLayout(d, binding)),
+        bag.Keep(CreateSetLayout(d, binding, VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR))};
+    const VkPipelineLayout layout = bag.Keep(CreatePipelineLayout(d, {set_layouts[0], set_layouts[1]}));
+    const VkPipeline pipeline = bag.Keep(CreateComputePipeline(d, layout, twin_push_comp, sizeof(twin_push_comp)));
+    if (pipeline == VK_NULL_HANDLE) run.error = "pipeline";
+    const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(d, 2, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}}));
+    VkDescriptorSetLayout alloc_layouts[2] = {set_layouts[0], set_layouts[0]};
+    const VkDescriptorSetAllocateInfo dsai = SetAllocateInfo(pool, 2, alloc_layouts);
+    VkDescriptorSet sets[2] = {};
+    vkAllocateDescriptorSets(d, &dsai, sets);
+    const VkDescriptorBufferInfo sources[2] = {{external.buffer, 0, VK_WHOLE_SIZE}, {plain.buffer, 0, VK_WHOLE_SIZE}};
     for (uint32_t i = 0; i < 2; ++i) {
-      const VkDescriptorBufferInfo out{dst[i].buffer, 0, VK_WHOLE_SIZE};
-      VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-      w.descriptorCount = 1;
-      w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      w.pBufferInfo = &out;
-      push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 1, 1, &w);
-      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &sets[i], 0, nullptr);
-      vkCmdDispatch(cb, kWords / 64, 1, 1);
-      HostBarrier(cb);
+      const VkWriteDescriptorSet w = BufferWrite(sets[i], 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &sources[i]);
+      vkUpdateDescriptorSets(d, 1, &w, 0, nullptr);
     }
-    if (h.SubmitAndWait(cb) != VK_SUCCESS) run.error = "submit";
-    for (uint32_t i = 0; i < 2; ++i) {
-      const uint32_t* p = static_cast<const uint32_t*>(dst[i].mapped);
-      (i == 0 ? run.first : run.second).assign(p, p + kWords);
+    auto push_cmd =
+        reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
+    if (run.error.empty() && push_cmd != nullptr) {
+      VkCommandBuffer cb = h.BeginCommands();
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+      for (uint32_t i = 0; i < 2; ++i) {
+        const VkDescriptorBufferInfo out{dst[i].buffer, 0, VK_WHOLE_SIZE};
+        VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        w.descriptorCount = 1;
+        w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        w.pBufferInfo = &out;
+        push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 1, 1, &w);
+        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &sets[i], 0, nullptr);
+        vkCmdDispatch(cb, kWords / 64, 1, 1);
+        HostBarrier(cb);
+      }
+      if (h.SubmitAndWait(cb) != VK_SUCCESS) run.error = "submit";
+      for (uint32_t i = 0; i < 2; ++i) {
+        const uint32_t* p = static_cast<const uint32_t*>(dst[i].mapped);
+        (i == 0 ? run.first : run.second).assign(p, p + kWords);
+      }
     }
-  }
-  bag.DestroyAll();
-  for (HostBuffer* b : {&external, &plain, &dst[0], &dst[1]}) h.Destroy(*b);
-  h.DestroyDevice();
-  EXPECT_VALIDATION_SILENT(h);
-  for (const Message& m : h.BinderyMessages()) {
-    if (m.text.find("push descriptors are not replayed natively") != std::string::npos) run.skipped_logged = true;
-  }
-  return run;
+    bag.DestroyAll();
+    for (HostBuffer* b : {&external, &plain, &dst[0], &dst[1]}) h.Destroy(*b);
+    // Logged when the dispatch is skipped: the device need not be gone to read it.
+    for (const Message& m : h.BinderyMessages()) {
+      if (m.text.find("push descriptors are not replayed natively") != std::string::npos) run.skipped_logged = true;
+    }
+  });
 }
 
 TEST(UnaddressableBufferPush, ATwinCannotReadPushedRecordsSoTheDispatchIsSkippedWithAnError) {
@@ -284,6 +272,8 @@ TEST(UnaddressableBufferPush, ATwinCannotReadPushedRecordsSoTheDispatchIsSkipped
   const PushTwinRun forced = RunPushTwinCase("force");
   ASSERT_TRUE(native.error.empty()) << native.error;
   ASSERT_TRUE(forced.error.empty()) << forced.error;
+  EXPECT_TRUE(native.validation.empty()) << native.validation;
+  EXPECT_TRUE(forced.validation.empty()) << forced.validation;
   ASSERT_EQ(native.first.size(), kWords);
   ASSERT_EQ(forced.first.size(), kWords);
   for (uint32_t i = 0; i < kWords; ++i) {

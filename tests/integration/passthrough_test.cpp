@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "integration/test_env.h"
-#include "scale_add_comp.h"
+#include "integration/scale_add_kernel.h"
 #include "support/vk_objects.h"
 
 namespace bindery::test {
@@ -22,22 +22,19 @@ std::vector<uint32_t> RunScaleAdd(bool with_layer, std::vector<Message>* problem
   for (uint32_t i = 0; i < kCount; ++i) src[i] = i * 2654435761u;
   std::memset(out.mapped, 0xAB, bytes);
 
-  ComputeKernel k = h.CreateKernel(scale_add_comp, sizeof(scale_add_comp), 2, 12);
-  const VkDescriptorSet set = h.AllocateStorageSet(k, {in.buffer, out.buffer});
-  EXPECT_NE(set, VK_NULL_HANDLE);
+  ScaleAddKernel k = CreateScaleAdd(h, in.buffer, out.buffer);
+  EXPECT_NE(k.set, VK_NULL_HANDLE);
 
   VkCommandBuffer cb = h.BeginCommands();
-  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
-  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &set, 0, nullptr);
   const uint32_t params[3] = {3, 0x5a5a, kCount};
-  vkCmdPushConstants(cb, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), params);
+  BindScaleAdd(cb, k, params);
   vkCmdDispatch(cb, (kCount + 63) / 64, 1, 1);
   BarrierToHost(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
   EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
 
   std::vector<uint32_t> result(kCount);
   std::memcpy(result.data(), out.mapped, bytes);
-  h.Destroy(k);
+  h.Destroy(k.kernel);
   h.Destroy(in);
   h.Destroy(out);
   *problems = h.ValidationProblems();

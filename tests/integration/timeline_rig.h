@@ -144,33 +144,51 @@ class TimelineRig {
     uint64_t value;  // 0 for binary
   };
 
+  // Waits and signals as VkSubmitInfo and VkBindSparseInfo take them (semaphore arrays),
+  // with the VkTimelineSemaphoreSubmitInfo carrying their values to chain in front.
+  struct SplitOps {
+    std::vector<VkSemaphore> ws, ss;
+    std::vector<uint64_t> wv, sv;
+    VkTimelineSemaphoreSubmitInfo values{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    SplitOps(const std::vector<Op>& waits, const std::vector<Op>& signals) {
+      for (const Op& o : waits) {
+        ws.push_back(o.semaphore);
+        wv.push_back(o.value);
+      }
+      for (const Op& o : signals) {
+        ss.push_back(o.semaphore);
+        sv.push_back(o.value);
+      }
+      values.waitSemaphoreValueCount = static_cast<uint32_t>(wv.size());
+      values.pWaitSemaphoreValues = wv.data();
+      values.signalSemaphoreValueCount = static_cast<uint32_t>(sv.size());
+      values.pSignalSemaphoreValues = sv.data();
+    }
+    SplitOps(const SplitOps&) = delete;  // `values` points into the vectors
+    SplitOps& operator=(const SplitOps&) = delete;
+  };
+
+  // One wait or signal of a VkSubmitInfo2, at every stage.
+  static VkSemaphoreSubmitInfo SemaphoreSubmitInfo(const Op& o) {
+    VkSemaphoreSubmitInfo i{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+    i.semaphore = o.semaphore;
+    i.value = o.value;
+    i.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    return i;
+  }
+
   // One batch through vkQueueSubmit (VkTimelineSemaphoreSubmitInfo), optionally with a
   // command buffer.
   VkResult Submit(const std::vector<Op>& waits, const std::vector<Op>& signals, VkCommandBuffer cb = VK_NULL_HANDLE,
                   VkFence fence = VK_NULL_HANDLE, VkQueue on = VK_NULL_HANDLE) {
-    std::vector<VkSemaphore> ws, ss;
-    std::vector<uint64_t> wv, sv;
-    std::vector<VkPipelineStageFlags> stages;
-    for (const Op& o : waits) {
-      ws.push_back(o.semaphore);
-      wv.push_back(o.value);
-      stages.push_back(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
-    }
-    for (const Op& o : signals) {
-      ss.push_back(o.semaphore);
-      sv.push_back(o.value);
-    }
-    VkTimelineSemaphoreSubmitInfo values{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
-    values.waitSemaphoreValueCount = static_cast<uint32_t>(wv.size());
-    values.pWaitSemaphoreValues = wv.data();
-    values.signalSemaphoreValueCount = static_cast<uint32_t>(sv.size());
-    values.pSignalSemaphoreValues = sv.data();
-    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO, &values};
-    si.waitSemaphoreCount = static_cast<uint32_t>(ws.size());
-    si.pWaitSemaphores = ws.data();
+    const SplitOps ops(waits, signals);
+    const std::vector<VkPipelineStageFlags> stages(ops.ws.size(), VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO, &ops.values};
+    si.waitSemaphoreCount = static_cast<uint32_t>(ops.ws.size());
+    si.pWaitSemaphores = ops.ws.data();
     si.pWaitDstStageMask = stages.data();
-    si.signalSemaphoreCount = static_cast<uint32_t>(ss.size());
-    si.pSignalSemaphores = ss.data();
+    si.signalSemaphoreCount = static_cast<uint32_t>(ops.ss.size());
+    si.pSignalSemaphores = ops.ss.data();
     si.commandBufferCount = cb != VK_NULL_HANDLE ? 1 : 0;
     si.pCommandBuffers = &cb;
     return vkQueueSubmit(on != VK_NULL_HANDLE ? on : queue, 1, &si, fence);
@@ -178,20 +196,8 @@ class TimelineRig {
 
   VkResult Submit2(const std::vector<Op>& waits, const std::vector<Op>& signals, VkCommandBuffer cb = VK_NULL_HANDLE) {
     std::vector<VkSemaphoreSubmitInfo> ws, ss;
-    for (const Op& o : waits) {
-      VkSemaphoreSubmitInfo i{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
-      i.semaphore = o.semaphore;
-      i.value = o.value;
-      i.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-      ws.push_back(i);
-    }
-    for (const Op& o : signals) {
-      VkSemaphoreSubmitInfo i{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
-      i.semaphore = o.semaphore;
-      i.value = o.value;
-      i.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-      ss.push_back(i);
-    }
+    for (const Op& o : waits) ws.push_back(SemaphoreSubmitInfo(o));
+    for (const Op& o : signals) ss.push_back(SemaphoreSubmitInfo(o));
     VkCommandBufferSubmitInfo cbi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
     cbi.commandBuffer = cb;
     VkSubmitInfo2 si{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
@@ -208,26 +214,12 @@ class TimelineRig {
   // binding buffer memory.
   VkResult BindSparse(const std::vector<Op>& waits, const std::vector<Op>& signals,
                       const VkSparseBufferMemoryBindInfo* buffer_bind = nullptr, VkFence fence = VK_NULL_HANDLE) {
-    std::vector<VkSemaphore> ws, ss;
-    std::vector<uint64_t> wv, sv;
-    for (const Op& o : waits) {
-      ws.push_back(o.semaphore);
-      wv.push_back(o.value);
-    }
-    for (const Op& o : signals) {
-      ss.push_back(o.semaphore);
-      sv.push_back(o.value);
-    }
-    VkTimelineSemaphoreSubmitInfo values{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
-    values.waitSemaphoreValueCount = static_cast<uint32_t>(wv.size());
-    values.pWaitSemaphoreValues = wv.data();
-    values.signalSemaphoreValueCount = static_cast<uint32_t>(sv.size());
-    values.pSignalSemaphoreValues = sv.data();
-    VkBindSparseInfo info{VK_STRUCTURE_TYPE_BIND_SPARSE_INFO, &values};
-    info.waitSemaphoreCount = static_cast<uint32_t>(ws.size());
-    info.pWaitSemaphores = ws.data();
-    info.signalSemaphoreCount = static_cast<uint32_t>(ss.size());
-    info.pSignalSemaphores = ss.data();
+    const SplitOps ops(waits, signals);
+    VkBindSparseInfo info{VK_STRUCTURE_TYPE_BIND_SPARSE_INFO, &ops.values};
+    info.waitSemaphoreCount = static_cast<uint32_t>(ops.ws.size());
+    info.pWaitSemaphores = ops.ws.data();
+    info.signalSemaphoreCount = static_cast<uint32_t>(ops.ss.size());
+    info.pSignalSemaphores = ops.ss.data();
     info.bufferBindCount = buffer_bind != nullptr ? 1 : 0;
     info.pBufferBinds = buffer_bind;
     return vkQueueBindSparse(queue, 1, &info, fence);

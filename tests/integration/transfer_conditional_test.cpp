@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "integration/transfer_model.h"
-#include "scale_add_comp.h"
+#include "integration/scale_add_kernel.h"
 
 namespace bindery::test::transfer {
 namespace {
@@ -31,9 +31,8 @@ TEST_P(TransferConditionalRendering, CopyKernelRunsAndTheBlockResumes) {
   std::memset(in.mapped, 1, kElements * 4);
   std::memset(out.mapped, 0xAB, kElements * 4);
 
-  ComputeKernel k = h.CreateKernel(scale_add_comp, sizeof(scale_add_comp), 2, 12);
-  VkDescriptorSet set = h.AllocateStorageSet(k, {in.buffer, out.buffer});
-  ASSERT_NE(set, VK_NULL_HANDLE);
+  ScaleAddKernel k = CreateScaleAdd(h, in.buffer, out.buffer);
+  ASSERT_NE(k.set, VK_NULL_HANDLE);
   auto begin_conditional = reinterpret_cast<PFN_vkCmdBeginConditionalRenderingEXT>(
       vkGetDeviceProcAddr(h.device(), "vkCmdBeginConditionalRenderingEXT"));
   auto end_conditional = reinterpret_cast<PFN_vkCmdEndConditionalRenderingEXT>(
@@ -43,10 +42,8 @@ TEST_P(TransferConditionalRendering, CopyKernelRunsAndTheBlockResumes) {
   VkCommandBuffer cb = rig.Allocate();
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   ASSERT_EQ(vkBeginCommandBuffer(cb, &begin), VK_SUCCESS);
-  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
-  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &set, 0, nullptr);
   const uint32_t params[3] = {5, 9, kElements};
-  vkCmdPushConstants(cb, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), params);
+  BindScaleAdd(cb, k, params);
   VkConditionalRenderingBeginInfoEXT cond{VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_EXT};
   cond.buffer = predicate.buffer;
   begin_conditional(cb, &cond);
@@ -63,7 +60,7 @@ TEST_P(TransferConditionalRendering, CopyKernelRunsAndTheBlockResumes) {
   for (uint32_t i = 0; i < kElements; ++i) {
     ASSERT_EQ(static_cast<uint32_t*>(out.mapped)[i], 0xABABABABu) << "the dispatch inside the block ran, element " << i;
   }
-  h.Destroy(k);
+  h.Destroy(k.kernel);
   const Summary summary = rig.Finish();
   if (config.Is("force", "compute")) {
     EXPECT_GT(summary.kernels, 0u) << summary.text;

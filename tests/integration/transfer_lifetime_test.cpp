@@ -65,27 +65,42 @@ VkResult CreatePool(const VkHarness& h, VkCommandBufferAllocateInfo* cbai) {
   return vkCreateCommandPool(h.device(), &pci, nullptr, &cbai->commandPool);
 }
 
+// The start both tests share: the rig, the staged buffer and a command pool of their own
+// (each test then ends the pool its own way: reset, free or destroy).
+struct OwnPoolStart {
+  explicit OwnPoolStart(const Config& config) : rig(config) {}
+  // Makes the staged buffer and the pool; a failure says why.
+  ::testing::AssertionResult Start() {
+    if (!rig.ok()) return ::testing::AssertionFailure() << rig.error();
+    staged = rig.Buffer(kStaged);
+    const VkResult created = CreatePool(rig.h(), &cbai);
+    if (created != VK_SUCCESS) return ::testing::AssertionFailure() << "vkCreateCommandPool: " << created;
+    return ::testing::AssertionSuccess();
+  }
+  Rig rig;
+  HostBuffer staged;
+  VkCommandBufferAllocateInfo cbai{};
+};
+
 class TransferLifetime : public ::testing::TestWithParam<Config> {};
 
 TEST_P(TransferLifetime, ResetCommandPoolForgetsTheRecording) {
   const Config& config = GetParam();
-  Rig rig(config);
-  ASSERT_TRUE(rig.ok()) << rig.error();
+  OwnPoolStart start(config);
+  ASSERT_TRUE(start.Start());
+  Rig& rig = start.rig;
   VkHarness& h = rig.h();
-  HostBuffer staged = rig.Buffer(kStaged);
-  VkCommandBufferAllocateInfo cbai{};
-  ASSERT_EQ(CreatePool(h, &cbai), VK_SUCCESS);
-  VkCommandPool pool = cbai.commandPool;
+  VkCommandPool pool = start.cbai.commandPool;
   VkCommandBuffer cb = VK_NULL_HANDLE;
-  ASSERT_EQ(vkAllocateCommandBuffers(h.device(), &cbai, &cb), VK_SUCCESS);
+  ASSERT_EQ(vkAllocateCommandBuffers(h.device(), &start.cbai, &cb), VK_SUCCESS);
   for (VkCommandPoolResetFlags flags : {VkCommandPoolResetFlags{0}, VkCommandPoolResetFlags{
                                                                         VK_COMMAND_POOL_RESET_RELEASE_RESOURCES_BIT}}) {
     SCOPED_TRACE("reset flags " + std::to_string(flags));
     ComputeKernel k = h.CreateKernel(scale_add_comp, sizeof(scale_add_comp), 2, 12);
-    RecordAppState(cb, k, staged.buffer);
+    RecordAppState(cb, k, start.staged.buffer);
     ASSERT_EQ(vkResetCommandPool(h.device(), pool, flags), VK_SUCCESS);
     h.Destroy(k);
-    RecordAndCheckKernels(rig, cb, staged);
+    RecordAndCheckKernels(rig, cb, start.staged);
     ASSERT_EQ(vkResetCommandPool(h.device(), pool, 0), VK_SUCCESS);
   }
   vkDestroyCommandPool(h.device(), pool, nullptr);
@@ -94,31 +109,29 @@ TEST_P(TransferLifetime, ResetCommandPoolForgetsTheRecording) {
 
 // `free_only`: frees the command buffer (false: destroys its whole pool).
 void RunHandleReuse(const Config& config, bool free_only) {
-  Rig rig(config);
-  ASSERT_TRUE(rig.ok()) << rig.error();
+  OwnPoolStart start(config);
+  ASSERT_TRUE(start.Start());
+  Rig& rig = start.rig;
   VkHarness& h = rig.h();
-  HostBuffer staged = rig.Buffer(kStaged);
-  VkCommandBufferAllocateInfo cbai{};
-  ASSERT_EQ(CreatePool(h, &cbai), VK_SUCCESS);
-  VkCommandPool pool = cbai.commandPool;
+  VkCommandPool pool = start.cbai.commandPool;
   int reused = 0;
   for (int round = 0; round < 3; ++round) {
     VkCommandBuffer old_cb = VK_NULL_HANDLE;
-    ASSERT_EQ(vkAllocateCommandBuffers(h.device(), &cbai, &old_cb), VK_SUCCESS);
+    ASSERT_EQ(vkAllocateCommandBuffers(h.device(), &start.cbai, &old_cb), VK_SUCCESS);
     ComputeKernel k = h.CreateKernel(scale_add_comp, sizeof(scale_add_comp), 2, 12);
-    RecordAppState(old_cb, k, staged.buffer);
+    RecordAppState(old_cb, k, start.staged.buffer);
     if (free_only) {
       vkFreeCommandBuffers(h.device(), pool, 1, &old_cb);
     } else {
       vkDestroyCommandPool(h.device(), pool, nullptr);
-      ASSERT_EQ(CreatePool(h, &cbai), VK_SUCCESS);
-      pool = cbai.commandPool;
+      ASSERT_EQ(CreatePool(h, &start.cbai), VK_SUCCESS);
+      pool = start.cbai.commandPool;
     }
     h.Destroy(k);
     VkCommandBuffer cb = VK_NULL_HANDLE;
-    ASSERT_EQ(vkAllocateCommandBuffers(h.device(), &cbai, &cb), VK_SUCCESS);
+    ASSERT_EQ(vkAllocateCommandBuffers(h.device(), &start.cbai, &cb), VK_SUCCESS);
     reused += cb == old_cb ? 1 : 0;
-    RecordAndCheckKernels(rig, cb, staged);
+    RecordAndCheckKernels(rig, cb, start.staged);
     vkFreeCommandBuffers(h.device(), pool, 1, &cb);
   }
   std::printf("[ transfer ] %s: the driver reused the freed handle in %d of 3 rounds\n", config.name, reused);

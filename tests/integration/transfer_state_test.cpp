@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "integration/transfer_model.h"
-#include "scale_add_comp.h"
+#include "integration/scale_add_kernel.h"
 #include "support/vk_objects.h"
 
 namespace bindery::test::transfer {
@@ -39,15 +39,12 @@ TEST_P(TransferStateRestore, DispatchAfterPolyfillUsesTheAppsPipelineSetAndPushC
   WriteCanary(scratch.mapped, kScratch);
   ByteModel scratch_model(kScratch);
 
-  ComputeKernel k = h.CreateKernel(scale_add_comp, sizeof(scale_add_comp), 2, 12);
-  const VkDescriptorSet set = h.AllocateStorageSet(k, {in.buffer, out.buffer});
-  ASSERT_NE(set, VK_NULL_HANDLE);
+  ScaleAddKernel k = CreateScaleAdd(h, in.buffer, out.buffer);
+  ASSERT_NE(k.set, VK_NULL_HANDLE);
 
   VkCommandBuffer cb = h.BeginCommands();
-  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
-  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &set, 0, nullptr);
   const uint32_t params[3] = {3, 0x5a5a, kCount};
-  vkCmdPushConstants(cb, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), params);
+  BindScaleAdd(cb, k, params);
 
   // The dispatch's input: src + 1 -> in + 3, ending 2 bytes before the end of `in`.
   const VkBufferCopy region{1, 3, kInBytes - 5};
@@ -76,7 +73,7 @@ TEST_P(TransferStateRestore, DispatchAfterPolyfillUsesTheAppsPipelineSetAndPushC
     return "element " + std::to_string(b / 4);
   })) << "the dispatch after the polyfills (wrong pipeline, descriptor set or push constants?)";
 
-  h.Destroy(k);
+  h.Destroy(k.kernel);
   const Summary summary = rig.Finish();
   EXPECT_VALIDATION_SILENT(h);
   ExpectStrategyRan(config, summary, rig.compute_queue(), !config.NativeOnly(), true);

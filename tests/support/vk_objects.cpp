@@ -52,13 +52,29 @@ VkPipelineLayout CreatePipelineLayout(VkDevice device, const std::vector<VkDescr
   return layout;
 }
 
-VkShaderModule CreateShaderModule(VkDevice device, const uint32_t* code, size_t bytes) {
+VkShaderModuleCreateInfo ShaderModuleInfo(const uint32_t* code, size_t bytes) {
   VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   info.codeSize = bytes;
   info.pCode = code;
+  return info;
+}
+
+VkShaderModule CreateShaderModule(VkDevice device, const uint32_t* code, size_t bytes) {
+  const VkShaderModuleCreateInfo info = ShaderModuleInfo(code, bytes);
   VkShaderModule module = VK_NULL_HANDLE;
   if (vkCreateShaderModule(device, &info, nullptr, &module) != VK_SUCCESS) return VK_NULL_HANDLE;
   return module;
+}
+
+VkComputePipelineCreateInfo ComputePipelineInfo(VkShaderModule module, VkPipelineLayout layout,
+                                                const char* entry_point) {
+  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = module;
+  info.stage.pName = entry_point;
+  info.layout = layout;
+  return info;
 }
 
 VkResult CreateComputePipeline(VkDevice device, VkPipelineLayout layout, VkShaderModule module,
@@ -72,14 +88,9 @@ VkResult CreateComputePipeline(VkDevice device, VkPipelineLayout layout, VkShade
   }
   const VkSpecializationInfo spec_info{static_cast<uint32_t>(entries.size()), entries.data(), data.size() * 4,
                                        data.data()};
-  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  VkComputePipelineCreateInfo info = ComputePipelineInfo(module, layout, entry_point);
   info.flags = flags;
-  info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  info.stage.module = module;
-  info.stage.pName = entry_point;
   info.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec_info;
-  info.layout = layout;
   *pipeline = VK_NULL_HANDLE;
   const VkResult r = vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, pipeline);
   if (r != VK_SUCCESS) *pipeline = VK_NULL_HANDLE;
@@ -181,6 +192,27 @@ VkDescriptorSetAllocateInfo SetAllocateInfo(VkDescriptorPool pool, uint32_t coun
   info.descriptorPool = pool;
   info.descriptorSetCount = count;
   info.pSetLayouts = layouts;
+  return info;
+}
+
+VkDescriptorUpdateTemplateCreateInfo SetTemplateInfo(const VkDescriptorUpdateTemplateEntry* entries, uint32_t count,
+                                                     VkDescriptorSetLayout set_layout) {
+  VkDescriptorUpdateTemplateCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+  info.descriptorUpdateEntryCount = count;
+  info.pDescriptorUpdateEntries = entries;
+  info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
+  info.descriptorSetLayout = set_layout;
+  return info;
+}
+
+VkDescriptorUpdateTemplateCreateInfo PushTemplateInfo(const VkDescriptorUpdateTemplateEntry* entries, uint32_t count,
+                                                      VkPipelineBindPoint bind_point, VkPipelineLayout pipeline_layout,
+                                                      uint32_t set) {
+  VkDescriptorUpdateTemplateCreateInfo info = SetTemplateInfo(entries, count, VK_NULL_HANDLE);
+  info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;  // the set layout is ignored
+  info.pipelineBindPoint = bind_point;
+  info.pipelineLayout = pipeline_layout;
+  info.set = set;
   return info;
 }
 

@@ -47,6 +47,12 @@ VkPipelineLayout CreatePipelineLayout(VkDevice device, const std::vector<VkDescr
                                       uint32_t push_bytes = 0,
                                       VkShaderStageFlags push_stages = VK_SHADER_STAGE_COMPUTE_BIT);
 VkShaderModule CreateShaderModule(VkDevice device, const uint32_t* code, size_t bytes);
+// The create infos, for tests that make the object through a particular entry point or
+// chain more to it: `code` is SPIR-V of `bytes` bytes; the pipeline is one compute stage
+// (`entry_point` of `module`) in `layout`.
+VkShaderModuleCreateInfo ShaderModuleInfo(const uint32_t* code, size_t bytes);
+VkComputePipelineCreateInfo ComputePipelineInfo(VkShaderModule module, VkPipelineLayout layout,
+                                                const char* entry_point = "main");
 // Returns the driver's result; `*pipeline` is VK_NULL_HANDLE unless it succeeded.
 VkResult CreateComputePipeline(VkDevice device, VkPipelineLayout layout, VkShaderModule module,
                                const char* entry_point, const SpecConstants& spec, VkPipeline* pipeline,
@@ -69,6 +75,13 @@ VkDescriptorSet AllocateSet(VkDevice device, VkDescriptorPool pool, VkDescriptor
 // several at once, or expect a failure).
 VkDescriptorSetAllocateInfo SetAllocateInfo(VkDescriptorPool pool, uint32_t count,
                                             const VkDescriptorSetLayout* layouts);
+// The create info of an update template over `count` entries: for descriptor sets of
+// `set_layout`, or for pushes to set `set` of `pipeline_layout` at `bind_point`.
+VkDescriptorUpdateTemplateCreateInfo SetTemplateInfo(const VkDescriptorUpdateTemplateEntry* entries, uint32_t count,
+                                                     VkDescriptorSetLayout set_layout);
+VkDescriptorUpdateTemplateCreateInfo PushTemplateInfo(const VkDescriptorUpdateTemplateEntry* entries, uint32_t count,
+                                                      VkPipelineBindPoint bind_point, VkPipelineLayout pipeline_layout,
+                                                      uint32_t set = 0);
 // A write of `count` buffer descriptors starting at (binding, element).
 VkWriteDescriptorSet BufferWrite(VkDescriptorSet set, uint32_t binding, uint32_t element, VkDescriptorType type,
                                  const VkDescriptorBufferInfo* infos, uint32_t count = 1);

@@ -23,6 +23,25 @@ CorpusEntry Load(const std::string& file, std::vector<uint32_t>& module) {
   return e;
 }
 
+// A corpus shader and the shared device it runs on, as each test here starts.
+struct Prepared {
+  CorpusEntry e;
+  std::vector<uint32_t> module;
+  ExecDevice* device = nullptr;
+};
+
+// Loads `file` and takes the shared device (with or without shaderInt64) with its
+// validation log emptied, so that what the log holds next is the test's own. A failure
+// says which could not be had.
+::testing::AssertionResult Prepare(const std::string& file, bool with_int64, Prepared& p) {
+  p.e = Load(file, p.module);
+  if (!p.e.error.empty()) return ::testing::AssertionFailure() << p.e.error;
+  p.device = &SharedDevice(with_int64);
+  if (!p.device->ok()) return ::testing::AssertionFailure() << p.device->error();
+  p.device->TakeValidationProblems();
+  return ::testing::AssertionSuccess();
+}
+
 uint32_t Word(const std::vector<uint8_t>& bytes, size_t index) {
   uint32_t v = 0;
   std::memcpy(&v, &bytes[index * 4], 4);
@@ -30,13 +49,10 @@ uint32_t Word(const std::vector<uint8_t>& bytes, size_t index) {
 }
 
 TEST(HarnessSelfCheck, NativeRunComputesWhatTheShaderSays) {
-  std::vector<uint32_t> module;
-  const CorpusEntry e = Load("ssbo_copy.comp", module);
-  ASSERT_TRUE(e.error.empty()) << e.error;
-  ExecDevice& device = SharedDevice(true);
-  ASSERT_TRUE(device.ok()) << device.error();
-  device.TakeValidationProblems();
-  RunOutput out = RunCompute(device, e, module, "main", nullptr, 0);
+  Prepared p;
+  ASSERT_TRUE(Prepare("ssbo_copy.comp", true, p));
+  ExecDevice& device = *p.device;
+  RunOutput out = RunCompute(device, p.e, p.module, "main", nullptr, 0);
   ASSERT_TRUE(out.error.empty()) << out.error;
   for (uint32_t i = 0; i < 256; ++i) ASSERT_EQ(Word(out.buffers[1], i), i * 3u + 1u) << "dst[" << i << "]";
   EXPECT_EQ(device.TakeValidationProblems(), "");
@@ -45,17 +61,15 @@ TEST(HarnessSelfCheck, NativeRunComputesWhatTheShaderSays) {
 // Swapping the two records of the rewritten ssbo_copy must change the output: the
 // comparison is able to fail.
 TEST(HarnessSelfCheck, WrongRecordsAreCaught) {
-  std::vector<uint32_t> module;
-  CorpusEntry e = Load("ssbo_copy.comp", module);
-  ASSERT_TRUE(e.error.empty()) << e.error;
-  RewriteCase rc = RewriteAndCheck(e, module, Variant{true, false});
+  Prepared p;
+  ASSERT_TRUE(Prepare("ssbo_copy.comp", true, p));
+  CorpusEntry& e = p.e;
+  RewriteCase rc = RewriteAndCheck(e, p.module, Variant{true, false});
   if (!rc.skip.empty()) GTEST_SKIP() << rc.skip;
   ASSERT_TRUE(rc.error.empty()) << rc.error;
-  ExecDevice& device = SharedDevice(true);
-  ASSERT_TRUE(device.ok()) << device.error();
-  device.TakeValidationProblems();
+  ExecDevice& device = *p.device;
   // The reference: records as they should be.
-  RunOutput good = RunCompute(device, e, module, "main", nullptr, 0);
+  RunOutput good = RunCompute(device, e, p.module, "main", nullptr, 0);
   ASSERT_TRUE(good.error.empty()) << good.error;
   std::swap(e.buffers[0].binding, e.buffers[1].binding);  // source record now points at dst and back
   RunOutput bad = RunCompute(device, e, rc.result.module, "main", &rc.layout, rc.result.report.push_constant_end);
@@ -67,14 +81,11 @@ TEST(HarnessSelfCheck, WrongRecordsAreCaught) {
 // The uvec2 variants run on a device without shaderInt64: a module that still declared
 // Int64 there would be a validation error, as this one (the shader's own int64) is.
 TEST(HarnessSelfCheck, NoInt64DeviceRejectsInt64) {
-  std::vector<uint32_t> module;
-  CorpusEntry e = Load("storage_int64_values.comp", module);
-  ASSERT_TRUE(e.error.empty()) << e.error;
-  ExecDevice& device = SharedDevice(false);
-  ASSERT_TRUE(device.ok()) << device.error();
+  Prepared p;
+  ASSERT_TRUE(Prepare("storage_int64_values.comp", false, p));
+  ExecDevice& device = *p.device;
   ASSERT_FALSE(device.features().int64);
-  device.TakeValidationProblems();
-  RunOutput out = RunCompute(device, e, module, "main", nullptr, 0);
+  RunOutput out = RunCompute(device, p.e, p.module, "main", nullptr, 0);
   const std::string problems = device.TakeValidationProblems();
   EXPECT_NE(problems.find("Int64"), std::string::npos) << "no complaint about Int64 on the no-int64 device:\n"
                                                        << problems << out.error;
@@ -88,13 +99,10 @@ TEST(HarnessSelfCheck, NoInt64DeviceRejectsInt64) {
 TEST(DriverCheck, Vec3StoreThenComponentIncrement) {
   std::string pointer_wrong;
   for (const char* file : {"vec3_stores_descriptor.comp", "vec3_stores_app_pointer.comp"}) {
-    std::vector<uint32_t> module;
-    const CorpusEntry e = Load(file, module);
-    ASSERT_TRUE(e.error.empty()) << e.error;
-    ExecDevice& device = SharedDevice(true);
-    ASSERT_TRUE(device.ok()) << device.error();
-    device.TakeValidationProblems();
-    RunOutput out = RunCompute(device, e, module, "main", nullptr, 0);
+    Prepared p;
+    ASSERT_TRUE(Prepare(file, true, p));
+    ExecDevice& device = *p.device;
+    RunOutput out = RunCompute(device, p.e, p.module, "main", nullptr, 0);
     ASSERT_TRUE(out.error.empty()) << out.error;
     EXPECT_EQ(device.TakeValidationProblems(), "");
     const bool pointer = std::string(file) == "vec3_stores_app_pointer.comp";
@@ -118,19 +126,17 @@ class BoundsChecks : public testing::TestWithParam<bool> {};
 
 TEST_P(BoundsChecks, ShortRecordsReadZeroAndDropWrites) {
   const bool int64 = GetParam();
-  std::vector<uint32_t> module;
-  CorpusEntry e = Load("bounds_probe.comp", module);
-  ASSERT_TRUE(e.error.empty()) << e.error;
+  Prepared p;
+  ASSERT_TRUE(Prepare("bounds_probe.comp", int64, p));
+  CorpusEntry& e = p.e;
   // In: 25 of 64 words visible; Out: 32 of 64; Aux: length_seen + 14 counters (60 bytes).
   e.buffers[0].record_size = 100;
   e.buffers[1].record_size = 128;
   e.buffers[2].record_size = 60;
-  RewriteCase rc = RewriteAndCheck(e, module, Variant{int64, true});
+  RewriteCase rc = RewriteAndCheck(e, p.module, Variant{int64, true});
   if (!rc.skip.empty()) GTEST_SKIP() << rc.skip;
   ASSERT_TRUE(rc.error.empty()) << rc.error;
-  ExecDevice& device = SharedDevice(int64);
-  ASSERT_TRUE(device.ok()) << device.error();
-  device.TakeValidationProblems();
+  ExecDevice& device = *p.device;
   RunOutput out = RunCompute(device, e, rc.result.module, "main", &rc.layout, rc.result.report.push_constant_end);
   ASSERT_TRUE(out.error.empty()) << out.error;
   EXPECT_EQ(device.TakeValidationProblems(), "");

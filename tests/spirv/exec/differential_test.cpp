@@ -45,8 +45,24 @@ std::string CaseName(const testing::TestParamInfo<CaseParam>& info) {
   return name;
 }
 
-std::vector<uint32_t> LoadCompiled(const CorpusEntry& entry, std::string& error) {
-  return LoadSpirv(std::string(BINDERY_SPIRV_CORPUS_DIR) + "/" + entry.file + ".spv", error);
+// A case's corpus entry and its compiled shader, as every parameterized test starts;
+// `error` says what could not be read (the entry, or the compiled module).
+struct LoadedCase {
+  CorpusEntry entry;
+  std::vector<uint32_t> original;
+  std::string error;
+};
+
+LoadedCase LoadCase(const CaseParam& p) {
+  LoadedCase c;
+  c.entry = ParseCorpusEntry(p.path);
+  if (!c.entry.error.empty()) {
+    c.error = c.entry.error;
+    return c;
+  }
+  c.original = LoadSpirv(std::string(BINDERY_SPIRV_CORPUS_DIR) + "/" + c.entry.file + ".spv", c.error);
+  if (c.original.empty() && c.error.empty()) c.error = "empty module: " + c.entry.file;
+  return c;
 }
 
 // Where two runs' buffers first differ, for the failure message.
@@ -84,12 +100,10 @@ class Differential : public testing::TestWithParam<CaseParam> {};
 
 TEST_P(Differential, OutputsAreByteIdentical) {
   const CaseParam& p = GetParam();
-  const CorpusEntry entry = ParseCorpusEntry(p.path);
-  ASSERT_TRUE(entry.error.empty()) << entry.error;
-  std::string load_error;
-  const std::vector<uint32_t> original = LoadCompiled(entry, load_error);
-  ASSERT_FALSE(original.empty()) << load_error;
-  const std::string original_invalid = ValidateSpirv(original, entry.target, entry.Requires("scalar"));
+  const LoadedCase c = LoadCase(p);
+  ASSERT_TRUE(c.error.empty()) << c.error;
+  const CorpusEntry& entry = c.entry;
+  const std::string original_invalid = ValidateSpirv(c.original, entry.target, entry.Requires("scalar"));
   ASSERT_TRUE(original_invalid.empty()) << "the corpus shader itself is invalid:\n" << original_invalid;
 
   // The uvec2 variant runs on a device without shaderInt64, unless the shader needs it itself.
@@ -101,19 +115,19 @@ TEST_P(Differential, OutputsAreByteIdentical) {
   device.TakeValidationProblems();
 
   for (const std::string& ep : entry.entries) {
-    const RunOutput& native = NativeRun(device, entry, original, ep);
+    const RunOutput& native = NativeRun(device, entry, c.original, ep);
     ASSERT_TRUE(native.error.empty()) << ep << ": native run: " << native.error;
   }
   std::string problems = device.TakeValidationProblems();
   ASSERT_TRUE(problems.empty()) << "validation, native run:\n" << problems;
 
-  RewriteCase rc = RewriteAndCheck(entry, original, p.variant);
+  RewriteCase rc = RewriteAndCheck(entry, c.original, p.variant);
   if (!rc.skip.empty()) GTEST_SKIP() << rc.skip << " (native run done, validation silent)";
   ASSERT_TRUE(rc.error.empty()) << rc.error;
   if (entry.expect_not_converted) return;
 
   for (const std::string& ep : entry.entries) {
-    const RunOutput& native = NativeRun(device, entry, original, ep);
+    const RunOutput& native = NativeRun(device, entry, c.original, ep);
     RunOutput rewritten =
         RunCompute(device, entry, rc.result.module, ep, &rc.layout, rc.result.report.push_constant_end);
     ASSERT_TRUE(rewritten.error.empty()) << ep << ": rewritten run: " << rewritten.error;
@@ -133,12 +147,10 @@ class RewriteValidates : public testing::TestWithParam<CaseParam> {};
 
 TEST_P(RewriteValidates, SpirvValAccepts) {
   const CaseParam& p = GetParam();
-  const CorpusEntry entry = ParseCorpusEntry(p.path);
-  ASSERT_TRUE(entry.error.empty()) << entry.error;
-  std::string load_error;
-  const std::vector<uint32_t> original = LoadCompiled(entry, load_error);
-  ASSERT_FALSE(original.empty()) << load_error;
-  RewriteCase rc = RewriteAndCheck(entry, original, p.variant);
+  const LoadedCase c = LoadCase(p);
+  ASSERT_TRUE(c.error.empty()) << c.error;
+  const CorpusEntry& entry = c.entry;
+  RewriteCase rc = RewriteAndCheck(entry, c.original, p.variant);
   if (!rc.skip.empty()) GTEST_SKIP() << rc.skip;
   EXPECT_TRUE(rc.error.empty()) << rc.error;
 }
