@@ -114,14 +114,15 @@ void TypeManager::Reindex() {
   def_index_.assign(std::size_t{m_.bound} + 128, -1);
   first_decoration_.assign(m_.bound, 0);
   last_decoration_.assign(m_.bound, 0);
-  next_decoration_.clear();
+  // Sized for every annotation at once (IndexDecoration grows it only for appended ones).
   next_decoration_.reserve(m_.annotations.size() + 16);
+  next_decoration_.assign(m_.annotations.size(), 0);
   for (uint32_t i = 0; i < m_.types_values.size(); ++i) Index(i);
   for (uint32_t i = 0; i < m_.annotations.size(); ++i) IndexDecoration(i);
 }
 
 void TypeManager::IndexDecoration(uint32_t annotation) {
-  if (next_decoration_.size() <= annotation) next_decoration_.resize(std::size_t{annotation} + 1, 0);
+  if (next_decoration_.size() <= annotation) next_decoration_.resize(std::size_t{annotation} + 1, 0);  // appended
   const Instruction& a = m_.annotations[annotation];
   if (a.operand_count() == 0) return;
   switch (a.opcode()) {
