@@ -84,7 +84,10 @@ class InstructionWords {
       capacity_ = other.capacity_;
     } else {
       capacity_ = kInline;
-      std::memcpy(inline_, other.inline_, std::size_t{size_} * sizeof(uint32_t));
+      // The whole inline array, a fixed size: two vector moves instead of a call to memcpy
+      // sized at run time (instruction vectors grow and compact by moves; words past size_
+      // are copied as bytes and never read).
+      std::memcpy(inline_, other.inline_, sizeof inline_);
     }
     other.size_ = 0;
     other.capacity_ = kInline;
