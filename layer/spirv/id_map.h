@@ -45,6 +45,20 @@ class ThreadVectorPool {
   }
 };
 
+// A member or local vector backed by the pool: TakePooled gives it a pooled vector's
+// storage, emptied (so it starts as a fresh vector would); GivePooled empties it and hands
+// the storage back. Per-rewrite tables use these so a thread's next rewrite reuses them.
+template <typename T>
+void TakePooled(std::vector<T>* v) {
+  *v = ThreadVectorPool<T>::Take();
+  v->clear();
+}
+template <typename T>
+void GivePooled(std::vector<T>* v) {
+  v->clear();
+  ThreadVectorPool<T>::Give(std::move(*v));
+}
+
 template <typename T>
 class IdMap {
  public:

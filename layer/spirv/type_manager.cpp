@@ -60,44 +60,32 @@ bool IsLayoutDecoration(uint32_t d) {
 
 }  // namespace
 
-namespace {
-
-template <typename T>
-void TakeFromPool(std::vector<T>* v) { *v = ThreadVectorPool<T>::Take(); }
-
-template <typename T>
-void GiveToPool(std::vector<T>* v) {
-  v->clear();  // the pool holds only emptied vectors (its users resize with T{})
-  ThreadVectorPool<T>::Give(std::move(*v));
-}
-
-}  // namespace
 
 TypeManager::TypeManager(Module& module) : m_(module) {
-  TakeFromPool(&def_index_);
-  TakeFromPool(&keyed_slots_);
-  TakeFromPool(&keyed_ids_);
-  TakeFromPool(&first_decoration_);
-  TakeFromPool(&last_decoration_);
-  TakeFromPool(&next_decoration_);
-  TakeFromPool(&layout_scratch_);
-  TakeFromPool(&signature_words_);
-  TakeFromPool(&signature_spans_);
-  TakeFromPool(&signature_);
+  TakePooled(&def_index_);
+  TakePooled(&keyed_slots_);
+  TakePooled(&keyed_ids_);
+  TakePooled(&first_decoration_);
+  TakePooled(&last_decoration_);
+  TakePooled(&next_decoration_);
+  TakePooled(&layout_scratch_);
+  TakePooled(&signature_words_);
+  TakePooled(&signature_spans_);
+  TakePooled(&signature_);
   Reindex();
 }
 
 TypeManager::~TypeManager() {
-  GiveToPool(&def_index_);
-  GiveToPool(&keyed_slots_);
-  GiveToPool(&keyed_ids_);
-  GiveToPool(&first_decoration_);
-  GiveToPool(&last_decoration_);
-  GiveToPool(&next_decoration_);
-  GiveToPool(&layout_scratch_);
-  GiveToPool(&signature_words_);
-  GiveToPool(&signature_spans_);
-  GiveToPool(&signature_);
+  GivePooled(&def_index_);
+  GivePooled(&keyed_slots_);
+  GivePooled(&keyed_ids_);
+  GivePooled(&first_decoration_);
+  GivePooled(&last_decoration_);
+  GivePooled(&next_decoration_);
+  GivePooled(&layout_scratch_);
+  GivePooled(&signature_words_);
+  GivePooled(&signature_spans_);
+  GivePooled(&signature_);
 }
 
 void TypeManager::Reindex() {
