@@ -59,6 +59,16 @@ void GivePooled(std::vector<T>* v) {
   ThreadVectorPool<T>::Give(std::move(*v));
 }
 
+// A local scratch vector from the pool for one call, handed back on every return path.
+template <typename T>
+struct PooledScratch {
+  PooledScratch() { TakePooled(&v); }
+  ~PooledScratch() { GivePooled(&v); }
+  PooledScratch(const PooledScratch&) = delete;
+  PooledScratch& operator=(const PooledScratch&) = delete;
+  std::vector<T> v;
+};
+
 template <typename T>
 class IdMap {
  public:
