@@ -45,6 +45,30 @@ class ThreadVectorPool {
   }
 };
 
+// A member or local vector backed by the pool: TakePooled gives it a pooled vector's
+// storage, emptied (so it starts as a fresh vector would); GivePooled empties it and hands
+// the storage back. Per-rewrite tables use these so a thread's next rewrite reuses them.
+template <typename T>
+void TakePooled(std::vector<T>* v) {
+  *v = ThreadVectorPool<T>::Take();
+  v->clear();
+}
+template <typename T>
+void GivePooled(std::vector<T>* v) {
+  v->clear();
+  ThreadVectorPool<T>::Give(std::move(*v));
+}
+
+// A local scratch vector from the pool for one call, handed back on every return path.
+template <typename T>
+struct PooledScratch {
+  PooledScratch() { TakePooled(&v); }
+  ~PooledScratch() { GivePooled(&v); }
+  PooledScratch(const PooledScratch&) = delete;
+  PooledScratch& operator=(const PooledScratch&) = delete;
+  std::vector<T> v;
+};
+
 template <typename T>
 class IdMap {
  public:

@@ -37,6 +37,9 @@ class Instruction {
   // `words` is a whole instruction as it appears in a module (word count in the high half).
   explicit Instruction(const std::vector<uint32_t>& words) : words_(words.data(), static_cast<uint32_t>(words.size())) { Classify(); }
   Instruction(const uint32_t* words, uint32_t count) : words_(words, count) { Classify(); }
+  // The same, where `readable` words may be read at `words` (the rest of a module: the
+  // parse), which lets a short instruction be copied at a fixed size.
+  Instruction(const uint32_t* words, uint32_t count, std::size_t readable) : words_(words, count, readable) { Classify(); }
   // Builds an instruction; pass 0 for `type` / `result` when the opcode has none.
   // The words are written once in place (the pass builds dozens per module: this is
   // part of every rewrite's fixed cost).

@@ -18,7 +18,26 @@ class InstructionWords {
 
   InstructionWords() = default;
   InstructionWords(const uint32_t* words, uint32_t count) { Assign(words, count); }
-  InstructionWords(const InstructionWords& other) { Assign(other.data(), other.size_); }
+  // `readable` words may be read at `words` (at least `count`): when a short instruction has
+  // a whole inline array's worth behind it (all but the module's last few words), the copy
+  // is a fixed-size one instead of a call to memcpy sized at run time. The parse and the
+  // pass's copies build every instruction through here.
+  InstructionWords(const uint32_t* words, uint32_t count, std::size_t readable) {
+    if (count <= kInline && readable >= kInline) {
+      std::memcpy(inline_, words, sizeof inline_);
+      size_ = count;
+    } else {
+      Assign(words, count);
+    }
+  }
+  InstructionWords(const InstructionWords& other) {
+    if (other.heap_) {
+      Assign(other.data(), other.size_);
+    } else {
+      std::memcpy(inline_, other.inline_, sizeof inline_);  // words past size_ are never read
+      size_ = other.size_;
+    }
+  }
   InstructionWords(InstructionWords&& other) noexcept { MoveFrom(other); }
   InstructionWords& operator=(const InstructionWords& other) {
     if (this != &other) Assign(other.data(), other.size_);
@@ -84,7 +103,10 @@ class InstructionWords {
       capacity_ = other.capacity_;
     } else {
       capacity_ = kInline;
-      std::memcpy(inline_, other.inline_, std::size_t{size_} * sizeof(uint32_t));
+      // The whole inline array, a fixed size: two vector moves instead of a call to memcpy
+      // sized at run time (instruction vectors grow and compact by moves; words past size_
+      // are copied as bytes and never read).
+      std::memcpy(inline_, other.inline_, sizeof inline_);
     }
     other.size_ = 0;
     other.capacity_ = kInline;

@@ -202,7 +202,7 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
 
     if (in_function) {
       if (op == spv::OpFunction) return "OpFunction inside a function" + where();
-      module->functions.back().instructions.emplace_back(first, count);
+      module->functions.back().instructions.emplace_back(first, count, word_count - at);
       if (op == spv::OpFunctionEnd) in_function = false;
       continue;
     }
@@ -240,7 +240,7 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
         in_function = true;
         break;
     }
-    into->emplace_back(first, count);
+    into->emplace_back(first, count, word_count - at);
   }
   if (in_function) return "module ends inside a function (no OpFunctionEnd)";
   if (module->memory_model.empty()) return "no OpMemoryModel";

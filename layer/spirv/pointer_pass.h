@@ -19,8 +19,12 @@ namespace bindery::spirv {
 
 class PointerPass {
  public:
-  PointerPass(Module& module, const RewriteOptions& options)
-      : m_(module), types_(module), options_(options), ext_sets_(module) {}
+  // The per-rewrite tables take their storage from the thread's pool and give it back, so
+  // one rewrite after another on a thread allocates them once (pointer_pass_analyze.cpp).
+  PointerPass(Module& module, const RewriteOptions& options);
+  ~PointerPass();
+  PointerPass(const PointerPass&) = delete;
+  PointerPass& operator=(const PointerPass&) = delete;
 
   // "" when the module can be rewritten; else the reason it cannot.
   std::string Analyze(RewriteReport* report);

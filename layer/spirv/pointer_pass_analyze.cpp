@@ -100,10 +100,40 @@ std::string PointerPass::FindConverted(RewriteReport* report) {
   return "";
 }
 
+PointerPass::PointerPass(Module& module, const RewriteOptions& options)
+    : m_(module), types_(module), options_(options), ext_sets_(module) {
+  TakePooled(&converted_of_var_);
+  TakePooled(&retyped_);
+  TakePooled(&retyped_params_);
+  TakePooled(&retyped_return_);
+  TakePooled(&use_list_);
+  TakePooled(&use_begin_);
+  TakePooled(&local_def_);
+  TakePooled(&root_member_);
+  TakePooled(&dynamic_member_);
+  TakePooled(&out_);
+  TakePooled(&set_records_);
+}
+
+PointerPass::~PointerPass() {
+  GivePooled(&converted_of_var_);
+  GivePooled(&retyped_);
+  GivePooled(&retyped_params_);
+  GivePooled(&retyped_return_);
+  GivePooled(&use_list_);
+  GivePooled(&use_begin_);
+  GivePooled(&local_def_);
+  GivePooled(&root_member_);
+  GivePooled(&dynamic_member_);
+  GivePooled(&out_);
+  GivePooled(&set_records_);
+}
+
 void PointerPass::BuildUses() {
   // The uses of every id sit in one array, in the order (function, instruction, operand):
   // collected once with their ids, then placed by a counting sort on the id.
   std::vector<std::pair<uint32_t, Use>> found;
+  TakePooled(&found);
   std::size_t instructions = 0;
   for (const Function& fn : m_.functions) instructions += fn.instructions.size();
   found.reserve(instructions * 2);  // about two pointer-capable operands per instruction
@@ -126,8 +156,12 @@ void PointerPass::BuildUses() {
   }
   for (std::size_t id = 1; id < use_begin_.size(); ++id) use_begin_[id] += use_begin_[id - 1];
   use_list_.resize(found.size());
-  std::vector<uint32_t> next(use_begin_.begin(), use_begin_.end() - 1);
+  std::vector<uint32_t> next;
+  TakePooled(&next);
+  next.assign(use_begin_.begin(), use_begin_.end() - 1);
   for (const auto& [id, use] : found) use_list_[next[id]++] = use;
+  GivePooled(&next);
+  GivePooled(&found);
 }
 
 bool PointerPass::MarkRetyped(uint32_t id, std::vector<uint32_t>* work) {

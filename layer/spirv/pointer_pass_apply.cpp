@@ -138,7 +138,7 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
   types_.AddDecoration(pc_struct_, spv::DecorationBlock);
   for (Instruction d : member_decorations) {
     d.set_operand(0, pc_struct_);
-    m_.annotations.push_back(std::move(d));
+    types_.AddAnnotation(std::move(d));
   }
   uint32_t first_new = static_cast<uint32_t>(member_types.size() - members.size());
   for (uint32_t i = 0; i < members.size(); ++i) {
@@ -158,12 +158,8 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
         names.back().set_operand(0, pc_struct_);
       }
     for (auto& n : names) m_.debug.push_back(std::move(n));
-    int idx = types_.DefIndex(pc_var_);
-    Instruction var = m_.types_values[static_cast<uint32_t>(idx)];
-    var.set_type_id(pointer);
-    m_.types_values.erase(m_.types_values.begin() + idx);
-    m_.types_values.push_back(std::move(var));
-    types_.Reindex();  // positions moved: re-index
+    // Moved after its new pointer type (the index follows the move).
+    if (Instruction* var = types_.MoveGlobalToEnd(pc_var_)) var->set_type_id(pointer);
   } else {
     pc_var_ = m_.TakeId();
     new_pc_var_ = true;

@@ -201,7 +201,8 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
   label_after_split_.Clear();
   set_records_.assign(options_.sets.size(), 0);
   // Converted variables this function names directly, and the sets they need.
-  std::vector<uint32_t> direct;
+  PooledScratch<uint32_t> direct_scratch;
+  std::vector<uint32_t>& direct = direct_scratch.v;
   for (uint32_t c = 0; c < converted_.size(); ++c)
     for (const Use& u : UsesOf(converted_[c].var.id))
       if (u.function == f) { direct.push_back(c); break; }
@@ -244,7 +245,8 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
   size_t hoisted_loop_merge = SIZE_MAX;  // index in `in` of the merge emitted early
   bool split_header_pending = false;
 
-  std::vector<size_t> original_phis;
+  PooledScratch<size_t> original_phis_scratch;
+  std::vector<size_t>& original_phis = original_phis_scratch.v;
   bool prologue_done = false;
   bool seen_label = false;
   for (uint32_t i = 0; i < in.size(); ++i) {

@@ -105,9 +105,8 @@ void PointerPass::ApplyVariableDecorations() {
         // The pointee of a physical pointer is a Block, never a (legacy) BufferBlock.
         if (d.opcode() == spv::OpDecorate && d.operand(1) == spv::DecorationBufferBlock)
           d.set_operand(1, spv::DecorationBlock);
-        m_.annotations.push_back(std::move(d));
+        types_.AddAnnotation(std::move(d));
       }
-      types_.Reindex();  // index the copied decorations
       decorate_members(copy, f);
     }
     c.pointee_block = copy;

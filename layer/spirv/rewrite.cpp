@@ -27,6 +27,60 @@ void AddExtension(Module& m, const std::string& name) {
   m.extensions.push_back(std::move(e));
 }
 
+// For each entry point, whether a function its call tree reaches names `global` as an operand
+// (what GlobalsUsedByEntryPoints would list for it, asked of one global). The rewrite only asks
+// about the push-constant variable, so this looks for one id instead of collecting every
+// global of every function; its tables are kept per thread (no allocation once warm).
+void EntryPointsNaming(const Module& m, uint32_t global, std::vector<uint8_t>* names) {
+  names->assign(m.entry_points.size(), 0);
+  bool is_global = false;
+  for (const Instruction& inst : m.types_values)
+    if (inst.opcode() == spv::OpVariable && inst.result_id() == global && global < m.bound) is_global = true;
+  if (!is_global) return;
+  constexpr uint32_t kNoFunction = ~0u;
+  static thread_local std::vector<uint32_t> index_of, callees, first_callee, stack;
+  static thread_local std::vector<uint8_t> names_global, seen;
+  const uint32_t functions = static_cast<uint32_t>(m.functions.size());
+  index_of.assign(m.bound, kNoFunction);
+  for (uint32_t i = 0; i < functions; ++i) {
+    const uint32_t id = m.functions[i].id();
+    if (id < m.bound) index_of[id] = i;
+  }
+  // Callees per function as one flat list: function f's are [first_callee[f], first_callee[f + 1]).
+  names_global.assign(functions, 0);
+  callees.clear();
+  first_callee.assign(std::size_t{functions} + 1, 0);
+  for (uint32_t f = 0; f < functions; ++f) {
+    first_callee[f] = static_cast<uint32_t>(callees.size());
+    for (const Instruction& inst : m.functions[f].instructions) {
+      if (inst.opcode() == spv::OpFunctionCall && inst.operand_count() >= 1 && inst.operand(0) < m.bound &&
+          index_of[inst.operand(0)] != kNoFunction)
+        callees.push_back(index_of[inst.operand(0)]);
+      if (!names_global[f])
+        for (uint32_t i = 0; i < inst.operand_count(); ++i)
+          if (inst.operand(i) == global) { names_global[f] = 1; break; }
+    }
+  }
+  first_callee[functions] = static_cast<uint32_t>(callees.size());
+  seen.resize(functions);
+  for (uint32_t e = 0; e < m.entry_points.size(); ++e) {
+    const Instruction& ep = m.entry_points[e];
+    if (ep.operand_count() < 2 || ep.operand(1) >= m.bound || index_of[ep.operand(1)] == kNoFunction) continue;
+    std::fill(seen.begin(), seen.end(), uint8_t{0});
+    stack.assign(1, index_of[ep.operand(1)]);
+    while (!stack.empty() && !(*names)[e]) {
+      const uint32_t f = stack.back();
+      stack.pop_back();
+      if (seen[f]) continue;
+      seen[f] = 1;
+      if (names_global[f]) (*names)[e] = 1;
+      for (uint32_t c = first_callee[f]; c < first_callee[f + 1]; ++c) stack.push_back(callees[c]);
+    }
+  }
+  // A hostile bound must not leave megabytes behind on the thread.
+  if (index_of.capacity() > (std::size_t{1} << 16)) std::vector<uint32_t>().swap(index_of);
+}
+
 }  // namespace
 
 std::string PointerPass::Apply(RewriteReport* report) {
@@ -71,8 +125,10 @@ std::string PointerPass::FinishModule() {
                         m_.types_values.end());
   std::vector<uint32_t> blocks;
   for (const Converted& c : converted_) blocks.push_back(c.var.block_type);
-  std::vector<Instruction> annotations;
-  for (Instruction& a : m_.annotations) {
+  // Compacted in place: the section keeps its storage (the module is reused per thread).
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < m_.annotations.size(); ++i) {
+    Instruction& a = m_.annotations[i];
     if ((a.opcode() == spv::OpDecorate || a.opcode() == spv::OpDecorateId || a.opcode() == spv::OpDecorateString) &&
         a.operand_count() && gone(a.operand(0)))
       continue;
@@ -80,17 +136,18 @@ std::string PointerPass::FinishModule() {
     if (a.opcode() == spv::OpDecorate && a.operand_count() >= 2 && a.operand(1) == spv::DecorationBufferBlock &&
         std::find(blocks.begin(), blocks.end(), a.operand(0)) != blocks.end())
       a.set_operand(1, spv::DecorationBlock);
-    annotations.push_back(std::move(a));
+    if (kept != i) m_.annotations[kept] = std::move(a);
+    ++kept;
   }
-  m_.annotations.swap(annotations);
+  m_.annotations.resize(kept);
   m_.debug.erase(std::remove_if(m_.debug.begin(), m_.debug.end(),
                                 [&](const Instruction& i) { return i.opcode() == spv::OpName && i.operand_count() && gone(i.operand(0)); }),
                  m_.debug.end());
 
   // Entry-point interfaces: SPIR-V >= 1.4 lists every global an entry point uses.
   // Only SPIR-V >= 1.4 needs it (the push-constant variable joins the interface).
-  std::vector<std::vector<uint32_t>> used;
-  if (m_.version >= 0x00010400) used = GlobalsUsedByEntryPoints(m_);
+  static thread_local std::vector<uint8_t> names_pc_var;
+  if (m_.version >= 0x00010400) EntryPointsNaming(m_, pc_var_, &names_pc_var);
   for (uint32_t e = 0; e < m_.entry_points.size(); ++e) {
     Instruction& ep = m_.entry_points[e];
     uint32_t name_end = 0;
@@ -98,7 +155,7 @@ std::string PointerPass::FinishModule() {
     std::vector<uint32_t> keep;
     for (uint32_t k = name_end; k < ep.operand_count(); ++k)
       if (!gone(ep.operand(k))) keep.push_back(ep.operand(k));
-    if (m_.version >= 0x00010400 && std::binary_search(used[e].begin(), used[e].end(), pc_var_) &&
+    if (m_.version >= 0x00010400 && names_pc_var[e] &&
         std::find(keep.begin(), keep.end(), pc_var_) == keep.end())
       keep.push_back(pc_var_);
     ep.truncate_operands(name_end);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "spirv/id_map.h"
 #include "spirv/instruction_shape.h"
 
 namespace bindery::spirv {
@@ -59,7 +60,33 @@ bool IsLayoutDecoration(uint32_t d) {
 
 }  // namespace
 
-TypeManager::TypeManager(Module& module) : m_(module) { Reindex(); }
+
+TypeManager::TypeManager(Module& module) : m_(module) {
+  TakePooled(&def_index_);
+  TakePooled(&keyed_slots_);
+  TakePooled(&keyed_ids_);
+  TakePooled(&first_decoration_);
+  TakePooled(&last_decoration_);
+  TakePooled(&next_decoration_);
+  TakePooled(&layout_scratch_);
+  TakePooled(&signature_words_);
+  TakePooled(&signature_spans_);
+  TakePooled(&signature_);
+  Reindex();
+}
+
+TypeManager::~TypeManager() {
+  GivePooled(&def_index_);
+  GivePooled(&keyed_slots_);
+  GivePooled(&keyed_ids_);
+  GivePooled(&first_decoration_);
+  GivePooled(&last_decoration_);
+  GivePooled(&next_decoration_);
+  GivePooled(&layout_scratch_);
+  GivePooled(&signature_words_);
+  GivePooled(&signature_spans_);
+  GivePooled(&signature_);
+}
 
 void TypeManager::Reindex() {
   // Room for every global and the few dozen the rewrite adds, at most half full: no regrowth
@@ -70,17 +97,20 @@ void TypeManager::Reindex() {
   keyed_count_ = 0;
   keyed_ids_.clear();
   keyed_ids_.reserve(m_.types_values.size() + 32);
-  def_index_.assign(m_.bound, -1);
+  // Headroom for the ids the rewrite takes above the bound, so indexing a new type does
+  // not grow the table one id at a time.
+  def_index_.assign(std::size_t{m_.bound} + 128, -1);
   first_decoration_.assign(m_.bound, 0);
   last_decoration_.assign(m_.bound, 0);
-  next_decoration_.clear();
+  // Sized for every annotation at once (IndexDecoration grows it only for appended ones).
   next_decoration_.reserve(m_.annotations.size() + 16);
+  next_decoration_.assign(m_.annotations.size(), 0);
   for (uint32_t i = 0; i < m_.types_values.size(); ++i) Index(i);
   for (uint32_t i = 0; i < m_.annotations.size(); ++i) IndexDecoration(i);
 }
 
 void TypeManager::IndexDecoration(uint32_t annotation) {
-  if (next_decoration_.size() <= annotation) next_decoration_.resize(std::size_t{annotation} + 1, 0);
+  if (next_decoration_.size() <= annotation) next_decoration_.resize(std::size_t{annotation} + 1, 0);  // appended
   const Instruction& a = m_.annotations[annotation];
   if (a.operand_count() == 0) return;
   switch (a.opcode()) {
@@ -186,6 +216,31 @@ void TypeManager::AddDecoration(uint32_t id, spv::Decoration d, std::initializer
   IndexDecoration(static_cast<uint32_t>(m_.annotations.size() - 1));
 }
 
+void TypeManager::AddAnnotation(Instruction annotation) {
+  m_.annotations.push_back(std::move(annotation));
+  IndexDecoration(static_cast<uint32_t>(m_.annotations.size() - 1));
+}
+
+Instruction* TypeManager::MoveGlobalToEnd(uint32_t id) {
+  const int at = DefIndex(id);
+  if (at < 0) return nullptr;
+  std::vector<Instruction>& globals = m_.types_values;
+  Instruction moved = std::move(globals[static_cast<uint32_t>(at)]);
+  globals.erase(globals.begin() + at);
+  globals.push_back(std::move(moved));
+  // A type or constant moving would change the module order of equal keys: index it all again.
+  if (IsKeyed(globals.back().opcode())) {
+    Reindex();
+    return &globals.back();
+  }
+  // What Reindex would find for every definition from `at` on (in order, so a duplicated
+  // result id of malformed input still resolves to its last definition).
+  for (uint32_t p = static_cast<uint32_t>(at); p < globals.size(); ++p)
+    if (globals[p].has_result() && globals[p].result_id() < def_index_.size())
+      def_index_[globals[p].result_id()] = static_cast<int32_t>(p);
+  return &globals.back();
+}
+
 void TypeManager::AddMemberDecoration(uint32_t id, uint32_t member, spv::Decoration d, std::initializer_list<uint32_t> literals) {
   Instruction a(spv::OpMemberDecorate, 0, 0, {id, member, static_cast<uint32_t>(d)});
   for (uint32_t l : literals) a.add_operand(l);
@@ -193,33 +248,46 @@ void TypeManager::AddMemberDecoration(uint32_t id, uint32_t member, spv::Decorat
   IndexDecoration(static_cast<uint32_t>(m_.annotations.size() - 1));
 }
 
-std::vector<uint32_t> TypeManager::LayoutSignature(uint32_t id) const {
-  std::vector<std::vector<uint32_t>> decs;
+const std::vector<uint32_t>& TypeManager::LayoutSignature(uint32_t id) const {
+  // Each layout decoration's words (Block-like ones behind ~0, so they sort after members),
+  // sorted word by word as whole sequences, each written with its length first. Built in
+  // scratch kept by the manager: FindWithLayout asks for every candidate of a lookup, and
+  // a vector per decoration plus the result was a good share of a rewrite's allocations.
+  std::vector<uint32_t>& words = signature_words_;
+  std::vector<uint64_t>& spans = signature_spans_;  // start << 32 | length, into `words`
+  words.clear();
+  spans.clear();
   for (uint32_t i : DecorationsOf(id)) {
     const Instruction& a = m_.annotations[i];
-    std::vector<uint32_t> d;
+    const uint32_t start = static_cast<uint32_t>(words.size());
     if (a.opcode() == spv::OpDecorate && a.operand_count() >= 2 && IsLayoutDecoration(a.operand(1))) {
-      d.push_back(0xffffffffu);
-      for (uint32_t k = 1; k < a.operand_count(); ++k) d.push_back(a.operand(k));
-    } else if (a.opcode() == spv::OpMemberDecorate && a.operand_count() >= 3 && IsLayoutDecoration(a.operand(2))) {
-      for (uint32_t k = 1; k < a.operand_count(); ++k) d.push_back(a.operand(k));
-    } else {
+      words.push_back(0xffffffffu);
+    } else if (!(a.opcode() == spv::OpMemberDecorate && a.operand_count() >= 3 && IsLayoutDecoration(a.operand(2)))) {
       continue;
     }
-    decs.push_back(std::move(d));
+    for (uint32_t k = 1; k < a.operand_count(); ++k) words.push_back(a.operand(k));
+    spans.push_back((uint64_t{start} << 32) | (words.size() - start));
   }
-  std::sort(decs.begin(), decs.end());
-  std::vector<uint32_t> flat;
-  for (auto& d : decs) {
-    flat.push_back(static_cast<uint32_t>(d.size()));
-    flat.insert(flat.end(), d.begin(), d.end());
+  const uint32_t* base = words.data();
+  std::sort(spans.begin(), spans.end(), [base](uint64_t x, uint64_t y) {
+    const uint32_t* xs = base + (x >> 32);
+    const uint32_t* ys = base + (y >> 32);
+    return std::lexicographical_compare(xs, xs + (x & 0xffffffffu), ys, ys + (y & 0xffffffffu));
+  });
+  std::vector<uint32_t>& flat = signature_;
+  flat.clear();
+  for (uint64_t span : spans) {
+    const uint32_t* d = base + (span >> 32);
+    const uint32_t n = static_cast<uint32_t>(span & 0xffffffffu);
+    flat.push_back(n);
+    flat.insert(flat.end(), d, d + n);
   }
   return flat;
 }
 
 uint32_t TypeManager::FindWithLayout(spv::Op op, WordView operands, WordView layout) const {
   return FindKeyed(op, 0, operands.data(), operands.size(), [&](uint32_t id) {
-    const std::vector<uint32_t> signature = LayoutSignature(id);
+    const std::vector<uint32_t>& signature = LayoutSignature(id);
     return signature.size() == layout.size() && std::equal(signature.begin(), signature.end(), layout.begin());
   });
 }

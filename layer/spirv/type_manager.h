@@ -36,6 +36,11 @@ class WordView {
 class TypeManager {
  public:
   explicit TypeManager(Module& module);
+  // The index vectors go back to a per-thread pool (id_map.h), so the next rewrite on this
+  // thread builds its index in storage already there instead of allocating ~10 vectors.
+  ~TypeManager();
+  TypeManager(const TypeManager&) = delete;
+  TypeManager& operator=(const TypeManager&) = delete;
   // Rebuilds every index (after instructions were moved or removed).
   void Reindex();
 
@@ -123,12 +128,19 @@ class TypeManager {
 
   // Appends a new global (OpVariable, OpUndef...) and indexes it.
   void AddGlobal(Instruction inst);
+  // Moves the global defining `id` to the end of the types/values section and updates the
+  // index in place (the definitions after it shift down by one; keys and decorations do not
+  // move), instead of a Reindex. Returns the moved instruction, or nullptr if `id` has none.
+  Instruction* MoveGlobalToEnd(uint32_t id);
+  // Appends an annotation (a decoration copied from another id, say) and indexes it.
+  void AddAnnotation(Instruction annotation);
 
  private:
   static WordView View(std::initializer_list<uint32_t> l) { return WordView(l.begin(), static_cast<uint32_t>(l.size())); }
   void Index(uint32_t position);
   void IndexDecoration(uint32_t annotation);
-  std::vector<uint32_t> LayoutSignature(uint32_t id) const;
+  // The sorted layout decorations of `id`, flattened (valid until the next call).
+  const std::vector<uint32_t>& LayoutSignature(uint32_t id) const;
   bool HasLayoutDecoration(uint32_t id) const;
   // Ids of the keyed globals whose key (opcode, type if any, operands) equals the query's,
   // in module order, passed to `visit` until it returns true; the id it stopped at, or 0.
@@ -149,6 +161,10 @@ class TypeManager {
   std::vector<uint32_t> last_decoration_;
   std::vector<uint32_t> next_decoration_;
   std::vector<uint32_t> layout_scratch_;  // GetStructType's signature, kept between calls
+  // LayoutSignature's scratch and result.
+  mutable std::vector<uint32_t> signature_words_;
+  mutable std::vector<uint64_t> signature_spans_;
+  mutable std::vector<uint32_t> signature_;
 };
 
 }  // namespace bindery::spirv
