@@ -14,7 +14,7 @@ namespace {
 const void* Handle(uintptr_t i) { return reinterpret_cast<const void*>(0x10000 + i * 64); }
 
 TEST(HandleIndex, InsertFindReplaceErase) {
-  HandleIndex<int> index;
+  static HandleIndex<int> index;  // tables live as long as the process, as in the layer (never freed)
   int a = 1, b = 2;
   EXPECT_EQ(index.Find(Handle(1)), nullptr) << "an empty index finds nothing";
   index.Insert(Handle(1), &a);
@@ -33,7 +33,7 @@ TEST(HandleIndex, InsertFindReplaceErase) {
 }
 
 TEST(HandleIndex, GrowsAndKeepsEveryEntry) {
-  HandleIndex<int> index;
+  static HandleIndex<int> index;  // tables live as long as the process, as in the layer (never freed)
   std::vector<int> values(5000);
   for (uintptr_t i = 0; i < values.size(); ++i) index.Insert(Handle(i), &values[i]);
   EXPECT_EQ(index.size(), values.size());
@@ -44,7 +44,7 @@ TEST(HandleIndex, GrowsAndKeepsEveryEntry) {
 TEST(HandleIndex, ChurnDoesNotGrowTheTable) {
   // Allocate / free cycles leave tombstones; they are cleared in place, so the table does
   // not grow (and retires nothing) while the number of live handles stays the same.
-  HandleIndex<int> index;
+  static HandleIndex<int> index;  // tables live as long as the process, as in the layer (never freed)
   int v = 0;
   for (uintptr_t i = 0; i < 16; ++i) index.Insert(Handle(i), &v);
   const std::size_t capacity = index.capacity();
@@ -60,7 +60,7 @@ TEST(HandleIndex, ChurnDoesNotGrowTheTable) {
 TEST(HandleIndex, ReadersAlwaysFindTheirHandlesWhileOthersChurn) {
   // Recording threads look up their own command buffers while another thread allocates
   // and frees others (growth, tombstones, rebuilds in place): no lookup may miss.
-  HandleIndex<int> index;
+  static HandleIndex<int> index;  // tables live as long as the process, as in the layer (never freed)
   constexpr int kReaders = 3;
   int mine[kReaders] = {};
   for (int r = 0; r < kReaders; ++r) index.Insert(Handle(1000000 + r), &mine[r]);
