@@ -30,13 +30,21 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Pa
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer Vec4s { uvec4 v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Words { uint w[]; };
 
-// The same for every invocation of the dispatch (a uniform load, cached after the first).
-TransferParams LoadParams() {
+shared TransferParams shared_params;
+
+TransferParams LoadParamsFromMemory() {
   const uint code = gl_WorkGroupID.y | (gl_WorkGroupID.z << 15u);
   const uvec2 base = BlockDirectory(uvec2(kDirectoryLow, kDirectoryHigh)).block[code >> 18u];
   uint carry;
   const uint low = uaddCarry(base.x, (code & 0x3FFFFu) << 4u, carry);
   return ParamRecord(uvec2(low, base.y + carry)).p;
+}
+
+// Read once per workgroup (one invocation's two dependent loads instead of every one's).
+TransferParams LoadParams() {
+  if (gl_LocalInvocationIndex == 0u) shared_params = LoadParamsFromMemory();
+  barrier();
+  return shared_params;
 }
 
 // Grid-stride loop bounds: every invocation handles blocks i, i + stride, ...
