@@ -18,7 +18,9 @@
 #include "extras_layer/extras_layer.h"
 #include "extras_layer/maintenance6.h"
 #include "m6_over_limit_comp.h"
+#include "m6_over_limit_frag.h"
 #include "m6_within_limits_comp.h"
+#include "m6_within_limits_frag.h"
 
 namespace bindery::test {
 namespace {
@@ -27,7 +29,6 @@ namespace m6 = bindery::maintenance6;
 
 constexpr VkDescriptorType kStorage = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 constexpr VkDescriptorType kUniform = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-constexpr VkShaderStageFlags kCompute = VK_SHADER_STAGE_COMPUTE_BIT;
 
 uint64_t Counter(const std::string& summary, const std::string& name) {
   std::smatch m;
@@ -43,6 +44,7 @@ uint32_t Word(const BindPointRun& run, size_t buffer, size_t word) {
 struct Program {
   bool over_limit = false;      // 33 storage buffers in set 0 (else one)
   bool maintenance6 = false;    // the 2KHR commands (else the 1-commands)
+  bool graphics = false;        // a fragment shader drawn (else a compute shader dispatched)
 };
 
 struct ProgramRun {
@@ -52,10 +54,11 @@ struct ProgramRun {
 };
 
 // Set 0 = the storage buffers (with the output), set 1 = a push-descriptor uniform buffer,
-// one push constant. Round 1: bind set 0 (A), push the uniform buffer directly, push
-// constant 3, dispatch. Round 2: bind set 0 (B) at both bind points (stageFlags naming
-// graphics and compute stages), push the uniform buffer with a template, push constant 10,
-// dispatch. Out A = {sum, 42, 8}, out B = {sum, 100, 15}.
+// one push constant, all of one stage (compute or fragment). Round 1: bind set 0 (A), push
+// the uniform buffer directly, push constant 3, dispatch (or draw). Round 2: bind set 0 (B)
+// at both bind points (stageFlags naming graphics and compute stages), push the uniform
+// buffer with a template, push constant 10, dispatch (or draw). Out A = {sum, 42, 8}, out
+// B = {sum, 100, 15}.
 ProgramRun RunProgram(const char* mode, const Program& p) {
   ProgramRun out;
   m6::Features features;
@@ -87,22 +90,30 @@ ProgramRun RunProgram(const char* mode, const Program& p) {
     out.per_stage_limit = props.limits.maxPerStageDescriptorStorageBuffers;
   }
 
+  const VkShaderStageFlags kStage = p.graphics ? VK_SHADER_STAGE_FRAGMENT_BIT : VK_SHADER_STAGE_COMPUTE_BIT;
+  const VkPipelineBindPoint kPoint = p.graphics ? VK_PIPELINE_BIND_POINT_GRAPHICS : VK_PIPELINE_BIND_POINT_COMPUTE;
   std::vector<VkDescriptorSetLayoutBinding> storage_bindings;
   if (p.over_limit) {
-    storage_bindings = {{0, kStorage, 32, kCompute, nullptr}, {1, kStorage, 1, kCompute, nullptr}};
+    storage_bindings = {{0, kStorage, 32, kStage, nullptr}, {1, kStorage, 1, kStage, nullptr}};
   } else {
-    storage_bindings = {{0, kStorage, 1, kCompute, nullptr}};
+    storage_bindings = {{0, kStorage, 1, kStage, nullptr}};
     // A set layout beyond the driver's limits that nothing uses (valid natively: the
     // limits are a pipeline layout's): under auto it converts, so from then on the layer
     // translates the commands of every layout, this one's too.
-    rig.SetLayout({{0, kStorage, 40, kCompute, nullptr}});
+    rig.SetLayout({{0, kStorage, 40, kStage, nullptr}});
   }
   VkDescriptorSetLayout storage = rig.SetLayout(storage_bindings);
   VkDescriptorSetLayout pushed =
-      rig.SetLayout({{0, kUniform, 1, kCompute, nullptr}}, VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR);
-  VkPipelineLayout layout = rig.Layout({storage, pushed}, {{kCompute, 0, 4}});
-  VkPipeline pipeline = p.over_limit ? rig.Compute(m6_over_limit_comp, sizeof(m6_over_limit_comp), layout)
-                                     : rig.Compute(m6_within_limits_comp, sizeof(m6_within_limits_comp), layout);
+      rig.SetLayout({{0, kUniform, 1, kStage, nullptr}}, VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR);
+  VkPipelineLayout layout = rig.Layout({storage, pushed}, {{kStage, 0, 4}});
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  if (p.graphics) {
+    pipeline = p.over_limit ? rig.Graphics(m6_over_limit_frag, sizeof(m6_over_limit_frag), layout)
+                            : rig.Graphics(m6_within_limits_frag, sizeof(m6_within_limits_frag), layout);
+  } else {
+    pipeline = p.over_limit ? rig.Compute(m6_over_limit_comp, sizeof(m6_over_limit_comp), layout)
+                            : rig.Compute(m6_within_limits_comp, sizeof(m6_within_limits_comp), layout);
+  }
   std::vector<VkBuffer> inputs;
   if (p.over_limit) {
     for (uint32_t i = 0; i < 32; ++i) inputs.push_back(rig.Buffer(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, i + 1));
@@ -128,7 +139,7 @@ ProgramRun RunProgram(const char* mode, const Program& p) {
   VkDescriptorSet set_a = make_set(out1);
   VkDescriptorSet set_b = make_set(out2);
   VkDescriptorUpdateTemplateEntry entry{0, 0, 1, kUniform, 0, sizeof(VkDescriptorBufferInfo)};
-  VkDescriptorUpdateTemplateCreateInfo tci = PushTemplateInfo(&entry, 1, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 1);
+  VkDescriptorUpdateTemplateCreateInfo tci = PushTemplateInfo(&entry, 1, kPoint, layout, 1);
   VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
   EXPECT_EQ(vkCreateDescriptorUpdateTemplate(d, &tci, nullptr, &update_template), VK_SUCCESS);
 
@@ -145,20 +156,28 @@ ProgramRun RunProgram(const char* mode, const Program& p) {
     if ((stages & VK_SHADER_STAGE_ALL_GRAPHICS) != 0) {
       vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set, 0, nullptr);
     }
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
+    if ((stages & VK_SHADER_STAGE_COMPUTE_BIT) != 0) {
+      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
+    }
   };
   auto constant = [&](VkCommandBuffer cb, uint32_t k) {
-    if (!p.maintenance6) return vkCmdPushConstants(cb, layout, kCompute, 0, 4, &k);
+    if (!p.maintenance6) return vkCmdPushConstants(cb, layout, kStage, 0, 4, &k);
     m6::PushConstantsInfo info;
     info.layout = layout;
-    info.stageFlags = kCompute;
+    info.stageFlags = kStage;
     info.size = 4;
     info.pValues = &k;
     constants2(cb, &info);
   };
+  auto run = [&](VkCommandBuffer cb) {
+    if (!p.graphics) return vkCmdDispatch(cb, 1, 1, 1);
+    rig.BeginPass(cb);
+    vkCmdDraw(cb, 3, 1, 0, 0);
+    vkCmdEndRenderPass(cb);
+  };
   VkCommandBuffer cb = rig.h().BeginCommands();
-  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-  bind(cb, kCompute, set_a);
+  vkCmdBindPipeline(cb, kPoint, pipeline);
+  bind(cb, kStage, set_a);
   const VkDescriptorBufferInfo info1{ubo1, 0, VK_WHOLE_SIZE};
   VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
   w.dstBinding = 0;
@@ -167,19 +186,19 @@ ProgramRun RunProgram(const char* mode, const Program& p) {
   w.pBufferInfo = &info1;
   if (p.maintenance6) {
     m6::PushDescriptorSetInfo info;
-    info.stageFlags = kCompute;
+    info.stageFlags = kStage;
     info.layout = layout;
     info.set = 1;
     info.descriptorWriteCount = 1;
     info.pDescriptorWrites = &w;
     push2(cb, &info);
   } else {
-    push(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 1, 1, &w);
+    push(cb, kPoint, layout, 1, 1, &w);
   }
   constant(cb, 3);
-  vkCmdDispatch(cb, 1, 1, 1);
+  run(cb);
   BindPointRig::Barrier(cb);
-  bind(cb, VK_SHADER_STAGE_ALL_GRAPHICS | kCompute, set_b);
+  bind(cb, VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT, set_b);
   const VkDescriptorBufferInfo info2{ubo2, 0, VK_WHOLE_SIZE};
   if (p.maintenance6) {
     m6::PushDescriptorSetWithTemplateInfo info;
@@ -192,7 +211,7 @@ ProgramRun RunProgram(const char* mode, const Program& p) {
     push_template(cb, update_template, layout, 1, &info2);
   }
   constant(cb, 10);
-  vkCmdDispatch(cb, 1, 1, 1);
+  run(cb);
   BindPointRig::Barrier(cb);
   EXPECT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
   vkDestroyDescriptorUpdateTemplate(d, update_template, nullptr);
@@ -219,14 +238,17 @@ void ExpectSameBuffers(const BindPointRun& a, const BindPointRun& b) {
 // 1-commands give through the layer, and what the shader computes. Natively the layout is
 // beyond the driver's limits, so the reference is the layer's own 1-command path (itself
 // compared with native programs by BindPoints/RenumberedPush.* and Modes/OverLimit.*).
-TEST(BindingsMaintenance6, CommandsOfAConvertedLayoutAreTranslatedUnderAuto) {
-  const ProgramRun one = RunProgram("auto", {.over_limit = true, .maintenance6 = false});
+class Maintenance6 : public testing::TestWithParam<bool> {};  // graphics (else compute)
+
+TEST_P(Maintenance6, CommandsOfAConvertedLayoutAreTranslatedUnderAuto) {
+  const bool graphics = GetParam();
+  const ProgramRun one = RunProgram("auto", {.over_limit = true, .maintenance6 = false, .graphics = graphics});
   if (!one.run.skip.empty()) GTEST_SKIP() << one.run.skip;
   if (one.per_stage_limit > 33) {
     GTEST_SKIP() << "33 storage buffers are within this driver's per-stage limit (" << one.per_stage_limit
                  << "): nothing converts under auto";
   }
-  const ProgramRun two = RunProgram("auto", {.over_limit = true, .maintenance6 = true});
+  const ProgramRun two = RunProgram("auto", {.over_limit = true, .maintenance6 = true, .graphics = graphics});
   ASSERT_EQ(two.run.skip, "");
   EXPECT_EQ(one.run.validation, "");
   EXPECT_EQ(two.run.validation, "");
@@ -242,11 +264,12 @@ TEST(BindingsMaintenance6, CommandsOfAConvertedLayoutAreTranslatedUnderAuto) {
 // Within the driver's limits, with an unused set layout beyond them (so under auto the
 // layer translates every layout's commands): off with the 1-commands, off with the 2KHR
 // commands (the stand-in below) and auto with the 2KHR commands are byte-identical.
-TEST(BindingsMaintenance6, CommandsOfANativeLayoutKeepTheirMeaningUnderAuto) {
-  const ProgramRun native = RunProgram("off", {.over_limit = false, .maintenance6 = false});
+TEST_P(Maintenance6, CommandsOfANativeLayoutKeepTheirMeaningUnderAuto) {
+  const bool graphics = GetParam();
+  const ProgramRun native = RunProgram("off", {.over_limit = false, .maintenance6 = false, .graphics = graphics});
   if (!native.run.skip.empty()) GTEST_SKIP() << native.run.skip;
-  const ProgramRun native2 = RunProgram("off", {.over_limit = false, .maintenance6 = true});
-  const ProgramRun layered = RunProgram("auto", {.over_limit = false, .maintenance6 = true});
+  const ProgramRun native2 = RunProgram("off", {.over_limit = false, .maintenance6 = true, .graphics = graphics});
+  const ProgramRun layered = RunProgram("auto", {.over_limit = false, .maintenance6 = true, .graphics = graphics});
   ASSERT_EQ(native2.run.skip, "");
   ASSERT_EQ(layered.run.skip, "");
   EXPECT_EQ(native.run.validation, "");
@@ -256,6 +279,9 @@ TEST(BindingsMaintenance6, CommandsOfANativeLayoutKeepTheirMeaningUnderAuto) {
   ExpectSameBuffers(native.run, native2.run);
   ExpectSameBuffers(native.run, layered.run);
 }
+
+INSTANTIATE_TEST_SUITE_P(BindingsMaintenance6, Maintenance6, testing::Values(false, true),
+                         [](const testing::TestParamInfo<bool>& p) { return std::string(p.param ? "Graphics" : "Compute"); });
 
 }  // namespace
 }  // namespace bindery::test
