@@ -45,6 +45,9 @@ struct Program {
   bool over_limit = false;      // 33 storage buffers in set 0 (else one)
   bool maintenance6 = false;    // the 2KHR commands (else the 1-commands)
   bool graphics = false;        // a fragment shader drawn (else a compute shader dispatched)
+  // Within the limits: an unused set layout beyond them beside (under auto it converts,
+  // so the layer translates every command from then on; without it they go straight down).
+  bool converting_beside = true;
 };
 
 struct ProgramRun {
@@ -97,6 +100,8 @@ ProgramRun RunProgram(const char* mode, const Program& p) {
     storage_bindings = {{0, kStorage, 32, kStage, nullptr}, {1, kStorage, 1, kStage, nullptr}};
   } else {
     storage_bindings = {{0, kStorage, 1, kStage, nullptr}};
+  }
+  if (!p.over_limit && p.converting_beside) {
     // A set layout beyond the driver's limits that nothing uses (valid natively: the
     // limits are a pipeline layout's): under auto it converts, so from then on the layer
     // translates the commands of every layout, this one's too.
@@ -263,21 +268,27 @@ TEST_P(Maintenance6, CommandsOfAConvertedLayoutAreTranslatedUnderAuto) {
 
 // Within the driver's limits, with an unused set layout beyond them (so under auto the
 // layer translates every layout's commands): off with the 1-commands, off with the 2KHR
-// commands (the stand-in below) and auto with the 2KHR commands are byte-identical.
+// commands (the stand-in below) and auto with the 2KHR commands are byte-identical; and
+// auto without that layout (nothing converts: each command goes straight down).
 TEST_P(Maintenance6, CommandsOfANativeLayoutKeepTheirMeaningUnderAuto) {
   const bool graphics = GetParam();
   const ProgramRun native = RunProgram("off", {.over_limit = false, .maintenance6 = false, .graphics = graphics});
   if (!native.run.skip.empty()) GTEST_SKIP() << native.run.skip;
   const ProgramRun native2 = RunProgram("off", {.over_limit = false, .maintenance6 = true, .graphics = graphics});
   const ProgramRun layered = RunProgram("auto", {.over_limit = false, .maintenance6 = true, .graphics = graphics});
-  ASSERT_EQ(native2.run.skip, "");
-  ASSERT_EQ(layered.run.skip, "");
+  const ProgramRun passed = RunProgram(
+      "auto", {.over_limit = false, .maintenance6 = true, .graphics = graphics, .converting_beside = false});
+  for (const ProgramRun* r : {&native2, &layered, &passed}) {
+    ASSERT_EQ(r->run.skip, "");
+    EXPECT_EQ(r->run.validation, "");
+    ExpectSameBuffers(native.run, r->run);
+  }
   EXPECT_EQ(native.run.validation, "");
-  EXPECT_EQ(native2.run.validation, "");
-  EXPECT_EQ(layered.run.validation, "");
   ExpectResults(native, 7);
-  ExpectSameBuffers(native.run, native2.run);
-  ExpectSameBuffers(native.run, layered.run);
+  // The layout beside converted under auto (the commands were translated), and without
+  // it nothing did (they went straight down).
+  EXPECT_TRUE(HasMessage(layered.run.bindery, "BINDERY-bindings-over-limit"));
+  EXPECT_FALSE(HasMessage(passed.run.bindery, "BINDERY-bindings-over-limit"));
 }
 
 INSTANTIATE_TEST_SUITE_P(BindingsMaintenance6, Maintenance6, testing::Values(false, true),
