@@ -248,6 +248,23 @@ int main(int argc, char** argv) {
   std::vector<std::string> all = {"native"};
   all.insert(all.end(), configs.begin(), configs.end());
 
+  // Which queues the programs get, and why only one where that is so.
+  {
+    Features f;
+    std::string error;
+    if (QueryFeatures(&f, &error)) {
+      if (f.queues <= 1) {
+        std::printf("apifuzz: one queue per program: the device's graphics+compute family has one queue "
+                    "(--shared-queues N offers N backed by it through a test layer)\n");
+      } else {
+        std::printf("apifuzz: up to %u queues per program%s\n", f.queues,
+                    f.shared_queues ? ", shared by a test layer over one driver queue (no submission waits for "
+                                      "a later one)"
+                                    : " (wait-before-signal across queues)");
+      }
+      std::fflush(stdout);
+    }
+  }
   StopOnSignals();
   if (time_limit > 0) {
     o.stop_at = std::chrono::steady_clock::now() +
