@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace bindery::apifuzz {
@@ -27,17 +28,53 @@ bool DescriptorIndexingStandIn() {
   return v != nullptr && std::strcmp(v, "1") == 0;
 }
 
+uint32_t SharedQueues() {
+  const char* v = std::getenv("BINDERY_APIFUZZ_SHARED_QUEUES");
+  return v == nullptr ? 0 : static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
+}
+
+namespace {
+
+// The test layers below the validation layer this process uses, in order (stand-ins for
+// driver features lavapipe lacks), and their environment.
+// The queue-sharing layer serves one device at a time (a second device of the process
+// would take its queues over), so the device with nullDescriptor goes without it: programs
+// with nullable bindings use one queue there (the generator knows).
+std::vector<const char*> StandInLayers(bool shared_queues = true) {
+  std::vector<const char*> layers;
+  if (DescriptorIndexingStandIn()) layers.push_back(kDescriptorIndexingStandInLayer);
+  if (shared_queues && SharedQueues() > 1) {
+    ::setenv("BINDERY_TEST_SHARED_QUEUES", std::to_string(SharedQueues()).c_str(), 1);
+    ::setenv("BINDERY_TEST_KEEP_TIMELINES", "1", 1);  // share queues only, hide nothing
+    layers.push_back(kSharedQueuesLayer);
+  }
+  return layers;
+}
+
+// Queues of the first family with graphics and compute (the one the harness opens).
+uint32_t QueueCount(VkPhysicalDevice pd) {
+  uint32_t n = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
+  std::vector<VkQueueFamilyProperties> families(n);
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, families.data());
+  for (const VkQueueFamilyProperties& f : families) {
+    const VkQueueFlags want = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
+    if ((f.queueFlags & want) == want) return f.queueCount;
+  }
+  return 1;
+}
+
+}  // namespace
+
 bool QueryFeatures(Features* out, std::string* error) {
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.apiVersion = VK_API_VERSION_1_3;
   VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   ici.pApplicationInfo = &app;
-  // Without layers, but for the stand-in driver where one is asked for.
-  const char* standin = kDescriptorIndexingStandInLayer;
-  if (DescriptorIndexingStandIn()) {
-    ici.enabledLayerCount = 1;
-    ici.ppEnabledLayerNames = &standin;
-  }
+  // Without layers, but for the stand-in drivers where they are asked for.
+  const std::vector<const char*> standins = StandInLayers();
+  ici.enabledLayerCount = static_cast<uint32_t>(standins.size());
+  ici.ppEnabledLayerNames = standins.data();
   VkInstance instance = VK_NULL_HANDLE;
   if (vkCreateInstance(&ici, nullptr, &instance) != VK_SUCCESS) {
     *error = "vkCreateInstance without layers failed";
@@ -92,6 +129,13 @@ bool QueryFeatures(Features* out, std::string* error) {
     f.nonuniform_uniform = v12.shaderUniformBufferArrayNonUniformIndexing;
     f.nonuniform_sampled = v12.shaderSampledImageArrayNonUniformIndexing;
     f.nonuniform_storage_image = v12.shaderStorageImageArrayNonUniformIndexing;
+    f.queues = std::min(QueueCount(pd), 3u);
+    f.shared_queues = SharedQueues() > 1;
+    VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+    VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    props2.pNext = &driver;
+    vkGetPhysicalDeviceProperties2(pd, &props2);
+    f.dynamic_all_stages = driver.driverID == VK_DRIVER_ID_NVIDIA_PROPRIETARY;
     ok = v12.timelineSemaphore && f2.features.vertexPipelineStoresAndAtomics &&
          f2.features.multiDrawIndirect && f2.features.drawIndirectFirstInstance;
     if (!ok) *error = "the device lacks timelineSemaphore, vertexPipelineStoresAndAtomics, "
@@ -153,7 +197,8 @@ void OpenSession(bool bindery, Session* s, bool null_descriptor) {
   o.queue_flags = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
   o.enabled_features = &features;
   o.device_pnext = &v12;
-  if (DescriptorIndexingStandIn()) o.layers_below.push_back(kDescriptorIndexingStandInLayer);
+  for (const char* layer : StandInLayers(!null_descriptor)) o.layers_below.push_back(layer);
+  o.queue_count = null_descriptor && f.shared_queues ? 1 : f.queues;
   if (f.push_descriptor) o.device_extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   if (f.multi_draw) o.device_extensions.push_back(VK_EXT_MULTI_DRAW_EXTENSION_NAME);
   if (enable_null) o.device_extensions.push_back(VK_EXT_ROBUSTNESS_2_EXTENSION_NAME);
@@ -164,7 +209,11 @@ void OpenSession(bool bindery, Session* s, bool null_descriptor) {
     return;
   }
   s->device = {s->harness->instance(), s->harness->physical_device(), s->harness->device(), s->harness->queue(),
-               s->harness->command_pool(), f, enable_null};
+               s->harness->command_pool(), {}, f, enable_null};
+  // The queues of the first queue's family (one command pool serves them all).
+  for (uint32_t i = 0; i < s->harness->queue_count(); ++i) {
+    if (s->harness->queue_family_at(i) == s->harness->queue_family()) s->device.queues.push_back(s->harness->queue_at(i));
+  }
 }
 
 }  // namespace bindery::apifuzz

@@ -21,6 +21,13 @@ bool QueryFeatures(Features* out, std::string* error);
 inline constexpr const char* kDescriptorIndexingStandInLayer = "VK_LAYER_bindery_test_descriptor_indexing";
 bool DescriptorIndexingStandIn();
 
+// lavapipe has one queue. With BINDERY_APIFUZZ_SHARED_QUEUES=N (--shared-queues N) the test
+// layer tests/no_timeline_layer, below the validation layer, offers N queues backed by the
+// driver's one (timelines kept), so programs with several queues run there too; such
+// programs never make a submission wait for a later one (Features::shared_queues).
+inline constexpr const char* kSharedQueuesLayer = "VK_LAYER_bindery_test_no_timeline";
+uint32_t SharedQueues();
+
 struct Session {
   Session() = default;
   Session(const Session&) = delete;

@@ -48,7 +48,7 @@ struct SlotState {
 class Generator {
  public:
   Generator(uint64_t seed, const Features& f)
-      : r_(seed), x_(~seed), n_(seed ^ 0x6E756C6Cull), d_(seed ^ 0x6465736378ull), f_(f) {
+      : r_(seed), x_(~seed), n_(seed ^ 0x6E756C6Cull), d_(seed ^ 0x6465736378ull), q_(seed ^ 0x717565756573ull), f_(f) {
     p_.seed = seed;
   }
 
@@ -61,6 +61,12 @@ class Generator {
     MakePools();
     p_.set_slots = r_.Range(3, 8);
     slots_.assign(p_.set_slots, SlotState{});
+    // Several queues only where the device has them, from their own stream (q_): on a device
+    // with one queue a seed's program is the one it was before queues were chosen.
+    // Not with nullable bindings on queues shared by the test layer: their device goes
+    // without it (it serves one device at a time), with one queue.
+    if (f_.queues > 1 && !(f_.shared_queues && HasNullable()) && q_.Chance(60))
+      p_.queues = q_.Range(2, std::min(f_.queues, 3u));
     const uint32_t batches = r_.Range(1, 3);
     for (uint32_t b = 0; b < batches; ++b) MakeBatch();
     return std::move(p_);
@@ -75,6 +81,14 @@ class Generator {
     add(Role::kIn, r_.Range(2, 3));
     add(Role::kOut, r_.Range(1, 3));
     add(Role::kCounter, r_.Chance(50) ? 1 : 0);
+  }
+  bool HasNullable() const {
+    for (const SetLayout& l : p_.set_layouts) {
+      for (const Binding& b : l.bindings) {
+        if (b.nullable) return true;
+      }
+    }
+    return false;
   }
   bool HasRole(Role role) const {
     for (const Buffer& b : p_.buffers) {
@@ -228,6 +242,7 @@ class Generator {
           if (r_.Chance(50)) b.stages |= kVertex;
           if (r_.Chance(50)) b.stages |= kFragment;
         }
+        if (f_.dynamic_all_stages && IsDynamic(b.type)) b.stages = kCompute | kVertex | kFragment;
         l.bindings.push_back(b);
       }
       AddExtraBindings(l);
@@ -1027,6 +1042,60 @@ class Generator {
     }
   }
 
+  // Timeline semaphore of queue q's submissions: the device chain (0) for queue 0, then
+  // one after the batches' gates (1..3) for each other queue.
+  static uint32_t QueueSemaphore(uint32_t q) { return q == 0 ? 0 : kMaxBatches + q; }
+
+  // Several queues (q_ stream): the batch's submissions go to random queues and run in one
+  // order, chained by timeline semaphores so that every pair of them is ordered (they share
+  // every buffer). Each queue signals its own semaphore with rising values (a queue runs its
+  // submissions in order, so each semaphore rises in the order its signals run). The order
+  // keeps each queue's submissions in submission order and otherwise interleaves the queues
+  // at random: a submission may run before one submitted earlier on another queue, which then
+  // waits for a value that a later submission signals (wait-before-signal across queues).
+  // On queues sharing one driver queue the order is the submission order.
+  void SpreadOverQueues(const std::vector<size_t>& submit_steps) {
+    p_.semaphores = std::max(p_.semaphores, QueueSemaphore(p_.queues - 1) + 1);
+    std::vector<std::vector<size_t>> per_queue(p_.queues);
+    for (size_t i : submit_steps) {
+      Step& s = p_.steps[i];
+      s.queue = q_.Below(p_.queues);
+      per_queue[s.queue].push_back(i);
+      // The first stream's device-chain waits and signals assumed one queue: replaced below
+      // (the host gate's waits stay).
+      auto chain = [](const Wait& w) { return w.semaphore == 0; };
+      s.waits.erase(std::remove_if(s.waits.begin(), s.waits.end(), chain), s.waits.end());
+      s.signals.erase(std::remove_if(s.signals.begin(), s.signals.end(), chain), s.signals.end());
+      s.signals.push_back({QueueSemaphore(s.queue), ++queue_value_[s.queue]});
+    }
+    std::vector<size_t> order;
+    std::vector<size_t> next(p_.queues, 0);
+    while (order.size() < submit_steps.size()) {
+      if (f_.shared_queues) {
+        order.push_back(submit_steps[order.size()]);
+        continue;
+      }
+      std::vector<uint32_t> ready;
+      for (uint32_t q = 0; q < p_.queues; ++q) {
+        if (next[q] < per_queue[q].size()) ready.push_back(q);
+      }
+      const uint32_t q = q_.Pick(ready);
+      order.push_back(per_queue[q][next[q]++]);
+    }
+    for (size_t j = 1; j < order.size(); ++j) {
+      Step& s = p_.steps[order[j]];
+      const Step& before = p_.steps[order[j - 1]];
+      if (before.queue != s.queue) s.waits.push_back(before.signals.back());
+      // Now and then also a wait for an earlier one of the order (already implied), or for
+      // a value of an earlier batch (already reached).
+      if (q_.Chance(25) && j >= 2) s.waits.push_back(p_.steps[order[q_.Below(static_cast<uint32_t>(j - 1))]].signals.back());
+      const uint32_t q = q_.Below(p_.queues);
+      if (q_.Chance(20) && done_value_[q] > kChainBase)
+        s.waits.push_back({QueueSemaphore(q), kChainBase + 1 + q_.Below(static_cast<uint32_t>(done_value_[q] - kChainBase))});
+    }
+    for (uint32_t q = 0; q < p_.queues; ++q) done_value_[q] = queue_value_[q];
+  }
+
   void MakeBatch() {
     HostDescriptorWork();
     const uint32_t submits = r_.Range(1, 3);
@@ -1035,6 +1104,7 @@ class Generator {
     // host signal pending forever and then refuses a second, higher one.
     const uint32_t gate = ++batch_;
     std::set<uint32_t> used_in_batch;  // sets an earlier submission of this batch binds (maybe pending)
+    std::vector<size_t> submit_steps;
     for (uint32_t i = 0; i < submits; ++i) {
       Step s;
       s.kind = StepKind::kSubmit;
@@ -1054,10 +1124,12 @@ class Generator {
       for (const Cmd& c : s.cmds) {
         if (c.kind == CmdKind::kBindSets) bound.insert(bound.end(), c.sets.begin(), c.sets.end());
       }
+      submit_steps.push_back(p_.steps.size());
       p_.steps.push_back(s);
       if (Indexing()) WithIndexing([&]() { LateUpdates(bound, used_in_batch); });
       used_in_batch.insert(bound.begin(), bound.end());
     }
+    if (p_.queues > 1) SpreadOverQueues(submit_steps);
     if (gate_wanted > 0) {  // the signal comes after the waits were submitted
       Step s;
       s.kind = StepKind::kHostSignal;
@@ -1073,6 +1145,7 @@ class Generator {
   Rng x_;  // features added later (images, null descriptors, secondaries): see WithExtra
   Rng n_;  // which descriptors of nullable bindings are null
   Rng d_;  // descriptor indexing: see WithIndexing
+  Rng q_;  // several queues: see SpreadOverQueues
   Features f_;
   Program p_;
   std::vector<SlotState> slots_;
@@ -1081,6 +1154,11 @@ class Generator {
   static constexpr uint64_t kChainBase = 1000;
   uint64_t chain_ = kChainBase;
   uint32_t batch_ = 0;
+  static constexpr uint32_t kMaxBatches = 3;  // batches of a program (gates 1..3)
+  // Several queues: the last value each queue's semaphore was given, and the values every
+  // queue had reached when the last batch ended (its wait for idle).
+  uint64_t queue_value_[3] = {kChainBase, kChainBase, kChainBase};
+  uint64_t done_value_[3] = {kChainBase, kChainBase, kChainBase};
 };
 
 }  // namespace

@@ -589,9 +589,19 @@ class Interpreter {
     return !result_.device_lost;
   }
 
+  // Every queue the program uses, each in turn (a queue may wait for another's work).
+  bool IdleAll() {
+    for (uint32_t q = 0; q < std::max<uint32_t>(1, UsedQueues()); ++q) {
+      if (!Alive(vkQueueWaitIdle(QueueAt(q)), "vkQueueWaitIdle")) return false;
+    }
+    return true;
+  }
+  uint32_t UsedQueues() const { return std::min<uint32_t>(p_.queues, static_cast<uint32_t>(d_.queues.size())); }
+  VkQueue QueueAt(uint32_t q) const { return q < d_.queues.size() ? d_.queues[q] : d_.queue; }
+
   void WaitIdle() {
-    const VkResult idle = vkQueueWaitIdle(d_.queue);
-    if (!Alive(d_.inject_loss ? VK_ERROR_DEVICE_LOST : idle, "vkQueueWaitIdle")) return;
+    if (!IdleAll()) return;
+    if (!Alive(d_.inject_loss ? VK_ERROR_DEVICE_LOST : VK_SUCCESS, "vkQueueWaitIdle")) return;
     // The validation layer of this era keeps a host signal "pending" until a host wait sees
     // it, and then refuses any later host signal of a higher value.
     for (size_t i = 0; i < semaphores_.size(); ++i) {
@@ -611,7 +621,7 @@ class Interpreter {
 
   // Whether a wait can be satisfied: a value already signaled (host or an earlier
   // submission), or one a host signal before the next wait-for-idle will reach.
-  bool WaitSatisfiable(size_t index, const Wait& w) const {
+  bool WaitSatisfiable(size_t index, const Wait& w, int depth = 0) const {
     if (w.semaphore >= semaphores_.size()) return false;
     if (w.value <= std::max(signaled_[w.semaphore], device_signaled_[w.semaphore])) return true;
     for (size_t i = index + 1; i < p_.steps.size() && p_.steps[i].kind != StepKind::kWaitIdle; ++i) {
@@ -619,8 +629,31 @@ class Interpreter {
       if (s.kind == StepKind::kHostSignal && !s.signals.empty() && s.signals[0].semaphore == w.semaphore &&
           s.signals[0].value >= w.value && device_signaled_[w.semaphore] < s.signals[0].value)
         return true;
+      // Wait-before-signal across queues: a later submission on another queue signals it,
+      // and will itself be submitted (its own waits can be satisfied; the depth bounds a
+      // reduced program's chains).
+      if (s.kind == StepKind::kSubmit && depth < 8 && s.queue != p_.steps[index].queue && WillSubmit(i, depth + 1)) {
+        for (const Wait& sig : s.signals) {
+          if (sig.semaphore == w.semaphore && sig.value >= w.value) return true;
+        }
+      }
     }
     return false;
+  }
+
+  // Whether Submit will send step `index` down (rather than skip it), judged before it.
+  bool WillSubmit(size_t index, int depth) const {
+    const Step& s = p_.steps[index];
+    if (s.queue >= std::max<uint32_t>(1, UsedQueues())) return false;  // a queue this device lacks
+    for (const Wait& w : s.waits) {
+      if (!WaitSatisfiable(index, w, depth)) return false;
+    }
+    for (const Wait& w : s.signals) {
+      if (w.semaphore >= semaphores_.size() || w.value <= device_signaled_[w.semaphore] ||
+          w.value <= signaled_[w.semaphore])
+        return false;
+    }
+    return true;
   }
 
   static void FullBarrier(VkCommandBuffer cb, VkAccessFlags dst_access = VK_ACCESS_MEMORY_READ_BIT |
@@ -634,14 +667,7 @@ class Interpreter {
 
   void Submit(size_t index) {
     const Step& s = p_.steps[index];
-    for (const Wait& w : s.waits) {
-      if (!WaitSatisfiable(index, w)) return Skip();
-    }
-    for (const Wait& w : s.signals) {
-      if (w.semaphore >= semaphores_.size() || w.value <= device_signaled_[w.semaphore] ||
-          w.value <= signaled_[w.semaphore])
-        return Skip();
-    }
+    if (!WillSubmit(index, 0)) return Skip();
     VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     ai.commandPool = d_.command_pool;
     ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -689,7 +715,7 @@ class Interpreter {
     si.signalSemaphoreCount = static_cast<uint32_t>(signal_sems.size());
     si.pSignalSemaphores = signal_sems.data();
     pending_.push_back(cb);
-    Alive(vkQueueSubmit(d_.queue, 1, &si, VK_NULL_HANDLE), "vkQueueSubmit");
+    Alive(vkQueueSubmit(QueueAt(s.queue), 1, &si, VK_NULL_HANDLE), "vkQueueSubmit");
   }
 
   // ---- commands ----
@@ -1188,7 +1214,7 @@ class Interpreter {
     // A lost device: everything is leaked on purpose (its command buffers never leave the
     // pending state, so freeing them or what they use is invalid); the caller destroys the
     // whole device, which releases it all.
-    if (result_.device_lost || !Alive(vkQueueWaitIdle(d_.queue), "vkQueueWaitIdle")) return;
+    if (result_.device_lost || !IdleAll()) return;
     for (VkCommandBuffer cb : pending_) vkFreeCommandBuffers(dev_, d_.command_pool, 1, &cb);
     for (auto t : templates_) vkDestroyDescriptorUpdateTemplate(dev_, t, nullptr);
     for (auto s : semaphores_) vkDestroySemaphore(dev_, s, nullptr);

@@ -20,7 +20,9 @@ struct Device {
   VkPhysicalDevice physical = VK_NULL_HANDLE;
   VkDevice device = VK_NULL_HANDLE;
   VkQueue queue = VK_NULL_HANDLE;
-  VkCommandPool command_pool = VK_NULL_HANDLE;
+  VkCommandPool command_pool = VK_NULL_HANDLE;  // of the queues' family
+  // Every queue of that family the programs may use (queues[0] == queue).
+  std::vector<VkQueue> queues;
   Features features;             // what programs are generated for (the same on every device)
   bool null_descriptor = false;  // robustness2.nullDescriptor enabled on this device
   // Testing the fuzzer: the first wait for idle reports VK_ERROR_DEVICE_LOST (after it waited).

@@ -172,6 +172,7 @@ struct Step {
   uint32_t src_slot = 0, src_binding = 0, src_element = 0, count = 0;
   std::vector<Cmd> cmds;                    // kSubmit
   std::vector<Wait> waits, signals;         // kSubmit; kHostSignal: signals[0]
+  uint32_t queue = 0;                       // kSubmit: the program's queue it goes to
 };
 
 struct Features {
@@ -193,6 +194,16 @@ struct Features {
   bool uab_storage = false, uab_uniform = false, uab_sampled = false, uab_storage_image = false;
   bool nonuniform_storage = false, nonuniform_uniform = false, nonuniform_sampled = false,
        nonuniform_storage_image = false;
+  // Queues of the device's graphics+compute families the programs may use (at most 3), and
+  // whether they share one driver queue (the test layer's stand-in on lavapipe): a driver
+  // queue runs its submissions in order, so there a submission never waits for one that a
+  // later submission on another queue signals (that would deadlock the driver queue).
+  uint32_t queues = 1;
+  bool shared_queues = false;
+  // NVIDIA's driver (580.159.04, H100) loses the device when a compute shader uses a
+  // dynamic storage buffer of a set whose earlier dynamic binding is not visible to compute
+  // (docs/apifuzz.md): there dynamic bindings are made visible to every stage.
+  bool dynamic_all_stages = false;
   bool AnyDescriptorIndexing() const {
     return partially_bound || variable_count || uab_storage || uab_uniform || uab_sampled || uab_storage_image;
   }
@@ -238,6 +249,7 @@ struct Program {
   std::vector<Pool> pools;
   uint32_t set_slots = 0;
   uint32_t semaphores = 0;  // timeline semaphores, initial value 0
+  uint32_t queues = 1;      // queues the submissions use (Step::queue below this)
   std::vector<uint32_t> indirect;  // words of the indirect/index buffer, written by the host
   std::vector<Step> steps;
 };

@@ -9,10 +9,12 @@ namespace bindery::apifuzz {
 namespace {
 
 // Version 2 added nullable bindings, images and samplers; version 3 descriptor-indexing
-// binding flags, update-after-bind layouts and pools, late steps and nonuniform indexing.
+// binding flags, update-after-bind layouts and pools, late steps and nonuniform indexing;
+// version 4 the program's queue count and each submission's queue.
 // Older texts (older cases) read with those absent.
-constexpr const char* kHeaders[] = {"apifuzz-program-v1", "apifuzz-program-v2", "apifuzz-program-v3"};
-constexpr int kVersions = 3;
+constexpr const char* kHeaders[] = {"apifuzz-program-v1", "apifuzz-program-v2", "apifuzz-program-v3",
+                                    "apifuzz-program-v4"};
+constexpr int kVersions = 4;
 
 struct Writer {
   std::ostringstream out;
@@ -167,6 +169,7 @@ void VisitProgram(V& v, Program& p) {
   v.Tag("objects");
   v.Field(p.set_slots);
   v.Field(p.semaphores);
+  if (version >= 4) v.Field(p.queues);
   v.List(p.indirect, [&](uint32_t& x) { v.Field(x); });
   v.Tag("steps");
   v.List(p.steps, [&](Step& s) {
@@ -191,6 +194,7 @@ void VisitProgram(V& v, Program& p) {
     };
     v.List(s.waits, wait);
     v.List(s.signals, wait);
+    if (version >= 4) v.Field(s.queue);
   });
   v.Tag("end");
 }

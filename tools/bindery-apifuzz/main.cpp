@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -45,7 +46,7 @@ int Usage() {
                "usage: bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all]...\n"
                "                       [--jobs J] [--batch B] [--reduce] [--max-reduce M] [--save DIR]\n"
                "                       [--known FILE] [--hang-seconds S] [--time-limit S] [--progress-every P]\n"
-               "                       [--descriptor-indexing-standin]\n"
+               "                       [--descriptor-indexing-standin] [--shared-queues N]\n"
                "       bindery-apifuzz --print --seed N\n"
                "       bindery-apifuzz --case FILE... [--known FILE]\n"
                "       bindery-apifuzz --native-only --seed N --count K\n");
@@ -78,6 +79,8 @@ Known ReadKnown(const std::string& path) {
 
 // A case that needs the descriptor-indexing stand-in on lavapipe says so on this line.
 constexpr const char* kStandInCaseLine = "# descriptor-indexing-standin";
+// A case found with queues shared by the test layer (--shared-queues N) says so on this line.
+constexpr const char* kSharedQueuesCaseLine = "# shared-queues";
 
 std::string CaseText(const Program& p, const std::string& config, const std::string& failure) {
   std::ostringstream o;
@@ -85,6 +88,8 @@ std::string CaseText(const Program& p, const std::string& config, const std::str
     << "# config: " << config << "\n";
   // Found on the stand-in for the descriptor-indexing features: it runs there again.
   if (DescriptorIndexingStandIn()) o << kStandInCaseLine << "\n";
+  // Found on lavapipe's stand-in for several queues: it runs there again.
+  if (p.queues > 1 && SharedQueues() > 1) o << kSharedQueuesCaseLine << " " << SharedQueues() << "\n";
   o << "# failed with: " << failure << "\n#\n";
   std::istringstream listing(Listing(p));
   for (std::string line; std::getline(listing, line);) o << "# " << line << "\n";
@@ -102,11 +107,19 @@ std::string CaseConfig(const std::string& text) {
 int RunCases(const RunOptions& o, const std::vector<std::string>& files, const Known& known) {
   int failed = 0;
   const bool standin_for_all = DescriptorIndexingStandIn();
+  const bool shared_for_all = SharedQueues() > 1;
   for (const std::string& f : files) {
     const std::string text = ReadFile(f);
     // Each case on the device it was found on (the children inherit the choice).
     const bool standin = standin_for_all || text.find(std::string(kStandInCaseLine) + "\n") != std::string::npos;
     ::setenv("BINDERY_APIFUZZ_DESCRIPTOR_INDEXING_STANDIN", standin ? "1" : "0", 1);
+    const auto shared = text.find(std::string(kSharedQueuesCaseLine) + " ");
+    if (shared != std::string::npos) {
+      const size_t at = shared + std::strlen(kSharedQueuesCaseLine) + 1;
+      ::setenv("BINDERY_APIFUZZ_SHARED_QUEUES", text.substr(at, text.find('\n', at) - at).c_str(), 1);
+    } else if (!shared_for_all) {
+      ::unsetenv("BINDERY_APIFUZZ_SHARED_QUEUES");
+    }
     Program p;
     std::string error;
     const std::string config = CaseConfig(text);
@@ -202,6 +215,8 @@ int main(int argc, char** argv) {
       print = dump = true;
     } else if (a == "--descriptor-indexing-standin") {
       ::setenv("BINDERY_APIFUZZ_DESCRIPTOR_INDEXING_STANDIN", "1", 1);  // children inherit it
+    } else if (a == "--shared-queues") {
+      ::setenv("BINDERY_APIFUZZ_SHARED_QUEUES", value().c_str(), 1);  // children inherit it
     } else if (a == "--native-only") {
       native_only = true;
     } else if (a == "--case") {
@@ -233,6 +248,23 @@ int main(int argc, char** argv) {
   std::vector<std::string> all = {"native"};
   all.insert(all.end(), configs.begin(), configs.end());
 
+  // Which queues the programs get, and why only one where that is so.
+  {
+    Features f;
+    std::string error;
+    if (QueryFeatures(&f, &error)) {
+      if (f.queues <= 1) {
+        std::printf("apifuzz: one queue per program: the device's graphics+compute family has one queue "
+                    "(--shared-queues N offers N backed by it through a test layer)\n");
+      } else {
+        std::printf("apifuzz: up to %u queues per program%s\n", f.queues,
+                    f.shared_queues ? ", shared by a test layer over one driver queue (no submission waits for "
+                                      "a later one)"
+                                    : " (wait-before-signal across queues)");
+      }
+      std::fflush(stdout);
+    }
+  }
   StopOnSignals();
   if (time_limit > 0) {
     o.stop_at = std::chrono::steady_clock::now() +

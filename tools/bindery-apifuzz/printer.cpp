@@ -1,6 +1,7 @@
 #include "printer.h"
 
 #include <sstream>
+#include <string>
 
 #include "glsl.h"
 
@@ -179,7 +180,11 @@ std::string Listing(const Program& p) {
   for (size_t i = 0; i < p.pools.size(); ++i)
     o << "pool" << i << ": maxSets=" << p.pools[i].max_sets << (p.pools[i].free_bit ? " FREE_DESCRIPTOR_SET" : "")
       << (p.pools[i].update_after_bind ? " UPDATE_AFTER_BIND" : "") << "\n";
-  if (p.semaphores) o << p.semaphores << " timeline semaphores (0: device chain, 1..: host gates)\n";
+  if (p.semaphores) {
+    o << p.semaphores << " timeline semaphores (0: device chain" << (p.queues > 1 ? " and queue 0's" : "")
+      << ", 1..3: host gates" << (p.queues > 1 ? ", 4..: queue 1's, 2's" : "") << ")\n";
+  }
+  if (p.queues > 1) o << p.queues << " queues of one family (queue0..queue" << p.queues - 1 << ")\n";
   o << "\n";
   std::vector<uint32_t> slot_layout(p.set_slots, UINT32_MAX);
   for (const Step& s : p.steps) {
@@ -211,7 +216,7 @@ std::string Listing(const Program& p) {
           << "] -> slot" << s.slot << "." << s.binding << "[" << s.element << "], count=" << s.count << ")\n";
         break;
       case StepKind::kSubmit:
-        o << "vkQueueSubmit(waits=";
+        o << "vkQueueSubmit(" << (p.queues > 1 ? "queue" + std::to_string(s.queue) + ", " : "") << "waits=";
         for (const Wait& w : s.waits) o << "sem" << w.semaphore << ">=" << w.value << " ";
         o << "signals=";
         for (const Wait& w : s.signals) o << "sem" << w.semaphore << "=" << w.value << " ";
@@ -225,7 +230,7 @@ std::string Listing(const Program& p) {
       case StepKind::kHostSignal:
         if (!s.signals.empty()) o << "vkSignalSemaphore(sem" << s.signals[0].semaphore << " = " << s.signals[0].value << ")\n";
         break;
-      case StepKind::kWaitIdle: o << "vkQueueWaitIdle()\n"; break;
+      case StepKind::kWaitIdle: o << (p.queues > 1 ? "vkQueueWaitIdle(every queue)\n" : "vkQueueWaitIdle()\n"); break;
       case StepKind::kCount: break;
     }
   }

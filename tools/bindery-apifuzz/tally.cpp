@@ -32,10 +32,10 @@ void Tally::TaskEnded(const Outcomes& out, uint64_t first, uint64_t end, uint64_
   if (judged_count_ - last_progress_ < progress_every_ && judged_count_ < count_) return;
   last_progress_ = judged_count_;
   const double t = Elapsed();
-  std::printf("apifuzz: progress %llu/%llu programs, %zu failures (%s), %llu invalid natively, %.1f programs/s, "
-              "%.0f s elapsed\n",
+  std::printf("apifuzz: progress %llu/%llu programs, %zu failures (%s), %llu invalid natively, %zu skipped "
+              "(native device lost), %.1f programs/s, %.0f s elapsed\n",
               static_cast<unsigned long long>(judged_count_), static_cast<unsigned long long>(count_),
-              failures_.size(), ClassCounts().c_str(), static_cast<unsigned long long>(generator_bugs_),
+              failures_.size(), ClassCounts().c_str(), static_cast<unsigned long long>(generator_bugs_), skipped_.size(),
               t > 0 ? static_cast<double>(judged_count_) / t : 0.0, t);
   std::fflush(stdout);
 }
@@ -51,14 +51,21 @@ void Tally::Judge(const Outcomes& out, uint64_t s) {
   ++judged_count_;
   const ProgramOutcome& native = out.at("native").at(s);
   const std::string np = NativeProblem(native);
+  if (np.rfind("device-lost", 0) == 0) {
+    // Lost natively: skipped, not a failure (the layer is not involved; a driver may fault
+    // on a valid program, and the programs after it ran in a fresh process). Listed, so that
+    // the program can be looked at: "SKIP seed <seed> native (device-lost): <why>".
+    skipped_.push_back(s);
+    std::printf("SKIP seed %llu native (device-lost): skipped: native device lost: %.300s\n",
+                static_cast<unsigned long long>(s), np.c_str());
+    std::fflush(stdout);
+    return;
+  }
   if (!np.empty()) {
     ++generator_bugs_;
     failures_.push_back({s, "native", "generator bug: " + np});
-    // A program that loses the device natively is a generator bug too, counted apart: the
-    // class says which program to look at, and that the programs after it ran on a new device.
-    const char* cls = np.rfind("device-lost", 0) == 0 ? "device-lost" : "generator_bug";
-    ++by_class_[std::string("native/") + cls];
-    std::printf("FAIL seed %llu native (%s): %.300s\n", static_cast<unsigned long long>(s), cls, np.c_str());
+    ++by_class_["native/generator_bug"];
+    std::printf("FAIL seed %llu native (generator_bug): %.300s\n", static_cast<unsigned long long>(s), np.c_str());
     std::fflush(stdout);
     return;
   }
@@ -100,9 +107,9 @@ void Tally::Summarize(bool stopped) {
   }
   const auto ull = [](uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf("bindery-apifuzz: %llu programs (seeds %llu..%llu), natively and under %s%zu configurations, in "
-              "%.1f s: %zu failures, %zu known, %llu invalid natively\n",
+              "%.1f s: %zu failures, %zu known, %llu invalid natively, %zu skipped (native device lost)\n",
               ull(judged_count_), ull(seed_), ull(seed_ + count_ - 1), o_.rotate ? "one in turn of " : "",
-              all_.size() - 1, t, failures_.size(), known_failures_.size(), ull(generator_bugs_));
+              all_.size() - 1, t, failures_.size(), known_failures_.size(), ull(generator_bugs_), skipped_.size());
   for (const auto& [cls, n] : by_class_) std::printf("  %s: %u\n", cls.c_str(), n);
   if (passed_known_ > 0)
     std::printf("%llu seeds listed as known failures passed: remove them from the list\n", ull(passed_known_));
@@ -113,9 +120,9 @@ void Tally::Summarize(bool stopped) {
   }
   // The line slices sum (scripts/apifuzz-long reads it): keep its shape.
   std::printf("apifuzz: ran %llu programs (seeds %llu..%llu), %zu failures (%s), %zu known, %llu invalid natively, "
-              "%.1f s, next seed %llu\n",
+              "%zu skipped (native device lost), %.1f s, next seed %llu\n",
               ull(judged_count_), ull(seed_), ull(seed_ + count_ - 1), failures_.size(), ClassCounts().c_str(),
-              known_failures_.size(), ull(generator_bugs_), t, ull(first_missing));
+              known_failures_.size(), ull(generator_bugs_), skipped_.size(), t, ull(first_missing));
   std::fflush(stdout);
 }
 

@@ -42,6 +42,7 @@ class Tally {
   const std::vector<Failure>& failures() const { return failures_; }
   const std::vector<Failure>& known_failures() const { return known_failures_; }
   uint64_t judged() const { return judged_count_; }
+  const std::vector<uint64_t>& skipped() const { return skipped_; }
 
  private:
   void Judge(const Outcomes& out, uint64_t seed);
@@ -54,6 +55,9 @@ class Tally {
   uint64_t seed_, count_, progress_every_;
   std::vector<bool> judged_;
   uint64_t judged_count_ = 0, last_progress_ = 0, generator_bugs_ = 0, passed_known_ = 0;
+  // Programs that lost the device natively: skipped, not judged as failures (a real driver
+  // can fault on a valid program: docs/apifuzz.md, "A lost device").
+  std::vector<uint64_t> skipped_;
   std::vector<Failure> failures_, known_failures_;
   std::map<std::string, unsigned> by_class_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
