@@ -40,6 +40,16 @@ class Instruction {
   // The same, where `readable` words may be read at `words` (the rest of a module: the
   // parse), which lets a short instruction be copied at a fixed size.
   Instruction(const uint32_t* words, uint32_t count, std::size_t readable) : words_(words, count, readable) { Classify(); }
+  // The same, with the opcode's shape (OpShape) already looked up and the count already
+  // checked to hold the type and result it names: the parse has both for every instruction.
+  Instruction(const uint32_t* words, uint32_t count, std::size_t readable, uint32_t shape)
+      : words_(words, count, readable) {
+    const uint32_t has_type = (shape & kShapeHasType) != 0 ? 1u : 0u;
+    const uint32_t has_result = (shape & kShapeHasResult) != 0 ? 1u : 0u;
+    type_index_ = has_type;
+    result_index_ = has_result ? 1u + has_type : 0u;
+    first_operand_ = 1u + has_type + has_result;
+  }
   // Builds an instruction; pass 0 for `type` / `result` when the opcode has none.
   // The words are written once in place (the pass builds dozens per module: this is
   // part of every rewrite's fixed cost).

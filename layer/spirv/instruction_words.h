@@ -60,6 +60,17 @@ class InstructionWords {
   uint32_t operator[](std::size_t i) const { return data()[i]; }
   uint32_t& operator[](std::size_t i) { return data()[i]; }
 
+  // Writes the words to `out`, which must have room for kInline words past `out` as well as
+  // size(): words kept inline go as one fixed-size copy (words past size() are scratch for
+  // the caller to overwrite), so writing a module makes no memcpy call per instruction.
+  void CopyTo(uint32_t* out) const {
+    if (heap_) {
+      std::memcpy(out, heap_.get(), std::size_t{size_} * sizeof(uint32_t));
+    } else {
+      std::memcpy(out, inline_, sizeof inline_);
+    }
+  }
+
   void clear() { size_ = 0; }
   void reserve(uint32_t n) {
     if (n <= capacity_) return;

@@ -15,7 +15,7 @@ enum Section : int {
   kDebug, kAnnotation, kTypesValues, kFunctions,
 };
 
-Section SectionOf(spv::Op op) {
+Section SectionOfSlow(spv::Op op) {
   switch (op) {
     case spv::OpCapability: return kCapability;
     case spv::OpExtension: return kExtension;
@@ -42,6 +42,24 @@ Section SectionOf(spv::Op op) {
     case spv::OpFunction: return kFunctions;
     default: return kTypesValues;
   }
+}
+
+// The section of every opcode below kSectionTableSize (all but the *DecorateString ones,
+// which are answered by the switch): the parse asks twice for each instruction outside
+// functions, and the switch was a visible share of a small module's parse.
+constexpr uint32_t kSectionTableSize = 512;
+struct SectionTable {
+  uint8_t section[kSectionTableSize];
+  SectionTable() {
+    for (uint32_t code = 0; code < kSectionTableSize; ++code)
+      section[code] = static_cast<uint8_t>(SectionOfSlow(static_cast<spv::Op>(code)));
+  }
+};
+const SectionTable section_table;
+
+Section SectionOf(spv::Op op) {
+  const uint32_t code = static_cast<uint32_t>(op);
+  return code < kSectionTableSize ? static_cast<Section>(section_table.section[code]) : SectionOfSlow(op);
 }
 
 std::string Hex(uint32_t v) {
@@ -202,7 +220,7 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
 
     if (in_function) {
       if (op == spv::OpFunction) return "OpFunction inside a function" + where();
-      module->functions.back().instructions.emplace_back(first, count, word_count - at);
+      module->functions.back().instructions.emplace_back(first, count, word_count - at, shape);
       if (op == spv::OpFunctionEnd) in_function = false;
       continue;
     }
@@ -240,7 +258,7 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
         in_function = true;
         break;
     }
-    into->emplace_back(first, count, word_count - at);
+    into->emplace_back(first, count, word_count - at, shape);
   }
   if (in_function) return "module ends inside a function (no OpFunctionEnd)";
   if (module->memory_model.empty()) return "no OpMemoryModel";
@@ -315,13 +333,16 @@ std::size_t Module::WordCount() const {
 }
 
 std::vector<uint32_t> Module::Write() const {
-  std::vector<uint32_t> out(WordCount());
+  const std::size_t words = WordCount();
+  // Room for one inline array past the end, so each short instruction is one fixed-size
+  // copy (InstructionWords::CopyTo); the slack is cut off at the end (the capacity stays).
+  std::vector<uint32_t> out(words + InstructionWords::kInline);
   const uint32_t header[5] = {spv::MagicNumber, version, generator, bound, schema};
   std::memcpy(out.data(), header, sizeof header);
-  std::size_t at = 5;
-  auto put = [&out, &at](const std::vector<Instruction>& v) {
+  uint32_t* at = out.data() + 5;
+  auto put = [&at](const std::vector<Instruction>& v) {
     for (const auto& i : v) {
-      std::memcpy(out.data() + at, i.words().data(), std::size_t{i.word_count()} * sizeof(uint32_t));
+      i.words().CopyTo(at);
       at += i.word_count();
     }
   };
@@ -329,6 +350,7 @@ std::vector<uint32_t> Module::Write() const {
                           &execution_modes, &debug, &annotations, &types_values})
     put(*sec);
   for (const auto& f : functions) put(f.instructions);
+  out.resize(words);
   return out;
 }
 
