@@ -38,11 +38,11 @@ const char* ExecutionModelName(uint32_t model) {
   }
 }
 
-std::vector<VariableInfo> ClassifyVariables(const Module& module, const TypeManager& types) {
-  std::vector<VariableInfo> out;
+void ClassifyVariables(const Module& module, const TypeManager& types, std::vector<VariableInfo>* out) {
+  out->clear();
   std::size_t variables = 0;
   for (const Instruction& inst : module.types_values) variables += inst.opcode() == spv::OpVariable ? 1 : 0;
-  out.reserve(variables);
+  out->reserve(variables);
   for (const Instruction& inst : module.types_values) {
     if (inst.opcode() != spv::OpVariable || inst.operand_count() < 1) continue;
     VariableInfo v;
@@ -88,9 +88,8 @@ std::vector<VariableInfo> ClassifyVariables(const Module& module, const TypeMana
     }
     // Only resources are reported by name (a search of the debug section per variable).
     if (v.is_resource) v.name = NameOf(module, v.id);
-    out.push_back(std::move(v));
+    out->push_back(std::move(v));
   }
-  return out;
 }
 
 std::vector<std::vector<uint32_t>> GlobalsUsedByEntryPoints(const Module& module) {

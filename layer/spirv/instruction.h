@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spirv/instruction_words.h"
@@ -95,6 +96,15 @@ class Instruction {
   }
   void add_operand(uint32_t value) { words_.push_back(value); UpdateWordCount(); }
   void truncate_operands(uint32_t count) { words_.resize(first_operand_ + count); UpdateWordCount(); }
+  // Appends a literal string operand (nul-terminated, zero-padded to words), written in
+  // place: what StringWords gives, without a vector per name.
+  void add_string_operand(std::string_view s) {
+    const uint32_t at = word_count();
+    words_.resize(at + static_cast<uint32_t>(s.size() / 4 + 1));  // the new words are zeros
+    for (std::size_t i = 0; i < s.size(); ++i)
+      words_[at + i / 4] |= static_cast<uint32_t>(static_cast<unsigned char>(s[i])) << (8 * (i % 4));
+    UpdateWordCount();
+  }
 
   // A literal string starting at operand i (nul-terminated, padded to words); `*next`
   // receives the operand index after it. Stops at the end of the instruction.

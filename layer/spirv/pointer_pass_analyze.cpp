@@ -30,7 +30,7 @@ const Instruction* PointerPass::LocalDef(uint32_t id) const {
 }
 
 std::string PointerPass::FindConverted(RewriteReport* report) {
-  vars_ = ClassifyVariables(m_, types_);
+  ClassifyVariables(m_, types_, &vars_);
   converted_of_var_.assign(m_.bound, -1);
   report->bindings.reserve(vars_.size());
   converted_.reserve(vars_.size());
@@ -104,6 +104,8 @@ std::string PointerPass::FindConverted(RewriteReport* report) {
 
 PointerPass::PointerPass(Module& module, const RewriteOptions& options)
     : m_(module), types_(module), options_(options), ext_sets_(module) {
+  TakePooled(&vars_);
+  TakePooled(&converted_);
   TakePooled(&converted_of_var_);
   TakePooled(&retyped_);
   TakePooled(&retyped_params_);
@@ -118,6 +120,8 @@ PointerPass::PointerPass(Module& module, const RewriteOptions& options)
 }
 
 PointerPass::~PointerPass() {
+  GivePooled(&vars_);
+  GivePooled(&converted_);
   GivePooled(&converted_of_var_);
   GivePooled(&retyped_);
   GivePooled(&retyped_params_);

@@ -267,7 +267,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
         roots_[converted_[c].var.id] = Root{c, size};
         if (!converted_[c].var.name.empty()) {
           Instruction name(spv::OpName, 0, 0, {p});
-          for (uint32_t w : StringWords(converted_[c].var.name)) name.add_operand(w);
+          name.add_string_operand(converted_[c].var.name);
           m_.debug.push_back(std::move(name));
         }
       }

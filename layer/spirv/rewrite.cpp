@@ -23,7 +23,7 @@ void AddExtension(Module& m, const std::string& name) {
   for (const Instruction& i : m.extensions)
     if (i.string_operand(0) == name) return;
   Instruction e(spv::OpExtension, 0, 0, {});
-  for (uint32_t w : StringWords(name)) e.add_operand(w);
+  e.add_string_operand(name);
   m.extensions.push_back(std::move(e));
 }
 

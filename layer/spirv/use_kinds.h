@@ -86,11 +86,17 @@ inline bool IsPointerOperand(PointerOperands kind, uint32_t i) {
 class ExtInstSets {
  public:
   explicit ExtInstSets(const Module& m) {
-    for (const Instruction& i : m.ext_inst_imports)
-      if (i.has_result()) sets_.emplace_back(i.result_id(), grammar::FindExtSet(i.string_operand(0)));
+    for (const Instruction& i : m.ext_inst_imports) {
+      if (!i.has_result()) continue;
+      const std::pair<uint32_t, const grammar::ExtSetEntry*> set(i.result_id(), grammar::FindExtSet(i.string_operand(0)));
+      if (inline_count_ < kInline) inline_[inline_count_++] = set;
+      else more_.push_back(set);
+    }
   }
   const grammar::ExtSetEntry* Of(uint32_t import_id) const {
-    for (const auto& [id, set] : sets_)
+    for (uint32_t s = 0; s < inline_count_; ++s)
+      if (inline_[s].first == import_id) return inline_[s].second;
+    for (const auto& [id, set] : more_)
       if (id == import_id) return set;
     return nullptr;
   }
@@ -100,7 +106,11 @@ class ExtInstSets {
   }
 
  private:
-  std::vector<std::pair<uint32_t, const grammar::ExtSetEntry*>> sets_;
+  // A module imports one or two sets: those live here, so a rewrite allocates nothing for them.
+  static constexpr uint32_t kInline = 4;
+  std::pair<uint32_t, const grammar::ExtSetEntry*> inline_[kInline] = {};
+  uint32_t inline_count_ = 0;
+  std::vector<std::pair<uint32_t, const grammar::ExtSetEntry*>> more_;
 };
 
 // Calls fn(operand index) for each operand of `inst` that can hold a pointer the rewrite
