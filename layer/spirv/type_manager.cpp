@@ -114,7 +114,10 @@ void TypeManager::Reindex() {
 }
 
 void TypeManager::IndexDecoration(uint32_t annotation) {
-  if (next_decoration_.size() <= annotation) next_decoration_.resize(std::size_t{annotation} + 1, 0);  // appended
+  // Appended annotations arrive one at a time: push_back grows geometrically, where a
+  // resize by one per annotation was a call into the vector's fill path each time.
+  if (next_decoration_.size() == annotation) next_decoration_.push_back(0);
+  else if (next_decoration_.size() < annotation) next_decoration_.resize(std::size_t{annotation} + 1, 0);
   const Instruction& a = m_.annotations[annotation];
   if (a.operand_count() == 0) return;
   switch (a.opcode()) {
