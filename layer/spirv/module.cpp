@@ -98,6 +98,16 @@ struct TrimScratchOnExit {
   static constexpr std::size_t kKeepIdScratch = std::size_t{1} << 18;
 };
 
+// Appends the instruction at `words` (`readable` words from it to the end of the module)
+// to `list`. A full list grows to hold at least half the words left as instructions
+// more, so a list that a thread's earlier modules left too small (or a function handed
+// another function's list) grows once or twice instead of doubling its way up.
+void Append(std::vector<Instruction>* list, const uint32_t* words, uint32_t count, std::size_t readable,
+            uint32_t shape) {
+  if (list->size() == list->capacity()) list->reserve(list->size() + readable / 2 + 8);
+  list->emplace_back(words, count, readable, shape);
+}
+
 }  // namespace
 
 void Module::Clear() {
@@ -194,7 +204,7 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
 
     if (in_function) {
       if (op == spv::OpFunction) return "OpFunction inside a function" + where();
-      module->functions.back().instructions.emplace_back(first, count, word_count - at, shape);
+      Append(&module->functions.back().instructions, first, count, word_count - at, shape);
       if (op == spv::OpFunctionEnd) in_function = false;
       continue;
     }
@@ -211,11 +221,11 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
         module->functions.back().instructions = std::move(module->spare_instruction_lists.back());
         module->spare_instruction_lists.pop_back();
       }
-      module->functions.back().instructions.emplace_back(first, count, word_count - at, shape);
+      Append(&module->functions.back().instructions, first, count, word_count - at, shape);
       in_function = true;
       continue;
     }
-    sections[s]->emplace_back(first, count, word_count - at, shape);
+    Append(sections[s], first, count, word_count - at, shape);
   }
   if (in_function) return "module ends inside a function (no OpFunctionEnd)";
   if (module->memory_model.empty()) return "no OpMemoryModel";
