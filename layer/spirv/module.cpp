@@ -1,6 +1,7 @@
 // Parsing and writing of Module (module.h).
 #include "spirv/module.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -99,12 +100,12 @@ struct TrimScratchOnExit {
 };
 
 // Appends the instruction at `words` (`readable` words from it to the end of the module)
-// to `list`. A full list grows to hold at least half the words left as instructions
-// more, so a list that a thread's earlier modules left too small (or a function handed
-// another function's list) grows once or twice instead of doubling its way up.
+// to `list`, which doubles when full but starts at 16 (a fresh module's sections would
+// otherwise grow 1, 2, 4, 8 ... one move of every instruction each time). Growth stays
+// geometric, so no list holds more than twice what its module needs.
 void Append(std::vector<Instruction>* list, const uint32_t* words, uint32_t count, std::size_t readable,
             uint32_t shape) {
-  if (list->size() == list->capacity()) list->reserve(list->size() + readable / 2 + 8);
+  if (list->size() == list->capacity()) list->reserve(std::max<std::size_t>(list->size() * 2, 16));
   list->emplace_back(words, count, readable, shape);
 }
 
