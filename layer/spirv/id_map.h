@@ -74,11 +74,13 @@ class IdMap {
  public:
   IdMap() : values_(ThreadVectorPool<T>::Take()), present_(ThreadVectorPool<uint8_t>::Take()) {
     present_.resize(values_.size(), 0);  // the two pooled vectors may differ in size
+    TakePooled(&set_);
   }
   ~IdMap() {
     Clear();
     ThreadVectorPool<T>::Give(std::move(values_));
     ThreadVectorPool<uint8_t>::Give(std::move(present_));
+    GivePooled(&set_);
   }
   IdMap(const IdMap&) = delete;
   IdMap& operator=(const IdMap&) = delete;

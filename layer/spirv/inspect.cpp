@@ -38,15 +38,17 @@ const char* ExecutionModelName(uint32_t model) {
   }
 }
 
-std::vector<VariableInfo> ClassifyVariables(const Module& module, const TypeManager& types) {
-  std::vector<VariableInfo> out;
+void ClassifyVariables(const Module& module, const TypeManager& types, std::vector<VariableInfo>* out) {
+  out->clear();
+  std::size_t variables = 0;
+  for (const Instruction& inst : module.types_values) variables += inst.opcode() == spv::OpVariable ? 1 : 0;
+  out->reserve(variables);
   for (const Instruction& inst : module.types_values) {
     if (inst.opcode() != spv::OpVariable || inst.operand_count() < 1) continue;
     VariableInfo v;
     v.id = inst.result_id();
     v.pointer_type = inst.type_id();
     v.storage = ToStorageClass(inst.operand(0));
-    v.name = NameOf(module, v.id);
     uint32_t pointee = types.PointeeType(v.pointer_type);
     const Instruction* t = types.Def(pointee);
     if (t && (t->opcode() == spv::OpTypeArray || t->opcode() == spv::OpTypeRuntimeArray) && t->operand_count() >= 1) {
@@ -84,9 +86,10 @@ std::vector<VariableInfo> ClassifyVariables(const Module& module, const TypeMana
       default:
         break;
     }
-    out.push_back(std::move(v));
+    // Only resources are reported by name (a search of the debug section per variable).
+    if (v.is_resource) v.name = NameOf(module, v.id);
+    out->push_back(std::move(v));
   }
-  return out;
 }
 
 std::vector<std::vector<uint32_t>> GlobalsUsedByEntryPoints(const Module& module) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spirv/instruction_words.h"
@@ -40,6 +41,16 @@ class Instruction {
   // The same, where `readable` words may be read at `words` (the rest of a module: the
   // parse), which lets a short instruction be copied at a fixed size.
   Instruction(const uint32_t* words, uint32_t count, std::size_t readable) : words_(words, count, readable) { Classify(); }
+  // The same, with the opcode's shape (OpShape) already looked up and the count already
+  // checked to hold the type and result it names: the parse has both for every instruction.
+  Instruction(const uint32_t* words, uint32_t count, std::size_t readable, uint32_t shape)
+      : words_(words, count, readable) {
+    const uint32_t has_type = (shape & kShapeHasType) != 0 ? 1u : 0u;
+    const uint32_t has_result = (shape & kShapeHasResult) != 0 ? 1u : 0u;
+    type_index_ = has_type;
+    result_index_ = has_result ? 1u + has_type : 0u;
+    first_operand_ = 1u + has_type + has_result;
+  }
   // Builds an instruction; pass 0 for `type` / `result` when the opcode has none.
   // The words are written once in place (the pass builds dozens per module: this is
   // part of every rewrite's fixed cost).
@@ -85,6 +96,15 @@ class Instruction {
   }
   void add_operand(uint32_t value) { words_.push_back(value); UpdateWordCount(); }
   void truncate_operands(uint32_t count) { words_.resize(first_operand_ + count); UpdateWordCount(); }
+  // Appends a literal string operand (nul-terminated, zero-padded to words), written in
+  // place: what StringWords gives, without a vector per name.
+  void add_string_operand(std::string_view s) {
+    const uint32_t at = word_count();
+    words_.resize(at + static_cast<uint32_t>(s.size() / 4 + 1));  // the new words are zeros
+    for (std::size_t i = 0; i < s.size(); ++i)
+      words_[at + i / 4] |= static_cast<uint32_t>(static_cast<unsigned char>(s[i])) << (8 * (i % 4));
+    UpdateWordCount();
+  }
 
   // A literal string starting at operand i (nul-terminated, padded to words); `*next`
   // receives the operand index after it. Stops at the end of the instruction.

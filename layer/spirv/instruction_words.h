@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 
 namespace bindery::spirv {
 
@@ -31,8 +30,8 @@ class InstructionWords {
     }
   }
   InstructionWords(const InstructionWords& other) {
-    if (other.heap_) {
-      Assign(other.data(), other.size_);
+    if (other.on_heap()) {
+      Assign(other.data_, other.size_);
     } else {
       std::memcpy(inline_, other.inline_, sizeof inline_);  // words past size_ are never read
       size_ = other.size_;
@@ -40,41 +39,56 @@ class InstructionWords {
   }
   InstructionWords(InstructionWords&& other) noexcept { MoveFrom(other); }
   InstructionWords& operator=(const InstructionWords& other) {
-    if (this != &other) Assign(other.data(), other.size_);
+    if (this != &other) Assign(other.data_, other.size_);
     return *this;
   }
   InstructionWords& operator=(InstructionWords&& other) noexcept {
     if (this != &other) {
-      heap_.reset();
+      Release();
       MoveFrom(other);
     }
     return *this;
   }
+  ~InstructionWords() { Release(); }
 
   uint32_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  const uint32_t* data() const { return heap_ ? heap_.get() : inline_; }
-  uint32_t* data() { return heap_ ? heap_.get() : inline_; }
-  const uint32_t* begin() const { return data(); }
-  const uint32_t* end() const { return data() + size_; }
-  uint32_t operator[](std::size_t i) const { return data()[i]; }
-  uint32_t& operator[](std::size_t i) { return data()[i]; }
+  // data_ points at inline_ or at the heap block, so reading a word takes no branch (every
+  // operand read of the parse, the pass and the writer goes through here).
+  const uint32_t* data() const { return data_; }
+  uint32_t* data() { return data_; }
+  const uint32_t* begin() const { return data_; }
+  const uint32_t* end() const { return data_ + size_; }
+  uint32_t operator[](std::size_t i) const { return data_[i]; }
+  uint32_t& operator[](std::size_t i) { return data_[i]; }
+
+  // Writes the words to `out`, which must have room for kInline words past `out` as well as
+  // size(): words kept inline go as one fixed-size copy (words past size() are scratch for
+  // the caller to overwrite), so writing a module makes no memcpy call per instruction.
+  void CopyTo(uint32_t* out) const {
+    if (on_heap()) {
+      std::memcpy(out, data_, std::size_t{size_} * sizeof(uint32_t));
+    } else {
+      std::memcpy(out, inline_, sizeof inline_);
+    }
+  }
 
   void clear() { size_ = 0; }
   void reserve(uint32_t n) {
     if (n <= capacity_) return;
-    std::unique_ptr<uint32_t[]> grown(new uint32_t[n]);
-    std::memcpy(grown.get(), data(), std::size_t{size_} * sizeof(uint32_t));
-    heap_ = std::move(grown);
+    uint32_t* grown = new uint32_t[n];
+    std::memcpy(grown, data_, std::size_t{size_} * sizeof(uint32_t));
+    Release();
+    data_ = grown;
     capacity_ = n;
   }
   void push_back(uint32_t w) {
     if (size_ == capacity_) reserve(capacity_ * 2);
-    data()[size_++] = w;
+    data_[size_++] = w;
   }
   void append(const uint32_t* words, std::size_t count) {
     reserve(static_cast<uint32_t>(size_ + count));
-    if (count) std::memcpy(data() + size_, words, count * sizeof(uint32_t));
+    if (count) std::memcpy(data_ + size_, words, count * sizeof(uint32_t));
     size_ += static_cast<uint32_t>(count);
   }
   // Sets the size to `n` and returns the words for the caller to write (all of them: their
@@ -82,26 +96,36 @@ class InstructionWords {
   uint32_t* SizeForWriting(uint32_t n) {
     reserve(n);
     size_ = n;
-    return data();
+    return data_;
   }
   // Shrinks, or grows with zeros.
   void resize(uint32_t n) {
     reserve(n);
-    for (uint32_t i = size_; i < n; ++i) data()[i] = 0;
+    for (uint32_t i = size_; i < n; ++i) data_[i] = 0;
     size_ = n;
   }
 
  private:
+  bool on_heap() const { return data_ != inline_; }
+  // Frees the heap block, if any (the words then live inline again, capacity kInline).
+  void Release() {
+    if (on_heap()) delete[] data_;
+    data_ = inline_;
+    capacity_ = kInline;
+  }
   void Assign(const uint32_t* words, uint32_t count) {
     size_ = 0;
     append(words, count);
   }
+  // `this` holds no heap block.
   void MoveFrom(InstructionWords& other) {
     size_ = other.size_;
-    if (other.heap_) {
-      heap_ = std::move(other.heap_);
+    if (other.on_heap()) {
+      data_ = other.data_;
       capacity_ = other.capacity_;
+      other.data_ = other.inline_;
     } else {
+      data_ = inline_;
       capacity_ = kInline;
       // The whole inline array, a fixed size: two vector moves instead of a call to memcpy
       // sized at run time (instruction vectors grow and compact by moves; words past size_
@@ -114,7 +138,7 @@ class InstructionWords {
 
   uint32_t size_ = 0;
   uint32_t capacity_ = kInline;
-  std::unique_ptr<uint32_t[]> heap_;
+  uint32_t* data_ = inline_;
   uint32_t inline_[kInline];
 };
 

@@ -1,6 +1,7 @@
 // Parsing and writing of Module (module.h).
 #include "spirv/module.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -13,9 +14,10 @@ namespace {
 enum Section : int {
   kCapability, kExtension, kExtInstImport, kMemoryModel, kEntryPoint, kExecutionMode,
   kDebug, kAnnotation, kTypesValues, kFunctions,
+  kFunctionBody,  // only inside a function (OpFunctionParameter, OpLabel, OpFunctionEnd)
 };
 
-Section SectionOf(spv::Op op) {
+Section SectionOfSlow(spv::Op op) {
   switch (op) {
     case spv::OpCapability: return kCapability;
     case spv::OpExtension: return kExtension;
@@ -40,8 +42,29 @@ Section SectionOf(spv::Op op) {
     case spv::OpDecorateString:
     case spv::OpMemberDecorateString: return kAnnotation;
     case spv::OpFunction: return kFunctions;
+    case spv::OpFunctionEnd:
+    case spv::OpFunctionParameter:
+    case spv::OpLabel: return kFunctionBody;
     default: return kTypesValues;
   }
+}
+
+// The section of every opcode below kSectionTableSize (all but the *DecorateString ones,
+// which are answered by the switch): the parse asks twice for each instruction outside
+// functions, and the switch was a visible share of a small module's parse.
+constexpr uint32_t kSectionTableSize = 512;
+struct SectionTable {
+  uint8_t section[kSectionTableSize];
+  SectionTable() {
+    for (uint32_t code = 0; code < kSectionTableSize; ++code)
+      section[code] = static_cast<uint8_t>(SectionOfSlow(static_cast<spv::Op>(code)));
+  }
+};
+const SectionTable section_table;
+
+Section SectionOf(spv::Op op) {
+  const uint32_t code = static_cast<uint32_t>(op);
+  return code < kSectionTableSize ? static_cast<Section>(section_table.section[code]) : SectionOfSlow(op);
 }
 
 std::string Hex(uint32_t v) {
@@ -56,45 +79,8 @@ std::string CheckTypesDefinedBeforeUse(const Module& module);
 
 namespace {
 
-// Counts the instructions of every section and function (hopping over word counts only,
-// stopping where the parse will report an error) and reserves that much, so the parse
-// never regrows a vector of instructions. Returns the count of each function, for the
-// parse to reserve as it meets them.
-void ReserveSections(const uint32_t* words, std::size_t word_count, Module* module,
-                     std::vector<std::size_t>& per_function) {
-  std::size_t per_section[kFunctions] = {};
-  per_function.clear();
-  bool in_function = false;
-  for (std::size_t pos = 5; pos < word_count;) {
-    const uint32_t count = words[pos] >> 16;
-    if (count == 0 || count > word_count - pos) break;
-    const auto op = static_cast<spv::Op>(words[pos] & 0xffffu);
-    pos += count;
-    if (op == spv::OpFunction && !in_function) {
-      per_function.push_back(0);
-      in_function = true;
-    }
-    if (in_function) {
-      ++per_function.back();
-      if (op == spv::OpFunctionEnd) in_function = false;
-      continue;
-    }
-    ++per_section[SectionOf(op)];
-  }
-  std::vector<Instruction>* sections[kFunctions] = {
-      &module->capabilities, &module->extensions, &module->ext_inst_imports, &module->memory_model,
-      &module->entry_points, &module->execution_modes, &module->debug, &module->annotations,
-      &module->types_values};
-  // Room for what a pass adds (capabilities, an extension, types, constants, decorations,
-  // names) so appending never moves every instruction of a section.
-  static constexpr std::size_t kHeadroom[kFunctions] = {4, 2, 0, 0, 0, 0, 16, 48, 64};
-  for (int s = 0; s < kFunctions; ++s) sections[s]->reserve(per_section[s] + kHeadroom[s]);
-  module->functions.reserve(per_function.size());
-}
-
 // Scratch of the parse, kept per thread between parses (sized by the largest module seen).
 struct ParseScratch {
-  std::vector<std::size_t> function_sizes;
   std::vector<uint8_t> defined;
   std::vector<uint8_t> kinds;  // CheckTypesDefinedBeforeUse
 };
@@ -113,6 +99,16 @@ struct TrimScratchOnExit {
   static constexpr std::size_t kKeepIdScratch = std::size_t{1} << 18;
 };
 
+// Appends the instruction at `words` (`readable` words from it to the end of the module)
+// to `list`, which doubles when full but starts at 16 (a fresh module's sections would
+// otherwise grow 1, 2, 4, 8 ... one move of every instruction each time). Growth stays
+// geometric, so no list holds more than twice what its module needs.
+void Append(std::vector<Instruction>* list, const uint32_t* words, uint32_t count, std::size_t readable,
+            uint32_t shape) {
+  if (list->size() == list->capacity()) list->reserve(std::max<std::size_t>(list->size() * 2, 16));
+  list->emplace_back(words, count, readable, shape);
+}
+
 }  // namespace
 
 void Module::Clear() {
@@ -123,9 +119,11 @@ void Module::Clear() {
   for (auto* sec : {&capabilities, &extensions, &ext_inst_imports, &memory_model, &entry_points, &execution_modes,
                     &debug, &annotations, &types_values})
     sec->clear();
-  for (Function& f : functions) {
-    f.instructions.clear();
-    if (f.instructions.capacity()) spare_instruction_lists.push_back(std::move(f.instructions));
+  // Last function first, so the next parse hands function k the list function k had: a
+  // thread rewriting one module after another of similar shape then regrows none of them.
+  for (auto f = functions.rbegin(); f != functions.rend(); ++f) {
+    f->instructions.clear();
+    if (f->instructions.capacity()) spare_instruction_lists.push_back(std::move(f->instructions));
   }
   functions.clear();
 }
@@ -160,13 +158,18 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
 
   const TrimScratchOnExit trim;
   ParseScratch& scratch = Scratch();
-  const std::vector<std::size_t>& function_sizes = scratch.function_sizes;
-  ReserveSections(words, word_count, module, scratch.function_sizes);
+  // No counting pass to reserve the sections: the module is kept per thread (module.h,
+  // Clear), so its sections and function lists already hold the capacity of the largest
+  // module the thread has parsed, and a larger one grows them once.
   // SSA: each id is defined once. The pass indexes definitions by id; a second definition
   // (malformed input, found by the fuzzer) would make it rewrite the wrong one.
   std::vector<uint8_t>& defined = scratch.defined;
   defined.assign(module->bound, 0);
   int section = kCapability;
+  std::vector<Instruction>* const sections[kFunctions] = {
+      &module->capabilities, &module->extensions, &module->ext_inst_imports, &module->memory_model,
+      &module->entry_points, &module->execution_modes, &module->debug, &module->annotations,
+      &module->types_values};
   bool in_function = false;
   std::size_t pos = 5;
   while (pos < word_count) {
@@ -202,45 +205,28 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
 
     if (in_function) {
       if (op == spv::OpFunction) return "OpFunction inside a function" + where();
-      module->functions.back().instructions.emplace_back(first, count, word_count - at);
+      Append(&module->functions.back().instructions, first, count, word_count - at, shape);
       if (op == spv::OpFunctionEnd) in_function = false;
       continue;
     }
-    if (op == spv::OpFunctionEnd || op == spv::OpFunctionParameter || op == spv::OpLabel)
-      return "function instruction outside a function" + where();
-    int s = SectionOf(op);
-    // OpLine/OpNoLine may appear among the types and in functions; anything else must
-    // not go back to an earlier section.
-    if ((op == spv::OpLine || op == spv::OpNoLine) && section < kTypesValues) s = kTypesValues;
+    // OpLine/OpNoLine may appear among the types (their section) and in functions.
+    const int s = SectionOf(op);
+    if (s == kFunctionBody) return "function instruction outside a function" + where();
+    // Anything else must not go back to an earlier section.
     if (s < section) return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") out of the logical layout order" + where();
     section = s;
-    std::vector<Instruction>* into = nullptr;
-    switch (s) {
-      case kCapability: into = &module->capabilities; break;
-      case kExtension: into = &module->extensions; break;
-      case kExtInstImport: into = &module->ext_inst_imports; break;
-      case kMemoryModel:
-        if (!module->memory_model.empty()) return "more than one OpMemoryModel" + where();
-        into = &module->memory_model;
-        break;
-      case kEntryPoint: into = &module->entry_points; break;
-      case kExecutionMode: into = &module->execution_modes; break;
-      case kDebug: into = &module->debug; break;
-      case kAnnotation: into = &module->annotations; break;
-      case kTypesValues: into = &module->types_values; break;
-      case kFunctions:
-        module->functions.emplace_back();
-        if (!module->spare_instruction_lists.empty()) {
-          module->functions.back().instructions = std::move(module->spare_instruction_lists.back());
-          module->spare_instruction_lists.pop_back();
-        }
-        if (module->functions.size() <= function_sizes.size())
-          module->functions.back().instructions.reserve(function_sizes[module->functions.size() - 1]);
-        into = &module->functions.back().instructions;
-        in_function = true;
-        break;
+    if (s == kMemoryModel && !module->memory_model.empty()) return "more than one OpMemoryModel" + where();
+    if (s == kFunctions) {
+      module->functions.emplace_back();
+      if (!module->spare_instruction_lists.empty()) {
+        module->functions.back().instructions = std::move(module->spare_instruction_lists.back());
+        module->spare_instruction_lists.pop_back();
+      }
+      Append(&module->functions.back().instructions, first, count, word_count - at, shape);
+      in_function = true;
+      continue;
     }
-    into->emplace_back(first, count, word_count - at);
+    Append(sections[s], first, count, word_count - at, shape);
   }
   if (in_function) return "module ends inside a function (no OpFunctionEnd)";
   if (module->memory_model.empty()) return "no OpMemoryModel";
@@ -315,13 +301,16 @@ std::size_t Module::WordCount() const {
 }
 
 std::vector<uint32_t> Module::Write() const {
-  std::vector<uint32_t> out(WordCount());
+  const std::size_t words = WordCount();
+  // Room for one inline array past the end, so each short instruction is one fixed-size
+  // copy (InstructionWords::CopyTo); the slack is cut off at the end (the capacity stays).
+  std::vector<uint32_t> out(words + InstructionWords::kInline);
   const uint32_t header[5] = {spv::MagicNumber, version, generator, bound, schema};
   std::memcpy(out.data(), header, sizeof header);
-  std::size_t at = 5;
-  auto put = [&out, &at](const std::vector<Instruction>& v) {
+  uint32_t* at = out.data() + 5;
+  auto put = [&at](const std::vector<Instruction>& v) {
     for (const auto& i : v) {
-      std::memcpy(out.data() + at, i.words().data(), std::size_t{i.word_count()} * sizeof(uint32_t));
+      i.words().CopyTo(at);
       at += i.word_count();
     }
   };
@@ -329,6 +318,7 @@ std::vector<uint32_t> Module::Write() const {
                           &execution_modes, &debug, &annotations, &types_values})
     put(*sec);
   for (const auto& f : functions) put(f.instructions);
+  out.resize(words);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -71,7 +72,20 @@ class PointerPass {
   void SetUpPushConstants(RewriteReport* report);
   // A member of the root (a set's block address or a binding's dynamic offsets): its
   // byte offset, type, where its member index goes, and its debug name.
-  struct RootMember { uint32_t offset; uint32_t type; uint32_t* index; std::string name; };
+  struct RootMember {
+    uint32_t offset;
+    uint32_t type;
+    uint32_t* index;
+    // Its debug name, `name_prefix` then `name_number` in decimal (written into the
+    // OpMemberName by AddName, so no string is built per member).
+    const char* name_prefix;
+    uint32_t name_number;
+    void AddName(Instruction* member_name) const {
+      char name[64];
+      const int n = std::snprintf(name, sizeof name, "%s%u", name_prefix, name_number);
+      member_name->add_string_operand(std::string_view(name, n > 0 ? static_cast<std::size_t>(n) : 0));
+    }
+  };
   // RootPlacement::kStorageBuffer: the root buffer from `members` (offset order).
   void SetUpRootBuffer(const std::vector<RootMember>& members, RewriteReport* report);
   std::string RewriteFunction(uint32_t f);
@@ -114,6 +128,8 @@ class PointerPass {
   // the code could not retype); ApplyVariableDecorations puts the decorations on members.
   std::string PlanVariableDecorations();
   void ApplyVariableDecorations();
+  // Indices into converted_ ordered by block type (stable: by index within a block).
+  void SortByBlock(std::vector<uint32_t>* order) const;
   // Vulkan memory model: Coherent / Volatile of the variable(s) behind old pointer `id`
   // become memory operands of the access `inst` (first memory operand at `first`).
   void AddCoherenceOperands(Instruction* inst, uint32_t first, uint32_t id, bool is_store);

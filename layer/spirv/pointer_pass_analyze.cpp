@@ -30,8 +30,10 @@ const Instruction* PointerPass::LocalDef(uint32_t id) const {
 }
 
 std::string PointerPass::FindConverted(RewriteReport* report) {
-  vars_ = ClassifyVariables(m_, types_);
+  ClassifyVariables(m_, types_, &vars_);
   converted_of_var_.assign(m_.bound, -1);
+  report->bindings.reserve(vars_.size());
+  converted_.reserve(vars_.size());
   for (const VariableInfo& v : vars_) {
     if (!v.is_resource || v.kind == ResourceKind::kPushConstants) continue;
     BindingReport br;
@@ -64,9 +66,9 @@ std::string PointerPass::FindConverted(RewriteReport* report) {
       }
       if (set->root_offset % 8 != 0) return "root offset " + std::to_string(set->root_offset) + " is not 8-byte aligned";
       br.outcome = BindingOutcome::kConverted;
-      br.detail = "records " + std::to_string(binding->first_record) + ".." +
-                  std::to_string(binding->first_record + std::max(1u, binding->array_size) - 1) + ", root at " +
-                  std::to_string(set->root_offset);
+      br.first_record = binding->first_record;
+      br.last_record = binding->first_record + std::max(1u, binding->array_size) - 1;
+      br.root_offset = set->root_offset;
       Converted c;
       c.var = v;
       static constexpr std::pair<uint32_t, spv::Decoration> kKept[] = {
@@ -102,6 +104,8 @@ std::string PointerPass::FindConverted(RewriteReport* report) {
 
 PointerPass::PointerPass(Module& module, const RewriteOptions& options)
     : m_(module), types_(module), options_(options), ext_sets_(module) {
+  TakePooled(&vars_);
+  TakePooled(&converted_);
   TakePooled(&converted_of_var_);
   TakePooled(&retyped_);
   TakePooled(&retyped_params_);
@@ -116,6 +120,8 @@ PointerPass::PointerPass(Module& module, const RewriteOptions& options)
 }
 
 PointerPass::~PointerPass() {
+  GivePooled(&vars_);
+  GivePooled(&converted_);
   GivePooled(&converted_of_var_);
   GivePooled(&retyped_);
   GivePooled(&retyped_params_);
@@ -175,7 +181,8 @@ bool PointerPass::MarkRetyped(uint32_t id, std::vector<uint32_t>* work) {
 std::string PointerPass::Close() {
   retyped_.assign(m_.bound, 0);
   retyped_return_.assign(m_.functions.size(), 0);
-  std::vector<uint32_t> work;
+  PooledScratch<uint32_t> work_scratch;
+  std::vector<uint32_t>& work = work_scratch.v;
   for (const Converted& c : converted_) {
     retyped_[c.var.id] = 1;
     work.push_back(c.var.id);

@@ -82,29 +82,33 @@ void PointerPass::SetUpTypes() {
 // block, so the block is re-declared at the end of the types with the old members first.
 void PointerPass::SetUpPushConstants(RewriteReport* report) {
   using Member = RootMember;
-  std::vector<Member> members;
+  PooledScratch<Member> members_scratch;
+  std::vector<Member>& members = members_scratch.v;
   root_member_.assign(options_.sets.size(), kNone);
   dynamic_member_.assign(converted_.size(), kNone);
   for (uint32_t s = 0; s < options_.sets.size(); ++s)
     for (const Converted& c : converted_)
       if (c.set == &options_.sets[s]) {
-        members.push_back({options_.sets[s].root_offset, address_type_, &root_member_[s],
-                           "bindery_set" + std::to_string(options_.sets[s].set)});
+        members.push_back({options_.sets[s].root_offset, address_type_, &root_member_[s], "bindery_set",
+                           options_.sets[s].set});
         break;
       }
   for (uint32_t i = 0; i < converted_.size(); ++i)
     if (converted_[i].binding->dynamic_offsets_root_offset != kNoRootOffset)
       members.push_back({converted_[i].binding->dynamic_offsets_root_offset,
                          types_.GetArrayType(u32_, std::max(1u, converted_[i].binding->array_size), 4),
-                         &dynamic_member_[i], "bindery_dynamic_offsets" + std::to_string(i)});
+                         &dynamic_member_[i], "bindery_dynamic_offsets", i});
   std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.offset < b.offset; });
   if (options_.root_placement == RootPlacement::kStorageBuffer) {
     SetUpRootBuffer(members, report);
     return;
   }
 
-  std::vector<uint32_t> member_types, offsets;
-  std::vector<Instruction> member_decorations;
+  PooledScratch<uint32_t> member_types_scratch, offsets_scratch;
+  std::vector<uint32_t>& member_types = member_types_scratch.v;
+  std::vector<uint32_t>& offsets = offsets_scratch.v;
+  PooledScratch<Instruction> member_decorations_scratch;
+  std::vector<Instruction>& member_decorations = member_decorations_scratch.v;
   const VariableInfo* pc = nullptr;
   for (const VariableInfo& v : vars_)
     if (v.kind == ResourceKind::kPushConstants) pc = &v;
@@ -144,14 +148,15 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
   for (uint32_t i = 0; i < members.size(); ++i) {
     types_.AddMemberDecoration(pc_struct_, first_new + i, spv::DecorationOffset, {offsets[i]});
     Instruction name(spv::OpMemberName, 0, 0, {pc_struct_, first_new + i});
-    for (uint32_t w : StringWords(members[i].name)) name.add_operand(w);
+    members[i].AddName(&name);
     m_.debug.push_back(std::move(name));
   }
   uint32_t pointer = types_.CreateType(spv::OpTypePointer, {spv::StorageClassPushConstant, pc_struct_});
   if (pc) {
     pc_var_ = pc->id;
     // Member names of the old block carry over.
-    std::vector<Instruction> names;
+    PooledScratch<Instruction> names_scratch;
+    std::vector<Instruction>& names = names_scratch.v;
     for (const Instruction& d : m_.debug)
       if (d.opcode() == spv::OpMemberName && d.operand(0) == pc->block_type) {
         names.push_back(d);
@@ -165,7 +170,7 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
     new_pc_var_ = true;
     types_.AddGlobal(Instruction(spv::OpVariable, pointer, pc_var_, {spv::StorageClassPushConstant}));
     Instruction name(spv::OpName, 0, 0, {pc_var_});
-    for (uint32_t w : StringWords("bindery_root")) name.add_operand(w);
+    name.add_string_operand("bindery_root");
     m_.debug.push_back(std::move(name));
   }
   pc_address_pointer_ = types_.GetPointerType(spv::StorageClassPushConstant, address_type_);
@@ -188,7 +193,8 @@ void PointerPass::SetUpRootBuffer(const std::vector<RootMember>& members, Rewrit
   // the same (storage-buffer) layout without an extension.
   const bool storage_class = m_.version >= 0x00010300;
   const spv::StorageClass sc = storage_class ? spv::StorageClassStorageBuffer : spv::StorageClassUniform;
-  std::vector<uint32_t> member_types;
+  PooledScratch<uint32_t> member_types_scratch;
+  std::vector<uint32_t>& member_types = member_types_scratch.v;
   uint32_t end = 0;
   for (uint32_t i = 0; i < members.size(); ++i) {
     if (members[i].offset < end) {
@@ -206,7 +212,7 @@ void PointerPass::SetUpRootBuffer(const std::vector<RootMember>& members, Rewrit
     types_.AddMemberDecoration(pc_struct_, i, spv::DecorationOffset, {members[i].offset});
     types_.AddMemberDecoration(pc_struct_, i, spv::DecorationNonWritable);
     Instruction name(spv::OpMemberName, 0, 0, {pc_struct_, i});
-    for (uint32_t w : StringWords(members[i].name)) name.add_operand(w);
+    members[i].AddName(&name);
     m_.debug.push_back(std::move(name));
   }
   uint32_t pointer = types_.CreateType(spv::OpTypePointer, {static_cast<uint32_t>(sc), pc_struct_});
@@ -216,7 +222,7 @@ void PointerPass::SetUpRootBuffer(const std::vector<RootMember>& members, Rewrit
   types_.AddDecoration(pc_var_, spv::DecorationDescriptorSet, {options_.root_buffer_set});
   types_.AddDecoration(pc_var_, spv::DecorationBinding, {0});
   Instruction name(spv::OpName, 0, 0, {pc_var_});
-  for (uint32_t w : StringWords("bindery_root")) name.add_operand(w);
+  name.add_string_operand("bindery_root");
   m_.debug.push_back(std::move(name));
   pc_address_pointer_ = types_.GetPointerType(sc, address_type_);
   pc_u32_pointer_ = types_.GetPointerType(sc, u32_);

@@ -20,7 +20,8 @@ bool IsTerminator(spv::Op op) {
 // back to a root. In 32-bit mode `overflow` collects wrap-arounds (the access is then out
 // of bounds).
 std::string PointerPass::EmitOffset(uint32_t id, uint32_t* offset, uint32_t* overflow, Root* root) {
-  std::vector<const Instruction*> chains;
+  PooledScratch<const Instruction*> chains_scratch;
+  std::vector<const Instruction*>& chains = chains_scratch.v;
   uint32_t cur = id;
   uint32_t root_type = 0;
   // Valid SSA cannot loop back here, but malformed input can (an access chain or copy
@@ -266,7 +267,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
         roots_[converted_[c].var.id] = Root{c, size};
         if (!converted_[c].var.name.empty()) {
           Instruction name(spv::OpName, 0, 0, {p});
-          for (uint32_t w : StringWords(converted_[c].var.name)) name.add_operand(w);
+          name.add_string_operand(converted_[c].var.name);
           m_.debug.push_back(std::move(name));
         }
       }
@@ -302,7 +303,8 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
     if (i == hoisted_loop_merge) continue;  // already emitted at the top of the header
     if (op == spv::OpFunction) {
       bool change = retyped_return_[f] != 0;
-      std::vector<uint32_t> params;
+      PooledScratch<uint32_t> params_scratch;
+      std::vector<uint32_t>& params = params_scratch.v;
       for (uint32_t k = i + 1; k < in.size() && in[k].opcode() == spv::OpFunctionParameter; ++k) {
         uint32_t t = in[k].type_id();
         if (Retyped(in[k].result_id())) { t = MappedType(t); change = true; }

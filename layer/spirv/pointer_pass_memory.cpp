@@ -28,19 +28,23 @@ std::string PointerPass::PlanVariableDecorations() {
   // Decorations that become member decorations (Coherent and Volatile are operands under
   // the Vulkan memory model).
   const uint32_t member_kinds = vulkan_memory_model_ ? (kNonWritable | kNonReadable) : ~0u;
-  std::map<uint32_t, std::vector<uint32_t>> by_block;  // block -> converted indices
-  for (uint32_t c = 0; c < converted_.size(); ++c) {
-    converted_[c].pointee_block = converted_[c].var.block_type;
-    by_block[converted_[c].var.block_type].push_back(c);
-  }
-  for (const auto& [block, users] : by_block) {
+  for (Converted& c : converted_) c.pointee_block = c.var.block_type;
+  PooledScratch<uint32_t> by_block_scratch;
+  std::vector<uint32_t>& by_block = by_block_scratch.v;
+  SortByBlock(&by_block);
+  for (std::size_t first = 0, last = 0; first < by_block.size(); first = last) {
+    last = first + 1;
+    while (last < by_block.size() && converted_[by_block[last]].var.block_type == converted_[by_block[first]].var.block_type)
+      ++last;
     bool differ = false;
-    for (uint32_t c : users)
-      differ |= (converted_[c].memory_flags & member_kinds) != (converted_[users[0]].memory_flags & member_kinds);
+    for (std::size_t u = first; u < last; ++u)
+      differ |= (converted_[by_block[u]].memory_flags & member_kinds) !=
+                (converted_[by_block[first]].memory_flags & member_kinds);
     if (!differ) continue;
     // Buffers needing decorations get a copy: every use must be an access chain into the
     // block (for descriptor arrays, into an element).
-    for (uint32_t c : users) {
+    for (std::size_t user = first; user < last; ++user) {
+      const uint32_t c = by_block[user];
       if ((converted_[c].memory_flags & member_kinds) == 0) continue;
       const bool arrayed = converted_[c].var.array_type != 0;
       std::vector<uint32_t> pointers{converted_[c].var.id};
@@ -79,19 +83,28 @@ void PointerPass::ApplyVariableDecorations() {
         if ((flags & flag) && !types_.GetMemberDecoration(block, i, decoration, nullptr))
           types_.AddMemberDecoration(block, i, decoration);
   };
-  std::map<uint32_t, uint32_t> shared_flags;     // block -> flags when its users agree
-  std::map<uint32_t, bool> users_differ;
-  for (const Converted& c : converted_) {
-    const uint32_t f = c.memory_flags & member_kinds;
-    auto it = shared_flags.find(c.var.block_type);
-    if (it == shared_flags.end()) shared_flags[c.var.block_type] = f;
-    else if (it->second != f) users_differ[c.var.block_type] = true;
+  // Per converted buffer, whether the buffers sharing its block differ in the flags.
+  PooledScratch<uint32_t> by_block_scratch, differ_scratch;
+  std::vector<uint32_t>& by_block = by_block_scratch.v;
+  std::vector<uint32_t>& users_differ = differ_scratch.v;
+  SortByBlock(&by_block);
+  users_differ.assign(converted_.size(), 0);
+  for (std::size_t first = 0, last = 0; first < by_block.size(); first = last) {
+    last = first + 1;
+    while (last < by_block.size() && converted_[by_block[last]].var.block_type == converted_[by_block[first]].var.block_type)
+      ++last;
+    bool differ = false;
+    for (std::size_t u = first; u < last; ++u)
+      differ |= (converted_[by_block[u]].memory_flags & member_kinds) !=
+                (converted_[by_block[first]].memory_flags & member_kinds);
+    for (std::size_t u = first; u < last; ++u) users_differ[by_block[u]] = differ ? 1 : 0;
   }
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> copies;  // (block, flags) -> copy
-  for (Converted& c : converted_) {
+  for (uint32_t index = 0; index < converted_.size(); ++index) {
+    Converted& c = converted_[index];
     const uint32_t f = c.memory_flags & member_kinds;
     if (f == 0) continue;
-    if (!users_differ[c.var.block_type]) continue;  // decorated in place below
+    if (!users_differ[index]) continue;  // decorated in place below
     uint32_t& copy = copies[{c.var.block_type, f}];
     if (copy == 0) {
       std::vector<uint32_t> members;
@@ -111,8 +124,23 @@ void PointerPass::ApplyVariableDecorations() {
     }
     c.pointee_block = copy;
   }
-  for (const auto& [block, f] : shared_flags)
-    if (!users_differ[block] && f != 0) decorate_members(block, f);
+  // Blocks whose buffers agree, in ascending block id (the order of the output's decorations).
+  for (std::size_t u = 0; u < by_block.size(); ++u) {
+    const uint32_t c = by_block[u];
+    const bool first_of_block = u == 0 || converted_[by_block[u - 1]].var.block_type != converted_[c].var.block_type;
+    const uint32_t f = converted_[c].memory_flags & member_kinds;
+    if (first_of_block && !users_differ[c] && f != 0) decorate_members(converted_[c].var.block_type, f);
+  }
+}
+
+void PointerPass::SortByBlock(std::vector<uint32_t>* order) const {
+  order->resize(converted_.size());
+  for (uint32_t c = 0; c < converted_.size(); ++c) (*order)[c] = c;
+  // std::sort with the index as the tie-break: stable without stable_sort's buffer.
+  std::sort(order->begin(), order->end(), [&](uint32_t a, uint32_t b) {
+    const uint32_t block_a = converted_[a].var.block_type, block_b = converted_[b].var.block_type;
+    return block_a != block_b ? block_a < block_b : a < b;
+  });
 }
 
 int32_t PointerPass::StaticRootOf(uint32_t id) const {

@@ -95,13 +95,14 @@ void PointerPass::WidenChainIndices(Instruction* chain, uint32_t base_pointer_ty
   const bool in_bounds = op == spv::OpInBoundsAccessChain || op == spv::OpInBoundsPtrAccessChain;
   const uint32_t result_type = chain->type_id();
   const uint32_t result = chain->result_id();
-  std::vector<uint32_t> operands(chain->operand_count());
-  for (uint32_t k = 0; k < operands.size(); ++k) operands[k] = chain->operand(k);
+  PooledScratch<uint32_t> operands_scratch, pending_scratch;
+  std::vector<uint32_t>& operands = operands_scratch.v;
+  operands.assign(chain->words().begin() + chain->first_operand_index(), chain->words().end());
   // The chain is rebuilt as `base` (with OpPtrAccessChain's Element while it is kept)
   // followed by `pending`: indices whose offsets stay small.
   uint32_t base = operands[0];
   uint32_t element_index = 0;  // a kept Element (0: none)
-  std::vector<uint32_t> pending;
+  std::vector<uint32_t>& pending = pending_scratch.v;
   bool changed = false;
   if (op == spv::OpPtrAccessChain || op == spv::OpInBoundsPtrAccessChain) {
     first = 2;

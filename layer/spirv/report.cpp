@@ -24,7 +24,9 @@ std::string RewriteReport::ToString() const {
     if (!b.name.empty()) s += " (" + b.name + ")";
     s += ": ";
     s += OutcomeName(b.outcome);
-    if (!b.detail.empty()) s += ", " + b.detail;
+    if (b.outcome == BindingOutcome::kConverted)
+      s += ", records " + std::to_string(b.first_record) + ".." + std::to_string(b.last_record) + ", root at " +
+           std::to_string(b.root_offset);
     s += "\n";
   }
   if (converted) s += "  push constants read: [0, " + std::to_string(push_constant_end) + ")\n";

@@ -24,8 +24,14 @@ struct VariableInfo {
   std::string name;
 };
 
-// Every global OpVariable of the module, classified.
-std::vector<VariableInfo> ClassifyVariables(const Module& module, const TypeManager& types);
+// Every global OpVariable of the module, classified (into `out`, emptied first: the rewrite
+// passes a pooled vector).
+void ClassifyVariables(const Module& module, const TypeManager& types, std::vector<VariableInfo>* out);
+inline std::vector<VariableInfo> ClassifyVariables(const Module& module, const TypeManager& types) {
+  std::vector<VariableInfo> out;
+  ClassifyVariables(module, types, &out);
+  return out;
+}
 
 // For each entry point (in module order), the global ids its static call tree references
 // (sorted). Also fills `function_index_of`: function id -> index in module.functions.

@@ -23,7 +23,7 @@ void AddExtension(Module& m, const std::string& name) {
   for (const Instruction& i : m.extensions)
     if (i.string_operand(0) == name) return;
   Instruction e(spv::OpExtension, 0, 0, {});
-  for (uint32_t w : StringWords(name)) e.add_operand(w);
+  e.add_string_operand(name);
   m.extensions.push_back(std::move(e));
 }
 
@@ -123,7 +123,8 @@ std::string PointerPass::FinishModule() {
   m_.types_values.erase(std::remove_if(m_.types_values.begin(), m_.types_values.end(),
                                        [&](const Instruction& i) { return i.opcode() == spv::OpVariable && gone(i.result_id()); }),
                         m_.types_values.end());
-  std::vector<uint32_t> blocks;
+  PooledScratch<uint32_t> blocks_scratch, keep_scratch;
+  std::vector<uint32_t>& blocks = blocks_scratch.v;
   for (const Converted& c : converted_) blocks.push_back(c.var.block_type);
   // Compacted in place: the section keeps its storage (the module is reused per thread).
   std::size_t kept = 0;
@@ -152,7 +153,8 @@ std::string PointerPass::FinishModule() {
     Instruction& ep = m_.entry_points[e];
     uint32_t name_end = 0;
     ep.string_operand(2, &name_end);
-    std::vector<uint32_t> keep;
+    std::vector<uint32_t>& keep = keep_scratch.v;
+    keep.clear();
     for (uint32_t k = name_end; k < ep.operand_count(); ++k)
       if (!gone(ep.operand(k))) keep.push_back(ep.operand(k));
     if (m_.version >= 0x00010400 && names_pc_var[e] &&

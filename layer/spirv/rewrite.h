@@ -95,7 +95,12 @@ struct BindingReport {
   uint32_t binding = 0;
   std::string name;  // OpName of the variable, if any
   BindingOutcome outcome = BindingOutcome::kConverted;
-  std::string detail;
+  // kConverted: the records the binding reads in its set's block and the byte offset of
+  // that block's address in the root (numbers, not text: ToString words them, so a rewrite
+  // builds no string per binding that nothing may read).
+  uint32_t first_record = 0;
+  uint32_t last_record = 0;
+  uint32_t root_offset = 0;
 };
 
 struct RewriteReport {

@@ -18,19 +18,20 @@ struct KeyView {
   uint32_t operand_count;
 
   uint32_t size() const { return head_count + operand_count; }
-  uint32_t at(uint32_t j) const { return j < head_count ? head[j] : operands[j - head_count]; }
+  // FNV-1a over the head, then the operands (two plain loops: a branch per word choosing
+  // between them was a visible share of building the index).
   uint64_t Hash() const {
-    uint64_t h = 1469598103934665603ull;  // FNV-1a over the words
-    for (uint32_t j = 0; j < size(); ++j) {
-      h ^= at(j);
-      h *= 1099511628211ull;
-    }
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t j = 0; j < head_count; ++j) h = (h ^ head[j]) * 1099511628211ull;
+    for (uint32_t j = 0; j < operand_count; ++j) h = (h ^ operands[j]) * 1099511628211ull;
     return h ^ (h >> 29);
   }
   bool operator==(const KeyView& o) const {
-    if (size() != o.size()) return false;
-    for (uint32_t j = 0; j < size(); ++j)
-      if (at(j) != o.at(j)) return false;
+    if (head_count != o.head_count || operand_count != o.operand_count) return false;
+    for (uint32_t j = 0; j < head_count; ++j)
+      if (head[j] != o.head[j]) return false;
+    for (uint32_t j = 0; j < operand_count; ++j)
+      if (operands[j] != o.operands[j]) return false;
     return true;
   }
 };
@@ -89,6 +90,9 @@ TypeManager::~TypeManager() {
 }
 
 void TypeManager::Reindex() {
+  // What FindKeyed answers first may change with the module order: ask again.
+  uint_type_ = 0;
+  for (uint32_t& id : small_uint_constants_) id = 0;
   // Room for every global and the few dozen the rewrite adds, at most half full: no regrowth
   // for an ordinary module.
   std::size_t slots = 64;
@@ -110,7 +114,10 @@ void TypeManager::Reindex() {
 }
 
 void TypeManager::IndexDecoration(uint32_t annotation) {
-  if (next_decoration_.size() <= annotation) next_decoration_.resize(std::size_t{annotation} + 1, 0);  // appended
+  // Appended annotations arrive one at a time: push_back grows geometrically, where a
+  // resize by one per annotation was a call into the vector's fill path each time.
+  if (next_decoration_.size() == annotation) next_decoration_.push_back(0);
+  else if (next_decoration_.size() < annotation) next_decoration_.resize(std::size_t{annotation} + 1, 0);
   const Instruction& a = m_.annotations[annotation];
   if (a.operand_count() == 0) return;
   switch (a.opcode()) {
@@ -138,10 +145,14 @@ void TypeManager::Index(uint32_t position) {
   uint32_t id = inst.result_id();
   if (id >= def_index_.size()) def_index_.resize(id + 1, -1);
   def_index_[id] = static_cast<int32_t>(position);
-  if (IsKeyed(inst.opcode())) InsertKeyed(id);
+  if (IsKeyed(inst.opcode())) InsertKeyed(id, inst);
 }
 
 void TypeManager::InsertKeyed(uint32_t id) {
+  if (const Instruction* inst = Def(id)) InsertKeyed(id, *inst);
+}
+
+void TypeManager::InsertKeyed(uint32_t id, const Instruction& inst) {
   if ((keyed_count_ + 1) * 2 > keyed_slots_.size()) {
     // Grow, and insert again in the original order (so equal keys stay in module order).
     keyed_slots_.assign(keyed_slots_.size() * 2, 0);
@@ -150,10 +161,8 @@ void TypeManager::InsertKeyed(uint32_t id) {
     ids.swap(keyed_ids_);
     for (uint32_t old : ids) InsertKeyed(old);
   }
-  const Instruction* inst = Def(id);
-  if (!inst) return;
   const std::size_t mask = keyed_slots_.size() - 1;
-  std::size_t slot = static_cast<std::size_t>(KeyOf(*inst).Hash()) & mask;
+  std::size_t slot = static_cast<std::size_t>(KeyOf(inst).Hash()) & mask;
   while (keyed_slots_[slot] != 0) slot = (slot + 1) & mask;
   keyed_slots_[slot] = id;
   ++keyed_count_;
@@ -382,6 +391,29 @@ uint32_t TypeManager::GetConstant(uint32_t type, WordView value_words) {
   m_.types_values.push_back(std::move(inst));
   Index(static_cast<uint32_t>(m_.types_values.size() - 1));
   return id;
+}
+
+uint32_t TypeManager::GetUintType() {
+  if (uint_type_ != 0) {
+    const Instruction* t = Def(uint_type_);
+    if (t && t->opcode() == spv::OpTypeInt && t->operand_count() == 2 && t->operand(0) == 32 && t->operand(1) == 0)
+      return uint_type_;
+  }
+  uint_type_ = GetIntType(32, false);
+  return uint_type_;
+}
+
+uint32_t TypeManager::GetUintConstant(uint32_t v) {
+  const uint32_t type = GetUintType();
+  if (v >= kSmallUintConstants) return GetConstant(type, {v});
+  uint32_t& known = small_uint_constants_[v];
+  if (known != 0) {
+    const Instruction* c = Def(known);
+    if (c && c->opcode() == spv::OpConstant && c->type_id() == type && c->operand_count() == 1 && c->operand(0) == v)
+      return known;
+  }
+  known = GetConstant(type, {v});
+  return known;
 }
 
 uint32_t TypeManager::GetNullConstant(uint32_t type) {

@@ -91,7 +91,10 @@ class TypeManager {
   uint32_t GetVoidType() { return GetType(spv::OpTypeVoid, {}); }
   uint32_t GetBoolType() { return GetType(spv::OpTypeBool, {}); }
   uint32_t GetIntType(uint32_t width, bool is_signed) { return GetType(spv::OpTypeInt, {width, is_signed ? 1u : 0u}); }
-  uint32_t GetUintType() { return GetIntType(32, false); }
+  // The 32-bit unsigned type and small constants of it are asked for many times per rewrite
+  // (every record index, member index and offset): remembered once found, checked against
+  // their definitions on use, forgotten by Reindex.
+  uint32_t GetUintType();
   uint32_t GetVectorType(uint32_t component, uint32_t count) { return GetType(spv::OpTypeVector, {component, count}); }
   // A pointer with no ArrayStride (stride 0) or with that ArrayStride.
   uint32_t GetPointerType(spv::StorageClass sc, uint32_t pointee, uint32_t array_stride = 0);
@@ -110,7 +113,7 @@ class TypeManager {
   uint32_t GetConstant(uint32_t type, std::initializer_list<uint32_t> value_words) {
     return GetConstant(type, View(value_words));
   }
-  uint32_t GetUintConstant(uint32_t v) { return GetConstant(GetUintType(), {v}); }
+  uint32_t GetUintConstant(uint32_t v);
   uint32_t GetNullConstant(uint32_t type);
   uint32_t GetBoolConstant(bool v);
   // The value of an OpConstant of a 32-bit integer type (not a spec constant).
@@ -146,10 +149,15 @@ class TypeManager {
   // in module order, passed to `visit` until it returns true; the id it stopped at, or 0.
   template <typename Visit>
   uint32_t FindKeyed(spv::Op op, uint32_t type, const uint32_t* operands, uint32_t operand_count, Visit visit) const;
-  void InsertKeyed(uint32_t position);
+  void InsertKeyed(uint32_t id);
+  // The same for `inst`, the definition of `id` (Index has it at hand).
+  void InsertKeyed(uint32_t id, const Instruction& inst);
   uint32_t FindWithLayout(spv::Op op, WordView operands, WordView layout) const;
 
   Module& m_;
+  uint32_t uint_type_ = 0;
+  static constexpr uint32_t kSmallUintConstants = 16;
+  uint32_t small_uint_constants_[kSmallUintConstants] = {};
   std::vector<int32_t> def_index_;
   // Types and constants by key: open addressing with linear probing over positions + 1
   // (0 = empty), never deleted from, so equal keys are met in insertion (module) order.

@@ -16,13 +16,13 @@
 
 namespace bindery::spirv {
 
-inline bool IsAtomic(spv::Op op) {
+constexpr bool IsAtomic(spv::Op op) {
   return (op >= spv::OpAtomicLoad && op <= spv::OpAtomicXor) || op == spv::OpAtomicFlagTestAndSet ||
          op == spv::OpAtomicFlagClear || op == spv::OpAtomicFMinEXT || op == spv::OpAtomicFMaxEXT ||
          op == spv::OpAtomicFAddEXT;
 }
 
-inline bool IsAccessChain(spv::Op op) {
+constexpr bool IsAccessChain(spv::Op op) {
   return op == spv::OpAccessChain || op == spv::OpInBoundsAccessChain || op == spv::OpPtrAccessChain ||
          op == spv::OpInBoundsPtrAccessChain;
 }
@@ -33,7 +33,7 @@ enum class PointerOperands : uint8_t {
   kGrammarIds,  // every id operand the grammar gives the instruction
 };
 
-inline PointerOperands PointerOperandsOf(spv::Op op) {
+constexpr PointerOperands PointerOperandsOfSlow(spv::Op op) {
   if (IsAccessChain(op)) return PointerOperands::kFirst;
   if (IsAtomic(op)) return PointerOperands::kFirst;
   switch (op) {
@@ -67,6 +67,23 @@ inline PointerOperands PointerOperandsOf(spv::Op op) {
   return PointerOperands::kGrammarIds;
 }
 
+// PointerOperandsOfSlow for the opcodes below kSize, computed at compile time: the pass
+// asks for every instruction of every function (the uses, the rewrite), and the chain of
+// tests above was a visible share of that.
+struct PointerOperandsTable {
+  static constexpr uint32_t kSize = 512;
+  PointerOperands kinds[kSize];
+  constexpr PointerOperandsTable() : kinds() {
+    for (uint32_t code = 0; code < kSize; ++code) kinds[code] = PointerOperandsOfSlow(static_cast<spv::Op>(code));
+  }
+};
+inline constexpr PointerOperandsTable kPointerOperandsTable{};
+
+inline PointerOperands PointerOperandsOf(spv::Op op) {
+  const uint32_t code = static_cast<uint32_t>(op);
+  return code < PointerOperandsTable::kSize ? kPointerOperandsTable.kinds[code] : PointerOperandsOfSlow(op);
+}
+
 inline bool IsPointerOperand(PointerOperands kind, uint32_t i) {
   switch (kind) {
     case PointerOperands::kNone: return false;
@@ -86,11 +103,17 @@ inline bool IsPointerOperand(PointerOperands kind, uint32_t i) {
 class ExtInstSets {
  public:
   explicit ExtInstSets(const Module& m) {
-    for (const Instruction& i : m.ext_inst_imports)
-      if (i.has_result()) sets_.emplace_back(i.result_id(), grammar::FindExtSet(i.string_operand(0)));
+    for (const Instruction& i : m.ext_inst_imports) {
+      if (!i.has_result()) continue;
+      const std::pair<uint32_t, const grammar::ExtSetEntry*> set(i.result_id(), grammar::FindExtSet(i.string_operand(0)));
+      if (inline_count_ < kInline) inline_[inline_count_++] = set;
+      else more_.push_back(set);
+    }
   }
   const grammar::ExtSetEntry* Of(uint32_t import_id) const {
-    for (const auto& [id, set] : sets_)
+    for (uint32_t s = 0; s < inline_count_; ++s)
+      if (inline_[s].first == import_id) return inline_[s].second;
+    for (const auto& [id, set] : more_)
       if (id == import_id) return set;
     return nullptr;
   }
@@ -100,7 +123,11 @@ class ExtInstSets {
   }
 
  private:
-  std::vector<std::pair<uint32_t, const grammar::ExtSetEntry*>> sets_;
+  // A module imports one or two sets: those live here, so a rewrite allocates nothing for them.
+  static constexpr uint32_t kInline = 4;
+  std::pair<uint32_t, const grammar::ExtSetEntry*> inline_[kInline] = {};
+  uint32_t inline_count_ = 0;
+  std::vector<std::pair<uint32_t, const grammar::ExtSetEntry*>> more_;
 };
 
 // Calls fn(operand index) for each operand of `inst` that can hold a pointer the rewrite
@@ -112,8 +139,31 @@ inline void ForEachPointerOperand(const Instruction& inst, PointerOperands kind,
     grammar::ForEachIdOperand(inst, sets.SetOf(inst), fn);
     return;
   }
-  for (uint32_t k = 0; k < inst.operand_count(); ++k)
-    if (IsPointerOperand(kind, k)) fn(k);
+  // The positions IsPointerOperand accepts, visited directly in ascending order.
+  const uint32_t n = inst.operand_count();
+  switch (kind) {
+    case PointerOperands::kFirst:
+      if (n > 0) fn(0u);
+      return;
+    case PointerOperands::kFirstTwo:
+      for (uint32_t k = 0; k < n && k < 2; ++k) fn(k);
+      return;
+    case PointerOperands::kSecondAndThird:
+      for (uint32_t k = 1; k < n && k < 3; ++k) fn(k);
+      return;
+    case PointerOperands::kEven:
+      for (uint32_t k = 0; k < n; k += 2) fn(k);
+      return;
+    case PointerOperands::kAllButFirst:
+      for (uint32_t k = 1; k < n; ++k) fn(k);
+      return;
+    case PointerOperands::kSecond:
+      if (n > 1) fn(1u);
+      return;
+    case PointerOperands::kNone:
+    case PointerOperands::kGrammarIds:
+      return;
+  }
 }
 
 }  // namespace bindery::spirv
