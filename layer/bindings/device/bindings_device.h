@@ -323,6 +323,11 @@ inline DispatchKeySlots<DeviceBindings> g_bindings_by_key;
 // device has no indirect bindings (one device's entry point called with another's handle).
 DeviceBindings* FindBindingsUnindexed(VkCommandBuffer cb);
 
+// The table's answer alone (nullptr where it has none: the caller then takes its slow path,
+// which asks FindBindings). A hook's pass-through makes no call before its tail call, so
+// it saves no register and sets up no frame.
+inline DeviceBindings* FindBindingsIndexed(VkCommandBuffer cb) { return g_bindings_by_key.Find(DispatchKey(cb)); }
+
 // The state on the command buffer's device, nullptr where it has none. The table answers
 // unless another device took the slot of this one's key or the device has no indirect
 // bindings; then the registry does. Hooks test it first so that their pass-through path is

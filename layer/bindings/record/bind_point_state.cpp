@@ -145,7 +145,7 @@ bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkSha
       continue;
     }
     if (lo < kPushImageBytes) {
-      std::memcpy(image.bytes + lo, bytes, std::min(hi, kPushImageBytes) - lo);
+      CopyPushBytes(image.bytes + lo, bytes, std::min(hi, kPushImageBytes) - lo);
       image.Written(lo, std::min(hi, kPushImageBytes));
     }
     image.layout = layout;
@@ -178,6 +178,33 @@ bool NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layou
   if (data.points[1 - index].root.MarkOverwritten(lo, hi)) stale = true;
   // Roots placed by other ranges: the sets they served were disturbed by this bind.
   root.Record(layout, ranges_key, lo, hi, bytes);
+  return stale;
+}
+
+bool NoteRootDelivered(BindingsCommandData& data, int index, VkPipelineLayout layout, uint64_t ranges_key,
+                       VkShaderStageFlags stages, uint32_t lo, uint32_t hi, const uint8_t* bytes) {
+  // NoteRootPushed, then NotePushConstants with the root's bind point, unrolled for the two
+  // bind points (what each step does and why is told there).
+  BindPointState& here = data.points[index];
+  BindPointState& other = data.points[1 - index];
+  bool stale = false;
+  if (hi <= kPushImageBytes && hi > lo) {
+    if (here.app.ranges_key != ranges_key && here.app.MarkOverwritten(lo, hi)) stale = true;
+    if (other.app.ranges_key != ranges_key && other.app.MarkOverwritten(lo, hi)) stale = true;
+    if (other.root.MarkOverwritten(lo, hi)) stale = true;
+    here.root.Record(layout, ranges_key, lo, hi, bytes);
+  }
+  if ((stages & PointStages(1 - index)) != 0 && other.image.MarkStale(lo, hi)) stale = true;
+  if ((stages & PointStages(index)) != 0) {
+    PushImage& image = here.image;
+    if (lo < kPushImageBytes) {
+      const uint32_t to = std::min(hi, kPushImageBytes);
+      CopyPushBytes(image.bytes + lo, bytes, to - lo);
+      image.Written(lo, to);
+    }
+    image.layout = layout;
+    if (image.Stale() && lo <= image.stale_lo && hi >= image.stale_hi) image.Fresh();
+  }
   return stale;
 }
 

@@ -67,6 +67,17 @@ struct PushCopy {
   uint32_t writes = 0;
 };
 
+// Push-constant bytes copied into an image: the usual sizes (a root slot, a small push)
+// inline, others through memcpy (a call: the copy itself is a few instructions).
+inline void CopyPushBytes(uint8_t* to, const uint8_t* from, uint32_t n) {
+  switch (n) {
+    case 4: std::memcpy(to, from, 4); return;
+    case 8: std::memcpy(to, from, 8); return;
+    case 16: std::memcpy(to, from, 16); return;
+    default: std::memcpy(to, from, n); return;
+  }
+}
+
 // Push-constant bytes the layer keeps to send again: `bytes` over the span [lo, hi)
 // recorded, of which [stale_lo, stale_hi) was overwritten since by something else pushed
 // (sent again before the next draw or dispatch here, through `layout`).
@@ -133,7 +144,7 @@ struct PushBytesImage : PushedBytes {
       Fresh();
       ranges_key = key;
     }
-    std::memcpy(bytes + from, data, to - from);
+    CopyPushBytes(bytes + from, data, to - from);
     Widen(from, to);
     layout = through;
     if (Stale() && from <= stale_lo && to >= stale_hi) Fresh();
@@ -158,6 +169,24 @@ class BindPointState {
   // of the converted binds after them.
   void RecordSets(VkPipelineLayout layout, const PipelineLayoutShadow* pl, uint32_t first_set, uint32_t set_count,
                   const VkDescriptorSet* sets_bound, uint32_t dynamic_offset_count, const uint32_t* dynamic_offsets);
+
+  // RecordSets for sets without dynamic descriptors through a layout whose shadow covers
+  // set numbers [first_set, first_set + set_count) (the caller checked both, and that
+  // they are below kTrackedSets): what RecordSets records for them, without its checks.
+  void RecordPlainSets(VkPipelineLayout layout, uint32_t first_set, uint32_t set_count,
+                       const VkDescriptorSet* sets_bound) {
+    fallback_applied = false;
+    const uint32_t order = ++binds;
+    for (uint32_t i = 0; i < set_count; ++i) {
+      BoundSet& bound = sets[first_set + i];
+      bound.layout = layout;
+      bound.set = sets_bound[i];
+      bound.dynamic_count = 0;
+      bound.order = order;
+      push_copy[first_set + i].valid = false;  // a bound set replaces what was pushed there
+      push_layout[first_set + i] = nullptr;
+    }
+  }
 
   // ---- sets bound through vkCmdBindDescriptorSets, by set number ----
   BoundSet sets[kTrackedSets];
@@ -225,6 +254,14 @@ bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkSha
 // AppImage of the bind points whose stages it names.
 void NoteAppPushed(BindingsCommandData& data, VkPipelineLayout layout, uint64_t ranges_key, VkShaderStageFlags stages,
                    uint32_t lo, uint32_t hi, const uint8_t* bytes);
+
+// A root went down in push constants at bind point `index` through `layout` with
+// `stages` over [lo, hi): NoteRootPushed and NotePushConstants in one step (the root image
+// and the push image of the bind point keep the bytes, the other bind point's and the
+// application's bytes there are marked stale). Returns true when it marked anything stale
+// (the caller then calls DeviceBindings::MarkStalePush).
+bool NoteRootDelivered(BindingsCommandData& data, int index, VkPipelineLayout layout, uint64_t ranges_key,
+                       VkShaderStageFlags stages, uint32_t lo, uint32_t hi, const uint8_t* bytes);
 
 // A root went down in push constants at bind point `index` through `layout` (whose
 // push-constant ranges are named by `ranges_key`) over [lo, hi): kept in its RootImage.
