@@ -159,7 +159,8 @@ bool BindRootOnlySets(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData
   BindingsCommandData* data = CommandDataOf(b, cb);
   const PipelineLayoutShadow* pl = LayoutShadowOf(b, data, layout);
   const int index = BindPointIndex(bindPoint);
-  if (data != nullptr && pl != nullptr && index >= 0 && dynamicOffsetCount == 0 &&
+  if (data != nullptr && pl != nullptr && index >= 0 && dynamicOffsetCount == 0 && firstSet < pl->root.sets.size() &&
+      pl->root.sets[firstSet].root_only &&
       BindRootOnlySets(b, cb, *data, index, layout, *pl, firstSet, setCount, pSets)) {
     NoteSetsBound(b, cb, bindPoint, layout);
     return;
