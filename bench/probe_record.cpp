@@ -88,6 +88,15 @@ std::vector<ProbeResult> RunRecordProbes(ProbeDevice& d) {
         for (uint32_t i = 0; i < kCommands; ++i) fn.CmdDispatch(cb, 1, 1, 1);
         return true;
       }); });
+  // The push rows' pipeline dispatched with its push constants set once before: that
+  // pipeline's dispatch floor, so that `push constants 8 B + dispatch` minus this row minus
+  // the push alone is what a push costs the dispatch after it (a root is such a push).
+  add("record/push-constant kernel: dispatches after one push", [&] { return PerCommand(d, [&](VkCommandBuffer cb) {
+        fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pushed.kernel.pipeline);
+        fn.CmdPushConstants(cb, pushed.kernel.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(args), &args);
+        for (uint32_t i = 0; i < kCommands; ++i) fn.CmdDispatch(cb, 1, 1, 1);
+        return true;
+      }); });
   add("record/bind pre-built set + dispatch", [&] { return PerCommand(d, [&](VkCommandBuffer cb) {
         fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, four.kernel.pipeline);
         for (uint32_t i = 0; i < kCommands; ++i) {

@@ -291,11 +291,9 @@ namespace {
   BindingsCommandData* data = nullptr;
   if ((work & DeviceBindings::kWorkConverting) != 0) {
     if ((data = CommandDataOf(b, cb)) != nullptr) {
-      if (const PipelineLayoutShadow* shadow = LayoutShadowOf(b, data, layout)) {
-        NoteAppPushed(*data, layout, shadow->ranges_key, stageFlags, offset, offset + size,
-                      static_cast<const uint8_t*>(pValues));
-      }
-      if (NotePushConstants(*data, layout, stageFlags, offset, offset + size, static_cast<const uint8_t*>(pValues), -1)) {
+      const PipelineLayoutShadow* shadow = LayoutShadowOf(b, data, layout);
+      if (NoteApplicationPush(*data, layout, shadow != nullptr ? shadow->ranges_key : 0, shadow != nullptr, stageFlags,
+                              offset, offset + size, static_cast<const uint8_t*>(pValues))) {
         b.MarkStalePush();
       }
     }

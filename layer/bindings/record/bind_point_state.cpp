@@ -154,15 +154,6 @@ bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkSha
   return stale;
 }
 
-void NoteAppPushed(BindingsCommandData& data, VkPipelineLayout layout, uint64_t ranges_key, VkShaderStageFlags stages,
-                   uint32_t lo, uint32_t hi, const uint8_t* bytes) {
-  if (hi > kPushImageBytes || hi <= lo) return;
-  for (int i = 0; i < 2; ++i) {
-    if ((stages & PointStages(i)) == 0) continue;
-    data.points[i].app.Record(layout, ranges_key, lo, hi, bytes);
-  }
-}
-
 bool NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layout, uint64_t ranges_key, uint32_t lo,
                     uint32_t hi, const uint8_t* bytes) {
   RootImage& root = data.points[index].root;
@@ -178,6 +169,31 @@ bool NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layou
   if (data.points[1 - index].root.MarkOverwritten(lo, hi)) stale = true;
   // Roots placed by other ranges: the sets they served were disturbed by this bind.
   root.Record(layout, ranges_key, lo, hi, bytes);
+  return stale;
+}
+
+bool NoteApplicationPush(BindingsCommandData& data, VkPipelineLayout layout, uint64_t ranges_key, bool known_layout,
+                         VkShaderStageFlags stages, uint32_t lo, uint32_t hi, const uint8_t* bytes) {
+  // The application's bytes kept in the AppImage of the bind points whose stages the push
+  // names (when its layout is known), and what NotePushConstants does for an application
+  // push, in one pass over the two bind points.
+  bool stale = false;
+  const bool keep_app = known_layout && hi <= kPushImageBytes && hi > lo;
+  for (int i = 0; i < 2; ++i) {
+    BindPointState& point = data.points[i];
+    // Whatever stages it names, the driver may hand its bytes to every stage.
+    if (point.root.MarkStale(lo, hi)) stale = true;
+    if ((stages & PointStages(i)) == 0) continue;
+    if (keep_app) point.app.Record(layout, ranges_key, lo, hi, bytes);
+    PushImage& image = point.image;
+    if (lo < kPushImageBytes) {
+      const uint32_t to = std::min(hi, kPushImageBytes);
+      CopyPushBytes(image.bytes + lo, bytes, to - lo);
+      image.Written(lo, to);
+    }
+    image.layout = layout;
+    if (image.Stale() && lo <= image.stale_lo && hi >= image.stale_hi) image.Fresh();
+  }
   return stale;
 }
 

@@ -250,10 +250,14 @@ class BindingsCommandData;
 bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t lo,
                        uint32_t hi, const uint8_t* bytes, int root_at);
 
-// An application push through `layout` (push-constant ranges `ranges_key`) kept in the
-// AppImage of the bind points whose stages it names.
-void NoteAppPushed(BindingsCommandData& data, VkPipelineLayout layout, uint64_t ranges_key, VkShaderStageFlags stages,
-                   uint32_t lo, uint32_t hi, const uint8_t* bytes);
+
+// An application push through `layout` (push-constant ranges `ranges_key`; `known_layout`
+// false when the layout has no shadow) with `stages` over [lo, hi): kept in the AppImage of
+// the bind points whose stages it names, and NotePushConstants for an application push, in
+// one step. Returns true when it marked a root
+// stale (the caller then calls DeviceBindings::MarkStalePush).
+bool NoteApplicationPush(BindingsCommandData& data, VkPipelineLayout layout, uint64_t ranges_key, bool known_layout,
+                         VkShaderStageFlags stages, uint32_t lo, uint32_t hi, const uint8_t* bytes);
 
 // A root went down in push constants at bind point `index` through `layout` with
 // `stages` over [lo, hi): NoteRootPushed and NotePushConstants in one step (the root image
