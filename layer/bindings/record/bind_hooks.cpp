@@ -135,7 +135,7 @@ bool BindRootOnlySets(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData
   const uint32_t hi = lo + 8 * setCount;
   data.points[index].RecordPlainSets(layout, firstSet, setCount, pSets);
   b.next.CmdPushConstants(cb, layout, pl.root_stages, lo, hi - lo, bytes);
-  if (NoteRootDelivered(data, index, layout, pl.ranges_key, pl.root_stages, lo, hi, bytes)) b.MarkStalePush();
+  if (NoteRootDelivered(data.points, index, layout, pl.ranges_key, pl.root_stages, lo, hi, bytes)) b.MarkStalePush();
   return true;
 }
 

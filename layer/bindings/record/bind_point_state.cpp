@@ -13,8 +13,6 @@
 namespace bindery::bindings {
 namespace {
 
-constexpr VkShaderStageFlags PointStages(int index) { return index == 0 ? kGraphicsPointStages : kComputePointStages; }
-
 // Pushes [lo, hi) of `bytes` (indexed from 0) through `layout`, split where a range of it
 // begins or ends, each piece naming every stage whose range covers it: valid for any set
 // of ranges. Returns the stages named.
@@ -57,7 +55,7 @@ void ResendPushImage(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData&
   for (BindPointState& point : data.points) point.root.MarkOverwritten(lo, hi);
   // The re-send reaches the other bind point's stages too.
   const int other = 1 - index;
-  if ((stages & PointStages(other)) != 0) data.points[other].image.MarkStale(lo, hi);
+  if ((stages & BindPointStages(other)) != 0) data.points[other].image.MarkStale(lo, hi);
 }
 
 // The root bytes of `index` that application pushes overwrote, pushed again through the
@@ -136,7 +134,7 @@ bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkSha
     }
   }
   for (int i = 0; i < 2; ++i) {
-    if ((stages & PointStages(i)) == 0) continue;
+    if ((stages & BindPointStages(i)) == 0) continue;
     PushImage& image = data.points[i].image;
     if (root_at >= 0 && root_at != i) {
       // Another bind point's root: this one's stages lost their bytes there (the bytes
@@ -183,36 +181,9 @@ bool NoteApplicationPush(BindingsCommandData& data, VkPipelineLayout layout, uin
     BindPointState& point = data.points[i];
     // Whatever stages it names, the driver may hand its bytes to every stage.
     if (point.root.MarkStale(lo, hi)) stale = true;
-    if ((stages & PointStages(i)) == 0) continue;
+    if ((stages & BindPointStages(i)) == 0) continue;
     if (keep_app) point.app.Record(layout, ranges_key, lo, hi, bytes);
     PushImage& image = point.image;
-    if (lo < kPushImageBytes) {
-      const uint32_t to = std::min(hi, kPushImageBytes);
-      CopyPushBytes(image.bytes + lo, bytes, to - lo);
-      image.Written(lo, to);
-    }
-    image.layout = layout;
-    if (image.Stale() && lo <= image.stale_lo && hi >= image.stale_hi) image.Fresh();
-  }
-  return stale;
-}
-
-bool NoteRootDelivered(BindingsCommandData& data, int index, VkPipelineLayout layout, uint64_t ranges_key,
-                       VkShaderStageFlags stages, uint32_t lo, uint32_t hi, const uint8_t* bytes) {
-  // NoteRootPushed, then NotePushConstants with the root's bind point, unrolled for the two
-  // bind points (what each step does and why is told there).
-  BindPointState& here = data.points[index];
-  BindPointState& other = data.points[1 - index];
-  bool stale = false;
-  if (hi <= kPushImageBytes && hi > lo) {
-    if (here.app.ranges_key != ranges_key && here.app.MarkOverwritten(lo, hi)) stale = true;
-    if (other.app.ranges_key != ranges_key && other.app.MarkOverwritten(lo, hi)) stale = true;
-    if (other.root.MarkOverwritten(lo, hi)) stale = true;
-    here.root.Record(layout, ranges_key, lo, hi, bytes);
-  }
-  if ((stages & PointStages(1 - index)) != 0 && other.image.MarkStale(lo, hi)) stale = true;
-  if ((stages & PointStages(index)) != 0) {
-    PushImage& image = here.image;
     if (lo < kPushImageBytes) {
       const uint32_t to = std::min(hi, kPushImageBytes);
       CopyPushBytes(image.bytes + lo, bytes, to - lo);

@@ -229,6 +229,44 @@ inline VkPipelineBindPoint BindPointOf(int index) {
   return index == 0 ? VK_PIPELINE_BIND_POINT_GRAPHICS : VK_PIPELINE_BIND_POINT_COMPUTE;
 }
 
+// The stages a push must name to reach bind point `index` (graphics 0, compute 1).
+inline constexpr VkShaderStageFlags BindPointStages(int index) {
+  return index == 0 ? kGraphicsPointStages : kComputePointStages;
+}
+
+// A root went down in push constants at bind point `index` through `layout` with
+// `stages` over [lo, hi): NoteRootPushed and NotePushConstants in one step (the root image
+// and the push image of the bind point keep the bytes, the other bind point's and the
+// application's bytes there are marked stale). Returns true when it marked anything stale
+// (the caller then calls DeviceBindings::MarkStalePush). `points`: the command buffer's
+// two bind points (BindingsCommandData::points).
+inline bool NoteRootDelivered(BindPointState* points, int index, VkPipelineLayout layout, uint64_t ranges_key,
+                              VkShaderStageFlags stages, uint32_t lo, uint32_t hi, const uint8_t* bytes) {
+  // NoteRootPushed, then NotePushConstants with the root's bind point, unrolled for the two
+  // bind points (what each step does and why is told there).
+  BindPointState& here = points[index];
+  BindPointState& other = points[1 - index];
+  bool stale = false;
+  if (hi <= kPushImageBytes && hi > lo) {
+    if (here.app.ranges_key != ranges_key && here.app.MarkOverwritten(lo, hi)) stale = true;
+    if (other.app.ranges_key != ranges_key && other.app.MarkOverwritten(lo, hi)) stale = true;
+    if (other.root.MarkOverwritten(lo, hi)) stale = true;
+    here.root.Record(layout, ranges_key, lo, hi, bytes);
+  }
+  if ((stages & BindPointStages(1 - index)) != 0 && other.image.MarkStale(lo, hi)) stale = true;
+  if ((stages & BindPointStages(index)) != 0) {
+    PushImage& image = here.image;
+    if (lo < kPushImageBytes) {
+      const uint32_t to = std::min(hi, kPushImageBytes);
+      CopyPushBytes(image.bytes + lo, bytes, to - lo);
+      image.Written(lo, to);
+    }
+    image.layout = layout;
+    if (image.Stale() && lo <= image.stale_lo && hi >= image.stale_hi) image.Fresh();
+  }
+  return stale;
+}
+
 // The one step before every draw and dispatch (bind_point_state.cpp): a pipeline running
 // natively gets its sets as full native sets (and pushes made again natively), a
 // rewritten one its native twin where a bound set needs it, a ring root its reserved set
@@ -259,13 +297,6 @@ bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkSha
 bool NoteApplicationPush(BindingsCommandData& data, VkPipelineLayout layout, uint64_t ranges_key, bool known_layout,
                          VkShaderStageFlags stages, uint32_t lo, uint32_t hi, const uint8_t* bytes);
 
-// A root went down in push constants at bind point `index` through `layout` with
-// `stages` over [lo, hi): NoteRootPushed and NotePushConstants in one step (the root image
-// and the push image of the bind point keep the bytes, the other bind point's and the
-// application's bytes there are marked stale). Returns true when it marked anything stale
-// (the caller then calls DeviceBindings::MarkStalePush).
-bool NoteRootDelivered(BindingsCommandData& data, int index, VkPipelineLayout layout, uint64_t ranges_key,
-                       VkShaderStageFlags stages, uint32_t lo, uint32_t hi, const uint8_t* bytes);
 
 // A root went down in push constants at bind point `index` through `layout` (whose
 // push-constant ranges are named by `ranges_key`) over [lo, hi): kept in its RootImage.

@@ -23,7 +23,7 @@ void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
     BindingsCommandData* data = CommandDataOf(b, cb);
     const int index = BindPointIndex(bindPoint);
     if (data == nullptr) return;
-    if (index >= 0 ? NoteRootDelivered(*data, index, layout, pl.ranges_key, pl.root_stages, lo, hi, bytes)
+    if (index >= 0 ? NoteRootDelivered(data->points, index, layout, pl.ranges_key, pl.root_stages, lo, hi, bytes)
                    : NotePushConstants(*data, layout, pl.root_stages, lo, hi, bytes, index)) {
       b.MarkStalePush();
     }
