@@ -19,6 +19,7 @@ struct Region {
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer Regions { Region r[]; };
 
 void main() {
+  const TransferParams params = LoadParams();
   Regions table = Regions(params.dst);
   for (uint ri = gl_WorkGroupID.x; ri < params.count; ri += gl_NumWorkGroups.x) {
     const Region g = table.r[ri];

@@ -7,6 +7,7 @@
 #include "transfer_common.glsl"
 
 void main() {
+  const TransferParams params = LoadParams();
   Vec4s dst = Vec4s(params.dst);
   Words src = Words(params.src);
   const uint shift = params.value;

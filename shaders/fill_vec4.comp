@@ -4,6 +4,7 @@
 #include "transfer_common.glsl"
 
 void main() {
+  const TransferParams params = LoadParams();
   Vec4s dst = Vec4s(params.dst);
   const uvec4 pattern = uvec4(params.value);
   for (uint i = FirstBlock(); i < params.count; i += BlockStride()) dst.v[i] = pattern;

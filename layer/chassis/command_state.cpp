@@ -133,8 +133,9 @@ void CommandState::SuspendForCompute(VkCommandBuffer cb, const VkLayerDispatchTa
 
 void CommandState::RestoreCompute(VkCommandBuffer cb, const VkLayerDispatchTable& next) const {
   if (pipelines_[1] != VK_NULL_HANDLE) next.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_[1]);
-  // Binding a pipeline does not disturb descriptor sets; our push constants did disturb
-  // the pushes sent down before, so replay them (each with its own layout and bytes).
+  // Binding a pipeline disturbs neither descriptor sets nor push constants. Pushes are
+  // recorded only for work that pushes constants itself (which overwrites them): replay
+  // those, each with its own layout and bytes.
   for (uint32_t i = 0; i < push_count_; ++i) {
     const PushRecord& r = pushes_[i];
     next.CmdPushConstants(cb, r.layout, r.stages, r.offset, r.size,

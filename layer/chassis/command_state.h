@@ -1,8 +1,9 @@
 // One command buffer as the chassis tracks it: where it can run (its pool's queue
 // family), the per-capability CommandData, and — when a capability asked for it — the
 // state sent down in it that a capability recording its own work must put back: the
-// bound pipeline per bind point, the push constants (each push with its own bytes,
-// replayed in order), compute shader objects and an active conditional-rendering block.
+// bound pipeline per bind point, compute shader objects, an active conditional-rendering
+// block and — only where a capability asked for them (TrackingPlan::push_constants) — the
+// push constants (each push with its own bytes, replayed in order).
 //
 // "Sent down" means as seen at the tracking stage's position in the stack: below the
 // capabilities that rewrite state (their rewritten pipelines and root pushes are what is
@@ -97,7 +98,8 @@ class CommandState {
   }
 
   // Around such work: suspend conditional rendering, then put back the compute pipeline,
-  // the pushes (in order, each with its own layout and bytes) and conditional rendering.
+  // the pushes recorded (in order, each with its own layout and bytes; none when pushes are
+  // not tracked) and conditional rendering.
   void SuspendForCompute(VkCommandBuffer cb, const VkLayerDispatchTable& next) const;
   void RestoreCompute(VkCommandBuffer cb, const VkLayerDispatchTable& next) const;
 

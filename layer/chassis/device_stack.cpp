@@ -76,6 +76,12 @@ void BuildDeviceStack(DeviceState& device, const DeviceEditor& editor) {
       layer_init_device_dispatch_table(device.handle, &slot.next, &ResolveForBuild);
       slot.next_newer.CmdPushConstants2KHR = reinterpret_cast<PFN_CmdPushConstants2>(
           ResolveDeviceFunction(device, g_build_above, "vkCmdPushConstants2KHR"));
+      slot.next_newer.CmdBindDescriptorSets2KHR = reinterpret_cast<PFN_CmdBindDescriptorSets2>(
+          ResolveDeviceFunction(device, g_build_above, "vkCmdBindDescriptorSets2KHR"));
+      slot.next_newer.CmdPushDescriptorSet2KHR = reinterpret_cast<PFN_CmdPushDescriptorSet2>(
+          ResolveDeviceFunction(device, g_build_above, "vkCmdPushDescriptorSet2KHR"));
+      slot.next_newer.CmdPushDescriptorSetWithTemplate2KHR = reinterpret_cast<PFN_CmdPushDescriptorSetWithTemplate2>(
+          ResolveDeviceFunction(device, g_build_above, "vkCmdPushDescriptorSetWithTemplate2KHR"));
       slot.next_newer.CmdBindShadersEXT =
           reinterpret_cast<PFN_CmdBindShaders>(ResolveDeviceFunction(device, g_build_above, "vkCmdBindShadersEXT"));
     }

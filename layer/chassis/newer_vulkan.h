@@ -1,10 +1,11 @@
 // Vulkan types newer than the headers Debian 12 ships (1.3.239) that the chassis must
-// understand to track state it would otherwise lose: vkCmdPushConstants2KHR
-// (VK_KHR_maintenance6), vkCmdBindShadersEXT (VK_EXT_shader_object) and
-// VkBufferUsageFlags2CreateInfoKHR (VK_KHR_maintenance5); and the names and feature
-// structure types of extensions a capability may hide (chassis/hidden_extensions.h). Declared here under our own
-// names, with the registry's layouts and enum values, so the same code builds against
-// newer headers too.
+// understand to track state it would otherwise lose, or that a capability translates:
+// vkCmdPushConstants2KHR and the other descriptor commands of VK_KHR_maintenance6,
+// vkCmdBindShadersEXT (VK_EXT_shader_object) and VkBufferUsageFlags2CreateInfoKHR
+// (VK_KHR_maintenance5); and the names and feature structure types of extensions a
+// capability may hide (chassis/hidden_extensions.h). Declared here under our own names,
+// with the registry's layouts and enum values, so the same code builds against newer
+// headers too.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +38,40 @@ struct PushConstantsInfo {
   const void* pValues;
 };
 using PFN_CmdPushConstants2 = void(VKAPI_PTR*)(VkCommandBuffer, const PushConstantsInfo*);
+// Every info struct below may also carry a VkPipelineLayoutCreateInfo in pNext when layout
+// is null (dynamicPipelineLayout).
+struct BindDescriptorSetsInfo {
+  VkStructureType sType;
+  const void* pNext;
+  VkShaderStageFlags stageFlags;  // the bind points: those of the stages named
+  VkPipelineLayout layout;
+  uint32_t firstSet;
+  uint32_t descriptorSetCount;
+  const VkDescriptorSet* pDescriptorSets;
+  uint32_t dynamicOffsetCount;
+  const uint32_t* pDynamicOffsets;
+};
+struct PushDescriptorSetInfo {
+  VkStructureType sType;
+  const void* pNext;
+  VkShaderStageFlags stageFlags;
+  VkPipelineLayout layout;
+  uint32_t set;
+  uint32_t descriptorWriteCount;
+  const VkWriteDescriptorSet* pDescriptorWrites;
+};
+struct PushDescriptorSetWithTemplateInfo {
+  VkStructureType sType;
+  const void* pNext;
+  VkDescriptorUpdateTemplate descriptorUpdateTemplate;  // its bind point is the template's
+  VkPipelineLayout layout;
+  uint32_t set;
+  const void* pData;
+};
+using PFN_CmdBindDescriptorSets2 = void(VKAPI_PTR*)(VkCommandBuffer, const BindDescriptorSetsInfo*);
+using PFN_CmdPushDescriptorSet2 = void(VKAPI_PTR*)(VkCommandBuffer, const PushDescriptorSetInfo*);
+using PFN_CmdPushDescriptorSetWithTemplate2 = void(VKAPI_PTR*)(VkCommandBuffer,
+                                                               const PushDescriptorSetWithTemplateInfo*);
 
 // VK_EXT_shader_object (VkShaderEXT is a non-dispatchable handle: 64 bits everywhere).
 inline constexpr const char* kExtShaderObject = "VK_EXT_shader_object";
@@ -48,6 +83,9 @@ using PFN_CmdBindShaders = void(VKAPI_PTR*)(VkCommandBuffer, uint32_t, const VkS
 // Next-table entries for hooked functions that VkLayerDispatchTable (1.3.239) lacks.
 struct NewerDeviceDispatch {
   PFN_CmdPushConstants2 CmdPushConstants2KHR = nullptr;
+  PFN_CmdBindDescriptorSets2 CmdBindDescriptorSets2KHR = nullptr;
+  PFN_CmdPushDescriptorSet2 CmdPushDescriptorSet2KHR = nullptr;
+  PFN_CmdPushDescriptorSetWithTemplate2 CmdPushDescriptorSetWithTemplate2KHR = nullptr;
   PFN_CmdBindShaders CmdBindShadersEXT = nullptr;
 };
 

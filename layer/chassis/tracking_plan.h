@@ -13,10 +13,14 @@ struct TrackingPlan {
   bool resources = false;
   // Command pools and buffers (queue family, level, per-capability CommandData).
   bool commands = false;
-  // The state sent down in each command buffer: pipelines per bind point, push constants,
-  // shader objects, conditional rendering (for capabilities that record their own work
-  // inside the application's command buffers and must put that state back).
+  // The state sent down in each command buffer: pipelines per bind point, shader objects,
+  // conditional rendering (for capabilities that record their own work inside the
+  // application's command buffers and must put that state back).
   bool command_state = false;
+  // The push constants sent down as well, replayed after such work: only for work that
+  // itself pushes constants. It costs a hook on every vkCmdPushConstants, so work that
+  // can run without push constants (the transfer kernels) does not ask for it.
+  bool push_constants = false;
 
   // Buffers the layer makes addressable: any usage bit in `usage` and at least `min_size`
   // bytes (the chassis adds SHADER_DEVICE_ADDRESS usage, and the memory flag to
@@ -27,7 +31,7 @@ struct TrackingPlan {
   };
   std::vector<AddressRule> address_rules;
 
-  bool any() const { return resources || commands || command_state || !address_rules.empty(); }
+  bool any() const { return resources || commands || command_state || push_constants || !address_rules.empty(); }
 };
 
 }  // namespace bindery

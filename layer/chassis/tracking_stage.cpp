@@ -408,8 +408,11 @@ VKAPI_ATTR void VKAPI_CALL CmdEndConditionalRenderingEXT(VkCommandBuffer cb) {
 const TrackingPlan& PlanOf(const DevicePlan& p) { return static_cast<const TrackingPlanHolder&>(p).plan; }
 bool Resources(const DevicePlan& p) { return PlanOf(p).resources || !PlanOf(p).address_rules.empty(); }
 bool Addresses(const DevicePlan& p) { return !PlanOf(p).address_rules.empty(); }
-bool Commands(const DevicePlan& p) { return PlanOf(p).commands || PlanOf(p).command_state; }
+bool Commands(const DevicePlan& p) {
+  return PlanOf(p).commands || PlanOf(p).command_state || PlanOf(p).push_constants;
+}
 bool CommandStateWanted(const DevicePlan& p) { return PlanOf(p).command_state; }
+bool PushesWanted(const DevicePlan& p) { return PlanOf(p).push_constants; }
 
 const Hook kHooks[] = {
     BINDERY_HOOK(CreateBuffer, Resources),
@@ -430,8 +433,8 @@ const Hook kHooks[] = {
     BINDERY_HOOK(EndCommandBuffer, Commands),
     BINDERY_HOOK(ResetCommandBuffer, Commands),
     BINDERY_HOOK(CmdBindPipeline, CommandStateWanted),
-    BINDERY_HOOK(CmdPushConstants, CommandStateWanted),
-    BINDERY_HOOK(CmdPushConstants2KHR, CommandStateWanted),
+    BINDERY_HOOK(CmdPushConstants, PushesWanted),
+    BINDERY_HOOK(CmdPushConstants2KHR, PushesWanted),
     BINDERY_HOOK(CmdBindShadersEXT, CommandStateWanted),
     BINDERY_HOOK(CmdBeginConditionalRenderingEXT, CommandStateWanted),
     BINDERY_HOOK(CmdEndConditionalRenderingEXT, CommandStateWanted),

@@ -81,6 +81,12 @@ void Apply(Settings& s, const std::string& name, const std::string& value, const
     if (v == "on" || v == "1" || v == "true") s.bindings_validate = true;
     else if (v == "off" || v == "0" || v == "false") s.bindings_validate = false;
     else bad_value("on|off");
+  } else if (name == "transfer_push_replay") {
+    const std::string v = Lower(Trim(value));
+    if (v == "auto") s.transfer_push_replay = PushReplay::kAuto;
+    else if (v == "on" || v == "1" || v == "true") s.transfer_push_replay = PushReplay::kOn;
+    else if (v == "off" || v == "0" || v == "false") s.transfer_push_replay = PushReplay::kOff;
+    else bad_value("auto|on|off");
   } else if (name == "staging_limit") {
     const std::string v = Lower(Trim(value));
     char* end = nullptr;
@@ -184,6 +190,7 @@ const char* const kModeValues[] = {"auto", "off", "force"};
 const char* const kStrategyValues[] = {"auto", "native", "compute"};
 const char* const kLogLevelValues[] = {"warn", "error", "info", "debug"};
 const char* const kOnOffValues[] = {"off", "on"};
+const char* const kAutoOnOffValues[] = {"auto", "on", "off"};
 #define BINDERY_SETTING(key, env, values) SettingInfo{key, env, values, sizeof(values) / sizeof(values[0])}
 const SettingInfo kSettingsTable[] = {
     BINDERY_SETTING("indirect_bindings", "BINDERY_INDIRECT_BINDINGS", kModeValues),
@@ -193,6 +200,7 @@ const SettingInfo kSettingsTable[] = {
     BINDERY_SETTING("log_level", "BINDERY_LOG_LEVEL", kLogLevelValues),
     SettingInfo{"log_file", "BINDERY_LOG_FILE", nullptr, 0},
     SettingInfo{"staging_limit", "BINDERY_STAGING_LIMIT", nullptr, 0},  // debug: bytes, or "none"
+    BINDERY_SETTING("transfer_push_replay", "BINDERY_TRANSFER_PUSH_REPLAY", kAutoOnOffValues),  // debug
     BINDERY_SETTING("bindings_ubo", "BINDERY_BINDINGS_UBO", kOnOffValues),
     SettingInfo{"bindings_dump", "BINDERY_BINDINGS_DUMP", nullptr, 0},  // a folder
     BINDERY_SETTING("bindings_validate", "BINDERY_BINDINGS_VALIDATE", kOnOffValues),
@@ -229,6 +237,15 @@ const char* ToString(TransferStrategy strategy) {
   return "?";
 }
 
+const char* ToString(PushReplay replay) {
+  switch (replay) {
+    case PushReplay::kAuto: return "auto";
+    case PushReplay::kOn: return "on";
+    case PushReplay::kOff: return "off";
+  }
+  return "?";
+}
+
 const char* ToString(LogLevel level) {
   switch (level) {
     case LogLevel::kError: return "error";
@@ -252,6 +269,10 @@ std::string Describe(const Settings& s) {
   out += ToString(s.log_level);
   if (!s.log_file.empty()) out += " log_file=" + s.log_file;
   if (s.staging_limit != ~0ull) out += " staging_limit=" + std::to_string(s.staging_limit);
+  if (s.transfer_push_replay != PushReplay::kAuto) {
+    out += " transfer_push_replay=";
+    out += ToString(s.transfer_push_replay);
+  }
   if (s.bindings_convert_ubo) out += " bindings_ubo=on";
   if (!s.bindings_dump_dir.empty()) out += " bindings_dump=" + s.bindings_dump_dir;
   if (s.bindings_validate) out += " bindings_validate=on";

@@ -24,6 +24,11 @@ enum class Mode { kOff, kAuto, kForce };
 // command, edges from staging; compute: compute kernels wherever they are allowed.
 enum class TransferStrategy { kAuto, kNative, kCompute };
 
+// Whether the transfers capability records the application's push constants and pushes
+// them again after its kernels (transfer/policy.h, Policy::replay_pushes). auto: the
+// per-driver answer; on / off: always / never (debug, tests on a driver that needs it).
+enum class PushReplay { kAuto, kOn, kOff };
+
 enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
 
 struct Settings {
@@ -37,6 +42,7 @@ struct Settings {
   // (UINT64_MAX: no cap). Lets tests make staging run out (vkEndCommandBuffer must then
   // return the error instead of dropping work).
   unsigned long long staging_limit = ~0ull;
+  PushReplay transfer_push_replay = PushReplay::kAuto;
   // Indirect bindings: convert uniform buffers too (off until measured: descriptor UBOs are
   // often on faster paths than loads through addresses).
   bool bindings_convert_ubo = false;
@@ -88,6 +94,7 @@ SettingsTableView SettingsTable();
 const char* ToString(Mode mode);
 const char* ToString(LogLevel level);
 const char* ToString(TransferStrategy strategy);
+const char* ToString(PushReplay replay);
 
 // One-line description of the effective settings, for the info log.
 std::string Describe(const Settings& settings);

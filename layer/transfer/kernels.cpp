@@ -10,6 +10,8 @@
 #include "chassis/command_state.h"
 #include "chassis/state.h"
 #include "fill_vec4_comp.h"
+#include "transfer/staging.h"
+#include "transfer/transfer_device.h"
 
 namespace bindery::transfer {
 namespace {
@@ -40,13 +42,22 @@ Kernels::~Kernels() {
   if (layout_ != VK_NULL_HANDLE) d.DestroyPipelineLayout(device_.handle, layout_, nullptr);
 }
 
-bool Kernels::Build() {
+bool Kernels::Build(StagingPool& staging, uint32_t command_data_slot) {
   ready_ = false;
   const VkLayerDispatchTable& d = next_;
-  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(KernelParams)};
+  staging_ = &staging;
+  command_data_slot_ = command_data_slot;
+  // Kernels need device addresses, which below Vulkan 1.2 come from VK_KHR_buffer_device_address,
+  // which needs VK_KHR_device_group below 1.1: one of the two is always there.
+  dispatch_base_ = device_.api_version >= VK_API_VERSION_1_1 ? d.CmdDispatchBase : d.CmdDispatchBaseKHR;
+  const VkDeviceAddress directory = staging.directory_address();
+  if (dispatch_base_ == nullptr || directory == 0) return false;
+  // The directory's address as the kernels' specialization constants 0 and 1.
+  const uint32_t directory_words[2] = {static_cast<uint32_t>(directory), static_cast<uint32_t>(directory >> 32)};
+  const VkSpecializationMapEntry entries[2] = {{0, 0, sizeof(uint32_t)}, {1, sizeof(uint32_t), sizeof(uint32_t)}};
+  VkSpecializationInfo specialization{2, entries, sizeof(directory_words), directory_words};
+  // No push constants, no descriptor sets: see kernels.h.
   VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  plci.pushConstantRangeCount = 1;
-  plci.pPushConstantRanges = &range;
   if (d.CreatePipelineLayout(device_.handle, &plci, nullptr, &layout_) != VK_SUCCESS) return false;
   const struct {
     const uint32_t* code;
@@ -65,6 +76,8 @@ bool Kernels::Build() {
     cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     cpci.stage.module = modules_[i];
     cpci.stage.pName = "main";
+    cpci.stage.pSpecializationInfo = &specialization;
+    cpci.flags = VK_PIPELINE_CREATE_DISPATCH_BASE_BIT;
     cpci.layout = layout_;
     if (d.CreateComputePipelines(device_.handle, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipelines_[i]) != VK_SUCCESS) {
       return false;
@@ -77,12 +90,35 @@ bool Kernels::Build() {
 void Kernels::Record(VkCommandBuffer cb, const CommandState& state, const KernelJob* jobs, uint32_t count,
                      void (*alongside)(void*), void* context) {
   const VkLayerDispatchTable& d = next_;
+  auto* data = static_cast<TransferCommandData*>(state.data(command_data_slot_));
+  if (data == nullptr || count == 0) return;
+  // One parameter record per dispatch, written now (so resubmission is safe) in one slice
+  // that a dispatch can name (within the first kBlockSize bytes of its block).
+  uint64_t dispatches = 0;
+  for (uint32_t j = 0; j < count; ++j) {
+    dispatches += jobs[j].kind == KernelKind::kCopyRegions
+                      ? 1
+                      : std::max<uint64_t>(1, (jobs[j].blocks + kMaxBlocksPerDispatch - 1) / kMaxBlocksPerDispatch);
+  }
+  const StagingSlice slice = data->arena.Allocate(*staging_, dispatches * sizeof(KernelParams),
+                                                 StagingPool::kBlockSize, /*beyond_limit=*/true);
+  if (slice.data == nullptr) {
+    data->Fail(VK_ERROR_OUT_OF_DEVICE_MEMORY);
+    return;
+  }
   state.SuspendForCompute(cb, d);
   // Chain after the application's transfer-scoped dependencies (and order after our own
   // edge copies, which touch other bytes).
   Barrier(d, cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   KernelKind bound = KernelKind::kCount;
+  uint64_t record = 0;
+  auto dispatch = [&](const KernelParams& params, uint32_t groups) {
+    std::memcpy(slice.data + record * sizeof(KernelParams), &params, sizeof(params));
+    const KernelParamsName name = NameParams(slice.block_index, slice.offset + record * sizeof(KernelParams));
+    ++record;
+    dispatch_base_(cb, 0, name.base_y, name.base_z, groups, 1, 1);
+  };
   for (uint32_t j = 0; j < count; ++j) {
     const KernelJob& job = jobs[j];
     if (job.kind != bound) {
@@ -93,22 +129,22 @@ void Kernels::Record(VkCommandBuffer cb, const CommandState& state, const Kernel
       const KernelParams params{{static_cast<uint32_t>(job.dst_address), static_cast<uint32_t>(job.dst_address >> 32)},
                                 {0, 0},
                                 static_cast<uint32_t>(job.blocks),
-                                0};
-      d.CmdPushConstants(cb, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), &params);
-      d.CmdDispatch(cb, static_cast<uint32_t>(std::min<uint64_t>(job.blocks, kMaxGroups)), 1, 1);
+                                0,
+                                {0, 0}};
+      dispatch(params, static_cast<uint32_t>(std::min<uint64_t>(job.blocks, kMaxGroups)));
       continue;
     }
     for (uint64_t done = 0; done < job.blocks;) {
       const uint64_t blocks = std::min(job.blocks - done, kMaxBlocksPerDispatch);
       const uint64_t dst = job.dst_address + done * 16;
       const uint64_t src = job.src_address + done * 16;
-      KernelParams params{{static_cast<uint32_t>(dst), static_cast<uint32_t>(dst >> 32)},
-                          {static_cast<uint32_t>(src), static_cast<uint32_t>(src >> 32)},
-                          static_cast<uint32_t>(blocks),
-                          job.value};
-      d.CmdPushConstants(cb, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), &params);
+      const KernelParams params{{static_cast<uint32_t>(dst), static_cast<uint32_t>(dst >> 32)},
+                                {static_cast<uint32_t>(src), static_cast<uint32_t>(src >> 32)},
+                                static_cast<uint32_t>(blocks),
+                                job.value,
+                                {0, 0}};
       const uint64_t groups = std::min<uint64_t>((blocks + kWorkgroupSize - 1) / kWorkgroupSize, kMaxGroups);
-      d.CmdDispatch(cb, static_cast<uint32_t>(groups), 1, 1);
+      dispatch(params, static_cast<uint32_t>(groups));
       done += blocks;
     }
   }

@@ -24,6 +24,8 @@ class CommandState;
 
 namespace bindery::transfer {
 
+class StagingPool;
+
 enum class KernelKind { kFillVec4 = 0, kCopyVec4 = 1, kCopyShift = 2, kCopyRegions = 3, kCount = 4 };
 
 // One entry of the region table kCopyRegions reads (shaders/copy_regions.comp).
@@ -48,13 +50,27 @@ inline RegionRecord MakeRegionRecord(uint64_t src, uint64_t dst, uint32_t size) 
           0};
 }
 
-// Push constants shared by every kernel (shaders/transfer_common.glsl).
+// The parameter record every kernel dispatch reads (TransferParams in
+// shaders/transfer_common.glsl), written into staging.
 struct KernelParams {
   uint32_t dst[2];
   uint32_t src[2];
   uint32_t count;  // 16-byte blocks
   uint32_t value;  // fill pattern or shift in bits
+  uint32_t unused[2];
 };
+static_assert(sizeof(KernelParams) == 32, "records stay 16-byte aligned in staging");
+
+// Where a dispatch finds its record: base workgroup y and z (15 bits each) carry
+// (block index << 18) | (offset in the block / 16); see transfer_common.glsl.
+struct KernelParamsName {
+  uint32_t base_y;
+  uint32_t base_z;
+};
+inline KernelParamsName NameParams(uint32_t block_index, uint64_t offset_in_block) {
+  const uint32_t code = (block_index << 18) | static_cast<uint32_t>(offset_in_block >> 4);
+  return {code & 0x7FFFu, code >> 15};
+}
 
 struct KernelJob {
   KernelKind kind;
@@ -72,11 +88,15 @@ class Kernels {
   Kernels& operator=(const Kernels&) = delete;
 
   // Builds the pipelines (at vkCreateDevice, off the application's recording thread);
-  // false if that failed (the caller goes native).
-  bool Build();
+  // false if that failed (the caller goes native). Parameter records come from `staging`
+  // (which must have its block directory) through the TransferCommandData at
+  // `command_data_slot` of each command buffer.
+  bool Build(StagingPool& staging, uint32_t command_data_slot);
   bool Ready() const { return ready_; }
 
-  // Records `jobs` with the barriers and state restoration described above.
+  // Records `jobs` with the barriers and state restoration described above. When staging
+  // for the parameter records cannot be had, records nothing and the command buffer keeps
+  // VK_ERROR_OUT_OF_DEVICE_MEMORY (vkEndCommandBuffer returns it).
   void Record(VkCommandBuffer cb, const CommandState& state, const KernelJob* jobs, uint32_t count) {
     Record(cb, state, jobs, count, nullptr, nullptr);
   }
@@ -92,6 +112,9 @@ class Kernels {
   DeviceState& device_;
   const VkLayerDispatchTable& next_;
   bool ready_ = false;
+  StagingPool* staging_ = nullptr;
+  uint32_t command_data_slot_ = 0;
+  PFN_vkCmdDispatchBase dispatch_base_ = nullptr;  // core 1.1, or VK_KHR_device_group's
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
   VkShaderModule modules_[static_cast<int>(KernelKind::kCount)] = {};
   VkPipeline pipelines_[static_cast<int>(KernelKind::kCount)] = {};

@@ -2,8 +2,19 @@
 
 namespace bindery::transfer {
 
+namespace {
+
+bool IsNvidiaProprietary(uint32_t vendor_id, VkDriverId driver_id) {
+  return driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY || (driver_id == 0 && vendor_id == 0x10DE);
+}
+
+}  // namespace
+
 Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy strategy) {
   Policy p;
+  // NVIDIA keeps push constants across a bind of the kernels' pipeline, as the spec says
+  // (Policy::replay_pushes); every other driver has them replayed until shown to keep them.
+  p.replay_pushes = !IsNvidiaProprietary(vendor_id, driver_id);
   switch (strategy) {
     case TransferStrategy::kNative:
       p.name = "native (setting)";
@@ -34,7 +45,7 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
   // 4-byte but not 256-byte aligned runs at ~1630 GB/s instead of ~4350 GB/s: realigning
   // the native middle to 256 bytes (edges from staging) restores full speed, and beats
   // the fill kernel (~4030 GB/s).
-  if (driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY || (driver_id == 0 && vendor_id == 0x10DE)) {
+  if (IsNvidiaProprietary(vendor_id, driver_id)) {
     p.name = "nvidia: compute copies";
     p.copy_kernel_min_aligned = 1ull << 20;
     p.copy_kernel_min_unaligned = 64ull << 10;

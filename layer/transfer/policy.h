@@ -50,6 +50,16 @@ struct Policy {
   // made them and always take the native paths. Only meaningful when UsesKernels().
   uint64_t address_min_buffer_size = 0;
 
+  // Whether the layer must record the application's push constants and push them again
+  // after its kernels. The kernels take no push constants, and Vulkan says binding a
+  // pipeline whose layout is not push-constant compatible "does not disturb the push
+  // constant values", so a conformant driver needs nothing; lavapipe in Mesa 22.3 does
+  // not keep them (it folds push constants into the shader at the next dispatch, and a
+  // dispatch of another pipeline in between consumes the update: the application's next
+  // dispatch reads zeros). Replaying costs a hook on every vkCmdPushConstants, so only
+  // drivers shown to keep the values (TransferPushFree tests) go without it.
+  bool replay_pushes = true;
+
   bool UsesKernels() const {
     return copy_kernel_min_aligned != UINT64_MAX || copy_kernel_min_unaligned != UINT64_MAX ||
            fill_kernel_min != UINT64_MAX || copy_batch_min_regions != UINT32_MAX;

@@ -1,6 +1,7 @@
 #include "transfer/staging.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "chassis/queue_sharing.h"
 #include "chassis/state.h"
@@ -15,6 +16,7 @@ struct StagingBlock {
   uint8_t* mapped = nullptr;
   VkDeviceSize size = 0;
   VkDeviceAddress address = 0;
+  uint32_t index = 0;  // its entry in the pool's directory
   bool dedicated = false;
   uint32_t pages_used = 0;
   bool used[StagingPool::kPagesPerBlock] = {};
@@ -59,22 +61,61 @@ StagingPool::StagingPool(DeviceState& device, const VkLayerDispatchTable& next, 
 
 StagingPool::~StagingPool() {
   for (auto& block : blocks_) DestroyBlock(block.get());
+  if (directory_ != nullptr) DestroyBlock(directory_.get());
 }
 
-StagingBlock* StagingPool::CreateBlock(VkDeviceSize size) {
-  if (memory_type_ == UINT32_MAX || bytes_held_ + size > limit_ || bytes_held_ + size < bytes_held_) return nullptr;
+StagingBlock* StagingPool::CreateBlock(VkDeviceSize size, bool beyond_limit) {
+  if (memory_type_ == UINT32_MAX || (!beyond_limit && bytes_held_ + size > limit_) || bytes_held_ + size < bytes_held_) {
+    return nullptr;
+  }
+  uint32_t index = 0;
+  while (index < kMaxBlocks && index_used_[index]) ++index;
+  if (index == kMaxBlocks) return nullptr;  // 16 GiB of staging: out of memory
   auto block = std::make_unique<StagingBlock>();
   block->size = size;
   block->dedicated = size > kBlockSize;
+  block->index = index;
+  if (!MakeBuffer(*block)) return nullptr;
+  if (directory_ != nullptr) {
+    // Written before any command buffer naming the block is recorded, hence before any
+    // submission that could read it (host writes are made visible at submission).
+    std::memcpy(directory_->mapped + sizeof(VkDeviceAddress) * index, &block->address, sizeof(VkDeviceAddress));
+  }
+  index_used_[index] = true;
+  bytes_held_ += size;
+  blocks_.push_back(std::move(block));
+  return blocks_.back().get();
+}
+
+bool StagingPool::CreateDirectory() {
+  if (!device_address_ || memory_type_ == UINT32_MAX) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (directory_ != nullptr) return true;
+  auto directory = std::make_unique<StagingBlock>();
+  directory->size = VkDeviceSize{kMaxBlocks} * sizeof(VkDeviceAddress);
+  if (!MakeBuffer(*directory) || directory->address == 0) {
+    DestroyBlock(directory.get());
+    return false;
+  }
+  std::memset(directory->mapped, 0, static_cast<std::size_t>(directory->size));
+  for (const auto& b : blocks_) {
+    std::memcpy(directory->mapped + sizeof(VkDeviceAddress) * b->index, &b->address, sizeof(VkDeviceAddress));
+  }
+  directory_address_ = directory->address;
+  directory_ = std::move(directory);
+  return true;
+}
+
+bool StagingPool::MakeBuffer(StagingBlock& block) {
   VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-  bci.size = size;
+  bci.size = block.size;
   bci.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | (device_address_ ? VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT : 0);
   const QueueSharing sharing(device_);  // blocks are lent to command buffers of any family
   sharing.Apply(bci);
   const VkLayerDispatchTable& d = next_;
-  if (d.CreateBuffer(device_.handle, &bci, nullptr, &block->buffer) != VK_SUCCESS) return nullptr;
+  if (d.CreateBuffer(device_.handle, &bci, nullptr, &block.buffer) != VK_SUCCESS) return false;
   VkMemoryRequirements req;
-  d.GetBufferMemoryRequirements(device_.handle, block->buffer, &req);
+  d.GetBufferMemoryRequirements(device_.handle, block.buffer, &req);
   if (!probed_) {
     // The type chosen from the properties alone may not suit buffers: choose again
     // among the types this buffer allows (same preferences).
@@ -90,25 +131,24 @@ StagingBlock* StagingPool::CreateBlock(VkDeviceSize size) {
   mai.allocationSize = req.size;
   mai.memoryTypeIndex = memory_type_;
   if (memory_type_ == UINT32_MAX || (req.memoryTypeBits & (1u << memory_type_)) == 0 ||
-      d.AllocateMemory(device_.handle, &mai, nullptr, &block->memory) != VK_SUCCESS) {
-    d.DestroyBuffer(device_.handle, block->buffer, nullptr);
-    return nullptr;
+      d.AllocateMemory(device_.handle, &mai, nullptr, &block.memory) != VK_SUCCESS) {
+    d.DestroyBuffer(device_.handle, block.buffer, nullptr);
+    block.buffer = VK_NULL_HANDLE;
+    return false;
   }
   void* mapped = nullptr;
-  if (d.BindBufferMemory(device_.handle, block->buffer, block->memory, 0) != VK_SUCCESS ||
-      d.MapMemory(device_.handle, block->memory, 0, VK_WHOLE_SIZE, 0, &mapped) != VK_SUCCESS) {
-    DestroyBlock(block.get());
-    return nullptr;
+  if (d.BindBufferMemory(device_.handle, block.buffer, block.memory, 0) != VK_SUCCESS ||
+      d.MapMemory(device_.handle, block.memory, 0, VK_WHOLE_SIZE, 0, &mapped) != VK_SUCCESS) {
+    DestroyBlock(&block);
+    return false;
   }
-  block->mapped = static_cast<uint8_t*>(mapped);
+  block.mapped = static_cast<uint8_t*>(mapped);
   if (device_address_) {
     VkBufferDeviceAddressInfo info{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
-    info.buffer = block->buffer;
-    block->address = device_.addressing.get_address(device_.handle, &info);
+    info.buffer = block.buffer;
+    block.address = device_.addressing.get_address(device_.handle, &info);
   }
-  bytes_held_ += size;
-  blocks_.push_back(std::move(block));
-  return blocks_.back().get();
+  return true;
 }
 
 void StagingPool::DestroyBlock(StagingBlock* block) {
@@ -130,14 +170,14 @@ StagingChunk* StagingPool::NewNode() {
   return &nodes_.back();
 }
 
-StagingChunk* StagingPool::Acquire(VkDeviceSize min_size) {
+StagingChunk* StagingPool::Acquire(VkDeviceSize min_size, bool beyond_limit) {
   if (min_size == 0) min_size = 1;
   std::lock_guard<std::mutex> lock(mutex_);
   StagingBlock* block = nullptr;
   uint32_t first = 0, pages = 0;
   if (min_size > kBlockSize) {
     // A block of its own, rounded to whole pages.
-    block = CreateBlock(PagesFor(min_size) * kPageSize);
+    block = CreateBlock(PagesFor(min_size) * kPageSize, beyond_limit);
     if (block == nullptr) return nullptr;
     pages = 1;
     block->pages_used = 1;
@@ -162,7 +202,7 @@ StagingChunk* StagingPool::Acquire(VkDeviceSize min_size) {
       }
     }
     if (block == nullptr) {
-      block = CreateBlock(kBlockSize);
+      block = CreateBlock(kBlockSize, beyond_limit);
       if (block == nullptr) return nullptr;
       first = 0;
     }
@@ -177,6 +217,7 @@ StagingChunk* StagingPool::Acquire(VkDeviceSize min_size) {
   chunk->offset = offset;
   chunk->size = block->dedicated ? block->size : VkDeviceSize{pages} * kPageSize;
   chunk->address = block->address != 0 ? block->address + offset : 0;
+  chunk->block_index = block->index;
   return chunk;
 }
 
@@ -207,6 +248,7 @@ void StagingPool::TrimEmptyBlocks() {
       continue;
     }
     bytes_held_ -= b->size;
+    index_used_[b->index] = false;
     DestroyBlock(b);
     it = blocks_.erase(it);
   }
@@ -222,19 +264,22 @@ VkDeviceSize StagingPool::BytesHeld() {
   return bytes_held_;
 }
 
-StagingSlice StagingArena::Allocate(StagingPool& pool, VkDeviceSize size) {
+StagingSlice StagingArena::Allocate(StagingPool& pool, VkDeviceSize size, VkDeviceSize end_in_block,
+                                    bool beyond_limit) {
   const VkDeviceSize aligned = (used_in_head_ + 15) & ~VkDeviceSize{15};
-  if (head_ == nullptr || aligned + size > head_->size) {
-    StagingChunk* chunk = pool.Acquire(size);
+  if (head_ == nullptr || aligned + size > head_->size || head_->offset + aligned + size > end_in_block) {
+    // (A run of at most a block's size lies in a shared block, within its first kBlockSize
+    // bytes: `end_in_block` of at least kBlockSize always holds for it.)
+    StagingChunk* chunk = pool.Acquire(size, beyond_limit);
     if (chunk == nullptr) return {};
     chunk->next = head_;
     head_ = chunk;
     used_in_head_ = size;
-    return {chunk->buffer, chunk->offset, chunk->mapped, chunk->address};
+    return {chunk->buffer, chunk->offset, chunk->mapped, chunk->address, chunk->block_index};
   }
   used_in_head_ = aligned + size;
   return {head_->buffer, head_->offset + aligned, head_->mapped + aligned,
-          head_->address ? head_->address + aligned : 0};
+          head_->address ? head_->address + aligned : 0, head_->block_index};
 }
 
 void StagingArena::ReleaseAll(StagingPool& pool) {

@@ -8,6 +8,11 @@
 // allocation per 64 KiB. A request larger than a block gets a block of its own, freed
 // when it comes back. Empty blocks are trimmed (at most one spare is kept).
 //
+// Where kernels run, every block has an index below kMaxBlocks and the pool keeps a block
+// directory: a small addressable buffer holding each block's device address at its index,
+// written when the block is made. A kernel finds its parameter record (written into
+// staging at record time) from a block index and an offset (transfer_common.glsl).
+//
 // Each command buffer bump-allocates from the runs it holds (StagingArena) and gives them
 // back when it is reset, re-begun or freed — never while it may be pending, which the
 // Vulkan spec already forbids. The content is written once at record time, so
@@ -43,6 +48,7 @@ struct StagingChunk {
   VkDeviceSize offset = 0;        // of the run in the block's buffer
   VkDeviceSize size = 0;
   VkDeviceAddress address = 0;    // of the run's first byte; 0 unless device addresses are on
+  uint32_t block_index = 0;       // the block's entry in the directory
   StagingChunk* next = nullptr;   // the arena's list / the pool's free nodes
 };
 
@@ -51,6 +57,7 @@ struct StagingSlice {
   VkDeviceSize offset = 0;
   uint8_t* data = nullptr;
   VkDeviceAddress address = 0;  // of data, 0 if unavailable
+  uint32_t block_index = 0;     // the block's entry in the pool's directory; `offset` is within that block
 };
 
 // Which memory type staging uses, from the device's memory properties: host-visible and
@@ -64,6 +71,8 @@ class StagingPool {
   static constexpr VkDeviceSize kPageSize = 64 * 1024;
   static constexpr VkDeviceSize kBlockSize = 4 * 1024 * 1024;
   static constexpr uint32_t kPagesPerBlock = static_cast<uint32_t>(kBlockSize / kPageSize);
+  // Block indexes a kernel can name (12 bits; 16 GiB of shared blocks).
+  static constexpr uint32_t kMaxBlocks = 4096;
 
   // `limit`: the most bytes of blocks this pool may hold (the staging_limit setting).
   StagingPool(DeviceState& device, const VkLayerDispatchTable& next, bool device_address,
@@ -72,15 +81,25 @@ class StagingPool {
   StagingPool(const StagingPool&) = delete;
   StagingPool& operator=(const StagingPool&) = delete;
 
-  StagingChunk* Acquire(VkDeviceSize min_size);  // nullptr when no memory can be had
+  // nullptr when no memory can be had. `beyond_limit`: may make a block past the
+  // staging_limit setting (kernel parameter records: that debug cap is for the polyfills'
+  // data, and kernels of valid aligned transfers never needed staging before).
+  StagingChunk* Acquire(VkDeviceSize min_size, bool beyond_limit = false);
   void Release(StagingChunk* chunk);
+
+  // Makes the block directory (device addresses on only, once, at device creation);
+  // false if it could not be made (then kernels stay off). Not counted in the limit.
+  bool CreateDirectory();
+  VkDeviceAddress directory_address() const { return directory_address_; }
 
   // For tests and the teardown log.
   std::size_t BlockCount();
   VkDeviceSize BytesHeld();
 
  private:
-  StagingBlock* CreateBlock(VkDeviceSize size);  // under mutex_
+  StagingBlock* CreateBlock(VkDeviceSize size, bool beyond_limit);  // under mutex_
+  // The buffer, memory, mapping and address of `block` (size set); false on failure.
+  bool MakeBuffer(StagingBlock& block);
   void DestroyBlock(StagingBlock* block);        // under mutex_
   StagingChunk* NewNode();                       // under mutex_
   void TrimEmptyBlocks();                        // under mutex_
@@ -93,6 +112,9 @@ class StagingPool {
   bool probed_ = false;  // memory_type_ checked against a real buffer's requirements
   std::mutex mutex_;
   std::vector<std::unique_ptr<StagingBlock>> blocks_;
+  std::vector<bool> index_used_ = std::vector<bool>(kMaxBlocks, false);
+  std::unique_ptr<StagingBlock> directory_;  // kMaxBlocks addresses, written under mutex_
+  VkDeviceAddress directory_address_ = 0;
   VkDeviceSize bytes_held_ = 0;
   std::deque<StagingChunk> nodes_;  // stable addresses; reused through free_nodes_
   StagingChunk* free_nodes_ = nullptr;
@@ -105,7 +127,11 @@ class StagingArena {
   StagingArena& operator=(const StagingArena&) = delete;
 
   // 16-byte aligned slice of `size` bytes; slice.data == nullptr when out of memory.
-  StagingSlice Allocate(StagingPool& pool, VkDeviceSize size);
+  // `end_in_block`: the slice ends at most this far into its block (a fresh run is taken
+  // when the current one lies beyond; kernel parameter records must be nameable).
+  // `beyond_limit`: see StagingPool::Acquire.
+  StagingSlice Allocate(StagingPool& pool, VkDeviceSize size, VkDeviceSize end_in_block = ~VkDeviceSize{0},
+                        bool beyond_limit = false);
   void ReleaseAll(StagingPool& pool);
 
  private:

@@ -74,6 +74,9 @@ class Transfers final : public Capability {
     TransferStrategy strategy = settings.transfer_strategy;
     if (settings.transfers == Mode::kForce && strategy == TransferStrategy::kAuto) strategy = TransferStrategy::kCompute;
     plan->policy = ChoosePolicy(editor.properties().vendorID, editor.driver_id(), strategy);
+    if (settings.transfer_push_replay != PushReplay::kAuto) {
+      plan->policy.replay_pushes = settings.transfer_push_replay == PushReplay::kOn;
+    }
     // Buffer sizes (VK_WHOLE_SIZE fills) and per-command-buffer staging.
     editor.tracking().resources = true;
     editor.tracking().commands = true;
@@ -90,7 +93,11 @@ class Transfers final : public Capability {
       return plan;
     }
     plan->kernels = true;
+    // The compute pipeline and conditional rendering sent down, to put back after a kernel.
+    // The application's pushes only where the driver loses them (Policy::replay_pushes):
+    // the kernels push nothing (transfer/kernels.h).
     editor.tracking().command_state = true;
+    editor.tracking().push_constants = plan->policy.replay_pushes;
     editor.tracking().address_rules.push_back(
         {VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, plan->policy.address_min_buffer_size});
     return plan;
@@ -150,7 +157,7 @@ DeviceTransfers::DeviceTransfers(DeviceState& device_state, const TransferPlan& 
                &device_state.counters.Register("edge copies")} {
   // The kernel pipelines are built now, not lazily on the application's recording thread.
   kernels_possible_ = plan.kernels && device_state.addressing.enabled() && device_state.trackers != nullptr &&
-                      kernels.Build();
+                      staging.CreateDirectory() && kernels.Build(staging, TransferCapability().slot());
 }
 
 DeviceTransfers::~DeviceTransfers() = default;

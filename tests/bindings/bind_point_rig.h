@@ -30,6 +30,7 @@ struct RigOptions {
   bool graphics = false;  // a graphics queue and fragment stores
   std::vector<const char*> device_extensions;
   const void* device_pnext = nullptr;
+  std::vector<std::string> layers_between;  // below the layer, above validation
 };
 
 class BindPointRig {
@@ -45,6 +46,7 @@ class BindPointRig {
     h.queue_flags = options.graphics ? VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT : VK_QUEUE_COMPUTE_BIT;
     h.device_extensions = options.device_extensions;
     h.device_pnext = options.device_pnext;
+    h.layers_between = options.layers_between;
     h_ = std::make_unique<VkHarness>(h);
   }
   ~BindPointRig() { Release(); }

@@ -3,9 +3,13 @@
 // VK_EXT_shader_object, VK_VALVE_descriptor_set_host_mapping, ray tracing
 // (VK_KHR_ray_tracing_pipeline, VK_NV_ray_tracing) and mesh shaders (VK_EXT_mesh_shader,
 // VK_NV_mesh_shader), and answers VK_TRUE for
-// their features, so that the layer above can be tested hiding them. It implements none
-// of their commands: vkCreateDevice records how many it was asked for and drops them (and
-// their feature structs) before the real driver sees them.
+// their features, so that the layer above can be tested hiding them. vkCreateDevice
+// records how many it was asked for and drops them (and their feature structs) before the
+// real driver sees them. Of their commands it implements only maintenance6's four
+// descriptor commands (vkCmdBindDescriptorSets2KHR, vkCmdPushConstants2KHR,
+// vkCmdPushDescriptorSet(WithTemplate)2KHR), each as the 1-command below it, once per bind
+// point its stageFlags name, so that the layer above can be tested translating them and
+// validation below (which predates maintenance6) sees only commands it knows.
 // It also answers vkGetDescriptorSetLayoutSupport(KHR) as a strict driver would (lavapipe
 // answers supported for every layout): unsupported when a layout has more storage buffers
 // than the driver's maxPerStageDescriptorStorageBuffers.
@@ -17,6 +21,7 @@
 #include <vulkan/vulkan.h>
 
 #include "extras_layer.h"
+#include "maintenance6.h"
 #include "support/test_layer.h"
 
 namespace {
@@ -44,6 +49,44 @@ uint32_t g_max_storage_buffers = 0;  // the driver's maxPerStageDescriptorStorag
 PFN_vkGetDescriptorSetLayoutSupport g_layout_support = nullptr;
 PFN_vkGetDescriptorSetLayoutSupport g_layout_support_khr = nullptr;
 std::atomic<uint32_t> g_last_storage_buffers{0};
+
+// The 1-commands below, for maintenance6's commands (the last device created: tests make
+// one at a time).
+PFN_vkCmdBindDescriptorSets g_bind_sets = nullptr;
+PFN_vkCmdPushConstants g_push_constants = nullptr;
+PFN_vkCmdPushDescriptorSetKHR g_push_descriptors = nullptr;
+PFN_vkCmdPushDescriptorSetWithTemplateKHR g_push_template = nullptr;
+
+namespace m6 = bindery::maintenance6;
+
+// Each bind point a stageFlags names, graphics first.
+template <typename F>
+void ForEachBindPoint(VkShaderStageFlags stages, F&& f) {
+  if ((stages & m6::kGraphicsStages) != 0) f(VK_PIPELINE_BIND_POINT_GRAPHICS);
+  if ((stages & VK_SHADER_STAGE_COMPUTE_BIT) != 0) f(VK_PIPELINE_BIND_POINT_COMPUTE);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets2KHR(VkCommandBuffer cb, const m6::BindDescriptorSetsInfo* info) {
+  ForEachBindPoint(info->stageFlags, [&](VkPipelineBindPoint point) {
+    g_bind_sets(cb, point, info->layout, info->firstSet, info->descriptorSetCount, info->pDescriptorSets,
+                info->dynamicOffsetCount, info->pDynamicOffsets);
+  });
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdPushConstants2KHR(VkCommandBuffer cb, const m6::PushConstantsInfo* info) {
+  g_push_constants(cb, info->layout, info->stageFlags, info->offset, info->size, info->pValues);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSet2KHR(VkCommandBuffer cb, const m6::PushDescriptorSetInfo* info) {
+  ForEachBindPoint(info->stageFlags, [&](VkPipelineBindPoint point) {
+    g_push_descriptors(cb, point, info->layout, info->set, info->descriptorWriteCount, info->pDescriptorWrites);
+  });
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplate2KHR(VkCommandBuffer cb,
+                                                                const m6::PushDescriptorSetWithTemplateInfo* info) {
+  g_push_template(cb, info->descriptorUpdateTemplate, info->layout, info->set, info->pData);
+}
 
 bool Offered(const char* name) {
   for (const char* o : kExtrasOffered) {
@@ -137,6 +180,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceC
       g_gdpa(*out, "vkGetDescriptorSetLayoutSupport"));
   g_layout_support_khr = reinterpret_cast<PFN_vkGetDescriptorSetLayoutSupport>(
       g_gdpa(*out, "vkGetDescriptorSetLayoutSupportKHR"));
+  g_bind_sets = reinterpret_cast<PFN_vkCmdBindDescriptorSets>(g_gdpa(*out, "vkCmdBindDescriptorSets"));
+  g_push_constants = reinterpret_cast<PFN_vkCmdPushConstants>(g_gdpa(*out, "vkCmdPushConstants"));
+  g_push_descriptors =
+      reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(g_gdpa(*out, "vkCmdPushDescriptorSetKHR"));
+  g_push_template = reinterpret_cast<PFN_vkCmdPushDescriptorSetWithTemplateKHR>(
+      g_gdpa(*out, "vkCmdPushDescriptorSetWithTemplateKHR"));
   return r;
 }
 
@@ -173,6 +222,10 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, cons
   BINDERY_TEST_LAYER_ENTRY_AS_IF(GetDescriptorSetLayoutSupport, StrictSupport<&g_layout_support>, g_layout_support);
   BINDERY_TEST_LAYER_ENTRY_AS_IF(GetDescriptorSetLayoutSupportKHR, StrictSupport<&g_layout_support_khr>,
                                  g_layout_support_khr);
+  BINDERY_TEST_LAYER_ENTRY_IF(CmdBindDescriptorSets2KHR, g_bind_sets);
+  BINDERY_TEST_LAYER_ENTRY_IF(CmdPushConstants2KHR, g_push_constants);
+  BINDERY_TEST_LAYER_ENTRY_IF(CmdPushDescriptorSet2KHR, g_push_descriptors);
+  BINDERY_TEST_LAYER_ENTRY_IF(CmdPushDescriptorSetWithTemplate2KHR, g_push_template);
   return g_gdpa(device, name);
 }
 

@@ -1,10 +1,13 @@
 // Push constants around the layer's copy kernels (docs/transfers.md, "When it falls back").
 //
-// A kernel pushes its own constants, so the layer replays the application's pushes after
-// it. Each test records the application's pushes, a copy the compute strategy turns into
-// a kernel (KernelCopyProbe), then the draw/dispatch, and compares what the shader stage
-// saw (tests/shaders/push_view.{vert,comp} write their push constants to a buffer) with
-// what the application pushed.
+// The layer's kernels take no push constants and binding their pipeline does not disturb
+// the application's (Vulkan: "Binding a pipeline with a layout that is not compatible with
+// the push constant layout does not disturb the push constant values"), so the layer
+// neither records nor replays the application's pushes. Each test records the
+// application's pushes, a copy the compute strategy turns into a kernel (KernelCopyProbe),
+// then the draw/dispatch, and compares what the shader stage saw
+// (tests/shaders/push_view.{vert,comp} write their push constants to a buffer) with what
+// the application pushed.
 //
 // - VertexPushSurvivesAComputePushAtTheSameOffsets (4a): VERTEX [0,16) (graphics layout)
 //   then COMPUTE [0,16) (compute layout); replaying both from one byte array gives the
@@ -14,6 +17,16 @@
 //   the extension (lavapipe in Mesa 22.3); they run on the NVIDIA machines.
 // - SeveralLayoutsAndPartialPushes (part 6): two layouts, a partial re-push, a kernel
 //   before each of three dispatches.
+// - TransferPushFree.PushBeforeKernelsIsSeenAfterThemUnchanged: a push, dispatch A, a copy
+//   and a fill that run as kernels, dispatch B; both views byte-identical to the layer off,
+//   and on NVIDIA the spy layer below Bindery sees only the application's one push.
+//   lavapipe 22.3 loses pushes across another pipeline's dispatch (Policy::replay_pushes),
+//   so there the layer still replays them and the test checks that it does.
+// - TransferPushFree.PushesAreHookedOnlyWhereTheDriverLosesThem: on a kernel-policy device
+//   (NVIDIA; on lavapipe auto with the compute strategy) with indirect bindings off,
+//   vkCmdPushConstants resolves into Bindery only where pushes are replayed.
+#include <dlfcn.h>
+
 #include <array>
 #include <cstdio>
 #include <cstring>
@@ -21,6 +34,7 @@
 
 #include "integration/kernel_probe.h"
 #include "integration/newer_vulkan.h"
+#include "integration/spy_access.h"
 #include "push_view_comp.h"
 #include "push_view_vert.h"
 #include "support/vk_objects.h"
@@ -230,7 +244,7 @@ StageViews RunVertexThenComputePush(const Config& config, bool validation) {
   vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, compute_layout, 0, 1, &set, 0, nullptr);
   vkCmdPushConstants(cb, vertex_layout, VK_SHADER_STAGE_VERTEX_BIT, 0, 16, kVertexValues.data());
   vkCmdPushConstants(cb, compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 16, kComputeValues.data());
-  probe.Record(cb);  // a kernel: the layer replays both pushes after it
+  probe.Record(cb);  // a kernel: neither push may be disturbed
   vkCmdDispatch(cb, 1, 1, 1);
   VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
   rendering.renderArea = {{0, 0}, {1, 1}};
@@ -445,6 +459,176 @@ TEST_P(TransferPushConstants, ShaderObjectIsRestored) {
 
 INSTANTIATE_TEST_SUITE_P(Transfer, TransferPushConstants, ::testing::Values(kLayerOff, kForceCompute, kAuto),
                          ConfigName);
+
+// ---- the kernels leave the application's pushes alone --------------------------------
+
+// Bindery's default mode where the device's policy runs kernels (as NVIDIA's does): on
+// lavapipe, whose table runs none, the compute strategy stands in for that policy.
+const Config kAutoCompute{"AutoCompute", true, "auto", "compute"};
+
+// Whether the layer's policy replays pushes after its kernels on this device
+// (transfer/policy.h, Policy::replay_pushes: every driver but NVIDIA's).
+bool LayerReplaysPushes(VkHarness& h) {
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &driver};
+  vkGetPhysicalDeviceProperties2(h.physical_device(), &props);
+  return driver.driverID != VK_DRIVER_ID_NVIDIA_PROPRIETARY;
+}
+
+class TransferPushFree : public ::testing::TestWithParam<Config> {};
+
+// What dispatches A and B saw, and what reached the layer below Bindery.
+struct PushFreeRun {
+  Values a{}, b{};
+  std::vector<uint8_t> filled;
+  size_t pushes_below = 0;    // vkCmdPushConstants calls the spy saw
+  size_t dispatch_bases = 0;  // vkCmdDispatchBase(KHR) calls (the kernels)
+  bool replays = false;       // LayerReplaysPushes
+  Summary summary;
+};
+
+constexpr VkDeviceSize kFillBytes = 1 << 20;  // 4-aligned: valid natively, a kernel under `compute`
+const Values kPushed{0xFEED0001u, 0xFEED0002u, 0xFEED0003u, 0xFEED0004u};
+
+// `replay`: BINDERY_TRANSFER_PUSH_REPLAY (nullptr: the default, per driver).
+PushFreeRun RunPushThenKernels(const Config& config, const char* replay = nullptr) {
+  PushFreeRun out;
+  RigOptions options = WithSpy();
+  if (replay != nullptr) options.env = {{"BINDERY_TRANSFER_PUSH_REPLAY", replay}};
+  Rig rig(config, options);
+  EXPECT_TRUE(rig.ok()) << rig.error();
+  if (!rig.ok()) return out;
+  VkHarness& h = rig.h();
+  out.replays = replay == nullptr ? LayerReplaysPushes(h) : std::string(replay) == "on";
+  auto app_owner = std::make_unique<PushApp>(h);  // gone before the device (Finish)
+  PushApp& app = *app_owner;
+  const VkPipelineLayout layout = app.Layout({{VK_SHADER_STAGE_COMPUTE_BIT, 0, 16}});
+  const VkPipeline compute = app.Compute(layout);
+  View view_a = MakeView(rig), view_b = MakeView(rig);
+  HostBuffer unused = rig.Buffer(16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  const VkDescriptorSet set_a = app.Set(unused.buffer, view_a.buffer.buffer);
+  const VkDescriptorSet set_b = app.Set(unused.buffer, view_b.buffer.buffer);
+  KernelCopyProbe probe(rig, 11);
+  HostBuffer fill = rig.Buffer(kFillBytes + 16);
+  std::memset(fill.mapped, 0x5A, kFillBytes + 16);
+
+  SpyClearEvents();
+  VkCommandBuffer cb = h.BeginCommands();
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, compute);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set_a, 0, nullptr);
+  vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 16, kPushed.data());
+  vkCmdDispatch(cb, 1, 1, 1);  // A
+  probe.Record(cb);            // an unaligned copy: kernels under `compute`
+  vkCmdFillBuffer(cb, fill.buffer, 4, kFillBytes, 0xA5C3E1F7u);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set_b, 0, nullptr);
+  vkCmdDispatch(cb, 1, 1, 1);  // B: reads the push made before the kernels
+  ShaderHostReadBarrier(cb);
+  EXPECT_EQ(h.SubmitAndWait(cb), VK_SUCCESS);
+  for (const SpyEvent& e : SpyEvents()) {
+    out.pushes_below += e.kind == kSpyCmdPushConstants;
+    out.dispatch_bases += e.kind == kSpyCmdDispatchBase;
+  }
+  out.a = view_a.Read();
+  out.b = view_b.Read();
+  const auto* bytes = static_cast<const uint8_t*>(fill.mapped);
+  out.filled.assign(bytes, bytes + kFillBytes + 16);
+  EXPECT_TRUE(probe.Check()) << "the copy";
+  app_owner.reset();
+  out.summary = rig.Finish();
+  EXPECT_VALIDATION_SILENT(h);
+  return out;
+}
+
+void ExpectSameViewsAndFill(const PushFreeRun& native, const PushFreeRun& run) {
+  EXPECT_EQ(native.a, kPushed) << "without the layer dispatch A saw " << Show(native.a);
+  EXPECT_EQ(native.b, kPushed) << "without the layer dispatch B saw " << Show(native.b);
+  EXPECT_EQ(run.a, native.a) << "dispatch A saw " << Show(run.a);
+  EXPECT_EQ(run.b, native.b) << "dispatch B saw " << Show(run.b);
+  ASSERT_EQ(run.filled.size(), native.filled.size());
+  EXPECT_EQ(std::memcmp(run.filled.data(), native.filled.data(), run.filled.size()), 0)
+      << "the fill differs from the driver's";
+  EXPECT_GE(run.summary.kernels, 2u) << "the copy and the fill must run as kernels, or this test proves nothing: "
+                                     << run.summary.text;
+  EXPECT_GE(run.dispatch_bases, 2u) << "the kernels name their parameter records through their base workgroup";
+  EXPECT_EQ(native.pushes_below, 1u);
+}
+
+// The default: on NVIDIA the layer pushes nothing; where the driver loses pushes it
+// replays them.
+TEST_P(TransferPushFree, PushBeforeKernelsIsSeenAfterThemUnchanged) {
+  const PushFreeRun native = RunPushThenKernels(kLayerOff);
+  const PushFreeRun run = RunPushThenKernels(GetParam());
+  ExpectSameViewsAndFill(native, run);
+  if (run.replays) {
+    std::printf("[ note ] this driver loses pushes across another pipeline's dispatch: the layer replays them "
+                "(%zu pushes reached the driver); ...WithoutReplay shows this scenario without them\n",
+                run.pushes_below);
+    EXPECT_GE(run.pushes_below, 2u) << "the layer must replay the push after its kernels on this driver";
+  } else {
+    EXPECT_EQ(run.pushes_below, 1u) << "only the application's push may reach the driver: the kernels take no "
+                                       "push constants and the layer replays none";
+  }
+}
+
+// Replay off (what NVIDIA's default is): the application's one push is all that reaches the
+// driver, and dispatch B still sees it. (lavapipe 22.3 keeps it in this order, where
+// dispatch A consumed the push before the kernels; a push whose first dispatch is a
+// kernel's is lost there, which is why it replays by default: SeveralLayoutsAndPartialPushes.)
+TEST_P(TransferPushFree, PushBeforeKernelsIsSeenAfterThemWithoutReplay) {
+  const PushFreeRun native = RunPushThenKernels(kLayerOff);
+  const PushFreeRun run = RunPushThenKernels(GetParam(), "off");
+  ExpectSameViewsAndFill(native, run);
+  EXPECT_EQ(run.pushes_below, 1u) << "only the application's push may reach the driver: the kernels take no push "
+                                     "constants and the layer replays none";
+}
+
+INSTANTIATE_TEST_SUITE_P(Transfer, TransferPushFree, ::testing::Values(kForceCompute, kAutoCompute), ConfigName);
+
+// The library a function pointer lies in.
+std::string LibraryOf(PFN_vkVoidFunction fn) {
+  Dl_info info{};
+  if (fn == nullptr || dladdr(reinterpret_cast<void*>(fn), &info) == 0 || info.dli_fname == nullptr) return "?";
+  return info.dli_fname;
+}
+
+bool ResolvesIntoBindery(VkDevice device, const char* name) {
+  return LibraryOf(vkGetDeviceProcAddr(device, name)).find("VkLayer_bindery") != std::string::npos;
+}
+
+// Where kernels run, the transfers capability's tracking stage follows compute pipeline
+// binds (to put the application's back after a kernel) but hooks no push unless the driver
+// loses pushes: with nothing else hooking pushes, an application's vkCmdPushConstants then
+// goes straight to the layer below.
+TEST(TransferPushFree, PushesAreHookedOnlyWhereTheDriverLosesThem) {
+  // Indirect bindings off: in their default mode they hook every push themselves (their
+  // own pass-through cost), which would hide what the transfers capability installs.
+  for (const char* replay : {"auto", "off"}) {
+    RigOptions options;
+    options.env = {{"BINDERY_INDIRECT_BINDINGS", "off"}, {"BINDERY_TRANSFER_PUSH_REPLAY", replay}};
+    Rig rig(kAutoCompute, options);
+    ASSERT_TRUE(rig.ok()) << rig.error();
+    VkDevice device = rig.h().device();
+    const bool replays = std::string(replay) == "auto" && LayerReplaysPushes(rig.h());
+    EXPECT_TRUE(ResolvesIntoBindery(device, "vkCmdBindPipeline"))
+        << "kernels are on here, so compute pipeline binds are tracked: "
+        << LibraryOf(vkGetDeviceProcAddr(device, "vkCmdBindPipeline"));
+    EXPECT_EQ(ResolvesIntoBindery(device, "vkCmdPushConstants"), replays)
+        << "replay " << replay << ": vkCmdPushConstants resolves to "
+        << LibraryOf(vkGetDeviceProcAddr(device, "vkCmdPushConstants"))
+        << (replays ? "; this driver needs the pushes replayed" : "; the kernels need no push tracked");
+    rig.Finish();
+    EXPECT_VALIDATION_SILENT(rig.h());
+  }
+  {
+    // Indirect bindings forced hook every push themselves: the check can see a hook.
+    RigOptions options;
+    options.env = {{"BINDERY_INDIRECT_BINDINGS", "force"}, {"BINDERY_TRANSFER_PUSH_REPLAY", "off"}};
+    Rig rig(kAutoCompute, options);
+    ASSERT_TRUE(rig.ok()) << rig.error();
+    EXPECT_TRUE(ResolvesIntoBindery(rig.h().device(), "vkCmdPushConstants"));
+    rig.Finish();
+  }
+}
 
 }  // namespace
 }  // namespace bindery::test::transfer

@@ -1,7 +1,7 @@
 // Test-only layer: records the pNext chains of vkCreateInstance / vkCreateDevice as it
 // receives them (i.e. as the layer above it sends them), records a few device calls
 // (buffer creation and requirements, device addresses, allocations, frees and binds,
-// buffer copies), and passes everything through.
+// buffer copies, pushes and dispatches with a base), and passes everything through.
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -24,7 +24,7 @@ struct Link {
   X(CreateBuffer) X(GetDeviceBufferMemoryRequirements) X(GetDeviceBufferMemoryRequirementsKHR)           \
   X(GetBufferDeviceAddress) X(GetBufferDeviceAddressKHR) X(GetBufferDeviceAddressEXT) X(AllocateMemory)  \
   X(FreeMemory) X(BindBufferMemory) X(BindBufferMemory2) X(BindBufferMemory2KHR) X(CmdCopyBuffer)        \
-  X(CmdCopyBuffer2) X(CmdCopyBuffer2KHR)
+  X(CmdCopyBuffer2) X(CmdCopyBuffer2KHR) X(CmdPushConstants) X(CmdDispatchBase) X(CmdDispatchBaseKHR)
 struct NextDevice {
   SPY_DEVICE_NEXT(BINDERY_TEST_LAYER_NEXT_MEMBER)
 };
@@ -182,6 +182,24 @@ VKAPI_ATTR void VKAPI_CALL SpyCmdCopyBuffer2(VkCommandBuffer cb, const VkCopyBuf
   (g_next.*next)(cb, info);
 }
 
+VKAPI_ATTR void VKAPI_CALL SpyCmdPushConstants(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stages,
+                                               uint32_t offset, uint32_t size, const void* values) {
+  SpyEvent e = Event(kSpyCmdPushConstants, Bits(layout));
+  e.count = size;
+  e.other = offset;
+  AddEvent(e);
+  g_next.CmdPushConstants(cb, layout, stages, offset, size, values);
+}
+
+template <PFN_vkCmdDispatchBase NextDevice::*next>
+VKAPI_ATTR void VKAPI_CALL SpyCmdDispatchBase(VkCommandBuffer cb, uint32_t base_x, uint32_t base_y, uint32_t base_z,
+                                              uint32_t count_x, uint32_t count_y, uint32_t count_z) {
+  SpyEvent e = Event(kSpyCmdDispatchBase, 0);
+  e.count = count_x;
+  AddEvent(e);
+  (g_next.*next)(cb, base_x, base_y, base_z, count_x, count_y, count_z);
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL SpyCreateInstance(const VkInstanceCreateInfo* ci, const VkAllocationCallbacks* alloc,
                                                  VkInstance* out) {
   Record(kSpyInstanceChain, ci->pNext);
@@ -230,6 +248,10 @@ PFN_vkVoidFunction SpyDeviceFunction(const char* name) {
   BINDERY_TEST_LAYER_ENTRY_AS_IF(CmdCopyBuffer, SpyCmdCopyBuffer, g_next.CmdCopyBuffer);
   BINDERY_TEST_LAYER_ENTRY_AS_IF(CmdCopyBuffer2, SpyCmdCopyBuffer2<&N::CmdCopyBuffer2>, g_next.CmdCopyBuffer2);
   BINDERY_TEST_LAYER_ENTRY_AS_IF(CmdCopyBuffer2KHR, SpyCmdCopyBuffer2<&N::CmdCopyBuffer2KHR>, g_next.CmdCopyBuffer2KHR);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(CmdPushConstants, SpyCmdPushConstants, g_next.CmdPushConstants);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(CmdDispatchBase, SpyCmdDispatchBase<&N::CmdDispatchBase>, g_next.CmdDispatchBase);
+  BINDERY_TEST_LAYER_ENTRY_AS_IF(CmdDispatchBaseKHR, SpyCmdDispatchBase<&N::CmdDispatchBaseKHR>,
+                                 g_next.CmdDispatchBaseKHR);
   return nullptr;
 }
 

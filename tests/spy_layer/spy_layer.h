@@ -29,6 +29,8 @@ enum SpyEventKind : uint32_t {
   kSpyCmdCopyBuffer = 6,              // count: regions
   kSpyCmdCopyBuffer2 = 7,             // info/pnext/regions: the pointers received; count: regions
   kSpyFreeMemory = 8,                 // handle: the memory
+  kSpyCmdPushConstants = 9,           // count: size; other: offset; handle: the layout
+  kSpyCmdDispatchBase = 10,           // vkCmdDispatchBase(KHR); count: groupCountX
 };
 
 struct SpyEvent {

@@ -67,6 +67,15 @@ TEST(SettingsResolve, StagingLimitIsBytesOrNone) {
   EXPECT_EQ(bad.warnings.size(), 1u);
 }
 
+TEST(SettingsResolve, TransferPushReplayIsAutoOnOrOff) {
+  EXPECT_EQ(ResolveSettings({}, {}).transfer_push_replay, PushReplay::kAuto) << "per driver by default";
+  EXPECT_EQ(ResolveSettings({{"bindery.transfer_push_replay", "off"}}, {}).transfer_push_replay, PushReplay::kOff);
+  EXPECT_EQ(ResolveSettings({}, {{"BINDERY_TRANSFER_PUSH_REPLAY", "on"}}).transfer_push_replay, PushReplay::kOn);
+  const Settings bad = ResolveSettings({}, {{"BINDERY_TRANSFER_PUSH_REPLAY", "sometimes"}});
+  EXPECT_EQ(bad.transfer_push_replay, PushReplay::kAuto);
+  EXPECT_EQ(bad.warnings.size(), 1u);
+}
+
 TEST(SettingsResolve, UnknownKeysAndBadValuesBecomeWarnings) {
   const Settings s = ResolveSettings({{"bindery.no_such_thing", "1"}, {"bindery.timeline", "sometimes"}},
                                      {{"BINDERY_BOGUS", "1"}});

@@ -120,5 +120,19 @@ TEST(TransferPolicy, TableAndOverrides) {
   EXPECT_EQ(lavapipe.fill_edge_kernel_min, UINT64_MAX) << "no kernels on lavapipe";
 }
 
+// The kernels push no constants; only drivers that lose the application's pushes across a
+// bind of the kernels' pipeline (lavapipe 22.3) get them recorded and replayed, at the cost
+// of a hook on every vkCmdPushConstants.
+TEST(TransferPolicy, PushesAreReplayedOnlyWhereTheDriverLosesThem) {
+  for (TransferStrategy s : {TransferStrategy::kAuto, TransferStrategy::kCompute, TransferStrategy::kNative}) {
+    EXPECT_FALSE(ChoosePolicy(0x10DE, VK_DRIVER_ID_NVIDIA_PROPRIETARY, s).replay_pushes)
+        << "NVIDIA keeps push constants across pipeline binds, as the spec says";
+    EXPECT_FALSE(ChoosePolicy(0x10DE, static_cast<VkDriverId>(0), s).replay_pushes) << "NVIDIA without a driver id";
+    EXPECT_TRUE(ChoosePolicy(0x10005, VK_DRIVER_ID_MESA_LLVMPIPE, s).replay_pushes)
+        << "lavapipe 22.3 loses them (TransferPushFree on lavapipe)";
+    EXPECT_TRUE(ChoosePolicy(0x1002, VK_DRIVER_ID_AMD_PROPRIETARY, s).replay_pushes) << "not shown yet";
+  }
+}
+
 }  // namespace
 }  // namespace bindery::transfer

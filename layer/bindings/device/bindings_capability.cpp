@@ -65,6 +65,12 @@ const Hook kHooks[] = {
     // Push descriptors (push_descriptor_hooks.cpp): installed where the device has them.
     BINDERY_HOOK(CmdPushDescriptorSetKHR, nullptr),
     BINDERY_HOOK(CmdPushDescriptorSetWithTemplateKHR, nullptr),
+    // VK_KHR_maintenance6 (maintenance6_hooks.cpp): offered under auto, so translated to
+    // the 1-commands above once a layout converts.
+    BINDERY_HOOK(CmdBindDescriptorSets2KHR, nullptr),
+    BINDERY_HOOK(CmdPushConstants2KHR, nullptr),
+    BINDERY_HOOK(CmdPushDescriptorSet2KHR, nullptr),
+    BINDERY_HOOK(CmdPushDescriptorSetWithTemplate2KHR, nullptr),
     // The bind point's state (bind_point_state.h): pipeline binds and every draw and
     // dispatch go through its pre-draw step (draw_hooks.cpp). Installed whatever the
     // policy: under auto a layout beyond a driver limit converts at any time, and its
@@ -131,9 +137,10 @@ class Bindings final : public Capability {
 
   // Where every layout converts, the application holds smaller native layouts, layer-owned
   // set handles and pipeline layouts with a root. These extensions' commands take those
-  // objects and the capability does not translate them, so they are not offered there:
-  //   VK_KHR_maintenance6: vkCmdBindDescriptorSets2KHR, vkCmdPushConstants2KHR,
-  //     vkCmdPushDescriptorSet(WithTemplate)2KHR, vkCmdSetDescriptorBufferOffsets2EXT;
+  // objects and the capability does not translate them all, so they are not offered there:
+  //   VK_KHR_maintenance6: its descriptor commands are translated to their 1-commands
+  //     (maintenance6_hooks.cpp), but not where the layout is a VkPipelineLayoutCreateInfo
+  //     in pNext (dynamicPipelineLayout), which every layout converting would make common;
   //   VK_EXT_descriptor_buffer: layout sizes and offsets of converted layouts are wrong;
   //   VK_EXT_shader_object: vkCreateShadersEXT takes set layouts, its shaders are not rewritten;
   //   VK_VALVE_descriptor_set_host_mapping: takes sets (layer-owned handles);

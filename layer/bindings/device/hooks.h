@@ -3,6 +3,8 @@
 
 #include <vulkan/vulkan.h>
 
+#include "chassis/newer_vulkan.h"
+
 namespace bindery::bindings {
 
 // descriptor_layout_hooks.cpp
@@ -83,6 +85,13 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer, VkPipelineBi
                                                    uint32_t, const VkWriteDescriptorSet*);
 VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer, VkDescriptorUpdateTemplate,
                                                                VkPipelineLayout, uint32_t, const void*);
+
+// maintenance6_hooks.cpp (VK_KHR_maintenance6; the info structs are chassis/newer_vulkan.h's)
+VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets2KHR(VkCommandBuffer, const BindDescriptorSetsInfo*);
+VKAPI_ATTR void VKAPI_CALL CmdPushConstants2KHR(VkCommandBuffer, const PushConstantsInfo*);
+VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSet2KHR(VkCommandBuffer, const PushDescriptorSetInfo*);
+VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplate2KHR(VkCommandBuffer,
+                                                                const PushDescriptorSetWithTemplateInfo*);
 
 // draw_hooks.cpp: pipeline binds and every draw and dispatch command.
 VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer, VkPipelineBindPoint, VkPipeline);

@@ -90,7 +90,11 @@ SetLayoutShadow PlanSetLayout(const VkDescriptorSetLayoutCreateInfo& info, const
       }
     }
   }
-  shadow.has_native = !native_bindings.empty();
+  // A binding of no descriptors holds nothing a shader can read (and consecutive updates
+  // skip it): a set whose native bindings are all empty is root-only like one with none, so
+  // it frees its set number (for the reserved root set, or the renumbering).
+  shadow.has_native = std::any_of(native_bindings.begin(), native_bindings.end(),
+                                  [](const VkDescriptorSetLayoutBinding& b) { return b.descriptorCount != 0; });
   shadow.total_dynamic = shadow.converted_dynamic + shadow.native_dynamic;
   shadow.create_flags = info.flags;
   shadow.app_bindings.assign(info.pBindings, info.pBindings + info.bindingCount);

@@ -60,7 +60,7 @@ struct SetLayoutShadow {
   // The full native layout for fallbacks (created on first need; guarded by the device's
   // fallback mutex); the native layout itself when nothing is converted.
   mutable VkDescriptorSetLayout full = VK_NULL_HANDLE;
-  bool has_native = false;        // the native layout still has bindings
+  bool has_native = false;        // the native layout still has bindings with descriptors
   bool push_descriptor = false;   // a push-descriptor layout (converted records live per command buffer)
   bool converts() const { return !converted.empty(); }
 
