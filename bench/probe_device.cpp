@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <utility>
 
 namespace bindery::bench {
 namespace {
@@ -24,6 +25,24 @@ test::HarnessOptions ProbeOptions(bool bindery, const void* device_pnext, const 
 }
 
 }  // namespace
+
+namespace {
+std::vector<std::string>& RowFilter() {
+  static std::vector<std::string> filter;
+  return filter;
+}
+}  // namespace
+
+void SetRowFilter(std::vector<std::string> substrings) { RowFilter() = std::move(substrings); }
+
+bool RowWanted(const std::string& row) {
+  const std::vector<std::string>& filter = RowFilter();
+  if (filter.empty()) return true;
+  for (const std::string& s : filter) {
+    if (row.find(s) != std::string::npos) return true;
+  }
+  return false;
+}
 
 double Median(std::vector<double>& samples) {
   if (samples.empty()) return 0;

@@ -93,6 +93,12 @@ struct ProbeResult {
   double value = 0;
 };
 
+// Which rows to measure (bindery_probe --rows): a row is measured when its name contains
+// one of the substrings, or when none was given (every row). Profiling one row alone
+// (scripts/profile-record) needs the others skipped.
+void SetRowFilter(std::vector<std::string> substrings);
+bool RowWanted(const std::string& row);
+
 // Median of the samples (the samples are reordered).
 double Median(std::vector<double>& samples);
 

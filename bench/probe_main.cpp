@@ -5,6 +5,7 @@
 // and repeated, and reports medians and interquartile ranges.
 //
 //   bindery_probe --layer on|off [--groups record,stream,transfer,kernel,pipeline]
+//                 [--rows SUBSTRING,...]   (record rows only: those whose names contain one)
 //
 // Output, one line each (tab-separated): "device <description>", then
 // "result <row> <unit> <value>" per workload.
@@ -14,6 +15,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "probe_device.h"
 #include "probe_workloads.h"
@@ -27,7 +30,9 @@ namespace {
 using namespace bindery::bench;
 
 int Usage() {
-  std::fprintf(stderr, "usage: bindery_probe --layer on|off [--groups record,stream,transfer,kernel,pipeline]\n");
+  std::fprintf(stderr,
+               "usage: bindery_probe --layer on|off [--groups record,stream,transfer,kernel,pipeline] "
+               "[--rows SUBSTRING,...]\n");
   return 1;
 }
 
@@ -46,6 +51,7 @@ void PrepareEnvironment() {
 int main(int argc, char** argv) {
   int layer = -1;
   std::set<std::string> groups = {"record", "stream", "transfer", "kernel"};
+  bool rows_filtered = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--layer" && i + 1 < argc) {
@@ -56,6 +62,12 @@ int main(int argc, char** argv) {
       groups.clear();
       std::stringstream list(argv[++i]);
       for (std::string g; std::getline(list, g, ',');) groups.insert(g);
+    } else if (a == "--rows" && i + 1 < argc) {
+      std::vector<std::string> rows;
+      std::stringstream list(argv[++i]);
+      for (std::string r; std::getline(list, r, ',');) rows.push_back(r);
+      SetRowFilter(std::move(rows));
+      rows_filtered = true;
     } else {
       return Usage();
     }
@@ -71,7 +83,7 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   int failures = 0;
   auto print = [&](const char* group, const std::vector<ProbeResult>& results) {
-    if (results.empty()) {
+    if (results.empty() && !rows_filtered) {
       std::fprintf(stderr, "bindery_probe: group %s measured nothing (setup failed?)\n", group);
       ++failures;
     }

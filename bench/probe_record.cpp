@@ -60,7 +60,10 @@ std::vector<ProbeResult> RunRecordProbes(ProbeDevice& d) {
     WriteStorageSet(d, set, buffers, 4, 0, VK_WHOLE_SIZE);
   }
   const StreamArgs args{64, 0.5f};
-  auto add = [&](const char* row, double ns) {
+  // `measure` runs only for rows bindery_probe --rows selects.
+  auto add = [&](const char* row, auto&& measure) {
+    if (!RowWanted(row)) return;
+    const double ns = measure();
     if (ns >= 0) out.push_back({row, "ns/cmd", ns});
   };
 
@@ -78,14 +81,23 @@ std::vector<ProbeResult> RunRecordProbes(ProbeDevice& d) {
       return true;
     };
   };
-  add("record/push constants 8 B (no dispatch)", PerCommand(d, pushes(std::false_type{})));
-  add("record/push constants 8 B + dispatch", PerCommand(d, pushes(std::true_type{})));
-  add("record/dispatch only", PerCommand(d, [&](VkCommandBuffer cb) {
+  add("record/push constants 8 B (no dispatch)", [&] { return PerCommand(d, pushes(std::false_type{})); });
+  add("record/push constants 8 B + dispatch", [&] { return PerCommand(d, pushes(std::true_type{})); });
+  add("record/dispatch only", [&] { return PerCommand(d, [&](VkCommandBuffer cb) {
         fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, four.kernel.pipeline);
         for (uint32_t i = 0; i < kCommands; ++i) fn.CmdDispatch(cb, 1, 1, 1);
         return true;
-      }));
-  add("record/bind pre-built set + dispatch", PerCommand(d, [&](VkCommandBuffer cb) {
+      }); });
+  // The push rows' pipeline dispatched with its push constants set once before: that
+  // pipeline's dispatch floor, so that `push constants 8 B + dispatch` minus this row minus
+  // the push alone is what a push costs the dispatch after it (a root is such a push).
+  add("record/push-constant kernel: dispatches after one push", [&] { return PerCommand(d, [&](VkCommandBuffer cb) {
+        fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pushed.kernel.pipeline);
+        fn.CmdPushConstants(cb, pushed.kernel.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(args), &args);
+        for (uint32_t i = 0; i < kCommands; ++i) fn.CmdDispatch(cb, 1, 1, 1);
+        return true;
+      }); });
+  add("record/bind pre-built set + dispatch", [&] { return PerCommand(d, [&](VkCommandBuffer cb) {
         fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, four.kernel.pipeline);
         for (uint32_t i = 0; i < kCommands; ++i) {
           fn.CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, four.kernel.layout, 0, 1,
@@ -93,8 +105,8 @@ std::vector<ProbeResult> RunRecordProbes(ProbeDevice& d) {
           fn.CmdDispatch(cb, 1, 1, 1);
         }
         return true;
-      }));
-  add("record/alloc+update 4 SSBOs+bind+dispatch", PerCommand(d, [&](VkCommandBuffer cb) {
+      }); });
+  add("record/alloc+update 4 SSBOs+bind+dispatch", [&] { return PerCommand(d, [&](VkCommandBuffer cb) {
         if (fn.ResetDescriptorPool(d.device(), four.pool, 0) != VK_SUCCESS) return false;
         fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, four.kernel.pipeline);
         for (uint32_t i = 0; i < kCommands; ++i) {
@@ -105,7 +117,7 @@ std::vector<ProbeResult> RunRecordProbes(ProbeDevice& d) {
           fn.CmdDispatch(cb, 1, 1, 1);
         }
         return true;
-      }));
+      }); });
   d.Destroy(prebuilt_pool);
   d.Destroy(four);
   d.Destroy(pushed);

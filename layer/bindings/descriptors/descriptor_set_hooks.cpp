@@ -560,6 +560,30 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
     b.next.UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount, pDescriptorCopies);
     return;
   }
+  // The leading writes into layer-owned sets (usually all of them): records written in
+  // place, as below, without the native bookkeeping (nothing of such a set goes down).
+  // The rest, and the copies, take the general path; they come after these writes, as the
+  // spec orders them.
+  {
+    ThreadLookups& lookups = Lookups();
+    uint32_t done = 0;
+    VkDescriptorSet last_handle = VK_NULL_HANDLE;
+    SetShadow* set = nullptr;
+    for (; done < descriptorWriteCount; ++done) {
+      const VkWriteDescriptorSet& w = pDescriptorWrites[done];
+      if (set == nullptr || w.dstSet != last_handle) {  // writes come in runs for one set
+        if ((set = OwnedSet(w.dstSet)) == nullptr) break;
+        last_handle = w.dstSet;
+      }
+      // (MirrorWrite: the same, without the call while the set has no full native set.)
+      if (set->full == VK_NULL_HANDLE || !b.MirrorWrite(*set, w)) set->full_stale = true;
+      ForEachRecord(*set->layout, w.dstBinding, w.dstArrayElement, w.descriptorCount,
+                    [&](uint32_t record, uint32_t k) { WriteRecord(b, lookups, *set, record, w.pBufferInfo[k]); });
+    }
+    if (done == descriptorWriteCount && descriptorCopyCount == 0) return;
+    pDescriptorWrites += done;
+    descriptorWriteCount -= done;
+  }
   // Native writes and copies are passed down together, in the application's order
   // relative to each other (records do not interact with native descriptors). Nothing
   // naming a layer-owned set goes down: such a set has no native binding, so a write or

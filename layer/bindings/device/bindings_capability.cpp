@@ -329,7 +329,7 @@ ThreadLookups& Lookups() {
   return lookups;
 }
 
-DeviceBindings* FindBindings(VkDevice device) {
+DeviceBindings* FindBindingsUnindexed(VkDevice device) {
   return StateRegistry::Get().FindDevice(device)->State<DeviceBindings>(BindingsCapability().slot());
 }
 

@@ -275,7 +275,8 @@ inline SetShadow* FindSet(DeviceBindings& b, VkDescriptorSet handle) {
 // handles (the conformance suite's multi-device cases do; drivers tolerate it): such a
 // call reaches these hooks on a device where the capability may have no state, and each
 // hook then passes it unchanged to that device's next layer (NextOf).
-DeviceBindings* FindBindings(VkDevice device);
+// (FindBindings(VkDevice), below: the dispatch-key table, then the registry.)
+DeviceBindings* FindBindingsUnindexed(VkDevice device);
 const VkLayerDispatchTable& NextOf(VkDevice device);
 const VkLayerDispatchTable& NextOf(VkCommandBuffer cb);
 // The policy's decision for one set layout (bindings/policy.h; never for layouts whose
@@ -322,6 +323,20 @@ inline DispatchKeySlots<DeviceBindings> g_bindings_by_key;
 // The registry's lookup (bindings_capability.cpp): nullptr where the command buffer's
 // device has no indirect bindings (one device's entry point called with another's handle).
 DeviceBindings* FindBindingsUnindexed(VkCommandBuffer cb);
+
+// The state on `device`'s own device (every object made from a VkDevice shares its
+// dispatch key, so the command buffers' table answers for it too), else the registry's.
+inline DeviceBindings* FindBindings(VkDevice device) {
+  if (device != VK_NULL_HANDLE) {
+    if (DeviceBindings* b = g_bindings_by_key.Find(DispatchKey(device))) return b;
+  }
+  return FindBindingsUnindexed(device);
+}
+
+// The table's answer alone (nullptr where it has none: the caller then takes its slow path,
+// which asks FindBindings). A hook's pass-through makes no call before its tail call, so
+// it saves no register and sets up no frame.
+inline DeviceBindings* FindBindingsIndexed(VkCommandBuffer cb) { return g_bindings_by_key.Find(DispatchKey(cb)); }
 
 // The state on the command buffer's device, nullptr where it has none. The table answers
 // unless another device took the slot of this one's key or the device has no indirect

@@ -17,6 +17,7 @@ RootLayout PlanRoot(std::vector<std::shared_ptr<const SetLayoutShadow>> sets, ui
     if (r.layout == nullptr || !r.layout->converts()) continue;
     root.converts = true;
     r.root_offset = cursor;
+    r.root_only = !r.layout->has_native && r.layout->total_dynamic == 0;
     cursor += 8;
     if (r.layout->converted_dynamic != 0) {
       root.dynamic = true;

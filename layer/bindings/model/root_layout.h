@@ -30,6 +30,9 @@ struct SetRoot {
   std::shared_ptr<const SetLayoutShadow> layout;  // null: no layout known for this set
   uint32_t root_offset = kNoOffset;               // address of the set's block
   uint32_t dynamic_offset = kNoOffset;            // its converted dynamic offsets
+  // The set is its root slot alone: every binding converted, none dynamic. A bind of such
+  // sets is 8 bytes of root each and nothing native (bind_hooks.cpp's short path).
+  bool root_only = false;
 };
 
 struct RootLayout {

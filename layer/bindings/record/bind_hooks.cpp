@@ -89,12 +89,8 @@ bool AllNative(const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCo
 // The shadow of `layout`, through the command buffer's memory of the last layout it bound
 // or pushed through (a command buffer uses few layouts: no thread-local access, no lock),
 // else the lookup, remembered.
-const PipelineLayoutShadow* LayoutShadowOf(DeviceBindings& b, BindingsCommandData* data, VkPipelineLayout layout) {
-  const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
-  if (data != nullptr && data->last_layout == layout && data->last_layout_generation == generation &&
-      layout != VK_NULL_HANDLE) {
-    return data->last_layout_shadow;
-  }
+[[gnu::noinline]] const PipelineLayoutShadow* LayoutShadowLookup(DeviceBindings& b, BindingsCommandData* data,
+                                                                 VkPipelineLayout layout, uint64_t generation) {
   const PipelineLayoutShadow* pl = Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout);
   if (data != nullptr && pl != nullptr) {
     data->last_layout = layout;
@@ -102,6 +98,45 @@ const PipelineLayoutShadow* LayoutShadowOf(DeviceBindings& b, BindingsCommandDat
     data->last_layout_generation = generation;
   }
   return pl;
+}
+inline const PipelineLayoutShadow* LayoutShadowOf(DeviceBindings& b, BindingsCommandData* data,
+                                                  VkPipelineLayout layout) {
+  const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
+  if (data != nullptr && data->last_layout == layout && data->last_layout_generation == generation &&
+      layout != VK_NULL_HANDLE) {
+    return data->last_layout_shadow;
+  }
+  return LayoutShadowLookup(b, data, layout, generation);
+}
+
+// A bind of root-only sets (SetRoot::root_only: no native binding, no dynamic one) through
+// a layout whose root is pushed, their slots consecutive: their addresses become the
+// root's bytes, which go down in one vkCmdPushConstants, and the bind point records the
+// sets and the root. This is what BindSets and DeliverRoot do for such a bind, without
+// their generic steps (dynamic offsets, native runs, a second command-state lookup).
+// False, having done nothing, for any other bind.
+bool BindRootOnlySets(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData& data, int index,
+                      VkPipelineLayout layout, const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount,
+                      const VkDescriptorSet* pSets) {
+  const RootLayout& root = pl.root;
+  if (!root.fits || root.in_buffer || setCount == 0 || firstSet + setCount > kTrackedSets ||
+      firstSet + setCount > root.sets.size()) {
+    return false;
+  }
+  const SetRoot* r = root.sets.data() + firstSet;
+  const uint32_t lo = r[0].root_offset;
+  alignas(8) uint8_t bytes[8 * kTrackedSets];
+  for (uint32_t i = 0; i < setCount; ++i) {
+    if (!r[i].root_only || r[i].root_offset != lo + 8 * i) return false;
+    const SetShadow* set = FindSet(b, pSets[i]);
+    const VkDeviceAddress address = set != nullptr ? set->address : 0;
+    std::memcpy(bytes + 8 * i, &address, 8);
+  }
+  const uint32_t hi = lo + 8 * setCount;
+  data.points[index].RecordPlainSets(layout, firstSet, setCount, pSets);
+  b.next.CmdPushConstants(cb, layout, pl.root_stages, lo, hi - lo, bytes);
+  if (NoteRootDelivered(data.points, index, layout, pl.ranges_key, pl.root_stages, lo, hi, bytes)) b.MarkStalePush();
+  return true;
 }
 
 // A bind the device table did not answer, or on a device where layouts convert (kept out
@@ -123,6 +158,13 @@ const PipelineLayoutShadow* LayoutShadowOf(DeviceBindings& b, BindingsCommandDat
   }
   BindingsCommandData* data = CommandDataOf(b, cb);
   const PipelineLayoutShadow* pl = LayoutShadowOf(b, data, layout);
+  const int index = BindPointIndex(bindPoint);
+  if (data != nullptr && pl != nullptr && index >= 0 && dynamicOffsetCount == 0 && firstSet < pl->root.sets.size() &&
+      pl->root.sets[firstSet].root_only &&
+      BindRootOnlySets(b, cb, *data, index, layout, *pl, firstSet, setCount, pSets)) {
+    NoteSetsBound(b, cb, bindPoint, layout);
+    return;
+  }
   if (BindPointState* point = data != nullptr ? data->At(bindPoint) : nullptr) {
     point->RecordSets(layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   }
@@ -145,7 +187,7 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineB
                                                  const uint32_t* pDynamicOffsets) {
   // No converting layout exists yet, so neither do fallback pipelines that would need
   // this bind remembered: straight down, a tail call.
-  DeviceBindings* cached = FindBindings(cb);
+  DeviceBindings* cached = FindBindingsIndexed(cb);
   if (cached != nullptr && (cached->Work() & DeviceBindings::kWorkConverting) == 0) {
     return cached->next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                               pDynamicOffsets);
@@ -249,11 +291,9 @@ namespace {
   BindingsCommandData* data = nullptr;
   if ((work & DeviceBindings::kWorkConverting) != 0) {
     if ((data = CommandDataOf(b, cb)) != nullptr) {
-      if (const PipelineLayoutShadow* shadow = LayoutShadowOf(b, data, layout)) {
-        NoteAppPushed(*data, layout, shadow->ranges_key, stageFlags, offset, offset + size,
-                      static_cast<const uint8_t*>(pValues));
-      }
-      if (NotePushConstants(*data, layout, stageFlags, offset, offset + size, static_cast<const uint8_t*>(pValues), -1)) {
+      const PipelineLayoutShadow* shadow = LayoutShadowOf(b, data, layout);
+      if (NoteApplicationPush(*data, layout, shadow != nullptr ? shadow->ranges_key : 0, shadow != nullptr, stageFlags,
+                              offset, offset + size, static_cast<const uint8_t*>(pValues))) {
         b.MarkStalePush();
       }
     }
@@ -288,7 +328,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout
   // Nothing converts and no layout widens pushes (auto where conversion does not pay,
   // until a layout goes beyond a limit): straight down, a tail call.
   constexpr uint32_t kPushWork = DeviceBindings::kWorkConverting | DeviceBindings::kWorkWidenedPushes;
-  DeviceBindings* cached = FindBindings(cb);
+  DeviceBindings* cached = FindBindingsIndexed(cb);
   if (cached != nullptr && (cached->Work() & kPushWork) == 0) {
     return cached->next.CmdPushConstants(cb, layout, stageFlags, offset, size, pValues);
   }

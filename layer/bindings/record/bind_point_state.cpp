@@ -13,8 +13,6 @@
 namespace bindery::bindings {
 namespace {
 
-constexpr VkShaderStageFlags PointStages(int index) { return index == 0 ? kGraphicsPointStages : kComputePointStages; }
-
 // Pushes [lo, hi) of `bytes` (indexed from 0) through `layout`, split where a range of it
 // begins or ends, each piece naming every stage whose range covers it: valid for any set
 // of ranges. Returns the stages named.
@@ -57,7 +55,7 @@ void ResendPushImage(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData&
   for (BindPointState& point : data.points) point.root.MarkOverwritten(lo, hi);
   // The re-send reaches the other bind point's stages too.
   const int other = 1 - index;
-  if ((stages & PointStages(other)) != 0) data.points[other].image.MarkStale(lo, hi);
+  if ((stages & BindPointStages(other)) != 0) data.points[other].image.MarkStale(lo, hi);
 }
 
 // The root bytes of `index` that application pushes overwrote, pushed again through the
@@ -136,7 +134,7 @@ bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkSha
     }
   }
   for (int i = 0; i < 2; ++i) {
-    if ((stages & PointStages(i)) == 0) continue;
+    if ((stages & BindPointStages(i)) == 0) continue;
     PushImage& image = data.points[i].image;
     if (root_at >= 0 && root_at != i) {
       // Another bind point's root: this one's stages lost their bytes there (the bytes
@@ -145,22 +143,13 @@ bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkSha
       continue;
     }
     if (lo < kPushImageBytes) {
-      std::memcpy(image.bytes + lo, bytes, std::min(hi, kPushImageBytes) - lo);
+      CopyPushBytes(image.bytes + lo, bytes, std::min(hi, kPushImageBytes) - lo);
       image.Written(lo, std::min(hi, kPushImageBytes));
     }
     image.layout = layout;
     if (image.Stale() && lo <= image.stale_lo && hi >= image.stale_hi) image.Fresh();
   }
   return stale;
-}
-
-void NoteAppPushed(BindingsCommandData& data, VkPipelineLayout layout, uint64_t ranges_key, VkShaderStageFlags stages,
-                   uint32_t lo, uint32_t hi, const uint8_t* bytes) {
-  if (hi > kPushImageBytes || hi <= lo) return;
-  for (int i = 0; i < 2; ++i) {
-    if ((stages & PointStages(i)) == 0) continue;
-    data.points[i].app.Record(layout, ranges_key, lo, hi, bytes);
-  }
 }
 
 bool NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layout, uint64_t ranges_key, uint32_t lo,
@@ -178,6 +167,31 @@ bool NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layou
   if (data.points[1 - index].root.MarkOverwritten(lo, hi)) stale = true;
   // Roots placed by other ranges: the sets they served were disturbed by this bind.
   root.Record(layout, ranges_key, lo, hi, bytes);
+  return stale;
+}
+
+bool NoteApplicationPush(BindingsCommandData& data, VkPipelineLayout layout, uint64_t ranges_key, bool known_layout,
+                         VkShaderStageFlags stages, uint32_t lo, uint32_t hi, const uint8_t* bytes) {
+  // The application's bytes kept in the AppImage of the bind points whose stages the push
+  // names (when its layout is known), and what NotePushConstants does for an application
+  // push, in one pass over the two bind points.
+  bool stale = false;
+  const bool keep_app = known_layout && hi <= kPushImageBytes && hi > lo;
+  for (int i = 0; i < 2; ++i) {
+    BindPointState& point = data.points[i];
+    // Whatever stages it names, the driver may hand its bytes to every stage.
+    if (point.root.MarkStale(lo, hi)) stale = true;
+    if ((stages & BindPointStages(i)) == 0) continue;
+    if (keep_app) point.app.Record(layout, ranges_key, lo, hi, bytes);
+    PushImage& image = point.image;
+    if (lo < kPushImageBytes) {
+      const uint32_t to = std::min(hi, kPushImageBytes);
+      CopyPushBytes(image.bytes + lo, bytes, to - lo);
+      image.Written(lo, to);
+    }
+    image.layout = layout;
+    if (image.Stale() && lo <= image.stale_lo && hi >= image.stale_hi) image.Fresh();
+  }
   return stale;
 }
 

@@ -67,6 +67,17 @@ struct PushCopy {
   uint32_t writes = 0;
 };
 
+// Push-constant bytes copied into an image: the usual sizes (a root slot, a small push)
+// inline, others through memcpy (a call: the copy itself is a few instructions).
+inline void CopyPushBytes(uint8_t* to, const uint8_t* from, uint32_t n) {
+  switch (n) {
+    case 4: std::memcpy(to, from, 4); return;
+    case 8: std::memcpy(to, from, 8); return;
+    case 16: std::memcpy(to, from, 16); return;
+    default: std::memcpy(to, from, n); return;
+  }
+}
+
 // Push-constant bytes the layer keeps to send again: `bytes` over the span [lo, hi)
 // recorded, of which [stale_lo, stale_hi) was overwritten since by something else pushed
 // (sent again before the next draw or dispatch here, through `layout`).
@@ -133,7 +144,7 @@ struct PushBytesImage : PushedBytes {
       Fresh();
       ranges_key = key;
     }
-    std::memcpy(bytes + from, data, to - from);
+    CopyPushBytes(bytes + from, data, to - from);
     Widen(from, to);
     layout = through;
     if (Stale() && from <= stale_lo && to >= stale_hi) Fresh();
@@ -158,6 +169,24 @@ class BindPointState {
   // of the converted binds after them.
   void RecordSets(VkPipelineLayout layout, const PipelineLayoutShadow* pl, uint32_t first_set, uint32_t set_count,
                   const VkDescriptorSet* sets_bound, uint32_t dynamic_offset_count, const uint32_t* dynamic_offsets);
+
+  // RecordSets for sets without dynamic descriptors through a layout whose shadow covers
+  // set numbers [first_set, first_set + set_count) (the caller checked both, and that
+  // they are below kTrackedSets): what RecordSets records for them, without its checks.
+  void RecordPlainSets(VkPipelineLayout layout, uint32_t first_set, uint32_t set_count,
+                       const VkDescriptorSet* sets_bound) {
+    fallback_applied = false;
+    const uint32_t order = ++binds;
+    for (uint32_t i = 0; i < set_count; ++i) {
+      BoundSet& bound = sets[first_set + i];
+      bound.layout = layout;
+      bound.set = sets_bound[i];
+      bound.dynamic_count = 0;
+      bound.order = order;
+      push_copy[first_set + i].valid = false;  // a bound set replaces what was pushed there
+      push_layout[first_set + i] = nullptr;
+    }
+  }
 
   // ---- sets bound through vkCmdBindDescriptorSets, by set number ----
   BoundSet sets[kTrackedSets];
@@ -200,6 +229,44 @@ inline VkPipelineBindPoint BindPointOf(int index) {
   return index == 0 ? VK_PIPELINE_BIND_POINT_GRAPHICS : VK_PIPELINE_BIND_POINT_COMPUTE;
 }
 
+// The stages a push must name to reach bind point `index` (graphics 0, compute 1).
+inline constexpr VkShaderStageFlags BindPointStages(int index) {
+  return index == 0 ? kGraphicsPointStages : kComputePointStages;
+}
+
+// A root went down in push constants at bind point `index` through `layout` with
+// `stages` over [lo, hi): NoteRootPushed and NotePushConstants in one step (the root image
+// and the push image of the bind point keep the bytes, the other bind point's and the
+// application's bytes there are marked stale). Returns true when it marked anything stale
+// (the caller then calls DeviceBindings::MarkStalePush). `points`: the command buffer's
+// two bind points (BindingsCommandData::points).
+inline bool NoteRootDelivered(BindPointState* points, int index, VkPipelineLayout layout, uint64_t ranges_key,
+                              VkShaderStageFlags stages, uint32_t lo, uint32_t hi, const uint8_t* bytes) {
+  // NoteRootPushed, then NotePushConstants with the root's bind point, unrolled for the two
+  // bind points (what each step does and why is told there).
+  BindPointState& here = points[index];
+  BindPointState& other = points[1 - index];
+  bool stale = false;
+  if (hi <= kPushImageBytes && hi > lo) {
+    if (here.app.ranges_key != ranges_key && here.app.MarkOverwritten(lo, hi)) stale = true;
+    if (other.app.ranges_key != ranges_key && other.app.MarkOverwritten(lo, hi)) stale = true;
+    if (other.root.MarkOverwritten(lo, hi)) stale = true;
+    here.root.Record(layout, ranges_key, lo, hi, bytes);
+  }
+  if ((stages & BindPointStages(1 - index)) != 0 && other.image.MarkStale(lo, hi)) stale = true;
+  if ((stages & BindPointStages(index)) != 0) {
+    PushImage& image = here.image;
+    if (lo < kPushImageBytes) {
+      const uint32_t to = std::min(hi, kPushImageBytes);
+      CopyPushBytes(image.bytes + lo, bytes, to - lo);
+      image.Written(lo, to);
+    }
+    image.layout = layout;
+    if (image.Stale() && lo <= image.stale_lo && hi >= image.stale_hi) image.Fresh();
+  }
+  return stale;
+}
+
 // The one step before every draw and dispatch (bind_point_state.cpp): a pipeline running
 // natively gets its sets as full native sets (and pushes made again natively), a
 // rewritten one its native twin where a bound set needs it, a ring root its reserved set
@@ -221,10 +288,15 @@ class BindingsCommandData;
 bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkShaderStageFlags stages, uint32_t lo,
                        uint32_t hi, const uint8_t* bytes, int root_at);
 
-// An application push through `layout` (push-constant ranges `ranges_key`) kept in the
-// AppImage of the bind points whose stages it names.
-void NoteAppPushed(BindingsCommandData& data, VkPipelineLayout layout, uint64_t ranges_key, VkShaderStageFlags stages,
-                   uint32_t lo, uint32_t hi, const uint8_t* bytes);
+
+// An application push through `layout` (push-constant ranges `ranges_key`; `known_layout`
+// false when the layout has no shadow) with `stages` over [lo, hi): kept in the AppImage of
+// the bind points whose stages it names, and NotePushConstants for an application push, in
+// one step. Returns true when it marked a root
+// stale (the caller then calls DeviceBindings::MarkStalePush).
+bool NoteApplicationPush(BindingsCommandData& data, VkPipelineLayout layout, uint64_t ranges_key, bool known_layout,
+                         VkShaderStageFlags stages, uint32_t lo, uint32_t hi, const uint8_t* bytes);
+
 
 // A root went down in push constants at bind point `index` through `layout` (whose
 // push-constant ranges are named by `ranges_key`) over [lo, hi): kept in its RootImage.

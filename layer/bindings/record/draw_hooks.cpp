@@ -26,7 +26,7 @@ namespace bindery::bindings {
 VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipeline pipeline) {
   // Until a pipeline runs natively, has a twin or reads a ring root, there is nothing to
   // note: one load and one test, then a tail call.
-  DeviceBindings* cached = FindBindings(cb);
+  DeviceBindings* cached = FindBindingsIndexed(cb);
   if (cached != nullptr && (cached->Work() & DeviceBindings::kWorkPipelineBind) == 0) {
     return cached->next.CmdBindPipeline(cb, bindPoint, pipeline);
   }
@@ -59,7 +59,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline,
     b.next.name args;                                                                  \
   }                                                                                    \
   VKAPI_ATTR void VKAPI_CALL name params {                                             \
-    DeviceBindings* cached = FindBindings(cb);                                     \
+    DeviceBindings* cached = FindBindingsIndexed(cb);                              \
     if (cached != nullptr && (cached->Work() & DeviceBindings::kWorkDraw) == 0) {      \
       return cached->next.name args;                                                   \
     }                                                                                  \

@@ -22,8 +22,9 @@ void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
     // their next draw or dispatch (bind_point_state.h).
     BindingsCommandData* data = CommandDataOf(b, cb);
     const int index = BindPointIndex(bindPoint);
-    const bool app_stale = data != nullptr && index >= 0 && NoteRootPushed(*data, index, layout, pl.ranges_key, lo, hi, bytes);
-    if (data != nullptr && (NotePushConstants(*data, layout, pl.root_stages, lo, hi, bytes, index) || app_stale)) {
+    if (data == nullptr) return;
+    if (index >= 0 ? NoteRootDelivered(data->points, index, layout, pl.ranges_key, pl.root_stages, lo, hi, bytes)
+                   : NotePushConstants(*data, layout, pl.root_stages, lo, hi, bytes, index)) {
       b.MarkStalePush();
     }
     return;
