@@ -9,12 +9,15 @@
 //   - vkCmdCopyBuffer of a few bytes from device-local or host-visible memory (today's edge
 //     path copies from host-visible staging);
 //   - the aligned 4-byte fill and update as the reference;
+//   - a bare one-workgroup dispatch (the floor of any kernel path, before its barriers
+//     and state restore);
 //   - the whole sequence a palette path would record for a 63-byte write at +1 (three
 //     palette texels, then the native 60-byte middle).
 // Every row runs the same native commands in every configuration (none is a layer polyfill).
 #include <cstring>
 
 #include "probe_workloads.h"
+#include "stream_op_spv.h"
 
 namespace bindery::bench {
 namespace {
@@ -242,6 +245,33 @@ std::vector<ProbeResult> RunByteWriteProbes(ProbeDevice& d) {
               edge_copy(cb, slot);
               fn.CmdUpdateBuffer(cb, out_buffer, slot + 4, sizeof(payload), payload);
             });
+  }
+  if (ready) {
+    // The floor of a kernel per write: one workgroup, pipeline and set bound once, a
+    // COMPUTE -> COMPUTE barrier after each dispatch.
+    ProbeKernel op = d.CreateKernel(stream_op_spv, sizeof(stream_op_spv), 4, 2 * sizeof(uint32_t), 1);
+    const VkDescriptorSet set = op.kernel.pipeline != VK_NULL_HANDLE ? AllocateProbeSet(d, op) : VK_NULL_HANDLE;
+    if (set != VK_NULL_HANDLE) {
+      const DeviceBuffer buffers[4] = {local_src, local_src, local_src, dst};
+      WriteStorageSet(d, set, buffers, 4, 0, 256);
+      const double ns = MedianGpuNs(d, [&](VkCommandBuffer cb) {
+        const uint32_t args[2] = {1, 0x3f800000u};  // n = 1, scale = 1.0f
+        fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, op.kernel.pipeline);
+        fn.CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, op.kernel.layout, 0, 1, &set, 0, nullptr);
+        fn.CmdPushConstants(cb, op.kernel.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(args), args);
+        VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+        barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+        barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+        for (uint32_t i = 0; i < kWrites; ++i) {
+          fn.CmdDispatch(cb, 1, 1, 1);
+          fn.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                                &barrier, 0, nullptr, 0, nullptr);
+        }
+        return true;
+      }, 1, kSamples);
+      if (ns >= 0) out.push_back({"bytes/dispatch 1 workgroup + barrier x1000 (GPU)", "ns/cmd", ns / kWrites});
+    }
+    d.Destroy(op);
   }
   DestroyImage(d, palette);
   DestroyImage(d, palette_general);
