@@ -94,9 +94,9 @@ class Transfers final : public Capability {
     // Our own extension is implemented here: the driver never sees it. Whether the
     // application enabled it decides what VK_WHOLE_SIZE means for aligned fills.
     plan->any_alignment = editor.Enabled(VK_BINDERY_TRANSFER_ANY_ALIGNMENT_EXTENSION_NAME);
-    // Its indirect copies are transfer commands newer than the hook table (which hooks every
-    // transfer command of the headers it is built with): small writes then never wait past
-    // a barrier.
+    // VK_KHR_copy_memory_indirect's copies are transfer commands newer than the hook table
+    // (every transfer command of the headers the layer is built with): with it enabled,
+    // small writes never wait past a barrier (transfer/small_write_barriers.h).
     plan->cross_barriers = !editor.Enabled("VK_KHR_copy_memory_indirect");
     editor.HideExtension(VK_BINDERY_TRANSFER_ANY_ALIGNMENT_EXTENSION_NAME);
 
