@@ -66,6 +66,11 @@ class ProbeDevice {
   // A buffer in the GPU's own memory (storage + transfer usage); empty on failure.
   DeviceBuffer CreateBuffer(VkDeviceSize size);
   void Destroy(DeviceBuffer& b) { DestroyDeviceBuffer(device(), b); }
+  // A mapped host-visible buffer (the harness's); empty on failure.
+  test::HostBuffer CreateHostBuffer(VkDeviceSize size, VkBufferUsageFlags usage) {
+    return harness_.CreateHostBuffer(size, usage);
+  }
+  void Destroy(test::HostBuffer& b) { harness_.Destroy(b); }
 
  private:
   std::string Init();

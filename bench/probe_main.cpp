@@ -4,7 +4,7 @@
 // (BINDERY_* settings). scripts/bench-compare runs it for each configuration, interleaved
 // and repeated, and reports medians and interquartile ranges.
 //
-//   bindery_probe --layer on|off [--groups record,stream,transfer,kernel,pipeline]
+//   bindery_probe --layer on|off [--groups record,stream,transfer,bytes,kernel,pipeline]
 //                 [--rows SUBSTRING,...]   (record rows only: those whose names contain one)
 //
 // Output, one line each (tab-separated): "device <description>", then
@@ -31,7 +31,7 @@ using namespace bindery::bench;
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: bindery_probe --layer on|off [--groups record,stream,transfer,kernel,pipeline] "
+               "usage: bindery_probe --layer on|off [--groups record,stream,transfer,bytes,kernel,pipeline] "
                "[--rows SUBSTRING,...]\n");
   return 1;
 }
@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
   if (groups.count("record")) print("record (pass-through)", RunPassThroughProbes(device));
   if (groups.count("stream")) print("stream", RunStreamProbes(device));
   if (groups.count("transfer")) print("transfer", RunTransferProbes(device));
+  if (groups.count("bytes")) print("bytes", RunByteWriteProbes(device));
   if (groups.count("kernel")) print("kernel", RunKernelProbes(device));
   if (groups.count("pipeline")) print("pipeline", RunPipelineProbes(device));
   return failures == 0 ? 0 : 1;

@@ -18,6 +18,9 @@ std::vector<ProbeResult> RunPassThroughProbes(ProbeDevice& d);
 std::vector<ProbeResult> RunStreamProbes(ProbeDevice& d);
 // transfer/*: GPU time of small and large fills and updates.
 std::vector<ProbeResult> RunTransferProbes(ProbeDevice& d);
+// bytes/*: GPU time of native transfer commands that could write single bytes (the
+// candidates for the byte edges of unaligned fills and updates), each behind a barrier.
+std::vector<ProbeResult> RunByteWriteProbes(ProbeDevice& d);
 // pipeline/*: CPU time of a compute pipeline's creation and destruction from the rewrite cache.
 std::vector<ProbeResult> RunPipelineProbes(ProbeDevice& d);
 // kernel/*: GPU time of inference kernels (matrix-vector products, element-wise add).

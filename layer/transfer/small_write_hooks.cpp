@@ -4,6 +4,8 @@
 // writes, then goes down unchanged. Installed only where the device coalesces.
 #include "transfer/small_write_hooks.h"
 
+#include "transfer/small_write_barriers.h"
+
 #include "transfer/transfer_capability.h"
 #include "transfer/transfer_device.h"
 
@@ -19,6 +21,14 @@ const VkLayerDispatchTable& Flushed(VkCommandBuffer cb) {
   return t->next;
 }
 
+// The same at a barrier: writes may wait past one that only makes transfer commands wait.
+const VkLayerDispatchTable& FlushedOrCrossed(VkCommandBuffer cb, bool transfer_only) {
+  DeviceTransfers* t = FindTransfers(cb);
+  if (t == nullptr) return NextOf(cb);
+  FlushOrCross(*t, cb, transfer_only);
+  return t->next;
+}
+
 }  // namespace
 
 VKAPI_ATTR void VKAPI_CALL CmdPipelineBarrier(VkCommandBuffer cb, VkPipelineStageFlags src, VkPipelineStageFlags dst,
@@ -26,13 +36,16 @@ VKAPI_ATTR void VKAPI_CALL CmdPipelineBarrier(VkCommandBuffer cb, VkPipelineStag
                                               const VkMemoryBarrier* memory, uint32_t buffer_count,
                                               const VkBufferMemoryBarrier* buffers, uint32_t image_count,
                                               const VkImageMemoryBarrier* images) {
-  Flushed(cb).CmdPipelineBarrier(cb, src, dst, flags, memory_count, memory, buffer_count, buffers, image_count, images);
+  const bool transfer_only =
+      WaitsOnlyForTransfers(dst, flags, memory_count, memory, buffer_count, buffers, image_count, images);
+  FlushedOrCrossed(cb, transfer_only)
+      .CmdPipelineBarrier(cb, src, dst, flags, memory_count, memory, buffer_count, buffers, image_count, images);
 }
 VKAPI_ATTR void VKAPI_CALL CmdPipelineBarrier2(VkCommandBuffer cb, const VkDependencyInfo* info) {
-  Flushed(cb).CmdPipelineBarrier2(cb, info);
+  FlushedOrCrossed(cb, WaitsOnlyForTransfers(info)).CmdPipelineBarrier2(cb, info);
 }
 VKAPI_ATTR void VKAPI_CALL CmdPipelineBarrier2KHR(VkCommandBuffer cb, const VkDependencyInfo* info) {
-  Flushed(cb).CmdPipelineBarrier2KHR(cb, info);
+  FlushedOrCrossed(cb, WaitsOnlyForTransfers(info)).CmdPipelineBarrier2KHR(cb, info);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdWaitEvents(VkCommandBuffer cb, uint32_t event_count, const VkEvent* events,

@@ -43,6 +43,17 @@ void CopyFromStaging(DeviceTransfers& t, VkCommandBuffer cb, const PendingWrite*
   }
 }
 
+// After copies of writes that waited past barriers whose destination stages were transfer
+// stages: makes them available and orders them before later transfer commands, as those
+// barriers did for the application's writes.
+void StandInForCrossedBarriers(DeviceTransfers& t, VkCommandBuffer cb) {
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  t.next.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &barrier, 0,
+                            nullptr, 0, nullptr);
+}
+
 }  // namespace
 
 DeviceTransfers* FindTransfers(VkCommandBuffer cb) {
@@ -78,7 +89,8 @@ void FlushSmallWrites(DeviceTransfers& t, VkCommandBuffer cb, CommandState* stat
   if (data == nullptr || data->pending == nullptr || data->pending->count == 0) return;
   PendingWrites& p = *data->pending;
   const uint32_t n = p.count;
-  p.count = 0;
+  const bool crossed = p.crossed_barrier;
+  p.Clear();
   if (n >= t.policy.small_write_kernel_min && KernelPossibleNow(t, *state)) {
     const StagingSlice table = data->arena.Allocate(t.staging, VkDeviceSize{n} * sizeof(RegionRecord));
     if (table.data != nullptr && table.address != 0) {
@@ -94,12 +106,34 @@ void FlushSmallWrites(DeviceTransfers& t, VkCommandBuffer cb, CommandState* stat
                       0};
       }
       const KernelJob job{KernelKind::kCopyRegions, table.address, 0, n, 0};
+      // The bracket's closing COMPUTE -> TRANSFER barrier stands in for any barrier the
+      // writes waited past.
       t.kernels.Record(cb, *state, &job, 1);
       t.counters.kernels->Add();
       return;
     }
   }
   CopyFromStaging(t, cb, p.writes, n);
+  if (crossed) StandInForCrossedBarriers(t, cb);
+}
+
+void FlushOrCross(DeviceTransfers& t, VkCommandBuffer cb, bool transfer_only) {
+  if (!t.small_writes()) return;
+  CommandState* state = Trackers::CommandOf(cb);
+  TransferCommandData* data = DataOf(state);
+  if (data == nullptr || data->pending == nullptr || data->pending->count == 0) return;
+  if (transfer_only && t.cross_barriers) {
+    data->pending->crossed_barrier = true;
+    return;
+  }
+  FlushSmallWrites(t, cb, state);
+}
+
+void FlushIfCrossed(DeviceTransfers& t, VkCommandBuffer cb) {
+  if (!t.small_writes()) return;
+  CommandState* state = Trackers::CommandOf(cb);
+  const TransferCommandData* data = DataOf(state);
+  if (data != nullptr && data->pending != nullptr && data->pending->crossed_barrier) FlushSmallWrites(t, cb, state);
 }
 
 void FlushIfPending(DeviceTransfers& t, VkCommandBuffer cb) {

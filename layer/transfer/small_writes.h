@@ -11,9 +11,11 @@
 // commands only through those synchronisation commands (a later command that reads or
 // writes the bytes without one is a data race the spec leaves undefined), and the flush
 // comes before the first of them, inside the same barrier bracket as any other transfer
-// kernel (transfer/kernels.h). Too few writes for a dispatch to pay (the policy's
-// small_write_kernel_min), or no kernel possible at that point: each is copied from staging
-// as before.
+// kernel (transfer/kernels.h). A barrier that only makes transfer commands wait does not
+// flush them: they wait past it (transfer/small_write_barriers.h says why that is exact),
+// so writes that the application separated by such barriers are still written by one
+// dispatch. Too few writes for a dispatch to pay (the policy's small_write_kernel_min), or
+// no kernel possible at that point: each is copied from staging as before.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +50,13 @@ struct PendingWrites {
   uint32_t count = 0;
   // Destination addresses the queued writes span: a write outside needs no overlap check.
   VkDeviceAddress low = 0, high = 0;
+  // A barrier that only makes transfer commands wait was recorded after the first queued
+  // write: every transfer command flushes first, and the flush stands in for that barrier.
+  bool crossed_barrier = false;
+  void Clear() {
+    count = 0;
+    crossed_barrier = false;
+  }
 };
 
 // Staging for a write of `size` bytes at dst + offset, queued (the caller writes its bytes
@@ -72,6 +81,14 @@ const VkLayerDispatchTable& NextOf(VkCommandBuffer cb);
 // Flushes `cb`'s queued writes, if any: what every flush point calls first. Costs a
 // per-thread cache check when the device does not coalesce or nothing is queued.
 void FlushIfPending(DeviceTransfers& t, VkCommandBuffer cb);
+
+// At a barrier: where `transfer_only` (transfer/small_write_barriers.h) and the device lets
+// writes wait past barriers, the queued writes stay queued; otherwise they are flushed.
+void FlushOrCross(DeviceTransfers& t, VkCommandBuffer cb, bool transfer_only);
+
+// Flushes queued writes only if they waited past a barrier: what transfer commands that
+// are not this capability's own (image copies, blits, clears, query result copies) call.
+void FlushIfCrossed(DeviceTransfers& t, VkCommandBuffer cb);
 
 // Whether the flush points that are not transfers of this capability (barriers, events,
 // queries, render passes, secondary command buffers, vkEndCommandBuffer) are hooked on a

@@ -10,6 +10,7 @@
 #include "chassis/instance_editor.h"
 #include "transfer/hooks.h"
 #include "transfer/small_write_hooks.h"
+#include "transfer/small_write_transfer_hooks.h"
 #include "transfer/transfer_device.h"
 
 namespace bindery::transfer {
@@ -45,6 +46,30 @@ const Hook kHooks[] = {
     BINDERY_HOOK(CmdBeginRenderingKHR, SmallWritesPlanned),
     BINDERY_HOOK(CmdExecuteCommands, SmallWritesPlanned),
     BINDERY_HOOK(EndCommandBuffer, SmallWritesPlanned),
+    // Transfer commands of other kinds: they flush small writes that waited past a
+    // barrier (small_write_transfer_hooks.cpp).
+    BINDERY_HOOK(CmdCopyImage, SmallWritesPlanned),
+    BINDERY_HOOK(CmdCopyImage2, SmallWritesPlanned),
+    BINDERY_HOOK(CmdCopyImage2KHR, SmallWritesPlanned),
+    BINDERY_HOOK(CmdCopyBufferToImage, SmallWritesPlanned),
+    BINDERY_HOOK(CmdCopyBufferToImage2, SmallWritesPlanned),
+    BINDERY_HOOK(CmdCopyBufferToImage2KHR, SmallWritesPlanned),
+    BINDERY_HOOK(CmdCopyImageToBuffer, SmallWritesPlanned),
+    BINDERY_HOOK(CmdCopyImageToBuffer2, SmallWritesPlanned),
+    BINDERY_HOOK(CmdCopyImageToBuffer2KHR, SmallWritesPlanned),
+    BINDERY_HOOK(CmdBlitImage, SmallWritesPlanned),
+    BINDERY_HOOK(CmdBlitImage2, SmallWritesPlanned),
+    BINDERY_HOOK(CmdBlitImage2KHR, SmallWritesPlanned),
+    BINDERY_HOOK(CmdResolveImage, SmallWritesPlanned),
+    BINDERY_HOOK(CmdResolveImage2, SmallWritesPlanned),
+    BINDERY_HOOK(CmdResolveImage2KHR, SmallWritesPlanned),
+    BINDERY_HOOK(CmdClearColorImage, SmallWritesPlanned),
+    BINDERY_HOOK(CmdClearDepthStencilImage, SmallWritesPlanned),
+    BINDERY_HOOK(CmdCopyQueryPoolResults, SmallWritesPlanned),
+    BINDERY_HOOK(CmdWriteBufferMarkerAMD, SmallWritesPlanned),
+    BINDERY_HOOK(CmdWriteBufferMarker2AMD, SmallWritesPlanned),
+    BINDERY_HOOK(CmdCopyMemoryIndirectNV, SmallWritesPlanned),
+    BINDERY_HOOK(CmdCopyMemoryToImageIndirectNV, SmallWritesPlanned),
 };
 
 class Transfers final : public Capability {
@@ -69,6 +94,10 @@ class Transfers final : public Capability {
     // Our own extension is implemented here: the driver never sees it. Whether the
     // application enabled it decides what VK_WHOLE_SIZE means for aligned fills.
     plan->any_alignment = editor.Enabled(VK_BINDERY_TRANSFER_ANY_ALIGNMENT_EXTENSION_NAME);
+    // VK_KHR_copy_memory_indirect's copies are transfer commands newer than the hook table
+    // (every transfer command of the headers the layer is built with): with it enabled,
+    // small writes never wait past a barrier (transfer/small_write_barriers.h).
+    plan->cross_barriers = !editor.Enabled("VK_KHR_copy_memory_indirect");
     editor.HideExtension(VK_BINDERY_TRANSFER_ANY_ALIGNMENT_EXTENSION_NAME);
 
     TransferStrategy strategy = settings.transfer_strategy;
@@ -148,6 +177,7 @@ DeviceTransfers::DeviceTransfers(DeviceState& device_state, const TransferPlan& 
       next(next_table),
       policy(plan.policy),
       any_alignment(plan.any_alignment),
+      cross_barriers(plan.cross_barriers),
       kernels(device_state, next_table),
       staging(device_state, next_table, plan.kernels && device_state.addressing.enabled(),
               device_state.instance->settings.staging_limit),

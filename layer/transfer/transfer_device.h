@@ -28,6 +28,10 @@ class TransferPlan : public DevicePlan {
   // The application enabled VK_BINDERY_transfer_any_alignment: VK_WHOLE_SIZE fills reach
   // the last byte even from aligned offsets (vk_bindery.h).
   bool any_alignment = false;
+  // Queued small writes may wait past barriers that only make transfer commands wait
+  // (transfer/small_write_barriers.h): off where the application enabled an extension with
+  // transfer commands this capability does not hook.
+  bool cross_barriers = true;
 };
 
 class DeviceTransfers : public CapabilityDevice {
@@ -46,6 +50,7 @@ class DeviceTransfers : public CapabilityDevice {
   const VkLayerDispatchTable& next;
   const Policy policy;
   const bool any_alignment;  // TransferPlan::any_alignment
+  const bool cross_barriers;  // TransferPlan::cross_barriers
   Kernels kernels;
   StagingPool staging;
 
@@ -70,7 +75,7 @@ class TransferCommandData : public CommandData {
       : pending(small_writes ? std::make_unique<PendingWrites>() : nullptr), pool_(pool) {}
   ~TransferCommandData() override { arena.ReleaseAll(pool_); }
   void OnReset() override {
-    if (pending != nullptr) pending->count = 0;
+    if (pending != nullptr) pending->Clear();
     arena.ReleaseAll(pool_);
     error = VK_SUCCESS;
   }

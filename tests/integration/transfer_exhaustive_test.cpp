@@ -5,6 +5,8 @@
 // of them (distinct slots: no hazards between cases), and the result is compared byte
 // for byte with the CPU model. Runs on every kind of queue family that can transfer.
 //
+// The fill and update runs also run with a TRANSFER -> TRANSFER barrier after every case.
+//
 // Configurations: LayerOff / TransfersOff record only the calls Vulkan allows natively
 // (the differential baseline: the driver agrees with the model); ForceNative,
 // ForceCompute and Auto record every case, and the layer's summary must show that the
@@ -62,8 +64,10 @@ void CheckSmallWrites(Rig& rig, VkCommandBuffer cb, const HostBuffer& dst, const
   ExpectStrategyRan(config, summary, family.HasCompute(), !config.NativeOnly(), true);
 }
 
-TEST_P(TransferExhaustive, FillEveryOffsetSizeAndPattern) {
-  const Config& config = GetParam();
+// `barriers`: a TRANSFER -> TRANSFER barrier after every case, as an application that orders
+// each write before the next command records it (where small writes are coalesced, they wait
+// past those barriers: transfer/small_write_barriers.h).
+void RunFills(const Config& config, bool barriers) {
   struct Case {
     uint64_t offset, size;
     uint32_t data;
@@ -92,14 +96,18 @@ TEST_P(TransferExhaustive, FillEveryOffsetSizeAndPattern) {
       const uint64_t at = i * kSmallSlot + cases[i].offset;
       vkCmdFillBuffer(cb, dst.buffer, at, cases[i].size, cases[i].data);
       model.Fill(at, cases[i].size, cases[i].data);
+      if (barriers) TransferToTransferBarrier(cb);
     }
     Rig::TransferHostReadBarrier(cb);  // names no compute stage: the kernels chain into it
     CheckSmallWrites(rig, cb, dst, model, names, config, family);
   });
 }
 
-TEST_P(TransferExhaustive, UpdateEveryOffsetAndSize) {
-  const Config& config = GetParam();
+TEST_P(TransferExhaustive, FillEveryOffsetSizeAndPattern) { RunFills(GetParam(), false); }
+
+TEST_P(TransferExhaustive, FillEveryOffsetSizeAndPatternBehindBarriers) { RunFills(GetParam(), true); }
+
+void RunUpdates(const Config& config, bool barriers) {
   struct Case {
     uint64_t offset, size;
     std::vector<uint8_t> data;
@@ -130,12 +138,17 @@ TEST_P(TransferExhaustive, UpdateEveryOffsetAndSize) {
       const uint64_t at = i * kSmallSlot + cases[i].offset;
       vkCmdUpdateBuffer(cb, dst.buffer, at, cases[i].size, host[i].data());
       model.Update(at, cases[i].data.data(), cases[i].size);
+      if (barriers) TransferToTransferBarrier(cb);
     }
     Rig::TransferHostReadBarrier(cb);  // names no compute stage: the kernels chain into it
     for (auto& h : host) std::memset(h.data(), 0x99, h.size());
     CheckSmallWrites(rig, cb, dst, model, names, config, family);
   });
 }
+
+TEST_P(TransferExhaustive, UpdateEveryOffsetAndSize) { RunUpdates(GetParam(), false); }
+
+TEST_P(TransferExhaustive, UpdateEveryOffsetAndSizeBehindBarriers) { RunUpdates(GetParam(), true); }
 
 struct CopyCase {
   uint64_t src_offset, dst_offset, size;

@@ -1,0 +1,110 @@
+// Each hook flushes the command buffer's queued small writes if they waited past a
+// barrier, then calls down with the application's arguments.
+#include "transfer/small_write_transfer_hooks.h"
+
+#include "transfer/transfer_capability.h"
+#include "transfer/transfer_device.h"
+
+namespace bindery::transfer {
+namespace {
+
+// The capability's next table after flushing crossed writes (the device's next layer
+// where transfers are off on the command buffer's device).
+const VkLayerDispatchTable& CrossedFlushed(VkCommandBuffer cb) {
+  DeviceTransfers* t = FindTransfers(cb);
+  if (t == nullptr) return NextOf(cb);
+  FlushIfCrossed(*t, cb);
+  return t->next;
+}
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL CmdCopyImage(VkCommandBuffer cb, VkImage srcImage, VkImageLayout srcImageLayout, VkImage dstImage, VkImageLayout dstImageLayout, uint32_t regionCount, const VkImageCopy* pRegions) {
+  CrossedFlushed(cb).CmdCopyImage(cb, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdCopyImage2(VkCommandBuffer cb, const VkCopyImageInfo2* pCopyImageInfo) {
+  CrossedFlushed(cb).CmdCopyImage2(cb, pCopyImageInfo);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdCopyImage2KHR(VkCommandBuffer cb, const VkCopyImageInfo2* pCopyImageInfo) {
+  CrossedFlushed(cb).CmdCopyImage2KHR(cb, pCopyImageInfo);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdCopyBufferToImage(VkCommandBuffer cb, VkBuffer srcBuffer, VkImage dstImage, VkImageLayout dstImageLayout, uint32_t regionCount, const VkBufferImageCopy* pRegions) {
+  CrossedFlushed(cb).CmdCopyBufferToImage(cb, srcBuffer, dstImage, dstImageLayout, regionCount, pRegions);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdCopyBufferToImage2(VkCommandBuffer cb, const VkCopyBufferToImageInfo2* pCopyBufferToImageInfo) {
+  CrossedFlushed(cb).CmdCopyBufferToImage2(cb, pCopyBufferToImageInfo);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdCopyBufferToImage2KHR(VkCommandBuffer cb, const VkCopyBufferToImageInfo2* pCopyBufferToImageInfo) {
+  CrossedFlushed(cb).CmdCopyBufferToImage2KHR(cb, pCopyBufferToImageInfo);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdCopyImageToBuffer(VkCommandBuffer cb, VkImage srcImage, VkImageLayout srcImageLayout, VkBuffer dstBuffer, uint32_t regionCount, const VkBufferImageCopy* pRegions) {
+  CrossedFlushed(cb).CmdCopyImageToBuffer(cb, srcImage, srcImageLayout, dstBuffer, regionCount, pRegions);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdCopyImageToBuffer2(VkCommandBuffer cb, const VkCopyImageToBufferInfo2* pCopyImageToBufferInfo) {
+  CrossedFlushed(cb).CmdCopyImageToBuffer2(cb, pCopyImageToBufferInfo);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdCopyImageToBuffer2KHR(VkCommandBuffer cb, const VkCopyImageToBufferInfo2* pCopyImageToBufferInfo) {
+  CrossedFlushed(cb).CmdCopyImageToBuffer2KHR(cb, pCopyImageToBufferInfo);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdBlitImage(VkCommandBuffer cb, VkImage srcImage, VkImageLayout srcImageLayout, VkImage dstImage, VkImageLayout dstImageLayout, uint32_t regionCount, const VkImageBlit* pRegions, VkFilter filter) {
+  CrossedFlushed(cb).CmdBlitImage(cb, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions, filter);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdBlitImage2(VkCommandBuffer cb, const VkBlitImageInfo2* pBlitImageInfo) {
+  CrossedFlushed(cb).CmdBlitImage2(cb, pBlitImageInfo);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdBlitImage2KHR(VkCommandBuffer cb, const VkBlitImageInfo2* pBlitImageInfo) {
+  CrossedFlushed(cb).CmdBlitImage2KHR(cb, pBlitImageInfo);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdResolveImage(VkCommandBuffer cb, VkImage srcImage, VkImageLayout srcImageLayout, VkImage dstImage, VkImageLayout dstImageLayout, uint32_t regionCount, const VkImageResolve* pRegions) {
+  CrossedFlushed(cb).CmdResolveImage(cb, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdResolveImage2(VkCommandBuffer cb, const VkResolveImageInfo2* pResolveImageInfo) {
+  CrossedFlushed(cb).CmdResolveImage2(cb, pResolveImageInfo);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdResolveImage2KHR(VkCommandBuffer cb, const VkResolveImageInfo2* pResolveImageInfo) {
+  CrossedFlushed(cb).CmdResolveImage2KHR(cb, pResolveImageInfo);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdClearColorImage(VkCommandBuffer cb, VkImage image, VkImageLayout imageLayout, const VkClearColorValue* pColor, uint32_t rangeCount, const VkImageSubresourceRange* pRanges) {
+  CrossedFlushed(cb).CmdClearColorImage(cb, image, imageLayout, pColor, rangeCount, pRanges);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdClearDepthStencilImage(VkCommandBuffer cb, VkImage image, VkImageLayout imageLayout, const VkClearDepthStencilValue* pDepthStencil, uint32_t rangeCount, const VkImageSubresourceRange* pRanges) {
+  CrossedFlushed(cb).CmdClearDepthStencilImage(cb, image, imageLayout, pDepthStencil, rangeCount, pRanges);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdCopyQueryPoolResults(VkCommandBuffer cb, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount, VkBuffer dstBuffer, VkDeviceSize dstOffset, VkDeviceSize stride, VkQueryResultFlags flags) {
+  CrossedFlushed(cb).CmdCopyQueryPoolResults(cb, queryPool, firstQuery, queryCount, dstBuffer, dstOffset, stride, flags);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdWriteBufferMarkerAMD(VkCommandBuffer cb, VkPipelineStageFlagBits pipelineStage, VkBuffer dstBuffer, VkDeviceSize dstOffset, uint32_t marker) {
+  CrossedFlushed(cb).CmdWriteBufferMarkerAMD(cb, pipelineStage, dstBuffer, dstOffset, marker);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdWriteBufferMarker2AMD(VkCommandBuffer cb, VkPipelineStageFlags2 stage, VkBuffer dstBuffer, VkDeviceSize dstOffset, uint32_t marker) {
+  CrossedFlushed(cb).CmdWriteBufferMarker2AMD(cb, stage, dstBuffer, dstOffset, marker);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdCopyMemoryIndirectNV(VkCommandBuffer cb, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride) {
+  CrossedFlushed(cb).CmdCopyMemoryIndirectNV(cb, copyBufferAddress, copyCount, stride);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdCopyMemoryToImageIndirectNV(VkCommandBuffer cb, VkDeviceAddress copyBufferAddress, uint32_t copyCount, uint32_t stride, VkImage dstImage, VkImageLayout dstImageLayout, const VkImageSubresourceLayers* pImageSubresources) {
+  CrossedFlushed(cb).CmdCopyMemoryToImageIndirectNV(cb, copyBufferAddress, copyCount, stride, dstImage, dstImageLayout, pImageSubresources);
+}
+
+}  // namespace bindery::transfer
