@@ -91,6 +91,10 @@ class DeviceBindings : public CapabilityDevice {
   // by the application's (native) handle: their full-layout twin, for pipelines running
   // natively (`native` is the application's handle; template_hooks.cpp).
   ShardedHandleMap<VkDescriptorUpdateTemplate, TemplateShadow> native_push_templates;
+  // The bind point of every push template passed down as it is (no TemplateShadow), by its
+  // handle: a push with it replaces the set at that bind point only, which the bind point's
+  // state must know (push_descriptor_hooks.cpp).
+  ShardedHandleValues<VkDescriptorUpdateTemplate, VkPipelineBindPoint> native_push_bind_points;
   // Per-command-buffer memory for push-descriptor records and ring roots (root_ring.h).
   RootRingPool ring_pool{*this};
   // The reserved set's layout (one dynamic storage buffer, every stage) for roots that do

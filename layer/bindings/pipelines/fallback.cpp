@@ -415,8 +415,11 @@ bool DisturbedSince(DeviceBindings& b, const BindingsCommandData::BindPoint& poi
   for (uint32_t j = 0; j < BindingsCommandData::kMaxSets; ++j) {
     const BindingsCommandData::BoundSet& later = point.sets[j];
     if (later.set != VK_NULL_HANDLE && disturbs(j, later.order, later.layout)) return true;
+    // Every push counts, kept or not (a push whose contents were not kept still disturbed).
     const PushCopy& pushed = point.push_copy[j];
-    if (pushed.valid && disturbs(j, pushed.order, pushed.app_layout)) return true;
+    if (pushed.order != 0 && pushed.app_layout != VK_NULL_HANDLE && disturbs(j, pushed.order, pushed.app_layout)) {
+      return true;
+    }
   }
   return false;
 }

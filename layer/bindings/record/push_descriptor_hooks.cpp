@@ -247,6 +247,25 @@ void KeepNativeTemplatePush(DeviceBindings& b, VkCommandBuffer cb, VkDescriptorU
   if (BoundFallback(b, point, *t->layout, set) != nullptr) point->fallback_applied = false;
 }
 
+// Every push replaces what was bound at its set number (natively the set now holds the
+// pushed descriptors) and disturbs the sets bound through layouts not compatible with its
+// own, whether or not its contents were kept: noted in the bind point's state, so that
+// putting the converted binds back after a pipeline that ran natively
+// (RestoreConvertedBinds) never binds an older set over the push, nor sets the push
+// disturbed. `binds_before`: the bind point's count of binds before the push was kept (a
+// copy kept by this push has a later order).
+void NotePushed(BindingsCommandData::BindPoint* point, uint32_t set, VkPipelineLayout layout, uint32_t binds_before) {
+  if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
+  point->sets[set] = BindingsCommandData::BoundSet{};
+  PushCopy& copy = point->push_copy[set];
+  if (copy.valid && copy.order > binds_before) return;  // kept by this push: its order and layout are set
+  copy = {};  // an older copy is not what the set holds now
+  copy.app_layout = layout;
+  copy.order = ++point->binds;
+}
+
+uint32_t BindsOf(const BindingsCommandData::BindPoint* point) { return point != nullptr ? point->binds : 0; }
+
 }  // namespace
 
 VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
@@ -260,22 +279,26 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
   // The layout sent down leaves root-only sets out: the set's number there.
   const uint32_t native_set = pl != nullptr ? pl->NativeSet(set) : set;
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
+  const uint32_t binds_before = BindsOf(point);
   if (set_layout == nullptr) {
     b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, native_set, writeCount, pWrites);
     NoteSetsBound(b, cb, bindPoint, layout);  // a push binds a set: the reserved set may be disturbed
     KeepNativePush(b, cb, bindPoint, layout, pl, set, writeCount, pWrites);
+    NotePushed(point, set, layout, binds_before);
     return;
   }
   if (!pl->root.fits) {
     // Every pipeline of this layout runs natively with its full layout (fallback path).
     const VkPipelineLayout full = b.FullPipelineLayout(*pl);
     if (full != VK_NULL_HANDLE) b.next.CmdPushDescriptorSetKHR(cb, bindPoint, full, set, writeCount, pWrites);
+    NotePushed(point, set, layout, binds_before);
     return;
   }
-  BindingsCommandData* data = CommandDataOf(b, cb);
   if (data == nullptr) return;  // not a command buffer the layer tracks: nothing can be recorded
-  BindingsCommandData::BindPoint* point = data->At(bindPoint);
   SavePush(*data, point, layout, set, *set_layout, writeCount, pWrites);
+  NotePushed(point, set, layout, binds_before);
   bool any_converted = false;
   for (uint32_t i = 0; i < writeCount && !any_converted; ++i) any_converted = set_layout->Find(pWrites[i].dstBinding) != nullptr;
   VkDeviceAddress address = 0;
@@ -330,23 +353,33 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   // Native templates of push descriptors were made for the set's number in the layout sent
   // down (NativePushTemplateInfo).
   const uint32_t native_set = pl != nullptr ? pl->NativeSet(set) : set;
+  BindingsCommandData* data = CommandDataOf(b, cb);
   if (t == nullptr) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, native_set, pData);
     NoteSetsBound(b, cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout);
     NoteSetsBound(b, cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout);
+    // (A template the layer never saw created has no known bind point: nothing is noted.)
+    VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_MAX_ENUM;
+    BindingsCommandData::BindPoint* point =
+        data != nullptr && b.native_push_bind_points.Find(descriptorUpdateTemplate, &bind_point) ? data->At(bind_point)
+                                                                                                  : nullptr;
+    const uint32_t binds_before = BindsOf(point);
     KeepNativeTemplatePush(b, cb, descriptorUpdateTemplate, layout, set, pData);
+    NotePushed(point, set, layout, binds_before);
     return;
   }
   const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
   if (!t->push || set_layout == nullptr) return;  // invalid usage (not a push template of this layout)
+  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(t->bind_point) : nullptr;
+  const uint32_t binds_before = BindsOf(point);
   if (!pl->root.fits) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->full, t->full_layout, set, pData);
+    NotePushed(point, set, layout, binds_before);
     return;
   }
-  BindingsCommandData* data = CommandDataOf(b, cb);
   if (data == nullptr) return;
-  BindingsCommandData::BindPoint* point = data->At(t->bind_point);
   SaveTemplatePush(*data, point, layout, set, *set_layout, *t, pData);
+  NotePushed(point, set, layout, binds_before);
   VkDeviceAddress address = 0;
   uint8_t* block = t->converted.empty() ? nullptr : NewPushBlock(*data, point, *set_layout, set, &address);
   if (block != nullptr) {
