@@ -474,7 +474,8 @@ TEST(BindingsPushDescriptors, ATemplatePushThroughAnIncompatibleLayoutIsNotMadeA
 // kept no record of a push it passed down and did not keep), and the dispatch read the
 // wrong set (the validation layer below crashed on it: the API fuzzer's seed 8599, on the
 // H100 and here). Both layouts share set 0, so the push disturbs nothing else.
-FallbackOutput RunPushOverFallbackSetInMode(const char* mode) {
+// `with_template`: the push through a push-descriptor template (passed down as it is too).
+FallbackOutput RunPushOverFallbackSetInMode(const char* mode, bool with_template) {
   ScopedEnv ubo("BINDERY_BINDINGS_UBO", "off");
   HarnessOptions options;
   options.device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
@@ -529,6 +530,16 @@ FallbackOutput RunPushOverFallbackSetInMode(const char* mode) {
       o.error = "pipeline or set creation failed";
     }
     auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
+    auto push_template_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetWithTemplateKHR>(
+        vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetWithTemplateKHR"));
+    const VkDescriptorUpdateTemplateEntry entry = {0, 0, 1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 0,
+                                                   sizeof(VkDescriptorBufferInfo)};
+    const VkDescriptorUpdateTemplateCreateInfo template_info =
+        PushTemplateInfo(&entry, 1, VK_PIPELINE_BIND_POINT_COMPUTE, push_layout, 1);
+    VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
+    if (with_template && vkCreateDescriptorUpdateTemplate(d, &template_info, nullptr, &update_template) != VK_SUCCESS) {
+      o.error = "template creation failed";
+    }
 
     if (o.error.empty()) {
       const VkDescriptorBufferInfo inputs[2] = {{in[0].buffer, 0, VK_WHOLE_SIZE}, {in[1].buffer, 0, VK_WHOLE_SIZE}};
@@ -556,7 +567,11 @@ FallbackOutput RunPushOverFallbackSetInMode(const char* mode) {
       RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
       // Set 1 replaced by a push; set 0 (the same set layout in both layouts) stays bound.
-      push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, push_layout, 1, 1, &push);
+      if (with_template) {
+        push_template_cmd(cb, update_template, push_layout, 1, &pushed_uniform);
+      } else {
+        push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, push_layout, 1, 1, &push);
+      }
       vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, reads_push);
       vkCmdDispatch(cb, kWords / 64, 1, 1);  // out0 = the pushed uniforms' x * 7 + i
       RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
@@ -567,16 +582,16 @@ FallbackOutput RunPushOverFallbackSetInMode(const char* mode) {
         o.out.insert(o.out.end(), p, p + kWords);
       }
     }
+    vkDestroyDescriptorUpdateTemplate(d, update_template, nullptr);
     bag.DestroyAll();
     vkDestroyBufferView(d, out_view, nullptr);
     for (HostBuffer* x : {&in[0], &in[1], &uniforms[0], &uniforms[1], &out[0], &out[1]}) h.Destroy(*x);
   });
 }
 
-TEST(BindingsPushDescriptors, APushOfNativeDescriptorsReplacesASetBoundForAFallbackPipeline) {
-  if (!HasPushDescriptors()) GTEST_SKIP() << "the device has no VK_KHR_push_descriptor";
-  const FallbackOutput native = RunPushOverFallbackSetInMode("off");
-  const FallbackOutput forced = RunPushOverFallbackSetInMode("force");
+void ExpectPushOverFallbackSet(bool with_template) {
+  const FallbackOutput native = RunPushOverFallbackSetInMode("off", with_template);
+  const FallbackOutput forced = RunPushOverFallbackSetInMode("force", with_template);
   ASSERT_BOTH_RAN_SILENTLY(native, forced);
   EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), 1u) << forced.summary;
   // (The pipeline reading the push has nothing to rewrite: it runs as it is, not as a fallback.)
@@ -588,6 +603,16 @@ TEST(BindingsPushDescriptors, APushOfNativeDescriptorsReplacesASetBoundForAFallb
     ASSERT_EQ(native.out[kWords + i], in0 + 2 * in1) << i;
   }
   EXPECT_EQ(native.out, forced.out);
+}
+
+TEST(BindingsPushDescriptors, APushOfNativeDescriptorsReplacesASetBoundForAFallbackPipeline) {
+  if (!HasPushDescriptors()) GTEST_SKIP() << "the device has no VK_KHR_push_descriptor";
+  ExpectPushOverFallbackSet(false);
+}
+
+TEST(BindingsPushDescriptors, ATemplatePushOfNativeDescriptorsReplacesASetBoundForAFallbackPipeline) {
+  if (!HasPushDescriptors()) GTEST_SKIP() << "the device has no VK_KHR_push_descriptor";
+  ExpectPushOverFallbackSet(true);
 }
 
 }  // namespace
