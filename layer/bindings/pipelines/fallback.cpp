@@ -426,6 +426,16 @@ bool DisturbedSince(DeviceBindings& b, const BindingsCommandData::BindPoint& poi
 
 }  // namespace
 
+bool PushStillHolds(DeviceBindings& b, const BindingsCommandData::BindPoint& point, uint32_t set,
+                    const PushCopy& prior, VkPipelineLayout through) {
+  if (prior.app_layout != through) {
+    const PipelineLayoutShadow* mine = b.pipeline_layouts.Find(prior.app_layout);
+    const PipelineLayoutShadow* theirs = b.pipeline_layouts.Find(through);
+    if (mine == nullptr || theirs == nullptr || !CompatibleFor(*mine, *theirs, set)) return false;
+  }
+  return !DisturbedSince(b, point, set, prior.order, prior.app_layout);
+}
+
 void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
                            BindingsCommandData::BindPoint& point) {
   if (!point.converted_disturbed || point.untrackable) return;
