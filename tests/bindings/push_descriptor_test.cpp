@@ -16,6 +16,7 @@
 #include "fallback_refused_comp.h"
 #include "fallback_refused_set1_comp.h"
 #include "pushed_ubo_set1_comp.h"
+#include "ubo_to_texel_set0_comp.h"
 #include "push_descriptors_comp.h"
 
 namespace bindery::test {
@@ -613,6 +614,108 @@ TEST(BindingsPushDescriptors, APushOfNativeDescriptorsReplacesASetBoundForAFallb
 TEST(BindingsPushDescriptors, ATemplatePushOfNativeDescriptorsReplacesASetBoundForAFallbackPipeline) {
   if (!HasPushDescriptors()) GTEST_SKIP() << "the device has no VK_KHR_push_descriptor";
   ExpectPushOverFallbackSet(true);
+}
+
+// A push to set 1 through layout A (kept: a pipeline the rewrite refuses is bound, so the
+// push also goes down with its full layout), a set bound at 0 through layout B, whose set 0
+// is not A's (that disturbs the push), a partial push to set 1 through B, then a pipeline
+// of B reading set 0 only. Binding it puts the converted binds back and makes the pushes'
+// native parts again; the layer chained the partial push behind A's as if it still held,
+// and pushing A's again through A disturbed set 0 below (validation: set 0 not compatible;
+// the API fuzzer's seed 9001 on the descriptor-indexing stand-in). A partial push keeps
+// what an earlier push wrote only while the set was not disturbed, through a compatible
+// layout.
+FallbackOutput RunPartialPushAfterDisturbInMode(const char* mode) {
+  ScopedEnv ubo("BINDERY_BINDINGS_UBO", "off");
+  HarnessOptions options;
+  options.device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  return RunWithBindings<FallbackOutput>(mode, options, [&](VkHarness& h, FallbackOutput& o) {
+    VkDevice d = h.device();
+    HostBuffer in[2];
+    for (uint32_t k = 0; k < 2; ++k) {
+      in[k] = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+      for (uint32_t i = 0; i < kWords; ++i) static_cast<uint32_t*>(in[k].mapped)[i] = (k + 1) * 1000 + i * (k + 2);
+    }
+    HostBuffer uniforms = h.CreateHostBuffer(16 * 16, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
+    for (uint32_t i = 0; i < 16 * 4; ++i) static_cast<uint32_t*>(uniforms.mapped)[i] = 300 + i;
+    HostBuffer out[2];
+    for (HostBuffer& b : out) {
+      b = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT);
+      std::memset(b.mapped, 0, kWords * 4);
+    }
+    VkBufferViewCreateInfo view_info{VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO};
+    view_info.buffer = out[0].buffer;
+    view_info.format = VK_FORMAT_R32_UINT;
+    view_info.range = VK_WHOLE_SIZE;
+    VkBufferView out_view = VK_NULL_HANDLE;
+    if (vkCreateBufferView(d, &view_info, nullptr, &out_view) != VK_SUCCESS) o.error = "buffer view creation failed";
+
+    ObjectBag bag(d);
+    const VkDescriptorSetLayout refused_set =
+        bag.Keep(CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                     {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}));
+    const VkDescriptorSetLayout native_set = bag.Keep(
+        CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                            {1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}));
+    // A uniform buffer (native) beside a storage buffer (converted): pushes go both ways.
+    const VkDescriptorSetLayout pushed = bag.Keep(
+        CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                            {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}},
+                        VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR));
+    const VkPipelineLayout layout_a = bag.Keep(CreatePipelineLayout(d, {refused_set, pushed}));
+    const VkPipelineLayout layout_b = bag.Keep(CreatePipelineLayout(d, {native_set, pushed}));
+    const VkPipeline refused =
+        bag.Keep(CreateComputePipeline(d, layout_a, fallback_refused_comp, sizeof(fallback_refused_comp)));
+    const VkPipeline reads_set0 =
+        bag.Keep(CreateComputePipeline(d, layout_b, ubo_to_texel_set0_comp, sizeof(ubo_to_texel_set0_comp)));
+    const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(
+        d, 2, {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1}, {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 1}}));
+    const VkDescriptorSet set0 = pool != VK_NULL_HANDLE ? AllocateSet(d, pool, native_set) : VK_NULL_HANDLE;
+    if (!o.error.empty() || !refused || !reads_set0 || set0 == VK_NULL_HANDLE) o.error = "pipeline or set creation failed";
+    auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
+
+    if (o.error.empty()) {
+      VkWriteDescriptorSet texel{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      texel.dstSet = set0;
+      texel.descriptorCount = 1;
+      texel.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
+      texel.pTexelBufferView = &out_view;
+      const VkDescriptorBufferInfo uniform = {uniforms.buffer, 0, VK_WHOLE_SIZE};
+      const VkWriteDescriptorSet writes[2] = {texel, BufferWrite(set0, 1, 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, &uniform)};
+      vkUpdateDescriptorSets(d, 2, writes, 0, nullptr);
+      const VkDescriptorBufferInfo storage[2] = {{in[0].buffer, 0, VK_WHOLE_SIZE}, {out[1].buffer, 0, VK_WHOLE_SIZE}};
+      const VkWriteDescriptorSet whole[2] = {
+          BufferWrite(VK_NULL_HANDLE, 0, 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, &uniform),
+          BufferWrite(VK_NULL_HANDLE, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &storage[0])};
+      const VkWriteDescriptorSet partial = BufferWrite(VK_NULL_HANDLE, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &storage[1]);
+      VkCommandBuffer cb = h.BeginCommands();
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, refused);
+      push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout_a, 1, 2, whole);
+      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout_b, 0, 1, &set0, 0, nullptr);
+      push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout_b, 1, 1, &partial);
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, reads_set0);
+      vkCmdDispatch(cb, kWords / 64, 1, 1);  // out0 = the uniforms' y * 5 + i
+      RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                          VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+      if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
+      const uint32_t* p = static_cast<const uint32_t*>(out[0].mapped);
+      o.out.assign(p, p + kWords);
+    }
+    bag.DestroyAll();
+    vkDestroyBufferView(d, out_view, nullptr);
+    for (HostBuffer* x : {&in[0], &in[1], &uniforms, &out[0], &out[1]}) h.Destroy(*x);
+  });
+}
+
+TEST(BindingsPushDescriptors, APartialPushDoesNotKeepAPushThatABindDisturbed) {
+  if (!HasPushDescriptors()) GTEST_SKIP() << "the device has no VK_KHR_push_descriptor";
+  const FallbackOutput native = RunPartialPushAfterDisturbInMode("off");
+  const FallbackOutput forced = RunPartialPushAfterDisturbInMode("force");
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
+  EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), 1u) << forced.summary;
+  ASSERT_EQ(native.out.size(), kWords);
+  for (uint32_t i = 0; i < kWords; ++i) ASSERT_EQ(native.out[i], (300 + 4 * (i % 16) + 1) * 5 + i) << i;
+  EXPECT_EQ(native.out, forced.out);
 }
 
 }  // namespace
