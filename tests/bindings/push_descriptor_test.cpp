@@ -15,6 +15,8 @@
 #include "fallback_partner_comp.h"
 #include "fallback_refused_comp.h"
 #include "fallback_refused_set1_comp.h"
+#include "pushed_ubo_set1_comp.h"
+#include "ubo_to_texel_set0_comp.h"
 #include "push_descriptors_comp.h"
 
 namespace bindery::test {
@@ -462,6 +464,257 @@ TEST(BindingsPushDescriptors, ATemplatePushThroughAnIncompatibleLayoutIsNotMadeA
     const uint32_t in0 = 1000 + 2 * i, in1 = 2000 + 3 * i;
     ASSERT_EQ(native.out[i], in0 + 2 * in1) << i;
   }
+  EXPECT_EQ(native.out, forced.out);
+}
+
+// A set bound for a pipeline the rewrite refuses (it runs natively: its sets go down as
+// full sets), then a push to that set number through another layout that converts nothing
+// (a uniform buffer pushed, a storage texel buffer for the output: passed down as they
+// are), then a pipeline of that other layout. Binding it puts the converted binds back;
+// the bound set was replaced by the push, yet the layer bound it again over the push (it
+// kept no record of a push it passed down and did not keep), and the dispatch read the
+// wrong set (the validation layer below crashed on it: the API fuzzer's seed 8599, on the
+// H100 and here). Both layouts share set 0, so the push disturbs nothing else.
+// `with_template`: the push through a push-descriptor template (passed down as it is too).
+FallbackOutput RunPushOverFallbackSetInMode(const char* mode, bool with_template) {
+  ScopedEnv ubo("BINDERY_BINDINGS_UBO", "off");
+  HarnessOptions options;
+  options.device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  return RunWithBindings<FallbackOutput>(mode, options, [&](VkHarness& h, FallbackOutput& o) {
+    VkDevice d = h.device();
+    HostBuffer in[2];
+    for (uint32_t k = 0; k < 2; ++k) {
+      in[k] = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+      for (uint32_t i = 0; i < kWords; ++i) static_cast<uint32_t*>(in[k].mapped)[i] = (k + 1) * 1000 + i * (k + 2);
+    }
+    HostBuffer uniforms[2];
+    for (uint32_t k = 0; k < 2; ++k) {
+      uniforms[k] = h.CreateHostBuffer(16 * 16, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
+      for (uint32_t i = 0; i < 16 * 4; ++i) static_cast<uint32_t*>(uniforms[k].mapped)[i] = (k + 1) * 100 + i;
+    }
+    HostBuffer out[2];
+    for (HostBuffer& b : out) {
+      b = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT);
+      std::memset(b.mapped, 0, kWords * 4);
+    }
+    VkBufferViewCreateInfo view_info{VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO};
+    view_info.buffer = out[0].buffer;
+    view_info.format = VK_FORMAT_R32_UINT;
+    view_info.range = VK_WHOLE_SIZE;
+    VkBufferView out_view = VK_NULL_HANDLE;
+    if (vkCreateBufferView(d, &view_info, nullptr, &out_view) != VK_SUCCESS) o.error = "buffer view creation failed";
+
+    ObjectBag bag(d);
+    const VkDescriptorSetLayout output_layout = bag.Keep(
+        CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}));
+    // Storage buffers (converted) beside a uniform buffer (native): bound natively too.
+    const VkDescriptorSetLayout mixed_layout =
+        bag.Keep(CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                     {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                     {2, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}));
+    const VkDescriptorSetLayout pushed_layout = bag.Keep(
+        CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}},
+                        VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR));
+    const VkPipelineLayout bound_layout = bag.Keep(CreatePipelineLayout(d, {output_layout, mixed_layout}));
+    const VkPipelineLayout push_layout = bag.Keep(CreatePipelineLayout(d, {output_layout, pushed_layout}));
+    const VkPipeline refused = bag.Keep(
+        CreateComputePipeline(d, bound_layout, fallback_refused_set1_comp, sizeof(fallback_refused_set1_comp)));
+    const VkPipeline reads_push =
+        bag.Keep(CreateComputePipeline(d, push_layout, pushed_ubo_set1_comp, sizeof(pushed_ubo_set1_comp)));
+    const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(
+        d, 2,
+        {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3}, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1},
+         {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 1}}));
+    const VkDescriptorSet output_set = pool != VK_NULL_HANDLE ? AllocateSet(d, pool, output_layout) : VK_NULL_HANDLE;
+    const VkDescriptorSet mixed_set = pool != VK_NULL_HANDLE ? AllocateSet(d, pool, mixed_layout) : VK_NULL_HANDLE;
+    if (!o.error.empty() || !refused || !reads_push || output_set == VK_NULL_HANDLE || mixed_set == VK_NULL_HANDLE) {
+      o.error = "pipeline or set creation failed";
+    }
+    auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
+    auto push_template_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetWithTemplateKHR>(
+        vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetWithTemplateKHR"));
+    const VkDescriptorUpdateTemplateEntry entry = {0, 0, 1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 0,
+                                                   sizeof(VkDescriptorBufferInfo)};
+    const VkDescriptorUpdateTemplateCreateInfo template_info =
+        PushTemplateInfo(&entry, 1, VK_PIPELINE_BIND_POINT_COMPUTE, push_layout, 1);
+    VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
+    if (with_template && vkCreateDescriptorUpdateTemplate(d, &template_info, nullptr, &update_template) != VK_SUCCESS) {
+      o.error = "template creation failed";
+    }
+
+    if (o.error.empty()) {
+      const VkDescriptorBufferInfo inputs[2] = {{in[0].buffer, 0, VK_WHOLE_SIZE}, {in[1].buffer, 0, VK_WHOLE_SIZE}};
+      const VkDescriptorBufferInfo output = {out[1].buffer, 0, VK_WHOLE_SIZE};
+      const VkDescriptorBufferInfo bound_uniform = {uniforms[0].buffer, 0, VK_WHOLE_SIZE};
+      const VkDescriptorBufferInfo pushed_uniform = {uniforms[1].buffer, 0, VK_WHOLE_SIZE};
+      VkWriteDescriptorSet texel{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      texel.dstSet = output_set;
+      texel.descriptorCount = 1;
+      texel.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
+      texel.pTexelBufferView = &out_view;
+      const VkWriteDescriptorSet writes[4] = {
+          texel,
+          BufferWrite(mixed_set, 0, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, inputs, 2),
+          BufferWrite(mixed_set, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &output),
+          BufferWrite(mixed_set, 2, 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, &bound_uniform)};
+      vkUpdateDescriptorSets(d, 4, writes, 0, nullptr);
+      const VkWriteDescriptorSet push =
+          BufferWrite(VK_NULL_HANDLE, 0, 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, &pushed_uniform);
+      const VkDescriptorSet sets[2] = {output_set, mixed_set};
+      VkCommandBuffer cb = h.BeginCommands();
+      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, bound_layout, 0, 2, sets, 0, nullptr);
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, refused);
+      vkCmdDispatch(cb, kWords / 64, 1, 1);  // out1 = in0 + 2 in1
+      RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+      // Set 1 replaced by a push; set 0 (the same set layout in both layouts) stays bound.
+      if (with_template) {
+        push_template_cmd(cb, update_template, push_layout, 1, &pushed_uniform);
+      } else {
+        push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, push_layout, 1, 1, &push);
+      }
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, reads_push);
+      vkCmdDispatch(cb, kWords / 64, 1, 1);  // out0 = the pushed uniforms' x * 7 + i
+      RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                          VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+      if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
+      for (const HostBuffer& b : out) {
+        const uint32_t* p = static_cast<const uint32_t*>(b.mapped);
+        o.out.insert(o.out.end(), p, p + kWords);
+      }
+    }
+    vkDestroyDescriptorUpdateTemplate(d, update_template, nullptr);
+    bag.DestroyAll();
+    vkDestroyBufferView(d, out_view, nullptr);
+    for (HostBuffer* x : {&in[0], &in[1], &uniforms[0], &uniforms[1], &out[0], &out[1]}) h.Destroy(*x);
+  });
+}
+
+void ExpectPushOverFallbackSet(bool with_template) {
+  const FallbackOutput native = RunPushOverFallbackSetInMode("off", with_template);
+  const FallbackOutput forced = RunPushOverFallbackSetInMode("force", with_template);
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
+  EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), 1u) << forced.summary;
+  // (The pipeline reading the push has nothing to rewrite: it runs as it is, not as a fallback.)
+  EXPECT_EQ(SummaryCounter(forced.summary, "descriptor sets converted"), 1u) << forced.summary;
+  ASSERT_EQ(native.out.size(), 2 * kWords);
+  for (uint32_t i = 0; i < kWords; ++i) {
+    const uint32_t in0 = 1000 + 2 * i, in1 = 2000 + 3 * i;
+    ASSERT_EQ(native.out[i], (200 + 4 * (i % 16)) * 7 + i) << i;
+    ASSERT_EQ(native.out[kWords + i], in0 + 2 * in1) << i;
+  }
+  EXPECT_EQ(native.out, forced.out);
+}
+
+TEST(BindingsPushDescriptors, APushOfNativeDescriptorsReplacesASetBoundForAFallbackPipeline) {
+  if (!HasPushDescriptors()) GTEST_SKIP() << "the device has no VK_KHR_push_descriptor";
+  ExpectPushOverFallbackSet(false);
+}
+
+TEST(BindingsPushDescriptors, ATemplatePushOfNativeDescriptorsReplacesASetBoundForAFallbackPipeline) {
+  if (!HasPushDescriptors()) GTEST_SKIP() << "the device has no VK_KHR_push_descriptor";
+  ExpectPushOverFallbackSet(true);
+}
+
+// A push to set 1 through layout A (kept: a pipeline the rewrite refuses is bound, so the
+// push also goes down with its full layout), a set bound at 0 through layout B, whose set 0
+// is not A's (that disturbs the push), a partial push to set 1 through B, then a pipeline
+// of B reading set 0 only. Binding it puts the converted binds back and makes the pushes'
+// native parts again; the layer chained the partial push behind A's as if it still held,
+// and pushing A's again through A disturbed set 0 below (validation: set 0 not compatible;
+// the API fuzzer's seed 9001 on the descriptor-indexing stand-in). A partial push keeps
+// what an earlier push wrote only while the set was not disturbed, through a compatible
+// layout.
+FallbackOutput RunPartialPushAfterDisturbInMode(const char* mode) {
+  ScopedEnv ubo("BINDERY_BINDINGS_UBO", "off");
+  HarnessOptions options;
+  options.device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  return RunWithBindings<FallbackOutput>(mode, options, [&](VkHarness& h, FallbackOutput& o) {
+    VkDevice d = h.device();
+    HostBuffer in[2];
+    for (uint32_t k = 0; k < 2; ++k) {
+      in[k] = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+      for (uint32_t i = 0; i < kWords; ++i) static_cast<uint32_t*>(in[k].mapped)[i] = (k + 1) * 1000 + i * (k + 2);
+    }
+    HostBuffer uniforms = h.CreateHostBuffer(16 * 16, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
+    for (uint32_t i = 0; i < 16 * 4; ++i) static_cast<uint32_t*>(uniforms.mapped)[i] = 300 + i;
+    HostBuffer out[2];
+    for (HostBuffer& b : out) {
+      b = h.CreateHostBuffer(kWords * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT);
+      std::memset(b.mapped, 0, kWords * 4);
+    }
+    VkBufferViewCreateInfo view_info{VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO};
+    view_info.buffer = out[0].buffer;
+    view_info.format = VK_FORMAT_R32_UINT;
+    view_info.range = VK_WHOLE_SIZE;
+    VkBufferView out_view = VK_NULL_HANDLE;
+    if (vkCreateBufferView(d, &view_info, nullptr, &out_view) != VK_SUCCESS) o.error = "buffer view creation failed";
+
+    ObjectBag bag(d);
+    const VkDescriptorSetLayout refused_set =
+        bag.Keep(CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                                     {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}));
+    const VkDescriptorSetLayout native_set = bag.Keep(
+        CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                            {1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}));
+    // A uniform buffer (native) beside a storage buffer (converted): pushes go both ways.
+    const VkDescriptorSetLayout pushed = bag.Keep(
+        CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                            {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}},
+                        VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR));
+    const VkPipelineLayout layout_a = bag.Keep(CreatePipelineLayout(d, {refused_set, pushed}));
+    const VkPipelineLayout layout_b = bag.Keep(CreatePipelineLayout(d, {native_set, pushed}));
+    const VkPipeline refused =
+        bag.Keep(CreateComputePipeline(d, layout_a, fallback_refused_comp, sizeof(fallback_refused_comp)));
+    const VkPipeline reads_set0 =
+        bag.Keep(CreateComputePipeline(d, layout_b, ubo_to_texel_set0_comp, sizeof(ubo_to_texel_set0_comp)));
+    const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(
+        d, 2, {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1}, {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 1}}));
+    const VkDescriptorSet set0 = pool != VK_NULL_HANDLE ? AllocateSet(d, pool, native_set) : VK_NULL_HANDLE;
+    if (!o.error.empty() || !refused || !reads_set0 || set0 == VK_NULL_HANDLE) o.error = "pipeline or set creation failed";
+    auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
+
+    if (o.error.empty()) {
+      VkWriteDescriptorSet texel{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      texel.dstSet = set0;
+      texel.descriptorCount = 1;
+      texel.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
+      texel.pTexelBufferView = &out_view;
+      const VkDescriptorBufferInfo uniform = {uniforms.buffer, 0, VK_WHOLE_SIZE};
+      const VkWriteDescriptorSet writes[2] = {texel, BufferWrite(set0, 1, 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, &uniform)};
+      vkUpdateDescriptorSets(d, 2, writes, 0, nullptr);
+      const VkDescriptorBufferInfo storage[2] = {{in[0].buffer, 0, VK_WHOLE_SIZE}, {out[1].buffer, 0, VK_WHOLE_SIZE}};
+      const VkWriteDescriptorSet whole[2] = {
+          BufferWrite(VK_NULL_HANDLE, 0, 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, &uniform),
+          BufferWrite(VK_NULL_HANDLE, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &storage[0])};
+      const VkWriteDescriptorSet partial = BufferWrite(VK_NULL_HANDLE, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, &storage[1]);
+      VkCommandBuffer cb = h.BeginCommands();
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, refused);
+      push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout_a, 1, 2, whole);
+      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout_b, 0, 1, &set0, 0, nullptr);
+      push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout_b, 1, 1, &partial);
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, reads_set0);
+      vkCmdDispatch(cb, kWords / 64, 1, 1);  // out0 = the uniforms' y * 5 + i
+      RecordMemoryBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                          VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+      if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
+      const uint32_t* p = static_cast<const uint32_t*>(out[0].mapped);
+      o.out.assign(p, p + kWords);
+    }
+    bag.DestroyAll();
+    vkDestroyBufferView(d, out_view, nullptr);
+    for (HostBuffer* x : {&in[0], &in[1], &uniforms, &out[0], &out[1]}) h.Destroy(*x);
+  });
+}
+
+TEST(BindingsPushDescriptors, APartialPushDoesNotKeepAPushThatABindDisturbed) {
+  if (!HasPushDescriptors()) GTEST_SKIP() << "the device has no VK_KHR_push_descriptor";
+  const FallbackOutput native = RunPartialPushAfterDisturbInMode("off");
+  const FallbackOutput forced = RunPartialPushAfterDisturbInMode("force");
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
+  EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), 1u) << forced.summary;
+  ASSERT_EQ(native.out.size(), kWords);
+  for (uint32_t i = 0; i < kWords; ++i) ASSERT_EQ(native.out[i], (300 + 4 * (i % 16) + 1) * 5 + i) << i;
   EXPECT_EQ(native.out, forced.out);
 }
 

@@ -169,6 +169,9 @@ VkResult CreateTemplate(DeviceBindings& b, CreateFn create, PFN_vkDestroyDescrip
         pipeline_layout->root.fits) {
       KeepNativePushTemplate(b, create, destroy, device, *pCreateInfo, layout, *pipeline_layout, *pTemplate);
     }
+    if (r == VK_SUCCESS && pCreateInfo->templateType == VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR) {
+      b.native_push_bind_points.Insert(*pTemplate, pCreateInfo->pipelineBindPoint);
+    }
     return r;
   }
   auto shadow = std::make_unique<TemplateShadow>();
@@ -214,6 +217,7 @@ void DestroyTemplate(DeviceBindings& b, DestroyFn destroy, VkDevice device, VkDe
   if (shadow == nullptr) {
     if (handle != VK_NULL_HANDLE) {
       b.native_templates.Erase(handle);
+      b.native_push_bind_points.Erase(handle);
       if (std::unique_ptr<TemplateShadow> kept = b.native_push_templates.Erase(handle)) {
         // Its twin may still be replayed by a recorded push (as below).
         std::lock_guard<std::mutex> lock(b.fallback_mutex);

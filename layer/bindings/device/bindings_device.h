@@ -91,6 +91,10 @@ class DeviceBindings : public CapabilityDevice {
   // by the application's (native) handle: their full-layout twin, for pipelines running
   // natively (`native` is the application's handle; template_hooks.cpp).
   ShardedHandleMap<VkDescriptorUpdateTemplate, TemplateShadow> native_push_templates;
+  // The bind point of every push template passed down as it is (no TemplateShadow), by its
+  // handle: a push with it replaces the set at that bind point only, which the bind point's
+  // state must know (push_descriptor_hooks.cpp).
+  ShardedHandleValues<VkDescriptorUpdateTemplate, VkPipelineBindPoint> native_push_bind_points;
   // Per-command-buffer memory for push-descriptor records and ring roots (root_ring.h).
   RootRingPool ring_pool{*this};
   // The reserved set's layout (one dynamic storage buffer, every stage) for roots that do
@@ -356,6 +360,12 @@ void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBind
 // running natively), as the spec defines it? A push or bind through a layout that is not
 // does not reach that set for `f`.
 bool CompatibleWithFallback(const PipelineLayoutShadow& layout, const FallbackPipeline& f, uint32_t set);
+// fallback.cpp: does set `set` at `point` still hold what the push `prior` wrote, for a
+// push through `through` that keeps the descriptors it does not write? Not when a later
+// bind or push disturbed it, nor when `through` is not compatible with the prior push's
+// layout for that set (the spec keeps no contents across such pushes).
+bool PushStillHolds(DeviceBindings& b, const BindingsCommandData::BindPoint& point, uint32_t set,
+                    const PushCopy& prior, VkPipelineLayout through);
 // push_descriptor_hooks.cpp: the pushes to `set` made again, natively, with the full
 // native layout of `f` (a pipeline that runs natively), but for pushes through layouts not
 // compatible with its layout for that set. False when there is none.

@@ -415,13 +415,26 @@ bool DisturbedSince(DeviceBindings& b, const BindingsCommandData::BindPoint& poi
   for (uint32_t j = 0; j < BindingsCommandData::kMaxSets; ++j) {
     const BindingsCommandData::BoundSet& later = point.sets[j];
     if (later.set != VK_NULL_HANDLE && disturbs(j, later.order, later.layout)) return true;
+    // Every push counts, kept or not (a push whose contents were not kept still disturbed).
     const PushCopy& pushed = point.push_copy[j];
-    if (pushed.valid && disturbs(j, pushed.order, pushed.app_layout)) return true;
+    if (pushed.order != 0 && pushed.app_layout != VK_NULL_HANDLE && disturbs(j, pushed.order, pushed.app_layout)) {
+      return true;
+    }
   }
   return false;
 }
 
 }  // namespace
+
+bool PushStillHolds(DeviceBindings& b, const BindingsCommandData::BindPoint& point, uint32_t set,
+                    const PushCopy& prior, VkPipelineLayout through) {
+  if (prior.app_layout != through) {
+    const PipelineLayoutShadow* mine = b.pipeline_layouts.Find(prior.app_layout);
+    const PipelineLayoutShadow* theirs = b.pipeline_layouts.Find(through);
+    if (mine == nullptr || theirs == nullptr || !CompatibleFor(*mine, *theirs, set)) return false;
+  }
+  return !DisturbedSince(b, point, set, prior.order, prior.app_layout);
+}
 
 void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
                            BindingsCommandData::BindPoint& point) {

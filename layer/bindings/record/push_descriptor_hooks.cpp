@@ -128,17 +128,19 @@ const void* ElementArray(const VkWriteDescriptorSet& w, Payload payload) {
                                        : static_cast<const void*>(w.pTexelBufferView);
 }
 
-// Starts the kept copy of a push to `set` of `layout`: the set's previous copy is chained
-// behind it (its header appended to the arena) when it pushed the same layout, unless
-// `covers_all()` says this push writes every descriptor. Returns the new copy, emptied,
-// with `previous` set.
+// Starts the kept copy of a push to `set` of `layout` through `app_layout`: the set's
+// previous copy is chained behind it (its header appended to the arena) when it pushed the
+// same set layout and the set still holds what it wrote (PushStillHolds: not disturbed
+// since, through a compatible layout), unless `covers_all()` says this push writes every
+// descriptor. Returns the new copy, emptied, with `previous` set.
 template <typename CoversAll>
-PushCopy& BeginPushCopy(BindingsCommandData& data, BindingsCommandData::BindPoint& point, uint32_t set,
-                        const SetLayoutShadow& layout, CoversAll&& covers_all) {
+PushCopy& BeginPushCopy(DeviceBindings& b, BindingsCommandData& data, BindingsCommandData::BindPoint& point,
+                        uint32_t set, const SetLayoutShadow& layout, VkPipelineLayout app_layout,
+                        CoversAll&& covers_all) {
   PushCopy& copy = point.push_copy[set];
   const PushCopy prior = copy;
   copy = {};
-  if (prior.valid && prior.layout == &layout && !covers_all()) {
+  if (prior.valid && prior.layout == &layout && !covers_all() && PushStillHolds(b, point, set, prior, app_layout)) {
     const size_t at = data.push_arena.size();
     data.push_arena.resize(at + sizeof(PushCopy));
     std::memcpy(data.push_arena.data() + at, &prior, sizeof(PushCopy));
@@ -151,11 +153,12 @@ PushCopy& BeginPushCopy(BindingsCommandData& data, BindingsCommandData::BindPoin
 
 // Keeps the push as the application made it (PushCopy).
 // The arena grows only until a recording's pushes fit; after that nothing is allocated.
-void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, VkPipelineLayout app_layout,
-              uint32_t set, const SetLayoutShadow& layout, uint32_t writeCount, const VkWriteDescriptorSet* pWrites) {
+void SavePush(DeviceBindings& b, BindingsCommandData& data, BindingsCommandData::BindPoint* point,
+              VkPipelineLayout app_layout, uint32_t set, const SetLayoutShadow& layout, uint32_t writeCount,
+              const VkWriteDescriptorSet* pWrites) {
   if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
   const size_t begin = data.push_arena.size();
-  PushCopy& copy = BeginPushCopy(data, *point, set, layout, [&] {
+  PushCopy& copy = BeginPushCopy(b, data, *point, set, layout, app_layout, [&] {
     return WritesEveryDescriptor(layout, [&](auto&& visit) {
       for (uint32_t i = 0; i < writeCount; ++i) visit(pWrites[i].dstBinding, pWrites[i].dstArrayElement, pWrites[i].descriptorCount);
     });
@@ -185,14 +188,15 @@ void SavePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, 
   copy.writes = writeCount;
 }
 
-void SaveTemplatePush(BindingsCommandData& data, BindingsCommandData::BindPoint* point, VkPipelineLayout app_layout,
-                      uint32_t set, const SetLayoutShadow& layout, const TemplateShadow& t, const void* pData) {
+void SaveTemplatePush(DeviceBindings& b, BindingsCommandData& data, BindingsCommandData::BindPoint* point,
+                      VkPipelineLayout app_layout, uint32_t set, const SetLayoutShadow& layout, const TemplateShadow& t,
+                      const void* pData) {
   if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
   if (t.full == VK_NULL_HANDLE) {
     point->push_copy[set] = {};
     return;
   }
-  PushCopy& copy = BeginPushCopy(data, *point, set, layout, [&] { return t.writes_every_descriptor; });
+  PushCopy& copy = BeginPushCopy(b, data, *point, set, layout, app_layout, [&] { return t.writes_every_descriptor; });
   const size_t begin = data.push_arena.size();
   data.push_arena.resize(begin + t.data_size);
   if (t.data_size != 0) std::memcpy(data.push_arena.data() + begin, pData, t.data_size);
@@ -228,7 +232,7 @@ void KeepNativePush(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint b
   BindingsCommandData* data = set_layout != nullptr ? CommandDataOf(b, cb) : nullptr;
   if (data == nullptr) return;
   BindingsCommandData::BindPoint* point = data->At(bindPoint);
-  SavePush(*data, point, layout, set, *set_layout, writeCount, pWrites);
+  SavePush(b, *data, point, layout, set, *set_layout, writeCount, pWrites);
   // A pipeline running natively is bound: the push through the application's layout
   // disturbed its full sets, which its next draw or dispatch binds again with the pushes.
   if (BoundFallback(b, point, *set_layout, set) != nullptr) point->fallback_applied = false;
@@ -243,9 +247,28 @@ void KeepNativeTemplatePush(DeviceBindings& b, VkCommandBuffer cb, VkDescriptorU
   BindingsCommandData* data = t != nullptr && t->layout != nullptr ? CommandDataOf(b, cb) : nullptr;
   if (data == nullptr) return;
   BindingsCommandData::BindPoint* point = data->At(t->bind_point);
-  SaveTemplatePush(*data, point, layout, set, *t->layout, *t, pData);
+  SaveTemplatePush(b, *data, point, layout, set, *t->layout, *t, pData);
   if (BoundFallback(b, point, *t->layout, set) != nullptr) point->fallback_applied = false;
 }
+
+// Every push replaces what was bound at its set number (natively the set now holds the
+// pushed descriptors) and disturbs the sets bound through layouts not compatible with its
+// own, whether or not its contents were kept: noted in the bind point's state, so that
+// putting the converted binds back after a pipeline that ran natively
+// (RestoreConvertedBinds) never binds an older set over the push, nor sets the push
+// disturbed. `binds_before`: the bind point's count of binds before the push was kept (a
+// copy kept by this push has a later order).
+void NotePushed(BindingsCommandData::BindPoint* point, uint32_t set, VkPipelineLayout layout, uint32_t binds_before) {
+  if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
+  point->sets[set] = BindingsCommandData::BoundSet{};
+  PushCopy& copy = point->push_copy[set];
+  if (copy.valid && copy.order > binds_before) return;  // kept by this push: its order and layout are set
+  copy = {};  // an older copy is not what the set holds now
+  copy.app_layout = layout;
+  copy.order = ++point->binds;
+}
+
+uint32_t BindsOf(const BindingsCommandData::BindPoint* point) { return point != nullptr ? point->binds : 0; }
 
 }  // namespace
 
@@ -260,22 +283,26 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
   // The layout sent down leaves root-only sets out: the set's number there.
   const uint32_t native_set = pl != nullptr ? pl->NativeSet(set) : set;
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
+  const uint32_t binds_before = BindsOf(point);
   if (set_layout == nullptr) {
     b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, native_set, writeCount, pWrites);
     NoteSetsBound(b, cb, bindPoint, layout);  // a push binds a set: the reserved set may be disturbed
     KeepNativePush(b, cb, bindPoint, layout, pl, set, writeCount, pWrites);
+    NotePushed(point, set, layout, binds_before);
     return;
   }
   if (!pl->root.fits) {
     // Every pipeline of this layout runs natively with its full layout (fallback path).
     const VkPipelineLayout full = b.FullPipelineLayout(*pl);
     if (full != VK_NULL_HANDLE) b.next.CmdPushDescriptorSetKHR(cb, bindPoint, full, set, writeCount, pWrites);
+    NotePushed(point, set, layout, binds_before);
     return;
   }
-  BindingsCommandData* data = CommandDataOf(b, cb);
   if (data == nullptr) return;  // not a command buffer the layer tracks: nothing can be recorded
-  BindingsCommandData::BindPoint* point = data->At(bindPoint);
-  SavePush(*data, point, layout, set, *set_layout, writeCount, pWrites);
+  SavePush(b, *data, point, layout, set, *set_layout, writeCount, pWrites);
+  NotePushed(point, set, layout, binds_before);
   bool any_converted = false;
   for (uint32_t i = 0; i < writeCount && !any_converted; ++i) any_converted = set_layout->Find(pWrites[i].dstBinding) != nullptr;
   VkDeviceAddress address = 0;
@@ -330,23 +357,33 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   // Native templates of push descriptors were made for the set's number in the layout sent
   // down (NativePushTemplateInfo).
   const uint32_t native_set = pl != nullptr ? pl->NativeSet(set) : set;
+  BindingsCommandData* data = CommandDataOf(b, cb);
   if (t == nullptr) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, native_set, pData);
     NoteSetsBound(b, cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout);
     NoteSetsBound(b, cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout);
+    // (A template the layer never saw created has no known bind point: nothing is noted.)
+    VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_MAX_ENUM;
+    BindingsCommandData::BindPoint* point =
+        data != nullptr && b.native_push_bind_points.Find(descriptorUpdateTemplate, &bind_point) ? data->At(bind_point)
+                                                                                                  : nullptr;
+    const uint32_t binds_before = BindsOf(point);
     KeepNativeTemplatePush(b, cb, descriptorUpdateTemplate, layout, set, pData);
+    NotePushed(point, set, layout, binds_before);
     return;
   }
   const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
   if (!t->push || set_layout == nullptr) return;  // invalid usage (not a push template of this layout)
+  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(t->bind_point) : nullptr;
+  const uint32_t binds_before = BindsOf(point);
   if (!pl->root.fits) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->full, t->full_layout, set, pData);
+    NotePushed(point, set, layout, binds_before);
     return;
   }
-  BindingsCommandData* data = CommandDataOf(b, cb);
   if (data == nullptr) return;
-  BindingsCommandData::BindPoint* point = data->At(t->bind_point);
-  SaveTemplatePush(*data, point, layout, set, *set_layout, *t, pData);
+  SaveTemplatePush(b, *data, point, layout, set, *set_layout, *t, pData);
+  NotePushed(point, set, layout, binds_before);
   VkDeviceAddress address = 0;
   uint8_t* block = t->converted.empty() ? nullptr : NewPushBlock(*data, point, *set_layout, set, &address);
   if (block != nullptr) {
