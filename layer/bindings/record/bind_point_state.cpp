@@ -142,12 +142,7 @@ bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkSha
       if (image.MarkStale(lo, hi)) stale = true;
       continue;
     }
-    if (lo < kPushImageBytes) {
-      CopyPushBytes(image.bytes + lo, bytes, std::min(hi, kPushImageBytes) - lo);
-      image.Written(lo, std::min(hi, kPushImageBytes));
-    }
-    image.layout = layout;
-    if (image.Stale() && lo <= image.stale_lo && hi >= image.stale_hi) image.Fresh();
+    image.Record(layout, lo, hi, bytes);
   }
   return stale;
 }
@@ -183,14 +178,7 @@ bool NoteApplicationPush(BindingsCommandData& data, VkPipelineLayout layout, uin
     if (point.root.MarkStale(lo, hi)) stale = true;
     if ((stages & BindPointStages(i)) == 0) continue;
     if (keep_app) point.app.Record(layout, ranges_key, lo, hi, bytes);
-    PushImage& image = point.image;
-    if (lo < kPushImageBytes) {
-      const uint32_t to = std::min(hi, kPushImageBytes);
-      CopyPushBytes(image.bytes + lo, bytes, to - lo);
-      image.Written(lo, to);
-    }
-    image.layout = layout;
-    if (image.Stale() && lo <= image.stale_lo && hi >= image.stale_hi) image.Fresh();
+    point.image.Record(layout, lo, hi, bytes);
   }
   return stale;
 }

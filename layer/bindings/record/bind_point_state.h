@@ -121,6 +121,17 @@ struct PushedBytes {
 struct PushImage : PushedBytes {
   // Bytes [from, to) were pushed at this bind point (already copied into `bytes`).
   void Written(uint32_t from, uint32_t to) { Widen(from, to); }
+  // A push of [from, end) through `through` reached this bind point: its bytes within the
+  // image are kept, and a push covering the stale span makes it fresh.
+  void Record(VkPipelineLayout through, uint32_t from, uint32_t end, const uint8_t* data) {
+    if (from < kPushImageBytes) {
+      const uint32_t to = std::min(end, kPushImageBytes);
+      CopyPushBytes(bytes + from, data, to - from);
+      Written(from, to);
+    }
+    layout = through;
+    if (Stale() && from <= stale_lo && end >= stale_hi) Fresh();
+  }
 };
 
 // The root bytes delivered in push constants at this bind point, kept apart from the
@@ -254,16 +265,7 @@ inline bool NoteRootDelivered(BindPointState* points, int index, VkPipelineLayou
     here.root.Record(layout, ranges_key, lo, hi, bytes);
   }
   if ((stages & BindPointStages(1 - index)) != 0 && other.image.MarkStale(lo, hi)) stale = true;
-  if ((stages & BindPointStages(index)) != 0) {
-    PushImage& image = here.image;
-    if (lo < kPushImageBytes) {
-      const uint32_t to = std::min(hi, kPushImageBytes);
-      CopyPushBytes(image.bytes + lo, bytes, to - lo);
-      image.Written(lo, to);
-    }
-    image.layout = layout;
-    if (image.Stale() && lo <= image.stale_lo && hi >= image.stale_hi) image.Fresh();
-  }
+  if ((stages & BindPointStages(index)) != 0) here.image.Record(layout, lo, hi, bytes);
   return stale;
 }
 
