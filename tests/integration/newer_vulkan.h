@@ -12,6 +12,8 @@
 
 #include <vulkan/vulkan.h>
 
+#include "extras_layer/maintenance6.h"
+
 namespace bindery::test::newer {
 
 // VK_KHR_maintenance5
@@ -29,25 +31,14 @@ struct BufferUsageFlags2CreateInfo {
   uint64_t usage = 0;  // VkBufferUsageFlags2KHR: the low 32 bits match VkBufferUsageFlagBits
 };
 
-// VK_KHR_maintenance6
-inline constexpr const char* kMaintenance6 = "VK_KHR_maintenance6";
-inline constexpr VkStructureType kMaintenance6FeaturesType = static_cast<VkStructureType>(1000545000);
-inline constexpr VkStructureType kPushConstantsInfoType = static_cast<VkStructureType>(1000545004);
-struct Maintenance6Features {
-  VkStructureType sType = kMaintenance6FeaturesType;
-  void* pNext = nullptr;
-  VkBool32 maintenance6 = VK_FALSE;
-};
-struct PushConstantsInfo {
-  VkStructureType sType = kPushConstantsInfoType;
-  const void* pNext = nullptr;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  VkShaderStageFlags stageFlags = 0;
-  uint32_t offset = 0;
-  uint32_t size = 0;
-  const void* pValues = nullptr;
-};
-using PFN_CmdPushConstants2 = void(VKAPI_PTR*)(VkCommandBuffer, const PushConstantsInfo*);
+// VK_KHR_maintenance6: the definitions the stand-in driver layer implements
+// (extras_layer/maintenance6.h), under the names these tests use.
+inline constexpr const char* kMaintenance6 = maintenance6::kName;
+inline constexpr VkStructureType kMaintenance6FeaturesType = maintenance6::kFeaturesType;
+inline constexpr VkStructureType kPushConstantsInfoType = maintenance6::kPushConstantsInfoType;
+using Maintenance6Features = maintenance6::Features;
+using PushConstantsInfo = maintenance6::PushConstantsInfo;
+using PFN_CmdPushConstants2 = maintenance6::PFN_CmdPushConstants2;
 
 // VK_EXT_shader_object
 inline constexpr const char* kShaderObject = "VK_EXT_shader_object";
