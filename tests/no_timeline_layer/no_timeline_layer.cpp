@@ -8,7 +8,8 @@
 // queues (calls on one driver queue are serialized here). A stand-in for a device with
 // several queues on lavapipe, which has one. With BINDERY_TEST_KEEP_TIMELINES=1 the layer
 // only shares queues and hides nothing (the forced configuration over a driver with
-// timelines).
+// timelines). With BINDERY_TEST_LAGGING_QUEUE0=1 too, the driver's own queue lags behind its
+// stand-ins (see "Lagging queue 0" below).
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -69,7 +70,8 @@ std::unordered_map<int, uint32_t> g_submit_structs;
   X(GetPhysicalDeviceExternalSemaphoreProperties)
 #define NO_TIMELINE_DEVICE_NEXT(X)                                                                           \
   X(GetDeviceQueue) X(GetDeviceQueue2) X(QueueWaitIdle) X(WaitForFences) X(CreateFence) X(GetFenceStatus)   \
-  X(CreateSemaphore) X(QueueSubmit) X(QueueSubmit2) X(QueueSubmit2KHR) X(QueueBindSparse) X(QueuePresentKHR)
+  X(CreateSemaphore) X(QueueSubmit) X(QueueSubmit2) X(QueueSubmit2KHR) X(QueueBindSparse) X(QueuePresentKHR)   \
+  X(DeviceWaitIdle) X(WaitSemaphores) X(WaitSemaphoresKHR)
 struct Next {
   NO_TIMELINE_INSTANCE_NEXT(BINDERY_TEST_LAYER_NEXT_MEMBER)
   NO_TIMELINE_DEVICE_NEXT(BINDERY_TEST_LAYER_NEXT_MEMBER)
@@ -240,13 +242,91 @@ VkResult SubmitOnRealQueue(VkQueue queue, Submit submit) {
   return submit(real);
 }
 
+// Lagging queue 0 (BINDERY_TEST_LAGGING_QUEUE0=1, with shared queues): a submission to a
+// driver queue that neither waits, signals nor has a fence is held back and sent after the
+// next submission on one of that queue's stand-ins, or before anything that could tell: the
+// next submission on the driver queue itself, a host wait. A real device runs its queues side
+// by side, so work on queue 1 that nothing orders after queue 0's may run first; lavapipe's
+// one driver queue never lets it. This does, so that a program that misses such an ordering
+// gives other results here too (the API fuzzer's "reordered" configuration).
+bool g_lagging_queue0 = false;
+struct HeldSubmit {
+  VkQueue real = VK_NULL_HANDLE;
+  VkSubmitInfo info{};
+  std::vector<VkCommandBuffer> command_buffers;
+};
+std::mutex g_held_mutex;
+std::vector<std::unique_ptr<HeldSubmit>> g_held;
+
+bool IsStandIn(VkQueue queue) {
+  std::lock_guard<std::mutex> lock(g_queue_mutex);
+  return g_real_of.count(queue) != 0;
+}
+
+// Whether `submits` can wait: nothing can observe them before a host wait.
+bool Unobservable(uint32_t count, const VkSubmitInfo* submits, VkFence fence) {
+  if (fence != VK_NULL_HANDLE) return false;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (submits[i].pNext != nullptr || submits[i].waitSemaphoreCount != 0 || submits[i].signalSemaphoreCount != 0)
+      return false;
+  }
+  return true;
+}
+
+void Hold(VkQueue queue, uint32_t count, const VkSubmitInfo* submits) {
+  std::lock_guard<std::mutex> lock(g_held_mutex);
+  for (uint32_t i = 0; i < count; ++i) {
+    auto h = std::make_unique<HeldSubmit>();
+    h->real = queue;
+    h->command_buffers.assign(submits[i].pCommandBuffers, submits[i].pCommandBuffers + submits[i].commandBufferCount);
+    h->info = submits[i];
+    h->info.pCommandBuffers = h->command_buffers.data();
+    g_held.push_back(std::move(h));
+  }
+}
+
+// Sends what was held, in the order it came.
+void SendHeld() {
+  if (!g_lagging_queue0) return;
+  std::vector<std::unique_ptr<HeldSubmit>> held;
+  {
+    std::lock_guard<std::mutex> lock(g_held_mutex);
+    held.swap(g_held);
+  }
+  for (const auto& h : held) {
+    QueueLock lock(h->real);
+    g_next.QueueSubmit(h->real, 1, &h->info, VK_NULL_HANDLE);
+  }
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo* submits,
                                            VkFence fence) {
   for (uint32_t i = 0; i < count; ++i) {
     if (HasTimelineStruct(submits[i].pNext)) Violation("VkTimelineSemaphoreSubmitInfo in vkQueueSubmit");
     CountSubmitStructs(submits[i].pNext);
   }
+  if (g_lagging_queue0 && g_shared_queues != 0) {
+    const bool stand_in = IsStandIn(queue);
+    if (!stand_in && !g_lost.load() && Unobservable(count, submits, fence)) {
+      Hold(queue, count, submits);
+      return VK_SUCCESS;
+    }
+    if (!stand_in) SendHeld();  // the driver queue's own order stays
+    const VkResult r =
+        SubmitOnRealQueue(queue, [&](VkQueue real) { return g_next.QueueSubmit(real, count, submits, fence); });
+    if (stand_in) SendHeld();  // the held work runs after this one
+    return r;
+  }
   return SubmitOnRealQueue(queue, [&](VkQueue real) { return g_next.QueueSubmit(real, count, submits, fence); });
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL DeviceWaitIdle(VkDevice device) {
+  SendHeld();
+  return g_next.DeviceWaitIdle(device);
+}
+VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout) {
+  SendHeld();
+  return (g_next.WaitSemaphores != nullptr ? g_next.WaitSemaphores : g_next.WaitSemaphoresKHR)(device, info, timeout);
 }
 
 void CheckSubmit2(uint32_t count, const VkSubmitInfo2* submits) {
@@ -264,12 +344,14 @@ void CheckSubmit2(uint32_t count, const VkSubmitInfo2* submits) {
 template <PFN_vkQueueSubmit2 Next::*next>
 VKAPI_ATTR VkResult VKAPI_CALL Submit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits, VkFence fence) {
   CheckSubmit2(count, submits);
+  SendHeld();  // not held themselves: sent in order after what was
   return SubmitOnRealQueue(queue, [&](VkQueue real) { return (g_next.*next)(real, count, submits, fence); });
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, const VkBindSparseInfo* infos,
                                                VkFence fence) {
   g_bind_sparse_calls.fetch_add(1);
+  SendHeld();
   for (uint32_t i = 0; i < count; ++i) {
     if (HasTimelineStruct(infos[i].pNext)) Violation("VkTimelineSemaphoreSubmitInfo in vkQueueBindSparse");
   }
@@ -331,10 +413,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateFence(VkDevice device, const VkFenceCreateI
 VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, const VkFence* fences, VkBool32 all,
                                              uint64_t timeout) {
   g_wait_for_fences_calls.fetch_add(1);
+  SendHeld();
   return g_next.WaitForFences(device, count, fences, all, timeout);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueWaitIdle(VkQueue queue) {
+  SendHeld();
   const VkQueue real = Real(queue);
   QueueLock lock(real);
   return g_next.QueueWaitIdle(real);
@@ -417,6 +501,10 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceC
     g_shared.clear();
     g_real_of.clear();
     g_queue_locks.clear();
+    {
+      std::lock_guard<std::mutex> held(g_held_mutex);
+      g_held.clear();  // the last device's, never sent: it was destroyed without a wait
+    }
     for (VkDeviceQueueCreateInfo& q : queues) {
       if (q.queueFamilyIndex < n && q.queueCount > families[q.queueFamilyIndex].queueCount) {
         q.queueCount = families[q.queueFamilyIndex].queueCount;
@@ -436,6 +524,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, co
   const char* shared = std::getenv("BINDERY_TEST_SHARED_QUEUES");
   g_shared_queues = shared != nullptr ? static_cast<uint32_t>(std::strtoul(shared, nullptr, 10)) : 0;
   g_keep_timelines = KeepTimelines();
+  const char* lagging = std::getenv("BINDERY_TEST_LAGGING_QUEUE0");
+  g_lagging_queue0 = lagging != nullptr && std::strcmp(lagging, "1") == 0;
   const VkResult r = bindery::test_layer::CreateInstanceBelow(ci, alloc, out, &g_gipa);
   if (r != VK_SUCCESS) return r;
   BINDERY_TEST_LAYER_LOAD_NEXT(NO_TIMELINE_INSTANCE_NEXT, g_next, g_gipa, *out);
@@ -457,6 +547,11 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, cons
     BINDERY_TEST_LAYER_ENTRY(GetDeviceQueue);
     BINDERY_TEST_LAYER_ENTRY_IF(GetDeviceQueue2, g_next.GetDeviceQueue2);
     BINDERY_TEST_LAYER_ENTRY(QueueWaitIdle);
+  }
+  if (g_shared_queues != 0 && g_lagging_queue0) {
+    BINDERY_TEST_LAYER_ENTRY(DeviceWaitIdle);
+    if (std::strcmp(name, "vkWaitSemaphores") == 0 || std::strcmp(name, "vkWaitSemaphoresKHR") == 0)
+      return reinterpret_cast<PFN_vkVoidFunction>(&WaitSemaphores);
   }
   BINDERY_TEST_LAYER_ENTRY(GetDeviceProcAddr);
   BINDERY_TEST_LAYER_ENTRY(CreateSemaphore);
