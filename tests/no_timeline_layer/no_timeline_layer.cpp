@@ -71,7 +71,7 @@ std::unordered_map<int, uint32_t> g_submit_structs;
 #define NO_TIMELINE_DEVICE_NEXT(X)                                                                           \
   X(GetDeviceQueue) X(GetDeviceQueue2) X(QueueWaitIdle) X(WaitForFences) X(CreateFence) X(GetFenceStatus)   \
   X(CreateSemaphore) X(QueueSubmit) X(QueueSubmit2) X(QueueSubmit2KHR) X(QueueBindSparse) X(QueuePresentKHR)   \
-  X(DeviceWaitIdle) X(WaitSemaphores) X(WaitSemaphoresKHR)
+  X(DeviceWaitIdle) X(WaitSemaphores) X(WaitSemaphoresKHR) X(GetSemaphoreCounterValue) X(GetSemaphoreCounterValueKHR)
 struct Next {
   NO_TIMELINE_INSTANCE_NEXT(BINDERY_TEST_LAYER_NEXT_MEMBER)
   NO_TIMELINE_DEVICE_NEXT(BINDERY_TEST_LAYER_NEXT_MEMBER)
@@ -243,17 +243,21 @@ VkResult SubmitOnRealQueue(VkQueue queue, Submit submit) {
 }
 
 // Lagging queue 0 (BINDERY_TEST_LAGGING_QUEUE0=1, with shared queues): a submission to a
-// driver queue that neither waits, signals nor has a fence is held back and sent after the
-// next submission on one of that queue's stand-ins, or before anything that could tell: the
-// next submission on the driver queue itself, a host wait. A real device runs its queues side
-// by side, so work on queue 1 that nothing orders after queue 0's may run first; lavapipe's
-// one driver queue never lets it. This does, so that a program that misses such an ordering
+// driver queue that waits for nothing and has no fence (it may signal semaphores) is held
+// back and sent after the next submission on one of that queue's stand-ins, or before
+// anything that could depend on it: the next submission on the driver queue itself, any
+// submission that waits for a semaphore, a host wait. A real device runs its queues side by
+// side, so work on queue 1 that nothing orders after queue 0's may run first; lavapipe's one
+// driver queue never lets it. This does, so that a program that misses such an ordering
 // gives other results here too (the API fuzzer's "reordered" configuration).
 bool g_lagging_queue0 = false;
 struct HeldSubmit {
   VkQueue real = VK_NULL_HANDLE;
   VkSubmitInfo info{};
+  VkTimelineSemaphoreSubmitInfo timeline{};
   std::vector<VkCommandBuffer> command_buffers;
+  std::vector<VkSemaphore> signals;
+  std::vector<uint64_t> signal_values;
 };
 std::mutex g_held_mutex;
 std::vector<std::unique_ptr<HeldSubmit>> g_held;
@@ -263,12 +267,26 @@ bool IsStandIn(VkQueue queue) {
   return g_real_of.count(queue) != 0;
 }
 
-// Whether `submits` can wait: nothing can observe them before a host wait.
-bool Unobservable(uint32_t count, const VkSubmitInfo* submits, VkFence fence) {
-  if (fence != VK_NULL_HANDLE) return false;
+const VkTimelineSemaphoreSubmitInfo* TimelineInfo(const VkSubmitInfo& s) {
+  const auto* t = static_cast<const VkTimelineSemaphoreSubmitInfo*>(s.pNext);
+  return t != nullptr && t->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO ? t : nullptr;
+}
+
+bool Waits(uint32_t count, const VkSubmitInfo* submits) {
   for (uint32_t i = 0; i < count; ++i) {
-    if (submits[i].pNext != nullptr || submits[i].waitSemaphoreCount != 0 || submits[i].signalSemaphoreCount != 0)
-      return false;
+    if (submits[i].waitSemaphoreCount != 0) return true;
+  }
+  return false;
+}
+
+// Whether `submits` may run late: they wait for nothing and have no fence, and their pNext
+// is at most the timeline values of their signals. What waits for those signals is a
+// submission with waits (sent after them) or a host wait (which sends them first).
+bool CanLag(uint32_t count, const VkSubmitInfo* submits, VkFence fence) {
+  if (fence != VK_NULL_HANDLE || Waits(count, submits)) return false;
+  for (uint32_t i = 0; i < count; ++i) {
+    const VkTimelineSemaphoreSubmitInfo* t = TimelineInfo(submits[i]);
+    if (submits[i].pNext != nullptr && (t == nullptr || t->pNext != nullptr)) return false;
   }
   return true;
 }
@@ -281,6 +299,17 @@ void Hold(VkQueue queue, uint32_t count, const VkSubmitInfo* submits) {
     h->command_buffers.assign(submits[i].pCommandBuffers, submits[i].pCommandBuffers + submits[i].commandBufferCount);
     h->info = submits[i];
     h->info.pCommandBuffers = h->command_buffers.data();
+    h->signals.assign(submits[i].pSignalSemaphores, submits[i].pSignalSemaphores + submits[i].signalSemaphoreCount);
+    h->info.pSignalSemaphores = h->signals.data();
+    if (const VkTimelineSemaphoreSubmitInfo* t = TimelineInfo(submits[i])) {
+      h->timeline = *t;
+      if (t->pSignalSemaphoreValues != nullptr)
+        h->signal_values.assign(t->pSignalSemaphoreValues, t->pSignalSemaphoreValues + t->signalSemaphoreValueCount);
+      h->timeline.pSignalSemaphoreValues = h->signal_values.empty() ? nullptr : h->signal_values.data();
+      h->timeline.waitSemaphoreValueCount = 0;
+      h->timeline.pWaitSemaphoreValues = nullptr;
+      h->info.pNext = &h->timeline;
+    }
     g_held.push_back(std::move(h));
   }
 }
@@ -307,11 +336,13 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
   }
   if (g_lagging_queue0 && g_shared_queues != 0) {
     const bool stand_in = IsStandIn(queue);
-    if (!stand_in && !g_lost.load() && Unobservable(count, submits, fence)) {
+    if (!stand_in && !g_lost.load() && CanLag(count, submits, fence)) {
       Hold(queue, count, submits);
       return VK_SUCCESS;
     }
-    if (!stand_in) SendHeld();  // the driver queue's own order stays
+    // The driver queue's own order stays, and what waits for a semaphore comes after every
+    // signal held back (it may wait for one of them).
+    if (!stand_in || Waits(count, submits)) SendHeld();
     const VkResult r =
         SubmitOnRealQueue(queue, [&](VkQueue real) { return g_next.QueueSubmit(real, count, submits, fence); });
     if (stand_in) SendHeld();  // the held work runs after this one
@@ -327,6 +358,11 @@ VKAPI_ATTR VkResult VKAPI_CALL DeviceWaitIdle(VkDevice device) {
 VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout) {
   SendHeld();
   return (g_next.WaitSemaphores != nullptr ? g_next.WaitSemaphores : g_next.WaitSemaphoresKHR)(device, info, timeout);
+}
+VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreCounterValue(VkDevice device, VkSemaphore semaphore, uint64_t* value) {
+  SendHeld();
+  return (g_next.GetSemaphoreCounterValue != nullptr ? g_next.GetSemaphoreCounterValue
+                                                      : g_next.GetSemaphoreCounterValueKHR)(device, semaphore, value);
 }
 
 void CheckSubmit2(uint32_t count, const VkSubmitInfo2* submits) {
@@ -552,6 +588,8 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, cons
     BINDERY_TEST_LAYER_ENTRY(DeviceWaitIdle);
     if (std::strcmp(name, "vkWaitSemaphores") == 0 || std::strcmp(name, "vkWaitSemaphoresKHR") == 0)
       return reinterpret_cast<PFN_vkVoidFunction>(&WaitSemaphores);
+    if (std::strcmp(name, "vkGetSemaphoreCounterValue") == 0 || std::strcmp(name, "vkGetSemaphoreCounterValueKHR") == 0)
+      return reinterpret_cast<PFN_vkVoidFunction>(&GetSemaphoreCounterValue);
   }
   BINDERY_TEST_LAYER_ENTRY(GetDeviceProcAddr);
   BINDERY_TEST_LAYER_ENTRY(CreateSemaphore);
