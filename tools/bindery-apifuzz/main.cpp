@@ -1,6 +1,6 @@
 // bindery-apifuzz: random valid Vulkan programs, run natively and under Bindery, compared.
 //
-//   bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all]...
+//   bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all|reordered]...
 //                   [--jobs J] [--reduce] [--save DIR] [--known FILE]
 //   bindery-apifuzz --print --seed N        the program of a seed, as Vulkan calls and GLSL
 //   bindery-apifuzz --dump --seed N         the same in the text form --case and --program read
@@ -49,7 +49,7 @@ void SetLoaderDefaults() {
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all]...\n"
+               "usage: bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all|reordered]...\n"
                "                       [--jobs J] [--batch B] [--reduce] [--max-reduce M] [--save DIR]\n"
                "                       [--known FILE] [--hang-seconds S] [--time-limit S] [--progress-every P]\n"
                "                       [--descriptor-indexing-standin] [--shared-queues N] [--bytes-dir DIR]\n"
@@ -307,6 +307,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (configs.empty() && !native_only) configs = {"indirect", "transfers", "timeline", "all"};
+  for (const std::string& c : configs) {
+    if (c == "reordered" && SharedQueues() <= 1)
+      std::printf("apifuzz: 'reordered' lags the driver queue behind the stand-in queues of --shared-queues N; "
+                  "without them it is the native run again\n");
+  }
   std::vector<std::string> all = {"native"};
   all.insert(all.end(), configs.begin(), configs.end());
 
