@@ -8,8 +8,8 @@
 // queues (calls on one driver queue are serialized here). A stand-in for a device with
 // several queues on lavapipe, which has one. With BINDERY_TEST_KEEP_TIMELINES=1 the layer
 // only shares queues and hides nothing (the forced configuration over a driver with
-// timelines). With BINDERY_TEST_LAGGING_QUEUE0=1 too, the driver's own queue lags behind its
-// stand-ins (see "Lagging queue 0" below).
+// timelines). With BINDERY_TEST_LAGGING_QUEUE=N too, the application's queue N lags behind
+// the others (see "A lagging queue" below).
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -242,15 +242,18 @@ VkResult SubmitOnRealQueue(VkQueue queue, Submit submit) {
   return submit(real);
 }
 
-// Lagging queue 0 (BINDERY_TEST_LAGGING_QUEUE0=1, with shared queues): a submission to a
-// driver queue that waits for nothing and has no fence (it may signal semaphores) is held
-// back and sent after the next submission on one of that queue's stand-ins, or before
-// anything that could depend on it: the next submission on the driver queue itself, any
-// submission that waits for a semaphore, a host wait. A real device runs its queues side by
-// side, so work on queue 1 that nothing orders after queue 0's may run first; lavapipe's one
-// driver queue never lets it. This does, so that a program that misses such an ordering
-// gives other results here too (the API fuzzer's "reordered" configuration).
-bool g_lagging_queue0 = false;
+// A lagging queue (BINDERY_TEST_LAGGING_QUEUE=N, with shared queues): a submission to the
+// application's queue N (of any family; 0 is the driver's own handle, the others stand-ins)
+// that waits for nothing and has no fence (it may signal semaphores) is held back and sent
+// after the next submission on another queue, or before anything that could depend on it:
+// the next submission on queue N itself, any submission that waits for a semaphore, a host
+// wait or query. A real device runs its queues side by side, so work on one queue that
+// nothing orders after another queue's may run first; lavapipe's one driver queue never lets
+// it. This does, so that a program that misses such an ordering gives other results here too
+// (the API fuzzer's "reordered" configuration).
+bool g_lagging = false;
+uint32_t g_lagging_index = 0;
+std::unordered_map<VkQueue, uint32_t> g_index_of;  // application queue handle -> its index (g_queue_mutex)
 struct HeldSubmit {
   VkQueue real = VK_NULL_HANDLE;
   VkSubmitInfo info{};
@@ -262,9 +265,10 @@ struct HeldSubmit {
 std::mutex g_held_mutex;
 std::vector<std::unique_ptr<HeldSubmit>> g_held;
 
-bool IsStandIn(VkQueue queue) {
+bool IsLaggingQueue(VkQueue queue) {
   std::lock_guard<std::mutex> lock(g_queue_mutex);
-  return g_real_of.count(queue) != 0;
+  const auto it = g_index_of.find(queue);
+  return it != g_index_of.end() && it->second == g_lagging_index;
 }
 
 const VkTimelineSemaphoreSubmitInfo* TimelineInfo(const VkSubmitInfo& s) {
@@ -275,6 +279,21 @@ const VkTimelineSemaphoreSubmitInfo* TimelineInfo(const VkSubmitInfo& s) {
 bool Waits(uint32_t count, const VkSubmitInfo* submits) {
   for (uint32_t i = 0; i < count; ++i) {
     if (submits[i].waitSemaphoreCount != 0) return true;
+  }
+  return false;
+}
+
+// Whether `submits` wait for a semaphore that a held-back submission signals.
+bool WaitsForHeld(uint32_t count, const VkSubmitInfo* submits) {
+  std::lock_guard<std::mutex> lock(g_held_mutex);
+  for (const auto& h : g_held) {
+    for (VkSemaphore signalled : h->signals) {
+      for (uint32_t i = 0; i < count; ++i) {
+        for (uint32_t w = 0; w < submits[i].waitSemaphoreCount; ++w) {
+          if (submits[i].pWaitSemaphores[w] == signalled) return true;
+        }
+      }
+    }
   }
   return false;
 }
@@ -295,7 +314,7 @@ void Hold(VkQueue queue, uint32_t count, const VkSubmitInfo* submits) {
   std::lock_guard<std::mutex> lock(g_held_mutex);
   for (uint32_t i = 0; i < count; ++i) {
     auto h = std::make_unique<HeldSubmit>();
-    h->real = queue;
+    h->real = Real(queue);
     h->command_buffers.assign(submits[i].pCommandBuffers, submits[i].pCommandBuffers + submits[i].commandBufferCount);
     h->info = submits[i];
     h->info.pCommandBuffers = h->command_buffers.data();
@@ -316,7 +335,7 @@ void Hold(VkQueue queue, uint32_t count, const VkSubmitInfo* submits) {
 
 // Sends what was held, in the order it came.
 void SendHeld() {
-  if (!g_lagging_queue0) return;
+  if (!g_lagging) return;
   std::vector<std::unique_ptr<HeldSubmit>> held;
   {
     std::lock_guard<std::mutex> lock(g_held_mutex);
@@ -334,18 +353,18 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
     if (HasTimelineStruct(submits[i].pNext)) Violation("VkTimelineSemaphoreSubmitInfo in vkQueueSubmit");
     CountSubmitStructs(submits[i].pNext);
   }
-  if (g_lagging_queue0 && g_shared_queues != 0) {
-    const bool stand_in = IsStandIn(queue);
-    if (!stand_in && !g_lost.load() && CanLag(count, submits, fence)) {
+  if (g_lagging && g_shared_queues != 0) {
+    const bool lagging = IsLaggingQueue(queue);
+    if (lagging && !g_lost.load() && CanLag(count, submits, fence)) {
       Hold(queue, count, submits);
       return VK_SUCCESS;
     }
-    // The driver queue's own order stays, and what waits for a semaphore comes after every
-    // signal held back (it may wait for one of them).
-    if (!stand_in || Waits(count, submits)) SendHeld();
+    // The lagging queue's own order stays, and what waits for a semaphore that a held-back
+    // submission signals comes after it.
+    if (lagging || WaitsForHeld(count, submits)) SendHeld();
     const VkResult r =
         SubmitOnRealQueue(queue, [&](VkQueue real) { return g_next.QueueSubmit(real, count, submits, fence); });
-    if (stand_in) SendHeld();  // the held work runs after this one
+    if (!lagging) SendHeld();  // the held work runs after this one
     return r;
   }
   return SubmitOnRealQueue(queue, [&](VkQueue real) { return g_next.QueueSubmit(real, count, submits, fence); });
@@ -481,16 +500,26 @@ uint32_t DriverIndex(uint32_t family, uint32_t index) {
   return count == g_driver_queue_count.end() || count->second == 0 ? index : index % count->second;
 }
 
+// The application's index of each queue handle it got (a lagging queue is named by it).
+void NoteIndex(VkQueue queue, uint32_t index) {
+  std::lock_guard<std::mutex> lock(g_queue_mutex);
+  g_index_of[queue] = index;
+}
+
 VKAPI_ATTR void VKAPI_CALL GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue* out) {
   g_next.GetDeviceQueue(device, family, DriverIndex(family, index), out);
   *out = SharedOrReal(*out, family, index);
+  NoteIndex(*out, index);
 }
 
 VKAPI_ATTR void VKAPI_CALL GetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2* info, VkQueue* out) {
   VkDeviceQueueInfo2 copy = *info;
   copy.queueIndex = DriverIndex(info->queueFamilyIndex, info->queueIndex);
   g_next.GetDeviceQueue2(device, &copy, out);
-  if (*out != VK_NULL_HANDLE) *out = SharedOrReal(*out, info->queueFamilyIndex, info->queueIndex);
+  if (*out != VK_NULL_HANDLE) {
+    *out = SharedOrReal(*out, info->queueFamilyIndex, info->queueIndex);
+    NoteIndex(*out, info->queueIndex);
+  }
 }
 
 void RaiseQueueCount(VkQueueFamilyProperties& p) {
@@ -537,6 +566,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceC
     g_shared.clear();
     g_real_of.clear();
     g_queue_locks.clear();
+    g_index_of.clear();
     {
       std::lock_guard<std::mutex> held(g_held_mutex);
       g_held.clear();  // the last device's, never sent: it was destroyed without a wait
@@ -560,8 +590,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, co
   const char* shared = std::getenv("BINDERY_TEST_SHARED_QUEUES");
   g_shared_queues = shared != nullptr ? static_cast<uint32_t>(std::strtoul(shared, nullptr, 10)) : 0;
   g_keep_timelines = KeepTimelines();
-  const char* lagging = std::getenv("BINDERY_TEST_LAGGING_QUEUE0");
-  g_lagging_queue0 = lagging != nullptr && std::strcmp(lagging, "1") == 0;
+  const char* lagging = std::getenv("BINDERY_TEST_LAGGING_QUEUE");
+  g_lagging = lagging != nullptr && *lagging >= '0' && *lagging <= '9';
+  g_lagging_index = g_lagging ? static_cast<uint32_t>(std::strtoul(lagging, nullptr, 10)) : 0;
   const VkResult r = bindery::test_layer::CreateInstanceBelow(ci, alloc, out, &g_gipa);
   if (r != VK_SUCCESS) return r;
   BINDERY_TEST_LAYER_LOAD_NEXT(NO_TIMELINE_INSTANCE_NEXT, g_next, g_gipa, *out);
@@ -584,7 +615,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, cons
     BINDERY_TEST_LAYER_ENTRY_IF(GetDeviceQueue2, g_next.GetDeviceQueue2);
     BINDERY_TEST_LAYER_ENTRY(QueueWaitIdle);
   }
-  if (g_shared_queues != 0 && g_lagging_queue0) {
+  if (g_shared_queues != 0 && g_lagging) {
     BINDERY_TEST_LAYER_ENTRY(DeviceWaitIdle);
     if (std::strcmp(name, "vkWaitSemaphores") == 0 || std::strcmp(name, "vkWaitSemaphoresKHR") == 0)
       return reinterpret_cast<PFN_vkVoidFunction>(&WaitSemaphores);

@@ -52,7 +52,8 @@ int Usage() {
                "usage: bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all|reordered]...\n"
                "                       [--jobs J] [--batch B] [--reduce] [--max-reduce M] [--save DIR]\n"
                "                       [--known FILE] [--hang-seconds S] [--time-limit S] [--progress-every P]\n"
-               "                       [--descriptor-indexing-standin] [--shared-queues N] [--bytes-dir DIR]\n"
+               "                       [--descriptor-indexing-standin] [--shared-queues N] [--lagging-queue N]\n"
+               "                       [--bytes-dir DIR]\n"
                "       bindery-apifuzz --print|--dump --seed N [--features FILE]\n"
                "       bindery-apifuzz --dump-features FILE\n"
                "       bindery-apifuzz --compare-results FILE FILE\n"
@@ -237,6 +238,8 @@ int main(int argc, char** argv) {
       print = dump = true;
     } else if (a == "--descriptor-indexing-standin") {
       ::setenv("BINDERY_APIFUZZ_DESCRIPTOR_INDEXING_STANDIN", "1", 1);  // children inherit it
+    } else if (a == "--lagging-queue") {
+      ::setenv("BINDERY_APIFUZZ_LAGGING_QUEUE", value().c_str(), 1);  // children inherit it
     } else if (a == "--shared-queues") {
       ::setenv("BINDERY_APIFUZZ_SHARED_QUEUES", value().c_str(), 1);  // children inherit it
     } else if (a == "--native-only") {
@@ -309,7 +312,7 @@ int main(int argc, char** argv) {
   if (configs.empty() && !native_only) configs = {"indirect", "transfers", "timeline", "all"};
   for (const std::string& c : configs) {
     if (c == "reordered" && SharedQueues() <= 1)
-      std::printf("apifuzz: 'reordered' lags the driver queue behind the stand-in queues of --shared-queues N; "
+      std::printf("apifuzz: 'reordered' lags one queue behind the others of --shared-queues N; "
                   "without them it is the native run again\n");
   }
   std::vector<std::string> all = {"native"};

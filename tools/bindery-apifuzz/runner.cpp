@@ -43,9 +43,15 @@ namespace {
 // and native ones, are exercised there.
 void ApplyConfigEnv(const std::string& config) {
   const bool all = config == "all";
-  // "reordered": natively, but on lavapipe's shared queues the driver queue lags behind the
-  // others (tests/no_timeline_layer): work that nothing orders after queue 0's runs first.
-  ::setenv("BINDERY_TEST_LAGGING_QUEUE0", config == "reordered" ? "1" : "0", 1);
+  // "reordered": natively, but on lavapipe's shared queues one queue (0, or
+  // BINDERY_APIFUZZ_LAGGING_QUEUE) lags behind the others (tests/no_timeline_layer): work that
+  // nothing orders after that queue's runs first.
+  if (config == "reordered") {
+    const char* q = std::getenv("BINDERY_APIFUZZ_LAGGING_QUEUE");
+    ::setenv("BINDERY_TEST_LAGGING_QUEUE", q != nullptr && *q ? q : "0", 1);
+  } else {
+    ::unsetenv("BINDERY_TEST_LAGGING_QUEUE");
+  }
   ::setenv("BINDERY_INDIRECT_BINDINGS", all || config == "indirect" ? "force" : "off", 1);
   ::setenv("BINDERY_BINDINGS_UBO", config == "indirect" ? "on" : "off", 1);
   ::setenv("BINDERY_TRANSFERS", all || config == "transfers" ? "force" : "off", 1);

@@ -18,9 +18,9 @@
 namespace bindery::apifuzz {
 
 // "native" (validation only), "indirect", "transfers", "timeline", "all"; and "reordered":
-// natively again, with the driver's queue 0 lagging behind the stand-in queues of
-// --shared-queues (tests/no_timeline_layer's BINDERY_TEST_LAGGING_QUEUE0): a program or
-// runner that leaves work on two queues unordered gives other results there (on lavapipe,
+// natively again, with one of the queues of --shared-queues (queue 0, or --lagging-queue N)
+// lagging behind the others (tests/no_timeline_layer's BINDERY_TEST_LAGGING_QUEUE): a program
+// or runner that leaves work on two queues unordered gives other results there (on lavapipe,
 // whose one queue otherwise runs everything in submission order).
 const std::vector<std::string>& AllConfigs();
 bool IsConfig(const std::string& name);
