@@ -26,10 +26,13 @@
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
 
+#include "held_submits.h"
 #include "no_timeline_layer.h"
 #include "support/test_layer.h"
 
 namespace {
+
+namespace held_submits = bindery::test::held_submits;
 
 std::mutex g_mutex;
 PFN_vkGetInstanceProcAddr g_gipa = nullptr;
@@ -246,24 +249,14 @@ VkResult SubmitOnRealQueue(VkQueue queue, Submit submit) {
 // application's queue N (of any family; 0 is the driver's own handle, the others stand-ins)
 // that waits for nothing and has no fence (it may signal semaphores) is held back and sent
 // after the next submission on another queue, or before anything that could depend on it:
-// the next submission on queue N itself, any submission that waits for a semaphore, a host
-// wait or query. A real device runs its queues side by side, so work on one queue that
+// the next submission on queue N itself, a submission that waits for a semaphore a held one
+// signals, a host wait or query (held_submits.h keeps them). A real device runs its queues side by side, so work on one queue that
 // nothing orders after another queue's may run first; lavapipe's one driver queue never lets
 // it. This does, so that a program that misses such an ordering gives other results here too
 // (the API fuzzer's "reordered" configuration).
 bool g_lagging = false;
 uint32_t g_lagging_index = 0;
 std::unordered_map<VkQueue, uint32_t> g_index_of;  // application queue handle -> its index (g_queue_mutex)
-struct HeldSubmit {
-  VkQueue real = VK_NULL_HANDLE;
-  VkSubmitInfo info{};
-  VkTimelineSemaphoreSubmitInfo timeline{};
-  std::vector<VkCommandBuffer> command_buffers;
-  std::vector<VkSemaphore> signals;
-  std::vector<uint64_t> signal_values;
-};
-std::mutex g_held_mutex;
-std::vector<std::unique_ptr<HeldSubmit>> g_held;
 
 bool IsLaggingQueue(VkQueue queue) {
   std::lock_guard<std::mutex> lock(g_queue_mutex);
@@ -271,77 +264,10 @@ bool IsLaggingQueue(VkQueue queue) {
   return it != g_index_of.end() && it->second == g_lagging_index;
 }
 
-const VkTimelineSemaphoreSubmitInfo* TimelineInfo(const VkSubmitInfo& s) {
-  const auto* t = static_cast<const VkTimelineSemaphoreSubmitInfo*>(s.pNext);
-  return t != nullptr && t->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO ? t : nullptr;
-}
-
-bool Waits(uint32_t count, const VkSubmitInfo* submits) {
-  for (uint32_t i = 0; i < count; ++i) {
-    if (submits[i].waitSemaphoreCount != 0) return true;
-  }
-  return false;
-}
-
-// Whether `submits` wait for a semaphore that a held-back submission signals.
-bool WaitsForHeld(uint32_t count, const VkSubmitInfo* submits) {
-  std::lock_guard<std::mutex> lock(g_held_mutex);
-  for (const auto& h : g_held) {
-    for (VkSemaphore signalled : h->signals) {
-      for (uint32_t i = 0; i < count; ++i) {
-        for (uint32_t w = 0; w < submits[i].waitSemaphoreCount; ++w) {
-          if (submits[i].pWaitSemaphores[w] == signalled) return true;
-        }
-      }
-    }
-  }
-  return false;
-}
-
-// Whether `submits` may run late: they wait for nothing and have no fence, and their pNext
-// is at most the timeline values of their signals. What waits for those signals is a
-// submission with waits (sent after them) or a host wait (which sends them first).
-bool CanLag(uint32_t count, const VkSubmitInfo* submits, VkFence fence) {
-  if (fence != VK_NULL_HANDLE || Waits(count, submits)) return false;
-  for (uint32_t i = 0; i < count; ++i) {
-    const VkTimelineSemaphoreSubmitInfo* t = TimelineInfo(submits[i]);
-    if (submits[i].pNext != nullptr && (t == nullptr || t->pNext != nullptr)) return false;
-  }
-  return true;
-}
-
-void Hold(VkQueue queue, uint32_t count, const VkSubmitInfo* submits) {
-  std::lock_guard<std::mutex> lock(g_held_mutex);
-  for (uint32_t i = 0; i < count; ++i) {
-    auto h = std::make_unique<HeldSubmit>();
-    h->real = Real(queue);
-    h->command_buffers.assign(submits[i].pCommandBuffers, submits[i].pCommandBuffers + submits[i].commandBufferCount);
-    h->info = submits[i];
-    h->info.pCommandBuffers = h->command_buffers.data();
-    h->signals.assign(submits[i].pSignalSemaphores, submits[i].pSignalSemaphores + submits[i].signalSemaphoreCount);
-    h->info.pSignalSemaphores = h->signals.data();
-    if (const VkTimelineSemaphoreSubmitInfo* t = TimelineInfo(submits[i])) {
-      h->timeline = *t;
-      if (t->pSignalSemaphoreValues != nullptr)
-        h->signal_values.assign(t->pSignalSemaphoreValues, t->pSignalSemaphoreValues + t->signalSemaphoreValueCount);
-      h->timeline.pSignalSemaphoreValues = h->signal_values.empty() ? nullptr : h->signal_values.data();
-      h->timeline.waitSemaphoreValueCount = 0;
-      h->timeline.pWaitSemaphoreValues = nullptr;
-      h->info.pNext = &h->timeline;
-    }
-    g_held.push_back(std::move(h));
-  }
-}
-
 // Sends what was held, in the order it came.
 void SendHeld() {
   if (!g_lagging) return;
-  std::vector<std::unique_ptr<HeldSubmit>> held;
-  {
-    std::lock_guard<std::mutex> lock(g_held_mutex);
-    held.swap(g_held);
-  }
-  for (const auto& h : held) {
+  for (const auto& h : held_submits::TakeAll()) {
     QueueLock lock(h->real);
     g_next.QueueSubmit(h->real, 1, &h->info, VK_NULL_HANDLE);
   }
@@ -355,13 +281,13 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
   }
   if (g_lagging && g_shared_queues != 0) {
     const bool lagging = IsLaggingQueue(queue);
-    if (lagging && !g_lost.load() && CanLag(count, submits, fence)) {
-      Hold(queue, count, submits);
+    if (lagging && !g_lost.load() && held_submits::CanLag(count, submits, fence)) {
+      held_submits::Hold(Real(queue), count, submits);
       return VK_SUCCESS;
     }
     // The lagging queue's own order stays, and what waits for a semaphore that a held-back
     // submission signals comes after it.
-    if (lagging || WaitsForHeld(count, submits)) SendHeld();
+    if (lagging || held_submits::WaitsForHeld(count, submits)) SendHeld();
     const VkResult r =
         SubmitOnRealQueue(queue, [&](VkQueue real) { return g_next.QueueSubmit(real, count, submits, fence); });
     if (!lagging) SendHeld();  // the held work runs after this one
@@ -567,10 +493,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceC
     g_real_of.clear();
     g_queue_locks.clear();
     g_index_of.clear();
-    {
-      std::lock_guard<std::mutex> held(g_held_mutex);
-      g_held.clear();  // the last device's, never sent: it was destroyed without a wait
-    }
+    held_submits::TakeAll();  // the last device's, never sent: it was destroyed without a wait
     for (VkDeviceQueueCreateInfo& q : queues) {
       if (q.queueFamilyIndex < n && q.queueCount > families[q.queueFamilyIndex].queueCount) {
         q.queueCount = families[q.queueFamilyIndex].queueCount;
