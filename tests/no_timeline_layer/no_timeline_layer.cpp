@@ -8,7 +8,8 @@
 // queues (calls on one driver queue are serialized here). A stand-in for a device with
 // several queues on lavapipe, which has one. With BINDERY_TEST_KEEP_TIMELINES=1 the layer
 // only shares queues and hides nothing (the forced configuration over a driver with
-// timelines).
+// timelines). With BINDERY_TEST_LAGGING_QUEUE=N too, the application's queue N lags behind
+// the others (see "A lagging queue" below).
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -25,10 +26,13 @@
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
 
+#include "held_submits.h"
 #include "no_timeline_layer.h"
 #include "support/test_layer.h"
 
 namespace {
+
+namespace held_submits = bindery::test::held_submits;
 
 std::mutex g_mutex;
 PFN_vkGetInstanceProcAddr g_gipa = nullptr;
@@ -69,7 +73,8 @@ std::unordered_map<int, uint32_t> g_submit_structs;
   X(GetPhysicalDeviceExternalSemaphoreProperties)
 #define NO_TIMELINE_DEVICE_NEXT(X)                                                                           \
   X(GetDeviceQueue) X(GetDeviceQueue2) X(QueueWaitIdle) X(WaitForFences) X(CreateFence) X(GetFenceStatus)   \
-  X(CreateSemaphore) X(QueueSubmit) X(QueueSubmit2) X(QueueSubmit2KHR) X(QueueBindSparse) X(QueuePresentKHR)
+  X(CreateSemaphore) X(QueueSubmit) X(QueueSubmit2) X(QueueSubmit2KHR) X(QueueBindSparse) X(QueuePresentKHR)   \
+  X(DeviceWaitIdle) X(WaitSemaphores) X(WaitSemaphoresKHR) X(GetSemaphoreCounterValue) X(GetSemaphoreCounterValueKHR)
 struct Next {
   NO_TIMELINE_INSTANCE_NEXT(BINDERY_TEST_LAYER_NEXT_MEMBER)
   NO_TIMELINE_DEVICE_NEXT(BINDERY_TEST_LAYER_NEXT_MEMBER)
@@ -240,13 +245,69 @@ VkResult SubmitOnRealQueue(VkQueue queue, Submit submit) {
   return submit(real);
 }
 
+// A lagging queue (BINDERY_TEST_LAGGING_QUEUE=N, with shared queues): a submission to the
+// application's queue N (of any family; 0 is the driver's own handle, the others stand-ins)
+// that waits for nothing and has no fence (it may signal semaphores) is held back and sent
+// after the next submission on another queue, or before anything that could depend on it:
+// the next submission on queue N itself, a submission that waits for a semaphore a held one
+// signals, a host wait or query (held_submits.h keeps them). A real device runs its queues side by side, so work on one queue that
+// nothing orders after another queue's may run first; lavapipe's one driver queue never lets
+// it. This does, so that a program that misses such an ordering gives other results here too
+// (the API fuzzer's "reordered" configuration).
+bool g_lagging = false;
+uint32_t g_lagging_index = 0;
+std::unordered_map<VkQueue, uint32_t> g_index_of;  // application queue handle -> its index (g_queue_mutex)
+
+bool IsLaggingQueue(VkQueue queue) {
+  std::lock_guard<std::mutex> lock(g_queue_mutex);
+  const auto it = g_index_of.find(queue);
+  return it != g_index_of.end() && it->second == g_lagging_index;
+}
+
+// Sends what was held, in the order it came.
+void SendHeld() {
+  if (!g_lagging) return;
+  for (const auto& h : held_submits::TakeAll()) {
+    QueueLock lock(h->real);
+    g_next.QueueSubmit(h->real, 1, &h->info, VK_NULL_HANDLE);
+  }
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo* submits,
                                            VkFence fence) {
   for (uint32_t i = 0; i < count; ++i) {
     if (HasTimelineStruct(submits[i].pNext)) Violation("VkTimelineSemaphoreSubmitInfo in vkQueueSubmit");
     CountSubmitStructs(submits[i].pNext);
   }
+  if (g_lagging && g_shared_queues != 0) {
+    const bool lagging = IsLaggingQueue(queue);
+    if (lagging && !g_lost.load() && held_submits::CanLag(count, submits, fence)) {
+      held_submits::Hold(Real(queue), count, submits);
+      return VK_SUCCESS;
+    }
+    // The lagging queue's own order stays, and what waits for a semaphore that a held-back
+    // submission signals comes after it.
+    if (lagging || held_submits::WaitsForHeld(count, submits)) SendHeld();
+    const VkResult r =
+        SubmitOnRealQueue(queue, [&](VkQueue real) { return g_next.QueueSubmit(real, count, submits, fence); });
+    if (!lagging) SendHeld();  // the held work runs after this one
+    return r;
+  }
   return SubmitOnRealQueue(queue, [&](VkQueue real) { return g_next.QueueSubmit(real, count, submits, fence); });
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL DeviceWaitIdle(VkDevice device) {
+  SendHeld();
+  return g_next.DeviceWaitIdle(device);
+}
+VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout) {
+  SendHeld();
+  return (g_next.WaitSemaphores != nullptr ? g_next.WaitSemaphores : g_next.WaitSemaphoresKHR)(device, info, timeout);
+}
+VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreCounterValue(VkDevice device, VkSemaphore semaphore, uint64_t* value) {
+  SendHeld();
+  return (g_next.GetSemaphoreCounterValue != nullptr ? g_next.GetSemaphoreCounterValue
+                                                      : g_next.GetSemaphoreCounterValueKHR)(device, semaphore, value);
 }
 
 void CheckSubmit2(uint32_t count, const VkSubmitInfo2* submits) {
@@ -264,12 +325,14 @@ void CheckSubmit2(uint32_t count, const VkSubmitInfo2* submits) {
 template <PFN_vkQueueSubmit2 Next::*next>
 VKAPI_ATTR VkResult VKAPI_CALL Submit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits, VkFence fence) {
   CheckSubmit2(count, submits);
+  SendHeld();  // not held themselves: sent in order after what was
   return SubmitOnRealQueue(queue, [&](VkQueue real) { return (g_next.*next)(real, count, submits, fence); });
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, const VkBindSparseInfo* infos,
                                                VkFence fence) {
   g_bind_sparse_calls.fetch_add(1);
+  SendHeld();
   for (uint32_t i = 0; i < count; ++i) {
     if (HasTimelineStruct(infos[i].pNext)) Violation("VkTimelineSemaphoreSubmitInfo in vkQueueBindSparse");
   }
@@ -331,10 +394,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateFence(VkDevice device, const VkFenceCreateI
 VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, const VkFence* fences, VkBool32 all,
                                              uint64_t timeout) {
   g_wait_for_fences_calls.fetch_add(1);
+  SendHeld();
   return g_next.WaitForFences(device, count, fences, all, timeout);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueWaitIdle(VkQueue queue) {
+  SendHeld();
   const VkQueue real = Real(queue);
   QueueLock lock(real);
   return g_next.QueueWaitIdle(real);
@@ -361,16 +426,26 @@ uint32_t DriverIndex(uint32_t family, uint32_t index) {
   return count == g_driver_queue_count.end() || count->second == 0 ? index : index % count->second;
 }
 
+// The application's index of each queue handle it got (a lagging queue is named by it).
+void NoteIndex(VkQueue queue, uint32_t index) {
+  std::lock_guard<std::mutex> lock(g_queue_mutex);
+  g_index_of[queue] = index;
+}
+
 VKAPI_ATTR void VKAPI_CALL GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue* out) {
   g_next.GetDeviceQueue(device, family, DriverIndex(family, index), out);
   *out = SharedOrReal(*out, family, index);
+  NoteIndex(*out, index);
 }
 
 VKAPI_ATTR void VKAPI_CALL GetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2* info, VkQueue* out) {
   VkDeviceQueueInfo2 copy = *info;
   copy.queueIndex = DriverIndex(info->queueFamilyIndex, info->queueIndex);
   g_next.GetDeviceQueue2(device, &copy, out);
-  if (*out != VK_NULL_HANDLE) *out = SharedOrReal(*out, info->queueFamilyIndex, info->queueIndex);
+  if (*out != VK_NULL_HANDLE) {
+    *out = SharedOrReal(*out, info->queueFamilyIndex, info->queueIndex);
+    NoteIndex(*out, info->queueIndex);
+  }
 }
 
 void RaiseQueueCount(VkQueueFamilyProperties& p) {
@@ -417,6 +492,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice pd, const VkDeviceC
     g_shared.clear();
     g_real_of.clear();
     g_queue_locks.clear();
+    g_index_of.clear();
+    held_submits::TakeAll();  // the last device's, never sent: it was destroyed without a wait
     for (VkDeviceQueueCreateInfo& q : queues) {
       if (q.queueFamilyIndex < n && q.queueCount > families[q.queueFamilyIndex].queueCount) {
         q.queueCount = families[q.queueFamilyIndex].queueCount;
@@ -436,6 +513,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* ci, co
   const char* shared = std::getenv("BINDERY_TEST_SHARED_QUEUES");
   g_shared_queues = shared != nullptr ? static_cast<uint32_t>(std::strtoul(shared, nullptr, 10)) : 0;
   g_keep_timelines = KeepTimelines();
+  const char* lagging = std::getenv("BINDERY_TEST_LAGGING_QUEUE");
+  g_lagging = lagging != nullptr && *lagging >= '0' && *lagging <= '9';
+  g_lagging_index = g_lagging ? static_cast<uint32_t>(std::strtoul(lagging, nullptr, 10)) : 0;
   const VkResult r = bindery::test_layer::CreateInstanceBelow(ci, alloc, out, &g_gipa);
   if (r != VK_SUCCESS) return r;
   BINDERY_TEST_LAYER_LOAD_NEXT(NO_TIMELINE_INSTANCE_NEXT, g_next, g_gipa, *out);
@@ -457,6 +537,13 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL GetDeviceProcAddr(VkDevice device, cons
     BINDERY_TEST_LAYER_ENTRY(GetDeviceQueue);
     BINDERY_TEST_LAYER_ENTRY_IF(GetDeviceQueue2, g_next.GetDeviceQueue2);
     BINDERY_TEST_LAYER_ENTRY(QueueWaitIdle);
+  }
+  if (g_shared_queues != 0 && g_lagging) {
+    BINDERY_TEST_LAYER_ENTRY(DeviceWaitIdle);
+    if (std::strcmp(name, "vkWaitSemaphores") == 0 || std::strcmp(name, "vkWaitSemaphoresKHR") == 0)
+      return reinterpret_cast<PFN_vkVoidFunction>(&WaitSemaphores);
+    if (std::strcmp(name, "vkGetSemaphoreCounterValue") == 0 || std::strcmp(name, "vkGetSemaphoreCounterValueKHR") == 0)
+      return reinterpret_cast<PFN_vkVoidFunction>(&GetSemaphoreCounterValue);
   }
   BINDERY_TEST_LAYER_ENTRY(GetDeviceProcAddr);
   BINDERY_TEST_LAYER_ENTRY(CreateSemaphore);

@@ -32,6 +32,13 @@ struct Device {
 struct RunResult {
   std::string error;            // setup failure (a generator or interpreter bug)
   std::vector<uint8_t> bytes;   // every buffer in order, then the image
+  // What `bytes` holds, in order: "buffer 3 (out)", "color image", "image 1" and its size,
+  // so that a difference can be named (the runner prints the first one it finds).
+  struct Region {
+    std::string name;
+    size_t size = 0;
+  };
+  std::vector<Region> regions;
   uint32_t skipped = 0;         // steps/commands skipped as dangling
   // A submission or wait returned VK_ERROR_DEVICE_LOST (or a wait timed out): `lost` says
   // where. Nothing of the run is freed then (its command buffers may still be in use), and

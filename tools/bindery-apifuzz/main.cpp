@@ -1,12 +1,16 @@
 // bindery-apifuzz: random valid Vulkan programs, run natively and under Bindery, compared.
 //
-//   bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all]...
+//   bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all|reordered]...
 //                   [--jobs J] [--reduce] [--save DIR] [--known FILE]
 //   bindery-apifuzz --print --seed N        the program of a seed, as Vulkan calls and GLSL
 //   bindery-apifuzz --dump --seed N         the same in the text form --case and --program read
+//   bindery-apifuzz --dump-features FILE    the features this device gives the generator, as text
+//   bindery-apifuzz --compare-results A B   every differing word of two result files (--bytes-dir)
+//   bindery-apifuzz --print --seed N --features FILE   the program of a seed on that other device
 //   bindery-apifuzz --case FILE...          regression cases (each names its configuration)
 //   bindery-apifuzz --native-only --seed N --count K   the generator's own test
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -21,9 +25,11 @@
 #include <vector>
 
 #include "device.h"
+#include "features_text.h"
 #include "generator.h"
 #include "printer.h"
 #include "reducer.h"
+#include "result_file.h"
 #include "runner.h"
 #include "tally.h"
 
@@ -43,11 +49,14 @@ void SetLoaderDefaults() {
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all]...\n"
+               "usage: bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all|reordered]...\n"
                "                       [--jobs J] [--batch B] [--reduce] [--max-reduce M] [--save DIR]\n"
                "                       [--known FILE] [--hang-seconds S] [--time-limit S] [--progress-every P]\n"
-               "                       [--descriptor-indexing-standin] [--shared-queues N]\n"
-               "       bindery-apifuzz --print --seed N\n"
+               "                       [--descriptor-indexing-standin] [--shared-queues N] [--lagging-queue N]\n"
+               "                       [--bytes-dir DIR]\n"
+               "       bindery-apifuzz --print|--dump --seed N [--features FILE]\n"
+               "       bindery-apifuzz --dump-features FILE\n"
+               "       bindery-apifuzz --compare-results FILE FILE\n"
                "       bindery-apifuzz --case FILE... [--known FILE]\n"
                "       bindery-apifuzz --native-only --seed N --count K\n");
   return 2;
@@ -95,6 +104,18 @@ std::string CaseText(const Program& p, const std::string& config, const std::str
   for (std::string line; std::getline(listing, line);) o << "# " << line << "\n";
   o << "#\n" << Serialize(p);
   return o.str();
+}
+
+// Removes a directory of result files (flat: what the children wrote).
+void RemoveDir(const std::string& dir) {
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name != "." && name != "..") ::unlink((dir + "/" + name).c_str());
+    }
+    ::closedir(d);
+  }
+  ::rmdir(dir.c_str());
 }
 
 std::string CaseConfig(const std::string& text) {
@@ -158,7 +179,9 @@ int main(int argc, char** argv) {
   double time_limit = 0;        // seconds; 0: none
   uint64_t progress_every = 0;  // programs between progress lines; 0: one batch
   std::vector<std::string> configs, case_files;
-  std::string child_config, program_file, save_dir = ".", known_file, record_known;
+  std::string child_config, program_file, save_dir = ".", known_file, record_known, result_suffix;
+  std::string features_file, dump_features, bytes_dir;
+  std::vector<std::string> compare_results;
   RunOptions o;
   o.self = "/proc/self/exe";
   char self[4096];
@@ -215,6 +238,8 @@ int main(int argc, char** argv) {
       print = dump = true;
     } else if (a == "--descriptor-indexing-standin") {
       ::setenv("BINDERY_APIFUZZ_DESCRIPTOR_INDEXING_STANDIN", "1", 1);  // children inherit it
+    } else if (a == "--lagging-queue") {
+      ::setenv("BINDERY_APIFUZZ_LAGGING_QUEUE", value().c_str(), 1);  // children inherit it
     } else if (a == "--shared-queues") {
       ::setenv("BINDERY_APIFUZZ_SHARED_QUEUES", value().c_str(), 1);  // children inherit it
     } else if (a == "--native-only") {
@@ -225,18 +250,58 @@ int main(int argc, char** argv) {
       child_config = value();
     } else if (a == "--program") {
       program_file = value();
+    } else if (a == "--result-suffix") {
+      result_suffix = value();
+    } else if (a == "--features") {
+      features_file = value();
+    } else if (a == "--dump-features") {
+      dump_features = value();
+    } else if (a == "--compare-results") {
+      compare_results = {value(), value()};
+    } else if (a == "--bytes-dir") {
+      bytes_dir = value();
     } else {
       return Usage();
     }
   }
-  if (!child_config.empty()) return ChildMain(child_config, seed, count, stride, program_file);
+  if (!child_config.empty()) return ChildMain(child_config, seed, count, stride, program_file, result_suffix);
+  if (!compare_results.empty()) {
+    RunResult ra, rb;
+    for (int k = 0; k < 2; ++k) {
+      if (!ReadResult(compare_results[k], k == 0 ? &ra : &rb)) {
+        std::fprintf(stderr, "cannot read the result file %s\n", compare_results[k].c_str());
+        return 2;
+      }
+    }
+    const std::string d = AllDifferences(ra, rb);
+    std::printf("%s", d.empty() ? "the same bytes\n" : d.c_str());
+    return d.empty() ? 0 : 1;
+  }
+  if (!dump_features.empty()) {
+    Features f;
+    std::string error;
+    if (!QueryFeatures(&f, &error)) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      return 2;
+    }
+    std::ofstream out(dump_features);
+    out << FeaturesText(f);
+    if (!out) {
+      std::fprintf(stderr, "cannot write %s\n", dump_features.c_str());
+      return 2;
+    }
+    return 0;
+  }
   const Known known = ReadKnown(known_file);
   if (!case_files.empty()) return RunCases(o, case_files, known);
   if (!have_seed) return Usage();
   if (print) {
     Features f;
     std::string error;
-    if (!QueryFeatures(&f, &error)) {
+    // Another device's features (--dump-features there): its programs, listed here.
+    const bool ok = features_file.empty() ? QueryFeatures(&f, &error)
+                                          : ParseFeatures(ReadFile(features_file), &f, &error);
+    if (!ok) {
       std::fprintf(stderr, "%s\n", error.c_str());
       return 2;
     }
@@ -245,6 +310,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (configs.empty() && !native_only) configs = {"indirect", "transfers", "timeline", "all"};
+  for (const std::string& c : configs) {
+    if (c == "reordered" && SharedQueues() <= 1)
+      std::printf("apifuzz: 'reordered' lags one queue behind the others of --shared-queues N; "
+                  "without them it is the native run again\n");
+  }
   std::vector<std::string> all = {"native"};
   all.insert(all.end(), configs.begin(), configs.end());
 
@@ -265,6 +335,22 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
   }
+  // Each program's result bytes go to files (result_file.h), so that a difference can be
+  // named; those of programs that pass are deleted as they are judged. --bytes-dir keeps the
+  // differing ones; otherwise a directory of this run's own, removed at the end.
+  bool own_bytes_dir = false;
+  if (bytes_dir.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/bindery-apifuzz-bytes-XXXXXX";
+    if (::mkdtemp(pattern.data()) != nullptr) {
+      bytes_dir = pattern;
+      own_bytes_dir = true;
+    }
+  } else {
+    ::mkdir(bytes_dir.c_str(), 0755);
+    ::setenv("BINDERY_APIFUZZ_KEEP_BYTES", "1", 1);
+  }
+  if (!bytes_dir.empty()) ::setenv("BINDERY_APIFUZZ_BYTES_DIR", bytes_dir.c_str(), 1);
   StopOnSignals();
   if (time_limit > 0) {
     o.stop_at = std::chrono::steady_clock::now() +
@@ -274,7 +360,10 @@ int main(int argc, char** argv) {
   RunSeeds(o, all, seed, count,
            [&](const Outcomes& out, uint64_t first, uint64_t end, uint64_t step) { tally.TaskEnded(out, first, end, step); });
   const bool stopped = tally.judged() < count;
+  tally.ConfirmDifferences();
   tally.Summarize(stopped);
+  ::unsetenv("BINDERY_APIFUZZ_BYTES_DIR");  // the reducer's runs need no files
+  if (own_bytes_dir) RemoveDir(bytes_dir);
   const std::vector<Failure>& failures = tally.failures();
   if (!record_known.empty()) {
     std::ofstream k(record_known);
@@ -294,6 +383,12 @@ int main(int argc, char** argv) {
     unsigned reduced = 0;
     for (const Failure& f : failures) {
       if (f.config == "native" || reduced >= max_reduce) continue;
+      if (FailureClass(f.why) == "results-flaky") {
+        // A cut is judged by one run: a failure that comes and goes cannot guide it.
+        std::printf("\nnot reducing seed %llu under %s: its difference did not come back in every run\n",
+                    static_cast<unsigned long long>(f.seed), f.config.c_str());
+        continue;
+      }
       if (!done.insert(f.config + "/" + FailureClass(f.why)).second) continue;
       ++reduced;
       std::printf("\nreducing seed %llu under %s (%s) ...\n", static_cast<unsigned long long>(f.seed),

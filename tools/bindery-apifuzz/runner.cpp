@@ -17,13 +17,16 @@
 
 #include "device.h"
 #include "generator.h"
+#include "result_file.h"
 
 namespace bindery::apifuzz {
 
 const std::vector<std::string>& AllConfigs() {
-  static const std::vector<std::string> configs = {"native", "indirect", "transfers", "timeline", "all"};
+  static const std::vector<std::string> configs = {"native", "indirect", "transfers", "timeline", "all", "reordered"};
   return configs;
 }
+
+bool UsesBindery(const std::string& config) { return config != "native" && config != "reordered"; }
 
 bool IsConfig(const std::string& name) {
   for (const std::string& c : AllConfigs()) {
@@ -40,6 +43,15 @@ namespace {
 // and native ones, are exercised there.
 void ApplyConfigEnv(const std::string& config) {
   const bool all = config == "all";
+  // "reordered": natively, but on lavapipe's shared queues one queue (0, or
+  // BINDERY_APIFUZZ_LAGGING_QUEUE) lags behind the others (tests/no_timeline_layer): work that
+  // nothing orders after that queue's runs first.
+  if (config == "reordered") {
+    const char* q = std::getenv("BINDERY_APIFUZZ_LAGGING_QUEUE");
+    ::setenv("BINDERY_TEST_LAGGING_QUEUE", q != nullptr && *q ? q : "0", 1);
+  } else {
+    ::unsetenv("BINDERY_TEST_LAGGING_QUEUE");
+  }
   ::setenv("BINDERY_INDIRECT_BINDINGS", all || config == "indirect" ? "force" : "off", 1);
   ::setenv("BINDERY_BINDINGS_UBO", config == "indirect" ? "on" : "off", 1);
   ::setenv("BINDERY_TRANSFERS", all || config == "transfers" ? "force" : "off", 1);
@@ -103,6 +115,26 @@ bool InjectedLoss(const std::string& config, uint64_t seed) {
   return false;
 }
 
+// BINDERY_APIFUZZ_FLIP_RESULT=<config>:<seed>:<runs> (runs: "all", "first": only the fuzz
+// run's, "reruns": only the confirming runs'): that run's result bytes get one word changed,
+// to test how a difference is confirmed and named on a driver whose results never change.
+bool FlippedResult(const std::string& config, uint64_t seed, const std::string& result_suffix) {
+  const char* env = std::getenv("BINDERY_APIFUZZ_FLIP_RESULT");
+  if (env == nullptr) return false;
+  std::stringstream list(env);
+  for (std::string item; std::getline(list, item, ',');) {
+    std::stringstream parts(item);
+    std::string c, s, runs;
+    std::getline(parts, c, ':');
+    std::getline(parts, s, ':');
+    std::getline(parts, runs, ':');
+    if (c != config || s.empty() || std::strtoull(s.c_str(), nullptr, 10) != seed) continue;
+    if (runs == "all" || (runs == "first" && result_suffix.empty()) || (runs == "reruns" && !result_suffix.empty()))
+      return true;
+  }
+  return false;
+}
+
 // BINDERY_APIFUZZ_SKIP_SEEDS=<seed>[,<seed>...]: seeds that lost the device natively in an
 // earlier run (scripts/apifuzz-long passes them on): not run again, reported as skipped. On
 // the H100 one native loss left the GPU unusable until the machine was replaced.
@@ -118,12 +150,12 @@ bool SkippedSeed(uint64_t seed) {
 
 // Runs one program and prints its result; false: the child cannot go on (its device was lost
 // and did not reopen, or it holds more devices than it should).
-bool RunOne(Session& first, const Program& p, const std::string& config) {
+bool RunOne(Session& first, const Program& p, const std::string& config, const std::string& result_suffix) {
   if (SkippedSeed(p.seed)) {
     Emit("R " + std::to_string(p.seed) + " skipped - 0 0");
     return true;
   }
-  const bool bindery = config != "native";
+  const bool bindery = UsesBindery(config);
   Session* session = &first;
   if (UsesNullDescriptors(p)) {
     // Opened once per child and reused; dropped after a failed open so that the next
@@ -144,7 +176,8 @@ bool RunOne(Session& first, const Program& p, const std::string& config) {
   const size_t before = s.harness->Messages().size();
   Device device = s.device;
   device.inject_loss = InjectedLoss(config, p.seed);
-  const RunResult r = Execute(device, p);
+  RunResult r = Execute(device, p);
+  if (FlippedResult(config, p.seed, result_suffix) && r.bytes.size() >= 8) r.bytes[r.bytes.size() / 2] ^= 0x5a;
   const auto problems = Problems(*s.harness, before);
   if (r.device_lost) {
     // Charged to this program; its messages (what led to the loss, Bindery's notice of it)
@@ -165,6 +198,10 @@ bool RunOne(Session& first, const Program& p, const std::string& config) {
     Emit("R " + std::to_string(p.seed) + " setup-error - 0 " + std::to_string(problems.size()));
     Emit("M " + std::to_string(p.seed) + " " + OneLine(r.error));
   } else {
+    // The bytes themselves, for the parent to name a difference (written before the result
+    // line, so that the file is complete once the parent reads that line).
+    const std::string dir = ResultDir();
+    if (!dir.empty()) WriteResult(ResultPath(dir, config, p.seed, result_suffix), r);
     Emit("R " + std::to_string(p.seed) + " ok " + Hash(r.bytes) + " " + std::to_string(r.skipped) + " " +
          std::to_string(problems.size()));
   }
@@ -175,10 +212,10 @@ bool RunOne(Session& first, const Program& p, const std::string& config) {
 }  // namespace
 
 int ChildMain(const std::string& config, uint64_t seed, uint64_t count, uint64_t stride,
-              const std::string& program_file) {
+              const std::string& program_file, const std::string& result_suffix) {
   ApplyConfigEnv(config);
   Session s;
-  OpenSession(config != "native", &s);
+  OpenSession(UsesBindery(config), &s);
   if (!s.error.empty()) {
     Emit("E " + OneLine(s.error));
     return 2;
@@ -193,10 +230,10 @@ int ChildMain(const std::string& config, uint64_t seed, uint64_t count, uint64_t
       Emit("E cannot read " + program_file + ": " + error);
       return 2;
     }
-    return RunOne(s, p, config) ? 0 : 3;
+    return RunOne(s, p, config, result_suffix) ? 0 : 3;
   }
   for (uint64_t i = 0; i < count; ++i) {
-    if (!RunOne(s, Generate(seed + i * stride, s.device.features), config)) return 3;
+    if (!RunOne(s, Generate(seed + i * stride, s.device.features), config, result_suffix)) return 3;
   }
   return 0;
 }
@@ -211,7 +248,12 @@ struct Task {
   std::string config;
   uint64_t seed = 0, count = 0, stride = 1;  // seeds seed, seed + stride, ... (count of them)
   std::string program_file;                  // instead of seeds
+  // Where its results go in the Outcomes (default: config), and the suffix of its result
+  // files: the confirmation of a difference runs a configuration again beside the first run.
+  std::string key, result_suffix;
 };
+
+const std::string& Key(const Task& t) { return t.key.empty() ? t.config : t.key; }
 
 struct Child {
   Task task;
@@ -225,6 +267,7 @@ struct Child {
 
 std::vector<std::string> Args(const RunOptions& o, const Task& t) {
   std::vector<std::string> a = {o.self, "--child", t.config};
+  if (!t.result_suffix.empty()) a.insert(a.end(), {"--result-suffix", t.result_suffix});
   if (!t.program_file.empty()) {
     a.insert(a.end(), {"--program", t.program_file});
   } else {
@@ -337,14 +380,14 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out, const 
           // Not run (BINDERY_APIFUZZ_SKIP_SEEDS): judged as the native loss it was before.
           if (status == "skipped") po.detail = "not run again: it lost the device natively in an earlier run";
           lost_or_hung(status == "device-lost");
-          out[c.task.config][seed] = po;
+          out[Key(c.task)][seed] = po;
           c.next = seed + c.task.stride;
         } else if (tag == "M") {
           uint64_t seed;
           in >> seed;
           std::string rest;
           std::getline(in, rest);
-          auto& po = out[c.task.config][seed];
+          auto& po = out[Key(c.task)][seed];
           if (po.status == ProgramOutcome::kSetupError) po.detail += rest;
           else if (po.status == ProgramOutcome::kDeviceLost && po.detail.empty()) po.detail = rest.substr(1);
           else po.messages.push_back(rest.size() > 1 ? rest.substr(1) : rest);
@@ -377,24 +420,27 @@ void RunTasks(const RunOptions& o, std::deque<Task> tasks, Outcomes& out, const 
       } else if (!c.last_error.empty() && c.next == c.task.seed) {
         // The device did not open: every seed of the task fails alike.
         for (uint64_t s = c.next; s < end; s += c.task.stride) {
-          auto& po = out[c.task.config][s];
+          auto& po = out[Key(c.task)][s];
           po.status = ProgramOutcome::kSetupError;
           po.detail = c.last_error;
         }
       } else if (!c.last_error.empty() && c.next < end) {
         // The child gave up after a result (its device was lost): the program that lost it
         // is charged already; the rest go to a fresh child.
-        tasks.push_front({c.task.config, c.next, (end - c.next + c.task.stride - 1) / c.task.stride, c.task.stride, ""});
+        tasks.push_front({c.task.config, c.next, (end - c.next + c.task.stride - 1) / c.task.stride, c.task.stride, "",
+                          c.task.key, c.task.result_suffix});
       } else if (c.next < end) {
-        auto& po = out[c.task.config][c.next];
+        auto& po = out[Key(c.task)][c.next];
         po.status = hung ? ProgramOutcome::kHang : ProgramOutcome::kCrash;
         po.detail = clean ? "exited before its result" : why;
         const uint64_t rest = c.next + c.task.stride;
         // Next, not last: programs finish about in seed order, so a run stopped early has
         // judged a prefix of its seeds (a long run continues from there).
-        if (rest < end) tasks.push_front({c.task.config, rest, (end - rest) / c.task.stride, c.task.stride, ""});
+        if (rest < end)
+          tasks.push_front({c.task.config, rest, (end - rest) / c.task.stride, c.task.stride, "", c.task.key,
+                            c.task.result_suffix});
       } else if (!clean && c.last_error.empty()) {  // after the last result: at device or instance destruction
-        auto& po = out[c.task.config][end - c.task.stride];
+        auto& po = out[Key(c.task)][end - c.task.stride];
         po.status = hung ? ProgramOutcome::kHang : ProgramOutcome::kCrash;
         po.detail = why + " after the last program (device teardown)";
       }
@@ -499,6 +545,96 @@ std::string Compare(const ProgramOutcome& native, const ProgramOutcome& c) {
   if (!c.messages.empty()) return "validation message: " + c.messages[0];
   if (c.hash != native.hash) return "results differ (" + native.hash + " natively, " + c.hash + ")";
   return "";
+}
+
+std::vector<Confirmation> ConfirmDifferences(const RunOptions& o, const std::vector<Difference>& diffs,
+                                             unsigned reruns) {
+  struct State {
+    std::vector<std::string> native_hashes;  // the first run's, then each re-run's
+    unsigned layer_runs = 1, layer_matched = 0;
+    std::string native_problem;  // a re-run natively that was not clean
+    std::string native_differs_file;  // the native re-run that disagreed
+    bool decided = false, missing = false;
+  };
+  std::vector<State> st(diffs.size());
+  for (size_t i = 0; i < diffs.size(); ++i) st[i].native_hashes.push_back(diffs[i].native.hash);
+  RunOptions ro = o;
+  ro.stop_at = std::chrono::steady_clock::time_point::max();  // a time-limited run still confirms what it found
+  const std::string dir = ResultDir();
+  for (unsigned round = 1; round <= reruns; ++round) {
+    std::deque<Task> tasks;
+    const std::string suffix = "-r" + std::to_string(round);
+    for (size_t i = 0; i < diffs.size(); ++i) {
+      if (st[i].decided) continue;
+      const Difference& d = diffs[i];
+      tasks.push_back({"native", d.seed, 1, 1, "", "native@" + d.config + suffix, suffix + "-for-" + d.config});
+      tasks.push_back({d.config, d.seed, 1, 1, "", d.config + suffix, suffix});
+    }
+    if (tasks.empty()) break;
+    Outcomes out;
+    RunTasks(ro, tasks, out);
+    for (size_t i = 0; i < diffs.size(); ++i) {
+      State& s = st[i];
+      if (s.decided) continue;
+      const Difference& d = diffs[i];
+      const auto& natives = out["native@" + d.config + suffix];
+      const auto& layers = out[d.config + suffix];
+      if (!natives.count(d.seed) || !layers.count(d.seed)) {  // stopped by a signal
+        s.decided = s.missing = true;
+        continue;
+      }
+      const ProgramOutcome& n = natives.at(d.seed);
+      const ProgramOutcome& l = layers.at(d.seed);
+      const std::string np = NativeProblem(n);
+      if (!np.empty() || n.hash != d.native.hash) {
+        s.native_hashes.push_back(np.empty() ? n.hash : "(" + np + ")");
+        s.native_problem = np;
+        s.native_differs_file = ResultPath(dir, "native", d.seed, suffix + "-for-" + d.config);
+        s.decided = true;  // the native side alone disagrees: no use running more
+        continue;
+      }
+      s.native_hashes.push_back(n.hash);
+      ++s.layer_runs;
+      if (Compare(n, l).empty()) ++s.layer_matched;
+    }
+  }
+  std::vector<Confirmation> result;
+  for (size_t i = 0; i < diffs.size(); ++i) {
+    const State& s = st[i];
+    const Difference& d = diffs[i];
+    const std::string first_run = "results differ (" + d.native.hash + " natively, " + d.layer.hash + ")";
+    std::string first_difference;
+    if (!dir.empty()) {
+      first_difference = "; first difference, native vs " + d.config + ": " +
+                         FirstDifferenceOfFiles(ResultPath(dir, "native", d.seed, ""),
+                                                ResultPath(dir, d.config, d.seed, ""));
+    }
+    Confirmation c;
+    if (s.missing) {
+      c = {"results", first_run + " [not confirmed: the re-runs were stopped]" + first_difference};
+    } else if (!s.native_differs_file.empty()) {
+      std::string hashes;
+      for (const std::string& h : s.native_hashes) hashes += (hashes.empty() ? "" : ", ") + h;
+      std::string native_difference;
+      if (!dir.empty() && s.native_problem.empty()) {
+        native_difference = "; first difference between the native runs: " +
+                            FirstDifferenceOfFiles(ResultPath(dir, "native", d.seed, ""), s.native_differs_file);
+      }
+      c = {"native-nondeterministic", "native-nondeterministic (" + hashes + " natively; " + d.layer.hash + " under " +
+                                          d.config + ")" + native_difference + first_difference};
+    } else {
+      const std::string runs = std::to_string(s.layer_runs) + " runs (" + std::to_string(s.native_hashes.size()) +
+                               " native runs gave " + d.native.hash + ")";
+      if (s.layer_matched == 0) {
+        c = {"results", first_run + " [confirmed: differed in " + runs + "]" + first_difference};
+      } else {
+        c = {"results-flaky", "results-flaky (" + d.native.hash + " natively, " + d.layer.hash + " once): matched in " +
+                                  std::to_string(s.layer_matched) + " of " + runs + first_difference};
+      }
+    }
+    result.push_back(c);
+  }
+  return result;
 }
 
 }  // namespace bindery::apifuzz

@@ -36,16 +36,24 @@ class Tally {
 
   // runner.h's TaskEnded: judges the seeds of the task whose results are all in.
   void TaskEnded(const Outcomes& out, uint64_t first, uint64_t end, uint64_t stride);
+  // Runs the programs whose results differed again (runner.h's ConfirmDifferences) and
+  // reports each as a failure ("results", "results-flaky") or as natively nondeterministic.
+  // Before Summarize; nothing to do when no result differed.
+  void ConfirmDifferences();
   // Prints the summary; `stopped`: the time limit ended the run early.
   void Summarize(bool stopped);
 
   const std::vector<Failure>& failures() const { return failures_; }
   const std::vector<Failure>& known_failures() const { return known_failures_; }
+  const std::vector<Failure>& nondeterministic() const { return nondeterministic_; }
   uint64_t judged() const { return judged_count_; }
   const std::vector<uint64_t>& skipped() const { return skipped_; }
 
  private:
   void Judge(const Outcomes& out, uint64_t seed);
+  void Report(const Failure& f, bool is_known);
+  // Deletes the seed's result files (result_file.h) of `configs` with `suffix`.
+  void DropResults(uint64_t seed, const std::vector<std::string>& configs, const std::string& suffix = "") const;
   std::string ClassCounts() const;  // "config/class=N ..." (no spaces inside a token)
   double Elapsed() const;
 
@@ -59,6 +67,9 @@ class Tally {
   // can fault on a valid program: docs/apifuzz.md, "A lost device").
   std::vector<uint64_t> skipped_;
   std::vector<Failure> failures_, known_failures_;
+  // Results that differed, confirmed after the run; programs whose native runs disagreed.
+  std::vector<Difference> pending_;
+  std::vector<Failure> nondeterministic_;
   std::map<std::string, unsigned> by_class_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
