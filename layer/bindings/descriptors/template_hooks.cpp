@@ -275,7 +275,7 @@ void UpdateWithTemplate(DeviceBindings& b, UpdateFn update, VkDevice device, VkD
       });
       if (mirror && mirrored) {
         mirrored = b.MirrorBufferDescriptors(*s, e.dstBinding, e.dstArrayElement, e.descriptorType, values.data(),
-                                             e.descriptorCount, /*written=*/true);
+                                             e.descriptorCount);
       }
     }
   }

@@ -230,11 +230,10 @@ class DeviceBindings : public CapabilityDevice {
   // where the set has no current full set or the mirror cannot be exact (a descriptor
   // that is null or names a destroyed buffer, a native range that rolls over): the caller
   // marks the full set stale.
-  // `written`: the values are what the application wrote (a template update), so a null
-  // buffer is a null descriptor, mirrored as one where nullDescriptor is on (from a copy it
-  // may be a never-written descriptor, which cannot be).
+  // A null buffer is mirrored as a null descriptor where nullDescriptor is on (from a copy
+  // it may be a never-written descriptor: undefined, of which null is one value).
   bool MirrorBufferDescriptors(SetShadow& set, uint32_t binding, uint32_t element, VkDescriptorType type,
-                               const VkDescriptorBufferInfo* values, uint32_t count, bool written = false);
+                               const VkDescriptorBufferInfo* values, uint32_t count);
   bool MirrorNativeRange(SetShadow& set, VkDescriptorSet app_set, uint32_t binding, uint32_t element, uint32_t count);
 
   // Why pipelines fell back, each distinct reason counted (printed with "fallen back" in

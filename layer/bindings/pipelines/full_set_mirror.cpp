@@ -35,15 +35,20 @@ bool DeviceBindings::MirrorWrite(SetShadow& set, const VkWriteDescriptorSet& wri
 }
 
 bool DeviceBindings::MirrorBufferDescriptors(SetShadow& set, uint32_t binding, uint32_t element, VkDescriptorType type,
-                                             const VkDescriptorBufferInfo* values, uint32_t count, bool written) {
+                                             const VkDescriptorBufferInfo* values, uint32_t count) {
   if (set.full == VK_NULL_HANDLE) return false;
-  // A copy of a never-written descriptor leaves the destination undefined, and a buffer
-  // may be gone: neither can be written down as it is. A null descriptor the application
-  // wrote is one (rewriting the whole full set instead would touch bindings that pending
-  // work may be reading after an update after bind).
+  // A buffer may be gone: that cannot be written down as it is, and the full set is
+  // rewritten from the shadow at its next use instead. A null value is either a null
+  // descriptor the application wrote or, from a copy, a never-written one, which leaves
+  // the destination undefined: with nullDescriptor on, a null descriptor is one of the
+  // values an undefined descriptor may hold, so both are mirrored as null. (Rewriting the
+  // whole full set instead would touch bindings without UPDATE_AFTER_BIND that pending
+  // work is reading, when this is an update after bind: invalid, and it invalidates the
+  // command buffers that bound the set.) Without nullDescriptor a null value can only be a
+  // never-written descriptor, whose copy cannot be written down.
   for (uint32_t k = 0; k < count; ++k) {
     if (values[k].buffer == VK_NULL_HANDLE) {
-      if (!(written && plan.null_descriptor)) return false;
+      if (!plan.null_descriptor) return false;
       continue;
     }
     if (!StillNames(values[k])) return false;
