@@ -231,8 +231,9 @@ class DeviceBindings : public CapabilityDevice {
   // that is null or names a destroyed buffer, a native range that rolls over): the caller
   // marks the full set stale.
   // `written`: the values are what the application wrote (a template update), so a null
-  // buffer is a null descriptor, mirrored as one where nullDescriptor is on (from a copy it
-  // may be a never-written descriptor, which cannot be).
+  // buffer is a null descriptor, mirrored as one where nullDescriptor is on. From a copy a
+  // null buffer is a null descriptor when its range is VK_WHOLE_SIZE (as the application
+  // wrote it); all zero, it is a never-written descriptor, which cannot be mirrored.
   bool MirrorBufferDescriptors(SetShadow& set, uint32_t binding, uint32_t element, VkDescriptorType type,
                                const VkDescriptorBufferInfo* values, uint32_t count, bool written = false);
   bool MirrorNativeRange(SetShadow& set, VkDescriptorSet app_set, uint32_t binding, uint32_t element, uint32_t count);

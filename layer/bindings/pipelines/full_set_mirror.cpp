@@ -40,10 +40,13 @@ bool DeviceBindings::MirrorBufferDescriptors(SetShadow& set, uint32_t binding, u
   // A copy of a never-written descriptor leaves the destination undefined, and a buffer
   // may be gone: neither can be written down as it is. A null descriptor the application
   // wrote is one (rewriting the whole full set instead would touch bindings that pending
-  // work may be reading after an update after bind).
+  // work may be reading after an update after bind, and would miss the command buffers
+  // that already bound it). A copy carries the source's descriptors as the application
+  // wrote them: a written null one has range VK_WHOLE_SIZE (the only valid null write),
+  // a never-written one is all zero.
   for (uint32_t k = 0; k < count; ++k) {
     if (values[k].buffer == VK_NULL_HANDLE) {
-      if (!(written && plan.null_descriptor)) return false;
+      if (!((written || values[k].range == VK_WHOLE_SIZE) && plan.null_descriptor)) return false;
       continue;
     }
     if (!StillNames(values[k])) return false;
