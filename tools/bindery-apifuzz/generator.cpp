@@ -961,7 +961,27 @@ class Generator {
       bp.pipeline = pipeline;
     }
     cmds.push_back(MakeAction(pl, pipeline));
+    if (!pl.graphics) ForgetGraphicsSetsAfterDispatch(st);
     return Added::kAction;
+  }
+
+  // On lavapipe a compute push reaching a graphics stage lands on graphics sets (see
+  // PrepareSets). A layer may push a compute set again for any later dispatch (Bindery makes
+  // a pushed set again for a pipeline running natively, or its native part for a converted
+  // one): that push, valid by the spec, lands there too, after the graphics binds that
+  // covered the application's own. So after a dispatch with such a set pushed, every
+  // graphics set counts as gone.
+  void ForgetGraphicsSetsAfterDispatch(CmdState& st) {
+    if (!f_.compute_push_reaches_graphics_sets) return;
+    const std::vector<BoundSet>& compute = st.bp[0].sets;
+    bool reaches = false;
+    for (uint32_t n = 0; n < compute.size() && !reaches; ++n) {
+      if (compute[n].slot != kPushed) continue;
+      const PipelineLayout& via = p_.pipeline_layouts[compute[n].layout];
+      reaches = n < via.sets.size() && (SetLayoutStages(p_.set_layouts[via.sets[n]]) & (kVertex | kFragment)) != 0;
+    }
+    if (!reaches) return;
+    for (BoundSet& g : st.bp[1].sets) g.slot = kNoSlot;
   }
 
   std::vector<Cmd> MakeCommands() {
