@@ -165,6 +165,19 @@ bool RunOne(Session& first, const Program& p, const std::string& config) {
     Emit("R " + std::to_string(p.seed) + " setup-error - 0 " + std::to_string(problems.size()));
     Emit("M " + std::to_string(p.seed) + " " + OneLine(r.error));
   } else {
+    // The bytes read back, one 4-byte word a line ("offset: hex"), for telling which store
+    // or read differs: `BINDERY_APIFUZZ_DUMP_BYTES=FILE bindery-apifuzz --child CONFIG
+    // --program CASE` (docs/apifuzz.md).
+    if (const char* dump = std::getenv("BINDERY_APIFUZZ_DUMP_BYTES")) {
+      if (FILE* f = std::fopen(dump, "w")) {
+        for (size_t i = 0; i + 3 < r.bytes.size(); i += 4) {
+          uint32_t w;
+          std::memcpy(&w, &r.bytes[i], 4);
+          std::fprintf(f, "%zu: %08x\n", i, w);
+        }
+        std::fclose(f);
+      }
+    }
     Emit("R " + std::to_string(p.seed) + " ok " + Hash(r.bytes) + " " + std::to_string(r.skipped) + " " +
          std::to_string(problems.size()));
   }
