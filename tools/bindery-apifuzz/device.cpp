@@ -136,6 +136,7 @@ bool QueryFeatures(Features* out, std::string* error) {
     props2.pNext = &driver;
     vkGetPhysicalDeviceProperties2(pd, &props2);
     f.dynamic_all_stages = driver.driverID == VK_DRIVER_ID_NVIDIA_PROPRIETARY;
+    f.compute_push_reaches_graphics_sets = driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
     ok = v12.timelineSemaphore && f2.features.vertexPipelineStoresAndAtomics &&
          f2.features.multiDrawIndirect && f2.features.drawIndirectFirstInstance;
     if (!ok) *error = "the device lacks timelineSemaphore, vertexPipelineStoresAndAtomics, "

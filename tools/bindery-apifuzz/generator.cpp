@@ -29,6 +29,13 @@ class Rng {
 };
 
 
+// The stages any binding of the set layout is visible to.
+uint32_t SetLayoutStages(const SetLayout& l) {
+  uint32_t stages = 0;
+  for (const Binding& b : l.bindings) stages |= b.stages;
+  return stages;
+}
+
 constexpr uint32_t kNoSlot = UINT32_MAX;
 constexpr uint32_t kPushed = UINT32_MAX - 1;  // a bound push-descriptor set
 
@@ -745,10 +752,14 @@ class Generator {
         // the bind point: a push at one changes what the other reads natively from that set
         // number on (pushed or bound sets), against the spec. The other bind point's pushed
         // sets and its sets from that number on count as gone, so it binds or pushes them
-        // again before it uses them.
+        // again before it uses them. A compute push reaching a graphics stage may land on a
+        // lower graphics set number as well (lavapipe numbers it through the pushing
+        // layout's earlier sets): there every graphics set counts as gone.
+        const bool every_set = f_.compute_push_reaches_graphics_sets && !pl.graphics &&
+                               (SetLayoutStages(p_.set_layouts[layout.sets[set]]) & (kVertex | kFragment)) != 0;
         std::vector<BoundSet>& other = st.bp[pl.graphics ? 0 : 1].sets;
         for (uint32_t n = 0; n < other.size(); ++n) {
-          if (other[n].slot == kPushed || n >= set) other[n].slot = kNoSlot;
+          if (every_set || other[n].slot == kPushed || n >= set) other[n].slot = kNoSlot;
         }
         continue;
       }
@@ -950,7 +961,27 @@ class Generator {
       bp.pipeline = pipeline;
     }
     cmds.push_back(MakeAction(pl, pipeline));
+    if (!pl.graphics) ForgetGraphicsSetsAfterDispatch(st);
     return Added::kAction;
+  }
+
+  // On lavapipe a compute push reaching a graphics stage lands on graphics sets (see
+  // PrepareSets). A layer may push a compute set again for any later dispatch (Bindery makes
+  // a pushed set again for a pipeline running natively, or its native part for a converted
+  // one): that push, valid by the spec, lands there too, after the graphics binds that
+  // covered the application's own. So after a dispatch with such a set pushed, every
+  // graphics set counts as gone.
+  void ForgetGraphicsSetsAfterDispatch(CmdState& st) {
+    if (!f_.compute_push_reaches_graphics_sets) return;
+    const std::vector<BoundSet>& compute = st.bp[0].sets;
+    bool reaches = false;
+    for (uint32_t n = 0; n < compute.size() && !reaches; ++n) {
+      if (compute[n].slot != kPushed) continue;
+      const PipelineLayout& via = p_.pipeline_layouts[compute[n].layout];
+      reaches = n < via.sets.size() && (SetLayoutStages(p_.set_layouts[via.sets[n]]) & (kVertex | kFragment)) != 0;
+    }
+    if (!reaches) return;
+    for (BoundSet& g : st.bp[1].sets) g.slot = kNoSlot;
   }
 
   std::vector<Cmd> MakeCommands() {

@@ -478,6 +478,12 @@ class Interpreter {
             s.layout >= set_layouts_.size() || p_.set_layouts[s.layout].push ||
             (p_.set_layouts[s.layout].update_after_bind && !p_.pools[s.pool].update_after_bind))
           return Skip();
+        // Past the pool's maxSets an allocation may fail or not, as the implementation likes
+        // (lavapipe allocates, the layer may refuse): the generator never goes there, and a
+        // reduction that cut a free must not either, or it "reduces" to that difference.
+        uint32_t live = 0;
+        for (const Slot& slot : slots_) live += slot.set != VK_NULL_HANDLE && slot.pool == s.pool ? 1 : 0;
+        if (live >= p_.pools[s.pool].max_sets) return Skip();
         bool variable = false;
         uint32_t variable_count = s.count;
         for (const Binding& b : p_.set_layouts[s.layout].bindings) {

@@ -204,6 +204,12 @@ struct Features {
   // dynamic storage buffer of a set whose earlier dynamic binding is not visible to compute
   // (docs/apifuzz.md): there dynamic bindings are made visible to every stage.
   bool dynamic_all_stages = false;
+  // lavapipe (Mesa 22.3) writes a push-descriptor set pushed at COMPUTE into the graphics
+  // stages too, numbering its descriptors through the *pushing* layout's earlier sets: where
+  // those hold fewer descriptors than the graphics pipeline's layout, the push lands on a
+  // lower graphics set number than its own (docs/apifuzz.md). There a compute push whose set
+  // layout names a graphics stage takes away every set the graphics bind point holds.
+  bool compute_push_reaches_graphics_sets = false;
   bool AnyDescriptorIndexing() const {
     return partially_bound || variable_count || uab_storage || uab_uniform || uab_sampled || uab_storage_image;
   }
