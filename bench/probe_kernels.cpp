@@ -6,6 +6,7 @@
 // shaderInt64 (probe_device.h), so rewritten kernels use 64-bit addresses and indices.
 #include <string>
 
+#include "add_pointers_spv.h"
 #include "add_spv.h"
 #include "matvec_f16_spv.h"
 #include "matvec_q4_0_spv.h"
@@ -91,6 +92,38 @@ std::vector<ProbeResult> RunKernelProbes(ProbeDevice& d) {
   if (ns >= 0) out.push_back({"kernel/add 4096 floats (GPU)", "us", ns / 1000});
   for (DeviceBuffer& b : buffers) d.Destroy(b);
   d.Destroy(add);
+
+  // The same add written by hand with buffer_reference pointers (no descriptors; the layer
+  // leaves it alone): what the driver's pointer path costs a dispatch by itself, beside
+  // what the rewrite adds.
+  ProbeKernel by_hand = d.CreateKernel(add_pointers_spv, sizeof(add_pointers_spv), 0, 32, 0);
+  DeviceBuffer pointed[3];
+  struct {
+    VkDeviceAddress a, b, c;
+    uint32_t n, pad;
+  } args{0, 0, 0, kAddN, 0};
+  ok = by_hand.kernel.pipeline != VK_NULL_HANDLE;
+  VkDeviceAddress* addresses[3] = {&args.a, &args.b, &args.c};
+  for (int i = 0; i < 3 && ok; ++i) {
+    pointed[i] = d.CreateBuffer(kAddN * 4, VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT);
+    VkBufferDeviceAddressInfo info{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+    info.buffer = pointed[i].buffer;
+    ok = pointed[i].buffer != VK_NULL_HANDLE && (*addresses[i] = vkGetBufferDeviceAddress(d.device(), &info)) != 0;
+  }
+  ok = ok && Initialise(d, pointed, 3);
+  const ProbeFns& fn = d.fn();
+  auto body = [&](VkCommandBuffer cb) {
+    fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, by_hand.kernel.pipeline);
+    fn.CmdPushConstants(cb, by_hand.kernel.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(args), &args);
+    fn.CmdDispatch(cb, kAddN / 256, 1, 1);
+    return true;
+  };
+  const double hand_ns = ok ? MedianGpuNs(d, body, 2, kSamples) : -1;
+  if (hand_ns >= 0) out.push_back({"kernel/add 4096 floats, pointers by hand (GPU)", "us", hand_ns / 1000});
+  for (DeviceBuffer& b : pointed) {
+    if (b.buffer != VK_NULL_HANDLE) d.Destroy(b);
+  }
+  d.Destroy(by_hand);
   return out;
 }
 
