@@ -60,7 +60,9 @@ DeviceBuffer CreateDeviceBuffer(VkPhysicalDevice physical_device, VkDevice devic
     mai.memoryTypeIndex = type;
     VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
     flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
-    if (AppAddressKnob("memory")) mai.pNext = &flags;
+    // A buffer with an address (the knob, or a caller that asked for the usage) needs
+    // memory allocated for addresses.
+    if (AppAddressKnob("memory") || (usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) != 0) mai.pNext = &flags;
     r = vkAllocateMemory(device, &mai, nullptr, &b.memory);
     if (r != VK_SUCCESS) {
       b.memory = VK_NULL_HANDLE;

@@ -177,7 +177,7 @@ ProbeKernel ProbeDevice::CreateKernel(const uint32_t* spirv, size_t bytes, uint3
   ProbeKernel k;
   k.bindings = bindings;
   k.kernel = harness_.CreateKernel(spirv, bytes, bindings, push_bytes);
-  if (k.kernel.pipeline == VK_NULL_HANDLE) return k;
+  if (k.kernel.pipeline == VK_NULL_HANDLE || bindings == 0 || sets == 0) return k;  // no sets: no pool
   VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindings * sets};
   VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   dpci.maxSets = sets;
@@ -193,11 +193,11 @@ void ProbeDevice::Destroy(ProbeKernel& k) {
   k = {};
 }
 
-DeviceBuffer ProbeDevice::CreateBuffer(VkDeviceSize size) {
+DeviceBuffer ProbeDevice::CreateBuffer(VkDeviceSize size, VkBufferUsageFlags extra_usage) {
   std::string e;
   return CreateDeviceBuffer(physical_device(), device(), size,
                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                VK_BUFFER_USAGE_TRANSFER_DST_BIT | extra_usage,
                             &e);
 }
 

@@ -64,7 +64,7 @@ class ProbeDevice {
                            uint32_t sets);
   void Destroy(ProbeKernel& k);
   // A buffer in the GPU's own memory (storage + transfer usage); empty on failure.
-  DeviceBuffer CreateBuffer(VkDeviceSize size);
+  DeviceBuffer CreateBuffer(VkDeviceSize size, VkBufferUsageFlags extra_usage = 0);
   void Destroy(DeviceBuffer& b) { DestroyDeviceBuffer(device(), b); }
   // A mapped host-visible buffer (the harness's); empty on failure.
   test::HostBuffer CreateHostBuffer(VkDeviceSize size, VkBufferUsageFlags usage) {

@@ -32,13 +32,16 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer Words { uint
 
 shared TransferParams shared_params;
 
-TransferParams LoadParamsFromMemory() {
+// The address of this dispatch's 32-byte parameter record.
+uvec2 ParamsAddress() {
   const uint code = gl_WorkGroupID.y | (gl_WorkGroupID.z << 15u);
   const uvec2 base = BlockDirectory(uvec2(kDirectoryLow, kDirectoryHigh)).block[code >> 18u];
   uint carry;
   const uint low = uaddCarry(base.x, (code & 0x3FFFFu) << 4u, carry);
-  return ParamRecord(uvec2(low, base.y + carry)).p;
+  return uvec2(low, base.y + carry);
 }
+
+TransferParams LoadParamsFromMemory() { return ParamRecord(ParamsAddress()).p; }
 
 // Read once per workgroup (one invocation's two dependent loads instead of every one's).
 TransferParams LoadParams() {

@@ -81,6 +81,11 @@ void Apply(Settings& s, const std::string& name, const std::string& value, const
     if (v == "on" || v == "1" || v == "true") s.bindings_validate = true;
     else if (v == "off" || v == "0" || v == "false") s.bindings_validate = false;
     else bad_value("on|off");
+  } else if (name == "bindings_records_in_root") {
+    const std::string v = Lower(Trim(value));
+    if (v == "on" || v == "1" || v == "true") s.bindings_records_in_root = true;
+    else if (v == "off" || v == "0" || v == "false") s.bindings_records_in_root = false;
+    else bad_value("on|off");
   } else if (name == "transfer_push_replay") {
     const std::string v = Lower(Trim(value));
     if (v == "auto") s.transfer_push_replay = PushReplay::kAuto;
@@ -191,6 +196,7 @@ const char* const kStrategyValues[] = {"auto", "native", "compute"};
 const char* const kLogLevelValues[] = {"warn", "error", "info", "debug"};
 const char* const kOnOffValues[] = {"off", "on"};
 const char* const kAutoOnOffValues[] = {"auto", "on", "off"};
+const char* const kOnOffFirstOnValues[] = {"on", "off"};
 #define BINDERY_SETTING(key, env, values) SettingInfo{key, env, values, sizeof(values) / sizeof(values[0])}
 const SettingInfo kSettingsTable[] = {
     BINDERY_SETTING("indirect_bindings", "BINDERY_INDIRECT_BINDINGS", kModeValues),
@@ -204,6 +210,7 @@ const SettingInfo kSettingsTable[] = {
     BINDERY_SETTING("bindings_ubo", "BINDERY_BINDINGS_UBO", kOnOffValues),
     SettingInfo{"bindings_dump", "BINDERY_BINDINGS_DUMP", nullptr, 0},  // a folder
     BINDERY_SETTING("bindings_validate", "BINDERY_BINDINGS_VALIDATE", kOnOffValues),
+    BINDERY_SETTING("bindings_records_in_root", "BINDERY_BINDINGS_RECORDS_IN_ROOT", kOnOffFirstOnValues),
 };
 #undef BINDERY_SETTING
 }  // namespace
@@ -276,6 +283,7 @@ std::string Describe(const Settings& s) {
   if (s.bindings_convert_ubo) out += " bindings_ubo=on";
   if (!s.bindings_dump_dir.empty()) out += " bindings_dump=" + s.bindings_dump_dir;
   if (s.bindings_validate) out += " bindings_validate=on";
+  if (!s.bindings_records_in_root) out += " bindings_records_in_root=off";
   out += " settings_file=" + (s.source_file.empty() ? std::string("(none)") : s.source_file);
   return out;
 }

@@ -54,6 +54,9 @@ struct Settings {
   // invalid rewrite falls back natively with the validator's message (off: it costs
   // milliseconds per new module and specialization).
   bool bindings_validate = false;
+  // Indirect bindings: small sets fixed while bound carry their records in the root
+  // (bindings/model/root_layout.h) instead of their argument block's address.
+  bool bindings_records_in_root = true;
 
   std::vector<std::string> warnings;  // problems met while reading, reported later
   std::string source_file;            // the settings file that was read, if any

@@ -86,13 +86,28 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
   std::vector<Member>& members = members_scratch.v;
   root_member_.assign(options_.sets.size(), kNone);
   dynamic_member_.assign(converted_.size(), kNone);
-  for (uint32_t s = 0; s < options_.sets.size(); ++s)
+  for (uint32_t s = 0; s < options_.sets.size(); ++s) {
+    // Records in the root: an array covering every record this module reads (its type a
+    // record struct of its own, never the argument block's).
+    uint32_t records_used = 0;
+    bool used = false;
     for (const Converted& c : converted_)
       if (c.set == &options_.sets[s]) {
-        members.push_back({options_.sets[s].root_offset, address_type_, &root_member_[s], "bindery_set",
-                           options_.sets[s].set});
-        break;
+        used = true;
+        records_used = std::max(records_used, c.binding->first_record + std::max(1u, c.binding->array_size));
       }
+    if (!used) continue;
+    if (!options_.sets[s].records_in_root) {
+      members.push_back({options_.sets[s].root_offset, address_type_, &root_member_[s], "bindery_set",
+                         options_.sets[s].set});
+      continue;
+    }
+    uint32_t record = types_.CreateType(spv::OpTypeStruct, {address_type_, address_type_});
+    types_.AddMemberDecoration(record, 0, spv::DecorationOffset, {0});
+    types_.AddMemberDecoration(record, 1, spv::DecorationOffset, {8});
+    members.push_back({options_.sets[s].root_offset, types_.GetArrayType(record, records_used, 16), &root_member_[s],
+                       "bindery_set_records", options_.sets[s].set});
+  }
   for (uint32_t i = 0; i < converted_.size(); ++i)
     if (converted_[i].binding->dynamic_offsets_root_offset != kNoRootOffset)
       members.push_back({converted_[i].binding->dynamic_offsets_root_offset,
@@ -242,16 +257,27 @@ uint32_t PointerPass::EmitRecordPointer(uint32_t c, uint32_t element, uint32_t r
   uint32_t first = types_.GetUintConstant(cv.binding->first_record);
   uint32_t index = first;
   uint32_t element_u32 = element;
+  const bool in_root = cv.set->records_in_root;
   if (element != 0) {
     index = Emit(spv::OpIAdd, u32_, {first, element});
     // 64-bit like every dynamic index of a buffer-pointer chain (pointer_pass_wide_indices.cpp).
-    if (options_.shader_int64) index = Emit(spv::OpUConvert, u64_, {index});
+    if (options_.shader_int64 && !in_root) index = Emit(spv::OpUConvert, u64_, {index});
   } else {
     element_u32 = types_.GetUintConstant(0);
   }
   uint32_t c0 = types_.GetUintConstant(0), c1 = types_.GetUintConstant(1);
-  uint32_t address_at = Emit(spv::OpAccessChain, address_pointer_, {records, c0, index, c0});
-  uint32_t address = Emit(spv::OpLoad, address_type_, {address_at, spv::MemoryAccessAlignedMask, kRecordAlignment});
+  // A record in the root is a member of the push constants (or the root buffer): read
+  // like any of them, with no pointer load first.
+  const uint32_t root_records = in_root ? types_.GetUintConstant(root_member_[set_index]) : 0;
+  auto record_word = [&](uint32_t member) {
+    if (in_root) {
+      uint32_t at = Emit(spv::OpAccessChain, pc_address_pointer_, {pc_var_, root_records, index, member});
+      return Emit(spv::OpLoad, address_type_, {at});
+    }
+    uint32_t at = Emit(spv::OpAccessChain, address_pointer_, {records, c0, index, member});
+    return Emit(spv::OpLoad, address_type_, {at, spv::MemoryAccessAlignedMask, kRecordAlignment});
+  };
+  uint32_t address = record_word(c0);
   uint32_t dynamic = 0;
   if (dynamic_member_[c] != kNone) {
     uint32_t at = Emit(spv::OpAccessChain, pc_u32_pointer_, {pc_var_, types_.GetUintConstant(dynamic_member_[c]), element_u32});
@@ -273,8 +299,7 @@ uint32_t PointerPass::EmitRecordPointer(uint32_t c, uint32_t element, uint32_t r
   if (result_id == 0) result_id = m_.TakeId();
   EmitWithId(options_.shader_int64 ? spv::OpConvertUToPtr : spv::OpBitcast, cv.psb_block_pointer, result_id, {address});
   if (size) {
-    uint32_t size_at = Emit(spv::OpAccessChain, address_pointer_, {records, c0, index, c1});
-    uint32_t raw = Emit(spv::OpLoad, address_type_, {size_at, spv::MemoryAccessAlignedMask, kRecordAlignment});
+    uint32_t raw = record_word(c1);
     uint32_t s = raw;
     if (!options_.shader_int64) {
       // Without 64-bit integers sizes are 32-bit: a buffer of 4 GiB or more reads as 4 GiB - 1.

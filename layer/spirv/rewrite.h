@@ -53,6 +53,11 @@ struct SetLayout {
   // (8-byte aligned; uint64 with shaderInt64, else uvec2 {low, high}).
   uint32_t root_offset = 0;
   std::vector<BindingLayout> bindings;  // bindings of this set to convert
+  // The set's records themselves lie in the root from root_offset (record i at
+  // root_offset + 16 i, as in a block), copied there when the set is bound: the shader
+  // reads each buffer's address straight from the root, as a driver reads its
+  // descriptors, with no load of the argument block before its first access.
+  bool records_in_root = false;
 };
 
 enum class RootPlacement {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "copy_regions_comp.h"
+#include "fill_edges_comp.h"
 #include "copy_shift_comp.h"
 #include "copy_vec4_comp.h"
 #include "chassis/command_state.h"
@@ -65,7 +66,8 @@ bool Kernels::Build(StagingPool& staging, uint32_t command_data_slot) {
   } sources[] = {{fill_vec4_comp, sizeof(fill_vec4_comp)},
                  {copy_vec4_comp, sizeof(copy_vec4_comp)},
                  {copy_shift_comp, sizeof(copy_shift_comp)},
-                 {copy_regions_comp, sizeof(copy_regions_comp)}};
+                 {copy_regions_comp, sizeof(copy_regions_comp)},
+                 {fill_edges_comp, sizeof(fill_edges_comp)}};
   for (int i = 0; i < static_cast<int>(KernelKind::kCount); ++i) {
     VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     smci.codeSize = sources[i].bytes;
@@ -96,7 +98,7 @@ void Kernels::Record(VkCommandBuffer cb, const CommandState& state, const Kernel
   // that a dispatch can name (within the first kBlockSize bytes of its block).
   uint64_t dispatches = 0;
   for (uint32_t j = 0; j < count; ++j) {
-    dispatches += jobs[j].kind == KernelKind::kCopyRegions
+    dispatches += jobs[j].kind == KernelKind::kCopyRegions || jobs[j].kind == KernelKind::kFillEdges
                       ? 1
                       : std::max<uint64_t>(1, (jobs[j].blocks + kMaxBlocksPerDispatch - 1) / kMaxBlocksPerDispatch);
   }
@@ -124,6 +126,15 @@ void Kernels::Record(VkCommandBuffer cb, const CommandState& state, const Kernel
     if (job.kind != bound) {
       d.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_[static_cast<int>(job.kind)]);
       bound = job.kind;
+    }
+    if (job.kind == KernelKind::kFillEdges) {  // one workgroup: an edge is shorter than the split's alignment
+      const KernelParams params{{static_cast<uint32_t>(job.dst_address), static_cast<uint32_t>(job.dst_address >> 32)},
+                                {static_cast<uint32_t>(job.src_address), static_cast<uint32_t>(job.src_address >> 32)},
+                                static_cast<uint32_t>(job.blocks),
+                                job.value,
+                                {job.extra, 0}};
+      dispatch(params, 1);
+      continue;
     }
     if (job.kind == KernelKind::kCopyRegions) {  // one workgroup per region
       const KernelParams params{{static_cast<uint32_t>(job.dst_address), static_cast<uint32_t>(job.dst_address >> 32)},

@@ -26,7 +26,9 @@ namespace bindery::transfer {
 
 class StagingPool;
 
-enum class KernelKind { kFillVec4 = 0, kCopyVec4 = 1, kCopyShift = 2, kCopyRegions = 3, kCount = 4 };
+// kFillEdges: the byte edges of a fill (shaders/fill_edges.comp), one workgroup, its
+// parameters all in the record (KernelJob below says where each goes).
+enum class KernelKind { kFillVec4 = 0, kCopyVec4 = 1, kCopyShift = 2, kCopyRegions = 3, kFillEdges = 4, kCount = 5 };
 
 // One entry of the region table kCopyRegions reads (shaders/copy_regions.comp).
 struct RegionRecord {
@@ -74,11 +76,17 @@ inline KernelParamsName NameParams(uint32_t block_index, uint64_t offset_in_bloc
 
 struct KernelJob {
   KernelKind kind;
-  uint64_t dst_address;  // kCopyRegions: the region table
-  uint64_t src_address;
-  uint64_t blocks;  // 16-byte blocks to write; kCopyRegions: regions in the table
-  uint32_t value;
+  uint64_t dst_address;  // kCopyRegions: the region table; kFillEdges: the head edge's first word
+  uint64_t src_address;  // kFillEdges: the tail edge's first word
+  uint64_t blocks;  // 16-byte blocks to write; kCopyRegions: regions in the table; kFillEdges: the head's span
+  uint32_t value;   // fills: the pattern
+  uint32_t extra = 0;  // kFillEdges: the tail's span (FillEdgeSpan)
 };
+
+// kFillEdges: an edge of `size` bytes from device address `address`, as the kernel reads it.
+inline uint32_t FillEdgeSpan(uint64_t address, uint64_t size) {
+  return static_cast<uint32_t>(address & 3u) | static_cast<uint32_t>(size << 2);
+}
 
 class Kernels {
  public:

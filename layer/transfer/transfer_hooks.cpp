@@ -188,6 +188,31 @@ bool FillEdgesByKernel(DeviceTransfers& t, VkCommandBuffer cb, CommandState& sta
   return true;
 }
 
+// A fill's byte-granular edges by one kFillEdges dispatch whose record holds all it needs
+// (no staged bytes, no region table: its stores wait for fewer dependent loads than the
+// batched-regions kernel's), with its middle beside it in the same barrier bracket as in
+// FillEdgesByKernel. `pattern`: the fill's word at 4-byte aligned device addresses.
+void FillEdgesByEdgeKernel(DeviceTransfers& t, VkCommandBuffer cb, CommandState& state, VkDeviceAddress address,
+                           const ByteRange (&edges)[2], uint32_t pattern, const KernelJob* middle,
+                           NativeFill* native) {
+  KernelJob job{KernelKind::kFillEdges, 0, 0, 0, pattern};
+  const ByteRange& head = edges[0];
+  const ByteRange& tail = edges[1];
+  if (!head.empty()) {
+    job.dst_address = (address + head.offset) & ~VkDeviceAddress{3};
+    job.blocks = FillEdgeSpan(address + head.offset, head.size);
+  }
+  if (!tail.empty()) {
+    job.src_address = (address + tail.offset) & ~VkDeviceAddress{3};
+    job.extra = FillEdgeSpan(address + tail.offset, tail.size);
+  }
+  KernelJob jobs[2] = {job, {}};
+  uint32_t count = 1;
+  if (middle != nullptr) jobs[count++] = *middle;
+  t.kernels.Record(cb, state, jobs, count, native != nullptr ? &RecordNativeFill : nullptr, native);
+  t.counters.kernels->Add(count);
+}
+
 // Does any region of this copy need the layer (a kernel or a batch)? If not, the
 // application's call goes down untouched.
 template <typename RegionFn>
@@ -307,6 +332,13 @@ VKAPI_ATTR void VKAPI_CALL CmdFillBuffer(VkCommandBuffer cb, VkBuffer dst, VkDev
     const KernelJob middle{KernelKind::kFillVec4, address + split.middle.offset, 0, split.middle.size / 16, pattern};
     NativeFill native{&t.next, cb, dst, split.middle.offset, split.middle.size, pattern};
     const bool has_middle = !split.middle.empty();
+    // Edges shorter than 2^30 bytes (always: each is shorter than the split's alignment)
+    // need no staging at all.
+    if (edges[0].size < (1u << 30) && edges[1].size < (1u << 30)) {
+      FillEdgesByEdgeKernel(t, cb, *state, address, edges, RotatedPattern(data, address + offset, 0),
+                            has_middle && kernel ? &middle : nullptr, has_middle && !kernel ? &native : nullptr);
+      return;
+    }
     if (FillEdgesByKernel(t, cb, *state, address, edges, write, has_middle && kernel ? &middle : nullptr,
                           has_middle && !kernel ? &native : nullptr)) {
       return;

@@ -102,6 +102,57 @@ TEST(RootPlan, SetsPackAfterTheApplicationsRangeAndCompatibleLayoutsAgree) {
   EXPECT_FALSE(PlanRoot({images}, 0, 256).converts);
 }
 
+TEST(SetLayoutPlan, SmallSetsFixedWhileBoundMayCarryTheirRecordsInTheRoot) {
+  EXPECT_TRUE(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1), B(1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3)})
+                  .records_fit_root);
+  EXPECT_TRUE(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 2), B(1, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1)})
+                  .records_fit_root);
+  EXPECT_FALSE(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 5)}).records_fit_root);  // more than kMaxRecordsInRoot
+  EXPECT_FALSE(Plan({B(0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1)}).records_fit_root);   // converts nothing
+  EXPECT_FALSE(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1)}, false, {VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT})
+                   .records_fit_root);
+  EXPECT_FALSE(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1)}, false,
+                    {VK_DESCRIPTOR_BINDING_UPDATE_UNUSED_WHILE_PENDING_BIT})
+                   .records_fit_root);
+  EXPECT_FALSE(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2)}, false,
+                    {VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT})
+                   .records_fit_root);
+  VkDescriptorSetLayoutBinding b = B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1);
+  VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  info.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;  // records per command buffer
+  info.bindingCount = 1;
+  info.pBindings = &b;
+  std::vector<VkDescriptorSetLayoutBinding> native;
+  std::vector<VkDescriptorBindingFlags> native_flags;
+  EXPECT_FALSE(PlanSetLayout(info, nullptr, false, native, native_flags).records_fit_root);
+}
+
+TEST(RootPlan, RecordsInTheRootTakeSixteenBytesEachWhileTheyLeaveRoomForLaterSets) {
+  auto three = std::make_shared<SetLayoutShadow>(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3)}));
+  auto dynamic = std::make_shared<SetLayoutShadow>(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 1)}));
+  auto big = std::make_shared<SetLayoutShadow>(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 8)}));
+  const RootLayout r = PlanRoot({three, dynamic, big}, 4, 256, true);
+  EXPECT_TRUE(r.sets[0].records_in_root);
+  EXPECT_EQ(r.sets[0].root_offset, 8u);
+  EXPECT_EQ(r.sets[0].slot_bytes, 48u);
+  EXPECT_TRUE(r.sets[1].records_in_root);
+  EXPECT_EQ(r.sets[1].root_offset, 56u);
+  EXPECT_EQ(r.sets[1].dynamic_offset, 72u);
+  EXPECT_FALSE(r.sets[2].records_in_root);  // 8 records: its block's address
+  EXPECT_EQ(r.sets[2].root_offset, 80u);
+  EXPECT_EQ(r.end, 88u);
+  EXPECT_TRUE(r.fits);
+  // Set 0 is where it was in a layout compatible for set 0 only.
+  EXPECT_EQ(PlanRoot({three}, 4, 256, true).sets[0].root_offset, 8u);
+  EXPECT_EQ(PlanRoot({three}, 4, 256, true).sets[0].slot_bytes, 48u);
+  // Without room for kRootReserveAfterRecords more bytes, the set keeps its address.
+  const RootLayout tight = PlanRoot({three}, 192, 256, true);
+  EXPECT_FALSE(tight.sets[0].records_in_root);
+  EXPECT_EQ(tight.sets[0].slot_bytes, 8u);
+  // Off by default (the ring's plan, and the unit tests above).
+  EXPECT_FALSE(PlanRoot({three}, 4, 256).sets[0].records_in_root);
+}
+
 TEST(RecordAllocator, OutOfPoolMemoryVersusFragmentedAndMerging) {
   RecordAllocator r(10);
   uint32_t a = 0, b = 0, c = 0, d = 0;

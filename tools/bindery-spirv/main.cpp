@@ -1,11 +1,12 @@
 // bindery-spirv: runs the descriptor-to-pointer rewrite on a file and shows what it did.
-//   bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks]
+//   bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks] [--records-in-root]
 //                            [--base-alignment N: descriptors' base address alignment]
 //                 [--ubo] [--target vulkan1.0|1.1|1.1spv1.4|1.2|1.3] [--glsl] -o OUT.spv
 //   bindery-spirv info IN.spv
 #include <spirv-tools/libspirv.h>
 #include <spirv_cross_c.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -145,7 +146,7 @@ bool ParseUint(const std::string& s, uint32_t* v) {
 int Rewrite(const std::vector<uint32_t>& words, const std::vector<std::string>& args) {
   std::string out_path;
   uint32_t root_offset = kNoRootOffset;
-  bool ubo = false, glsl = false, sets_given = false;
+  bool ubo = false, glsl = false, sets_given = false, records_in_root = false;
   std::set<uint32_t> sets;
   RewriteOptions o;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -171,6 +172,7 @@ int Rewrite(const std::vector<uint32_t>& words, const std::vector<std::string>& 
       if (!value(&v) || !ParseUint(v, &root_offset)) return Fail("--root-offset needs a number");
     } else if (a == "--no-int64") o.shader_int64 = false;
     else if (a == "--bounds-checks") o.bounds_checks = true;
+    else if (a == "--records-in-root") records_in_root = true;
     else if (a == "--base-alignment") {
       if (!value(&v) || !ParseUint(v, &o.descriptor_base_alignment)) return Fail("--base-alignment needs a number");
     } else if (a == "--ubo") ubo = true;
@@ -186,6 +188,17 @@ int Rewrite(const std::vector<uint32_t>& words, const std::vector<std::string>& 
   RewriteOptions layout = DefaultLayout(info, root_offset, ubo);
   for (const SetLayout& s : layout.sets)
     if (!sets_given || sets.count(s.set)) o.sets.push_back(s);
+  if (records_in_root) {
+    // Each set's records in the root instead of its block's address, slots packed.
+    uint32_t cursor = (root_offset + 7u) & ~7u;
+    for (SetLayout& s : o.sets) {
+      s.root_offset = cursor;
+      s.records_in_root = true;
+      uint32_t records = 0;
+      for (const BindingLayout& b : s.bindings) records = std::max(records, b.first_record + std::max(1u, b.array_size));
+      cursor += 16 * records;
+    }
+  }
   o.convert_uniform_buffers = ubo;
   RewriteResult r = RewriteDescriptorsToPointers(words.data(), words.size(), o);
   if (!r.error.empty()) return Fail("not a module we can read: " + r.error);
@@ -212,7 +225,7 @@ int Rewrite(const std::vector<uint32_t>& words, const std::vector<std::string>& 
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr,
-                 "usage: bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks]\n"
+                 "usage: bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks] [--records-in-root]\n"
                  "                     [--base-alignment N] [--ubo] [--target vulkan1.0|1.1|1.1spv1.4|1.2|1.3] [--glsl] -o OUT.spv\n"
                  "       bindery-spirv info IN.spv\n");
     return 2;

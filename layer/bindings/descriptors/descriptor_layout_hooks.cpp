@@ -212,7 +212,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
     app_end = std::max(app_end, r.offset + r.size);
   }
   auto shadow = std::make_unique<PipelineLayoutShadow>();
-  shadow->root = PlanRoot(std::move(sets), app_end, b.max_push_bytes);
+  shadow->root = PlanRoot(std::move(sets), app_end, b.max_push_bytes, b.plan.records_in_root);
   if (!shadow->root.converts) {
     // Kept too: binds through it are recorded (a fallback pipeline may need those sets).
     VkPipelineLayoutCreateInfo info = *pCreateInfo;

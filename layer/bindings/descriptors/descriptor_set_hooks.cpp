@@ -66,6 +66,10 @@ void DestroyBlockBuffer(DeviceBindings& b, PoolShadow& pool) {
     b.host_bytes.Sub(pool.descriptors.capacity() * sizeof(VkDescriptorBufferInfo));
     std::vector<VkDescriptorBufferInfo>().swap(pool.descriptors);
   }
+  if (pool.host_records.capacity() != 0) {
+    b.host_bytes.Sub(pool.host_records.capacity() * sizeof(uint64_t));
+    std::vector<uint64_t>().swap(pool.host_records);
+  }
   pool.buffer = VK_NULL_HANDLE;
   pool.memory = VK_NULL_HANDLE;
 }
@@ -172,7 +176,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDes
       return r == VK_ERROR_INITIALIZATION_FAILED ? VK_ERROR_OUT_OF_DEVICE_MEMORY : r;
     }
     pool->descriptors.assign(records, VkDescriptorBufferInfo{});
-    b.host_bytes.Add(pool->descriptors.capacity() * sizeof(VkDescriptorBufferInfo));
+    pool->host_records.assign(2 * records, 0);
+    b.host_bytes.Add(pool->descriptors.capacity() * sizeof(VkDescriptorBufferInfo) +
+                     pool->host_records.capacity() * sizeof(uint64_t));
   }
   const VkResult r = b.next.CreateDescriptorPool(device, pCreateInfo, pAllocator, pDescriptorPool);
   if (r != VK_SUCCESS) {
@@ -319,7 +325,9 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
       result = result == VK_ERROR_OUT_OF_HOST_MEMORY ? result : VK_ERROR_OUT_OF_DEVICE_MEMORY;
     } else {
       pool->descriptors.assign(pool->capacity, VkDescriptorBufferInfo{});
-      b.host_bytes.Add(pool->descriptors.capacity() * sizeof(VkDescriptorBufferInfo));
+      pool->host_records.assign(2 * static_cast<size_t>(pool->capacity), 0);
+      b.host_bytes.Add(pool->descriptors.capacity() * sizeof(VkDescriptorBufferInfo) +
+                       pool->host_records.capacity() * sizeof(uint64_t));
     }
   }
   for (uint32_t i = 0; i < n; ++i) pDescriptorSets[i] = VK_NULL_HANDLE;
@@ -385,6 +393,8 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
       set->address = pool->address + static_cast<VkDeviceAddress>(set->first_record) * kRecordBytes;
       // Unwritten descriptors read as null records (a partially bound set stays safe).
       std::memset(set->records, 0, static_cast<size_t>(set->record_count) * kRecordBytes);
+      set->host_records = reinterpret_cast<uint8_t*>(pool->host_records.data() + 2 * static_cast<size_t>(set->first_record));
+      std::memset(set->host_records, 0, static_cast<size_t>(set->record_count) * kRecordBytes);
       set->descriptors = pool->descriptors.data() + set->first_record;
       std::fill(set->descriptors, set->descriptors + set->record_count, VkDescriptorBufferInfo{});
     }

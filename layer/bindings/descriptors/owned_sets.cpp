@@ -60,9 +60,12 @@ VkResult AllocateOwnedSet(PoolShadow& pool, const std::shared_ptr<const SetLayou
     set.descriptors = pool.descriptors.data() + first;
     // Unwritten descriptors read as null records (a partially bound set stays safe).
     std::memset(set.records, 0, static_cast<size_t>(count) * kRecordBytes);
+    set.host_records = reinterpret_cast<uint8_t*>(pool.host_records.data() + 2 * static_cast<size_t>(first));
+    std::memset(set.host_records, 0, static_cast<size_t>(count) * kRecordBytes);
     std::fill(set.descriptors, set.descriptors + count, VkDescriptorBufferInfo{});
   } else {
     set.records = nullptr;
+    set.host_records = nullptr;
     set.address = 0;
     set.descriptors = nullptr;
   }

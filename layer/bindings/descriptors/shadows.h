@@ -148,6 +148,9 @@ struct SetShadow {
   // allocation gave none): a native one has that many descriptors, not the layout's maximum.
   uint32_t variable_count = 0;
   uint8_t* records = nullptr;           // host pointer to the first record
+  // The same records in host memory (the block may be device memory the CPU reads slowly):
+  // what a bind copies into the root when the set's records travel there (root_layout.h).
+  uint8_t* host_records = nullptr;
   VkDeviceAddress address = 0;          // device address of the first record
   // Per record, as the application wrote it: the set's run of its pool's CPU copy.
   VkDescriptorBufferInfo* descriptors = nullptr;
@@ -200,6 +203,7 @@ struct PoolShadow {
   // The CPU copy of every record (what the application wrote), indexed like the block:
   // one allocation per pool, none per set.
   std::vector<VkDescriptorBufferInfo> descriptors;
+  std::vector<uint64_t> host_records;  // the block's records, two words each (SetShadow::host_records)
   std::vector<VkDescriptorSet> sets;  // live sets in DeviceBindings::sets (for reset and destroy)
   std::vector<VkDescriptorSet> native_buffer_sets;  // live sets in DeviceBindings::native_buffer_sets
 

@@ -219,6 +219,7 @@ class Bindings final : public Capability {
     plan->convert_uniform_buffers = settings.bindings_convert_ubo;
     plan->dump_dir = settings.bindings_dump_dir;
     plan->validate = settings.bindings_validate;
+    plan->records_in_root = settings.bindings_records_in_root;
     plan->broadcast_descriptor_index_models = BroadcastIndexModels(editor);
     editor.tracking().resources = true;
     editor.tracking().commands = true;  // per-command-buffer state: binds (fallbacks), the root ring

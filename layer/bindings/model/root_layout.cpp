@@ -3,22 +3,28 @@
 namespace bindery::bindings {
 namespace {
 uint32_t Align8(uint32_t v) { return (v + 7u) & ~7u; }
-}  // namespace
 
-RootLayout PlanRoot(std::vector<std::shared_ptr<const SetLayoutShadow>> sets, uint32_t app_push_end,
-                    uint32_t max_push_bytes) {
-  RootLayout root;
-  root.begin = Align8(app_push_end);
+// Lays the slots out in set order; a set's records go in its slot where `in_root(i)` says.
+template <typename InRoot>
+void LaySlots(RootLayout& root, uint32_t max_push_bytes, InRoot&& in_root) {
   uint32_t cursor = root.begin;
-  root.sets.resize(sets.size());
-  for (size_t i = 0; i < sets.size(); ++i) {
+  root.converts = false;
+  root.dynamic = false;
+  for (size_t i = 0; i < root.sets.size(); ++i) {
     SetRoot& r = root.sets[i];
-    r.layout = std::move(sets[i]);
+    r.root_offset = kNoOffset;
+    r.dynamic_offset = kNoOffset;
+    r.records_in_root = false;
+    r.slot_bytes = 8;
     if (r.layout == nullptr || !r.layout->converts()) continue;
     root.converts = true;
     r.root_offset = cursor;
     r.root_only = !r.layout->has_native && r.layout->total_dynamic == 0;
-    cursor += 8;
+    if (in_root(i, cursor)) {
+      r.records_in_root = true;
+      r.slot_bytes = kRecordBytes * r.layout->record_count;
+    }
+    cursor += r.slot_bytes;
     if (r.layout->converted_dynamic != 0) {
       root.dynamic = true;
       r.dynamic_offset = cursor;
@@ -28,6 +34,32 @@ RootLayout PlanRoot(std::vector<std::shared_ptr<const SetLayoutShadow>> sets, ui
   }
   root.end = cursor;
   root.fits = !root.converts || root.end <= max_push_bytes;
+}
+}  // namespace
+
+RootLayout PlanRoot(std::vector<std::shared_ptr<const SetLayoutShadow>> sets, uint32_t app_push_end,
+                    uint32_t max_push_bytes, bool records_in_root) {
+  RootLayout root;
+  root.begin = Align8(app_push_end);
+  root.sets.resize(sets.size());
+  for (size_t i = 0; i < sets.size(); ++i) root.sets[i].layout = std::move(sets[i]);
+  // Records in the root where the set allows it and they leave room for later sets (a
+  // decision of the sets below it alone).
+  size_t keep_below = root.sets.size();  // sets from here on keep their block's address
+  auto chosen = [&](size_t i, uint32_t cursor) {
+    const SetLayoutShadow& l = *root.sets[i].layout;
+    const uint32_t after = cursor + kRecordBytes * l.record_count + 4 * l.converted_dynamic;
+    return records_in_root && i < keep_below && l.records_fit_root && after + kRootReserveAfterRecords <= max_push_bytes;
+  };
+  LaySlots(root, max_push_bytes, chosen);
+  // A root that would fit with addresses only never moves to the ring for records in it:
+  // the highest sets give theirs up first, so layouts that agree on the sets below keep
+  // agreeing on them unless even their addresses would not fit.
+  while (!root.fits && keep_below > 0) {
+    --keep_below;
+    if (!root.sets[keep_below].records_in_root) continue;
+    LaySlots(root, max_push_bytes, chosen);
+  }
   return root;
 }
 

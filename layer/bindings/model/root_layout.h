@@ -31,8 +31,15 @@ struct SetRoot {
   uint32_t root_offset = kNoOffset;               // address of the set's block
   uint32_t dynamic_offset = kNoOffset;            // its converted dynamic offsets
   // The set is its root slot alone: every binding converted, none dynamic. A bind of such
-  // sets is 8 bytes of root each and nothing native (bind_hooks.cpp's short path).
+  // sets is `slot_bytes` of root each and nothing native (bind_hooks.cpp's short path).
   bool root_only = false;
+  // The slot holds the set's records themselves (16 bytes each, in block order) instead of
+  // its block's address: shaders then read a buffer's address from push constants, as a
+  // driver's descriptors arrive, with no dependent load of the block before the first
+  // access (the fixed cost of a rewritten dispatch). Filled from the set's CPU copy of its
+  // records at every bind.
+  bool records_in_root = false;
+  uint32_t slot_bytes = 8;  // root_offset .. root_offset + slot_bytes: the address or the records
 };
 
 struct RootLayout {
@@ -54,7 +61,16 @@ struct RootLayout {
 };
 
 // `app_push_end`: one past the last byte of the application's push-constant ranges.
+// With `records_in_root`, a set whose layout allows it (SetLayoutShadow::records_fit_root)
+// gets its records in its slot when they fit with kRootReserveAfterRecords bytes to spare
+// for the sets after it: a decision that depends only on the sets below it and on the
+// application's ranges, so compatible layouts agree on every slot. Should the root then
+// not fit where addresses alone would, the highest sets go back to addresses one by one
+// until it fits; only then can two layouts compatible for set N disagree on set N's slot
+// (the sets above N need nearly all of the space even as addresses), a corner left
+// unhandled like the ring's (bindings_records_in_root=off avoids it).
+inline constexpr uint32_t kRootReserveAfterRecords = 32;
 RootLayout PlanRoot(std::vector<std::shared_ptr<const SetLayoutShadow>> sets, uint32_t app_push_end,
-                    uint32_t max_push_bytes);
+                    uint32_t max_push_bytes, bool records_in_root = false);
 
 }  // namespace bindery::bindings

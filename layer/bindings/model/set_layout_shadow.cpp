@@ -96,6 +96,18 @@ SetLayoutShadow PlanSetLayout(const VkDescriptorSetLayoutCreateInfo& info, const
   shadow.has_native = std::any_of(native_bindings.begin(), native_bindings.end(),
                                   [](const VkDescriptorSetLayoutBinding& b) { return b.descriptorCount != 0; });
   shadow.total_dynamic = shadow.converted_dynamic + shadow.native_dynamic;
+  constexpr VkDescriptorBindingFlags kChangesWhileBound =
+      VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT | VK_DESCRIPTOR_BINDING_UPDATE_UNUSED_WHILE_PENDING_BIT |
+      VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT;
+  bool fixed_while_bound = !shadow.push_descriptor &&
+                           (info.flags & VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT) == 0;
+  for (uint32_t i = 0; flags != nullptr && i < info.bindingCount; ++i) {
+    if ((flags[i] & kChangesWhileBound) != 0) fixed_while_bound = false;
+  }
+  for (const ConvertedBinding& c : shadow.converted) {
+    if (c.count == 0) fixed_while_bound = false;
+  }
+  shadow.records_fit_root = shadow.converts() && fixed_while_bound && shadow.record_count <= kMaxRecordsInRoot;
   shadow.create_flags = info.flags;
   shadow.app_bindings.assign(info.pBindings, info.pBindings + info.bindingCount);
   if (flags != nullptr) shadow.app_flags.assign(flags, flags + info.bindingCount);

@@ -15,6 +15,8 @@ namespace bindery::bindings {
 inline constexpr uint32_t kNoOffset = 0xffffffffu;
 // One record per buffer descriptor: { uint64 address; uint64 size; } (spirv/rewrite.h).
 inline constexpr uint32_t kRecordBytes = 16;
+// Most records of a set whose records may travel in the root (SetLayoutShadow::records_fit_root).
+inline constexpr uint32_t kMaxRecordsInRoot = 4;
 
 bool IsConvertedType(VkDescriptorType type, bool convert_uniform_buffers);
 // Layouts created with these flags never convert: descriptor-buffer layouts (the
@@ -62,6 +64,10 @@ struct SetLayoutShadow {
   mutable VkDescriptorSetLayout full = VK_NULL_HANDLE;
   bool has_native = false;        // the native layout still has bindings with descriptors
   bool push_descriptor = false;   // a push-descriptor layout (converted records live per command buffer)
+  // Its sets' records may travel in the root itself (root_layout.h): few records, a fixed
+  // count, and contents fixed once a set is bound (no update-after-bind, no update while
+  // pending, no push descriptors), so a copy taken at bind time is what the GPU must read.
+  bool records_fit_root = false;
   bool converts() const { return !converted.empty(); }
 
   const ConvertedBinding* Find(uint32_t binding) const {

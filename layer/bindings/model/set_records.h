@@ -46,6 +46,7 @@ __attribute__((always_inline)) inline void WriteRecord(DeviceBindings& b, Thread
     }
   }
   std::memcpy(set.records + static_cast<size_t>(record) * kRecordBytes, out, sizeof(out));
+  std::memcpy(set.host_records + static_cast<size_t>(record) * kRecordBytes, out, sizeof(out));
 }
 
 // The 16-byte record `info` becomes, written to `out` (push-descriptor records; set

@@ -70,6 +70,7 @@ void OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t spirv_
     spirv::SetLayout& s = o.sets[used_sets++];
     s.set = i;
     s.root_offset = r.root_offset;
+    s.records_in_root = r.records_in_root;
     s.bindings.clear();
     for (const ConvertedBinding& c : r.layout->converted) {
       spirv::BindingLayout bl;

@@ -14,6 +14,22 @@
 namespace bindery::bindings {
 namespace {
 
+// A bound set's root slot: its block's address, or its records themselves (copied from
+// the CPU copy; a set of a layout fixed while bound cannot change before the GPU reads
+// them). An unknown set gets zeros: null records, as a null block address reads.
+inline void WriteSetSlot(const SetRoot& r, const SetShadow* set, uint8_t* out) {
+  if (!r.records_in_root) {
+    const VkDeviceAddress address = set != nullptr ? set->address : 0;
+    std::memcpy(out, &address, 8);
+    return;
+  }
+  if (set != nullptr && set->host_records != nullptr && set->record_count * kRecordBytes == r.slot_bytes) {
+    std::memcpy(out, set->host_records, r.slot_bytes);
+  } else {
+    std::memset(out, 0, r.slot_bytes);
+  }
+}
+
 constexpr uint32_t kMaxRootBytes = 4096;  // maxPushConstantsSize of every known device is below
 constexpr uint32_t kMaxSets = 64;
 constexpr uint32_t kMaxDynamic = 256;
@@ -125,14 +141,14 @@ bool BindRootOnlySets(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData
   }
   const SetRoot* r = root.sets.data() + firstSet;
   const uint32_t lo = r[0].root_offset;
-  alignas(8) uint8_t bytes[8 * kTrackedSets];
+  alignas(8) uint8_t bytes[kRecordBytes * kMaxRecordsInRoot * kTrackedSets];
+  uint32_t hi = lo;
   for (uint32_t i = 0; i < setCount; ++i) {
-    if (!r[i].root_only || r[i].root_offset != lo + 8 * i) return false;
+    if (!r[i].root_only || r[i].root_offset != hi) return false;
     const SetShadow* set = FindSet(b, pSets[i]);
-    const VkDeviceAddress address = set != nullptr ? set->address : 0;
-    std::memcpy(bytes + 8 * i, &address, 8);
+    WriteSetSlot(r[i], set, bytes + (hi - lo));
+    hi += r[i].slot_bytes;
   }
-  const uint32_t hi = lo + 8 * setCount;
   data.points[index].RecordPlainSets(layout, firstSet, setCount, pSets);
   b.next.CmdPushConstants(cb, layout, pl.root_stages, lo, hi - lo, bytes);
   if (NoteRootDelivered(data.points, index, layout, pl.ranges_key, pl.root_stages, lo, hi, bytes)) b.MarkStalePush();
@@ -238,10 +254,9 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
       }
     }
     if (r.root_offset != kNoOffset) {
-      const VkDeviceAddress address = set != nullptr ? set->address : 0;
-      std::memcpy(bytes + r.root_offset, &address, 8);
+      WriteSetSlot(r, set, bytes + r.root_offset);
       root_lo = std::min(root_lo, r.root_offset);
-      root_hi = std::max(root_hi, r.root_offset + 8);
+      root_hi = std::max(root_hi, r.root_offset + r.slot_bytes);
     }
   }
   // Offsets left over (a set without a known layout) go down with the last native run.

@@ -142,6 +142,24 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
     for (const spirv::SetLayout& s : layout->sets) {
       uint32_t records = 1;
       for (const spirv::BindingLayout& b : s.bindings) records = std::max(records, b.first_record + b.array_size);
+      if (s.records_in_root) {
+        // The records themselves in push constants, as the layer's bind copies them there.
+        if (s.root_offset + 16ull * records > push.size()) {
+          out.error = "root records at " + std::to_string(s.root_offset) + " beyond push_constant_end " +
+                      std::to_string(push_constant_end);
+          return out;
+        }
+        std::memset(&push[s.root_offset], 0, 16ull * records);
+        for (const spirv::BindingLayout& b : s.bindings) {
+          for (size_t i = 0; i < entry.buffers.size(); ++i) {
+            const BufferSpec& spec = entry.buffers[i];
+            if (spec.set != s.set || spec.binding != b.binding || spec.index >= b.array_size) continue;
+            const uint64_t record[2] = {o.buffers[i].address, spec.record_size ? spec.record_size : spec.size};
+            std::memcpy(&push[s.root_offset + 16ull * (b.first_record + spec.index)], record, 16);
+          }
+        }
+        continue;
+      }
       DeviceBuffer block = device.CreateBuffer(16ull * records);
       if (block.buffer == VK_NULL_HANDLE) {
         out.error = "argument block creation failed";

@@ -2,7 +2,8 @@
 // lavapipe twice — the original with descriptors, the rewrite with hand-built argument
 // blocks pointing at the same buffers — and every buffer must come back byte identical,
 // under each option variant (addresses as uint64 / as uvec2 on a device without
-// shaderInt64; bounds checks off / on). Every shader, graphics stages included, is also
+// shaderInt64; bounds checks off / on; small sets' records in push constants instead of
+// argument blocks). Every shader, graphics stages included, is also
 // rewritten and checked with spirv-val under each variant (RewriteValidates).
 #include <gtest/gtest.h>
 
@@ -33,6 +34,9 @@ std::vector<CaseParam> Cases(bool compute_only) {
     for (bool int64 : {true, false}) {
       for (bool bounds : {false, true}) out.push_back({path, e.file, {int64, bounds}});
     }
+    // Records in the root (small sets' records in push constants).
+    out.push_back({path, e.file, {true, false, true}});
+    out.push_back({path, e.file, {false, true, true}});
   }
   return out;
 }

@@ -109,9 +109,19 @@ RewriteCase RewriteAndCheck(const CorpusEntry& entry, const std::vector<uint32_t
       next += b.array_size;
     }
   }
-  // Dynamic buffers: their offsets go after the roots, 4 bytes per descriptor.
+  // Records in the root (the variant): sets of at most 4 records get a 16-byte slot per
+  // record instead of their block's 8-byte address, slots packed from root_offset, while
+  // they leave 32 bytes of the spec's minimum push-constant space (128) for later sets —
+  // the layer's rule (bindings/model/root_layout.h).
   uint32_t next_push = root_offset;
-  for (const spirv::SetLayout& s : c.layout.sets) next_push = std::max(next_push, s.root_offset + 8);
+  for (spirv::SetLayout& s : c.layout.sets) {
+    uint32_t records = 0;
+    for (const spirv::BindingLayout& b : s.bindings) records = std::max(records, b.first_record + std::max(1u, b.array_size));
+    s.root_offset = next_push;
+    s.records_in_root = variant.records_in_root && records != 0 && records <= 4 && next_push + 16 * records + 32 <= 128;
+    next_push += s.records_in_root ? 16 * records : 8;
+  }
+  // Dynamic buffers: their offsets go after the roots, 4 bytes per descriptor.
   for (spirv::SetLayout& s : c.layout.sets) {
     for (spirv::BindingLayout& b : s.bindings) {
       const bool dynamic = std::any_of(entry.buffers.begin(), entry.buffers.end(), [&](const BufferSpec& spec) {

@@ -14,7 +14,12 @@ namespace bindery::spirv_exec {
 struct Variant {
   bool int64 = true;
   bool bounds = false;
-  std::string Name() const { return std::string(int64 ? "int64" : "uvec2") + (bounds ? "_bounds" : ""); }
+  // Sets of at most 4 records carry them in push constants (spirv::SetLayout::records_in_root),
+  // as the layer lays out small sets fixed while bound.
+  bool records_in_root = false;
+  std::string Name() const {
+    return std::string(int64 ? "int64" : "uvec2") + (bounds ? "_bounds" : "") + (records_in_root ? "_rootrecords" : "");
+  }
 };
 
 struct RewriteCase {
