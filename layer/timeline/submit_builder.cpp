@@ -84,7 +84,7 @@ VkResult SubmitBuilder::CollectWaits(const Batch& batch) {
 VkResult SubmitBuilder::WaitOnPoint(const SemOp& w, VkSemaphore* out) {
   TimelineSemaphore& s = *w.timeline;
   std::lock_guard<std::mutex> lock(s.mutex);
-  device_.Retire(s);
+  device_.Retire(s, false);
   if (s.value >= w.value) return VK_SUCCESS;  // reached: nothing to wait for
   TimePoint* p = device_.LowestPending(s, w.value, sub_.get(), true);
   // No point the driver has: another queue relays its spare in a call it has not sent
