@@ -31,6 +31,8 @@ const TimelineWorkload kWorkloads[] = {
     {"timeline/chained submits, each waiting the previous one's value", "us per submit", &TimelineDevice::Chain,
      kTimelineChain},
     {"timeline/one host signal releasing 16 waiting submits, host wait", "us", &TimelineDevice::FanOut, 1},
+    {"timeline/driver floor: binary semaphores and fences chained as the emulation sends them", "us per submit",
+     &TimelineDevice::BinaryFloor, kTimelineChain},
 };
 
 // Microseconds per operation over at least `span` (negative: a call failed).

@@ -1,6 +1,7 @@
 #include "timeline_device.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <iterator>
 
 namespace bindery::bench {
@@ -29,6 +30,54 @@ TimelineDevice::~TimelineDevice() {
   if (harness_.device() == VK_NULL_HANDLE) return;
   vkDeviceWaitIdle(harness_.device());
   for (VkSemaphore s : all_) vkDestroySemaphore(harness_.device(), s, nullptr);
+  for (VkSemaphore s : binary_) vkDestroySemaphore(harness_.device(), s, nullptr);
+  for (VkFence f : fences_) vkDestroyFence(harness_.device(), f, nullptr);
+}
+
+std::string TimelineDevice::CreateBinaryFloorObjects() {
+  // The chain's semaphores (kTimelineChain + 1) and one spare per submit.
+  binary_.assign(2 * kTimelineChain + 1, VK_NULL_HANDLE);
+  fences_.assign(kTimelineChain + 1, VK_NULL_HANDLE);
+  VkSemaphoreCreateInfo si{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  for (VkSemaphore& s : binary_) {
+    if (vkCreateSemaphore(harness_.device(), &si, nullptr, &s) != VK_SUCCESS) return "vkCreateSemaphore failed";
+  }
+  VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  for (VkFence& f : fences_) {
+    if (vkCreateFence(harness_.device(), &fi, nullptr, &f) != VK_SUCCESS) return "vkCreateFence failed";
+  }
+  return {};
+}
+
+bool TimelineDevice::BinaryFloor() {
+  VkPipelineStageFlags all[kTimelineChain + 1];
+  std::fill(std::begin(all), std::end(all), VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+  VkSemaphore* chain = binary_.data();                      // kTimelineChain + 1
+  VkSemaphore* spares = binary_.data() + kTimelineChain + 1;  // kTimelineChain
+  for (uint32_t i = 0; i < kTimelineChain; ++i) {
+    VkSemaphore signals[2] = {chain[i + 1], spares[i]};
+    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    if (i > 0) {
+      submit.waitSemaphoreCount = 1;
+      submit.pWaitSemaphores = &chain[i];
+      submit.pWaitDstStageMask = all;
+    }
+    submit.signalSemaphoreCount = 2;
+    submit.pSignalSemaphores = signals;
+    if (submit_(harness_.queue(), 1, &submit, fences_[i]) != VK_SUCCESS) return false;
+  }
+  // Every semaphore still signalled is waited once, so the next call starts unsignalled.
+  VkSemaphore left[kTimelineChain + 1];
+  std::copy(spares, spares + kTimelineChain, left);
+  left[kTimelineChain] = chain[kTimelineChain];
+  VkSubmitInfo unsignal{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  unsignal.waitSemaphoreCount = kTimelineChain + 1;
+  unsignal.pWaitSemaphores = left;
+  unsignal.pWaitDstStageMask = all;
+  if (submit_(harness_.queue(), 1, &unsignal, fences_[kTimelineChain]) != VK_SUCCESS) return false;
+  const VkDevice d = harness_.device();
+  if (vkWaitForFences(d, 1, &fences_[kTimelineChain], VK_TRUE, kWaitNs) != VK_SUCCESS) return false;
+  return vkResetFences(d, static_cast<uint32_t>(fences_.size()), fences_.data()) == VK_SUCCESS;
 }
 
 std::string TimelineDevice::Init() {
@@ -45,7 +94,7 @@ std::string TimelineDevice::Init() {
   for (VkSemaphore s : all_) {
     if (s == VK_NULL_HANDLE) return "vkCreateSemaphore (timeline) failed";
   }
-  return {};
+  return CreateBinaryFloorObjects();
 }
 
 bool TimelineDevice::RoundTrip() {

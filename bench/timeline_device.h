@@ -5,7 +5,13 @@
 //   chained     kTimelineChain submits, each waiting the value the previous one signals,
 //               then a host wait of the last value (reported per submit);
 //   fan-out     kTimelineFanOut submissions waiting one value, one host signal releasing
-//               them all, a host wait of all they signal.
+//               them all, a host wait of all they signal;
+//   binary floor  what the emulation sends the driver for the chained workload, made by
+//               hand with binary semaphores and fences: per submit, a wait of the previous
+//               submit's semaphore, two signalled semaphores (a point's direct and spare
+//               one) and a fence; then one submit waiting the spares (unsignalling them)
+//               and a fence wait (reported per chained submit). No emulation can chain
+//               faster on that driver than this.
 // Entry points come from vkGetDeviceProcAddr (as a performance-minded application calls
 // them).
 #pragma once
@@ -48,9 +54,11 @@ class TimelineDevice {
   bool RoundTrip();
   bool Chain();
   bool FanOut();
+  bool BinaryFloor();
 
  private:
   VkSemaphore Create();
+  std::string CreateBinaryFloorObjects();
   bool Submit(VkSemaphore wait, uint64_t wait_value, VkSemaphore signal, uint64_t signal_value);
   bool Signal(VkSemaphore s, uint64_t value);
   bool Wait(const VkSemaphore* s, const uint64_t* values, uint32_t count);
@@ -64,6 +72,9 @@ class TimelineDevice {
   std::vector<VkSemaphore> all_;
   VkSemaphore host_ = VK_NULL_HANDLE, done_ = VK_NULL_HANDLE, chain_ = VK_NULL_HANDLE;
   VkSemaphore fan_[kTimelineFanOut]{};
+  // BinaryFloor: binary semaphores (the chain's and the spares) and fences.
+  std::vector<VkSemaphore> binary_;
+  std::vector<VkFence> fences_;
   uint64_t value_ = 0;        // host_, done_ and fan_ move together
   uint64_t chain_value_ = 0;  // chain_
 };

@@ -81,6 +81,7 @@ DeviceTimelines::~DeviceTimelines() {
       next.DestroyFence(device.handle, sub->fence, nullptr);
     }
     for (VkSemaphore s : q->free_semaphores) next.DestroySemaphore(device.handle, s, nullptr);
+    for (VkSemaphore s : q->spent) next.DestroySemaphore(device.handle, s, nullptr);
     for (VkFence f : q->free_fences) next.DestroyFence(device.handle, f, nullptr);
   }
   for (Spare& s : graveyard_) next.DestroySemaphore(device.handle, s.semaphore, nullptr);
@@ -294,8 +295,8 @@ void DeviceTimelines::Retire(TimelineSemaphore& s, bool ask_driver) {
     s.value = std::max(s.value, it->value);
     // The point goes once its spare is no longer in flight (a relay may still signal it).
     if (it->spare.signaller == nullptr || SubmissionComplete(*it->spare.signaller, ask_driver)) {
-      if (it->spare.semaphore != VK_NULL_HANDLE) next.DestroySemaphore(device.handle, it->spare.semaphore, nullptr);
-      if (it->direct != VK_NULL_HANDLE) next.DestroySemaphore(device.handle, it->direct, nullptr);
+      Spend(it->spare.semaphore, it->spare.signaller);
+      Spend(it->direct, it->submission);
       it = s.points.erase(it);
     } else {
       ++it;
@@ -500,6 +501,38 @@ VkSemaphore DeviceTimelines::TakeSemaphore(QueueTimelines& q) {
   return s;
 }
 
+SubmissionRef DeviceTimelines::TakeSubmission(QueueTimelines& q) {
+  if (q.free_submissions.empty()) {
+    auto sub = std::make_shared<Submission>();
+    sub->queue = &q;
+    return sub;
+  }
+  // Nobody else refers to it (Sweep frees only unreferenced records): reset in place.
+  SubmissionRef sub = std::move(q.free_submissions.back());
+  q.free_submissions.pop_back();
+  sub->submitted.store(false, std::memory_order_relaxed);
+  sub->complete.store(false, std::memory_order_relaxed);
+  sub->wanted.store(false, std::memory_order_relaxed);
+  sub->watched = VK_NULL_HANDLE;
+  return sub;
+}
+
+void DeviceTimelines::Spend(VkSemaphore semaphore, const SubmissionRef& signaller) {
+  if (semaphore == VK_NULL_HANDLE) return;
+  // More than this many waiting to be unsignalled on one queue (nothing is released
+  // there any more): destroyed instead.
+  constexpr std::size_t kMaxSpent = 1024;
+  if (signaller != nullptr && signaller->queue != nullptr) {
+    QueueTimelines& q = *signaller->queue;
+    std::lock_guard<std::mutex> lock(q.spent_mutex);
+    if (q.spent.size() < kMaxSpent) {
+      q.spent.push_back(semaphore);
+      return;
+    }
+  }
+  next.DestroySemaphore(device.handle, semaphore, nullptr);
+}
+
 VkFence DeviceTimelines::TakeFence(QueueTimelines& q) {
   if (!q.free_fences.empty()) {
     VkFence f = q.free_fences.back();
@@ -525,6 +558,8 @@ void DeviceTimelines::Sweep(QueueTimelines& q) {
     if (it->use_count() == 1) {  // no point or waiter refers to it: the fence can be reused
       next.ResetFences(device.handle, 1, &(*it)->fence);
       q.free_fences.push_back((*it)->fence);
+      (*it)->fence = VK_NULL_HANDLE;
+      q.free_submissions.push_back(std::move(*it));
       it = q.held.erase(it);
     } else {
       ++it;

@@ -7,6 +7,7 @@
 //   change_mutex_ (leaf: only the generation counter)
 //   parked_binary_mutex_ (leaf)
 //   graveyard_mutex_ (leaf)
+//   queue.spent_mutex (leaf)
 // Host waits hold no lock while they block: they sleep on the change signal only, which
 // every event that can meet a wait bumps (host signal, release of parked work, device loss,
 // and completion of a wanted submission, seen by the queue's completion thread).
@@ -74,6 +75,15 @@ struct QueueTimelines {
   std::vector<SubmissionRef> held;      // complete, still referenced by points or waiters
   std::vector<VkSemaphore> free_semaphores;  // unsignalled binary semaphores
   std::vector<VkFence> free_fences;          // unsignalled
+  std::vector<SubmissionRef> free_submissions;  // records to reuse (no fence, nothing waited)
+  // Binary semaphores of retired points that no device waiter took (a point's spare, or
+  // its direct semaphore when only the host waited): signalled, and a binary semaphore is
+  // unsignalled only by a wait. The next release on this queue waits them in a batch of
+  // their own (their signals are complete: it waits for nothing) and they return to
+  // `free_semaphores` once it completes, instead of a destroy and a create per point.
+  // Its own leaf lock: points retire under a semaphore's lock, from any thread.
+  std::mutex spent_mutex;
+  std::vector<VkSemaphore> spent;
   // Scratch reused by every submission (no allocation once warm).
   std::vector<Batch> scratch_batches;
   std::vector<const Batch*> release_list;  // the batches of the driver call being built
@@ -187,6 +197,11 @@ class DeviceTimelines : public CapabilityDevice {
   void Sweep(QueueTimelines& q);  // q.mutex held
   VkSemaphore TakeSemaphore(QueueTimelines& q);
   VkFence TakeFence(QueueTimelines& q);
+  // A cleared submission record for `q` (reused from Sweep when one is free). q.mutex held.
+  SubmissionRef TakeSubmission(QueueTimelines& q);
+  // `semaphore` is signalled by `signaller` (complete) and will never be waited: its
+  // queue unsignals it for reuse (QueueTimelines::spent). Any lock may be held.
+  void Spend(VkSemaphore semaphore, const SubmissionRef& signaller);
   void BuryOrDestroy(Spare&& spare);
   void SweepGraveyard();
   // `ask_driver` false: only what is already known (no driver call).
