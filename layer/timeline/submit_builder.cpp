@@ -194,17 +194,8 @@ VkResult SubmitBuilder::StageSignals(const Batch& batch, VkSubmitInfo2& out) {
 
 void SubmitBuilder::Commit() {
   sub_->submitted.store(true, std::memory_order_release);
-  bool watched = false;
-  for (const SemaphoreRef& s : staged_) watched = watched || s->host_waiters.load() != 0;
-  if (watched) {
-    // A host thread waits on a value this submission signals: have its completion watched
-    // now rather than after that waiter wakes to ask for it (the queue's mutex is held).
-    sub_->wanted.store(true);
-    if (!queue_.completion_thread.joinable()) {
-      queue_.completion_thread = std::thread(&DeviceTimelines::CompletionThread, &device_, &queue_);
-    }
-    queue_.completion_wanted.notify_one();
-  }
+  // A host thread already waiting on a value this call signals wakes on the change below
+  // and, finding the point pending, blocks on this submission's fence itself.
   queue_.in_flight.push_back(std::move(sub_));
   staged_.clear();
   device_.NotifyChange();

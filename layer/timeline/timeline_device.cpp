@@ -385,16 +385,6 @@ VkResult DeviceTimelines::Wait(const VkSemaphoreWaitInfo* info, uint64_t timeout
       forever ? Clock::time_point::max()
               : Clock::now() + std::chrono::nanoseconds(std::min<uint64_t>(timeout, 1ull << 62));
   std::vector<SubmissionRef> held;
-  // Counted as a host waiter of each semaphore while inside this call.
-  struct Waiting {
-    std::vector<SemaphoreRef>& sems;
-    explicit Waiting(std::vector<SemaphoreRef>& s) : sems(s) {
-      for (const SemaphoreRef& r : sems) r->host_waiters.fetch_add(1);
-    }
-    ~Waiting() {
-      for (const SemaphoreRef& r : sems) r->host_waiters.fetch_sub(1);
-    }
-  } waiting(sems);
   // The first look at the values uses only what is known complete: when the wait then
   // blocks in the driver, one fence wait answers for every submission it needs (an
   // already signalled fence returns at once); a second look asks the driver.

@@ -8,9 +8,13 @@
 //   parked_binary_mutex_ (leaf)
 //   graveyard_mutex_ (leaf)
 //   queue.spent_mutex (leaf)
-// Host waits hold no lock while they block: they sleep on the change signal only, which
-// every event that can meet a wait bumps (host signal, release of parked work, device loss,
-// and completion of a wanted submission, seen by the queue's completion thread).
+// Host waits hold no lock while they block. A wait whose every missing value is exactly a
+// pending point's (only the device can reach it: a host signal must stay below pending
+// signals) blocks in the driver on those submissions' fences; any other sleeps on the
+// change signal, which every event that can meet a wait bumps (host signal, release of
+// parked work, device loss, and completion of a wanted submission, seen by the queue's
+// completion thread). Parked work is released by whichever thread makes it ready (a host
+// signal, a submission on another queue) when it can, else by the queue's submit thread.
 #pragma once
 
 #include <atomic>

@@ -75,9 +75,6 @@ struct TimelineSemaphore {
   const VkSemaphore handle;  // the application's handle: a real binary semaphore at the driver
   std::mutex mutex;
   uint64_t value;                 // reached: retired device points and host signals
-  // Host threads inside vkWaitSemaphores on it: a submission that signals it is watched by
-  // its queue's completion thread from the moment it goes down (one wake-up fewer).
-  std::atomic<uint32_t> host_waiters{0};
   std::vector<TimePoint> points;  // pending on the device, increasing values
   // Queues (bits by QueueTimelines::index) that parked work waiting on this semaphore:
   // a host signal or a submission signalling it releases that work on its own thread.
