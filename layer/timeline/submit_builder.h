@@ -1,7 +1,7 @@
 // Builds the one driver call that releases a run of batches on a queue, in named steps
 // (the life of a release, in order):
 //   Begin         a submission record with the layer's fence for the call, and a first
-//                 batch that unsignals the queue's spent semaphores (if any);
+//                 batch that unsignals the queue's spent semaphores (once 16 gathered);
 //   CollectWaits  per batch: each timeline wait becomes the point's direct semaphore or a
 //                 relay batch (waits the point's spare, signals one semaphore for the
 //                 batch and a fresh spare);

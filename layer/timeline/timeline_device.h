@@ -82,9 +82,9 @@ struct QueueTimelines {
   std::vector<SubmissionRef> free_submissions;  // records to reuse (no fence, nothing waited)
   // Binary semaphores of retired points that no device waiter took (a point's spare, or
   // its direct semaphore when only the host waited): signalled, and a binary semaphore is
-  // unsignalled only by a wait. The next release on this queue waits them in a batch of
-  // their own (their signals are complete: it waits for nothing) and they return to
-  // `free_semaphores` once it completes, instead of a destroy and a create per point.
+  // unsignalled only by a wait. Once 16 have gathered, the next release on this queue
+  // waits them in a batch of its own (their signals are complete: it waits for nothing)
+  // and they return to `free_semaphores` when it completes: no destroy and create per point.
   // Its own leaf lock: points retire under a semaphore's lock, from any thread.
   std::mutex spent_mutex;
   std::vector<VkSemaphore> spent;
