@@ -33,6 +33,12 @@ const TimelineWorkload kWorkloads[] = {
     {"timeline/one host signal releasing 16 waiting submits, host wait", "us", &TimelineDevice::FanOut, 1},
     {"timeline/driver floor: binary semaphores and fences chained as the emulation sends them", "us per submit",
      &TimelineDevice::BinaryFloor, kTimelineChain},
+    {"timeline/driver floor without the spare (1 signal + fence per submit)", "us per submit",
+     &TimelineDevice::BinaryOneSignalFenced, kTimelineChain},
+    {"timeline/driver floor without the fences (2 signals, one fence per chain)", "us per submit",
+     &TimelineDevice::BinaryTwoSignalsOneFence, kTimelineChain},
+    {"timeline/driver floor without either (1 signal, one fence per chain)", "us per submit",
+     &TimelineDevice::BinaryOneSignalOneFence, kTimelineChain},
 };
 
 // Microseconds per operation over at least `span` (negative: a call failed).

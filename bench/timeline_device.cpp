@@ -49,34 +49,39 @@ std::string TimelineDevice::CreateBinaryFloorObjects() {
   return {};
 }
 
-bool TimelineDevice::BinaryFloor() {
+bool TimelineDevice::BinaryChain(uint32_t signals, bool fence_each) {
   VkPipelineStageFlags all[kTimelineChain + 1];
   std::fill(std::begin(all), std::end(all), VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
   VkSemaphore* chain = binary_.data();                      // kTimelineChain + 1
   VkSemaphore* spares = binary_.data() + kTimelineChain + 1;  // kTimelineChain
   for (uint32_t i = 0; i < kTimelineChain; ++i) {
-    VkSemaphore signals[2] = {chain[i + 1], spares[i]};
+    VkSemaphore out[2] = {chain[i + 1], spares[i]};
     VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     if (i > 0) {
       submit.waitSemaphoreCount = 1;
       submit.pWaitSemaphores = &chain[i];
       submit.pWaitDstStageMask = all;
     }
-    submit.signalSemaphoreCount = 2;
-    submit.pSignalSemaphores = signals;
-    if (submit_(harness_.queue(), 1, &submit, fences_[i]) != VK_SUCCESS) return false;
+    submit.signalSemaphoreCount = signals;
+    submit.pSignalSemaphores = out;
+    if (submit_(harness_.queue(), 1, &submit, fence_each ? fences_[i] : VK_NULL_HANDLE) != VK_SUCCESS) return false;
   }
   // Every semaphore still signalled is waited once, so the next call starts unsignalled.
   VkSemaphore left[kTimelineChain + 1];
-  std::copy(spares, spares + kTimelineChain, left);
-  left[kTimelineChain] = chain[kTimelineChain];
+  uint32_t count = 0;
+  if (signals == 2) {
+    std::copy(spares, spares + kTimelineChain, left);
+    count = kTimelineChain;
+  }
+  left[count++] = chain[kTimelineChain];
   VkSubmitInfo unsignal{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  unsignal.waitSemaphoreCount = kTimelineChain + 1;
+  unsignal.waitSemaphoreCount = count;
   unsignal.pWaitSemaphores = left;
   unsignal.pWaitDstStageMask = all;
   if (submit_(harness_.queue(), 1, &unsignal, fences_[kTimelineChain]) != VK_SUCCESS) return false;
   const VkDevice d = harness_.device();
   if (vkWaitForFences(d, 1, &fences_[kTimelineChain], VK_TRUE, kWaitNs) != VK_SUCCESS) return false;
+  if (!fence_each) return vkResetFences(d, 1, &fences_[kTimelineChain]) == VK_SUCCESS;
   return vkResetFences(d, static_cast<uint32_t>(fences_.size()), fences_.data()) == VK_SUCCESS;
 }
 

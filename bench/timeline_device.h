@@ -11,7 +11,9 @@
 //               submit's semaphore, two signalled semaphores (a point's direct and spare
 //               one) and a fence; then one submit waiting the spares (unsignalling them)
 //               and a fence wait (reported per chained submit). No emulation can chain
-//               faster on that driver than this.
+//               faster on that driver than this. Its variants drop the spare and/or keep
+//               one fence per chain only, to price each object on a driver (with the layer
+//               on, each fenced submit also gets the layer's fence watch: compare natively).
 // Entry points come from vkGetDeviceProcAddr (as a performance-minded application calls
 // them).
 #pragma once
@@ -54,11 +56,18 @@ class TimelineDevice {
   bool RoundTrip();
   bool Chain();
   bool FanOut();
-  bool BinaryFloor();
+  bool BinaryFloor() { return BinaryChain(2, true); }
+  bool BinaryOneSignalFenced() { return BinaryChain(1, true); }
+  bool BinaryTwoSignalsOneFence() { return BinaryChain(2, false); }
+  bool BinaryOneSignalOneFence() { return BinaryChain(1, false); }
 
  private:
   VkSemaphore Create();
   std::string CreateBinaryFloorObjects();
+  // kTimelineChain binary-chained submits, each signalling `signals` (1: the chain's, 2:
+  // and a spare) with a fence each (`fence_each`) or none; then one submit waiting what is
+  // left signalled, with the fence the host waits.
+  bool BinaryChain(uint32_t signals, bool fence_each);
   bool Submit(VkSemaphore wait, uint64_t wait_value, VkSemaphore signal, uint64_t signal_value);
   bool Signal(VkSemaphore s, uint64_t value);
   bool Wait(const VkSemaphore* s, const uint64_t* values, uint32_t count);
