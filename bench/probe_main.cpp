@@ -4,7 +4,7 @@
 // (BINDERY_* settings). scripts/bench-compare runs it for each configuration, interleaved
 // and repeated, and reports medians and interquartile ranges.
 //
-//   bindery_probe --layer on|off [--groups record,stream,transfer,bytes,kernel,pipeline]
+//   bindery_probe --layer on|off [--groups record,stream,transfer,bytes,kernel,pipeline,timeline]
 //                 [--rows SUBSTRING,...]   (record rows only: those whose names contain one)
 //
 // Output, one line each (tab-separated): "device <description>", then
@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -31,7 +32,7 @@ using namespace bindery::bench;
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: bindery_probe --layer on|off [--groups record,stream,transfer,bytes,kernel,pipeline] "
+               "usage: bindery_probe --layer on|off [--groups record,stream,transfer,bytes,kernel,pipeline,timeline] "
                "[--rows SUBSTRING,...]\n");
   return 1;
 }
@@ -74,13 +75,19 @@ int main(int argc, char** argv) {
   }
   if (layer < 0) return Usage();
   PrepareEnvironment();
-  ProbeDevice device(layer == 1);
-  if (!device.error().empty()) {
-    std::fprintf(stderr, "bindery_probe: error: %s\n", device.error().c_str());
-    return 2;
+  // The timeline group makes a device of its own (with the timeline feature); the probe
+  // device is made only when another group needs it (no second device otherwise).
+  std::unique_ptr<ProbeDevice> probe;
+  std::string description;
+  if (groups.size() > groups.count("timeline")) {
+    probe = std::make_unique<ProbeDevice>(layer == 1);
+    if (!probe->error().empty()) {
+      std::fprintf(stderr, "bindery_probe: error: %s\n", probe->error().c_str());
+      return 2;
+    }
+    std::printf("device\t%s\n", probe->Description().c_str());
+    std::fflush(stdout);
   }
-  std::printf("device\t%s\n", device.Description().c_str());
-  std::fflush(stdout);
   int failures = 0;
   auto print = [&](const char* group, const std::vector<ProbeResult>& results) {
     if (results.empty() && !rows_filtered) {
@@ -90,12 +97,21 @@ int main(int argc, char** argv) {
     for (const ProbeResult& r : results) std::printf("result\t%s\t%s\t%.6g\n", r.row.c_str(), r.unit.c_str(), r.value);
     std::fflush(stdout);
   };
-  if (groups.count("record")) print("record", RunRecordProbes(device));
-  if (groups.count("record")) print("record (pass-through)", RunPassThroughProbes(device));
-  if (groups.count("stream")) print("stream", RunStreamProbes(device));
-  if (groups.count("transfer")) print("transfer", RunTransferProbes(device));
-  if (groups.count("bytes")) print("bytes", RunByteWriteProbes(device));
-  if (groups.count("kernel")) print("kernel", RunKernelProbes(device));
-  if (groups.count("pipeline")) print("pipeline", RunPipelineProbes(device));
+  if (probe != nullptr) {
+    ProbeDevice& device = *probe;
+    if (groups.count("record")) print("record", RunRecordProbes(device));
+    if (groups.count("record")) print("record (pass-through)", RunPassThroughProbes(device));
+    if (groups.count("stream")) print("stream", RunStreamProbes(device));
+    if (groups.count("transfer")) print("transfer", RunTransferProbes(device));
+    if (groups.count("bytes")) print("bytes", RunByteWriteProbes(device));
+    if (groups.count("kernel")) print("kernel", RunKernelProbes(device));
+    if (groups.count("pipeline")) print("pipeline", RunPipelineProbes(device));
+  }
+  if (groups.count("timeline")) {
+    probe.reset();  // one device at a time
+    const std::vector<ProbeResult> results = RunTimelineProbes(layer == 1, &description);
+    if (!description.empty()) std::printf("device\t%s\n", description.c_str());
+    print("timeline", results);
+  }
   return failures == 0 ? 0 : 1;
 }

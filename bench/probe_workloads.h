@@ -3,6 +3,7 @@
 // The spread across processes is what scripts/bench-compare reports.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "probe_device.h"
@@ -25,5 +26,9 @@ std::vector<ProbeResult> RunByteWriteProbes(ProbeDevice& d);
 std::vector<ProbeResult> RunPipelineProbes(ProbeDevice& d);
 // kernel/*: GPU time of inference kernels (matrix-vector products, element-wise add).
 std::vector<ProbeResult> RunKernelProbes(ProbeDevice& d);
+// timeline/*: wall time of timeline semaphore round trips, chained submits and a fan-out,
+// on a device of their own (`layer`: Bindery on; BINDERY_TIMELINE from the environment).
+// `description`: the device's name.
+std::vector<ProbeResult> RunTimelineProbes(bool layer, std::string* description);
 
 }  // namespace bindery::bench

@@ -1,7 +1,5 @@
 #include "timeline_benchmarks.h"
 
-#include "bench_harness.h"
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -14,154 +12,13 @@
 
 #include "support/vk_harness.h"
 #include "table_reporter.h"
+#include "timeline_device.h"
 
 namespace bindery::bench {
 
 namespace {
 
-constexpr uint32_t kChain = 32;   // submits per chained iteration
-constexpr uint32_t kFanOut = 16;  // submissions waiting one host signal
-constexpr uint64_t kWaitNs = 5'000'000'000ull;  // a wait that takes this long is a failure
-
 const char* const kModeNames[kTimelineModes] = {"native", "pass-through", "emulated"};
-
-test::HarnessOptions Options(TimelineMode mode, const void* device_pnext) {
-  return BenchHarnessOptions(mode != TimelineMode::kNative, device_pnext);
-}
-
-VkPhysicalDeviceVulkan12Features TimelineFeature() {
-  VkPhysicalDeviceVulkan12Features f{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  f.timelineSemaphore = VK_TRUE;
-  return f;
-}
-
-}  // namespace
-
-// One device with timeline semaphores, its entry points from vkGetDeviceProcAddr (as a
-// performance-minded application calls them) and the semaphores the workloads use.
-class TimelineDevice {
- public:
-  TimelineDevice(TimelineMode mode)
-      : mode_(mode),
-        env_("BINDERY_TIMELINE", mode == TimelineMode::kEmulated ? "force" : "auto"),
-        feature_(TimelineFeature()),
-        harness_(Options(mode, &feature_)) {}
-
-  ~TimelineDevice() {
-    if (harness_.device() == VK_NULL_HANDLE) return;
-    vkDeviceWaitIdle(harness_.device());
-    for (VkSemaphore s : all_) vkDestroySemaphore(harness_.device(), s, nullptr);
-  }
-
-  // Empty on success.
-  std::string Init() {
-    if (!harness_.ok()) return harness_.error();
-    const VkDevice d = harness_.device();
-    submit_ = reinterpret_cast<PFN_vkQueueSubmit>(vkGetDeviceProcAddr(d, "vkQueueSubmit"));
-    signal_ = reinterpret_cast<PFN_vkSignalSemaphore>(vkGetDeviceProcAddr(d, "vkSignalSemaphore"));
-    wait_ = reinterpret_cast<PFN_vkWaitSemaphores>(vkGetDeviceProcAddr(d, "vkWaitSemaphores"));
-    if (submit_ == nullptr || signal_ == nullptr || wait_ == nullptr) return "vkGetDeviceProcAddr returned null";
-    host_ = Create();
-    done_ = Create();
-    chain_ = Create();
-    for (VkSemaphore& s : fan_) s = Create();
-    for (VkSemaphore s : all_) {
-      if (s == VK_NULL_HANDLE) return "vkCreateSemaphore (timeline) failed";
-    }
-    return {};
-  }
-
-  VkDevice device() const { return harness_.device(); }
-  VkPhysicalDevice physical_device() const { return harness_.physical_device(); }
-
-  // Host signal -> queue -> host wait, the submit made first (it waits before signal).
-  bool RoundTrip() {
-    ++value_;
-    if (!Submit(host_, value_, done_, value_)) return false;
-    if (!Signal(host_, value_)) return false;
-    return Wait(&done_, &value_, 1);
-  }
-
-  // kChain submits, each waiting the value the previous one signals; then a host wait.
-  bool Chain() {
-    for (uint32_t i = 0; i < kChain; ++i) {
-      if (!Submit(chain_, chain_value_, chain_, chain_value_ + 1)) return false;
-      ++chain_value_;
-    }
-    return Wait(&chain_, &chain_value_, 1);
-  }
-
-  // kFanOut submissions wait one value of `host_`; one host signal releases them all.
-  bool FanOut() {
-    ++value_;
-    for (VkSemaphore s : fan_) {
-      if (!Submit(host_, value_, s, value_)) return false;
-    }
-    if (!Signal(host_, value_)) return false;
-    uint64_t values[kFanOut];
-    std::fill(std::begin(values), std::end(values), value_);
-    return Wait(fan_, values, kFanOut);
-  }
-
- private:
-  VkSemaphore Create() {
-    VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
-    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
-    VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-    info.pNext = &type;
-    VkSemaphore s = VK_NULL_HANDLE;
-    if (vkCreateSemaphore(harness_.device(), &info, nullptr, &s) != VK_SUCCESS) s = VK_NULL_HANDLE;
-    all_.push_back(s);
-    return s;
-  }
-
-  bool Submit(VkSemaphore wait, uint64_t wait_value, VkSemaphore signal, uint64_t signal_value) {
-    VkTimelineSemaphoreSubmitInfo values{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
-    values.waitSemaphoreValueCount = 1;
-    values.pWaitSemaphoreValues = &wait_value;
-    values.signalSemaphoreValueCount = 1;
-    values.pSignalSemaphoreValues = &signal_value;
-    const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    submit.pNext = &values;
-    submit.waitSemaphoreCount = 1;
-    submit.pWaitSemaphores = &wait;
-    submit.pWaitDstStageMask = &stage;
-    submit.signalSemaphoreCount = 1;
-    submit.pSignalSemaphores = &signal;
-    return submit_(harness_.queue(), 1, &submit, VK_NULL_HANDLE) == VK_SUCCESS;
-  }
-
-  bool Signal(VkSemaphore s, uint64_t value) {
-    VkSemaphoreSignalInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
-    info.semaphore = s;
-    info.value = value;
-    return signal_(harness_.device(), &info) == VK_SUCCESS;
-  }
-
-  bool Wait(const VkSemaphore* s, const uint64_t* values, uint32_t count) {
-    VkSemaphoreWaitInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
-    info.semaphoreCount = count;
-    info.pSemaphores = s;
-    info.pValues = values;
-    return wait_(harness_.device(), &info, kWaitNs) == VK_SUCCESS;
-  }
-
-  TimelineMode mode_;
-  EnvOverride env_;  // before harness_: the instance reads it
-  VkPhysicalDeviceVulkan12Features feature_;
-  test::VkHarness harness_;
-  PFN_vkQueueSubmit submit_ = nullptr;
-  PFN_vkSignalSemaphore signal_ = nullptr;
-  PFN_vkWaitSemaphores wait_ = nullptr;
-  std::vector<VkSemaphore> all_;
-  VkSemaphore host_ = VK_NULL_HANDLE, done_ = VK_NULL_HANDLE, chain_ = VK_NULL_HANDLE;
-  VkSemaphore fan_[kFanOut]{};
-  uint64_t value_ = 0;        // host_, done_ and fan_ move together
-  uint64_t chain_value_ = 0;  // chain_
-};
-
-namespace {
 
 struct Workload {
   const char* name;
@@ -172,8 +29,8 @@ struct Workload {
 };
 
 const Workload kWorkloads[] = {
-    {"timeline/host->queue->host round trip", "round trip", &TimelineDevice::RoundTrip, 1, 1.3},
-    {"timeline/chained submits", "submit", &TimelineDevice::Chain, kChain, 1.2},
+    {"timeline/host->queue->host round trip", "round trip", &TimelineDevice::RoundTrip, 1, 1.2},
+    {"timeline/chained submits", "submit", &TimelineDevice::Chain, kTimelineChain, 1.1},
     {"timeline/one signal -> 16 waiting submits", "16 submits + signal + wait", &TimelineDevice::FanOut, 1, 0},
 };
 

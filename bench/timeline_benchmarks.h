@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "timeline_device.h"
+
 namespace bindery::bench {
 
-enum class TimelineMode { kNative, kPassThrough, kEmulated };
-inline constexpr int kTimelineModes = 3;
 
 struct TimelineRow {
   std::string workload;

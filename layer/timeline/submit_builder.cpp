@@ -8,6 +8,7 @@ namespace bindery::timeline {
 
 VkResult SubmitBuilder::Release(const Batch* const* batches, std::size_t count, Route route) {
   VkResult r = Begin(batches, count);
+  if (r == VK_SUCCESS) PushUnsignal();
   for (std::size_t b = 0; b < count && r == VK_SUCCESS; ++b) {
     r = CollectWaits(*batches[b]);
     if (r == VK_SUCCESS) r = PushBatch(*batches[b]);
@@ -22,9 +23,19 @@ VkResult SubmitBuilder::Release(const Batch* const* batches, std::size_t count, 
 }
 
 VkResult SubmitBuilder::Begin(const Batch* const* batches, std::size_t count) {
-  sub_ = std::make_shared<Submission>();
-  sub_->queue = &queue_;
-  std::size_t sem_need = 0, cmd_need = 0;
+  sub_ = device_.TakeSubmission(queue_);
+  unsignal_.clear();
+  {
+    // Waited a batch at a time: a wait costs the driver something per batch too (lavapipe
+    // 22.3 pays more for a batch with binary waits than for a create and a destroy).
+    constexpr std::size_t kUnsignalBatch = 16;
+    std::lock_guard<std::mutex> lock(queue_.spent_mutex);
+    if (queue_.spent.size() >= kUnsignalBatch) {
+      unsignal_.insert(unsignal_.end(), queue_.spent.begin(), queue_.spent.end());
+      queue_.spent.clear();
+    }
+  }
+  std::size_t sem_need = unsignal_.size(), cmd_need = 0;
   for (std::size_t b = 0; b < count; ++b) {
     // Per timeline wait: the relay waits 1, signals 2, the batch waits 1.
     // Per timeline signal: the spare and the direct semaphore.
@@ -40,11 +51,27 @@ VkResult SubmitBuilder::Begin(const Batch* const* batches, std::size_t count) {
   taken_direct_.clear();
   relay_outputs_.clear();
   // Reserved up front: the submit infos point into these arrays as they are built.
-  submits_.reserve(2 * count);
+  submits_.reserve(2 * count + 1);
   semaphores_.reserve(sem_need);
   commands_.reserve(cmd_need);
   sub_->fence = device_.TakeFence(queue_);
   return sub_->fence != VK_NULL_HANDLE ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+void SubmitBuilder::PushUnsignal() {
+  if (unsignal_.empty()) return;
+  const std::size_t begin = semaphores_.size();
+  for (VkSemaphore s : unsignal_) {
+    PushSemaphore(s, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0);
+    sub_->waited.push_back(s);
+  }
+  // A batch of its own, first in the call: it waits only signals that are complete, so it
+  // holds nothing back; the application's batches do not see these waits.
+  VkSubmitInfo2 info{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
+  info.waitSemaphoreInfoCount = static_cast<uint32_t>(unsignal_.size());
+  info.pWaitSemaphoreInfos = &semaphores_[begin];
+  submits_.push_back(info);
+  origin_.push_back(nullptr);
 }
 
 void SubmitBuilder::PushSemaphore(VkSemaphore s, VkPipelineStageFlags2 stage, uint32_t device_index) {
@@ -84,7 +111,7 @@ VkResult SubmitBuilder::CollectWaits(const Batch& batch) {
 VkResult SubmitBuilder::WaitOnPoint(const SemOp& w, VkSemaphore* out) {
   TimelineSemaphore& s = *w.timeline;
   std::lock_guard<std::mutex> lock(s.mutex);
-  device_.Retire(s);
+  device_.Retire(s, false);
   if (s.value >= w.value) return VK_SUCCESS;  // reached: nothing to wait for
   TimePoint* p = device_.LowestPending(s, w.value, sub_.get(), true);
   // No point the driver has: another queue relays its spare in a call it has not sent
@@ -172,17 +199,8 @@ VkResult SubmitBuilder::StageSignals(const Batch& batch, VkSubmitInfo2& out) {
 
 void SubmitBuilder::Commit() {
   sub_->submitted.store(true, std::memory_order_release);
-  bool watched = false;
-  for (const SemaphoreRef& s : staged_) watched = watched || s->host_waiters.load() != 0;
-  if (watched) {
-    // A host thread waits on a value this submission signals: have its completion watched
-    // now rather than after that waiter wakes to ask for it (the queue's mutex is held).
-    sub_->wanted.store(true);
-    if (!queue_.completion_thread.joinable()) {
-      queue_.completion_thread = std::thread(&DeviceTimelines::CompletionThread, &device_, &queue_);
-    }
-    queue_.completion_wanted.notify_one();
-  }
+  // A host thread already waiting on a value this call signals wakes on the change below
+  // and, finding the point pending, blocks on this submission's fence itself.
   queue_.in_flight.push_back(std::move(sub_));
   staged_.clear();
   device_.NotifyChange();
@@ -220,6 +238,12 @@ void SubmitBuilder::RollBack(VkResult why) {
   }
   // The semaphores the relays would have signalled for the batches are unsignalled.
   queue_.free_semaphores.insert(queue_.free_semaphores.end(), relay_outputs_.begin(), relay_outputs_.end());
+  // Those this call was to unsignal still are signalled: the next call takes them.
+  if (!unsignal_.empty()) {
+    std::lock_guard<std::mutex> lock(queue_.spent_mutex);
+    queue_.spent.insert(queue_.spent.end(), unsignal_.begin(), unsignal_.end());
+    unsignal_.clear();
+  }
   sub_->waited.clear();
   if (sub_->fence != VK_NULL_HANDLE) queue_.free_fences.push_back(sub_->fence);
   sub_.reset();

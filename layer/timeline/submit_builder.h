@@ -1,6 +1,7 @@
 // Builds the one driver call that releases a run of batches on a queue, in named steps
 // (the life of a release, in order):
-//   Begin         a submission record with the layer's fence for the call;
+//   Begin         a submission record with the layer's fence for the call, and a first
+//                 batch that unsignals the queue's spent semaphores (once 16 gathered);
 //   CollectWaits  per batch: each timeline wait becomes the point's direct semaphore or a
 //                 relay batch (waits the point's spare, signals one semaphore for the
 //                 batch and a fresh spare);
@@ -45,6 +46,8 @@ class SubmitBuilder {
 
  private:
   VkResult Begin(const Batch* const* batches, std::size_t count);
+  // The queue's spent semaphores (QueueTimelines::spent), waited in a batch of their own.
+  void PushUnsignal();
   VkResult CollectWaits(const Batch& batch);
   // One timeline wait: what the batch waits in its place (null: already reached).
   VkResult WaitOnPoint(const SemOp& wait, VkSemaphore* out);
@@ -89,6 +92,7 @@ class SubmitBuilder {
   };
   std::vector<TakenDirect> taken_direct_;
   std::vector<VkSemaphore> relay_outputs_;  // unsignalled again if nothing goes down
+  std::vector<VkSemaphore> unsignal_;       // spent semaphores this call waits (PushUnsignal)
 
   // The vkQueueSubmit and vkQueueBindSparse forms of the same call.
   std::vector<VkSubmitInfo> legacy_submits_;

@@ -24,6 +24,10 @@ using Clock = std::chrono::steady_clock;
 // device is being destroyed (teardown only; completions wake it at once).
 constexpr uint64_t kCompletionSliceNs = 100'000'000;
 
+// A host wait blocks in the driver on at most this many fences at once (more: it sleeps on
+// the change signal, as any other wait).
+constexpr std::size_t kMaxDirectWaits = 16;
+
 }  // namespace
 
 DeviceTimelines::DeviceTimelines(DeviceState& d, const TimelinePlan& plan, const VkLayerDispatchTable& n)
@@ -77,6 +81,7 @@ DeviceTimelines::~DeviceTimelines() {
       next.DestroyFence(device.handle, sub->fence, nullptr);
     }
     for (VkSemaphore s : q->free_semaphores) next.DestroySemaphore(device.handle, s, nullptr);
+    for (VkSemaphore s : q->spent) next.DestroySemaphore(device.handle, s, nullptr);
     for (VkFence f : q->free_fences) next.DestroyFence(device.handle, f, nullptr);
   }
   for (Spare& s : graveyard_) next.DestroySemaphore(device.handle, s.semaphore, nullptr);
@@ -89,20 +94,37 @@ uint64_t DeviceTimelines::Generation() {
   return generation_;
 }
 
-void DeviceTimelines::NotifyChange() {
+void DeviceTimelines::NotifyChange(bool submit_threads) {
   {
     std::lock_guard<std::mutex> lock(change_mutex_);
     ++generation_;
   }
   changed_.notify_all();
+  // A submit thread sleeps here only while its queue has parked work; once that work has
+  // gone down (a host signal released it itself) the change is none of its business.
+  if (!submit_threads) return;
+  if (queues_with_parked_.load(std::memory_order_acquire) != 0 || stopping_.load()) queues_changed_.notify_all();
 }
 
-void DeviceTimelines::WaitChange(uint64_t seen, uint64_t timeout_ns) {
-  // An hour at most per call (callers loop): nanoseconds is signed, and "forever" is UINT64_MAX.
+namespace {
+
+// An hour at most per call (callers loop): nanoseconds is signed, and "forever" is UINT64_MAX.
+std::chrono::nanoseconds Bounded(uint64_t timeout_ns) {
   constexpr uint64_t kMaxNs = 3'600'000'000'000ull;
+  return std::chrono::nanoseconds(std::min(timeout_ns, kMaxNs));
+}
+
+}  // namespace
+
+void DeviceTimelines::WaitChange(uint64_t seen, uint64_t timeout_ns) {
   std::unique_lock<std::mutex> lock(change_mutex_);
-  changed_.wait_for(lock, std::chrono::nanoseconds(std::min(timeout_ns, kMaxNs)),
-                    [&] { return generation_ != seen || stopping_.load() || lost(); });
+  changed_.wait_for(lock, Bounded(timeout_ns), [&] { return generation_ != seen || stopping_.load() || lost(); });
+}
+
+void DeviceTimelines::WaitQueueChange(uint64_t seen, uint64_t timeout_ns) {
+  std::unique_lock<std::mutex> lock(change_mutex_);
+  queues_changed_.wait_for(lock, Bounded(timeout_ns),
+                           [&] { return generation_ != seen || stopping_.load() || lost(); });
 }
 
 void DeviceTimelines::MarkLost() {
@@ -174,8 +196,13 @@ SemaphoreRef DeviceTimelines::Find(VkSemaphore semaphore) const {
   return ref == nullptr ? nullptr : *ref;
 }
 
-bool DeviceTimelines::SubmissionComplete(Submission& s) {
+void DeviceTimelines::MarkComplete(Submission& s) {
+  if (!s.complete.exchange(true) && s.wanted.load()) NotifyChange();
+}
+
+bool DeviceTimelines::SubmissionComplete(Submission& s, bool ask_driver) {
   if (s.complete.load()) return true;
+  if (!ask_driver) return false;
   // A submission still being built (its points and spares are visible under the
   // semaphores' locks before the driver has it) is not complete, and its fence must not be
   // read while the releasing thread hands it to vkQueueSubmit (found by the threading
@@ -258,17 +285,18 @@ void DeviceTimelines::SweepGraveyard() {
   graveyard_used_.store(!graveyard_.empty(), std::memory_order_release);
 }
 
-void DeviceTimelines::Retire(TimelineSemaphore& s) {
+void DeviceTimelines::Retire(TimelineSemaphore& s, bool ask_driver) {
   for (auto it = s.points.begin(); it != s.points.end();) {
-    if (!it->submission->submitted.load(std::memory_order_acquire) || !SubmissionComplete(*it->submission)) {
+    if (!it->submission->submitted.load(std::memory_order_acquire) ||
+        !SubmissionComplete(*it->submission, ask_driver)) {
       ++it;
       continue;
     }
     s.value = std::max(s.value, it->value);
     // The point goes once its spare is no longer in flight (a relay may still signal it).
-    if (it->spare.signaller == nullptr || SubmissionComplete(*it->spare.signaller)) {
-      if (it->spare.semaphore != VK_NULL_HANDLE) next.DestroySemaphore(device.handle, it->spare.semaphore, nullptr);
-      if (it->direct != VK_NULL_HANDLE) next.DestroySemaphore(device.handle, it->direct, nullptr);
+    if (it->spare.signaller == nullptr || SubmissionComplete(*it->spare.signaller, ask_driver)) {
+      Spend(it->spare.semaphore, it->spare.signaller);
+      Spend(it->direct, it->submission);
       it = s.points.erase(it);
     } else {
       ++it;
@@ -315,6 +343,7 @@ VkResult DeviceTimelines::Signal(const VkSemaphoreSignalInfo* info) {
     return VK_ERROR_UNKNOWN;
   }
   if (lost()) return VK_ERROR_DEVICE_LOST;
+  bool raised = false;
   {
     std::lock_guard<std::mutex> lock(s->mutex);
     Retire(*s);
@@ -326,8 +355,12 @@ VkResult DeviceTimelines::Signal(const VkSemaphoreSignalInfo* info) {
     } else {
       // May be below a pending device signal: the value rises now, the device point later.
       s->value = info->value;
+      raised = true;
     }
   }
+  // Parked work this value releases goes down on this thread, before the waiters are
+  // told: a host waiter then finds the points it needs pending at once.
+  if (raised) ReleaseParkedOn(*s, nullptr);
   NotifyChange();
   return VK_SUCCESS;
 }
@@ -352,37 +385,51 @@ VkResult DeviceTimelines::Wait(const VkSemaphoreWaitInfo* info, uint64_t timeout
       forever ? Clock::time_point::max()
               : Clock::now() + std::chrono::nanoseconds(std::min<uint64_t>(timeout, 1ull << 62));
   std::vector<SubmissionRef> held;
-  // Counted as a host waiter of each semaphore while inside this call.
-  struct Waiting {
-    std::vector<SemaphoreRef>& sems;
-    explicit Waiting(std::vector<SemaphoreRef>& s) : sems(s) {
-      for (const SemaphoreRef& r : sems) r->host_waiters.fetch_add(1);
-    }
-    ~Waiting() {
-      for (const SemaphoreRef& r : sems) r->host_waiters.fetch_sub(1);
-    }
-  } waiting(sems);
+  // The first look at the values uses only what is known complete: when the wait then
+  // blocks in the driver, one fence wait answers for every submission it needs (an
+  // already signalled fence returns at once); a second look asks the driver.
+  bool ask_driver = false;
   for (;;) {
     const uint64_t seen = Generation();
     if (lost()) return VK_ERROR_DEVICE_LOST;
     held.clear();
     uint32_t reached = 0;
+    // Every value not reached is exactly the value of a pending point: only the device can
+    // reach it first (a host signal must stay below every pending signal).
+    bool exact = true;
     for (uint32_t i = 0; i < n; ++i) {
       TimelineSemaphore& s = *sems[i];
       std::lock_guard<std::mutex> lock(s.mutex);
-      Retire(s);
+      Retire(s, ask_driver);
       if (s.value >= info->pValues[i]) {
         ++reached;
         continue;
       }
       if (TimePoint* p = LowestPending(s, info->pValues[i], nullptr, false)) {
-        held.push_back(p->submission);
+        if (held.empty() || held.back() != p->submission) held.push_back(p->submission);
+        exact = exact && p->value == info->pValues[i];
+      } else {
+        exact = false;
       }
     }
     if (any ? reached > 0 : reached == n) return VK_SUCCESS;
     if (lost()) return VK_ERROR_DEVICE_LOST;
     const Clock::time_point now = Clock::now();
     if (now >= deadline) return VK_TIMEOUT;
+    const uint64_t left = forever ? UINT64_MAX
+                                  : static_cast<uint64_t>(
+                                        std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - now).count());
+    if (exact && held.size() <= kMaxDirectWaits) {
+      // Block in the driver on those submissions' own fences: no completion thread in
+      // between, and nothing else (but device loss) could end the wait earlier.
+      const VkResult r = WaitOnDevice(held, any, left);
+      if (r != VK_NOT_READY) return r;
+      continue;
+    }
+    if (!ask_driver) {
+      ask_driver = true;
+      continue;
+    }
     // Ask for a wake-up when a pending point the wait needs is reached, then look once more
     // (it may have completed before the request). Host signals, releases of parked work
     // and device loss wake the waiter too. Nothing here blocks in the driver, so a host
@@ -393,11 +440,40 @@ VkResult DeviceTimelines::Wait(const VkSemaphoreWaitInfo* info, uint64_t timeout
       completed = SubmissionComplete(*sub) || completed;
     }
     if (completed) continue;
-    const uint64_t left = forever ? UINT64_MAX
-                                  : static_cast<uint64_t>(
-                                        std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - now).count());
     WaitChange(seen, left);
+    ask_driver = false;
   }
+}
+
+VkResult DeviceTimelines::WaitOnDevice(const std::vector<SubmissionRef>& held, bool any, uint64_t left) {
+  // A slice at a time, so that a loss the layer learns of elsewhere ends the wait.
+  constexpr uint64_t kSliceNs = 10'000'000;
+  VkFence fences[kMaxDirectWaits];
+  uint32_t count = 0;
+  for (const SubmissionRef& sub : held) {
+    if (sub->complete.load()) return VK_NOT_READY;  // look again: the value may be reached
+    bool known = false;
+    for (uint32_t i = 0; i < count; ++i) known = known || fences[i] == sub->fence;
+    if (known) continue;
+    fences[count++] = sub->fence;
+  }
+  // The submissions are the driver's (LowestPending) and referenced here: their fences are
+  // not reset or reused while this waits (Sweep recycles unreferenced ones only).
+  const VkResult r = next.WaitForFences(device.handle, count, fences, any ? VK_FALSE : VK_TRUE, std::min(left, kSliceNs));
+  if (r == VK_SUCCESS) {
+    // Wait-all: every fence is signalled; wait-any: the driver does not say which.
+    for (const SubmissionRef& sub : held) {
+      if (any) {
+        SubmissionComplete(*sub);
+      } else {
+        MarkComplete(*sub);
+      }
+    }
+  } else if (r != VK_TIMEOUT) {
+    if (r == VK_ERROR_DEVICE_LOST) MarkLost();
+    return r;
+  }
+  return VK_NOT_READY;  // the caller looks at the values again (and at its deadline)
 }
 
 // ---- pools ----------------------------------------------------------------------------
@@ -413,6 +489,38 @@ VkSemaphore DeviceTimelines::TakeSemaphore(QueueTimelines& q) {
   VkSemaphore s = VK_NULL_HANDLE;
   if (next.CreateSemaphore(device.handle, &info, nullptr, &s) != VK_SUCCESS) return VK_NULL_HANDLE;
   return s;
+}
+
+SubmissionRef DeviceTimelines::TakeSubmission(QueueTimelines& q) {
+  if (q.free_submissions.empty()) {
+    auto sub = std::make_shared<Submission>();
+    sub->queue = &q;
+    return sub;
+  }
+  // Nobody else refers to it (Sweep frees only unreferenced records): reset in place.
+  SubmissionRef sub = std::move(q.free_submissions.back());
+  q.free_submissions.pop_back();
+  sub->submitted.store(false, std::memory_order_relaxed);
+  sub->complete.store(false, std::memory_order_relaxed);
+  sub->wanted.store(false, std::memory_order_relaxed);
+  sub->watched = VK_NULL_HANDLE;
+  return sub;
+}
+
+void DeviceTimelines::Spend(VkSemaphore semaphore, const SubmissionRef& signaller) {
+  if (semaphore == VK_NULL_HANDLE) return;
+  // More than this many waiting to be unsignalled on one queue (nothing is released
+  // there any more): destroyed instead.
+  constexpr std::size_t kMaxSpent = 1024;
+  if (signaller != nullptr && signaller->queue != nullptr) {
+    QueueTimelines& q = *signaller->queue;
+    std::lock_guard<std::mutex> lock(q.spent_mutex);
+    if (q.spent.size() < kMaxSpent) {
+      q.spent.push_back(semaphore);
+      return;
+    }
+  }
+  next.DestroySemaphore(device.handle, semaphore, nullptr);
 }
 
 VkFence DeviceTimelines::TakeFence(QueueTimelines& q) {
@@ -440,6 +548,8 @@ void DeviceTimelines::Sweep(QueueTimelines& q) {
     if (it->use_count() == 1) {  // no point or waiter refers to it: the fence can be reused
       next.ResetFences(device.handle, 1, &(*it)->fence);
       q.free_fences.push_back((*it)->fence);
+      (*it)->fence = VK_NULL_HANDLE;
+      q.free_submissions.push_back(std::move(*it));
       it = q.held.erase(it);
     } else {
       ++it;

@@ -7,9 +7,14 @@
 //   change_mutex_ (leaf: only the generation counter)
 //   parked_binary_mutex_ (leaf)
 //   graveyard_mutex_ (leaf)
-// Host waits hold no lock while they block: they sleep on the change signal only, which
-// every event that can meet a wait bumps (host signal, release of parked work, device loss,
-// and completion of a wanted submission, seen by the queue's completion thread).
+//   queue.spent_mutex (leaf)
+// Host waits hold no lock while they block. A wait whose every missing value is exactly a
+// pending point's (only the device can reach it: a host signal must stay below pending
+// signals) blocks in the driver on those submissions' fences; any other sleeps on the
+// change signal, which every event that can meet a wait bumps (host signal, release of
+// parked work, device loss, and completion of a wanted submission, seen by the queue's
+// completion thread). Parked work is released by whichever thread makes it ready (a host
+// signal, a submission on another queue) when it can, else by the queue's submit thread.
 #pragma once
 
 #include <atomic>
@@ -53,9 +58,13 @@ struct ParkedWork {
 class DeviceTimelines;
 
 struct QueueTimelines {
-  QueueTimelines(DeviceTimelines& d, VkQueue q) : device(d), queue(q), builder(d, *this) {}
+  QueueTimelines(DeviceTimelines& d, VkQueue q, uint32_t i) : device(d), queue(q), index(i), builder(d, *this) {}
   DeviceTimelines& device;
   const VkQueue queue;
+  // Its place in the device's queue table (TimelineSemaphore::parked_queues names queues
+  // by it); kUnindexedQueue past the table's end (such a queue's parked work is released
+  // by its submit thread only).
+  const uint32_t index;
 
   std::mutex mutex;  // everything below
   std::deque<ParkedWork> parked;
@@ -70,6 +79,15 @@ struct QueueTimelines {
   std::vector<SubmissionRef> held;      // complete, still referenced by points or waiters
   std::vector<VkSemaphore> free_semaphores;  // unsignalled binary semaphores
   std::vector<VkFence> free_fences;          // unsignalled
+  std::vector<SubmissionRef> free_submissions;  // records to reuse (no fence, nothing waited)
+  // Binary semaphores of retired points that no device waiter took (a point's spare, or
+  // its direct semaphore when only the host waited): signalled, and a binary semaphore is
+  // unsignalled only by a wait. Once 16 have gathered, the next release on this queue
+  // waits them in a batch of its own (their signals are complete: it waits for nothing)
+  // and they return to `free_semaphores` when it completes: no destroy and create per point.
+  // Its own leaf lock: points retire under a semaphore's lock, from any thread.
+  std::mutex spent_mutex;
+  std::vector<VkSemaphore> spent;
   // Scratch reused by every submission (no allocation once warm).
   std::vector<Batch> scratch_batches;
   std::vector<const Batch*> release_list;  // the batches of the driver call being built
@@ -105,6 +123,13 @@ class DeviceTimelines : public CapabilityDevice {
   VkResult QueueWaitIdle(QueueTimelines& q);
   VkResult DeviceWaitIdle();
   bool HasParked(QueueTimelines& q);
+  // `s` was signalled (host signal, or a submission that signals it went down): releases,
+  // on the calling thread, the parked work waiting on it that is ready now, on every queue
+  // other than `except` (the caller's own, or null), each under its queue's mutex (the
+  // queue stays externally synchronized, submission order per queue holds). The caller
+  // holds no lock. This saves the hand-off to the queue's submit thread; that thread
+  // remains the fallback for whatever is left (a present, a wait still unmet).
+  void ReleaseParkedOn(TimelineSemaphore& s, const QueueTimelines* except);
 
   // Binary semaphores signalled by parked work: waits on them must park too.
   bool BinaryParked(VkSemaphore semaphore);
@@ -132,8 +157,13 @@ class DeviceTimelines : public CapabilityDevice {
   // Change signal: a point became pending or was reached, a host signal, device loss,
   // parked work added. Waiters read the generation before checking, then wait for it to move.
   uint64_t Generation();
-  void NotifyChange();
+  // `submit_threads` false: only host waiters are woken (the change cannot make parked
+  // work ready: work was just parked by the thread that found it not ready).
+  void NotifyChange(bool submit_threads = true);
   void WaitChange(uint64_t seen, uint64_t timeout_ns);
+  // The submit threads' wait for a change: they are woken only while some queue has
+  // parked work (a host signal that released everything itself wakes none of them).
+  void WaitQueueChange(uint64_t seen, uint64_t timeout_ns);
 
   struct Counters {
     Counter* semaphores;
@@ -145,8 +175,10 @@ class DeviceTimelines : public CapabilityDevice {
  private:
   friend struct QueueTimelines;
   friend class SubmitBuilder;
-  // Brings `s` up to date from the fences of its points (s.mutex held).
-  void Retire(TimelineSemaphore& s);
+  // Brings `s` up to date from the fences of its points (s.mutex held). `ask_driver`
+  // false: from what is already known complete only (no driver call; the submit path,
+  // where a stale value costs nothing: a device wait on a reached point is met at once).
+  void Retire(TimelineSemaphore& s, bool ask_driver = true);
   // The lowest point >= value that the driver has (or that `building`, the submission being
   // built, signals itself). For a device wait (`building` non-null) its spare must be
   // signalled by a submission the driver has too. s.mutex held.
@@ -154,9 +186,14 @@ class DeviceTimelines : public CapabilityDevice {
   bool WaitReady(QueueTimelines& q, const SemOp& wait);
   bool BatchReady(QueueTimelines& q, const Batch& batch);
   VkResult SubmitFence(QueueTimelines& q, VkFence fence, Route route);
+  // Submit's work under q.mutex; `sent`: how many of the batches went down at once.
+  VkResult SubmitLocked(QueueTimelines& q, std::vector<Batch>& batches, std::size_t count, VkFence fence, Route route,
+                        std::size_t* sent);
   void Park(QueueTimelines& q, ParkedWork&& work);
   void ParkBinarySignals(const Batch& batch, int delta);
-  void DrainParked(QueueTimelines& q);  // q.mutex held
+  // Releases what is ready on `q` (q.mutex held). `presents`: also a present at the front
+  // (the submit thread only: a present may block, a host signal should not).
+  void DrainParked(QueueTimelines& q, bool presents = true);
   void SubmitThread(QueueTimelines* q);
   void CompletionThread(QueueTimelines* q);
   // Marks `sub` wanted by a host waiter and makes sure its queue's completion thread runs.
@@ -164,19 +201,38 @@ class DeviceTimelines : public CapabilityDevice {
   void Sweep(QueueTimelines& q);  // q.mutex held
   VkSemaphore TakeSemaphore(QueueTimelines& q);
   VkFence TakeFence(QueueTimelines& q);
+  // A cleared submission record for `q` (reused from Sweep when one is free). q.mutex held.
+  SubmissionRef TakeSubmission(QueueTimelines& q);
+  // `semaphore` is signalled by `signaller` (complete) and will never be waited: its
+  // queue unsignals it for reuse (QueueTimelines::spent). Any lock may be held.
+  void Spend(VkSemaphore semaphore, const SubmissionRef& signaller);
   void BuryOrDestroy(Spare&& spare);
   void SweepGraveyard();
-  bool SubmissionComplete(Submission& s);
+  // `ask_driver` false: only what is already known (no driver call).
+  bool SubmissionComplete(Submission& s, bool ask_driver = true);
+  // `s` is known complete (its fence was waited): records it, waking waiters that want it.
+  void MarkComplete(Submission& s);
 
+
+  // One host wait, blocked in the driver on the fences of the submissions that signal
+  // exactly the values it waits for (see Wait). VK_NOT_READY: look again.
+  VkResult WaitOnDevice(const std::vector<SubmissionRef>& held, bool any, uint64_t left);
 
   ShardedHandleMap<VkSemaphore, SemaphoreRef> semaphores_;
   std::mutex queues_mutex_;  // creation of queue state only (cold)
   ShardedHandleMap<VkQueue, QueueTimelines> queues_;
   std::vector<QueueTimelines*> queue_list_;  // under queues_mutex_
+  // The first kIndexedQueues queues by index, read without a lock: an entry is written
+  // once, before queue_count_ (release) makes it visible.
+  QueueTimelines* indexed_queues_[kIndexedQueues] = {};
+  std::atomic<uint32_t> queue_count_{0};
 
   std::mutex change_mutex_;
-  std::condition_variable changed_;
+  std::condition_variable changed_;         // host waiters
+  std::condition_variable queues_changed_;  // submit threads (WaitQueueChange)
   uint64_t generation_ = 0;
+  // Queues whose `parked` is not empty (changed under that queue's mutex).
+  std::atomic<uint32_t> queues_with_parked_{0};
   std::atomic<bool> lost_{false};
   std::atomic<bool> stopping_{false};
 

@@ -112,8 +112,7 @@ void DeviceTimelines::WatchFenceLocked(QueueTimelines& q, VkFence fence, Route r
     q.free_fences.push_back(mine);
     return;
   }
-  auto watch = std::make_shared<Submission>();
-  watch->queue = &q;
+  SubmissionRef watch = TakeSubmission(q);
   watch->fence = mine;
   watch->watched = fence;
   watch->submitted.store(true, std::memory_order_release);

@@ -24,8 +24,14 @@ QueueTimelines& DeviceTimelines::Queue(VkQueue queue) {
   if (QueueTimelines* q = queues_.Find(queue)) return *q;
   std::lock_guard<std::mutex> lock(queues_mutex_);
   if (QueueTimelines* q = queues_.Find(queue)) return *q;
-  QueueTimelines* q = queues_.Insert(queue, std::make_unique<QueueTimelines>(*this, queue));
+  const uint32_t n = queue_count_.load(std::memory_order_relaxed);
+  const uint32_t index = n < kIndexedQueues ? n : kUnindexedQueue;
+  QueueTimelines* q = queues_.Insert(queue, std::make_unique<QueueTimelines>(*this, queue, index));
   queue_list_.push_back(q);
+  if (index != kUnindexedQueue) {
+    indexed_queues_[index] = q;
+    queue_count_.store(n + 1, std::memory_order_release);
+  }
   return *q;
 }
 
@@ -61,7 +67,7 @@ bool DeviceTimelines::WaitReady(QueueTimelines& q, const SemOp& w) {
   }
   TimelineSemaphore& s = *w.timeline;
   std::lock_guard<std::mutex> lock(s.mutex);
-  Retire(s);
+  Retire(s, false);
   return s.value >= w.value || LowestPending(s, w.value, nullptr, true) != nullptr;
 }
 
@@ -85,19 +91,50 @@ VkResult DeviceTimelines::SubmitFence(QueueTimelines& q, VkFence fence, Route ro
 }
 
 void DeviceTimelines::Park(QueueTimelines& q, ParkedWork&& work) {
-  for (const Batch& b : work.batches) ParkBinarySignals(b, +1);
+  for (const Batch& b : work.batches) {
+    ParkBinarySignals(b, +1);
+    if (q.index == kUnindexedQueue) continue;
+    for (const SemOp& w : b.waits) {
+      if (w.timeline != nullptr) w.timeline->parked_queues.fetch_or(uint64_t{1} << q.index);
+    }
+  }
   ParkFence(work.fence, +1);
   counters.parked->Add(work.kind == ParkedWork::Kind::kPresent ? 1 : std::max<std::size_t>(work.batches.size(), 1));
+  const bool first = q.parked.empty();
+  if (first) queues_with_parked_.fetch_add(1, std::memory_order_acq_rel);
   q.parked.push_back(std::move(work));
   if (!q.thread.joinable()) q.thread = std::thread(&DeviceTimelines::SubmitThread, this, &q);
-  q.work_parked.notify_one();
-  NotifyChange();
+  // The submit thread looks at this queue again only when it had nothing parked (it may
+  // sleep on either wait then). Work parked behind other parked work needs no look: this
+  // thread just found it not ready under the queue's mutex, and whatever makes it ready
+  // later wakes the thread (or a host signal releases it itself, through parked_queues).
+  if (first) q.work_parked.notify_one();
+  NotifyChange(first);
 }
 
 VkResult DeviceTimelines::Submit(QueueTimelines& q, std::vector<Batch>& batches, std::size_t count, VkFence fence,
                                  Route route) {
   if (lost()) return VK_ERROR_DEVICE_LOST;
-  std::lock_guard<std::mutex> lock(q.mutex);
+  std::size_t sent = 0;
+  VkResult r;
+  {
+    std::lock_guard<std::mutex> lock(q.mutex);
+    r = SubmitLocked(q, batches, count, fence, route, &sent);
+  }
+  // Work parked on other queues behind a value these batches signal goes down now, on this
+  // thread (their submit threads would only be woken to do the same).
+  for (std::size_t b = 0; b < sent; ++b) {
+    for (const SemOp& s : batches[b].signals) {
+      if (s.timeline != nullptr && s.timeline->parked_queues.load(std::memory_order_relaxed) != 0) {
+        ReleaseParkedOn(*s.timeline, &q);
+      }
+    }
+  }
+  return r;
+}
+
+VkResult DeviceTimelines::SubmitLocked(QueueTimelines& q, std::vector<Batch>& batches, std::size_t count,
+                                       VkFence fence, Route route, std::size_t* sent) {
   Sweep(q);
   std::size_t ready = 0;
   if (q.parked.empty()) {
@@ -111,6 +148,7 @@ VkResult DeviceTimelines::Submit(QueueTimelines& q, std::vector<Batch>& batches,
       // nothing went down, so all of them park.
       if (r == VK_NOT_READY) ready = 0;
       else if (r != VK_SUCCESS) return r;
+      *sent = ready;
     }
     if (ready == count) {
       if (fence == VK_NULL_HANDLE) return VK_SUCCESS;
@@ -136,7 +174,15 @@ VkResult DeviceTimelines::Submit(QueueTimelines& q, std::vector<Batch>& batches,
   return VK_SUCCESS;
 }
 
-void DeviceTimelines::DrainParked(QueueTimelines& q) {
+void DeviceTimelines::DrainParked(QueueTimelines& q, bool presents) {
+  struct Emptied {  // counts the queue out of queues_with_parked_ however this returns
+    DeviceTimelines& d;
+    QueueTimelines& q;
+    const bool had = !q.parked.empty();
+    ~Emptied() {
+      if (had && q.parked.empty()) d.queues_with_parked_.fetch_sub(1, std::memory_order_acq_rel);
+    }
+  } emptied{*this, q};
   while (!q.parked.empty()) {
     ParkedWork& w = q.parked.front();
     if (lost() || stopping_.load()) {
@@ -149,6 +195,7 @@ void DeviceTimelines::DrainParked(QueueTimelines& q) {
       continue;
     }
     if (w.kind == ParkedWork::Kind::kPresent) {
+      if (!presents) return;
       for (VkSemaphore s : w.present->waits()) {
         if (BinaryParked(s)) return;
       }
@@ -220,6 +267,24 @@ void DeviceTimelines::DrainParked(QueueTimelines& q) {
   q.idle.notify_all();
 }
 
+void DeviceTimelines::ReleaseParkedOn(TimelineSemaphore& s, const QueueTimelines* except) {
+  uint64_t queues = s.parked_queues.load(std::memory_order_acquire);
+  if (queues == 0) return;
+  const uint32_t count = queue_count_.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < count && queues != 0; ++i) {
+    const uint64_t bit = uint64_t{1} << i;
+    if ((queues & bit) == 0) continue;
+    queues &= ~bit;
+    QueueTimelines& q = *indexed_queues_[i];
+    if (&q == except) continue;
+    std::lock_guard<std::mutex> lock(q.mutex);
+    if (!q.parked.empty()) DrainParked(q, false);
+    // Nothing parked there any more: no work on that queue waits on `s` (a later park sets
+    // the bit again, under this same lock).
+    if (q.parked.empty()) s.parked_queues.fetch_and(~bit, std::memory_order_acq_rel);
+  }
+}
+
 void DeviceTimelines::SubmitThread(QueueTimelines* q) {
   std::unique_lock<std::mutex> lock(q->mutex);
   while (!stopping_.load()) {
@@ -233,7 +298,7 @@ void DeviceTimelines::SubmitThread(QueueTimelines* q) {
     DrainParked(*q);
     if (q->parked.empty()) continue;
     lock.unlock();
-    WaitChange(seen, 100'000'000);
+    WaitQueueChange(seen, 100'000'000);
     lock.lock();
   }
 }

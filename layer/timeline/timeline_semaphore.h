@@ -31,6 +31,10 @@ namespace bindery::timeline {
 
 struct QueueTimelines;
 
+// Queues a host signal can find without a lock (TimelineSemaphore::parked_queues is a mask).
+constexpr uint32_t kIndexedQueues = 64;
+constexpr uint32_t kUnindexedQueue = UINT32_MAX;
+
 struct Submission {
   VkFence fence = VK_NULL_HANDLE;
   QueueTimelines* queue = nullptr;
@@ -71,10 +75,12 @@ struct TimelineSemaphore {
   const VkSemaphore handle;  // the application's handle: a real binary semaphore at the driver
   std::mutex mutex;
   uint64_t value;                 // reached: retired device points and host signals
-  // Host threads inside vkWaitSemaphores on it: a submission that signals it is watched by
-  // its queue's completion thread from the moment it goes down (one wake-up fewer).
-  std::atomic<uint32_t> host_waiters{0};
   std::vector<TimePoint> points;  // pending on the device, increasing values
+  // Queues (bits by QueueTimelines::index) that parked work waiting on this semaphore:
+  // a host signal or a submission signalling it releases that work on its own thread.
+  // Set under the queue's mutex when work parks, cleared under it once nothing is parked
+  // there; a stale bit costs one look at the queue.
+  std::atomic<uint64_t> parked_queues{0};
 };
 using SemaphoreRef = std::shared_ptr<TimelineSemaphore>;
 
