@@ -19,6 +19,9 @@ std::vector<ProbeResult> RunPassThroughProbes(ProbeDevice& d);
 std::vector<ProbeResult> RunStreamProbes(ProbeDevice& d);
 // transfer/*: GPU time of small and large fills and updates.
 std::vector<ProbeResult> RunTransferProbes(ProbeDevice& d);
+// fill64/*: GPU time of the 64 MiB unaligned fill and of each piece the layer records for
+// it, rebuilt by hand (probe_fill64.cpp).
+std::vector<ProbeResult> RunFill64Probes(ProbeDevice& d);
 // bytes/*: GPU time of native transfer commands that could write single bytes (the
 // candidates for the byte edges of unaligned fills and updates), each behind a barrier.
 std::vector<ProbeResult> RunByteWriteProbes(ProbeDevice& d);

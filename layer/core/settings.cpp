@@ -92,6 +92,14 @@ void Apply(Settings& s, const std::string& name, const std::string& value, const
     else if (v == "on" || v == "1" || v == "true") s.transfer_push_replay = PushReplay::kOn;
     else if (v == "off" || v == "0" || v == "false") s.transfer_push_replay = PushReplay::kOff;
     else bad_value("auto|on|off");
+  } else if (name == "fill_edges") {
+    const std::string v = Lower(Trim(value));
+    if (v == "auto") s.fill_edges = FillEdges::kAuto;
+    else if (v == "kernel-first") s.fill_edges = FillEdges::kKernelFirst;
+    else if (v == "kernel-last") s.fill_edges = FillEdges::kKernelLast;
+    else if (v == "kernel-after") s.fill_edges = FillEdges::kKernelAfter;
+    else if (v == "copy") s.fill_edges = FillEdges::kCopy;
+    else bad_value("auto|kernel-first|kernel-last|kernel-after|copy");
   } else if (name == "staging_limit") {
     const std::string v = Lower(Trim(value));
     char* end = nullptr;
@@ -197,6 +205,7 @@ const char* const kLogLevelValues[] = {"warn", "error", "info", "debug"};
 const char* const kOnOffValues[] = {"off", "on"};
 const char* const kAutoOnOffValues[] = {"auto", "on", "off"};
 const char* const kOnOffFirstOnValues[] = {"on", "off"};
+const char* const kFillEdgesValues[] = {"auto", "kernel-first", "kernel-last", "kernel-after", "copy"};
 #define BINDERY_SETTING(key, env, values) SettingInfo{key, env, values, sizeof(values) / sizeof(values[0])}
 const SettingInfo kSettingsTable[] = {
     BINDERY_SETTING("indirect_bindings", "BINDERY_INDIRECT_BINDINGS", kModeValues),
@@ -207,6 +216,7 @@ const SettingInfo kSettingsTable[] = {
     SettingInfo{"log_file", "BINDERY_LOG_FILE", nullptr, 0},
     SettingInfo{"staging_limit", "BINDERY_STAGING_LIMIT", nullptr, 0},  // debug: bytes, or "none"
     BINDERY_SETTING("transfer_push_replay", "BINDERY_TRANSFER_PUSH_REPLAY", kAutoOnOffValues),  // debug
+    BINDERY_SETTING("fill_edges", "BINDERY_FILL_EDGES", kFillEdgesValues),  // measurement
     BINDERY_SETTING("bindings_ubo", "BINDERY_BINDINGS_UBO", kOnOffValues),
     SettingInfo{"bindings_dump", "BINDERY_BINDINGS_DUMP", nullptr, 0},  // a folder
     BINDERY_SETTING("bindings_validate", "BINDERY_BINDINGS_VALIDATE", kOnOffValues),
@@ -253,6 +263,17 @@ const char* ToString(PushReplay replay) {
   return "?";
 }
 
+const char* ToString(FillEdges edges) {
+  switch (edges) {
+    case FillEdges::kAuto: return "auto";
+    case FillEdges::kKernelFirst: return "kernel-first";
+    case FillEdges::kKernelLast: return "kernel-last";
+    case FillEdges::kKernelAfter: return "kernel-after";
+    case FillEdges::kCopy: return "copy";
+  }
+  return "?";
+}
+
 const char* ToString(LogLevel level) {
   switch (level) {
     case LogLevel::kError: return "error";
@@ -279,6 +300,10 @@ std::string Describe(const Settings& s) {
   if (s.transfer_push_replay != PushReplay::kAuto) {
     out += " transfer_push_replay=";
     out += ToString(s.transfer_push_replay);
+  }
+  if (s.fill_edges != FillEdges::kAuto) {
+    out += " fill_edges=";
+    out += ToString(s.fill_edges);
   }
   if (s.bindings_convert_ubo) out += " bindings_ubo=on";
   if (!s.bindings_dump_dir.empty()) out += " bindings_dump=" + s.bindings_dump_dir;

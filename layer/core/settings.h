@@ -29,6 +29,15 @@ enum class TransferStrategy { kAuto, kNative, kCompute };
 // per-driver answer; on / off: always / never (debug, tests on a driver that needs it).
 enum class PushReplay { kAuto, kOn, kOff };
 
+// How a large unaligned fill's byte edges are written beside its native middle (measurement;
+// transfer/policy.h, Policy::fill_edge_order). auto: the per-driver table; kernel-first /
+// kernel-last: one edge dispatch in the same barrier bracket as the middle fill, recorded
+// before / after it; kernel-after: the middle fill, then the dispatch in a bracket of its
+// own; copy: copied from staging (no kernel). A kernel order also gives devices whose
+// policy has no such split (lavapipe under transfer_strategy=compute) NVIDIA's shape:
+// the middle realigned to 256 bytes and filled natively, for fills of 1 MiB or more.
+enum class FillEdges { kAuto, kKernelFirst, kKernelLast, kKernelAfter, kCopy };
+
 enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
 
 struct Settings {
@@ -43,6 +52,7 @@ struct Settings {
   // return the error instead of dropping work).
   unsigned long long staging_limit = ~0ull;
   PushReplay transfer_push_replay = PushReplay::kAuto;
+  FillEdges fill_edges = FillEdges::kAuto;
   // Indirect bindings: convert uniform buffers too (off until measured: descriptor UBOs are
   // often on faster paths than loads through addresses).
   bool bindings_convert_ubo = false;
@@ -98,6 +108,7 @@ const char* ToString(Mode mode);
 const char* ToString(LogLevel level);
 const char* ToString(TransferStrategy strategy);
 const char* ToString(PushReplay replay);
+const char* ToString(FillEdges edges);
 
 // One-line description of the effective settings, for the info log.
 std::string Describe(const Settings& settings);

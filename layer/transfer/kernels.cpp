@@ -90,7 +90,7 @@ bool Kernels::Build(StagingPool& staging, uint32_t command_data_slot) {
 }
 
 void Kernels::Record(VkCommandBuffer cb, const CommandState& state, const KernelJob* jobs, uint32_t count,
-                     void (*alongside)(void*), void* context) {
+                     void (*alongside)(void*), void* context, bool alongside_first) {
   const VkLayerDispatchTable& d = next_;
   auto* data = static_cast<TransferCommandData*>(state.data(command_data_slot_));
   if (data == nullptr || count == 0) return;
@@ -113,6 +113,7 @@ void Kernels::Record(VkCommandBuffer cb, const CommandState& state, const Kernel
   // edge copies, which touch other bytes).
   Barrier(d, cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  if (alongside != nullptr && alongside_first) alongside(context);
   KernelKind bound = KernelKind::kCount;
   uint64_t record = 0;
   auto dispatch = [&](const KernelParams& params, uint32_t groups) {
@@ -159,7 +160,7 @@ void Kernels::Record(VkCommandBuffer cb, const CommandState& state, const Kernel
       done += blocks;
     }
   }
-  if (alongside != nullptr) alongside(context);
+  if (alongside != nullptr && !alongside_first) alongside(context);
   // Make the kernels' writes available and chain them into the application's next
   // transfer-scoped dependency.
   Barrier(d, cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,

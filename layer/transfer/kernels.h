@@ -108,13 +108,14 @@ class Kernels {
   void Record(VkCommandBuffer cb, const CommandState& state, const KernelJob* jobs, uint32_t count) {
     Record(cb, state, jobs, count, nullptr, nullptr);
   }
-  // The same, and calls `alongside(context)` after the dispatches, inside the barrier
-  // bracket, for native transfer commands that touch other bytes than the kernels: the
-  // leading TRANSFER -> COMPUTE barrier does not hold them back and the trailing one comes
-  // after them, so they run beside the kernels instead of after them (a realigned fill's
-  // middle beside the kernel writing its byte edges).
+  // The same, and calls `alongside(context)` inside the barrier bracket, after the
+  // dispatches (or before them: `alongside_first`), for native transfer commands that
+  // touch other bytes than the kernels: the leading TRANSFER -> COMPUTE barrier does not
+  // hold them back and the trailing one comes after them, so they run beside the kernels
+  // instead of after them (a realigned fill's middle beside the kernel writing its byte
+  // edges).
   void Record(VkCommandBuffer cb, const CommandState& state, const KernelJob* jobs, uint32_t count,
-              void (*alongside)(void*), void* context);
+              void (*alongside)(void*), void* context, bool alongside_first = false);
 
  private:
   DeviceState& device_;

@@ -78,4 +78,30 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
   return p;
 }
 
+void ApplyFillEdges(FillEdges edges, Policy& p) {
+  switch (edges) {
+    case FillEdges::kAuto:
+      return;
+    case FillEdges::kCopy:
+      p.fill_edge_kernel_min = UINT64_MAX;
+      return;
+    case FillEdges::kKernelFirst:
+      p.fill_edge_order = Policy::EdgeOrder::kKernelFirst;
+      break;
+    case FillEdges::kKernelLast:
+      p.fill_edge_order = Policy::EdgeOrder::kKernelLast;
+      break;
+    case FillEdges::kKernelAfter:
+      p.fill_edge_order = Policy::EdgeOrder::kKernelAfter;
+      break;
+  }
+  // A kernel order asks for NVIDIA's shape wherever kernels run, so the orders can be
+  // compared (and tested) on any device: the middle realigned and filled natively, the
+  // byte edges by the dispatch.
+  p.fill_kernel_min = UINT64_MAX;
+  p.fill_native_alignment = 256;
+  p.fill_realign_min = 1ull << 20;
+  p.fill_edge_kernel_min = 1ull << 20;
+}
+
 }  // namespace bindery::transfer

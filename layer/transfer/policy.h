@@ -44,6 +44,10 @@ struct Policy {
   // from staging: NVIDIA's copy engine takes ~1.4 us per region, which a long fill's middle
   // does not hide, while the dispatch runs beside the middle fill. UINT64_MAX: never.
   uint64_t fill_edge_kernel_min = UINT64_MAX;
+  // Where that dispatch goes relative to the native middle fill: before it or after it in
+  // one barrier bracket, or after it in a bracket of its own (`bindery.fill_edges`).
+  enum class EdgeOrder { kKernelFirst, kKernelLast, kKernelAfter };
+  EdgeOrder fill_edge_order = EdgeOrder::kKernelFirst;
 
   // Buffers at least this large get a device address (the chassis adds the usage and the
   // memory flag) so kernels can reach them; smaller ones stay exactly as the application
@@ -62,7 +66,7 @@ struct Policy {
 
   bool UsesKernels() const {
     return copy_kernel_min_aligned != UINT64_MAX || copy_kernel_min_unaligned != UINT64_MAX ||
-           fill_kernel_min != UINT64_MAX || copy_batch_min_regions != UINT32_MAX;
+           fill_kernel_min != UINT64_MAX || copy_batch_min_regions != UINT32_MAX || fill_edge_kernel_min != UINT64_MAX;
   }
   uint64_t CopyThreshold(bool aligned) const { return aligned ? copy_kernel_min_aligned : copy_kernel_min_unaligned; }
 };
@@ -70,5 +74,8 @@ struct Policy {
 // vendor_id / driver_id from VkPhysicalDeviceProperties / VkPhysicalDeviceDriverProperties
 // (driver_id 0 when unknown).
 Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy strategy);
+
+// Applies `bindery.fill_edges` (anything but auto) to a chosen policy.
+void ApplyFillEdges(FillEdges edges, Policy& policy);
 
 }  // namespace bindery::transfer

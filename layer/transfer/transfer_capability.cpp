@@ -103,6 +103,7 @@ class Transfers final : public Capability {
     TransferStrategy strategy = settings.transfer_strategy;
     if (settings.transfers == Mode::kForce && strategy == TransferStrategy::kAuto) strategy = TransferStrategy::kCompute;
     plan->policy = ChoosePolicy(editor.properties().vendorID, editor.driver_id(), strategy);
+    ApplyFillEdges(settings.fill_edges, plan->policy);
     if (settings.transfer_push_replay != PushReplay::kAuto) {
       plan->policy.replay_pushes = settings.transfer_push_replay == PushReplay::kOn;
     }

@@ -209,7 +209,15 @@ void FillEdgesByEdgeKernel(DeviceTransfers& t, VkCommandBuffer cb, CommandState&
   KernelJob jobs[2] = {job, {}};
   uint32_t count = 1;
   if (middle != nullptr) jobs[count++] = *middle;
-  t.kernels.Record(cb, state, jobs, count, native != nullptr ? &RecordNativeFill : nullptr, native);
+  // Where the native middle goes (Policy::fill_edge_order): beside the dispatch, before or
+  // after it inside the bracket, or before the bracket.
+  const Policy::EdgeOrder order = t.policy.fill_edge_order;
+  if (native != nullptr && order == Policy::EdgeOrder::kKernelAfter) {
+    RecordNativeFill(native);
+    native = nullptr;
+  }
+  t.kernels.Record(cb, state, jobs, count, native != nullptr ? &RecordNativeFill : nullptr, native,
+                   /*alongside_first=*/order == Policy::EdgeOrder::kKernelLast);
   t.counters.kernels->Add(count);
 }
 

@@ -76,6 +76,17 @@ TEST(SettingsResolve, TransferPushReplayIsAutoOnOrOff) {
   EXPECT_EQ(bad.warnings.size(), 1u);
 }
 
+TEST(SettingsResolve, FillEdgesNamesAnOrderOrCopy) {
+  EXPECT_EQ(ResolveSettings({}, {}).fill_edges, FillEdges::kAuto) << "per driver by default";
+  EXPECT_EQ(ResolveSettings({{"bindery.fill_edges", "kernel-last"}}, {}).fill_edges, FillEdges::kKernelLast);
+  EXPECT_EQ(ResolveSettings({}, {{"BINDERY_FILL_EDGES", "kernel-after"}}).fill_edges, FillEdges::kKernelAfter);
+  EXPECT_EQ(ResolveSettings({}, {{"BINDERY_FILL_EDGES", "copy"}}).fill_edges, FillEdges::kCopy);
+  EXPECT_EQ(ResolveSettings({}, {{"BINDERY_FILL_EDGES", "Kernel-First"}}).fill_edges, FillEdges::kKernelFirst);
+  const Settings bad = ResolveSettings({}, {{"BINDERY_FILL_EDGES", "sideways"}});
+  EXPECT_EQ(bad.fill_edges, FillEdges::kAuto);
+  EXPECT_EQ(bad.warnings.size(), 1u);
+}
+
 TEST(SettingsResolve, UnknownKeysAndBadValuesBecomeWarnings) {
   const Settings s = ResolveSettings({{"bindery.no_such_thing", "1"}, {"bindery.timeline", "sometimes"}},
                                      {{"BINDERY_BOGUS", "1"}});

@@ -120,6 +120,36 @@ TEST(TransferPolicy, TableAndOverrides) {
   EXPECT_EQ(lavapipe.fill_edge_kernel_min, UINT64_MAX) << "no kernels on lavapipe";
 }
 
+// bindery.fill_edges: a kernel order gives any policy NVIDIA's fill shape (native middle
+// realigned to 256 bytes, byte edges by one dispatch) in that order; copy takes the kernel away.
+TEST(TransferPolicy, FillEdgesSettingPicksTheEdgeOrder) {
+  Policy nvidia = ChoosePolicy(0x10DE, VK_DRIVER_ID_NVIDIA_PROPRIETARY, TransferStrategy::kAuto);
+  EXPECT_EQ(nvidia.fill_edge_order, Policy::EdgeOrder::kKernelFirst);
+  const Policy unchanged = nvidia;
+  ApplyFillEdges(FillEdges::kAuto, nvidia);
+  EXPECT_EQ(nvidia.fill_edge_kernel_min, unchanged.fill_edge_kernel_min);
+  EXPECT_EQ(nvidia.fill_edge_order, unchanged.fill_edge_order);
+  ApplyFillEdges(FillEdges::kCopy, nvidia);
+  EXPECT_EQ(nvidia.fill_edge_kernel_min, UINT64_MAX) << "edges from staging";
+  for (FillEdges order : {FillEdges::kKernelFirst, FillEdges::kKernelLast, FillEdges::kKernelAfter}) {
+    Policy compute = ChoosePolicy(0x10005, VK_DRIVER_ID_MESA_LLVMPIPE, TransferStrategy::kCompute);
+    ApplyFillEdges(order, compute);
+    EXPECT_EQ(compute.fill_kernel_min, UINT64_MAX) << "the middle is a native fill";
+    EXPECT_EQ(compute.fill_native_alignment, 256u);
+    EXPECT_EQ(compute.fill_realign_min, 1ull << 20);
+    EXPECT_EQ(compute.fill_edge_kernel_min, 1ull << 20);
+    EXPECT_TRUE(compute.UsesKernels());
+    Policy lavapipe = ChoosePolicy(0x10005, VK_DRIVER_ID_MESA_LLVMPIPE, TransferStrategy::kAuto);
+    ApplyFillEdges(order, lavapipe);
+    EXPECT_TRUE(lavapipe.UsesKernels()) << "the edge kernel needs the kernels built";
+  }
+  Policy last = ChoosePolicy(0x10DE, VK_DRIVER_ID_NVIDIA_PROPRIETARY, TransferStrategy::kAuto);
+  ApplyFillEdges(FillEdges::kKernelLast, last);
+  EXPECT_EQ(last.fill_edge_order, Policy::EdgeOrder::kKernelLast);
+  ApplyFillEdges(FillEdges::kKernelAfter, last);
+  EXPECT_EQ(last.fill_edge_order, Policy::EdgeOrder::kKernelAfter);
+}
+
 // The kernels push no constants; only drivers that lose the application's pushes across a
 // bind of the kernels' pipeline (lavapipe 22.3) get them recorded and replayed, at the cost
 // of a hook on every vkCmdPushConstants.
