@@ -12,15 +12,18 @@
 //   - the fill before the bracket (the dispatch ordered by its own barriers);
 //   - an event instead of the leading barrier (the dispatch waits only for the transfers
 //     recorded before the event, not for the fill between);
-//   - the edges as a copy of two 255-byte regions from device-local memory, no kernel.
+//   - the edges as a copy of two 255-byte regions from device-local memory, no kernel;
+//   - a kernel reaching memory through pointers (as the layer's does) instead of descriptors.
 // Hand-made rows run without the layer only (they are native commands; the layer passes
 // them through); with the layer the row `fill 64 MiB at +1, size - 2` is the polyfill
 // under the configuration's settings (bindery.fill_edges picks its order), with its bytes
 // checked after the timing runs.
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
-#include "probe_workloads.h"
+#include "probe_workloads.h"  // before the embedded shaders: they need <cstdint>
+#include "add_pointers_spv.h"
 #include "stream_op_spv.h"
 
 namespace bindery::bench {
@@ -252,6 +255,42 @@ std::vector<ProbeResult> RunFill64Probes(ProbeDevice& d) {
       });
     }
   }
+  // The same with a kernel that reaches memory through buffer_reference pointers (as the
+  // layer's edge kernel does), one workgroup: does a pointer kernel cost more beside the fill?
+  ProbeKernel pointers = d.CreateKernel(add_pointers_spv, sizeof(add_pointers_spv), 0, 32, 0);
+  DeviceBuffer pointed = d.CreateBuffer(1024, VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT);
+  VkDeviceAddress pointed_address = 0;
+  if (pointers.kernel.pipeline != VK_NULL_HANDLE && pointed.buffer != VK_NULL_HANDLE) {
+    VkBufferDeviceAddressInfo info{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+    info.buffer = pointed.buffer;
+    pointed_address = vkGetBufferDeviceAddress(d.device(), &info);
+  }
+  if (pointed_address != 0) {
+    struct {
+      VkDeviceAddress a, b, c;
+      uint32_t n, pad;
+    } args{pointed_address, pointed_address, pointed_address + 512, 64, 0};
+    auto pointer_dispatch = [&](VkCommandBuffer cb) {
+      fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pointers.kernel.pipeline);
+      fn.CmdPushConstants(cb, pointers.kernel.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(args), &args);
+      fn.CmdDispatch(cb, 1, 1, 1);
+    };
+    measure("fill64/pointer dispatch alone (GPU)", pointer_dispatch);
+    measure("fill64/barrier T->C, pointer dispatch, fill 64 MiB, barrier C->T (GPU)", [&](VkCommandBuffer cb) {
+      pre(cb);
+      pointer_dispatch(cb);
+      fill(cb);
+      post(cb);
+    });
+    measure("fill64/barrier T->C, fill 64 MiB, pointer dispatch, barrier C->T (GPU)", [&](VkCommandBuffer cb) {
+      pre(cb);
+      fill(cb);
+      pointer_dispatch(cb);
+      post(cb);
+    });
+  }
+  d.Destroy(pointers);
+  d.Destroy(pointed);
   // The edges as a native copy of two 255-byte regions (what the layer did before its
   // edge kernel), from device-local memory, before the fill.
   measure("fill64/copy 2 regions of 255 B, fill 64 MiB - 512 at +256 (GPU)", [&](VkCommandBuffer cb) {
