@@ -64,6 +64,11 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
     // two regions, ~2.8 us that the 64 MiB fill (~24.6 us) did not hide (1.11x its time):
     // one batched-regions dispatch beside the middle fill writes them instead.
     p.fill_edge_kernel_min = 1ull << 20;
+    // The dispatch goes before the middle fill inside the bracket: after it costs 1.6 us
+    // more, after it in a bracket of its own 2.5 us more (H100, scripts/gpu-fill-probe). What
+    // is left over the aligned fill (~1.6 us of 24.6) is the bracket's leading TRANSFER ->
+    // COMPUTE barrier (~1.2 us), which the driver drains the queue for.
+    p.fill_edge_order = Policy::EdgeOrder::kKernelFirst;
     // No kernel runs on a buffer below the smallest copy threshold, so smaller buffers
     // need no address (which also keeps the usage and memory flag off the many small
     // buffers applications fill and copy; docs/measured.md, "Pass-through costs nothing"). Batches of small regions are
