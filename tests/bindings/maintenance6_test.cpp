@@ -285,10 +285,14 @@ TEST_P(Maintenance6, CommandsOfANativeLayoutKeepTheirMeaningUnderAuto) {
   }
   EXPECT_EQ(native.run.validation, "");
   ExpectResults(native, 7);
+  EXPECT_FALSE(HasMessage(passed.run.bindery, "BINDERY-bindings-over-limit"));
+  if (native.per_stage_limit >= 40) {
+    GTEST_SKIP() << "40 storage buffers are within this driver's per-stage limit (" << native.per_stage_limit
+                 << "): the layout beside does not convert under auto, so only byte identity was checked";
+  }
   // The layout beside converted under auto (the commands were translated), and without
   // it nothing did (they went straight down).
   EXPECT_TRUE(HasMessage(layered.run.bindery, "BINDERY-bindings-over-limit"));
-  EXPECT_FALSE(HasMessage(passed.run.bindery, "BINDERY-bindings-over-limit"));
 }
 
 INSTANTIATE_TEST_SUITE_P(BindingsMaintenance6, Maintenance6, testing::Values(false, true),
