@@ -12,9 +12,11 @@
 #include <vector>
 
 #include "add_pointers_integer_spv.h"
+#include "add_pointers_root_layout_spv.h"
 #include "add_pointers_spv.h"
 #include "add_rewritten_chain32_spv.h"
 #include "add_rewritten_chain64_late_spv.h"
+#include "add_rewritten_blockint_spv.h"
 #include "add_rewritten_chain64_spv.h"
 #include "add_rewritten_late_spv.h"
 #include "add_rewritten_ptrchain64_spv.h"
@@ -172,6 +174,8 @@ void RunAddVariantProbes(ProbeDevice& d, uint32_t n, std::vector<ProbeResult>& o
        sizeof(add_pointers_spv), PushShape::kPointers, 256},
       {"kernel/add 4096 floats, pointers by hand, integer addressing (GPU)", add_pointers_integer_spv,
        sizeof(add_pointers_integer_spv), PushShape::kPointers, 32},
+      {"kernel/add 4096 floats, pointers by hand, the root's push layout (GPU)", add_pointers_root_layout_spv,
+       sizeof(add_pointers_root_layout_spv), PushShape::kRecords, 56},
       {"kernel/add 4096 floats, rewritten module as emitted (GPU)", add_rewritten_spv, sizeof(add_rewritten_spv),
        PushShape::kRecords, 56},
       {"kernel/add 4096 floats, rewritten, addresses loaded at use (GPU)", add_rewritten_late_spv,
@@ -184,6 +188,8 @@ void RunAddVariantProbes(ProbeDevice& d, uint32_t n, std::vector<ProbeResult>& o
        sizeof(add_rewritten_chain32_spv), PushShape::kRecords, 56},
       {"kernel/add 4096 floats, rewritten, ptr chain 64-bit index (GPU)", add_rewritten_ptrchain64_spv,
        sizeof(add_rewritten_ptrchain64_spv), PushShape::kRecords, 56},
+      {"kernel/add 4096 floats, rewritten, block pointer moved in 64-bit, typed chain (GPU)",
+       add_rewritten_blockint_spv, sizeof(add_rewritten_blockint_spv), PushShape::kRecords, 56},
   };
   for (const AddVariant& v : variants) {
     if (!RowWanted(v.row)) continue;
