@@ -22,6 +22,7 @@
 #include "add_rewritten_ptrchain64_spv.h"
 #include "add_rewritten_spv.h"
 #include "probe_add_variants.h"
+#include "support/vk_objects.h"
 
 namespace bindery::bench {
 namespace {
@@ -53,6 +54,30 @@ struct AddVariant {
   size_t bytes;
   PushShape shape;
   uint32_t push_range;
+  // The layout's push range and every push name all graphics stages and compute, as the
+  // layer's root does (kRootStages), and the layout has no set: the layer's forced layout.
+  bool every_stage = false;
+};
+
+// A pipeline of `v` in a layout without sets whose `v.push_range` bytes of push constants
+// are for every graphics stage and compute (the shape of the layer's converted layouts).
+struct EveryStagePipeline {
+  VkDevice device = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  // Nothing when `d` is null (a variant in the harness's usual layout).
+  EveryStagePipeline(VkDevice d, const AddVariant& v) : device(d) {
+    if (d == VK_NULL_HANDLE) return;
+    layout = test::CreatePipelineLayout(d, {}, v.push_range, kEveryStage);
+    if (layout != VK_NULL_HANDLE) pipeline = test::CreateComputePipeline(d, layout, v.spirv, v.bytes);
+  }
+  ~EveryStagePipeline() {
+    if (pipeline != VK_NULL_HANDLE) vkDestroyPipeline(device, pipeline, nullptr);
+    if (layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(device, layout, nullptr);
+  }
+  EveryStagePipeline(const EveryStagePipeline&) = delete;
+  EveryStagePipeline& operator=(const EveryStagePipeline&) = delete;
+  static constexpr VkShaderStageFlags kEveryStage = VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT;
 };
 
 // Fills a (i) and b (i / 2) through a host buffer, c with -1; after the kernel, whether
@@ -140,16 +165,21 @@ double VariantNs(ProbeDevice& d, const AddVariant& v, uint32_t n) {
   const void* push = v.shape == PushShape::kPointers ? static_cast<const void*>(&pointers) : &records;
   const uint32_t push_bytes = v.shape == PushShape::kPointers ? sizeof(pointers) : sizeof(records);
 
-  ProbeKernel k = d.CreateKernel(v.spirv, v.bytes, 0, v.push_range, 0);
-  if (k.kernel.pipeline == VK_NULL_HANDLE) {
+  ProbeKernel k = v.every_stage ? ProbeKernel{} : d.CreateKernel(v.spirv, v.bytes, 0, v.push_range, 0);
+  EveryStagePipeline every(v.every_stage ? d.device() : VK_NULL_HANDLE, v);
+  const VkPipeline pipeline = v.every_stage ? every.pipeline : k.kernel.pipeline;
+  const VkPipelineLayout layout = v.every_stage ? every.layout : k.kernel.layout;
+  const VkShaderStageFlags stages =
+      v.every_stage ? EveryStagePipeline::kEveryStage : VkShaderStageFlags{VK_SHADER_STAGE_COMPUTE_BIT};
+  if (pipeline == VK_NULL_HANDLE) {
     std::fprintf(stderr, "bindery_probe: %s: pipeline creation failed\n", v.row);
     d.Destroy(k);
     return -1;
   }
   const ProbeFns& fn = d.fn();
   auto body = [&](VkCommandBuffer cb) {
-    fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.kernel.pipeline);
-    fn.CmdPushConstants(cb, k.kernel.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
+    fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    fn.CmdPushConstants(cb, layout, stages, 0, push_bytes, push);
     fn.CmdDispatch(cb, n / 256, 1, 1);
     return true;
   };
@@ -157,7 +187,7 @@ double VariantNs(ProbeDevice& d, const AddVariant& v, uint32_t n) {
   std::string wrong;
   double ns = d.GpuNs(body) >= 0 && data.Check(&wrong) ? MedianGpuNs(d, body, 1, kSamples) : -1;
   if (!wrong.empty()) std::fprintf(stderr, "bindery_probe: %s: wrong result: %s\n", v.row, wrong.c_str());
-  d.Destroy(k);
+  if (!v.every_stage) d.Destroy(k);
   return ns;
 }
 
@@ -190,6 +220,13 @@ void RunAddVariantProbes(ProbeDevice& d, uint32_t n, std::vector<ProbeResult>& o
        sizeof(add_rewritten_ptrchain64_spv), PushShape::kRecords, 56},
       {"kernel/add 4096 floats, rewritten, block pointer moved in 64-bit, typed chain (GPU)",
        add_rewritten_blockint_spv, sizeof(add_rewritten_blockint_spv), PushShape::kRecords, 56},
+      // The layer's layout shape: no sets, 256 bytes of push constants for every stage.
+      {"kernel/add 4096 floats, pointers by hand, pushed to every stage (GPU)", add_pointers_spv,
+       sizeof(add_pointers_spv), PushShape::kPointers, 256, true},
+      {"kernel/add 4096 floats, rewritten module as emitted, pushed to every stage (GPU)", add_rewritten_spv,
+       sizeof(add_rewritten_spv), PushShape::kRecords, 256, true},
+      {"kernel/add 4096 floats, rewritten, block pointer moved, pushed to every stage (GPU)",
+       add_rewritten_blockint_spv, sizeof(add_rewritten_blockint_spv), PushShape::kRecords, 256, true},
   };
   for (const AddVariant& v : variants) {
     if (!RowWanted(v.row)) continue;
