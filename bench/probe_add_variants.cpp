@@ -57,6 +57,8 @@ struct AddVariant {
   // The layout's push range and every push name all graphics stages and compute, as the
   // layer's root does (kRootStages), and the layout has no set: the layer's forced layout.
   bool every_stage = false;
+  // With every_stage: the pushes name compute only (the range still covers every stage).
+  bool push_compute_only = false;
 };
 
 // A pipeline of `v` in a layout without sets whose `v.push_range` bytes of push constants
@@ -170,7 +172,8 @@ double VariantNs(ProbeDevice& d, const AddVariant& v, uint32_t n) {
   const VkPipeline pipeline = v.every_stage ? every.pipeline : k.kernel.pipeline;
   const VkPipelineLayout layout = v.every_stage ? every.layout : k.kernel.layout;
   const VkShaderStageFlags stages =
-      v.every_stage ? EveryStagePipeline::kEveryStage : VkShaderStageFlags{VK_SHADER_STAGE_COMPUTE_BIT};
+      v.every_stage && !v.push_compute_only ? EveryStagePipeline::kEveryStage
+                                            : VkShaderStageFlags{VK_SHADER_STAGE_COMPUTE_BIT};
   if (pipeline == VK_NULL_HANDLE) {
     std::fprintf(stderr, "bindery_probe: %s: pipeline creation failed\n", v.row);
     d.Destroy(k);
@@ -223,6 +226,8 @@ void RunAddVariantProbes(ProbeDevice& d, uint32_t n, std::vector<ProbeResult>& o
       // The layer's layout shape: no sets, 256 bytes of push constants for every stage.
       {"kernel/add 4096 floats, pointers by hand, pushed to every stage (GPU)", add_pointers_spv,
        sizeof(add_pointers_spv), PushShape::kPointers, 256, true},
+      {"kernel/add 4096 floats, pointers by hand, range for every stage, pushed to compute (GPU)", add_pointers_spv,
+       sizeof(add_pointers_spv), PushShape::kPointers, 256, true, true},
       {"kernel/add 4096 floats, rewritten module as emitted, pushed to every stage (GPU)", add_rewritten_spv,
        sizeof(add_rewritten_spv), PushShape::kRecords, 256, true},
       {"kernel/add 4096 floats, rewritten, block pointer moved, pushed to every stage (GPU)",
