@@ -57,8 +57,11 @@ struct AddVariant {
   // The layout's push range and every push name all graphics stages and compute, as the
   // layer's root does (kRootStages), and the layout has no set: the layer's forced layout.
   bool every_stage = false;
-  // With every_stage: the pushes name compute only (the range still covers every stage).
-  bool push_compute_only = false;
+  // With every_stage and PushShape::kRecords: the layer's own layout for add.comp, two
+  // ranges (compute over [0, 256), every graphics stage over [8, 256)); the root [8, 56)
+  // pushed naming every stage, then n [0, 4) naming compute, as the forced bind and the
+  // application's push go down.
+  bool layer_ranges = false;
 };
 
 // A pipeline of `v` in a layout without sets whose `v.push_range` bytes of push constants
@@ -70,7 +73,16 @@ struct EveryStagePipeline {
   // Nothing when `d` is null (a variant in the harness's usual layout).
   EveryStagePipeline(VkDevice d, const AddVariant& v) : device(d) {
     if (d == VK_NULL_HANDLE) return;
-    layout = test::CreatePipelineLayout(d, {}, v.push_range, kEveryStage);
+    if (v.layer_ranges) {
+      const VkPushConstantRange ranges[2] = {{VK_SHADER_STAGE_COMPUTE_BIT, 0, v.push_range},
+                                             {VK_SHADER_STAGE_ALL_GRAPHICS, 8, v.push_range - 8}};
+      VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+      info.pushConstantRangeCount = 2;
+      info.pPushConstantRanges = ranges;
+      if (vkCreatePipelineLayout(d, &info, nullptr, &layout) != VK_SUCCESS) layout = VK_NULL_HANDLE;
+    } else {
+      layout = test::CreatePipelineLayout(d, {}, v.push_range, kEveryStage);
+    }
     if (layout != VK_NULL_HANDLE) pipeline = test::CreateComputePipeline(d, layout, v.spirv, v.bytes);
   }
   ~EveryStagePipeline() {
@@ -172,7 +184,7 @@ double VariantNs(ProbeDevice& d, const AddVariant& v, uint32_t n) {
   const VkPipeline pipeline = v.every_stage ? every.pipeline : k.kernel.pipeline;
   const VkPipelineLayout layout = v.every_stage ? every.layout : k.kernel.layout;
   const VkShaderStageFlags stages =
-      v.every_stage && !v.push_compute_only ? EveryStagePipeline::kEveryStage
+      v.every_stage ? EveryStagePipeline::kEveryStage
                                             : VkShaderStageFlags{VK_SHADER_STAGE_COMPUTE_BIT};
   if (pipeline == VK_NULL_HANDLE) {
     std::fprintf(stderr, "bindery_probe: %s: pipeline creation failed\n", v.row);
@@ -182,7 +194,13 @@ double VariantNs(ProbeDevice& d, const AddVariant& v, uint32_t n) {
   const ProbeFns& fn = d.fn();
   auto body = [&](VkCommandBuffer cb) {
     fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-    fn.CmdPushConstants(cb, layout, stages, 0, push_bytes, push);
+    if (v.layer_ranges) {
+      fn.CmdPushConstants(cb, layout, EveryStagePipeline::kEveryStage, 8, push_bytes - 8,
+                          static_cast<const uint8_t*>(push) + 8);
+      fn.CmdPushConstants(cb, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, push);
+    } else {
+      fn.CmdPushConstants(cb, layout, stages, 0, push_bytes, push);
+    }
     fn.CmdDispatch(cb, n / 256, 1, 1);
     return true;
   };
@@ -226,10 +244,10 @@ void RunAddVariantProbes(ProbeDevice& d, uint32_t n, std::vector<ProbeResult>& o
       // The layer's layout shape: no sets, 256 bytes of push constants for every stage.
       {"kernel/add 4096 floats, pointers by hand, pushed to every stage (GPU)", add_pointers_spv,
        sizeof(add_pointers_spv), PushShape::kPointers, 256, true},
-      {"kernel/add 4096 floats, pointers by hand, range for every stage, pushed to compute (GPU)", add_pointers_spv,
-       sizeof(add_pointers_spv), PushShape::kPointers, 256, true, true},
       {"kernel/add 4096 floats, rewritten module as emitted, pushed to every stage (GPU)", add_rewritten_spv,
        sizeof(add_rewritten_spv), PushShape::kRecords, 256, true},
+      {"kernel/add 4096 floats, rewritten module as emitted, the layer's ranges and pushes (GPU)", add_rewritten_spv,
+       sizeof(add_rewritten_spv), PushShape::kRecords, 256, true, true},
       {"kernel/add 4096 floats, rewritten, block pointer moved, pushed to every stage (GPU)",
        add_rewritten_blockint_spv, sizeof(add_rewritten_blockint_spv), PushShape::kRecords, 256, true},
   };
