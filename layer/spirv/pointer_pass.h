@@ -107,11 +107,8 @@ class PointerPass {
   // 64-bit array indices (pointer_pass_wide_indices.cpp): with shaderInt64 every array
   // index of `chain` (a rewritten chain on a buffer pointer whose old base pointer type is
   // `base_pointer_type`, pointing to `pointee`; indices from operand `first`) becomes
-  // 64-bit, so no driver forms a byte offset beyond 4 GiB in 32 bits. `base_type`: the
-  // type of the chain's base in the rewritten module (0 if unknown), which far indices
-  // move in 64-bit integer arithmetic before the chain goes on from it.
-  void WidenChainIndices(Instruction* chain, uint32_t base_pointer_type, uint32_t pointee, uint32_t first,
-                         uint32_t base_type);
+  // 64-bit, so no driver forms a byte offset beyond 4 GiB in 32 bits.
+  void WidenChainIndices(Instruction* chain, uint32_t base_pointer_type, uint32_t pointee, uint32_t first);
   // `index` as a 64-bit value; `strided_type` carries the ArrayStride it is scaled by.
   uint32_t WideIndex(uint32_t index, uint32_t strided_type);
   // A constant index whose offset (by strided_type's ArrayStride) is below 2 GiB.

@@ -343,7 +343,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
         split_root_[result] = p;
         Instruction chain(op, MappedType(inst.type_id()), result, {p});
         for (uint32_t k = 2; k < inst.operand_count(); ++k) chain.add_operand(inst.operand(k));
-        WidenChainIndices(&chain, 0, converted_[c].var.block_type, 1, converted_[c].psb_block_pointer);
+        WidenChainIndices(&chain, 0, converted_[c].var.block_type, 1);
         out_.push_back(std::move(chain));
       }
       continue;
@@ -383,14 +383,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       const Instruction* base = LocalDef(in[i].operand(0));
       if (base == nullptr) base = types_.Def(in[i].operand(0));
       const uint32_t base_type = base ? base->type_id() : 0;
-      // The base as rewritten: a converted variable becomes its block pointer (whose
-      // pointee may be a decorated copy of the block), any other retyped pointer its
-      // mapped type.
-      const int32_t base_converted = ConvertedOf(in[i].operand(0));
-      const uint32_t new_base_type = base_converted >= 0 ? converted_[static_cast<uint32_t>(base_converted)].psb_block_pointer
-                                     : base_type != 0  ? MappedType(base_type)
-                                                       : 0;
-      WidenChainIndices(&inst, base_type, types_.PointeeType(base_type), 1, new_base_type);
+      WidenChainIndices(&inst, base_type, types_.PointeeType(base_type), 1);
     }
 
     // Memory accesses through buffer pointers: Aligned operands and bounds checks.

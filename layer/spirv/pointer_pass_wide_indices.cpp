@@ -6,12 +6,10 @@
 // PhysicalStorageBuffer pointer it may be larger than 4 GiB, and a word at 4.1 GiB would
 // land at 0.1 GiB. With shaderInt64, an array index whose byte offset may reach 2 GiB (a
 // dynamic index, a large or negative constant, OpPtrAccessChain's Element; into a runtime
-// array or a sized one whose extent reaches 2 GiB) leaves the chain: the chain's base
-// pointer becomes an integer, gets index x stride added in 64 bits (the index extended by
-// its signedness: OpSConvert for a signed index, so a negative Element keeps its meaning)
-// and becomes a pointer of the same type again; the chain then goes on from it with index
-// 0 for that array, so the element is still reached through the block's typed members
-// (where the base's type is not known, the pointer to element 0 moves instead). Small constants and struct member indices stay
+// array or a sized one whose extent reaches 2 GiB) leaves the chain: the chain up to the array yields a pointer to element 0, which becomes an integer,
+// gets index x stride added in 64 bits (the index extended by its signedness: OpSConvert
+// for a signed index, so a negative Element keeps its meaning) and becomes a pointer again;
+// the rest of the chain goes on from there. Small constants and struct member indices stay
 // in chains; vector and matrix indices move a few bytes at most. Arrays of matrices keep
 // their index in the chain, only widened to 64 bits: a matrix's layout is a decoration of
 // the struct member holding it, which a pointer to the matrix would lose.
@@ -91,8 +89,7 @@ uint32_t PointerPass::OffsetPointer(uint32_t pointer, uint32_t pointer_type, uin
   return Emit(spv::OpConvertUToPtr, pointer_type, {Emit(spv::OpIAdd, u64_, {address, offset})});
 }
 
-void PointerPass::WidenChainIndices(Instruction* chain, uint32_t base_pointer_type, uint32_t pointee, uint32_t first,
-                                    uint32_t base_type) {
+void PointerPass::WidenChainIndices(Instruction* chain, uint32_t base_pointer_type, uint32_t pointee, uint32_t first) {
   if (!options_.shader_int64) return;
   const spv::Op op = chain->opcode();
   const bool in_bounds = op == spv::OpInBoundsAccessChain || op == spv::OpInBoundsPtrAccessChain;
@@ -179,20 +176,11 @@ void PointerPass::WidenChainIndices(Instruction* chain, uint32_t base_pointer_ty
       pending.push_back(WideIndex(operands[k], array_type));
       continue;
     }
-    // The element's address in 64-bit integer arithmetic. Drivers may form an access
-    // chain's offset in 32 bits whatever its indices' width (only the base address is
-    // 64-bit unless 64-bit indexing is requested), so an offset that may pass 2 GiB never
-    // goes through a chain. Where the chain's base type is known, the base itself moves by
-    // index x stride (keeping its type) and the chain goes on through index 0: the access
-    // still reaches its element through the block's members, whose decorations (NonWritable,
-    // NonReadable) then stay on the accessed memory's type as the driver's compiler sees it.
-    if (base_type != 0) {
-      base = OffsetPointer(base, base_type, operands[k], stride);
-      pending.push_back(types_.GetUintConstant(0));
-      changed = true;
-      continue;
-    }
-    // Otherwise a pointer to element 0 (the chain so far, then index 0) moves.
+    // The element's address in 64-bit integer arithmetic: a pointer to element 0 (the
+    // chain so far, then index 0), plus index x stride, as a new pointer. Drivers may form
+    // an access chain's offset in 32 bits whatever its indices' width (only the base
+    // address is 64-bit unless 64-bit indexing is requested), so an offset that may pass
+    // 2 GiB never goes through a chain.
     const uint32_t element_pointer = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, element);
     pending.push_back(types_.GetUintConstant(0));
     const uint32_t zero_id = m_.TakeId();

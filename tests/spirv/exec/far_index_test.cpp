@@ -2,10 +2,10 @@
 // rewritten far_index_base.comp runs with its records moved back 4 GiB and a pushed base
 // of 2^28 uvec4 elements (4 GiB), so every access lands on the words the native run (base 0)
 // used only if the element's byte offset is formed in 64 bits. Lavapipe forms chain offsets
-// in 64 bits anyway; what this proves anywhere is the emitted arithmetic (the block pointer
-// moved by index x stride, then the typed chain through the block's members), for records
-// in argument blocks and in push constants. A 32-bit offset would wrap to 4 GiB before the
-// buffer (a fault or a difference).
+// in 64 bits anyway; what this proves anywhere is the emitted arithmetic (element 0's
+// address plus index x stride in 64-bit integers), for records in argument blocks and in
+// push constants. A 32-bit offset would wrap to 4 GiB before the buffer (a fault or a
+// difference).
 #include <gtest/gtest.h>
 
 #include "compute_run.h"
