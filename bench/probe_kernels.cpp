@@ -6,11 +6,11 @@
 // shaderInt64 (probe_device.h), so rewritten kernels use 64-bit addresses and indices.
 #include <string>
 
-#include "add_pointers_spv.h"
 #include "add_spv.h"
 #include "matvec_f16_spv.h"
 #include "matvec_q4_0_spv.h"
 #include "matvec_q8_0_spv.h"
+#include "probe_add_variants.h"
 #include "probe_workloads.h"
 
 namespace bindery::bench {
@@ -49,39 +49,6 @@ bool Initialise(ProbeDevice& d, const DeviceBuffer* buffers, uint32_t count) {
     for (uint32_t i = 0; i < count; ++i) d.fn().CmdFillBuffer(cb, buffers[i].buffer, 0, VK_WHOLE_SIZE, 0x3c003c00u);
     return true;
   }) && d.SubmitAndWait();
-}
-
-// GPU ns of one dispatch of add_pointers.comp over `n` floats (buffers with addresses,
-// passed in push constants; its layout's push range `push_range` bytes); < 0 on failure.
-double PointerAddNs(ProbeDevice& d, uint32_t n, uint32_t push_range) {
-  ProbeKernel k = d.CreateKernel(add_pointers_spv, sizeof(add_pointers_spv), 0, push_range, 0);
-  DeviceBuffer buffers[3];
-  struct {
-    VkDeviceAddress a, b, c;
-    uint32_t n, pad;
-  } args{0, 0, 0, n, 0};
-  bool ok = k.kernel.pipeline != VK_NULL_HANDLE;
-  VkDeviceAddress* addresses[3] = {&args.a, &args.b, &args.c};
-  for (int i = 0; i < 3 && ok; ++i) {
-    buffers[i] = d.CreateBuffer(uint64_t{n} * 4, VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT);
-    VkBufferDeviceAddressInfo info{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
-    info.buffer = buffers[i].buffer;
-    ok = buffers[i].buffer != VK_NULL_HANDLE && (*addresses[i] = vkGetBufferDeviceAddress(d.device(), &info)) != 0;
-  }
-  ok = ok && Initialise(d, buffers, 3);
-  const ProbeFns& fn = d.fn();
-  auto body = [&](VkCommandBuffer cb) {
-    fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.kernel.pipeline);
-    fn.CmdPushConstants(cb, k.kernel.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(args), &args);
-    fn.CmdDispatch(cb, n / 256, 1, 1);
-    return true;
-  };
-  const double ns = ok ? MedianGpuNs(d, body, 2, kSamples) : -1;
-  for (DeviceBuffer& b : buffers) {
-    if (b.buffer != VK_NULL_HANDLE) d.Destroy(b);
-  }
-  d.Destroy(k);
-  return ns;
 }
 
 }  // namespace
@@ -126,17 +93,9 @@ std::vector<ProbeResult> RunKernelProbes(ProbeDevice& d) {
   for (DeviceBuffer& b : buffers) d.Destroy(b);
   d.Destroy(add);
 
-  // The same add written by hand with buffer_reference pointers (no descriptors; the layer
-  // leaves it alone): what the driver's pointer path costs a dispatch by itself, beside
-  // what the rewrite adds; with a 32-byte push range, and with the whole 256 bytes as the
-  // layer's layouts cover [begin, maxPushConstantsSize) for every stage.
-  for (const uint32_t range : {32u, 256u}) {
-    const double hand_ns = PointerAddNs(d, kAddN, range);
-    if (hand_ns < 0) continue;
-    out.push_back({std::string("kernel/add 4096 floats, pointers by hand") + (range == 32 ? "" : ", 256-byte push range") +
-                       " (GPU)",
-                   "us", hand_ns / 1000});
-  }
+  // The same add without descriptors (the layer leaves these alone): written by hand with
+  // buffer pointers, and the rewrite's module with its variants.
+  RunAddVariantProbes(d, kAddN, out);
   return out;
 }
 

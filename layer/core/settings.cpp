@@ -86,6 +86,12 @@ void Apply(Settings& s, const std::string& name, const std::string& value, const
     if (v == "on" || v == "1" || v == "true") s.bindings_records_in_root = true;
     else if (v == "off" || v == "0" || v == "false") s.bindings_records_in_root = false;
     else bad_value("on|off");
+  } else if (name == "bindings_root_split") {
+    const std::string v = Lower(Trim(value));
+    if (v == "auto") s.bindings_root_split = Settings::RootSplit::kAuto;
+    else if (v == "on" || v == "1" || v == "true") s.bindings_root_split = Settings::RootSplit::kOn;
+    else if (v == "off" || v == "0" || v == "false") s.bindings_root_split = Settings::RootSplit::kOff;
+    else bad_value("auto|on|off");
   } else if (name == "transfer_push_replay") {
     const std::string v = Lower(Trim(value));
     if (v == "auto") s.transfer_push_replay = PushReplay::kAuto;
@@ -221,6 +227,7 @@ const SettingInfo kSettingsTable[] = {
     SettingInfo{"bindings_dump", "BINDERY_BINDINGS_DUMP", nullptr, 0},  // a folder
     BINDERY_SETTING("bindings_validate", "BINDERY_BINDINGS_VALIDATE", kOnOffValues),
     BINDERY_SETTING("bindings_records_in_root", "BINDERY_BINDINGS_RECORDS_IN_ROOT", kOnOffFirstOnValues),
+    BINDERY_SETTING("bindings_root_split", "BINDERY_BINDINGS_ROOT_SPLIT", kAutoOnOffValues),
 };
 #undef BINDERY_SETTING
 }  // namespace
@@ -309,6 +316,9 @@ std::string Describe(const Settings& s) {
   if (!s.bindings_dump_dir.empty()) out += " bindings_dump=" + s.bindings_dump_dir;
   if (s.bindings_validate) out += " bindings_validate=on";
   if (!s.bindings_records_in_root) out += " bindings_records_in_root=off";
+  if (s.bindings_root_split != Settings::RootSplit::kAuto) {
+    out += s.bindings_root_split == Settings::RootSplit::kOn ? " bindings_root_split=on" : " bindings_root_split=off";
+  }
   out += " settings_file=" + (s.source_file.empty() ? std::string("(none)") : s.source_file);
   return out;
 }

@@ -67,6 +67,12 @@ struct Settings {
   // Indirect bindings: small sets fixed while bound carry their records in the root
   // (bindings/model/root_layout.h) instead of their argument block's address.
   bool bindings_records_in_root = true;
+  // Indirect bindings: the root in two copies, the compute bind point's in push-constant
+  // bytes no graphics-only range covers (root_layout.h, RootPushSpace), so a compute bind's
+  // push names no graphics stage. Auto: where maxPushConstantsSize is at least 256 (halving
+  // a 128-byte space leaves too little root).
+  enum class RootSplit { kAuto, kOn, kOff };
+  RootSplit bindings_root_split = RootSplit::kAuto;
 
   std::vector<std::string> warnings;  // problems met while reading, reported later
   std::string source_file;            // the settings file that was read, if any

@@ -153,6 +153,28 @@ TEST(RootPlan, RecordsInTheRootTakeSixteenBytesEachWhileTheyLeaveRoomForLaterSet
   EXPECT_FALSE(PlanRoot({three}, 4, 256).sets[0].records_in_root);
 }
 
+TEST(RootPlan, SplitPushSpaceGivesEachBindPointHalfOfTheRootBytes) {
+  // The H100's 256 bytes after a 4-byte application range: the graphics copy in [8, 128),
+  // the compute copy 120 bytes further, in [128, 248).
+  const RootPushSpace split = SplitPushSpace(4, 256, true);
+  EXPECT_EQ(split.begin, 8u);
+  EXPECT_EQ(split.half, 120u);
+  EXPECT_EQ(split.graphics_end(), 128u);
+  EXPECT_EQ(split.compute_shift(), 120u);
+  // Lavapipe's 128 bytes: 56 each. A root of the add's three records (48 bytes, with 32 to
+  // spare) keeps its addresses there; on 256 bytes its records fit.
+  EXPECT_EQ(SplitPushSpace(4, 128, true).half, 56u);
+  auto three = std::make_shared<SetLayoutShadow>(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3)}));
+  EXPECT_TRUE(PlanRoot({three}, 4, split.graphics_end(), true).sets[0].records_in_root);
+  EXPECT_FALSE(PlanRoot({three}, 4, SplitPushSpace(4, 128, true).graphics_end(), true).sets[0].records_in_root);
+  // Not split: one region to the end, no shift.
+  const RootPushSpace whole = SplitPushSpace(4, 256, false);
+  EXPECT_EQ(whole.graphics_end(), 256u);
+  EXPECT_EQ(whole.compute_shift(), 0u);
+  // Nothing left after the application's ranges: no region.
+  EXPECT_EQ(SplitPushSpace(256, 256, true).half, 0u);
+}
+
 TEST(RecordAllocator, OutOfPoolMemoryVersusFragmentedAndMerging) {
   RecordAllocator r(10);
   uint32_t a = 0, b = 0, c = 0, d = 0;

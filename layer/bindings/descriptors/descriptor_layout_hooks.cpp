@@ -33,26 +33,58 @@ std::vector<VkDescriptorSetLayout> NativeSetLayouts(const VkPipelineLayoutCreate
   return native_layouts;
 }
 
-// The push-constant ranges a layout is sent down with, on a device where layouts convert:
-// each application range extended to the end of push-constant space, and the stages no
-// application range names one range over [first 8-byte boundary after the application's
-// ranges, end). Every stage sees the root, no two ranges share a stage, and the result
-// depends only on the application's ranges: every layout of the device gets it (whether
-// it converts, keeps its root in the ring, or has no set at all), so layouts the spec
-// calls compatible (identical push-constant ranges) stay compatible.
+// The push-constant ranges a layout is sent down with, on a device where layouts convert.
+// Without the split (RootPushSpace): each application range extended to the end of
+// push-constant space, the stages no application range names one range over the root.
+// Split: the root has a graphics region and, after it, a compute region: an
+// application range naming compute is extended to the end of push-constant space, any
+// other to the end of the graphics region; the graphics stages no application range names
+// get one range over the graphics region, and compute, if no application range names it,
+// one over the rest. Every stage sees its bind point's root, no two ranges share a stage,
+// no graphics stage's range reaches the compute region unless an application range names
+// it with compute (then the compute root push must name it too), and the result depends
+// only on the application's ranges: every layout of the device gets it (whether it
+// converts, keeps its root in the ring, or has no set at all), so layouts the spec calls
+// compatible (identical push-constant ranges) stay compatible.
 void ExtendPushRanges(const DeviceBindings& b, const VkPipelineLayoutCreateInfo& app, PipelineLayoutShadow& shadow) {
   std::vector<VkPushConstantRange> ranges(app.pPushConstantRanges, app.pPushConstantRanges + app.pushConstantRangeCount);
   uint32_t app_end = 0;
   VkShaderStageFlags app_stages = 0;
-  for (VkPushConstantRange& r : ranges) {
+  for (const VkPushConstantRange& r : ranges) {
     app_end = std::max(app_end, r.offset + r.size);
     app_stages |= r.stageFlags;
-    r.size = b.max_push_bytes - r.offset;
   }
-  const uint32_t begin = (app_end + 7u) & ~7u;
-  const VkShaderStageFlags others = kRootStages & ~app_stages;
-  if (others != 0 && begin < b.max_push_bytes) ranges.push_back({others, begin, b.max_push_bytes - begin});
-  shadow.root_stages = kRootStages | app_stages;
+  const RootPushSpace space = SplitPushSpace(app_end, b.max_push_bytes, b.plan.root_split);
+  if (!space.split) {
+    // One root every stage sees: each application range to the end, the other stages one
+    // range over the root.
+    for (VkPushConstantRange& r : ranges) r.size = b.max_push_bytes - r.offset;
+    const VkShaderStageFlags others = kRootStages & ~app_stages;
+    if (others != 0 && space.begin < b.max_push_bytes) {
+      ranges.push_back({others, space.begin, b.max_push_bytes - space.begin});
+    }
+    shadow.root_stages[0] = shadow.root_stages[1] = kRootStages | app_stages;
+  } else {
+    VkShaderStageFlags graphics_region = 0, compute_region = 0;  // stages whose ranges cover them
+    for (VkPushConstantRange& r : ranges) {
+      const bool compute = (r.stageFlags & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
+      r.size = std::max(r.size, (compute ? b.max_push_bytes : space.graphics_end()) - r.offset);
+      graphics_region |= r.stageFlags;
+      if (compute) compute_region |= r.stageFlags;
+    }
+    const VkShaderStageFlags others = kRootStages & ~app_stages;
+    const VkShaderStageFlags graphics_others = others & ~VkShaderStageFlags{VK_SHADER_STAGE_COMPUTE_BIT};
+    if (graphics_others != 0 && space.half != 0) {
+      ranges.push_back({graphics_others, space.begin, space.half});
+      graphics_region |= graphics_others;
+    }
+    if ((others & VK_SHADER_STAGE_COMPUTE_BIT) != 0 && space.graphics_end() < b.max_push_bytes) {
+      ranges.push_back({VK_SHADER_STAGE_COMPUTE_BIT, space.graphics_end(), b.max_push_bytes - space.graphics_end()});
+      compute_region |= VK_SHADER_STAGE_COMPUTE_BIT;
+    }
+    shadow.root_stages[0] = graphics_region;
+    shadow.root_stages[1] = compute_region;
+  }
   // Extended ranges may now overlap another range's bytes: the application's pushes must
   // then name those stages too (CmdPushConstants widens them).
   shadow.app_ranges.assign(ranges.begin(), ranges.begin() + app.pushConstantRangeCount);
@@ -212,7 +244,10 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
     app_end = std::max(app_end, r.offset + r.size);
   }
   auto shadow = std::make_unique<PipelineLayoutShadow>();
-  shadow->root = PlanRoot(std::move(sets), app_end, b.max_push_bytes, b.plan.records_in_root);
+  // The root's offsets are its graphics copy's; the compute copy lies `half` bytes after.
+  const RootPushSpace space = SplitPushSpace(app_end, b.max_push_bytes, b.plan.root_split);
+  shadow->root = PlanRoot(std::move(sets), app_end, space.graphics_end(), b.plan.records_in_root);
+  shadow->root.compute_shift = space.compute_shift();
   if (!shadow->root.converts) {
     // Kept too: binds through it are recorded (a fallback pipeline may need those sets).
     VkPipelineLayoutCreateInfo info = *pCreateInfo;
@@ -250,8 +285,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
     }
     BINDERY_LOG(b.device.log(), kWarn, "bindings-root",
                 "a pipeline layout's root (%u bytes after the application's %u) does not fit in %u bytes of push "
-                "constants, nor in the reserved set (%s); its pipelines cannot be rewritten",
-                shadow->root.end - shadow->root.begin, app_end, b.max_push_bytes,
+                "constants (one copy per bind point where split), nor in the reserved set (%s); its pipelines cannot "
+                "be rewritten",
+                shadow->root.end - shadow->root.begin, app_end, space.graphics_end() - space.begin,
                 !reserved_set ? "no descriptor set left under maxBoundDescriptorSets" : "the root is too large");
   }
 

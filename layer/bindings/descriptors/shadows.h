@@ -76,7 +76,13 @@ inline uint64_t NextLayoutSerial() {
 struct PipelineLayoutShadow {
   uint64_t serial = NextLayoutSerial();
   RootLayout root;
-  VkShaderStageFlags root_stages = kRootStages;  // the root push names them all
+  // The stages a root push names, per bind point (graphics 0, compute 1): those of every
+  // range that covers the bind point's root bytes (ExtendPushRanges), as a push must.
+  VkShaderStageFlags root_stages[2] = {kRootStages, kRootStages};
+  VkShaderStageFlags RootStages(int index) const { return root_stages[index == 1 ? 1 : 0]; }
+  // Where bind point `index`'s root bytes lie, relative to the root's offsets: the compute
+  // copy `root.compute_shift` bytes after the graphics one (RootPushSpace).
+  uint32_t RootShift(int index) const { return index == 1 ? root.compute_shift : 0; }
   // The application's ranges as extended to the end of push-constant space.
   std::vector<VkPushConstantRange> app_ranges;
   // More than one application range: its pushes are split at range boundaries and
@@ -265,6 +271,7 @@ struct ModuleEntry {
   struct LayoutRewrite {
     uint64_t layout_serial = 0;
     bool bounds_checks = false;
+    uint32_t root_shift = 0;  // the bind point's root copy it reads (RootPushSpace)
     std::shared_ptr<const CachedRewrite> rewrite;
   };
   static constexpr std::size_t kLayoutRewrites = 8;

@@ -220,6 +220,9 @@ class Bindings final : public Capability {
     plan->dump_dir = settings.bindings_dump_dir;
     plan->validate = settings.bindings_validate;
     plan->records_in_root = settings.bindings_records_in_root;
+    plan->root_split = settings.bindings_root_split == Settings::RootSplit::kOn ||
+                       (settings.bindings_root_split == Settings::RootSplit::kAuto &&
+                        editor.properties().limits.maxPushConstantsSize >= 256);
     plan->broadcast_descriptor_index_models = BroadcastIndexModels(editor);
     editor.tracking().resources = true;
     editor.tracking().commands = true;  // per-command-buffer state: binds (fallbacks), the root ring

@@ -53,6 +53,7 @@ class BindingsPlan : public DevicePlan {
   std::string dump_dir;              // where rewritten modules are written ("" none)
   bool validate = false;             // spirv-val on each rewritten module (bindings_validate)
   bool records_in_root = true;       // small fixed sets' records travel in the root (root_layout.h)
+  bool root_split = false;           // a compute copy of the root (RootPushSpace), decided at device creation
   spirv::TargetEnv target = spirv::TargetEnv::kVulkan1_0;
   uint32_t api_version = VK_API_VERSION_1_0;
   BindingsPolicy policy;                 // which layouts convert (bindings/policy.h)

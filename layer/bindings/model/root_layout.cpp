@@ -37,6 +37,15 @@ void LaySlots(RootLayout& root, uint32_t max_push_bytes, InRoot&& in_root) {
 }
 }  // namespace
 
+RootPushSpace SplitPushSpace(uint32_t app_push_end, uint32_t max_push_bytes, bool split) {
+  RootPushSpace s;
+  s.begin = Align8(app_push_end);
+  s.max = max_push_bytes;
+  s.split = split;
+  s.half = s.begin < max_push_bytes ? ((max_push_bytes - s.begin) / 2) & ~7u : 0;
+  return s;
+}
+
 RootLayout PlanRoot(std::vector<std::shared_ptr<const SetLayoutShadow>> sets, uint32_t app_push_end,
                     uint32_t max_push_bytes, bool records_in_root) {
   RootLayout root;

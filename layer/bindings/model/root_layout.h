@@ -58,7 +58,30 @@ struct RootLayout {
   // Some set puts converted dynamic offsets in the root (only then can a pushed range
   // hold padding or unwritten bytes; otherwise it is whole 8-byte addresses).
   bool dynamic = false;
+  // A root in push constants has two copies in disjoint bytes: the graphics bind point's at
+  // the offsets above, the compute bind point's `compute_shift` bytes further, so that a
+  // compute bind's push names no graphics stage (RootPushSpace). 0 for a root in the ring.
+  uint32_t compute_shift = 0;
 };
+
+// How push-constant space is shared on a device where layouts convert: the application's
+// ranges, then from `begin` (the first 8-byte boundary after them) the root. Split (setting
+// bindings_root_split): the graphics bind point's root region [begin, begin + half) and the
+// compute bind point's [begin + half, begin + 2 half). Pushing to a graphics stage costs a
+// compute dispatch on some drivers (the H100: a 4096-float add 4.03 -> 5.95 us when its push
+// constants name every stage), so the compute root must lie in bytes no graphics stage's
+// range covers. Not split: one region [begin, max) that every stage sees. Depends only on
+// the application's ranges and the device: layouts compatible for push constants get the
+// same space.
+struct RootPushSpace {
+  uint32_t begin = 0;
+  uint32_t half = 0;  // bytes of each region when split (a multiple of 8)
+  uint32_t max = 0;
+  bool split = false;
+  uint32_t graphics_end() const { return split ? begin + half : max; }
+  uint32_t compute_shift() const { return split ? half : 0; }
+};
+RootPushSpace SplitPushSpace(uint32_t app_push_end, uint32_t max_push_bytes, bool split);
 
 // `app_push_end`: one past the last byte of the application's push-constant ranges.
 // With `records_in_root`, a set whose layout allows it (SetLayoutShadow::records_fit_root)

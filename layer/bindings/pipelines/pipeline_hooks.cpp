@@ -48,8 +48,8 @@ spirv::TargetEnv TargetFor(uint32_t api_version, uint32_t spirv_version) {
 
 // Fills `o` (reused: its vectors keep their capacity, so a pipeline whose rewrite is
 // cached allocates nothing here).
-void OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t spirv_version, bool bounds_checks,
-                spirv::RewriteOptions& o) {
+void OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t root_shift, uint32_t spirv_version,
+                bool bounds_checks, spirv::RewriteOptions& o) {
   std::size_t used_sets = 0;
   o.target = TargetFor(b.plan.api_version, spirv_version);
   o.shader_int64 = b.plan.shader_int64;
@@ -69,7 +69,7 @@ void OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t spirv_
     if (used_sets == o.sets.size()) o.sets.emplace_back();
     spirv::SetLayout& s = o.sets[used_sets++];
     s.set = i;
-    s.root_offset = r.root_offset;
+    s.root_offset = r.root_offset + root_shift;
     s.records_in_root = r.records_in_root;
     s.bindings.clear();
     for (const ConvertedBinding& c : r.layout->converted) {
@@ -78,7 +78,7 @@ void OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t spirv_
       bl.array_size = c.count;
       bl.first_record = c.first_record;
       bl.dynamic_offsets_root_offset =
-          c.first_dynamic == kNoOffset ? spirv::kNoRootOffset : r.dynamic_offset + 4 * c.first_dynamic;
+          c.first_dynamic == kNoOffset ? spirv::kNoRootOffset : r.dynamic_offset + root_shift + 4 * c.first_dynamic;
       s.bindings.push_back(bl);
     }
   }
@@ -186,12 +186,16 @@ class StageRewriter {
       // whose rewrite the module already holds for this layout never needs them.
       static thread_local spirv::RewriteOptions options;
       bool have_options = false;
+      // A compute stage reads the compute bind point's copy of the root, the others the
+      // graphics one's (RootPushSpace).
+      const uint32_t root_shift = layout.RootShift(stage.stage == VK_SHADER_STAGE_COMPUTE_BIT ? 1 : 0);
       const auto options_now = [&]() -> const spirv::RewriteOptions& {
-        if (!have_options) OptionsFor(b_, root, version, bounds_checks, options);
+        if (!have_options) OptionsFor(b_, root, root_shift, version, bounds_checks, options);
         have_options = true;
         return options;
       };
-      std::shared_ptr<const CachedRewrite> r = RewriteOf(module, layout, bounds_checks, *words, options_now, &hit);
+      std::shared_ptr<const CachedRewrite> r =
+          RewriteOf(module, layout, bounds_checks, root_shift, *words, options_now, &hit);
       if (!r->error.empty()) return "the shader could not be read: " + r->error;
       if (!r->converted && r->report.no_buffer_in_layout) {
         // The layer's inspection saw a converted binding in the stage's interface, but the
@@ -256,13 +260,14 @@ class StageRewriter {
   // the device's cache (keyed by content: identical modules share it).
   template <typename OptionsNow>
   std::shared_ptr<const CachedRewrite> RewriteOf(const ModuleEntry* module, const PipelineLayoutShadow& layout,
-                                                 bool bounds_checks, const std::vector<uint32_t>& words,
-                                                 OptionsNow&& options_now, bool* hit) {
+                                                 bool bounds_checks, uint32_t root_shift,
+                                                 const std::vector<uint32_t>& words, OptionsNow&& options_now,
+                                                 bool* hit) {
     if (module == nullptr) return b_.rewrites.Get(words, options_now(), hit);
     {
       std::lock_guard<std::mutex> lock(module->mutex);
       for (const ModuleEntry::LayoutRewrite& e : module->by_layout) {
-        if (e.layout_serial == layout.serial && e.bounds_checks == bounds_checks) {
+        if (e.layout_serial == layout.serial && e.bounds_checks == bounds_checks && e.root_shift == root_shift) {
           *hit = true;
           return e.rewrite;
         }
@@ -287,7 +292,7 @@ class StageRewriter {
     if (!known) r = b_.rewrites.Get(words, options_now(), hit);
     std::lock_guard<std::mutex> lock(module->mutex);
     if (!known) module->rewrites.emplace_back(key, r);
-    ModuleEntry::LayoutRewrite e{layout.serial, bounds_checks, r};
+    ModuleEntry::LayoutRewrite e{layout.serial, bounds_checks, root_shift, r};
     if (module->by_layout.size() < ModuleEntry::kLayoutRewrites) {
       module->by_layout.push_back(std::move(e));
     } else {

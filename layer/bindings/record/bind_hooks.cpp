@@ -150,8 +150,13 @@ bool BindRootOnlySets(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData
     hi += r[i].slot_bytes;
   }
   data.points[index].RecordPlainSets(layout, firstSet, setCount, pSets);
-  b.next.CmdPushConstants(cb, layout, pl.root_stages, lo, hi - lo, bytes);
-  if (NoteRootDelivered(data.points, index, layout, pl.ranges_key, pl.root_stages, lo, hi, bytes)) b.MarkStalePush();
+  // The bind point's own copy of the root (RootPushSpace), naming the stages that cover it.
+  const uint32_t shift = pl.RootShift(index);
+  const VkShaderStageFlags stages = pl.RootStages(index);
+  b.next.CmdPushConstants(cb, layout, stages, lo + shift, hi - lo, bytes);
+  if (NoteRootDelivered(data.points, index, layout, pl.ranges_key, stages, lo + shift, hi + shift, bytes)) {
+    b.MarkStalePush();
+  }
   return true;
 }
 

@@ -68,9 +68,10 @@ void ResendRoot(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData& data
   // (A layout destroyed since cannot be pushed through: its bytes stay as they are.)
   const PipelineLayoutShadow* pl = root.layout != VK_NULL_HANDLE ? b.pipeline_layouts.Find(root.layout) : nullptr;
   if (pl == nullptr || hi <= lo || pl->root.in_buffer) return;
-  b.next.CmdPushConstants(cb, root.layout, pl->root_stages, lo, hi - lo, root.bytes + lo);
+  // (lo, hi: where the bytes were pushed, the bind point's copy of the root already.)
+  b.next.CmdPushConstants(cb, root.layout, pl->RootStages(index), lo, hi - lo, root.bytes + lo);
   NoteRootPushed(data, index, root.layout, pl->ranges_key, lo, hi, root.bytes + lo);
-  NotePushConstants(data, root.layout, pl->root_stages, lo, hi, root.bytes + lo, index);
+  NotePushConstants(data, root.layout, pl->RootStages(index), lo, hi, root.bytes + lo, index);
 }
 
 // The application's bytes of `index` that a root overwrote, pushed again through the last

@@ -17,14 +17,18 @@ namespace bindery::bindings {
 void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
                  const PipelineLayoutShadow& pl, uint32_t lo, uint32_t hi, const uint8_t* bytes) {
   if (!pl.root.in_buffer) {
-    b.next.CmdPushConstants(cb, layout, pl.root_stages, lo, hi - lo, bytes);
-    // Every stage got these bytes: the other bind point's stages re-get theirs before
-    // their next draw or dispatch (bind_point_state.h).
-    BindingsCommandData* data = CommandDataOf(b, cb);
+    // The bind point's own copy of the root (RootPushSpace: the compute one in bytes no
+    // graphics-only range covers), naming every stage whose range covers it.
     const int index = BindPointIndex(bindPoint);
+    const uint32_t shift = pl.RootShift(index);
+    const VkShaderStageFlags stages = pl.RootStages(index);
+    b.next.CmdPushConstants(cb, layout, stages, lo + shift, hi - lo, bytes);
+    // The other bind point's stages among them re-get their bytes before their next draw
+    // or dispatch (bind_point_state.h).
+    BindingsCommandData* data = CommandDataOf(b, cb);
     if (data == nullptr) return;
-    if (index >= 0 ? NoteRootDelivered(data->points, index, layout, pl.ranges_key, pl.root_stages, lo, hi, bytes)
-                   : NotePushConstants(*data, layout, pl.root_stages, lo, hi, bytes, index)) {
+    if (index >= 0 ? NoteRootDelivered(data->points, index, layout, pl.ranges_key, stages, lo + shift, hi + shift, bytes)
+                   : NotePushConstants(*data, layout, stages, lo + shift, hi + shift, bytes, index)) {
       b.MarkStalePush();
     }
     return;

@@ -137,6 +137,16 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
     std::memcpy(&push[at], &spec.dynamic_offset, 4);
   }
 
+  if (layout) {
+    for (const auto& [offset, value] : entry.rewritten_push_words) {
+      if (offset + 4 > push.size()) {
+        out.error = "push word at " + std::to_string(offset) + " beyond the push constants";
+        return out;
+      }
+      std::memcpy(&push[offset], &value, 4);
+    }
+  }
+
   // Argument blocks: one 16-byte record {address, size} per descriptor.
   if (layout) {
     for (const spirv::SetLayout& s : layout->sets) {
@@ -154,7 +164,8 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
           for (size_t i = 0; i < entry.buffers.size(); ++i) {
             const BufferSpec& spec = entry.buffers[i];
             if (spec.set != s.set || spec.binding != b.binding || spec.index >= b.array_size) continue;
-            const uint64_t record[2] = {o.buffers[i].address, spec.record_size ? spec.record_size : spec.size};
+            const uint64_t record[2] = {o.buffers[i].address + static_cast<uint64_t>(spec.record_bias),
+                                       spec.record_size ? spec.record_size : spec.size};
             std::memcpy(&push[s.root_offset + 16ull * (b.first_record + spec.index)], record, 16);
           }
         }
@@ -170,7 +181,8 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
         for (size_t i = 0; i < entry.buffers.size(); ++i) {
           const BufferSpec& spec = entry.buffers[i];
           if (spec.set != s.set || spec.binding != b.binding || spec.index >= b.array_size) continue;
-          const uint64_t record[2] = {o.buffers[i].address, spec.record_size ? spec.record_size : spec.size};
+          const uint64_t record[2] = {o.buffers[i].address + static_cast<uint64_t>(spec.record_bias),
+                                       spec.record_size ? spec.record_size : spec.size};
           std::memcpy(static_cast<uint8_t*>(block.mapped) + 16ull * (b.first_record + spec.index), record, 16);
         }
       }

@@ -47,6 +47,9 @@ struct BufferSpec {
   bool compare = true;
   bool dynamic = false;
   uint32_t dynamic_offset = 0;
+  // Added to the address written in its record (rewritten runs; set by tests, no header
+  // form): a record moved back 4 GiB with an index 4 GiB further reaches the same words.
+  int64_t record_bias = 0;
 };
 
 struct CorpusEntry {
@@ -69,6 +72,8 @@ struct CorpusEntry {
     uint32_t dst = 0, offset = 0, src = 0;
   };
   std::vector<Address> addresses;
+  // {offset, value} words written over the rewritten run's push constants (set by tests).
+  std::vector<std::pair<uint32_t, uint32_t>> rewritten_push_words;
   std::string error;  // non-empty: the header could not be read
 
   bool Requires(const std::string& feature) const;

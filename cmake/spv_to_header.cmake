@@ -1,0 +1,20 @@
+# cmake -DIN=<module.spv> -DOUT=<header.h> -DIDENT=<name> -P spv_to_header.cmake
+# Writes `const uint32_t <name>[] = {...};` from a SPIR-V binary (little-endian words), the
+# same shape as glslangValidator --vn, for modules assembled with spirv-as.
+file(READ "${IN}" hex HEX)
+string(LENGTH "${hex}" chars)
+math(EXPR rem "${chars} % 8")
+if(chars EQUAL 0 OR NOT rem EQUAL 0)
+  message(FATAL_ERROR "spv_to_header: ${IN} is not a whole number of 32-bit words")
+endif()
+set(words "")
+math(EXPR last "${chars} - 8")
+foreach(at RANGE 0 ${last} 8)
+  string(SUBSTRING "${hex}" ${at} 8 w)
+  string(SUBSTRING "${w}" 0 2 b0)
+  string(SUBSTRING "${w}" 2 2 b1)
+  string(SUBSTRING "${w}" 4 2 b2)
+  string(SUBSTRING "${w}" 6 2 b3)
+  string(APPEND words "0x${b3}${b2}${b1}${b0},")
+endforeach()
+file(WRITE "${OUT}" "// Generated from ${IN} by spv_to_header.cmake.\n#pragma once\n#include <cstdint>\nconst uint32_t ${IDENT}[] = {${words}};\n")
