@@ -304,22 +304,27 @@ void DeviceTimelines::Retire(TimelineSemaphore& s, bool ask_driver) {
   }
 }
 
-TimePoint* DeviceTimelines::LowestPending(TimelineSemaphore& s, uint64_t value, const Submission* building,
-                                          bool device_wait) {
+TimePoint* DeviceTimelines::LowestPending(TimelineSemaphore& s, uint64_t value, const Submission* building) {
+  // A device wait uses exactly the lowest point (a higher one would be a false dependency).
   TimePoint* best = nullptr;
   for (TimePoint& p : s.points) {
     if (p.value < value) continue;
     if (!p.submission->submitted.load(std::memory_order_acquire) && p.submission.get() != building) continue;
     if (best == nullptr || p.value < best->value) best = &p;
   }
-  // A device wait uses exactly the lowest point (a higher one would be a false
-  // dependency); while its spare is being relayed by a submission the driver has not
-  // got yet, the wait is not ready.
-  if (best != nullptr && device_wait && best->spare.signaller.get() != building &&
-      !best->spare.signaller->submitted.load(std::memory_order_acquire)) {
-    return nullptr;
-  }
   return best;
+}
+
+DeviceTimelines::PointUse DeviceTimelines::DeviceUse(const TimePoint& p, const Submission* building) {
+  // The direct semaphore is signalled by the point's own submission (the driver's, or the
+  // one being built): usable whenever it is still there.
+  if (p.direct != VK_NULL_HANDLE) return PointUse::kDirect;
+  if (p.spare.semaphore == VK_NULL_HANDLE) return PointUse::kNeedsCompletion;
+  // The spare is being relayed by a submission the driver does not have yet.
+  if (p.spare.signaller.get() != building && !p.spare.signaller->submitted.load(std::memory_order_acquire)) {
+    return PointUse::kBeingRelayed;
+  }
+  return PointUse::kRelay;
 }
 
 VkResult DeviceTimelines::CounterValue(VkSemaphore semaphore, uint64_t* value) {
@@ -405,7 +410,7 @@ VkResult DeviceTimelines::Wait(const VkSemaphoreWaitInfo* info, uint64_t timeout
         ++reached;
         continue;
       }
-      if (TimePoint* p = LowestPending(s, info->pValues[i], nullptr, false)) {
+      if (TimePoint* p = LowestPending(s, info->pValues[i], nullptr)) {
         if (held.empty() || held.back() != p->submission) held.push_back(p->submission);
         exact = exact && p->value == info->pValues[i];
       } else {

@@ -94,6 +94,13 @@ struct QueueTimelines {
   // Readiness checks of a run of batches: what the batches checked so far signal.
   std::vector<std::pair<TimelineSemaphore*, uint64_t>> local_signals;
   std::vector<VkSemaphore> local_binary;
+  // Pending points whose direct semaphore an earlier wait of the same run will take.
+  std::vector<std::pair<TimelineSemaphore*, uint64_t>> local_direct;
+  // The submission of a point without a spare whose direct semaphore is taken, that the
+  // first parked work waits: only its completion can make the wait ready, so the submit
+  // thread asks the completion thread to report it (DrainParked sets it, SubmitThread
+  // takes it).
+  SubmissionRef awaiting;
   SubmitBuilder builder;  // builds and sends each release (this queue's mutex held)
   VkResult deferred_present_result = VK_SUCCESS;  // reported by the next present
 };
@@ -180,9 +187,15 @@ class DeviceTimelines : public CapabilityDevice {
   // where a stale value costs nothing: a device wait on a reached point is met at once).
   void Retire(TimelineSemaphore& s, bool ask_driver = true);
   // The lowest point >= value that the driver has (or that `building`, the submission being
-  // built, signals itself). For a device wait (`building` non-null) its spare must be
-  // signalled by a submission the driver has too. s.mutex held.
-  TimePoint* LowestPending(TimelineSemaphore& s, uint64_t value, const Submission* building, bool device_wait);
+  // built, signals itself). s.mutex held.
+  TimePoint* LowestPending(TimelineSemaphore& s, uint64_t value, const Submission* building);
+  // How a device wait can use pending point `p` now (s.mutex held): its direct semaphore,
+  // or a relay of its spare (signalled by a submission the driver has, or `building`).
+  // kBeingRelayed: another queue relays the spare in a call not sent down yet (the
+  // relaying queue's commit bumps the change signal). kNeedsCompletion: no spare and the
+  // direct semaphore is taken: only the point's completion can release the waiter.
+  enum class PointUse { kDirect, kRelay, kBeingRelayed, kNeedsCompletion };
+  static PointUse DeviceUse(const TimePoint& p, const Submission* building);
   bool WaitReady(QueueTimelines& q, const SemOp& wait);
   bool BatchReady(QueueTimelines& q, const Batch& batch);
   VkResult SubmitFence(QueueTimelines& q, VkFence fence, Route route);
