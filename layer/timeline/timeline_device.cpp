@@ -420,7 +420,17 @@ VkResult DeviceTimelines::Wait(const VkSemaphoreWaitInfo* info, uint64_t timeout
     if (any ? reached > 0 : reached == n) return VK_SUCCESS;
     if (lost()) return VK_ERROR_DEVICE_LOST;
     const Clock::time_point now = Clock::now();
-    if (now >= deadline) return VK_TIMEOUT;
+    if (now >= deadline) {
+      // The first look used only completions already known: before answering "timeout"
+      // (a zero timeout is a query), ask the driver about the points the wait needs once —
+      // a submission the application knows complete (its later fence signalled) must read
+      // as reached.
+      if (!ask_driver) {
+        ask_driver = true;
+        continue;
+      }
+      return VK_TIMEOUT;
+    }
     const uint64_t left = forever ? UINT64_MAX
                                   : static_cast<uint64_t>(
                                         std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - now).count());
