@@ -135,7 +135,7 @@ VkResult SubmitBuilder::WaitOnPoint(const SemOp& w, VkSemaphore* out) {
       // semaphore get spares; nothing goes down now and the caller looks again at once
       // (RollBack bumps the change): a point of this call is then staged with a spare, one
       // of the driver's is waited for until it completes (DeviceTimelines::WaitReady).
-      s.relays = true;
+      device_.NeedsRelays(s);
       retry_ = true;
       return VK_NOT_READY;
     case DeviceTimelines::PointUse::kRelay:

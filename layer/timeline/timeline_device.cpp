@@ -160,7 +160,9 @@ VkResult DeviceTimelines::CreateSemaphore(const VkSemaphoreCreateInfo* info, con
   }
   VkResult r = next.CreateSemaphore(device.handle, &copy, alloc, out);
   if (r != VK_SUCCESS) return r;
-  semaphores_.Insert(*out, std::make_unique<SemaphoreRef>(std::make_shared<TimelineSemaphore>(*out, type->initialValue)));
+  auto timeline = std::make_shared<TimelineSemaphore>(*out, type->initialValue);
+  timeline->relays = relays_seen_.load(std::memory_order_relaxed);
+  semaphores_.Insert(*out, std::make_unique<SemaphoreRef>(std::move(timeline)));
   counters.semaphores->Add();
   return VK_SUCCESS;
 }
@@ -250,7 +252,7 @@ void DeviceTimelines::CompletionThread(QueueTimelines* q) {
     lock.unlock();
     const VkResult r = next.WaitForFences(device.handle, 1, &oldest->fence, VK_TRUE, kCompletionSliceNs);
     if (r == VK_SUCCESS) {
-      SubmissionComplete(*oldest);
+      MarkComplete(*oldest);  // its fence is signalled: no second driver call to say so
     } else if (r == VK_ERROR_DEVICE_LOST) {
       MarkLost();
     }

@@ -172,6 +172,13 @@ class DeviceTimelines : public CapabilityDevice {
   // parked work (a host signal that released everything itself wakes none of them).
   void WaitQueueChange(uint64_t seen, uint64_t timeout_ns);
 
+  // A device wait found pending point `p` of `s` with its direct semaphore taken and no
+  // spare (s.mutex held): `s`, and semaphores created later, get spares from now on.
+  void NeedsRelays(TimelineSemaphore& s) {
+    s.relays = true;
+    relays_seen_.store(true, std::memory_order_relaxed);
+  }
+
   struct Counters {
     Counter* semaphores;
     Counter* parked;
@@ -248,6 +255,11 @@ class DeviceTimelines : public CapabilityDevice {
   std::atomic<uint32_t> queues_with_parked_{0};
   std::atomic<bool> lost_{false};
   std::atomic<bool> stopping_{false};
+  // Some semaphore of this device has needed a relay (TimelineSemaphore::relays): the
+  // application waits points from several batches, so semaphores created from then on
+  // start with spares (one that creates a semaphore per frame would otherwise pay the
+  // second waiter's wait for completion on every one).
+  std::atomic<bool> relays_seen_{false};
 
   std::atomic<uint32_t> parked_binary_count_{0};
   std::mutex parked_binary_mutex_;

@@ -89,7 +89,7 @@ bool DeviceTimelines::WaitReady(QueueTimelines& q, const SemOp& w) {
   if (p->spare.semaphore == VK_NULL_HANDLE) {
     // A second device waiter of a point that got no spare: it waits for the point's
     // completion (then it waits nothing), and the semaphore's later points get spares.
-    s.relays = true;
+    NeedsRelays(s);
     if (q.awaiting == nullptr) q.awaiting = p->submission;
     return false;
   }

@@ -80,7 +80,8 @@ struct TimelineSemaphore {
   uint64_t value;                 // reached: retired device points and host signals
   std::vector<TimePoint> points;  // pending on the device, increasing values
   // A device wait found a point whose direct semaphore was taken (a second waiter): from
-  // then on every point of this semaphore gets a spare too. Never cleared.
+  // then on every point of this semaphore gets a spare too. Never cleared; set at creation
+  // once any semaphore of the device has needed it (DeviceTimelines::NeedsRelays).
   bool relays = false;
   // Queues (bits by QueueTimelines::index) that parked work waiting on this semaphore:
   // a host signal or a submission signalling it releases that work on its own thread.

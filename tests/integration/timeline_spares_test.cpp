@@ -130,6 +130,65 @@ TEST_P(TimelineSpares, ASecondQueueWaitsForThePointsCompletion) {
   if (!HasFailure()) rig.ExpectClean();
 }
 
+// Once a semaphore of the device has needed a relay, semaphores created after it start
+// with spares: their second waiter relays at once (no wait for the point's completion,
+// which would show as the completion thread's driver fence wait). One created before
+// still waits for completion the first time (the control: that path does wait fences).
+TEST_P(TimelineSpares, SemaphoresCreatedAfterARelayStartWithSpares) {
+  RigOptions options;
+  options.queue_count = 2;
+  options.shared_queues = 2;
+  TimelineRig rig(GetParam(), options);
+  ASSERT_TRUE(rig.ok()) << rig.h->error();
+  if (rig.h->queue_count() < 2) GTEST_SKIP() << "the device offers fewer than two queues";
+  auto unsignalled = rig.Below<BinderyNoTimelineFencesUnsignalledFn>("bindery_no_timeline_fences_unsignalled");
+  auto wait_calls = rig.Below<BinderyNoTimelineWaitForFencesCallsFn>("bindery_no_timeline_wait_for_fences_calls");
+  ASSERT_TRUE(unsignalled != nullptr && wait_calls != nullptr);
+  HostBuffer x = rig.h->CreateHostBuffer(4096, kUsage);
+  HostBuffer y = rig.h->CreateHostBuffer(4096, kUsage);
+  HostBuffer z = rig.h->CreateHostBuffer(4096, kUsage);
+  VkSemaphore before = rig.Timeline();
+  uint64_t round = 0;
+  // s = 1 signalled and waited on queue 0, then waited on queue 1, the point held pending
+  // (the layer's fence reads never answer "signalled"); returns the driver fence waits the
+  // layer made meanwhile, after `settle`.
+  auto second_waiter = [&](VkSemaphore s, std::chrono::milliseconds settle, bool until_a_wait) {
+    ++round;
+    const uint32_t pattern = 0x5ba40000u + static_cast<uint32_t>(round);
+    VkSemaphore d[2] = {rig.Timeline(), rig.Timeline()};
+    std::memset(y.mapped, 0, 4096);
+    std::memset(z.mapped, 0, 4096);
+    unsignalled(1);
+    const uint32_t calls_before = wait_calls();
+    EXPECT_EQ(rig.Submit({}, {{s, 1}}, rig.Fill(x, pattern, 0), VK_NULL_HANDLE, rig.h->queue_at(0)), VK_SUCCESS);
+    EXPECT_EQ(rig.Submit({{s, 1}}, {{d[0], 1}}, rig.Copy(x, y, 0), VK_NULL_HANDLE, rig.h->queue_at(0)), VK_SUCCESS);
+    EXPECT_EQ(rig.Submit({{s, 1}}, {{d[1], 1}}, rig.Copy(x, z, 1), VK_NULL_HANDLE, rig.h->queue_at(1)), VK_SUCCESS);
+    const auto deadline = std::chrono::steady_clock::now() + settle;
+    while (std::chrono::steady_clock::now() < deadline && !(until_a_wait && wait_calls() != calls_before)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    const uint32_t calls = wait_calls() - calls_before;
+    unsignalled(0);
+    EXPECT_EQ(rig.Wait({{d[0], 1}, {d[1], 1}}, 5 * kSecond), VK_SUCCESS) << "round " << round << ": work was lost";
+    EXPECT_EQ(TimelineRig::Word(y, 1023), pattern) << "round " << round;
+    EXPECT_EQ(TimelineRig::Word(z, 1023), pattern) << "round " << round;
+    return calls;
+  };
+  VkSemaphore first = rig.Timeline();
+  EXPECT_GE(second_waiter(first, std::chrono::seconds(5), true), 1u)
+      << "the second waiter of a point without a spare did not wait for its completion";
+  VkSemaphore after = rig.Timeline();
+  EXPECT_EQ(second_waiter(after, std::chrono::milliseconds(20), false), 0u)
+      << "a semaphore created after a relay was needed has no spare";
+  EXPECT_GE(second_waiter(before, std::chrono::seconds(5), true), 1u)
+      << "a semaphore created before any relay was needed got a spare";
+  EXPECT_EQ(vkDeviceWaitIdle(rig.device), VK_SUCCESS);
+  rig.h->Destroy(x);
+  rig.h->Destroy(y);
+  rig.h->Destroy(z);
+  if (!HasFailure()) rig.ExpectClean();
+}
+
 INSTANTIATE_TEST_SUITE_P(Configs, TimelineSpares,
                          ::testing::Values(TimelineConfig::kForce, TimelineConfig::kNoTimelineDriver), ConfigName);
 
