@@ -113,17 +113,33 @@ VkResult SubmitBuilder::WaitOnPoint(const SemOp& w, VkSemaphore* out) {
   std::lock_guard<std::mutex> lock(s.mutex);
   device_.Retire(s, false);
   if (s.value >= w.value) return VK_SUCCESS;  // reached: nothing to wait for
-  TimePoint* p = device_.LowestPending(s, w.value, sub_.get(), true);
-  // No point the driver has: another queue relays its spare in a call it has not sent
-  // down yet (it dropped this lock before its driver call). Not ready, not an error.
+  TimePoint* p = device_.LowestPending(s, w.value, sub_.get());
+  // Not pending: cannot follow a readiness check that found it ready (points only leave
+  // by being reached, seen above); not ready rather than a wait on nothing.
   if (p == nullptr) return VK_NOT_READY;
-  if (p->direct != VK_NULL_HANDLE) {
-    // The first device waiter of the point: its own semaphore, no relay batch.
-    *out = p->direct;
-    sub_->waited.push_back(p->direct);
-    taken_direct_.push_back({&s, p->value, p->direct});
-    p->direct = VK_NULL_HANDLE;
-    return VK_SUCCESS;
+  switch (DeviceTimelines::DeviceUse(*p, sub_.get())) {
+    case DeviceTimelines::PointUse::kDirect:
+      // The first device waiter of the point: its own semaphore, no relay batch.
+      *out = p->direct;
+      sub_->waited.push_back(p->direct);
+      taken_direct_.push_back({&s, p->value, p->direct});
+      p->direct = VK_NULL_HANDLE;
+      return VK_SUCCESS;
+    case DeviceTimelines::PointUse::kBeingRelayed:
+      // Another queue relays its spare in a call it has not sent down yet (it dropped this
+      // lock before its driver call). Not ready, not an error: its commit bumps the change.
+      return VK_NOT_READY;
+    case DeviceTimelines::PointUse::kNeedsCompletion:
+      // A second waiter of a point that got no spare (this call signals it, or another
+      // took its direct semaphore since the readiness check). Later points of the
+      // semaphore get spares; nothing goes down now and the caller looks again at once
+      // (RollBack bumps the change): a point of this call is then staged with a spare, one
+      // of the driver's is waited for until it completes (DeviceTimelines::WaitReady).
+      device_.NeedsRelays(s);
+      retry_ = true;
+      return VK_NOT_READY;
+    case DeviceTimelines::PointUse::kRelay:
+      break;
   }
   VkSemaphore for_batch = VK_NULL_HANDLE, new_spare = VK_NULL_HANDLE;
   if (!TakePair(&for_batch, &new_spare)) return VK_ERROR_OUT_OF_HOST_MEMORY;
@@ -184,12 +200,26 @@ VkResult SubmitBuilder::StageSignals(const Batch& batch, VkSubmitInfo2& out) {
       PushSemaphore(sig.semaphore, sig.stage, sig.device_index);
       continue;
     }
-    VkSemaphore first_spare = VK_NULL_HANDLE, direct = VK_NULL_HANDLE;
-    if (!TakePair(&first_spare, &direct)) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    PushSemaphore(first_spare, sig.stage, sig.device_index);
+    // Every point gets its direct semaphore; a spare only on a semaphore that has needed
+    // one (a second device waiter of a point): each binary signal costs the driver (about
+    // 2 us per submit on the H100's), and most points have one device waiter at most.
+    bool spare_needed;
+    {
+      std::lock_guard<std::mutex> lock(sig.timeline->mutex);
+      spare_needed = sig.timeline->relays;
+    }
+    VkSemaphore direct = VK_NULL_HANDLE, first_spare = VK_NULL_HANDLE;
+    if (spare_needed) {
+      if (!TakePair(&direct, &first_spare)) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    } else {
+      direct = device_.TakeSemaphore(queue_);
+      if (direct == VK_NULL_HANDLE) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
     PushSemaphore(direct, sig.stage, sig.device_index);
+    if (first_spare != VK_NULL_HANDLE) PushSemaphore(first_spare, sig.stage, sig.device_index);
+    const SubmissionRef spare_signaller = first_spare != VK_NULL_HANDLE ? sub_ : nullptr;
     std::lock_guard<std::mutex> lock(sig.timeline->mutex);
-    sig.timeline->points.push_back({sig.value, sub_, {first_spare, sub_}, direct});
+    sig.timeline->points.push_back({sig.value, sub_, {first_spare, spare_signaller}, direct});
     staged_.push_back(sig.timeline);
   }
   out.signalSemaphoreInfoCount = static_cast<uint32_t>(semaphores_.size() - signal_begin);
@@ -208,7 +238,8 @@ void SubmitBuilder::Commit() {
 
 void SubmitBuilder::RollBack(VkResult why) {
   // Nothing reached the driver: put every point and spare back as it was.
-  const bool visible = !staged_.empty() || !relayed_.empty() || !taken_direct_.empty();
+  const bool visible = !staged_.empty() || !relayed_.empty() || !taken_direct_.empty() || retry_;
+  retry_ = false;
   for (const SemaphoreRef& s : staged_) {
     std::lock_guard<std::mutex> lock(s->mutex);
     for (auto it = s->points.begin(); it != s->points.end();) {
@@ -250,7 +281,7 @@ void SubmitBuilder::RollBack(VkResult why) {
   staged_.clear();
   if (why == VK_ERROR_DEVICE_LOST) device_.MarkLost();
   // Another queue may have found a point not ready because of what this call took: it
-  // looks again.
+  // looks again (and so does this one's submit thread after a point without a spare).
   if (visible) device_.NotifyChange();
 }
 

@@ -6,7 +6,8 @@
 //                 relay batch (waits the point's spare, signals one semaphore for the
 //                 batch and a fresh spare);
 //   StageSignals  per batch: each timeline signal becomes a new point of its semaphore
-//                 with two fresh binary semaphores (its spare and its direct one);
+//                 with a fresh binary semaphore (its direct one), and a spare too on a
+//                 semaphore that has needed relays (TimelineSemaphore::relays);
 //   SendDown      the built VkSubmitInfo2 list goes down in the form of the application's
 //                 entry point (submit_builder_forms.cpp);
 //   Commit        the points become pending, the submission in flight;
@@ -14,7 +15,10 @@
 //                 taken is put back as it was.
 // A wait whose lowest pending point is being relayed by a submission another queue has
 // not sent down yet is not ready: the release returns VK_NOT_READY with nothing sent, and
-// the caller parks the batches until the next change.
+// the caller parks the batches until the next change. So is a second waiter of a point
+// without a spare: the semaphore's points get spares from then on, and the waiter waits
+// until that point is complete (or, if this call signals the point, the next look stages
+// it with a spare).
 //
 // One builder per queue, used under the queue's mutex; its vectors are scratch kept from
 // one release to the next (no allocation once warm).
@@ -93,6 +97,9 @@ class SubmitBuilder {
   std::vector<TakenDirect> taken_direct_;
   std::vector<VkSemaphore> relay_outputs_;  // unsignalled again if nothing goes down
   std::vector<VkSemaphore> unsignal_;       // spent semaphores this call waits (PushUnsignal)
+  // A wait found a point without a spare whose direct semaphore is taken: the caller must
+  // look again (RollBack bumps the change signal even if nothing else was visible).
+  bool retry_ = false;
 
   // The vkQueueSubmit and vkQueueBindSparse forms of the same call.
   std::vector<VkSubmitInfo> legacy_submits_;

@@ -160,7 +160,9 @@ VkResult DeviceTimelines::CreateSemaphore(const VkSemaphoreCreateInfo* info, con
   }
   VkResult r = next.CreateSemaphore(device.handle, &copy, alloc, out);
   if (r != VK_SUCCESS) return r;
-  semaphores_.Insert(*out, std::make_unique<SemaphoreRef>(std::make_shared<TimelineSemaphore>(*out, type->initialValue)));
+  auto timeline = std::make_shared<TimelineSemaphore>(*out, type->initialValue);
+  timeline->relays = relays_seen_.load(std::memory_order_relaxed);
+  semaphores_.Insert(*out, std::make_unique<SemaphoreRef>(std::move(timeline)));
   counters.semaphores->Add();
   return VK_SUCCESS;
 }
@@ -250,7 +252,7 @@ void DeviceTimelines::CompletionThread(QueueTimelines* q) {
     lock.unlock();
     const VkResult r = next.WaitForFences(device.handle, 1, &oldest->fence, VK_TRUE, kCompletionSliceNs);
     if (r == VK_SUCCESS) {
-      SubmissionComplete(*oldest);
+      MarkComplete(*oldest);  // its fence is signalled: no second driver call to say so
     } else if (r == VK_ERROR_DEVICE_LOST) {
       MarkLost();
     }
@@ -304,22 +306,27 @@ void DeviceTimelines::Retire(TimelineSemaphore& s, bool ask_driver) {
   }
 }
 
-TimePoint* DeviceTimelines::LowestPending(TimelineSemaphore& s, uint64_t value, const Submission* building,
-                                          bool device_wait) {
+TimePoint* DeviceTimelines::LowestPending(TimelineSemaphore& s, uint64_t value, const Submission* building) {
+  // A device wait uses exactly the lowest point (a higher one would be a false dependency).
   TimePoint* best = nullptr;
   for (TimePoint& p : s.points) {
     if (p.value < value) continue;
     if (!p.submission->submitted.load(std::memory_order_acquire) && p.submission.get() != building) continue;
     if (best == nullptr || p.value < best->value) best = &p;
   }
-  // A device wait uses exactly the lowest point (a higher one would be a false
-  // dependency); while its spare is being relayed by a submission the driver has not
-  // got yet, the wait is not ready.
-  if (best != nullptr && device_wait && best->spare.signaller.get() != building &&
-      !best->spare.signaller->submitted.load(std::memory_order_acquire)) {
-    return nullptr;
-  }
   return best;
+}
+
+DeviceTimelines::PointUse DeviceTimelines::DeviceUse(const TimePoint& p, const Submission* building) {
+  // The direct semaphore is signalled by the point's own submission (the driver's, or the
+  // one being built): usable whenever it is still there.
+  if (p.direct != VK_NULL_HANDLE) return PointUse::kDirect;
+  if (p.spare.semaphore == VK_NULL_HANDLE) return PointUse::kNeedsCompletion;
+  // The spare is being relayed by a submission the driver does not have yet.
+  if (p.spare.signaller.get() != building && !p.spare.signaller->submitted.load(std::memory_order_acquire)) {
+    return PointUse::kBeingRelayed;
+  }
+  return PointUse::kRelay;
 }
 
 VkResult DeviceTimelines::CounterValue(VkSemaphore semaphore, uint64_t* value) {
@@ -405,7 +412,7 @@ VkResult DeviceTimelines::Wait(const VkSemaphoreWaitInfo* info, uint64_t timeout
         ++reached;
         continue;
       }
-      if (TimePoint* p = LowestPending(s, info->pValues[i], nullptr, false)) {
+      if (TimePoint* p = LowestPending(s, info->pValues[i], nullptr)) {
         if (held.empty() || held.back() != p->submission) held.push_back(p->submission);
         exact = exact && p->value == info->pValues[i];
       } else {
@@ -415,7 +422,17 @@ VkResult DeviceTimelines::Wait(const VkSemaphoreWaitInfo* info, uint64_t timeout
     if (any ? reached > 0 : reached == n) return VK_SUCCESS;
     if (lost()) return VK_ERROR_DEVICE_LOST;
     const Clock::time_point now = Clock::now();
-    if (now >= deadline) return VK_TIMEOUT;
+    if (now >= deadline) {
+      // The first look used only completions already known: before answering "timeout"
+      // (a zero timeout is a query), ask the driver about the points the wait needs once —
+      // a submission the application knows complete (its later fence signalled) must read
+      // as reached.
+      if (!ask_driver) {
+        ask_driver = true;
+        continue;
+      }
+      return VK_TIMEOUT;
+    }
     const uint64_t left = forever ? UINT64_MAX
                                   : static_cast<uint64_t>(
                                         std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - now).count());

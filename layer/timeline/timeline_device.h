@@ -94,6 +94,13 @@ struct QueueTimelines {
   // Readiness checks of a run of batches: what the batches checked so far signal.
   std::vector<std::pair<TimelineSemaphore*, uint64_t>> local_signals;
   std::vector<VkSemaphore> local_binary;
+  // Pending points whose direct semaphore an earlier wait of the same run will take.
+  std::vector<std::pair<TimelineSemaphore*, uint64_t>> local_direct;
+  // The submission of a point without a spare whose direct semaphore is taken, that the
+  // first parked work waits: only its completion can make the wait ready, so the submit
+  // thread asks the completion thread to report it (DrainParked sets it, SubmitThread
+  // takes it).
+  SubmissionRef awaiting;
   SubmitBuilder builder;  // builds and sends each release (this queue's mutex held)
   VkResult deferred_present_result = VK_SUCCESS;  // reported by the next present
 };
@@ -165,6 +172,13 @@ class DeviceTimelines : public CapabilityDevice {
   // parked work (a host signal that released everything itself wakes none of them).
   void WaitQueueChange(uint64_t seen, uint64_t timeout_ns);
 
+  // A device wait found pending point `p` of `s` with its direct semaphore taken and no
+  // spare (s.mutex held): `s`, and semaphores created later, get spares from now on.
+  void NeedsRelays(TimelineSemaphore& s) {
+    s.relays = true;
+    relays_seen_.store(true, std::memory_order_relaxed);
+  }
+
   struct Counters {
     Counter* semaphores;
     Counter* parked;
@@ -180,9 +194,15 @@ class DeviceTimelines : public CapabilityDevice {
   // where a stale value costs nothing: a device wait on a reached point is met at once).
   void Retire(TimelineSemaphore& s, bool ask_driver = true);
   // The lowest point >= value that the driver has (or that `building`, the submission being
-  // built, signals itself). For a device wait (`building` non-null) its spare must be
-  // signalled by a submission the driver has too. s.mutex held.
-  TimePoint* LowestPending(TimelineSemaphore& s, uint64_t value, const Submission* building, bool device_wait);
+  // built, signals itself). s.mutex held.
+  TimePoint* LowestPending(TimelineSemaphore& s, uint64_t value, const Submission* building);
+  // How a device wait can use pending point `p` now (s.mutex held): its direct semaphore,
+  // or a relay of its spare (signalled by a submission the driver has, or `building`).
+  // kBeingRelayed: another queue relays the spare in a call not sent down yet (the
+  // relaying queue's commit bumps the change signal). kNeedsCompletion: no spare and the
+  // direct semaphore is taken: only the point's completion can release the waiter.
+  enum class PointUse { kDirect, kRelay, kBeingRelayed, kNeedsCompletion };
+  static PointUse DeviceUse(const TimePoint& p, const Submission* building);
   bool WaitReady(QueueTimelines& q, const SemOp& wait);
   bool BatchReady(QueueTimelines& q, const Batch& batch);
   VkResult SubmitFence(QueueTimelines& q, VkFence fence, Route route);
@@ -235,6 +255,11 @@ class DeviceTimelines : public CapabilityDevice {
   std::atomic<uint32_t> queues_with_parked_{0};
   std::atomic<bool> lost_{false};
   std::atomic<bool> stopping_{false};
+  // Some semaphore of this device has needed a relay (TimelineSemaphore::relays): the
+  // application waits points from several batches, so semaphores created from then on
+  // start with spares (one that creates a semaphore per frame would otherwise pay the
+  // second waiter's wait for completion on every one).
+  std::atomic<bool> relays_seen_{false};
 
   std::atomic<uint32_t> parked_binary_count_{0};
   std::mutex parked_binary_mutex_;

@@ -62,13 +62,38 @@ bool DeviceTimelines::WaitReady(QueueTimelines& q, const SemOp& w) {
     if (!BinaryParked(w.semaphore)) return true;
     return std::find(q.local_binary.begin(), q.local_binary.end(), w.semaphore) != q.local_binary.end();
   }
-  for (const auto& [s, value] : q.local_signals) {
-    if (s == w.timeline.get() && value >= w.value) return true;
-  }
   TimelineSemaphore& s = *w.timeline;
+  // The lowest value >= the wait that an earlier batch of this run signals.
+  bool local = false;
+  uint64_t local_value = 0;
+  for (const auto& [sem, value] : q.local_signals) {
+    if (sem == &s && value >= w.value && (!local || value < local_value)) {
+      local = true;
+      local_value = value;
+    }
+  }
   std::lock_guard<std::mutex> lock(s.mutex);
   Retire(s, false);
-  return s.value >= w.value || LowestPending(s, w.value, nullptr, true) != nullptr;
+  if (s.value >= w.value) return true;
+  // The release waits the lowest point >= the value among the driver's and its own (the
+  // same choice SubmitBuilder::WaitOnPoint makes, so what is found ready here goes down).
+  TimePoint* p = LowestPending(s, w.value, nullptr);
+  if (local && (p == nullptr || local_value < p->value)) return true;
+  if (p == nullptr) return false;
+  const std::pair<TimelineSemaphore*, uint64_t> key{&s, p->value};
+  const bool claimed = std::find(q.local_direct.begin(), q.local_direct.end(), key) != q.local_direct.end();
+  if (p->direct != VK_NULL_HANDLE && !claimed) {
+    q.local_direct.push_back(key);  // this wait takes it: a later one of the run relays
+    return true;
+  }
+  if (p->spare.semaphore == VK_NULL_HANDLE) {
+    // A second device waiter of a point that got no spare: it waits for the point's
+    // completion (then it waits nothing), and the semaphore's later points get spares.
+    NeedsRelays(s);
+    if (q.awaiting == nullptr) q.awaiting = p->submission;
+    return false;
+  }
+  return p->spare.signaller->submitted.load(std::memory_order_acquire);
 }
 
 bool DeviceTimelines::BatchReady(QueueTimelines& q, const Batch& batch) {
@@ -140,8 +165,10 @@ VkResult DeviceTimelines::SubmitLocked(QueueTimelines& q, std::vector<Batch>& ba
   if (q.parked.empty()) {
     q.local_signals.clear();
     q.local_binary.clear();
+    q.local_direct.clear();
     q.release_list.clear();
     while (ready < count && BatchReady(q, batches[ready])) q.release_list.push_back(&batches[ready++]);
+    q.awaiting.reset();  // the submit thread asks for that completion once the rest parks
     if (ready != 0) {
       const VkResult r = q.builder.Release(q.release_list.data(), ready, route);
       // Not ready after all (another queue is relaying a point these batches wait):
@@ -183,6 +210,7 @@ void DeviceTimelines::DrainParked(QueueTimelines& q, bool presents) {
       if (had && q.parked.empty()) d.queues_with_parked_.fetch_sub(1, std::memory_order_acq_rel);
     }
   } emptied{*this, q};
+  q.awaiting.reset();
   while (!q.parked.empty()) {
     ParkedWork& w = q.parked.front();
     if (lost() || stopping_.load()) {
@@ -213,6 +241,7 @@ void DeviceTimelines::DrainParked(QueueTimelines& q, bool presents) {
     // right after its batches).
     q.local_signals.clear();
     q.local_binary.clear();
+    q.local_direct.clear();
     q.release_list.clear();
     const Route route = w.route;
     std::size_t whole = 0;  // works whose every batch is ready
@@ -279,6 +308,7 @@ void DeviceTimelines::ReleaseParkedOn(TimelineSemaphore& s, const QueueTimelines
     if (&q == except) continue;
     std::lock_guard<std::mutex> lock(q.mutex);
     if (!q.parked.empty()) DrainParked(q, false);
+    q.awaiting.reset();  // the queue's submit thread asks for that completion itself
     // Nothing parked there any more: no work on that queue waits on `s` (a later park sets
     // the bit again, under this same lock).
     if (q.parked.empty()) s.parked_queues.fetch_and(~bit, std::memory_order_acq_rel);
@@ -296,8 +326,21 @@ void DeviceTimelines::SubmitThread(QueueTimelines* q) {
     }
     const uint64_t seen = Generation();
     DrainParked(*q);
+    SubmissionRef awaiting = std::move(q->awaiting);
     if (q->parked.empty()) continue;
     lock.unlock();
+    if (awaiting != nullptr) {
+      // The first parked work waits a point that only its completion can release (no
+      // spare): the queue's completion thread reports it (a change), unless it is
+      // complete already (seen by a thread that did not know it was wanted).
+      WantCompletion(awaiting);
+      const bool complete = SubmissionComplete(*awaiting);
+      awaiting.reset();  // before the lock: Sweep recycles records nobody refers to
+      if (complete) {
+        lock.lock();
+        continue;
+      }
+    }
     WaitQueueChange(seen, 100'000'000);
     lock.lock();
   }

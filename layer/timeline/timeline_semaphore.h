@@ -6,15 +6,18 @@
 //   fence; it is shared (reference-counted) by the time points it signals, by host waiters
 //   blocked on its fence, and by its queue's in-flight list, which recycles the fence and
 //   the binary semaphores the submission waited on once it is complete and unreferenced.
-// - A TimePoint is a value some pending submission will signal. Its `spare` is a binary
-//   semaphore that is (or will be) signalled once the point is reached, and that nobody
-//   has waited yet: a device wait on the point consumes the spare in a relay batch that
-//   signals a fresh spare plus the waiter's own binary semaphore (binary semaphores are
-//   single-wait; the relay lets any number of waiters use one point, each released as
-//   soon as the point is reached and never later).
-// - A TimePoint's `direct` semaphore is signalled by the point's own batch too: the first
-//   device waiter consumes it in place of a relay (no extra batch, no false dependency:
-//   it is signalled exactly when the point is reached).
+// - A TimePoint is a value some pending submission will signal. Its `direct` semaphore is
+//   signalled by the point's own batch: the first device waiter consumes it (no extra
+//   batch, no false dependency: it is signalled exactly when the point is reached).
+// - Its `spare`, only on semaphores that have needed one (`relays`), is a second binary
+//   semaphore signalled once the point is reached, that nobody has waited yet: a later
+//   device wait on the point consumes the spare in a relay batch that signals a fresh spare
+//   plus the waiter's own binary semaphore (binary semaphores are single-wait; the relay
+//   lets any number of waiters use one point, each released as soon as the point is
+//   reached). A point without a spare whose direct semaphore is taken can still be waited:
+//   the waiter parks until the point's submission is known complete, then waits nothing
+//   (see docs/timeline.md, "Spares on demand"). A signal costs the driver something per
+//   binary semaphore, so the common chain (one device waiter per point) sends one.
 // - The semaphore's mutex guards `value` and `points`; it is never held across a call
 //   that blocks (host waits copy the Submission reference and wait without it).
 #pragma once
@@ -62,7 +65,7 @@ struct Spare {
 struct TimePoint {
   uint64_t value = 0;
   SubmissionRef submission;  // signals the value
-  Spare spare;
+  Spare spare;  // null semaphore: none was signalled (the semaphore had never needed one)
   // A second binary semaphore the point's batch signals, for the first device waiter: it
   // waits it directly, with no relay batch (the common chain: each submission waits the
   // value the one before it signals). Null once taken; later waiters relay `spare`.
@@ -76,6 +79,10 @@ struct TimelineSemaphore {
   std::mutex mutex;
   uint64_t value;                 // reached: retired device points and host signals
   std::vector<TimePoint> points;  // pending on the device, increasing values
+  // A device wait found a point whose direct semaphore was taken (a second waiter): from
+  // then on every point of this semaphore gets a spare too. Never cleared; set at creation
+  // once any semaphore of the device has needed it (DeviceTimelines::NeedsRelays).
+  bool relays = false;
   // Queues (bits by QueueTimelines::index) that parked work waiting on this semaphore:
   // a host signal or a submission signalling it releases that work on its own thread.
   // Set under the queue's mutex when work parks, cleared under it once nothing is parked

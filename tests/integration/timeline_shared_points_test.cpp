@@ -156,22 +156,33 @@ TEST_P(TimelineSharedPoints, AQueueThatFindsThePointBeingRelayedByAnotherParks) 
   VkSemaphore done[3] = {rig.Timeline(), rig.Timeline(), rig.Timeline()};
   auto unsignalled = rig.Below<BinderyNoTimelineFencesUnsignalledFn>("bindery_no_timeline_fences_unsignalled");
   ASSERT_NE(unsignalled, nullptr);
-  // The layer's fences read as unsignalled: s = 1 stays pending, never reached.
+  // Points get spares only on a semaphore that has had a second device waiter of a point:
+  // s = 1, held pending, waited on queues 0 and 1 (the second waits for the point's
+  // completion), so the point below has a spare to relay. Queue 2 stays unused (its first
+  // release creates its fence, where the test holds it).
+  VkSemaphore warm[2] = {rig.Timeline(), rig.Timeline()};
   unsignalled(1);
-  // s = 1 pending at the driver, not reached; queue 0 takes its direct semaphore.
   ASSERT_EQ(rig.Submit({}, {{s, 1}}, VK_NULL_HANDLE, VK_NULL_HANDLE, rig.h->queue_at(0)), VK_SUCCESS);
-  ASSERT_EQ(rig.Submit({{s, 1}}, {{done[0], 1}}, VK_NULL_HANDLE, VK_NULL_HANDLE, rig.h->queue_at(0)), VK_SUCCESS);
+  ASSERT_EQ(rig.Submit({{s, 1}}, {{warm[0], 1}}, VK_NULL_HANDLE, VK_NULL_HANDLE, rig.h->queue_at(0)), VK_SUCCESS);
+  ASSERT_EQ(rig.Submit({{s, 1}}, {{warm[1], 1}}, VK_NULL_HANDLE, VK_NULL_HANDLE, rig.h->queue_at(1)), VK_SUCCESS);
+  unsignalled(0);
+  ASSERT_EQ(rig.Wait({{warm[0], 1}, {warm[1], 1}}, 5 * kSecond), VK_SUCCESS);
+  // The layer's fences read as unsignalled: s = 2 stays pending, never reached.
+  unsignalled(1);
+  // s = 2 pending at the driver, not reached; queue 0 takes its direct semaphore.
+  ASSERT_EQ(rig.Submit({}, {{s, 2}}, VK_NULL_HANDLE, VK_NULL_HANDLE, rig.h->queue_at(0)), VK_SUCCESS);
+  ASSERT_EQ(rig.Submit({{s, 2}}, {{done[0], 1}}, VK_NULL_HANDLE, VK_NULL_HANDLE, rig.h->queue_at(0)), VK_SUCCESS);
 
   hold(kHoldCreateFence);
   std::atomic<int> b_result{1};
   std::thread b([&] {
-    b_result = rig.Submit({{s, 1}}, {{done[2], 1}}, VK_NULL_HANDLE, VK_NULL_HANDLE, rig.h->queue_at(2));
+    b_result = rig.Submit({{s, 2}}, {{done[2], 1}}, VK_NULL_HANDLE, VK_NULL_HANDLE, rig.h->queue_at(2));
   });
   ASSERT_TRUE(wait_held(kHoldCreateFence)) << "queue 2's release never asked for its fence";
   hold(kHoldQueueSubmit);
   std::atomic<int> a_result{1};
   std::thread a([&] {
-    a_result = rig.Submit({{s, 1}}, {{done[1], 1}}, VK_NULL_HANDLE, VK_NULL_HANDLE, rig.h->queue_at(1));
+    a_result = rig.Submit({{s, 2}}, {{done[1], 1}}, VK_NULL_HANDLE, VK_NULL_HANDLE, rig.h->queue_at(1));
   });
   const bool a_held = wait_held(kHoldQueueSubmit);
   let_go(kHoldCreateFence);
