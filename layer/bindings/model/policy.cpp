@@ -36,7 +36,9 @@ BindingsPolicy ChooseBindingsPolicy(Mode mode, uint32_t vendor_id, VkDriverId dr
   //     binds 1.11x, axpy bandwidth 0.19x (its pointer path), pipeline creation 1.4-1.8x:
   //     does not pay.
   //   NVIDIA H100, driver 580 (2026-11-23): bandwidth 0.996x, tiny dispatches 1.00x, cold
-  //     pipeline creation 1.11-1.14x, but recording 1.18-1.28x: does not pay.
+  //     pipeline creation 1.11-1.14x, but recording 1.18-1.28x: does not pay. Again on
+  //     2026-11-25 with the split root: inference kernels' GPU time 0.98-1.00x, but binds
+  //     of pre-built sets 1.11x and alloc+update+bind 1.12x: still does not pay.
   // A paying row's name must contain "every layout" (tests read it from the log).
   const bool lavapipe = driver_id == VK_DRIVER_ID_MESA_LLVMPIPE || (driver_id == 0 && vendor_id == kMesaVendorId);
   const bool nvidia = driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY || (driver_id == 0 && vendor_id == kNvidiaVendorId);
