@@ -143,6 +143,56 @@ TEST_P(Timeline, DeviceToDevice) {
   rig->h->Destroy(b);
 }
 
+// An application that learns by other means that a submission signalling a value is
+// complete (its own later fence, a queue or device idle, a host wait of a value whose
+// submission waited it) reads that value at once: the emulation must know a submission
+// complete whenever the application can. (An emulation that fenced only some submissions
+// and fenced the others on demand would read a stale value here: a fence made at the
+// read signals later.) And a value polled with no later submission advances.
+TEST_P(Timeline, CounterReadsAValueTheApplicationKnowsReached) {
+  VkSemaphore s = rig->Timeline();
+  VkSemaphore other = rig->Timeline();
+  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence fence = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateFence(rig->device, &fci, nullptr, &fence), VK_SUCCESS);
+
+  // The application's fence of a later call on the same queue.
+  ASSERT_EQ(rig->Submit({}, {{s, 1}}), VK_SUCCESS);
+  ASSERT_EQ(vkQueueSubmit(rig->queue, 0, nullptr, fence), VK_SUCCESS);
+  ASSERT_EQ(vkWaitForFences(rig->device, 1, &fence, VK_TRUE, 5 * kSecond), VK_SUCCESS);
+  EXPECT_EQ(rig->Value(s), 1u) << "after the application's later fence signalled";
+  ASSERT_EQ(vkResetFences(rig->device, 1, &fence), VK_SUCCESS);
+
+  // Its fence on a batch of its own after the signalling one.
+  ASSERT_EQ(rig->Submit({}, {{s, 2}}), VK_SUCCESS);
+  ASSERT_EQ(rig->Submit({}, {}, VK_NULL_HANDLE, fence), VK_SUCCESS);
+  ASSERT_EQ(vkWaitForFences(rig->device, 1, &fence, VK_TRUE, 5 * kSecond), VK_SUCCESS);
+  EXPECT_EQ(rig->Value(s), 2u) << "after the fence of a later batch signalled";
+
+  // Queue and device idle.
+  ASSERT_EQ(rig->Submit({}, {{s, 3}}), VK_SUCCESS);
+  ASSERT_EQ(vkQueueWaitIdle(rig->queue), VK_SUCCESS);
+  EXPECT_EQ(rig->Value(s), 3u) << "after vkQueueWaitIdle";
+  ASSERT_EQ(rig->Submit({}, {{s, 4}}), VK_SUCCESS);
+  ASSERT_EQ(vkDeviceWaitIdle(rig->device), VK_SUCCESS);
+  EXPECT_EQ(rig->Value(s), 4u) << "after vkDeviceWaitIdle";
+
+  // A host wait of a value whose submission waited this one on the device.
+  ASSERT_EQ(rig->Submit({}, {{s, 5}}), VK_SUCCESS);
+  ASSERT_EQ(rig->Submit({{s, 5}}, {{other, 1}}), VK_SUCCESS);
+  ASSERT_EQ(rig->Wait({{other, 1}}, 5 * kSecond), VK_SUCCESS);
+  EXPECT_EQ(rig->Value(s), 5u) << "after a host wait of a value that waited it";
+
+  // Polled, with nothing submitted after it.
+  ASSERT_EQ(rig->Submit({}, {{s, 6}}), VK_SUCCESS);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (rig->Value(s) < 6 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  EXPECT_EQ(rig->Value(s), 6u) << "a polled value must advance with no later submission";
+
+  ASSERT_EQ(vkQueueWaitIdle(rig->queue), VK_SUCCESS);
+  vkDestroyFence(rig->device, fence, nullptr);
+}
+
 TEST_P(Timeline, OneHostSignalReleasesManyParkedWaits) {
   VkSemaphore gate = rig->Timeline();
   std::vector<TimelineRig::Op> all;
