@@ -385,7 +385,12 @@ VkDescriptorUpdateTemplateCreateInfo NativePushTemplateInfo(DeviceBindings& b,
 // Root delivery and the reserved set (root_delivery.cpp): sets bound through `layout`
 // may have disturbed the reserved set; before a draw or dispatch, the bound pipeline gets
 // its reserved set back when they did.
-void NoteSetsBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout);
+// Inline until the device has a ring root: every bind pays the test, and only then the call.
+void NoteSetsBoundInRing(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout);
+inline void NoteSetsBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
+                          VkPipelineLayout layout) {
+  if (b.any_ring.load(std::memory_order_acquire)) NoteSetsBoundInRing(b, cb, bindPoint, layout);
+}
 void RestoreRingRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, BindingsCommandData& data,
                      BindPointState& point);
 // Delivers root bytes [lo, hi) of `pl`'s root (`bytes`: those hi - lo bytes) to where the

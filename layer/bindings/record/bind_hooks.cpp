@@ -24,7 +24,7 @@ inline void WriteSetSlot(const SetRoot& r, const SetShadow* set, uint8_t* out) {
     return;
   }
   if (set != nullptr && set->host_records != nullptr && set->record_count * kRecordBytes == r.slot_bytes) {
-    std::memcpy(out, set->host_records, r.slot_bytes);
+    CopyPushBytes(out, set->host_records, r.slot_bytes);
   } else {
     std::memset(out, 0, r.slot_bytes);
   }
@@ -90,15 +90,20 @@ namespace {
 // Every set bound is of a known layout with native bindings only (nothing converted, so
 // no root slot and no converted dynamic offset), through a layout whose root BindSets
 // would push: consecutive application sets with native bindings are consecutive natively.
-bool AllNative(const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, uint32_t dynamicOffsetCount) {
+// `dynamic`: whether any of them has a dynamic binding (set when it returns true).
+bool AllNative(const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, uint32_t dynamicOffsetCount,
+               bool* dynamic) {
   if (pl == nullptr || !pl->root.converts || !pl->root.fits || setCount > kMaxSets ||
       dynamicOffsetCount > kMaxDynamic || firstSet + setCount > pl->root.sets.size()) {
     return false;
   }
+  uint32_t total_dynamic = 0;
   for (uint32_t i = firstSet; i < firstSet + setCount; ++i) {
     const SetLayoutShadow* l = pl->root.sets[i].layout.get();
     if (l == nullptr || l->converts() || !l->has_native) return false;
+    total_dynamic |= l->total_dynamic;
   }
+  *dynamic = total_dynamic != 0;
   return true;
 }
 
@@ -160,19 +165,12 @@ bool BindRootOnlySets(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData
   return true;
 }
 
-// A bind the device table did not answer, or on a device where layouts convert (kept out
-// of the hook: see CmdPushConstants).
-[[gnu::noinline]] void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
+// A bind on the device of `b` (the hook or BindDescriptorSetsUnindexed found it), kept out
+// of the hook: see CmdPushConstants.
+[[gnu::noinline]] void BindDescriptorSetsSlow(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
                                               VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
                                               const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
                                               const uint32_t* pDynamicOffsets) {
-  DeviceBindings* found = FindBindings(cb);
-  if (found == nullptr) {
-    NextOf(cb).CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
-                                     pDynamicOffsets);
-    return;
-  }
-  DeviceBindings& b = *found;
   if ((b.Work() & DeviceBindings::kWorkConverting) == 0) {
     return b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                         pDynamicOffsets);
@@ -186,18 +184,45 @@ bool BindRootOnlySets(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData
     NoteSetsBound(b, cb, bindPoint, layout);
     return;
   }
+  bool dynamic = true;
+  if (AllNative(pl, firstSet, setCount, dynamicOffsetCount, &dynamic)) {
+    // Sets of layouts that keep every binding native, through a layout with a root: the
+    // bind goes down as it is, renumbered (BindSets would find no root byte and one run).
+    // Sets without dynamic bindings, bound without dynamic offsets, within the tracked
+    // sets: every check of RecordSets passes, and its plain form records the same.
+    if (BindPointState* point = data != nullptr ? data->At(bindPoint) : nullptr) {
+      if (!dynamic && dynamicOffsetCount == 0 && firstSet + setCount <= kTrackedSets) {
+        point->RecordPlainSets(layout, firstSet, setCount, pSets);
+      } else {
+        point->RecordSets(layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+      }
+    }
+    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl->NativeSet(firstSet), setCount, pSets, dynamicOffsetCount,
+                                 pDynamicOffsets);
+    NoteSetsBound(b, cb, bindPoint, layout);
+    return;
+  }
   if (BindPointState* point = data != nullptr ? data->At(bindPoint) : nullptr) {
     point->RecordSets(layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   }
-  if (AllNative(pl, firstSet, setCount, dynamicOffsetCount)) {
-    // Sets of layouts that keep every binding native, through a layout with a root: the
-    // bind goes down as it is, renumbered (BindSets would find no root byte and one run).
-    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl->NativeSet(firstSet), setCount, pSets, dynamicOffsetCount,
-                                 pDynamicOffsets);
-  } else {
-    BindSets(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
-  }
+  BindSets(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   NoteSetsBound(b, cb, bindPoint, layout);
+}
+
+// A bind whose device the hook's table did not answer: the registry's answer, else
+// straight down.
+[[gnu::noinline]] void BindDescriptorSetsUnindexed(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
+                                                   VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
+                                                   const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
+                                                   const uint32_t* pDynamicOffsets) {
+  DeviceBindings* found = FindBindings(cb);
+  if (found == nullptr) {
+    NextOf(cb).CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
+                                     pDynamicOffsets);
+    return;
+  }
+  BindDescriptorSetsSlow(*found, cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
+                         pDynamicOffsets);
 }
 
 }  // namespace
@@ -209,11 +234,16 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineB
   // No converting layout exists yet, so neither do fallback pipelines that would need
   // this bind remembered: straight down, a tail call.
   DeviceBindings* cached = FindBindingsIndexed(cb);
-  if (cached != nullptr && (cached->Work() & DeviceBindings::kWorkConverting) == 0) {
+  if (cached == nullptr) {
+    return BindDescriptorSetsUnindexed(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
+                                       pDynamicOffsets);
+  }
+  if ((cached->Work() & DeviceBindings::kWorkConverting) == 0) {
     return cached->next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                               pDynamicOffsets);
   }
-  return BindDescriptorSetsSlow(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+  return BindDescriptorSetsSlow(*cached, cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
+                                pDynamicOffsets);
 }
 
 void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
@@ -293,18 +323,13 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
 
 namespace {
 
-// A push the device table did not answer, or on a device where layouts convert
-// or pushes widen: recorded for the bind points, widened where its layout needs it. Kept
-// out of the hook so that the pass-through stays a few instructions and a tail call (no
-// frame to set up).
-[[gnu::noinline]] void PushConstantsSlow(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stageFlags,
-                                         uint32_t offset, uint32_t size, const void* pValues) {
-  DeviceBindings* found = FindBindings(cb);
-  if (found == nullptr) {
-    NextOf(cb).CmdPushConstants(cb, layout, stageFlags, offset, size, pValues);
-    return;
-  }
-  DeviceBindings& b = *found;
+// A push on a device where layouts convert or pushes widen (`b`: its state, which the
+// hook found already): recorded for the bind points, widened where its layout needs it.
+// Kept out of the hook so that the pass-through stays a few instructions and a tail call
+// (no frame to set up).
+[[gnu::noinline]] void PushConstantsConverting(DeviceBindings& b, VkCommandBuffer cb, VkPipelineLayout layout,
+                                               VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size,
+                                               const void* pValues) {
   const uint32_t work = b.Work();
   // The bind points whose stages it names keep the bytes: a root pushed at the other
   // bind point may overwrite them, and they are re-sent then (bind_point_state.h).
@@ -312,7 +337,7 @@ namespace {
   if ((work & DeviceBindings::kWorkConverting) != 0) {
     if ((data = CommandDataOf(b, cb)) != nullptr) {
       const PipelineLayoutShadow* shadow = LayoutShadowOf(b, data, layout);
-      if (NoteApplicationPush(*data, layout, shadow != nullptr ? shadow->ranges_key : 0, shadow != nullptr, stageFlags,
+      if (NoteApplicationPush(data->points, layout, shadow != nullptr ? shadow->ranges_key : 0, shadow != nullptr, stageFlags,
                               offset, offset + size, static_cast<const uint8_t*>(pValues))) {
         b.MarkStalePush();
       }
@@ -341,6 +366,19 @@ namespace {
   }
 }
 
+// A push whose device the hook's table did not answer: the registry's answer, else
+// straight down.
+[[gnu::noinline]] void PushConstantsUnindexed(VkCommandBuffer cb, VkPipelineLayout layout,
+                                              VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size,
+                                              const void* pValues) {
+  DeviceBindings* found = FindBindings(cb);
+  if (found == nullptr) {
+    NextOf(cb).CmdPushConstants(cb, layout, stageFlags, offset, size, pValues);
+    return;
+  }
+  PushConstantsConverting(*found, cb, layout, stageFlags, offset, size, pValues);
+}
+
 }  // namespace
 
 VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout layout, VkShaderStageFlags stageFlags,
@@ -349,10 +387,11 @@ VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout
   // until a layout goes beyond a limit): straight down, a tail call.
   constexpr uint32_t kPushWork = DeviceBindings::kWorkConverting | DeviceBindings::kWorkWidenedPushes;
   DeviceBindings* cached = FindBindingsIndexed(cb);
-  if (cached != nullptr && (cached->Work() & kPushWork) == 0) {
+  if (cached == nullptr) return PushConstantsUnindexed(cb, layout, stageFlags, offset, size, pValues);
+  if ((cached->Work() & kPushWork) == 0) {
     return cached->next.CmdPushConstants(cb, layout, stageFlags, offset, size, pValues);
   }
-  return PushConstantsSlow(cb, layout, stageFlags, offset, size, pValues);
+  return PushConstantsConverting(*cached, cb, layout, stageFlags, offset, size, pValues);
 }
 
 }  // namespace bindery::bindings

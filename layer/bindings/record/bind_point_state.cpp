@@ -166,24 +166,6 @@ bool NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layou
   return stale;
 }
 
-bool NoteApplicationPush(BindingsCommandData& data, VkPipelineLayout layout, uint64_t ranges_key, bool known_layout,
-                         VkShaderStageFlags stages, uint32_t lo, uint32_t hi, const uint8_t* bytes) {
-  // The application's bytes kept in the AppImage of the bind points whose stages the push
-  // names (when its layout is known), and what NotePushConstants does for an application
-  // push, in one pass over the two bind points.
-  bool stale = false;
-  const bool keep_app = known_layout && hi <= kPushImageBytes && hi > lo;
-  for (int i = 0; i < 2; ++i) {
-    BindPointState& point = data.points[i];
-    // Whatever stages it names, the driver may hand its bytes to every stage.
-    if (point.root.MarkStale(lo, hi)) stale = true;
-    if ((stages & BindPointStages(i)) == 0) continue;
-    if (keep_app) point.app.Record(layout, ranges_key, lo, hi, bytes);
-    point.image.Record(layout, lo, hi, bytes);
-  }
-  return stale;
-}
-
 bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
   // Until the device has a pipeline running natively, a twin, a ring root, or a root
   // pushed over another bind point's bytes, there is nothing to send (no lookup).

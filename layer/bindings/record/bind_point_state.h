@@ -67,13 +67,17 @@ struct PushCopy {
   uint32_t writes = 0;
 };
 
-// Push-constant bytes copied into an image: the usual sizes (a root slot, a small push)
-// inline, others through memcpy (a call: the copy itself is a few instructions).
+// Push-constant bytes copied into an image: the usual sizes (an address slot, a small
+// push, a slot of 1 to 4 records) inline, others through memcpy (a call costs more than
+// the copy itself).
 inline void CopyPushBytes(uint8_t* to, const uint8_t* from, uint32_t n) {
   switch (n) {
     case 4: std::memcpy(to, from, 4); return;
     case 8: std::memcpy(to, from, 8); return;
     case 16: std::memcpy(to, from, 16); return;
+    case 32: std::memcpy(to, from, 32); return;
+    case 48: std::memcpy(to, from, 48); return;
+    case 64: std::memcpy(to, from, 64); return;
     default: std::memcpy(to, from, n); return;
   }
 }
@@ -294,10 +298,28 @@ bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkSha
 // An application push through `layout` (push-constant ranges `ranges_key`; `known_layout`
 // false when the layout has no shadow) with `stages` over [lo, hi): kept in the AppImage of
 // the bind points whose stages it names, and NotePushConstants for an application push, in
-// one step. Returns true when it marked a root
-// stale (the caller then calls DeviceBindings::MarkStalePush).
-bool NoteApplicationPush(BindingsCommandData& data, VkPipelineLayout layout, uint64_t ranges_key, bool known_layout,
-                         VkShaderStageFlags stages, uint32_t lo, uint32_t hi, const uint8_t* bytes);
+// one step. Returns true when it marked a root stale (the caller then calls
+// DeviceBindings::MarkStalePush). `points`: the command buffer's two bind points
+// (BindingsCommandData::points). Inline: every application push under a converting
+// device pays it, and as a call its eight arguments cost about as much as its work.
+inline bool NoteApplicationPush(BindPointState* points, VkPipelineLayout layout, uint64_t ranges_key,
+                                bool known_layout, VkShaderStageFlags stages, uint32_t lo, uint32_t hi,
+                                const uint8_t* bytes) {
+  // The application's bytes kept in the AppImage of the bind points whose stages the push
+  // names (when its layout is known), and what NotePushConstants does for an application
+  // push, in one pass over the two bind points.
+  bool stale = false;
+  const bool keep_app = known_layout && hi <= kPushImageBytes && hi > lo;
+  for (int i = 0; i < 2; ++i) {
+    BindPointState& point = points[i];
+    // Whatever stages it names, the driver may hand its bytes to every stage.
+    if (point.root.MarkStale(lo, hi)) stale = true;
+    if ((stages & BindPointStages(i)) == 0) continue;
+    if (keep_app) point.app.Record(layout, ranges_key, lo, hi, bytes);
+    point.image.Record(layout, lo, hi, bytes);
+  }
+  return stale;
+}
 
 
 // A root went down in push constants at bind point `index` through `layout` (whose

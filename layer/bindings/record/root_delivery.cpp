@@ -50,8 +50,8 @@ void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
   point->ring_disturbed = false;
 }
 
-void NoteSetsBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout) {
-  if (!b.any_ring.load(std::memory_order_acquire)) return;
+void NoteSetsBoundInRing(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
+                         VkPipelineLayout layout) {
   BindingsCommandData* data = CommandDataOf(b, cb);
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
   if (point != nullptr && layout != point->ring_layout) point->ring_disturbed = true;
