@@ -165,12 +165,21 @@ bool BindRootOnlySets(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData
   return true;
 }
 
-// A bind on the device of `b` (the hook or BindDescriptorSetsUnindexed found it), kept out
-// of the hook: see CmdPushConstants.
-[[gnu::noinline]] void BindDescriptorSetsSlow(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
+// A bind the device table did not answer, or on a device where layouts convert (kept out
+// of the hook: see CmdPushConstants). It finds the device state again: handing the hook's
+// answer over would make a ninth argument, on the stack, and cost the hook's pass-through
+// a frame.
+[[gnu::noinline]] void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
                                               VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
                                               const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
                                               const uint32_t* pDynamicOffsets) {
+  DeviceBindings* found = FindBindings(cb);
+  if (found == nullptr) {
+    NextOf(cb).CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
+                                     pDynamicOffsets);
+    return;
+  }
+  DeviceBindings& b = *found;
   if ((b.Work() & DeviceBindings::kWorkConverting) == 0) {
     return b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                         pDynamicOffsets);
@@ -209,22 +218,6 @@ bool BindRootOnlySets(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData
   NoteSetsBound(b, cb, bindPoint, layout);
 }
 
-// A bind whose device the hook's table did not answer: the registry's answer, else
-// straight down.
-[[gnu::noinline]] void BindDescriptorSetsUnindexed(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
-                                                   VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
-                                                   const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
-                                                   const uint32_t* pDynamicOffsets) {
-  DeviceBindings* found = FindBindings(cb);
-  if (found == nullptr) {
-    NextOf(cb).CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
-                                     pDynamicOffsets);
-    return;
-  }
-  BindDescriptorSetsSlow(*found, cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
-                         pDynamicOffsets);
-}
-
 }  // namespace
 
 VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
@@ -234,16 +227,11 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineB
   // No converting layout exists yet, so neither do fallback pipelines that would need
   // this bind remembered: straight down, a tail call.
   DeviceBindings* cached = FindBindingsIndexed(cb);
-  if (cached == nullptr) {
-    return BindDescriptorSetsUnindexed(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
-                                       pDynamicOffsets);
-  }
-  if ((cached->Work() & DeviceBindings::kWorkConverting) == 0) {
+  if (cached != nullptr && (cached->Work() & DeviceBindings::kWorkConverting) == 0) {
     return cached->next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                               pDynamicOffsets);
   }
-  return BindDescriptorSetsSlow(*cached, cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
-                                pDynamicOffsets);
+  return BindDescriptorSetsSlow(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
 }
 
 void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
