@@ -40,19 +40,7 @@ class TransferFillEdges : public ::testing::TestWithParam<const char*> {
 TEST_P(TransferFillEdges, Fill16MiBPlus3AtOffsets1And3) {
   Rig rig(kAuto, Options());
   ASSERT_TRUE(rig.ok()) << rig.error();
-  const uint64_t bytes = 2 * kRegion;
-  auto [dst, model] = rig.Canary(bytes);
-
-  VkCommandBuffer cb = rig.h().BeginCommands();
-  vkCmdFillBuffer(cb, dst.buffer, 1, kBig, 0x44332211u);
-  model.Fill(1, kBig, 0x44332211u);
-  vkCmdFillBuffer(cb, dst.buffer, kRegion + 3, kBig, 0x5AC35AC3u);
-  model.Fill(kRegion + 3, kBig, 0x5AC35AC3u);
-  rig.HostReadBarrier(cb);
-  ASSERT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
-  EXPECT_TRUE(SameBytes(dst.mapped, model.data(), bytes));
-  const Summary summary = rig.Finish();
-  EXPECT_VALIDATION_SILENT(rig.h());
+  const Summary summary = FillTwoAtOffsets1And3(rig, kBig, kRegion);
   ExpectEdgesAsAsked(summary, rig.compute_queue());
 }
 

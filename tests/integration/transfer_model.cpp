@@ -271,4 +271,20 @@ void ExpectStrategyRan(const Config& config, const Summary& summary, bool comput
   }
 }
 
+Summary FillTwoAtOffsets1And3(Rig& rig, uint64_t big, uint64_t region) {
+  const uint64_t bytes = 2 * region;
+  auto [dst, model] = rig.Canary(bytes);
+  VkCommandBuffer cb = rig.h().BeginCommands();
+  vkCmdFillBuffer(cb, dst.buffer, 1, big, 0x44332211u);
+  model.Fill(1, big, 0x44332211u);
+  vkCmdFillBuffer(cb, dst.buffer, region + 3, big, 0x5AC35AC3u);
+  model.Fill(region + 3, big, 0x5AC35AC3u);
+  rig.HostReadBarrier(cb);
+  EXPECT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
+  EXPECT_TRUE(SameBytes(dst.mapped, model.data(), bytes));
+  const Summary summary = rig.Finish();
+  EXPECT_VALIDATION_SILENT(rig.h());
+  return summary;
+}
+
 }  // namespace bindery::test::transfer

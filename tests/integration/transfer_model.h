@@ -177,4 +177,9 @@ class Rig {
 void ExpectStrategyRan(const Config& config, const Summary& summary, bool compute_queue, bool unaligned_recorded,
                        bool edges_expected);
 
+// Two unaligned fills of `big` bytes, at offset 1 and at `region` + 3, in one command buffer,
+// read back after a host-read barrier and compared byte for byte (canaries around them);
+// validation must stay silent. Returns the device's summary (the rig is finished).
+Summary FillTwoAtOffsets1And3(Rig& rig, uint64_t big, uint64_t region);
+
 }  // namespace bindery::test::transfer
