@@ -33,6 +33,24 @@ bool ParseMode(const std::string& value, Mode* out) {
   return false;
 }
 
+// A switch: on|1|true or off|0|false.
+bool ParseOnOff(const std::string& value, bool* out) {
+  const std::string v = Lower(Trim(value));
+  if (v == "on" || v == "1" || v == "true") { *out = true; return true; }
+  if (v == "off" || v == "0" || v == "false") { *out = false; return true; }
+  return false;
+}
+
+// A switch with `auto`: the three values of T (kAuto, kOn, kOff).
+template <typename T>
+bool ParseAutoOnOff(const std::string& value, T* out) {
+  bool on = false;
+  if (Lower(Trim(value)) == "auto") { *out = T::kAuto; return true; }
+  if (!ParseOnOff(value, &on)) return false;
+  *out = on ? T::kOn : T::kOff;
+  return true;
+}
+
 bool ParseLogLevel(const std::string& value, LogLevel* out) {
   const std::string v = Lower(Trim(value));
   if (v == "error") { *out = LogLevel::kError; return true; }
@@ -70,34 +88,17 @@ void Apply(Settings& s, const std::string& name, const std::string& value, const
   } else if (name == "log_file") {
     s.log_file = Trim(value);
   } else if (name == "bindings_ubo") {
-    const std::string v = Lower(Trim(value));
-    if (v == "on" || v == "1" || v == "true") s.bindings_convert_ubo = true;
-    else if (v == "off" || v == "0" || v == "false") s.bindings_convert_ubo = false;
-    else bad_value("on|off");
+    if (!ParseOnOff(value, &s.bindings_convert_ubo)) bad_value("on|off");
   } else if (name == "bindings_dump") {
     s.bindings_dump_dir = Trim(value);
   } else if (name == "bindings_validate") {
-    const std::string v = Lower(Trim(value));
-    if (v == "on" || v == "1" || v == "true") s.bindings_validate = true;
-    else if (v == "off" || v == "0" || v == "false") s.bindings_validate = false;
-    else bad_value("on|off");
+    if (!ParseOnOff(value, &s.bindings_validate)) bad_value("on|off");
   } else if (name == "bindings_records_in_root") {
-    const std::string v = Lower(Trim(value));
-    if (v == "on" || v == "1" || v == "true") s.bindings_records_in_root = true;
-    else if (v == "off" || v == "0" || v == "false") s.bindings_records_in_root = false;
-    else bad_value("on|off");
+    if (!ParseOnOff(value, &s.bindings_records_in_root)) bad_value("on|off");
   } else if (name == "bindings_root_split") {
-    const std::string v = Lower(Trim(value));
-    if (v == "auto") s.bindings_root_split = Settings::RootSplit::kAuto;
-    else if (v == "on" || v == "1" || v == "true") s.bindings_root_split = Settings::RootSplit::kOn;
-    else if (v == "off" || v == "0" || v == "false") s.bindings_root_split = Settings::RootSplit::kOff;
-    else bad_value("auto|on|off");
+    if (!ParseAutoOnOff(value, &s.bindings_root_split)) bad_value("auto|on|off");
   } else if (name == "transfer_push_replay") {
-    const std::string v = Lower(Trim(value));
-    if (v == "auto") s.transfer_push_replay = PushReplay::kAuto;
-    else if (v == "on" || v == "1" || v == "true") s.transfer_push_replay = PushReplay::kOn;
-    else if (v == "off" || v == "0" || v == "false") s.transfer_push_replay = PushReplay::kOff;
-    else bad_value("auto|on|off");
+    if (!ParseAutoOnOff(value, &s.transfer_push_replay)) bad_value("auto|on|off");
   } else if (name == "fill_edges") {
     const std::string v = Lower(Trim(value));
     if (v == "auto") s.fill_edges = FillEdges::kAuto;

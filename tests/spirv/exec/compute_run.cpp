@@ -152,6 +152,19 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
     for (const spirv::SetLayout& s : layout->sets) {
       uint32_t records = 1;
       for (const spirv::BindingLayout& b : s.bindings) records = std::max(records, b.first_record + b.array_size);
+      // The set's records at `base` (push constants or an argument block), as the layer writes them.
+      auto write_records = [&](uint8_t* base) {
+        std::memset(base, 0, 16ull * records);
+        for (const spirv::BindingLayout& b : s.bindings) {
+          for (size_t i = 0; i < entry.buffers.size(); ++i) {
+            const BufferSpec& spec = entry.buffers[i];
+            if (spec.set != s.set || spec.binding != b.binding || spec.index >= b.array_size) continue;
+            const uint64_t record[2] = {o.buffers[i].address + static_cast<uint64_t>(spec.record_bias),
+                                        spec.record_size ? spec.record_size : spec.size};
+            std::memcpy(base + 16ull * (b.first_record + spec.index), record, 16);
+          }
+        }
+      };
       if (s.records_in_root) {
         // The records themselves in push constants, as the layer's bind copies them there.
         if (s.root_offset + 16ull * records > push.size()) {
@@ -159,16 +172,7 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
                       std::to_string(push_constant_end);
           return out;
         }
-        std::memset(&push[s.root_offset], 0, 16ull * records);
-        for (const spirv::BindingLayout& b : s.bindings) {
-          for (size_t i = 0; i < entry.buffers.size(); ++i) {
-            const BufferSpec& spec = entry.buffers[i];
-            if (spec.set != s.set || spec.binding != b.binding || spec.index >= b.array_size) continue;
-            const uint64_t record[2] = {o.buffers[i].address + static_cast<uint64_t>(spec.record_bias),
-                                       spec.record_size ? spec.record_size : spec.size};
-            std::memcpy(&push[s.root_offset + 16ull * (b.first_record + spec.index)], record, 16);
-          }
-        }
+        write_records(&push[s.root_offset]);
         continue;
       }
       DeviceBuffer block = device.CreateBuffer(16ull * records);
@@ -176,16 +180,7 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
         out.error = "argument block creation failed";
         return out;
       }
-      std::memset(block.mapped, 0, 16ull * records);
-      for (const spirv::BindingLayout& b : s.bindings) {
-        for (size_t i = 0; i < entry.buffers.size(); ++i) {
-          const BufferSpec& spec = entry.buffers[i];
-          if (spec.set != s.set || spec.binding != b.binding || spec.index >= b.array_size) continue;
-          const uint64_t record[2] = {o.buffers[i].address + static_cast<uint64_t>(spec.record_bias),
-                                       spec.record_size ? spec.record_size : spec.size};
-          std::memcpy(static_cast<uint8_t*>(block.mapped) + 16ull * (b.first_record + spec.index), record, 16);
-        }
-      }
+      write_records(static_cast<uint8_t*>(block.mapped));
       if (s.root_offset + 8 > push.size()) {
         out.error = "root offset " + std::to_string(s.root_offset) + " beyond push_constant_end " +
                     std::to_string(push_constant_end);
