@@ -273,7 +273,8 @@ struct ThreadLookups {
 ThreadLookups& Lookups();
 
 // The shadow of a converted set: layer-owned (no lock) or in DeviceBindings::sets.
-inline SetShadow* FindSet(DeviceBindings& b, VkDescriptorSet handle) {
+// Inlined into the bind paths (a call would cost more than the lookup of a layer-owned set).
+[[gnu::always_inline]] inline SetShadow* FindSet(DeviceBindings& b, VkDescriptorSet handle) {
   if (SetShadow* owned = OwnedSet(handle)) return owned;
   return b.sets.Find(handle);
 }

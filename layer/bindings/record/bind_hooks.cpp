@@ -154,8 +154,8 @@ bool BindRootOnlySets(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData
     WriteSetSlot(r[i], set, bytes + (hi - lo));
     hi += r[i].slot_bytes;
   }
-  data.points[index].RecordPlainSets(layout, firstSet, setCount, pSets);
-  data.points[index].NoteSlotsDelivered(BindPointState::SetMask(firstSet, setCount), false);
+  BindPointState& point = data.points[index];
+  point.slots_in_push |= point.RecordPlainSets(layout, firstSet, setCount, pSets);  // their slots: pushed below
   // The bind point's own copy of the root (RootPushSpace), naming the stages that cover it.
   const uint32_t shift = pl.RootShift(index);
   const VkShaderStageFlags stages = pl.RootStages(index);

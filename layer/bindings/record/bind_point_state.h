@@ -189,12 +189,16 @@ class BindPointState {
   // RecordSets for sets without dynamic descriptors through a layout whose shadow covers
   // set numbers [first_set, first_set + set_count) (the caller checked both, and that
   // they are below kTrackedSets): what RecordSets records for them, without its checks.
-  void RecordPlainSets(VkPipelineLayout layout, uint32_t first_set, uint32_t set_count,
-                       const VkDescriptorSet* sets_bound) {
+  // Returns the sets' mask (SetMask), for the caller's NoteSlotsDelivered.
+  uint32_t RecordPlainSets(VkPipelineLayout layout, uint32_t first_set, uint32_t set_count,
+                           const VkDescriptorSet* sets_bound) {
     fallback_applied = false;
     const uint32_t order = ++binds;
-    ForgetSlots(first_set, set_count);
-    pushed_unaddressable &= ~SetMask(first_set, set_count);
+    // (first_set + set_count <= 32: the caller checked.)
+    const uint32_t mask = set_count == 0 ? 0u : (~0u >> (32 - set_count)) << first_set;
+    slots_in_push &= ~mask;
+    slots_in_ring &= ~mask;
+    pushed_unaddressable &= ~mask;
     for (uint32_t i = 0; i < set_count; ++i) {
       BoundSet& bound = sets[first_set + i];
       bound.layout = layout;
@@ -204,6 +208,7 @@ class BindPointState {
       push_copy[first_set + i].valid = false;  // a bound set replaces what was pushed there
       push_layout[first_set + i] = nullptr;
     }
+    return mask;
   }
 
   // Sets [first, first + count) hold something new: where their root slots were delivered
