@@ -411,7 +411,10 @@ TEST(BindingsRingRootBesideNative, ARewrittenPipelineAfterANativeOneGetsItsReser
 // a pipeline of A (its root in the ring) beside a set still bound through A. The
 // application's range is chosen so that exactly this happens: 120 of lavapipe's 128 bytes,
 // or with the split root (a compute copy after the graphics one) 104.
-Regions RunCompatibleLayoutsAcrossRootPlaces(const char* mode, bool split) {
+// `ring_pipeline` false: no pipeline of A is ever made (only the first dispatch runs): the
+// sets' roots still went to the ring (the API fuzzer's seed4002716 under `split`: a crash
+// until the draw-time step ran as soon as a layout with a ring root existed).
+Regions RunCompatibleLayoutsAcrossRootPlaces(const char* mode, bool split, bool ring_pipeline = true) {
   ScopedEnv split_env("BINDERY_BINDINGS_ROOT_SPLIT", split ? "on" : "off");
   return RunWithBindings<Regions>(mode, HarnessOptions{}, [&](VkHarness& h, Regions& o) {
     VkDevice d = h.device();
@@ -432,7 +435,8 @@ Regions RunCompatibleLayoutsAcrossRootPlaces(const char* mode, bool split) {
         bag.Keep(CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}}));
     const VkPipelineLayout a = bag.Keep(CreatePipelineLayout(d, {set0, set1}, push_bytes));
     const VkPipelineLayout b = bag.Keep(CreatePipelineLayout(d, {set0}, push_bytes));
-    const VkPipeline pipeline_a = bag.Keep(CreateComputePipeline(d, a, rr_sets01_comp, sizeof(rr_sets01_comp)));
+    const VkPipeline pipeline_a =
+        ring_pipeline ? bag.Keep(CreateComputePipeline(d, a, rr_sets01_comp, sizeof(rr_sets01_comp))) : VK_NULL_HANDLE;
     const VkPipeline pipeline_b = bag.Keep(CreateComputePipeline(d, b, rr_set0_comp, sizeof(rr_set0_comp)));
     const VkDescriptorPool pool = bag.Keep(CreateDescriptorPool(d, 3, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 7}}));
     VkDescriptorSet sets[3] = {};
@@ -441,7 +445,7 @@ Regions RunCompatibleLayoutsAcrossRootPlaces(const char* mode, bool split) {
       sets[1] = AllocateSet(d, pool, set0);
       sets[2] = AllocateSet(d, pool, set1);
     }
-    if (pipeline_a == VK_NULL_HANDLE || pipeline_b == VK_NULL_HANDLE || sets[2] == VK_NULL_HANDLE) {
+    if ((ring_pipeline && pipeline_a == VK_NULL_HANDLE) || pipeline_b == VK_NULL_HANDLE || sets[2] == VK_NULL_HANDLE) {
       o.error = "object creation failed";
     }
     if (o.error.empty()) {
@@ -461,11 +465,13 @@ Regions RunCompatibleLayoutsAcrossRootPlaces(const char* mode, bool split) {
       vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_b);
       vkCmdDispatch(cb, 1, 1, 1);  // region 0: in0 + 3 in1 + 7 (set 0 bound through A)
       ShaderBarrier(cb);
-      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, b, 0, 1, &sets[1], 0, nullptr);
-      PushWords(cb, b, push_bytes, kRegion, 5);
-      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_a);
-      vkCmdDispatch(cb, 1, 1, 1);  // region 1: in2 + 5 in3 + in4 (set 0 through B, set 1 through A)
-      ShaderBarrier(cb);
+      if (ring_pipeline) {
+        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, b, 0, 1, &sets[1], 0, nullptr);
+        PushWords(cb, b, push_bytes, kRegion, 5);
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_a);
+        vkCmdDispatch(cb, 1, 1, 1);  // region 1: in2 + 5 in3 + in4 (set 0 through B, set 1 through A)
+        ShaderBarrier(cb);
+      }
       if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
       const uint32_t* p = static_cast<const uint32_t*>(out.mapped);
       o.out.assign(p, p + 2 * kRegion);
@@ -491,6 +497,17 @@ TEST_P(BindingsRingRootCompatible, SetsReachPipelinesWhoseCompatibleLayoutsKeepT
   // Both rewritten, one with its root in the ring.
   EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), 2u) << forced.summary;
   EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), 0u) << forced.summary;
+  EXPECT_GT(SummaryCounter(forced.summary, "root ring bytes"), 0u) << forced.summary;
+}
+
+TEST_P(BindingsRingRootCompatible, SetsBoundInTheRingReachAPipelineBeforeAnyPipelineOfTheirLayoutExists) {
+  const Regions native = RunCompatibleLayoutsAcrossRootPlaces("off", GetParam(), false);
+  const Regions forced = RunCompatibleLayoutsAcrossRootPlaces("force", GetParam(), false);
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
+  ASSERT_EQ(native.out.size(), 2 * kRegion);
+  for (uint32_t i = 0; i < kRegion; ++i) ASSERT_EQ(native.out[i], InputWord(0, i) + 3 * InputWord(1, i) + 7) << i;
+  EXPECT_EQ(native.out, forced.out);
+  EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), 1u) << forced.summary;
   EXPECT_GT(SummaryCounter(forced.summary, "root ring bytes"), 0u) << forced.summary;
 }
 
