@@ -18,6 +18,7 @@
 #include <vulkan/vulkan.h>
 
 #include "chassis/command_state.h"
+#include "chassis/external_addressing.h"
 #include "chassis/tracking_plan.h"
 #include "core/handle_index.h"
 #include "core/handle_map.h"
@@ -73,6 +74,8 @@ class Trackers {
   bool WantsAddress(uint64_t usage, VkDeviceSize size) const;
   // Smallest allocation the layer gives the device-address flag (UINT64_MAX: none).
   VkDeviceSize min_flagged_allocation() const { return min_flagged_allocation_; }
+  // Which external-memory buffers and imports may be made addressable.
+  ExternalAddressing external{device};
 
  private:
   VkDeviceSize min_flagged_allocation_ = UINT64_MAX;

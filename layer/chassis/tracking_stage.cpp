@@ -52,13 +52,19 @@ uint64_t UsageOf(const VkBufferCreateInfo& info) {
 // Gives `info` SHADER_DEVICE_ADDRESS usage when the capabilities want the buffer
 // addressable and the layer can do it validly; true if it was added. `chain` edits a copy
 // of the application's chain.
-bool AddAddressUsage(const Trackers& t, VkBufferCreateInfo& info, ChainEditor& chain) {
+bool AddAddressUsage(Trackers& t, VkBufferCreateInfo& info, ChainEditor& chain) {
   const uint64_t usage = UsageOf(info);
   if (!t.device.addressing.enabled() || (usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) != 0) return false;
   if ((info.flags & kNeverAddressed) != 0 || !t.WantsAddress(usage, info.size)) return false;
-  // External memory may be imported, and imports cannot take the memory flag the usage
-  // requires: such buffers stay as the application made them (native paths).
-  if (chain.Find(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO) != nullptr) return false;
+  // External memory: only where the driver says its handle types allow the usage, and
+  // then memory imported for it takes the flag too (external_addressing.h); otherwise the
+  // buffer stays as the application made it (native paths).
+  constexpr VkStructureType kExternal = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO;
+  if (auto* external = FindInChain<VkExternalMemoryBufferCreateInfo>(info.pNext, kExternal)) {
+    if (external->handleTypes != 0 && !t.external.BufferMayBeAddressed(external->handleTypes, usage, info.flags)) {
+      return false;
+    }
+  }
   // Memory smaller than the smallest flagged allocation could be bound to it.
   if (t.device.addressing.memory_flag && info.size < t.min_flagged_allocation()) return false;
   if (chain.Find(kStypeBufferUsageFlags2CreateInfo) != nullptr) {
@@ -70,6 +76,20 @@ bool AddAddressUsage(const Trackers& t, VkBufferCreateInfo& info, ChainEditor& c
   }
   info.pNext = chain.chain();
   return true;
+}
+
+// An import through a handle type whose buffers the layer makes addressable
+// (external_addressing.h) may take the device-address flag; other imports may not be
+// given it (handle types without a handleType member, or that the driver does not allow).
+bool ImportMayTakeFlag(Trackers& t, const void* chain) {
+  if (auto* fd = FindInChain<VkImportMemoryFdInfoKHR>(chain, VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR)) {
+    return fd->handleType != 0 && t.external.ImportMayBeAddressed(fd->handleType);
+  }
+  constexpr VkStructureType kHost = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT;
+  if (auto* host = FindInChain<VkImportMemoryHostPointerInfoEXT>(chain, kHost)) {
+    return host->handleType != 0 && t.external.ImportMayBeAddressed(host->handleType);
+  }
+  return false;
 }
 
 bool IsImport(const void* chain) {
@@ -91,13 +111,74 @@ bool IsImport(const void* chain) {
 
 // ---- buffers and memory ----------------------------------------------------------------
 
+bool IsExternal(const VkBufferCreateInfo& info) {
+  constexpr VkStructureType kExternal = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO;
+  auto* external = FindInChain<VkExternalMemoryBufferCreateInfo>(info.pNext, kExternal);
+  return external != nullptr && external->handleTypes != 0;
+}
+
+// The memory requirements of `buffer` (dedicated ones too where they can be asked).
+struct Requirements {
+  VkMemoryRequirements memory{};
+  VkBool32 prefers_dedicated = VK_FALSE;
+  VkBool32 requires_dedicated = VK_FALSE;
+  bool operator==(const Requirements& o) const {
+    return memory.size == o.memory.size && memory.alignment == o.memory.alignment &&
+           memory.memoryTypeBits == o.memory.memoryTypeBits && prefers_dedicated == o.prefers_dedicated &&
+           requires_dedicated == o.requires_dedicated;
+  }
+};
+Requirements RequirementsOf(Ctx& c, VkDevice device, VkBuffer buffer) {
+  Requirements r;
+  PFN_vkGetBufferMemoryRequirements2 get2 = nullptr;
+  if (c.device.api_version >= VK_API_VERSION_1_1) {
+    get2 = c.next.GetBufferMemoryRequirements2;
+  } else if (c.device.ExtensionEnabled(VK_KHR_GET_MEMORY_REQUIREMENTS_2_EXTENSION_NAME)) {
+    get2 = c.next.GetBufferMemoryRequirements2KHR;
+  }
+  if (get2 == nullptr) {
+    c.next.GetBufferMemoryRequirements(device, buffer, &r.memory);
+    return r;
+  }
+  VkMemoryDedicatedRequirements dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
+  VkMemoryRequirements2 req{VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, &dedicated};
+  VkBufferMemoryRequirementsInfo2 info{VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2};
+  info.buffer = buffer;
+  get2(device, &info, &req);
+  r.memory = req.memoryRequirements;
+  r.prefers_dedicated = dedicated.prefersDedicatedAllocation;
+  r.requires_dedicated = dedicated.requiresDedicatedAllocation;
+  return r;
+}
+
+// Does `buffer` (made with the address usage added to `app`) need the memory the
+// application's own buffer would? The memory of an external buffer is shared with another
+// API or process, which makes its twin with the application's usage: a buffer that needs
+// other memory (larger, aligned otherwise, of other types, dedicated) must not be made.
+bool SameMemoryNeeds(Ctx& c, VkDevice device, VkBuffer buffer, const VkBufferCreateInfo& app) {
+  VkBuffer probe = VK_NULL_HANDLE;
+  if (c.next.CreateBuffer(device, &app, nullptr, &probe) != VK_SUCCESS) return false;
+  const bool same = RequirementsOf(c, device, probe) == RequirementsOf(c, device, buffer);
+  c.next.DestroyBuffer(device, probe, nullptr);
+  return same;
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL CreateBuffer(VkDevice device, const VkBufferCreateInfo* pCreateInfo,
                                             const VkAllocationCallbacks* pAllocator, VkBuffer* pBuffer) {
   Ctx c = Of(device);
   VkBufferCreateInfo info = *pCreateInfo;
   ChainEditor chain(pCreateInfo->pNext);
-  const bool added = AddAddressUsage(c.trackers, info, chain);
-  return Tracked(c.next.CreateBuffer(device, &info, pAllocator, pBuffer), [&] {
+  bool added = AddAddressUsage(c.trackers, info, chain);
+  VkResult result = c.next.CreateBuffer(device, &info, pAllocator, pBuffer);
+  if (result == VK_SUCCESS && added && IsExternal(*pCreateInfo) && !SameMemoryNeeds(c, device, *pBuffer, *pCreateInfo)) {
+    // (Cold: external buffers are few.) The application's buffer as it made it.
+    c.next.DestroyBuffer(device, *pBuffer, pAllocator);
+    *pBuffer = VK_NULL_HANDLE;
+    info = *pCreateInfo;
+    added = false;
+    result = c.next.CreateBuffer(device, &info, pAllocator, pBuffer);
+  }
+  return Tracked(result, [&] {
     auto buffer = std::make_unique<BufferInfo>();
     buffer->size = info.size;
     buffer->usage = UsageOf(info);
@@ -122,7 +203,9 @@ void DeviceBufferRequirements(Fn next, VkDevice device, const VkDeviceBufferMemo
   if (pInfo == nullptr || pInfo->pCreateInfo == nullptr) return next(device, pInfo, pRequirements);
   VkBufferCreateInfo info = *pInfo->pCreateInfo;
   ChainEditor chain(info.pNext);
-  if (!AddAddressUsage(c.trackers, info, chain)) return next(device, pInfo, pRequirements);
+  // (An external buffer gets the usage only where its requirements stay the application's:
+  // asked with its own usage, the answer is the same either way.)
+  if (IsExternal(info) || !AddAddressUsage(c.trackers, info, chain)) return next(device, pInfo, pRequirements);
   VkDeviceBufferMemoryRequirements edited = *pInfo;
   edited.pCreateInfo = &info;
   next(device, &edited, pRequirements);
@@ -150,10 +233,10 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateMemory(VkDevice device, const VkMemoryAll
   bool added = false;
   VkMemoryAllocateFlagsInfo ours{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
   // Buffers the layer made addressable can only be bound to allocations at least this
-  // large; imported memory cannot take the flag, and is bound only to external buffers
-  // (which the layer leaves alone).
+  // large; imported memory is bound only to external buffers, which are addressable only
+  // where their handle type allows it: its imports take the flag then, others not.
   if (!flag && c.device.addressing.memory_flag && info.allocationSize >= c.trackers.min_flagged_allocation() &&
-      !IsImport(info.pNext)) {
+      (!IsImport(info.pNext) || ImportMayTakeFlag(c.trackers, info.pNext))) {
     if (existing != nullptr) {
       auto* copy = chain.Modify<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO);
       if (copy != nullptr) copy->flags |= VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;

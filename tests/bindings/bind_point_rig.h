@@ -113,9 +113,10 @@ class BindPointRig {
     buffers_.push_back(b);
     return b.buffer;
   }
-  // A host-visible storage buffer on exportable OPAQUE_FD memory (which the layer leaves as
-  // the application made it: no device address), read back like the others; VK_NULL_HANDLE
-  // where the device cannot export such buffers.
+  // A host-visible storage buffer on exportable OPAQUE_FD memory (addressable where the
+  // driver allows external memory an address: lavapipe does; not below
+  // tests/no_address_layer), read back like the others; VK_NULL_HANDLE where the device
+  // cannot export such buffers.
   VkBuffer ExternalBuffer() {
     constexpr VkExternalMemoryHandleTypeFlagBits kHandle = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkPhysicalDeviceExternalBufferInfo query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};

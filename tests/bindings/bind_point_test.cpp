@@ -592,21 +592,27 @@ TEST(BindingsBindPoints, AFullSetWithBindingsBeyondTheSixtyFourthIsWrittenOnce) 
 // ---- auto installs what its converted layouts need ---------------------------------
 
 // 33 storage buffers in one stage (lavapipe allows 32: the layout converts under auto),
-// one of them on external memory (no device address): a dispatch with that set cannot
-// run rewritten, and no native twin exists (natively the layout is beyond the driver), so
-// it is skipped with the layer's error rather than following a null address; a dispatch
-// with ordinary buffers in the same command buffer runs rewritten.
+// one of them on external memory. Where the driver allows external memory an address (as
+// lavapipe does for OPAQUE_FD) the buffer is addressable and both dispatches run
+// rewritten. Where it does not (tests/no_address_layer below the layer) a dispatch with
+// that set cannot run rewritten, and no native twin exists (natively the layout is beyond
+// the driver), so the command buffer is refused at vkEndCommandBuffer with the layer's
+// error, never run on a null address nor dropped unseen.
 struct OverLimitRun {
   BindPointRun run;
   uint32_t per_stage_limit = 0;
+  VkResult end = VK_SUCCESS;
 };
 
-OverLimitRun OverLimitWithAnExternalBuffer(const char* mode) {
+OverLimitRun OverLimitWithAnExternalBuffer(const char* mode, bool no_address_driver) {
   OverLimitRun out;
-  BindPointRig rig(mode);
+  RigOptions options;
+  if (no_address_driver) options.layers_between = {"VK_LAYER_bindery_test_no_address"};
+  BindPointRig rig(mode, options);
   if (!rig.ok()) return {{rig.h().error()}};
   VkBuffer external = rig.ExternalBuffer();  // buffer 0
   if (external == VK_NULL_HANDLE) return {{"the device cannot export OPAQUE_FD storage buffers"}};
+  rig.Words(0)[0] = 100;
   VkDescriptorSetLayout set_layout = rig.SetLayout(
       {{0, kStorage, 32, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}, {1, kStorage, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}});
   VkPipelineLayout layout = rig.Layout({set_layout});
@@ -636,7 +642,16 @@ OverLimitRun OverLimitWithAnExternalBuffer(const char* mode) {
   vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &plain, 0, nullptr);
   vkCmdDispatch(cb, 1, 1, 1);
   BindPointRig::Barrier(cb);
-  EXPECT_EQ(rig.h().SubmitAndWait(cb), VK_SUCCESS);
+  // Submitted only when it could be ended (a command buffer whose end failed must not be).
+  out.end = vkEndCommandBuffer(cb);
+  if (out.end == VK_SUCCESS) {
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cb;
+    EXPECT_EQ(vkQueueSubmit(rig.h().queue(), 1, &si, VK_NULL_HANDLE), VK_SUCCESS);
+    EXPECT_EQ(vkQueueWaitIdle(rig.h().queue()), VK_SUCCESS);
+  }
+  vkFreeCommandBuffers(rig.d(), rig.h().command_pool(), 1, &cb);
   {
     // The driver's own limit (the layer reports a raised one under force).
     VkHarness native({.bindery = false, .validation = false});
@@ -650,8 +665,21 @@ OverLimitRun OverLimitWithAnExternalBuffer(const char* mode) {
 
 class OverLimit : public testing::TestWithParam<const char*> {};
 
+TEST_P(OverLimit, AnExternalBufferIsAddressedBeyondTheDriversLimits) {
+  const OverLimitRun r = OverLimitWithAnExternalBuffer(GetParam(), false);
+  if (!r.run.skip.empty()) GTEST_SKIP() << r.run.skip;
+  EXPECT_EQ(r.run.validation, "");
+  EXPECT_EQ(r.end, VK_SUCCESS);
+  uint32_t expected = 0;
+  for (uint32_t i = 0; i < 32; ++i) expected += (i + 1) * (i + 1);
+  EXPECT_EQ(Word(r.run, 34, 0), expected);  // the ordinary set
+  EXPECT_EQ(Word(r.run, 33, 0), expected - 6 * 6 + 100 * 6);  // the set with the external buffer
+  EXPECT_GE(Counter(r.run.summary, "pipelines rewritten"), 1u) << r.run.summary;
+  EXPECT_FALSE(HasMessage(r.run.bindery, "BINDERY-bindings-twin"));
+}
+
 TEST_P(OverLimit, AnUnaddressableBufferNeverReachesARewrittenDispatch) {
-  const OverLimitRun r = OverLimitWithAnExternalBuffer(GetParam());
+  const OverLimitRun r = OverLimitWithAnExternalBuffer(GetParam(), true);
   if (!r.run.skip.empty()) GTEST_SKIP() << r.run.skip;
   // Beyond the driver's limits is the scenario (lavapipe: 32 per stage); where 33 storage
   // buffers are within them (NVIDIA) a native twin exists and runs the dispatch instead.
@@ -659,14 +687,12 @@ TEST_P(OverLimit, AnUnaddressableBufferNeverReachesARewrittenDispatch) {
     GTEST_SKIP() << "33 storage buffers are within this driver's per-stage limit (" << r.per_stage_limit << ")";
   }
   EXPECT_EQ(r.run.validation, "");
-  uint32_t expected = 0;
-  for (uint32_t i = 0; i < 32; ++i) expected += (i + 1) * (i + 1);
-  EXPECT_EQ(Word(r.run, 34, 0), expected);  // the ordinary set: run rewritten
-  EXPECT_GE(Counter(r.run.summary, "pipelines rewritten"), 1u) << r.run.summary;
-  // The set with the external buffer: skipped with the layer's error (no twin can exist
-  // beyond the driver's limits) where the layout is beyond them.
+  // The set with the external buffer has no pipeline that can run it: refused where the
+  // application can be told, at vkEndCommandBuffer (nothing was submitted).
+  EXPECT_EQ(r.end, VK_ERROR_OUT_OF_DEVICE_MEMORY);
   EXPECT_TRUE(HasMessage(r.run.bindery, "BINDERY-bindings-twin")) << "no twin error logged";
   EXPECT_EQ(Word(r.run, 33, 0), 0u);
+  EXPECT_EQ(Word(r.run, 34, 0), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, OverLimit, testing::Values("auto", "force"),

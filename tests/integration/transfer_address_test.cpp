@@ -6,17 +6,20 @@
 // there: each test checks the calls the driver receives, so it fails even where the
 // validation layer is too old to know the structures involved.
 //
-// - ExternalMemoryBufferKeepsItsUsage: a buffer for external memory must reach the driver
-//   with the application's usage (another API or process creates its twin with the same
-//   usage and expects the same memory requirements); its transfers take native paths.
+// - ExternalMemoryBufferKeepsItsMemoryNeeds: a buffer for external memory reaches the driver
+//   with the application's usage, or with the device-address usage added only where the
+//   driver allows it for its handle types and its memory requirements stay exactly those of
+//   the application's usage (another API or process creates its twin with that usage and
+//   expects the same memory); its transfers are right either way.
 // - DeviceBufferRequirementsSeeTheAddedUsage: vkGetDeviceBufferMemoryRequirements
 //   (maintenance4, what VMA calls) must describe the buffer vkCreateBuffer makes.
-// - ImportedHostMemoryTakesNoFlag: imported memory (VK_EXT_external_memory_host) gets no
-//   device-address flag and its external buffer no usage; the copy into it is right. (In
-//   phase 1 this was RefusedDeviceAddressMemory, a spy-injected refusal of the flag that
+// - ImportedHostMemoryTakesTheFlagWithItsBuffer: imported memory (VK_EXT_external_memory_host)
+//   gets the device-address flag only where its handle type lets its external buffers take
+//   the usage, and an external buffer with the usage is always bound to flagged memory
+//   (never VUID-vkBindBufferMemory-bufferDeviceAddress-03339); the copy into it is right.
+//   (In phase 1 this was RefusedDeviceAddressMemory, a spy-injected refusal of the flag that
 //   the layer retried without it, leaving a buffer with the usage on memory without the
-//   flag: VUID-vkBindBufferMemory-bufferDeviceAddress-03339. The reshaped layer no longer
-//   retries; it adds the flag only where it is valid.)
+//   flag. The reshaped layer never retries; it adds the flag only where it is valid.)
 // - Usage2BufferGetsAnAddressOnlyWithTheUsage (VK_KHR_maintenance5): with usage2 chained
 //   the legacy usage field is ignored; the layer must not ask for the address of a buffer
 //   whose effective usage lacks SHADER_DEVICE_ADDRESS.
@@ -116,7 +119,19 @@ void CopyAndCheck(Rig& rig, VkBuffer src, VkBuffer dst, void* dst_mapped, const 
   EXPECT_TRUE(SameBytes(dst_mapped, model.data(), kBytes));
 }
 
-TEST(TransferAddress, ExternalMemoryBufferKeepsItsUsage) {
+// The memory requirements of a buffer made with `bci` by the driver alone (no layer).
+VkMemoryRequirements DriverRequirements(const VkBufferCreateInfo& bci) {
+  VkHarness native({.bindery = false, .validation = false});
+  VkMemoryRequirements req{};
+  VkBuffer buffer = VK_NULL_HANDLE;
+  if (native.ok() && vkCreateBuffer(native.device(), &bci, nullptr, &buffer) == VK_SUCCESS) {
+    vkGetBufferMemoryRequirements(native.device(), buffer, &req);
+    vkDestroyBuffer(native.device(), buffer, nullptr);
+  }
+  return req;
+}
+
+TEST(TransferAddress, ExternalMemoryBufferKeepsItsMemoryNeeds) {
   Rig rig(kForceCompute, WithSpy());
   ASSERT_TRUE(rig.ok()) << rig.error();
   VkHarness& h = rig.h();
@@ -144,9 +159,17 @@ TEST(TransferAddress, ExternalMemoryBufferKeepsItsUsage) {
   const std::vector<SpyEvent> events = SpyEvents();
   const SpyEvent* created = CreationOf(events, dst.buffer);
   ASSERT_NE(created, nullptr);
-  EXPECT_EQ(created->usage, static_cast<uint64_t>(bci.usage))
+  const uint64_t with_address = bci.usage | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+  EXPECT_TRUE(created->usage == bci.usage || created->usage == with_address)
       << "the driver got usage 0x" << std::hex << created->usage << " for a buffer of external memory created with 0x"
       << bci.usage;
+  // Whatever usage went down, the memory it needs is the application's buffer's.
+  VkMemoryRequirements seen{};
+  vkGetBufferMemoryRequirements(h.device(), dst.buffer, &seen);
+  const VkMemoryRequirements own = DriverRequirements(bci);
+  EXPECT_EQ(seen.size, own.size);
+  EXPECT_EQ(seen.alignment, own.alignment);
+  EXPECT_EQ(seen.memoryTypeBits, own.memoryTypeBits);
   CopyAndCheck(rig, src.buffer, dst.buffer, dst.mapped, source);
   EXPECT_TRUE(AddressesOnlyForAddressableBuffers(SpyEvents()));
   Destroy(h, dst);
@@ -187,9 +210,10 @@ TEST(TransferAddress, DeviceBufferRequirementsSeeTheAddedUsage) {
   EXPECT_VALIDATION_SILENT(h);
 }
 
-TEST(TransferAddress, ImportedHostMemoryTakesNoFlag) {
-  // Imported memory cannot take the device-address flag, and a buffer bound to it is an
-  // external buffer: the layer must add neither the flag nor the usage.
+TEST(TransferAddress, ImportedHostMemoryTakesTheFlagWithItsBuffer) {
+  // Imported memory takes the device-address flag only where its handle type allows its
+  // buffers the usage; a buffer bound to it is an external buffer, which gets the usage
+  // only then: never a buffer with the usage on memory without the flag.
   RigOptions options = WithSpy();
   options.device_extensions = {VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME};
   if (!newer::DeviceHasExtension(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME)) {
@@ -235,11 +259,21 @@ TEST(TransferAddress, ImportedHostMemoryTakesNoFlag) {
   const std::vector<SpyEvent> events = SpyEvents();
   const SpyEvent* created = CreationOf(events, buffer);
   ASSERT_NE(created, nullptr);
-  EXPECT_EQ(created->usage, static_cast<uint64_t>(bci.usage)) << "the layer changed an external buffer's usage";
+  const bool usage_added = created->usage != static_cast<uint64_t>(bci.usage);
+  if (usage_added) {
+    EXPECT_EQ(created->usage, bci.usage | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT);
+  }
+  bool flagged = false, seen = false;
   for (const SpyEvent& e : events) {
     if (e.kind == kSpyAllocateMemory && e.handle == reinterpret_cast<uint64_t>(memory)) {
-      EXPECT_EQ(e.flags & VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT, 0u) << "the device-address flag on an import";
+      seen = true;
+      flagged = (e.flags & VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT) != 0;
     }
+  }
+  EXPECT_TRUE(seen);
+  // The usage only with the flag (VUID-vkBindBufferMemory-bufferDeviceAddress-03339).
+  if (usage_added) {
+    EXPECT_TRUE(flagged) << "an external buffer with the usage on imported memory without the flag";
   }
   HostBuffer src = rig.Buffer(kBytes);
   const std::vector<uint8_t> source = RandomContent(src, kBytes, 6);

@@ -21,6 +21,25 @@ bool HasExtension(VkPhysicalDevice pd, const char* name) {
   return false;
 }
 
+// The buffers' usage in the interpreter (Interpreter::Setup).
+constexpr VkBufferUsageFlags kProgramBufferUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                                                   VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+
+// OPAQUE_FD external memory the programs' buffers can be made on, exported and imported
+// again (vkGetMemoryFdKHR), without a dedicated allocation.
+bool ExternalMemoryUsable(VkPhysicalDevice pd) {
+  if (!HasExtension(pd, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME)) return false;
+  VkPhysicalDeviceExternalBufferInfo info{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};
+  info.usage = kProgramBufferUsage;
+  info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  VkExternalBufferProperties props{VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
+  vkGetPhysicalDeviceExternalBufferProperties(pd, &info, &props);
+  const VkExternalMemoryFeatureFlags f = props.externalMemoryProperties.externalMemoryFeatures;
+  constexpr VkExternalMemoryFeatureFlags kBoth =
+      VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT | VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT;
+  return (f & kBoth) == kBoth && (f & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT) == 0;
+}
+
 }  // namespace
 
 bool DescriptorIndexingStandIn() {
@@ -137,6 +156,7 @@ bool QueryFeatures(Features* out, std::string* error) {
     vkGetPhysicalDeviceProperties2(pd, &props2);
     f.dynamic_all_stages = driver.driverID == VK_DRIVER_ID_NVIDIA_PROPRIETARY;
     f.compute_push_reaches_graphics_sets = driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
+    f.external_memory = ExternalMemoryUsable(pd);
     ok = v12.timelineSemaphore && f2.features.vertexPipelineStoresAndAtomics &&
          f2.features.multiDrawIndirect && f2.features.drawIndirectFirstInstance;
     if (!ok) *error = "the device lacks timelineSemaphore, vertexPipelineStoresAndAtomics, "
@@ -203,6 +223,7 @@ void OpenSession(bool bindery, Session* s, bool null_descriptor) {
   if (f.push_descriptor) o.device_extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   if (f.multi_draw) o.device_extensions.push_back(VK_EXT_MULTI_DRAW_EXTENSION_NAME);
   if (enable_null) o.device_extensions.push_back(VK_EXT_ROBUSTNESS_2_EXTENSION_NAME);
+  if (f.external_memory) o.device_extensions.push_back(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
   s->harness = std::make_unique<test::VkHarness>(o);
   ++open_devices;  // counted until the harness goes, whether or not its device opened
   if (!s->harness->ok()) {

@@ -55,12 +55,14 @@ struct SlotState {
 class Generator {
  public:
   Generator(uint64_t seed, const Features& f)
-      : r_(seed), x_(~seed), n_(seed ^ 0x6E756C6Cull), d_(seed ^ 0x6465736378ull), q_(seed ^ 0x717565756573ull), f_(f) {
+      : r_(seed), x_(~seed), n_(seed ^ 0x6E756C6Cull), d_(seed ^ 0x6465736378ull), q_(seed ^ 0x717565756573ull),
+        e_(seed ^ 0x65787465726Eull), f_(f) {
     p_.seed = seed;
   }
 
   Program Run() {
     MakeBuffers();
+    MakeExternalBuffers();
     MakeImages();
     MakeSetLayouts();
     MakePipelineLayouts();
@@ -88,6 +90,16 @@ class Generator {
     add(Role::kIn, r_.Range(2, 3));
     add(Role::kOut, r_.Range(1, 3));
     add(Role::kCounter, r_.Chance(50) ? 1 : 0);
+  }
+  // Buffers on external memory (exported, or imported from an fd), from their own stream
+  // (e_), consulted only on a device with OPAQUE_FD external memory: elsewhere a seed's
+  // program is the one it was before. Nothing else depends on it, so such a program is the
+  // program it was with some buffers external (the same results natively).
+  void MakeExternalBuffers() {
+    if (!f_.external_memory || !e_.Chance(40)) return;
+    for (Buffer& b : p_.buffers) {
+      if (e_.Chance(35)) b.external = e_.Chance(50) ? External::kExported : External::kImported;
+    }
   }
   bool HasNullable() const {
     for (const SetLayout& l : p_.set_layouts) {
@@ -1177,6 +1189,7 @@ class Generator {
   Rng n_;  // which descriptors of nullable bindings are null
   Rng d_;  // descriptor indexing: see WithIndexing
   Rng q_;  // several queues: see SpreadOverQueues
+  Rng e_;  // buffers on external memory: see MakeExternalBuffers
   Features f_;
   Program p_;
   std::vector<SlotState> slots_;

@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include <unistd.h>
+
 #include "compile.h"
 #include "generator.h"
 #include "glsl.h"
@@ -88,20 +90,53 @@ class Interpreter {
     return 0;
   }
 
-  HostBuffer MakeBuffer(uint32_t size, VkBufferUsageFlags usage) {
+  // A host-visible buffer; `external`: on OPAQUE_FD external memory, allocated for export or
+  // imported from an fd another allocation exported (that one freed once imported: the
+  // import holds the payload).
+  HostBuffer MakeBuffer(uint32_t size, VkBufferUsageFlags usage, External external = External::kNone) {
     HostBuffer b;
     b.size = size;
+    constexpr VkExternalMemoryHandleTypeFlagBits kHandle = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkExternalMemoryBufferCreateInfo external_info{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+    external_info.handleTypes = kHandle;
     VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bci.pNext = external != External::kNone ? &external_info : nullptr;
     bci.size = size;
     bci.usage = usage;
     vkCreateBuffer(dev_, &bci, nullptr, &b.buffer);
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(dev_, b.buffer, &req);
+    VkExportMemoryAllocateInfo export_info{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+    export_info.handleTypes = kHandle;
     VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    mai.pNext = external != External::kNone ? &export_info : nullptr;
     mai.allocationSize = req.size;
     mai.memoryTypeIndex =
         MemoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
     vkAllocateMemory(dev_, &mai, nullptr, &b.memory);
+    if (external == External::kImported && b.memory != VK_NULL_HANDLE) {
+      // The same payload through an fd: exported, then imported with the exporter's size
+      // and memory type (VUID-VkMemoryAllocateInfo-allocationSize-01742).
+      auto get_fd = Proc<PFN_vkGetMemoryFdKHR>("vkGetMemoryFdKHR");
+      VkMemoryGetFdInfoKHR fd_info{VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
+      fd_info.memory = b.memory;
+      fd_info.handleType = kHandle;
+      int fd = -1;
+      VkDeviceMemory imported = VK_NULL_HANDLE;
+      if (get_fd != nullptr && get_fd(dev_, &fd_info, &fd) == VK_SUCCESS) {
+        VkImportMemoryFdInfoKHR import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR};
+        import.handleType = kHandle;
+        import.fd = fd;
+        mai.pNext = &import;
+        if (vkAllocateMemory(dev_, &mai, nullptr, &imported) != VK_SUCCESS) close(fd);  // an import owns it
+      }
+      vkFreeMemory(dev_, b.memory, nullptr);
+      b.memory = imported;
+    }
+    if (b.memory == VK_NULL_HANDLE) {
+      result_.error = "could not allocate a buffer's memory";
+      return b;
+    }
     vkBindBufferMemory(dev_, b.buffer, b.memory, 0);
     vkMapMemory(dev_, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped);
     return b;
@@ -112,7 +147,11 @@ class Interpreter {
     const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
                                      VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     for (size_t i = 0; i < p_.buffers.size(); ++i) {
-      buffers_.push_back(MakeBuffer(p_.buffers[i].size, usage));
+      // External memory only where this device has it (a case from another device runs
+      // with ordinary buffers here).
+      const External external = d_.features.external_memory ? p_.buffers[i].external : External::kNone;
+      buffers_.push_back(MakeBuffer(p_.buffers[i].size, usage, external));
+      if (buffers_.back().mapped == nullptr) return false;
       auto* words = static_cast<uint32_t*>(buffers_.back().mapped);
       uint64_t h = p_.seed * 1000003u + i;
       for (uint32_t w = 0; w < p_.buffers[i].size / 4; ++w) {

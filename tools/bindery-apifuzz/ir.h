@@ -33,9 +33,15 @@ inline bool IsImage(DescType t) {
 // Stage bits, as VkShaderStageFlagBits.
 constexpr uint32_t kVertex = 0x1, kFragment = 0x10, kCompute = 0x20;
 
+// External memory (issue 30 part 8): a buffer created with VkExternalMemoryBufferCreateInfo
+// (OPAQUE_FD) on memory allocated for export, or on memory imported from an fd exported by
+// another allocation (which is freed after the import).
+enum class External : uint32_t { kNone = 0, kExported = 1, kImported = 2 };
+
 struct Buffer {
   uint32_t size = 0;  // bytes, a multiple of 4
   Role role = Role::kIn;
+  External external = External::kNone;
 };
 
 struct Binding {
@@ -210,6 +216,9 @@ struct Features {
   // lower graphics set number than its own (docs/apifuzz.md). There a compute push whose set
   // layout names a graphics stage takes away every set the graphics bind point holds.
   bool compute_push_reaches_graphics_sets = false;
+  // OPAQUE_FD external memory for the programs' buffers (their usage), exported and imported
+  // (VK_KHR_external_memory_fd): buffers may be on external memory.
+  bool external_memory = false;
   bool AnyDescriptorIndexing() const {
     return partially_bound || variable_count || uab_storage || uab_uniform || uab_sampled || uab_storage_image;
   }

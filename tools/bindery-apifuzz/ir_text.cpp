@@ -10,11 +10,11 @@ namespace {
 
 // Version 2 added nullable bindings, images and samplers; version 3 descriptor-indexing
 // binding flags, update-after-bind layouts and pools, late steps and nonuniform indexing;
-// version 4 the program's queue count and each submission's queue.
-// Older texts (older cases) read with those absent.
+// version 4 the program's queue count and each submission's queue; version 5 buffers on
+// external memory. Older texts (older cases) read with those absent.
 constexpr const char* kHeaders[] = {"apifuzz-program-v1", "apifuzz-program-v2", "apifuzz-program-v3",
-                                    "apifuzz-program-v4"};
-constexpr int kVersions = 4;
+                                    "apifuzz-program-v4", "apifuzz-program-v5"};
+constexpr int kVersions = 5;
 
 struct Writer {
   std::ostringstream out;
@@ -111,6 +111,7 @@ void VisitProgram(V& v, Program& p) {
   v.List(p.buffers, [&](Buffer& b) {
     v.Field(b.size);
     v.Field(b.role);
+    if (version >= 5) v.Field(b.external);
   });
   v.Tag("set_layouts");
   v.List(p.set_layouts, [&](SetLayout& l) {

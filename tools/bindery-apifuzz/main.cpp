@@ -1,6 +1,6 @@
 // bindery-apifuzz: random valid Vulkan programs, run natively and under Bindery, compared.
 //
-//   bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all|reordered]...
+//   bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all|split|reordered]...
 //                   [--jobs J] [--reduce] [--save DIR] [--known FILE]
 //   bindery-apifuzz --print --seed N        the program of a seed, as Vulkan calls and GLSL
 //   bindery-apifuzz --dump --seed N         the same in the text form --case and --program read
@@ -49,7 +49,7 @@ void SetLoaderDefaults() {
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all|reordered]...\n"
+               "usage: bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all|split|reordered]...\n"
                "                       [--jobs J] [--batch B] [--reduce] [--max-reduce M] [--save DIR]\n"
                "                       [--known FILE] [--hang-seconds S] [--time-limit S] [--progress-every P]\n"
                "                       [--descriptor-indexing-standin] [--shared-queues N] [--lagging-queue N]\n"
@@ -309,7 +309,7 @@ int main(int argc, char** argv) {
     std::printf("%s", (dump ? Serialize(p) : Listing(p)).c_str());
     return 0;
   }
-  if (configs.empty() && !native_only) configs = {"indirect", "transfers", "timeline", "all"};
+  if (configs.empty() && !native_only) configs = {"indirect", "transfers", "timeline", "all", "split"};
   for (const std::string& c : configs) {
     if (c == "reordered" && SharedQueues() <= 1)
       std::printf("apifuzz: 'reordered' lags one queue behind the others of --shared-queues N; "

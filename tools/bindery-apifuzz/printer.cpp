@@ -150,8 +150,12 @@ std::string Listing(const Program& p) {
   std::ostringstream o;
   o << "// program of seed " << p.seed << " (every action and transfer is followed by a full memory barrier;\n"
     << "// every draw has its own render pass instance on an 8x8 R32_UINT image)\n";
-  for (size_t i = 0; i < p.buffers.size(); ++i)
-    o << "buf" << i << ": " << p.buffers[i].size << " bytes, " << RoleName(p.buffers[i].role) << "\n";
+  for (size_t i = 0; i < p.buffers.size(); ++i) {
+    o << "buf" << i << ": " << p.buffers[i].size << " bytes, " << RoleName(p.buffers[i].role);
+    if (p.buffers[i].external == External::kExported) o << ", external memory (OPAQUE_FD, exported)";
+    if (p.buffers[i].external == External::kImported) o << ", external memory (OPAQUE_FD, imported from an fd)";
+    o << "\n";
+  }
   for (size_t i = 0; i < p.images.size(); ++i)
     o << "img" << i << ": " << kTexSize << "x" << kTexSize << " R32_UINT, GENERAL, " << RoleName(p.images[i].role)
       << "\n";

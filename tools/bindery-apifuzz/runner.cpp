@@ -22,7 +22,8 @@
 namespace bindery::apifuzz {
 
 const std::vector<std::string>& AllConfigs() {
-  static const std::vector<std::string> configs = {"native", "indirect", "transfers", "timeline", "all", "reordered"};
+  static const std::vector<std::string> configs = {"native", "indirect", "transfers", "timeline",
+                                                    "all",    "split",    "reordered"};
   return configs;
 }
 
@@ -40,9 +41,13 @@ namespace {
 // Each capability forced alone (the others off), then all of them. "indirect" converts
 // uniform buffers too (every binding the generator makes converts); "all" leaves them
 // native, so that sets mixing converted and native bindings, and copies between such sets
-// and native ones, are exercised there.
+// and native ones, are exercised there. "split" is "indirect" with the split root forced
+// (bindings_root_split=on: a compute copy of the root after the graphics one, each in half
+// the space, so roots go to the ring far more often; `auto` leaves it off on lavapipe's 128
+// bytes and on elsewhere).
 void ApplyConfigEnv(const std::string& config) {
   const bool all = config == "all";
+  const bool indirect = config == "indirect" || config == "split";
   // "reordered": natively, but on lavapipe's shared queues one queue (0, or
   // BINDERY_APIFUZZ_LAGGING_QUEUE) lags behind the others (tests/no_timeline_layer): work that
   // nothing orders after that queue's runs first.
@@ -52,8 +57,9 @@ void ApplyConfigEnv(const std::string& config) {
   } else {
     ::unsetenv("BINDERY_TEST_LAGGING_QUEUE");
   }
-  ::setenv("BINDERY_INDIRECT_BINDINGS", all || config == "indirect" ? "force" : "off", 1);
-  ::setenv("BINDERY_BINDINGS_UBO", config == "indirect" ? "on" : "off", 1);
+  ::setenv("BINDERY_INDIRECT_BINDINGS", all || indirect ? "force" : "off", 1);
+  ::setenv("BINDERY_BINDINGS_UBO", indirect ? "on" : "off", 1);
+  ::setenv("BINDERY_BINDINGS_ROOT_SPLIT", config == "split" ? "on" : "auto", 1);
   ::setenv("BINDERY_TRANSFERS", all || config == "transfers" ? "force" : "off", 1);
   ::setenv("BINDERY_TIMELINE", all || config == "timeline" ? "force" : "off", 1);
 }

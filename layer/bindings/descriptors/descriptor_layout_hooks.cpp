@@ -135,6 +135,11 @@ VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInf
   if (result != VK_SUCCESS) return result;
   shadow->twin_layout = MakeTwinLayout(*shadow);
   b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
+  // From now on sets may be bound with their roots in the ring: draws and dispatches look
+  // for slots to deliver where their pipelines read them, whether or not any pipeline of
+  // this layout exists (root_delivery.cpp: DeliverMovedSlots; the fuzzer's seed4002716).
+  b.any_ring.store(true, std::memory_order_release);
+  b.MarkWork(DeviceBindings::kWorkRing);
   return result;
 }
 

@@ -124,6 +124,15 @@ struct RingPipeline {
   uint32_t root_end = 0;
 };
 
+// A rewritten pipeline of a converting layout: where it reads each set's root slot, so a
+// draw or dispatch can deliver slots that binds through compatible layouts put in the
+// other place (push constants or the ring: root_delivery.cpp, DeliverMovedSlots). Its
+// layout's shared part outlives the application's layout.
+struct RootPipeline {
+  std::shared_ptr<const TwinLayout> base;  // the layout's root and ranges (native_twin.h)
+  uint32_t slot_sets = 0;                  // the sets with a root slot (bit i: set i < 32)
+};
+
 // A pipeline created natively (its shaders could not be rewritten): binding it makes the
 // sets bound at its bind point be materialised as full native sets at the next draw or
 // dispatch.

@@ -120,9 +120,13 @@ class DeviceBindings : public CapabilityDevice {
   ShardedHandleMap<VkPipeline, NativeTwin> twins;
   bool Converting() const { return any_converted.load(std::memory_order_acquire); }
   // Pipelines whose root lives in the ring (root_delivery.cpp); `any_ring` is set once
-  // the first exists: until then draws and pipeline binds do not look for them.
+  // the first pipeline layout with such a root exists: until then draws and pipeline
+  // binds look neither for them nor for root slots delivered to the ring.
   ShardedHandleMap<VkPipeline, RingPipeline> ring_pipelines;
   std::atomic<bool> any_ring{false};
+  // Every rewritten pipeline: where it reads its root (RootPipeline). Looked up only on a
+  // device with a ring root, once per pipeline bind (root_delivery.cpp).
+  ShardedHandleMap<VkPipeline, RootPipeline> root_pipelines;
   // Set once a root pushed at one bind point overwrote push-constant bytes the other had
   // (bind_point_state.h): until then draws and dispatches do not look for bytes to re-send.
   std::atomic<bool> any_stale_push{false};
@@ -270,7 +274,8 @@ struct ThreadLookups {
 ThreadLookups& Lookups();
 
 // The shadow of a converted set: layer-owned (no lock) or in DeviceBindings::sets.
-inline SetShadow* FindSet(DeviceBindings& b, VkDescriptorSet handle) {
+// Inlined into the bind paths (a call would cost more than the lookup of a layer-owned set).
+[[gnu::always_inline]] inline SetShadow* FindSet(DeviceBindings& b, VkDescriptorSet handle) {
   if (SetShadow* owned = OwnedSet(handle)) return owned;
   return b.sets.Find(handle);
 }
@@ -396,7 +401,26 @@ void RestoreRingRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint 
 // Delivers root bytes [lo, hi) of `pl`'s root (`bytes`: those hi - lo bytes) to where the
 // rewritten pipelines read them (root_delivery.cpp): the one place that knows where the
 // root lives.
+// `slot_sets`: the sets whose root slots the bytes are (bit i: set i), noted as delivered
+// there (BindPointState::NoteSlotsDelivered).
 void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
-                 const PipelineLayoutShadow& pl, uint32_t lo, uint32_t hi, const uint8_t* bytes);
+                 const PipelineLayoutShadow& pl, uint32_t lo, uint32_t hi, const uint8_t* bytes, uint32_t slot_sets);
+// Before a draw or dispatch of a rewritten pipeline: the root slots of the sets it reads
+// that went down through compatible layouts keeping their roots in the other place (push
+// constants or the ring) are delivered where it reads them (root_delivery.cpp).
+void DeliverMovedSlots(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, BindingsCommandData& data,
+                       BindPointState& point);
+// A bound set's root slot as `r` (a slot of a layout compatible with the one it was bound
+// through) lays it out: its block's address or its records, then its converted dynamic
+// offsets taken from `dynamic` (every dynamic offset of the set, in binding order). Writes
+// `out` (indexed from r.root_offset) and returns the slot's length (bind_hooks.cpp).
+uint32_t WriteBoundSetSlot(DeviceBindings& b, const SetRoot& r, VkDescriptorSet set, const uint32_t* dynamic,
+                           uint32_t dynamic_count, uint8_t* out);
+// fallback.cpp: are layouts `a` and `c` compatible for set `set` (the spec's rule, through
+// what is sent down)? Was what set `i` holds (bound or pushed at `order` through `layout`)
+// disturbed by a later bind or push at `point`?
+bool CompatibleFor(const PipelineLayoutShadow& a, const PipelineLayoutShadow& c, uint32_t set);
+bool DisturbedSince(DeviceBindings& b, const BindingsCommandData::BindPoint& point, uint32_t i, uint32_t order,
+                    VkPipelineLayout layout);
 
 }  // namespace bindery::bindings

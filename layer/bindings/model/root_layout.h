@@ -12,10 +12,9 @@
 // When the root does not fit in push constants, the same plan from byte 0 (no
 // application range before it) lays out the root's copy in the command buffer's ring,
 // read through a reserved descriptor set (root_delivery.cpp). Two layouts compatible for
-// set N then agree on set N's slots too, but a set bound through a layout whose root is in
-// the ring is not seen by a pipeline whose (compatible) layout keeps its root in push
-// constants: such layouts differ only in sets above N and in application push
-// constants that nearly fill the space, a corner left unhandled.
+// set N then agree on set N's slots too. A set bound through a layout whose root is in the
+// ring and read by a pipeline whose (compatible) layout keeps its root in push constants
+// (or the reverse) has its slot delivered there before the draw (DeliverMovedSlots).
 #pragma once
 
 #include <cstdint>

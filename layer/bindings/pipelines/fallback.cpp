@@ -380,9 +380,11 @@ void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bin
   }
   point.fallback_applied = true;
   point.converted_disturbed = true;
+  // The full binds and pushes went through the full layout: a reserved set of a ring root
+  // bound here is disturbed, and a rewritten pipeline bound later gets it back
+  // (RestoreRingRoot), whether or not sets are bound again for it.
+  point.ring_disturbed = true;
 }
-
-namespace {
 
 // Are the two layouts compatible for set `set` as the spec defines it (the same
 // push-constant ranges, identically defined set layouts up to that set)? Compared through
@@ -423,8 +425,6 @@ bool DisturbedSince(DeviceBindings& b, const BindingsCommandData::BindPoint& poi
   }
   return false;
 }
-
-}  // namespace
 
 bool PushStillHolds(DeviceBindings& b, const BindingsCommandData::BindPoint& point, uint32_t set,
                     const PushCopy& prior, VkPipelineLayout through) {

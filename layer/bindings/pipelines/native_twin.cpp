@@ -53,11 +53,26 @@ void MakeNative(Info& info, VkPipelineLayout full) {
   info.basePipelineIndex = -1;
 }
 
-void LogTwinFailure(DeviceBindings& b, const char* why) {
+// A command that no pipeline can run: it is not recorded, and the command buffer's
+// vkEndCommandBuffer fails (the one call of a recording that can return an error), so
+// the application learns that its work cannot run instead of losing it unseen.
+void RefuseCommand(DeviceBindings& b, BindingsCommandData& data, const char* why) {
   BINDERY_LOG(b.device.log(), kError, "bindings-twin",
               "a rewritten pipeline has a set naming a buffer without a device address bound, and no native twin: %s; "
-              "its draws and dispatches with that set are skipped",
+              "the draw or dispatch is not recorded and vkEndCommandBuffer returns VK_ERROR_OUT_OF_DEVICE_MEMORY",
               why);
+  data.Fail(VK_ERROR_OUT_OF_DEVICE_MEMORY);
+}
+
+// Every push-descriptor set of the twin's layout that its shaders read through records was
+// kept as the application made it (PushCopy), so the twin gets it again natively.
+bool PushesKept(const BindingsCommandData::BindPoint& point, const NativeTwin& twin) {
+  const std::vector<std::shared_ptr<const SetLayoutShadow>>& sets = twin.base->sets;
+  for (uint32_t i = 0; i < sets.size(); ++i) {
+    if (sets[i] == nullptr || !sets[i]->push_descriptor || !sets[i]->converts()) continue;
+    if (i >= BindingsCommandData::kMaxSets || !point.push_copy[i].valid) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -67,6 +82,10 @@ std::shared_ptr<TwinLayout> MakeTwinLayout(const PipelineLayoutShadow& layout) {
   base->layout.root = layout.root;
   base->layout.native_ranges = layout.native_ranges;
   base->layout.full = layout.full;
+  // What a delivery of its root needs (root_delivery.cpp): the stages a root push names.
+  base->layout.root_stages[0] = layout.root_stages[0];
+  base->layout.root_stages[1] = layout.root_stages[1];
+  base->layout.ranges_key = layout.ranges_key;
   for (const SetRoot& r : layout.root.sets) base->sets.push_back(r.layout);
   return base;
 }
@@ -175,12 +194,14 @@ VkPipeline TwinPipeline(DeviceBindings& b, NativeTwin& twin) {
   return twin.pipeline;
 }
 
-// Does a set bound for the twin's layout name a buffer without an address?
+// Does a set bound or pushed for the twin's layout name a buffer without an address?
 bool BoundSetsNeedTwin(DeviceBindings& b, const BindingsCommandData::BindPoint& point, const NativeTwin& twin) {
   const std::vector<std::shared_ptr<const SetLayoutShadow>>& sets = twin.base->sets;
   for (uint32_t i = 0; i < sets.size() && i < BindingsCommandData::kMaxSets; ++i) {
+    if (sets[i] == nullptr) continue;
+    if (sets[i]->push_descriptor && (point.pushed_unaddressable & BindPointState::SetMask(i, 1)) != 0) return true;
     const VkDescriptorSet set = point.sets[i].set;
-    if (set == VK_NULL_HANDLE || sets[i] == nullptr) continue;
+    if (set == VK_NULL_HANDLE) continue;
     const SetShadow* shadow = FindSet(b, set);
     if (shadow != nullptr && shadow->unaddressable != 0) return true;
   }
@@ -189,7 +210,7 @@ bool BoundSetsNeedTwin(DeviceBindings& b, const BindingsCommandData::BindPoint& 
 
 }  // namespace
 
-bool ApplyTwin(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData&,
+bool ApplyTwin(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
                BindPointState& point) {
   if (!NeedsTwins(b)) return true;
   if (point.twin == nullptr || point.untrackable) return true;
@@ -205,17 +226,21 @@ bool ApplyTwin(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_p
   }
   if (point.twin_bound && point.fallback_applied) return true;
   // Pushed storage buffers it reads went to the command buffer's ring
-  // (push_descriptor_hooks.cpp), never natively: the command is skipped with an error
-  // rather than run on descriptors that were never pushed.
-  if (twin.reads_pushed_records) {
-    LogTwinFailure(b, "its shaders read pushed storage buffers (push descriptors are not replayed natively)");
+  // (push_descriptor_hooks.cpp); the twin gets the pushes again natively with its full
+  // layout (BindFullSets), as they were kept. One not kept (a write that needs its pNext)
+  // cannot reach it.
+  if (twin.reads_pushed_records && !PushesKept(point, twin)) {
+    RefuseCommand(b, data, "its shaders read a pushed set whose pushes could not be kept");
     return false;
   }
   const VkPipeline pipeline = TwinPipeline(b, twin);
   if (pipeline == VK_NULL_HANDLE) {
-    LogTwinFailure(b, twin.lazy_compute || twin.bind_point == VK_PIPELINE_BIND_POINT_COMPUTE
-                          ? "it could not be created (or the pipeline's create info could not be kept)"
-                          : "it was rewritten before the first such buffer existed");
+    RefuseCommand(b, data,
+                  twin.lazy_compute || twin.bind_point == VK_PIPELINE_BIND_POINT_COMPUTE
+                      ? "it could not be created (its layout goes beyond the driver's limits, or the pipeline's "
+                        "create info could not be kept)"
+                      : "it was rewritten before the first such buffer existed (or its layout goes beyond the "
+                        "driver's limits)");
     return false;
   }
   if (!point.twin_bound) b.next.CmdBindPipeline(cb, bind_point, pipeline);

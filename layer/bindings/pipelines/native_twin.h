@@ -8,8 +8,11 @@
 // Twins cost a second pipeline, so they exist only on devices that have such a buffer:
 // a pipeline rewritten after the first one was created or written gets its twin at once;
 // a compute pipeline rewritten before keeps what it needs to make one on first use. A
-// graphics pipeline rewritten before cannot (its create info is not kept): such a draw
-// is skipped with an error log rather than letting the shader follow a null address.
+// graphics pipeline rewritten before cannot (its create info is not kept), nor can a
+// pipeline of a layout beyond the driver's limits: such a command is not recorded and the
+// command buffer's vkEndCommandBuffer fails (logged), rather than letting the shader follow
+// a null address or dropping the work unseen. External-memory buffers are addressable where
+// the driver allows it (chassis/external_addressing.h), so they rarely need a twin.
 #pragma once
 
 #include <memory>
@@ -43,7 +46,8 @@ struct NativeTwin {
   VkPipeline pipeline = VK_NULL_HANDLE;
   bool failed = false;      // could not be made (logged once)
   // Its shaders read a converted push-descriptor set, whose records only the ring holds:
-  // the twin could not see them, so commands that would need it are skipped (logged).
+  // the twin gets the pushes again natively from the copies kept of them (PushCopy), and a
+  // command whose pushes were not all kept is refused (ApplyTwin).
   bool reads_pushed_records = false;
   // A compute pipeline rewritten before twins were needed: enough to make its twin.
   bool lazy_compute = false;

@@ -511,6 +511,13 @@ void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, 
     if (!rewritten[i] || pipelines[i] == VK_NULL_HANDLE) continue;
     const PipelineLayoutShadow* layout = layouts[i];
     b.counters.rewritten->Add();
+    // Where it reads each set's root slot (root_delivery.cpp: DeliverMovedSlots).
+    auto root = std::make_unique<RootPipeline>();
+    root->base = layout->twin_layout != nullptr ? layout->twin_layout : MakeTwinLayout(*layout);
+    for (size_t s = 0; s < layout->root.sets.size() && s < kTrackedSets; ++s) {
+      if (layout->root.sets[s].root_offset != kNoOffset) root->slot_sets |= 1u << s;
+    }
+    b.root_pipelines.Insert(pipelines[i], std::move(root));
     if (!layout->root.in_buffer) continue;
     // Its root is read from the reserved set (root_delivery.cpp: RestoreRingRoot).
     auto r = std::make_unique<RingPipeline>();
@@ -538,7 +545,7 @@ void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, 
   }
 }
 
-// Twins of pipelines that read pushed records cannot run their commands (native_twin.h).
+// Twins of pipelines that read pushed records need those pushes made again (native_twin.h).
 void MarkPushReaders(DeviceBindings& b, const uint8_t* reads_push, uint32_t count, const VkPipeline* pipelines) {
   for (uint32_t i = 0; i < count; ++i) {
     if (!reads_push[i] || pipelines[i] == VK_NULL_HANDLE) continue;

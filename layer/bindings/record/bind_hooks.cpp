@@ -154,7 +154,8 @@ bool BindRootOnlySets(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData
     WriteSetSlot(r[i], set, bytes + (hi - lo));
     hi += r[i].slot_bytes;
   }
-  data.points[index].RecordPlainSets(layout, firstSet, setCount, pSets);
+  BindPointState& point = data.points[index];
+  point.slots_in_push |= point.RecordPlainSets(layout, firstSet, setCount, pSets);  // their slots: pushed below
   // The bind point's own copy of the root (RootPushSpace), naming the stages that cover it.
   const uint32_t shift = pl.RootShift(index);
   const VkShaderStageFlags stages = pl.RootStages(index);
@@ -234,6 +235,23 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineB
   return BindDescriptorSetsSlow(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
 }
 
+uint32_t WriteBoundSetSlot(DeviceBindings& b, const SetRoot& r, VkDescriptorSet set, const uint32_t* dynamic,
+                           uint32_t dynamic_count, uint8_t* out) {
+  if (r.layout == nullptr || r.root_offset == kNoOffset) return 0;
+  WriteSetSlot(r, FindSet(b, set), out);
+  if (r.dynamic_offset == kNoOffset) return r.slot_bytes;
+  // The converted ones among the set's dynamic offsets, in order, after the slot.
+  uint32_t index = 0, converted = 0;
+  for (const DynamicRun& run : r.layout->dynamic_runs) {
+    for (uint32_t k = 0; k < run.count; ++k, ++index) {
+      if (!run.converted) continue;
+      const uint32_t value = index < dynamic_count ? dynamic[index] : 0;
+      std::memcpy(out + (r.dynamic_offset - r.root_offset) + 4 * converted++, &value, 4);
+    }
+  }
+  return r.dynamic_offset - r.root_offset + 4 * converted;
+}
+
 void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
               const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
               uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets) {
@@ -249,6 +267,7 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
   const RootLayout& root = pl->root;
   alignas(8) uint8_t bytes[kMaxRootBytes];
   uint32_t root_lo = UINT32_MAX, root_hi = 0;
+  uint32_t slot_sets = 0;  // the sets whose slots the root bytes hold (bit i: set i)
   uint32_t native_dynamic[kMaxDynamic];
   uint32_t native_dynamic_count = 0;
   const SetLayoutShadow* layouts[kMaxSets];
@@ -277,6 +296,7 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
       }
     }
     if (r.root_offset != kNoOffset) {
+      slot_sets |= BindPointState::SetMask(firstSet + i, 1);
       WriteSetSlot(r, set, bytes + r.root_offset);
       root_lo = std::min(root_lo, r.root_offset);
       root_hi = std::max(root_hi, r.root_offset + r.slot_bytes);
@@ -285,7 +305,7 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
   // Offsets left over (a set without a known layout) go down with the last native run.
   while (dynamic_index < dynamicOffsetCount) native_dynamic[native_dynamic_count++] = pDynamicOffsets[dynamic_index++];
 
-  if (root_hi > root_lo) DeliverRoot(b, cb, bindPoint, layout, *pl, root_lo, root_hi, bytes + root_lo);
+  if (root_hi > root_lo) DeliverRoot(b, cb, bindPoint, layout, *pl, root_lo, root_hi, bytes + root_lo, slot_sets);
   // Native binds: runs of consecutive sets that have native bindings (or no shadow).
   uint32_t dyn_cursor = 0;
   for (uint32_t i = 0; i < setCount;) {

@@ -99,6 +99,8 @@ void BindPointState::RecordSets(VkPipelineLayout layout, const PipelineLayoutSha
   }
   uint32_t dynamic_index = 0;
   ++binds;
+  ForgetSlots(first_set, set_count);
+  pushed_unaddressable &= ~SetMask(first_set, set_count);
   for (uint32_t i = 0; i < set_count; ++i) {
     BoundSet& bound = sets[first_set + i];
     const SetLayoutShadow* set_layout = pl->root.sets[first_set + i].layout.get();
@@ -181,8 +183,13 @@ bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
   if (point.fallback != nullptr && !point.fallback_applied) BindFullSets(b, cb, bind_point, point, *point.fallback);
   // 2. A rewritten pipeline with a set naming a buffer without an address: its twin.
   if (!ApplyTwin(b, cb, bind_point, *data, point)) return false;
-  // 3. A root in the ring: its reserved set back if binds through other layouts moved it.
-  RestoreRingRoot(b, cb, bind_point, *data, point);
+  // 3. Root slots of sets bound through compatible layouts that keep their roots in the
+  // other place (push constants or the ring) delivered where this pipeline reads them; a
+  // root in the ring: its reserved set back if binds through other layouts moved it.
+  if (b.any_ring.load(std::memory_order_acquire)) {
+    DeliverMovedSlots(b, cb, bind_point, *data, point);
+    RestoreRingRoot(b, cb, bind_point, *data, point);
+  }
   // 4. Push constants the other bind point overwrote since.
   if (point.image.Stale()) ResendPushImage(b, cb, *data, index);
   // 5. Root bytes an application push overwrote since, and application bytes a root
@@ -205,7 +212,10 @@ void NotePipelineBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoin
   if (!b.any_fallback.load(std::memory_order_acquire) && !NeedsTwins(b) && !b.any_ring.load(std::memory_order_acquire)) {
     if (b.Converting()) {
       BindingsCommandData* data = CommandDataOf(b, cb);
-      if (BindPointState* point = data != nullptr ? data->At(bind_point) : nullptr) point->pipeline = pipeline;
+      if (BindPointState* point = data != nullptr ? data->At(bind_point) : nullptr) {
+        point->pipeline = pipeline;
+        point->pipeline_root_known = false;  // (a ring root may come later: looked up then)
+      }
     }
     return;
   }
@@ -216,6 +226,8 @@ void NotePipelineBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoin
   point->twin = NeedsTwins(b) ? b.twins.Find(pipeline) : nullptr;
   point->twin_bound = false;
   point->ring_pipeline = b.any_ring.load(std::memory_order_acquire) ? b.ring_pipelines.Find(pipeline) : nullptr;
+  point->pipeline_root = nullptr;
+  point->pipeline_root_known = false;
   point->fallback = b.any_fallback.load(std::memory_order_acquire) ? b.fallback_pipelines.Find(pipeline) : nullptr;
   point->fallback_applied = false;
   // A rewritten pipeline after one that ran natively: the converted binds back.

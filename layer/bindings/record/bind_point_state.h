@@ -20,6 +20,7 @@ namespace bindery::bindings {
 struct FallbackPipeline;
 struct NativeTwin;
 struct RingPipeline;
+struct RootPipeline;
 struct SetLayoutShadow;
 class DeviceBindings;
 
@@ -188,10 +189,16 @@ class BindPointState {
   // RecordSets for sets without dynamic descriptors through a layout whose shadow covers
   // set numbers [first_set, first_set + set_count) (the caller checked both, and that
   // they are below kTrackedSets): what RecordSets records for them, without its checks.
-  void RecordPlainSets(VkPipelineLayout layout, uint32_t first_set, uint32_t set_count,
-                       const VkDescriptorSet* sets_bound) {
+  // Returns the sets' mask (SetMask), for the caller's NoteSlotsDelivered.
+  uint32_t RecordPlainSets(VkPipelineLayout layout, uint32_t first_set, uint32_t set_count,
+                           const VkDescriptorSet* sets_bound) {
     fallback_applied = false;
     const uint32_t order = ++binds;
+    // (first_set + set_count <= 32: the caller checked.)
+    const uint32_t mask = set_count == 0 ? 0u : (~0u >> (32 - set_count)) << first_set;
+    slots_in_push &= ~mask;
+    slots_in_ring &= ~mask;
+    pushed_unaddressable &= ~mask;
     for (uint32_t i = 0; i < set_count; ++i) {
       BoundSet& bound = sets[first_set + i];
       bound.layout = layout;
@@ -201,6 +208,32 @@ class BindPointState {
       push_copy[first_set + i].valid = false;  // a bound set replaces what was pushed there
       push_layout[first_set + i] = nullptr;
     }
+    return mask;
+  }
+
+  // Sets [first, first + count) hold something new: where their root slots were delivered
+  // is not known until a delivery says so (NoteSlotsDelivered).
+  void ForgetSlots(uint32_t first, uint32_t count) {
+    const uint32_t mask = SetMask(first, count);
+    slots_in_push &= ~mask;
+    slots_in_ring &= ~mask;
+  }
+  // The root slots of the sets in `mask` went down through a layout whose root lives in the
+  // ring (`in_ring`) or in push constants.
+  void NoteSlotsDelivered(uint32_t mask, bool in_ring) {
+    if (in_ring) {
+      slots_in_ring |= mask;
+      slots_in_push &= ~mask;
+    } else {
+      slots_in_push |= mask;
+      slots_in_ring &= ~mask;
+    }
+  }
+  static uint32_t SetMask(uint32_t first, uint32_t count) {
+    if (first >= kTrackedSets || count == 0) return 0;
+    const uint32_t end = std::min(first + count, kTrackedSets);
+    const uint32_t high = end == 32 ? ~0u : (1u << end) - 1;
+    return high & ~((1u << first) - 1);
   }
 
   // ---- sets bound through vkCmdBindDescriptorSets, by set number ----
@@ -213,7 +246,11 @@ class BindPointState {
   // earlier push wrote and it does not: the new block starts as its copy).
   const SetLayoutShadow* push_layout[kTrackedSets] = {};
   const uint8_t* push_block[kTrackedSets] = {};
+  VkDeviceAddress push_address[kTrackedSets] = {};  // push_block's device address
   PushCopy push_copy[kTrackedSets];
+  // Sets whose pushed block holds the null record of a buffer without a device address
+  // (bit i: set i): a rewritten pipeline reading it runs its native twin (native_twin.h).
+  uint32_t pushed_unaddressable = 0;
 
   // ---- the pipeline and how it runs ----
   VkPipeline pipeline = VK_NULL_HANDLE;        // the pipeline the application bound
@@ -223,12 +260,24 @@ class BindPointState {
   const NativeTwin* twin = nullptr;            // its native twin record (rewritten pipelines)
   bool twin_bound = false;                     // the twin is bound instead of it
   const RingPipeline* ring_pipeline = nullptr; // it reads its root from the ring
+  // Where it reads each set's root slot (rewritten pipelines; looked up at its first draw
+  // or dispatch on a device with a ring root: root_delivery.cpp, DeliverMovedSlots).
+  const RootPipeline* pipeline_root = nullptr;
+  bool pipeline_root_known = false;
 
   // ---- the root in the ring (layouts whose root does not fit in push constants) ----
   alignas(8) uint8_t ring_root[kRingRootBytes] = {};
   bool ring_root_written = false;
   VkPipelineLayout ring_layout = VK_NULL_HANDLE;  // of the last reserved-set bind
   bool ring_disturbed = false;                    // sets bound through another layout since
+
+  // ---- where each set's root slot went (bit i: set i) ----
+  // Layouts compatible for a set may keep their roots in different places (one in push
+  // constants, one in the ring: root_layout.h), and a set bound through one must reach a
+  // pipeline of the other. A bit says the set's slot was last delivered to that place; a
+  // pipeline reading its root from the other is given the slot there before its draw.
+  uint32_t slots_in_push = 0;
+  uint32_t slots_in_ring = 0;
 
   // ---- push constants: the root in push constants and the application's pushes ----
   PushImage image;

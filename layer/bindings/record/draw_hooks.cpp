@@ -41,6 +41,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline,
     if (b.any_fallback.load(std::memory_order_acquire)) b.fallback_pipelines.Erase(pipeline);
     DestroyTwin(b, pipeline);
     if (b.any_ring.load(std::memory_order_acquire)) b.ring_pipelines.Erase(pipeline);
+    b.root_pipelines.Erase(pipeline);
     b.pipeline_ranges.Erase(pipeline);
   }
   b.next.DestroyPipeline(device, pipeline, pAllocator);

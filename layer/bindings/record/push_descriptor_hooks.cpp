@@ -54,10 +54,12 @@ uint8_t* NewPushBlock(BindingsCommandData& data, BindingsCommandData::BindPoint*
     std::memcpy(slice.data, point->push_block[set], bytes);
   } else {
     std::memset(slice.data, 0, bytes);
+    if (tracked) point->pushed_unaddressable &= ~BindPointState::SetMask(set, 1);  // no record kept
   }
   if (tracked) {
     point->push_layout[set] = &layout;
     point->push_block[set] = slice.data;
+    point->push_address[set] = slice.address;
     point->sets[set] = BindingsCommandData::BoundSet{};  // a push replaces what was bound there
   }
   *address = slice.address;
@@ -70,7 +72,7 @@ void DeliverPushRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint 
   alignas(8) uint8_t bytes[8];
   std::memcpy(bytes, &address, 8);
   const uint32_t at = pl.root.sets[set].root_offset;
-  DeliverRoot(b, cb, bindPoint, layout, pl, at, at + 8, bytes);
+  DeliverRoot(b, cb, bindPoint, layout, pl, at, at + 8, bytes, BindPointState::SetMask(set, 1));
 }
 
 // The fallback pipeline bound at the bind point whose full layout has `layout` at `set`.
@@ -208,13 +210,11 @@ void SaveTemplatePush(DeviceBindings& b, BindingsCommandData& data, BindingsComm
   copy.size = t.data_size;
 }
 
-// A pushed buffer without a device address: its record is null. Native twins
-// (native_twin.h) are chosen from the bound sets' shadows, which pushed sets have none
-// of, so such a push is not run natively: logged.
-void NoteUnpushable(DeviceBindings& b) {
-  BINDERY_LOG(b.device.log(), kError, "bindings-unaddressable-push",
-              "a buffer without a device address was pushed as a descriptor: its record is null (push descriptors "
-              "have no native twin)");
+// A pushed buffer without a device address: its record is null, so a rewritten pipeline
+// reading the set runs its native twin (native_twin.h), which gets the pushes made again
+// natively with its full layout.
+void NoteUnpushable(BindingsCommandData::BindPoint* point, uint32_t set) {
+  if (point != nullptr) point->pushed_unaddressable |= BindPointState::SetMask(set, 1);
 }
 
 // A push to a set layout that converts nothing, in a pipeline layout that converts: its
@@ -261,6 +261,7 @@ void KeepNativeTemplatePush(DeviceBindings& b, VkCommandBuffer cb, VkDescriptorU
 void NotePushed(BindingsCommandData::BindPoint* point, uint32_t set, VkPipelineLayout layout, uint32_t binds_before) {
   if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
   point->sets[set] = BindingsCommandData::BoundSet{};
+  point->ForgetSlots(set, 1);
   PushCopy& copy = point->push_copy[set];
   if (copy.valid && copy.order > binds_before) return;  // kept by this push: its order and layout are set
   copy = {};  // an older copy is not what the set holds now
@@ -297,6 +298,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
     // Every pipeline of this layout runs natively with its full layout (fallback path).
     const VkPipelineLayout full = b.FullPipelineLayout(*pl);
     if (full != VK_NULL_HANDLE) b.next.CmdPushDescriptorSetKHR(cb, bindPoint, full, set, writeCount, pWrites);
+    NoteSetsBound(b, cb, bindPoint, full);  // through a full layout: a reserved set is disturbed
     NotePushed(point, set, layout, binds_before);
     return;
   }
@@ -308,6 +310,16 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   VkDeviceAddress address = 0;
   // A push of native descriptors only leaves the records (and the root) as they are.
   uint8_t* block = any_converted ? NewPushBlock(*data, point, *set_layout, set, &address) : nullptr;
+  // A push writing every descriptor replaces a null record an earlier push left (rare: only
+  // looked at while one is there).
+  if (block != nullptr && point != nullptr && (point->pushed_unaddressable & BindPointState::SetMask(set, 1)) != 0 &&
+      WritesEveryDescriptor(*set_layout, [&](auto&& visit) {
+        for (uint32_t i = 0; i < writeCount; ++i) {
+          visit(pWrites[i].dstBinding, pWrites[i].dstArrayElement, pWrites[i].descriptorCount);
+        }
+      })) {
+    point->pushed_unaddressable &= ~BindPointState::SetMask(set, 1);
+  }
 
   VkWriteDescriptorSet inline_writes[kInlineWrites];
   std::vector<VkWriteDescriptorSet> heap_writes;  // only for pushes of more than kInlineWrites writes
@@ -324,7 +336,9 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
     }
     if (block == nullptr || w.pBufferInfo == nullptr) continue;
     ForEachRecord(*set_layout, w.dstBinding, w.dstArrayElement, w.descriptorCount, [&](uint32_t record, uint32_t k) {
-      if (!EncodeRecord(b, w.pBufferInfo[k], block + static_cast<size_t>(record) * kRecordBytes)) NoteUnpushable(b);
+      if (!EncodeRecord(b, w.pBufferInfo[k], block + static_cast<size_t>(record) * kRecordBytes)) {
+        NoteUnpushable(point, set);
+      }
     });
   }
   if (native_count != 0) b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, native_set, native_count, native);
@@ -378,6 +392,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   const uint32_t binds_before = BindsOf(point);
   if (!pl->root.fits) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->full, t->full_layout, set, pData);
+    NoteSetsBound(b, cb, t->bind_point, t->full_layout);
     NotePushed(point, set, layout, binds_before);
     return;
   }
@@ -386,13 +401,16 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   NotePushed(point, set, layout, binds_before);
   VkDeviceAddress address = 0;
   uint8_t* block = t->converted.empty() ? nullptr : NewPushBlock(*data, point, *set_layout, set, &address);
+  if (block != nullptr && point != nullptr && t->writes_every_descriptor) {
+    point->pushed_unaddressable &= ~BindPointState::SetMask(set, 1);
+  }
   if (block != nullptr) {
     const uint8_t* bytes = static_cast<const uint8_t*>(pData);
     for (const VkDescriptorUpdateTemplateEntry& e : t->converted) {
       ForEachRecord(*set_layout, e.dstBinding, e.dstArrayElement, e.descriptorCount, [&](uint32_t record, uint32_t k) {
         VkDescriptorBufferInfo info;
         std::memcpy(&info, bytes + e.offset + static_cast<size_t>(k) * e.stride, sizeof(info));
-        if (!EncodeRecord(b, info, block + static_cast<size_t>(record) * kRecordBytes)) NoteUnpushable(b);
+        if (!EncodeRecord(b, info, block + static_cast<size_t>(record) * kRecordBytes)) NoteUnpushable(point, set);
       });
     }
   }

@@ -6,16 +6,25 @@
 // slot's offset as its dynamic offset. A slot is never rewritten: draws and dispatches
 // recorded earlier keep reading the root they were recorded with.
 //
+// Layouts compatible for a set may keep their roots in different places: a layout with
+// more sets (or larger ones) than another with the same push-constant ranges may have its
+// root in the ring where the other's fits in push constants (root_layout.h). A set bound
+// through one is valid for a pipeline of the other, so before a draw or dispatch the
+// pipeline's sets whose slots went to the other place are delivered where it reads them
+// (DeliverMovedSlots), from what the bind point recorded of the bind or push.
+//
 // Hot path: the delivery takes no lock (the ring's pool lock once per 64 KiB of slots);
-// the draw-time check below costs nothing until a device has a ring pipeline.
+// the draw-time checks below cost nothing until a device has a ring pipeline, and then a
+// mask test per draw and one lookup per pipeline bind.
 #include <cstring>
 
 #include "bindings/device/bindings_device.h"
+#include "bindings/pipelines/native_twin.h"
 
 namespace bindery::bindings {
 
 void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
-                 const PipelineLayoutShadow& pl, uint32_t lo, uint32_t hi, const uint8_t* bytes) {
+                 const PipelineLayoutShadow& pl, uint32_t lo, uint32_t hi, const uint8_t* bytes, uint32_t slot_sets) {
   if (!pl.root.in_buffer) {
     // The bind point's own copy of the root (RootPushSpace: the compute one in bytes no
     // graphics-only range covers), naming every stage whose range covers it.
@@ -27,6 +36,7 @@ void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
     // or dispatch (bind_point_state.h).
     BindingsCommandData* data = CommandDataOf(b, cb);
     if (data == nullptr) return;
+    if (index >= 0) data->points[index].NoteSlotsDelivered(slot_sets, false);
     if (index >= 0 ? NoteRootDelivered(data->points, index, layout, pl.ranges_key, stages, lo + shift, hi + shift, bytes)
                    : NotePushConstants(*data, layout, stages, lo + shift, hi + shift, bytes, index)) {
       b.MarkStalePush();
@@ -48,6 +58,12 @@ void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
   point->ring_root_written = true;
   point->ring_layout = layout;
   point->ring_disturbed = false;
+  point->NoteSlotsDelivered(slot_sets, true);
+  // That bind went through the layout sent down, not a full layout: a pipeline running
+  // natively (or a twin) bound here lost the full sets it was given, from the reserved
+  // set's number on (and below, by the spec's rules: the layouts are not compatible). Its
+  // next draw or dispatch binds them again (BindFullSets), and the pushes with them.
+  if (point->fallback != nullptr || point->twin_bound) point->fallback_applied = false;
 }
 
 void NoteSetsBoundInRing(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
@@ -79,6 +95,89 @@ void RestoreRingRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint 
   b.next.CmdBindDescriptorSets(cb, bindPoint, p.copy, p.buffer_set, 1, &slot.block->root_set, 1, &offset);
   point.ring_layout = p.copy;
   point.ring_disturbed = false;
+}
+
+namespace {
+
+// Set `i`'s root slot as pipeline layout `pl` lays it out, from what the bind point holds
+// there: a set bound, or a push's block, through a layout compatible with `pl` for `i` and
+// not disturbed since. Returns its length (0: nothing `pl`'s pipelines can read there), and
+// in `*through` the layout it went down through (alive: it was used in this recording, and
+// its push-constant ranges are `pl`'s).
+uint32_t SlotOfSet(DeviceBindings& b, const BindPointState& point, const PipelineLayoutShadow& pl, uint32_t i,
+                   uint8_t* out, VkPipelineLayout* through) {
+  const SetRoot& r = pl.root.sets[i];
+  const BoundSet& bound = point.sets[i];
+  const PushCopy& pushed = point.push_copy[i];
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  uint32_t order = 0;
+  if (bound.set != VK_NULL_HANDLE) {
+    layout = bound.layout;
+    order = bound.order;
+  } else if (pushed.order != 0 && point.push_address[i] != 0 && point.push_layout[i] != nullptr) {
+    layout = pushed.app_layout;
+    order = pushed.order;
+  }
+  if (layout == VK_NULL_HANDLE) return 0;
+  const PipelineLayoutShadow* bound_layout = b.pipeline_layouts.Find(layout);
+  if (bound_layout == nullptr || !CompatibleFor(*bound_layout, pl, i) || DisturbedSince(b, point, i, order, layout)) {
+    return 0;
+  }
+  *through = layout;
+  if (bound.set != VK_NULL_HANDLE) return WriteBoundSetSlot(b, r, bound.set, bound.dynamic, bound.dynamic_count, out);
+  // A push-descriptor set's slot is its block's address (never records: root_layout.h).
+  std::memcpy(out, &point.push_address[i], 8);
+  return 8;
+}
+
+}  // namespace
+
+void DeliverMovedSlots(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, BindingsCommandData& data,
+                       BindPointState& point) {
+  // (A pipeline running natively, or a twin, reads no root.)
+  if (point.untrackable || point.fallback != nullptr || point.twin_bound || point.pipeline == VK_NULL_HANDLE) return;
+  if (!point.pipeline_root_known) {
+    point.pipeline_root = b.root_pipelines.Find(point.pipeline);
+    point.pipeline_root_known = true;
+  }
+  const RootPipeline* p = point.pipeline_root;
+  if (p == nullptr) return;
+  const PipelineLayoutShadow& pl = p->base->layout;
+  const bool ring = pl.root.in_buffer;
+  uint32_t moved = p->slot_sets & ~(ring ? point.slots_in_ring : point.slots_in_push);
+  if (moved == 0) return;
+  // Cold path: a set bound for a pipeline whose compatible layout keeps its root elsewhere.
+  const int index = BindPointIndex(bindPoint);
+  bool ring_changed = false;
+  for (uint32_t i = 0; moved != 0; ++i, moved >>= 1) {
+    if ((moved & 1) == 0 || i >= pl.root.sets.size()) continue;
+    alignas(8) uint8_t bytes[kRingRootBytes];
+    VkPipelineLayout through = VK_NULL_HANDLE;
+    const uint32_t lo = pl.root.sets[i].root_offset;
+    const uint32_t n = SlotOfSet(b, point, pl, i, bytes, &through);
+    if (n == 0) continue;
+    if (ring) {
+      if (lo + n > kRingRootBytes) continue;
+      std::memcpy(point.ring_root + lo, bytes, n);
+      point.NoteSlotsDelivered(BindPointState::SetMask(i, 1), true);
+      ring_changed = true;
+      continue;
+    }
+    // Through the layout the set went down with: its push-constant ranges are the
+    // pipeline's (compatible), and it is alive (used in this recording).
+    const uint32_t shift = pl.RootShift(index);
+    const VkShaderStageFlags stages = pl.RootStages(index);
+    b.next.CmdPushConstants(cb, through, stages, lo + shift, n, bytes);
+    point.NoteSlotsDelivered(BindPointState::SetMask(i, 1), false);
+    if (NoteRootDelivered(data.points, index, through, pl.ranges_key, stages, lo + shift, lo + shift + n, bytes)) {
+      b.MarkStalePush();
+    }
+  }
+  if (ring_changed) {
+    // RestoreRingRoot (next) binds a copy of the bind point's ring root for the pipeline.
+    point.ring_root_written = true;
+    point.ring_disturbed = true;
+  }
 }
 
 }  // namespace bindery::bindings
