@@ -36,6 +36,8 @@ void VisitFeatures(V& v, Features& f) {
   v("queues", f.queues);
   v("shared_queues", f.shared_queues);
   v("dynamic_all_stages", f.dynamic_all_stages);
+  v("pipeline_statistics", f.pipeline_statistics);
+  v("inherited_queries", f.inherited_queries);
 }
 
 struct Writer {
