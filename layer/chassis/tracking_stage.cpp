@@ -312,7 +312,10 @@ VKAPI_ATTR VkResult VKAPI_CALL BeginCommandBuffer(VkCommandBuffer cb, const VkCo
   Ctx c = Of(cb);
   if (CommandState* state = c.trackers.FindCommand(cb)) {
     CommandState::Inherited inherited;
-    if (const VkCommandBufferInheritanceInfo* info = pBeginInfo->pInheritanceInfo) {
+    // A primary's pInheritanceInfo is ignored by the spec (it may point anywhere): only a
+    // secondary's is read.
+    const VkCommandBufferInheritanceInfo* info = state->secondary() ? pBeginInfo->pInheritanceInfo : nullptr;
+    if (info != nullptr) {
       auto* cond = FindInChain<VkCommandBufferInheritanceConditionalRenderingInfoEXT>(
           info->pNext, VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_CONDITIONAL_RENDERING_INFO_EXT);
       inherited.conditional_rendering = cond != nullptr && cond->conditionalRenderingEnable == VK_TRUE;

@@ -38,6 +38,7 @@ void VisitFeatures(V& v, Features& f) {
   v("dynamic_all_stages", f.dynamic_all_stages);
   v("pipeline_statistics", f.pipeline_statistics);
   v("inherited_queries", f.inherited_queries);
+  v("query_begins_first", f.query_begins_first);
 }
 
 struct Writer {
