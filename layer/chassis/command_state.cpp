@@ -24,7 +24,7 @@ CommandState::CommandState(VkCommandPool pool, const PoolInfo& info, bool second
       max_push_bytes_(max_push_constant_bytes),
       push_bytes_(static_cast<std::size_t>(max_push_constant_bytes) * kMaxPushRecords) {}
 
-void CommandState::Reset(bool inherits_conditional_rendering) {
+void CommandState::Reset(const Inherited& inherited) {
   pipelines_.fill(VK_NULL_HANDLE);
   push_count_ = 0;
   last_push_ = nullptr;
@@ -32,7 +32,10 @@ void CommandState::Reset(bool inherits_conditional_rendering) {
   push_untrackable_ = false;
   compute_shader_object_ = false;
   conditional_active_ = false;
-  inherited_conditional_rendering_ = secondary_ && inherits_conditional_rendering;
+  inherited_conditional_rendering_ = secondary_ && inherited.conditional_rendering;
+  counting_query_count_ = 0;
+  counting_queries_overflow_ = false;
+  inherited_counting_statistics_ = secondary_ && inherited.counting_statistics;
   for (auto& d : data_) {
     if (d != nullptr) d->OnReset();
   }
@@ -123,6 +126,25 @@ void CommandState::OnBeginConditionalRendering(const VkConditionalRenderingBegin
   conditional_active_ = true;
   conditional_ = info;
   conditional_.pNext = nullptr;
+}
+
+void CommandState::OnBeginQuery(bool counts_dispatches, VkQueryPool pool, uint32_t query, uint32_t index) {
+  if (!counts_dispatches) return;
+  if (counting_query_count_ == kMaxCountingQueries) {
+    counting_queries_overflow_ = true;
+    return;
+  }
+  counting_queries_[counting_query_count_++] = {pool, query, index};
+}
+
+void CommandState::OnEndQuery(VkQueryPool pool, uint32_t query, uint32_t index) {
+  for (uint32_t i = 0; i < counting_query_count_; ++i) {
+    const CountingQuery& q = counting_queries_[i];
+    if (q.pool == pool && q.query == query && q.index == index) {
+      counting_queries_[i] = counting_queries_[--counting_query_count_];
+      return;
+    }
+  }
 }
 
 void CommandState::SuspendForCompute(VkCommandBuffer cb, const VkLayerDispatchTable& next) const {

@@ -3,7 +3,9 @@
 // state sent down in it that a capability recording its own work must put back: the
 // bound pipeline per bind point, compute shader objects, an active conditional-rendering
 // block and — only where a capability asked for them (TrackingPlan::push_constants) — the
-// push constants (each push with its own bytes, replayed in order).
+// push constants (each push with its own bytes, replayed in order); and what would see such
+// work: the active queries that count dispatches, and the statistics a secondary inherits
+// (chassis/counting_queries.h).
 //
 // "Sent down" means as seen at the tracking stage's position in the stack: below the
 // capabilities that rewrite state (their rewritten pipelines and root pushes are what is
@@ -32,6 +34,13 @@ struct PoolInfo {
   std::vector<VkCommandBuffer> members;  // guarded by the pool's external synchronisation
 };
 
+// What a secondary command buffer inherits (VkCommandBufferBeginInfo::pInheritanceInfo)
+// that decides whether the layer may record compute work in it.
+struct CommandInheritance {
+  bool conditional_rendering = false;  // VkCommandBufferInheritanceConditionalRenderingInfoEXT
+  bool counting_statistics = false;    // pipelineStatistics a dispatch would count
+};
+
 class CommandState {
  public:
   CommandState(VkCommandPool pool, const PoolInfo& info, bool secondary, uint32_t max_push_constant_bytes);
@@ -52,8 +61,10 @@ class CommandState {
   CommandData* data(uint32_t slot) const { return data_[slot].get(); }
   void set_data(uint32_t slot, std::unique_ptr<CommandData> data) { data_[slot] = std::move(data); }
 
+  using Inherited = CommandInheritance;
   // Back to the initial state (begin / reset / pool reset); tells every CommandData.
-  void Reset(bool inherits_conditional_rendering);
+  // `inherited` counts only for secondaries (a primary's inheritance info is ignored).
+  void Reset(const Inherited& inherited = {});
   // The first recording error a capability reported (vkEndCommandBuffer returns it).
   VkResult RecordingError() const;
 
@@ -86,15 +97,22 @@ class CommandState {
   void OnBindShaders(uint32_t count, const VkShaderStageFlagBits* stages, const ShaderObject* shaders);
   void OnBeginConditionalRendering(const VkConditionalRenderingBeginInfoEXT& info);
   void OnEndConditionalRendering() { conditional_active_ = false; }
+  // A query begun (vkCmdBeginQuery: index 0) or ended. Only queries that count dispatches
+  // (`counts_dispatches`, chassis/counting_queries.h) are kept, until their end.
+  void OnBeginQuery(bool counts_dispatches, VkQueryPool pool, uint32_t query, uint32_t index);
+  void OnEndQuery(VkQueryPool pool, uint32_t query, uint32_t index);
 
   VkPipeline pipeline(VkPipelineBindPoint bind_point) const;
 
-  // Can a capability's compute work be recorded here now and the compute state be put
-  // back exactly? (a compute queue, not protected, every push replayable, no compute
-  // shader object bound, no inherited conditional rendering it could not suspend)
-  bool ComputeStateRestorable() const {
-    return (queue_flags_ & VK_QUEUE_COMPUTE_BIT) != 0 && !protected_ && !push_untrackable_ &&
-           !compute_shader_object_ && !inherited_conditional_rendering_;
+  // Can a capability's compute work be recorded here now, unseen by the application? The
+  // compute state must be restorable exactly (a compute queue, not protected, every push
+  // replayable, no compute shader object bound, no inherited conditional rendering it could
+  // not suspend) and no query may count the dispatch (DispatchesCounted).
+  bool CanRecordComputeWork() const { return ComputeStateRestorable() && !DispatchesCounted(); }
+  // A query that counts dispatches is active here, or (a secondary) may be: one begun in this
+  // command buffer and not ended yet, or pipeline statistics it inherits.
+  bool DispatchesCounted() const {
+    return counting_query_count_ != 0 || counting_queries_overflow_ || inherited_counting_statistics_;
   }
 
   // Around such work: suspend conditional rendering, then put back the compute pipeline,
@@ -107,6 +125,12 @@ class CommandState {
   uint32_t push_record_count() const { return push_count_; }
 
  private:
+  // The first half of CanRecordComputeWork, private: every capability asks the whole question.
+  bool ComputeStateRestorable() const {
+    return (queue_flags_ & VK_QUEUE_COMPUTE_BIT) != 0 && !protected_ && !push_untrackable_ &&
+           !compute_shader_object_ && !inherited_conditional_rendering_;
+  }
+
   // 1 to 32 bytes without a call to memcpy (which would give the hook a frame): two
   // overlapping copies of 8 or 16 bytes, or one of 4 (sizes are multiples of 4 for a valid
   // push; an invalid one was refused when its range was first recorded).
@@ -160,6 +184,20 @@ class CommandState {
   bool conditional_active_ = false;
   VkConditionalRenderingBeginInfoEXT conditional_{};
   bool inherited_conditional_rendering_ = false;
+  // Active queries that count dispatches. The spec allows one active query per query type in
+  // a command buffer (VUID-vkCmdBeginQuery-queryPool-01922), and only a few types count:
+  // more than kMaxCountingQueries (an invalid program) keeps the command buffer counted until
+  // it is reset.
+  struct CountingQuery {
+    VkQueryPool pool;
+    uint32_t query;
+    uint32_t index;
+  };
+  static constexpr uint32_t kMaxCountingQueries = 4;
+  std::array<CountingQuery, kMaxCountingQueries> counting_queries_{};
+  uint32_t counting_query_count_ = 0;
+  bool counting_queries_overflow_ = false;
+  bool inherited_counting_statistics_ = false;
 };
 
 }  // namespace bindery

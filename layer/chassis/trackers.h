@@ -1,4 +1,4 @@
-// The shared trackers: buffers, memory, command pools and command buffers, each with one
+// The shared trackers: buffers, memory, command pools, command buffers and query pools, each with one
 // owner (this object, one per device) and filled by the tracking stage
 // (chassis/tracking_stage.cpp) as the calls pass through it. Capabilities read them:
 // transfers for buffer sizes, addresses and the command state it restores; indirect
@@ -41,6 +41,11 @@ struct MemoryInfo {
   bool layer_added_address_flag = false;
 };
 
+// A query pool, as far as the layer's own compute work is concerned.
+struct QueryPoolInfo {
+  bool counts_dispatches = true;  // chassis/counting_queries.h
+};
+
 class Trackers {
   // Every tracked command buffer's state, whichever device it belongs to (a handle is live
   // on one device at a time), read by the record path's hooks without a lock and without
@@ -57,6 +62,12 @@ class Trackers {
   ShardedHandleMap<VkDeviceMemory, MemoryInfo> memories;
   ShardedHandleMap<VkCommandPool, PoolInfo> pools;
   ShardedHandleMap<VkCommandBuffer, CommandState> commands;
+
+  // Query pools (where command state is tracked): whether their queries count dispatches.
+  void AddQueryPool(VkQueryPool pool, const VkQueryPoolCreateInfo& info);
+  void ForgetQueryPool(VkQueryPool pool);
+  // Read at vkCmdBeginQuery without a lock; a pool the layer did not see created counts.
+  bool QueryPoolCountsDispatches(VkQueryPool pool) const;
 
   // The state of a command buffer (nullptr if not tracked). The record path's hooks call
   // the static form, which needs no device; both are one lock-free probe.
@@ -79,6 +90,10 @@ class Trackers {
 
  private:
   VkDeviceSize min_flagged_allocation_ = UINT64_MAX;
+  // The pools' owner, and the device's own lock-free index of them (non-dispatchable handles
+  // may repeat across devices, so not a process-wide one; its tables go with the device).
+  ShardedHandleMap<VkQueryPool, QueryPoolInfo> query_pools_;
+  HandleIndex<QueryPoolInfo> query_pool_index_;
 };
 
 }  // namespace bindery

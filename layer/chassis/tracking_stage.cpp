@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "chassis/counting_queries.h"
 #include "chassis/device_editor.h"
 #include "chassis/state.h"
 #include "chassis/trackers.h"
@@ -340,7 +341,7 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetCommandPool(VkDevice device, VkCommandPool p
   const VkResult result = c.next.ResetCommandPool(device, pool, flags);
   if (const PoolInfo* info = c.trackers.pools.Find(pool)) {
     for (VkCommandBuffer cb : info->members) {
-      if (CommandState* state = c.trackers.FindCommand(cb)) state->Reset(false);
+      if (CommandState* state = c.trackers.FindCommand(cb)) state->Reset();
     }
   }
   return result;
@@ -393,15 +394,21 @@ VKAPI_ATTR void VKAPI_CALL FreeCommandBuffers(VkDevice device, VkCommandPool poo
 VKAPI_ATTR VkResult VKAPI_CALL BeginCommandBuffer(VkCommandBuffer cb, const VkCommandBufferBeginInfo* pBeginInfo) {
   Ctx c = Of(cb);
   if (CommandState* state = c.trackers.FindCommand(cb)) {
-    bool inherits_conditional = false;
-    if (pBeginInfo->pInheritanceInfo != nullptr) {
+    CommandState::Inherited inherited;
+    // A primary's pInheritanceInfo is ignored by the spec (it may point anywhere): only a
+    // secondary's is read.
+    const VkCommandBufferInheritanceInfo* info = state->secondary() ? pBeginInfo->pInheritanceInfo : nullptr;
+    if (info != nullptr) {
       auto* cond = FindInChain<VkCommandBufferInheritanceConditionalRenderingInfoEXT>(
-          pBeginInfo->pInheritanceInfo->pNext, VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_CONDITIONAL_RENDERING_INFO_EXT);
-      inherits_conditional = cond != nullptr && cond->conditionalRenderingEnable == VK_TRUE;
+          info->pNext, VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_CONDITIONAL_RENDERING_INFO_EXT);
+      inherited.conditional_rendering = cond != nullptr && cond->conditionalRenderingEnable == VK_TRUE;
+      // The statistics of any pipeline-statistics query it may run inside
+      // (chassis/counting_queries.h).
+      inherited.counting_statistics = InheritedStatisticsCountDispatches(info->pipelineStatistics);
     }
     // Begin resets implicitly; the command buffer is not pending (spec), so capability
     // data (e.g. staging) can be reused.
-    state->Reset(inherits_conditional);
+    state->Reset(inherited);
   }
   return c.next.BeginCommandBuffer(cb, pBeginInfo);
 }
@@ -416,7 +423,7 @@ VKAPI_ATTR VkResult VKAPI_CALL EndCommandBuffer(VkCommandBuffer cb) {
 
 VKAPI_ATTR VkResult VKAPI_CALL ResetCommandBuffer(VkCommandBuffer cb, VkCommandBufferResetFlags flags) {
   Ctx c = Of(cb);
-  if (CommandState* state = c.trackers.FindCommand(cb)) state->Reset(false);
+  if (CommandState* state = c.trackers.FindCommand(cb)) state->Reset();
   return c.next.ResetCommandBuffer(cb, flags);
 }
 
@@ -486,6 +493,54 @@ VKAPI_ATTR void VKAPI_CALL CmdEndConditionalRenderingEXT(VkCommandBuffer cb) {
   if (CommandState* state = c.trackers.FindCommand(cb)) state->OnEndConditionalRendering();
 }
 
+// ---- queries that would count the layer's dispatches (chassis/counting_queries.h) -----------
+
+VKAPI_ATTR VkResult VKAPI_CALL CreateQueryPool(VkDevice device, const VkQueryPoolCreateInfo* pCreateInfo,
+                                               const VkAllocationCallbacks* pAllocator, VkQueryPool* pPool) {
+  Ctx c = Of(device);
+  return Tracked(c.next.CreateQueryPool(device, pCreateInfo, pAllocator, pPool),
+                 [&] { c.trackers.AddQueryPool(*pPool, *pCreateInfo); });
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyQueryPool(VkDevice device, VkQueryPool pool, const VkAllocationCallbacks* pAllocator) {
+  Ctx c = Of(device);
+  if (pool != VK_NULL_HANDLE) c.trackers.ForgetQueryPool(pool);
+  c.next.DestroyQueryPool(device, pool, pAllocator);
+}
+
+// The begin goes down first: work the capabilities below record at the begin itself (a
+// flush of queued small writes) lands before the query and may still be a dispatch.
+VKAPI_ATTR void VKAPI_CALL CmdBeginQuery(VkCommandBuffer cb, VkQueryPool pool, uint32_t query,
+                                         VkQueryControlFlags flags) {
+  Ctx c = Of(cb);
+  c.next.CmdBeginQuery(cb, pool, query, flags);
+  if (CommandState* state = c.trackers.FindCommand(cb)) {
+    state->OnBeginQuery(c.trackers.QueryPoolCountsDispatches(pool), pool, query, 0);
+  }
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdEndQuery(VkCommandBuffer cb, VkQueryPool pool, uint32_t query) {
+  Ctx c = Of(cb);
+  c.next.CmdEndQuery(cb, pool, query);
+  if (CommandState* state = c.trackers.FindCommand(cb)) state->OnEndQuery(pool, query, 0);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdBeginQueryIndexedEXT(VkCommandBuffer cb, VkQueryPool pool, uint32_t query,
+                                                   VkQueryControlFlags flags, uint32_t index) {
+  Ctx c = Of(cb);
+  c.next.CmdBeginQueryIndexedEXT(cb, pool, query, flags, index);
+  if (CommandState* state = c.trackers.FindCommand(cb)) {
+    state->OnBeginQuery(c.trackers.QueryPoolCountsDispatches(pool), pool, query, index);
+  }
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdEndQueryIndexedEXT(VkCommandBuffer cb, VkQueryPool pool, uint32_t query,
+                                                 uint32_t index) {
+  Ctx c = Of(cb);
+  c.next.CmdEndQueryIndexedEXT(cb, pool, query, index);
+  if (CommandState* state = c.trackers.FindCommand(cb)) state->OnEndQuery(pool, query, index);
+}
+
 // ---- the stage ------------------------------------------------------------------------------
 
 const TrackingPlan& PlanOf(const DevicePlan& p) { return static_cast<const TrackingPlanHolder&>(p).plan; }
@@ -521,6 +576,12 @@ const Hook kHooks[] = {
     BINDERY_HOOK(CmdBindShadersEXT, CommandStateWanted),
     BINDERY_HOOK(CmdBeginConditionalRenderingEXT, CommandStateWanted),
     BINDERY_HOOK(CmdEndConditionalRenderingEXT, CommandStateWanted),
+    BINDERY_HOOK(CreateQueryPool, CommandStateWanted),
+    BINDERY_HOOK(DestroyQueryPool, CommandStateWanted),
+    BINDERY_HOOK(CmdBeginQuery, CommandStateWanted),
+    BINDERY_HOOK(CmdEndQuery, CommandStateWanted),
+    BINDERY_HOOK(CmdBeginQueryIndexedEXT, CommandStateWanted),
+    BINDERY_HOOK(CmdEndQueryIndexedEXT, CommandStateWanted),
 };
 
 class Stage final : public Capability {

@@ -16,7 +16,8 @@
 // and the old one is retired but kept (a reader may still be probing it; it stays a
 // correct answer for every handle live before the switch), so memory is at most about
 // twice the largest table. Tables are never freed: the index lives as long as the
-// process (one per kind of handle, a namespace-scope object with a trivial destructor).
+// process (one per kind of handle, a namespace-scope object with a trivial destructor);
+// an index a device owns frees them at the device's destruction (FreeTables).
 //
 // A value found for a handle being erased on another thread is the application's race
 // (freeing a handle requires external synchronisation against its use), as everywhere.
@@ -106,6 +107,21 @@ class HandleIndex {
         ++t->tombstones;
         return;
       }
+    }
+  }
+
+  // Frees every table; the index is empty afterwards (and may be filled again). Only for an
+  // index no reader can still be probing: one a device owns, at that device's destruction
+  // (nothing may use the device's handles then). The process-wide indexes never call it.
+  void FreeTables() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Table* t = table_.load(std::memory_order_relaxed);
+    table_.store(&kNoTable, std::memory_order_release);
+    while (t != &kNoTable && t != nullptr) {
+      Table* retired = t->retired;
+      delete[] t->slots;
+      delete t;
+      t = retired;
     }
   }
 

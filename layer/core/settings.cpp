@@ -82,7 +82,8 @@ void Apply(Settings& s, const std::string& name, const std::string& value, const
     if (v == "auto") s.transfer_strategy = TransferStrategy::kAuto;
     else if (v == "native") s.transfer_strategy = TransferStrategy::kNative;
     else if (v == "compute") s.transfer_strategy = TransferStrategy::kCompute;
-    else bad_value("auto|native|compute");
+    else if (v == "nvidia") s.transfer_strategy = TransferStrategy::kNvidia;
+    else bad_value("auto|native|compute|nvidia");
   } else if (name == "log_level") {
     if (!ParseLogLevel(value, &s.log_level)) bad_value("error|warn|info|debug");
   } else if (name == "log_file") {
@@ -207,7 +208,7 @@ Settings LoadSettings() {
 // ---- The settings table (see settings.h); Apply() above parses each of these keys ----------
 namespace {
 const char* const kModeValues[] = {"auto", "off", "force"};
-const char* const kStrategyValues[] = {"auto", "native", "compute"};
+const char* const kStrategyValues[] = {"auto", "native", "compute", "nvidia"};
 const char* const kLogLevelValues[] = {"warn", "error", "info", "debug"};
 const char* const kOnOffValues[] = {"off", "on"};
 const char* const kAutoOnOffValues[] = {"auto", "on", "off"};
@@ -258,6 +259,7 @@ const char* ToString(TransferStrategy strategy) {
     case TransferStrategy::kAuto: return "auto";
     case TransferStrategy::kNative: return "native";
     case TransferStrategy::kCompute: return "compute";
+    case TransferStrategy::kNvidia: return "nvidia";
   }
   return "?";
 }

@@ -21,8 +21,9 @@ enum class Mode { kOff, kAuto, kForce };
 
 // How transfers are carried out when they are polyfilled or accelerated.
 // auto: the per-device table (transfer/policy.cpp); native: aligned middle by the native
-// command, edges from staging; compute: compute kernels wherever they are allowed.
-enum class TransferStrategy { kAuto, kNative, kCompute };
+// command, edges from staging; compute: compute kernels wherever they are allowed; nvidia
+// (tests): the table's NVIDIA row on any device, i.e. what the default mode does on NVIDIA.
+enum class TransferStrategy { kAuto, kNative, kCompute, kNvidia };
 
 // Whether the transfers capability records the application's push constants and pushes
 // them again after its kernels (transfer/policy.h, Policy::replay_pushes). auto: the

@@ -16,6 +16,14 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
   // (Policy::replay_pushes); every other driver has them replayed until shown to keep them.
   p.replay_pushes = !IsNvidiaProprietary(vendor_id, driver_id);
   switch (strategy) {
+    case TransferStrategy::kNvidia: {
+      // NVIDIA's row on this device (tests of the default mode NVIDIA users get, on
+      // lavapipe); whether pushes are replayed stays this driver's answer (lavapipe loses them).
+      Policy n = ChoosePolicy(0x10DE, VK_DRIVER_ID_NVIDIA_PROPRIETARY, TransferStrategy::kAuto);
+      n.name = "nvidia (setting)";
+      n.replay_pushes = p.replay_pushes;
+      return n;
+    }
     case TransferStrategy::kNative:
       p.name = "native (setting)";
       return p;

@@ -2,6 +2,11 @@
 // capability's own transfer commands: every command through which a later command can be
 // ordered after, or observe, a transfer write. Each flushes the command buffer's queued
 // writes, then goes down unchanged. Installed only where the device coalesces.
+//
+// A query's begin flushes *before* the query starts (the tracking stage above marks a query
+// that counts dispatches active only after the begin went down), so the flush may still be a
+// dispatch; inside such a query nothing is queued (no kernel may run there), so its end has
+// nothing to flush into it.
 #include "transfer/small_write_hooks.h"
 
 #include "transfer/small_write_barriers.h"
@@ -93,6 +98,14 @@ VKAPI_ATTR void VKAPI_CALL CmdBeginQuery(VkCommandBuffer cb, VkQueryPool pool, u
 }
 VKAPI_ATTR void VKAPI_CALL CmdEndQuery(VkCommandBuffer cb, VkQueryPool pool, uint32_t query) {
   Flushed(cb).CmdEndQuery(cb, pool, query);
+}
+VKAPI_ATTR void VKAPI_CALL CmdBeginQueryIndexedEXT(VkCommandBuffer cb, VkQueryPool pool, uint32_t query,
+                                                   VkQueryControlFlags flags, uint32_t index) {
+  Flushed(cb).CmdBeginQueryIndexedEXT(cb, pool, query, flags, index);
+}
+VKAPI_ATTR void VKAPI_CALL CmdEndQueryIndexedEXT(VkCommandBuffer cb, VkQueryPool pool, uint32_t query,
+                                                 uint32_t index) {
+  Flushed(cb).CmdEndQueryIndexedEXT(cb, pool, query, index);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdBeginRenderPass(VkCommandBuffer cb, const VkRenderPassBeginInfo* info,

@@ -16,7 +16,7 @@ TransferCommandData* DataOf(const CommandState* state) {
 }
 
 bool KernelPossibleNow(DeviceTransfers& t, const CommandState& state) {
-  return t.KernelsPossible() && t.kernels.Ready() && state.ComputeStateRestorable();
+  return t.KernelsPossible() && t.kernels.Ready() && t.ComputeAllowedIn(state);
 }
 
 bool Overlaps(const PendingWrites& p, VkDeviceAddress begin, VkDeviceAddress end) {

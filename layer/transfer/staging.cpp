@@ -34,7 +34,8 @@ uint32_t PagesFor(VkDeviceSize size) {
 
 }  // namespace
 
-uint32_t ChooseStagingMemoryType(const VkPhysicalDeviceMemoryProperties& props, uint32_t allowed_type_bits) {
+uint32_t ChooseStagingMemoryType(const VkPhysicalDeviceMemoryProperties& props, uint32_t allowed_type_bits,
+                                 bool one_instance) {
   // Prefer device-local memory the host can write (resizable BAR): the copy engine then
   // reads staging at device speed instead of across PCIe, which on an H200 made a small
   // staged copy cost ~3.8 us instead of tens of ns. Else any host-visible memory.
@@ -42,8 +43,10 @@ uint32_t ChooseStagingMemoryType(const VkPhysicalDeviceMemoryProperties& props, 
   for (VkMemoryPropertyFlags want : {host | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, host}) {
     for (uint32_t i = 0; i < props.memoryTypeCount; ++i) {
       const VkMemoryPropertyFlags flags = props.memoryTypes[i].propertyFlags;
+      const bool several_instances =
+          (props.memoryHeaps[props.memoryTypes[i].heapIndex].flags & VK_MEMORY_HEAP_MULTI_INSTANCE_BIT) != 0;
       if ((allowed_type_bits & (1u << i)) != 0 && (flags & want) == want &&
-          (flags & (VK_MEMORY_PROPERTY_PROTECTED_BIT | kNeedsFeature)) == 0) {
+          (flags & (VK_MEMORY_PROPERTY_PROTECTED_BIT | kNeedsFeature)) == 0 && !(one_instance && several_instances)) {
         return i;
       }
     }
@@ -52,11 +55,11 @@ uint32_t ChooseStagingMemoryType(const VkPhysicalDeviceMemoryProperties& props, 
 }
 
 StagingPool::StagingPool(DeviceState& device, const VkLayerDispatchTable& next, bool device_address,
-                         VkDeviceSize limit)
-    : device_(device), next_(next), device_address_(device_address), limit_(limit) {
+                         VkDeviceSize limit, bool device_group)
+    : device_(device), next_(next), device_address_(device_address), limit_(limit), device_group_(device_group) {
   VkPhysicalDeviceMemoryProperties props;
   device.instance->dispatch.GetPhysicalDeviceMemoryProperties(device.physical_device, &props);
-  memory_type_ = ChooseStagingMemoryType(props, ~0u);
+  memory_type_ = ChooseStagingMemoryType(props, ~0u, device_group_);
 }
 
 StagingPool::~StagingPool() {
@@ -122,7 +125,7 @@ bool StagingPool::MakeBuffer(StagingBlock& block) {
     probed_ = true;
     VkPhysicalDeviceMemoryProperties props;
     device_.instance->dispatch.GetPhysicalDeviceMemoryProperties(device_.physical_device, &props);
-    memory_type_ = ChooseStagingMemoryType(props, req.memoryTypeBits);
+    memory_type_ = ChooseStagingMemoryType(props, req.memoryTypeBits, device_group_);
   }
   VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
   flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;

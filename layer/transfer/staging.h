@@ -64,7 +64,11 @@ struct StagingSlice {
 // coherent, device-local where the host can write it (resizable BAR), never protected
 // nor AMD device-coherent/uncached (those need features the application may not have
 // enabled, and staging does not need them). UINT32_MAX if none fits.
-uint32_t ChooseStagingMemoryType(const VkPhysicalDeviceMemoryProperties& props, uint32_t allowed_type_bits);
+// `one_instance`: the device is a group of several physical devices, where an allocation
+// from a MULTI_INSTANCE heap has one instance per physical device and cannot be mapped
+// (VUID-vkMapMemory-memory-00683): only heaps with one instance then.
+uint32_t ChooseStagingMemoryType(const VkPhysicalDeviceMemoryProperties& props, uint32_t allowed_type_bits,
+                                 bool one_instance = false);
 
 class StagingPool {
  public:
@@ -74,9 +78,10 @@ class StagingPool {
   // Block indexes a kernel can name (12 bits; 16 GiB of shared blocks).
   static constexpr uint32_t kMaxBlocks = 4096;
 
-  // `limit`: the most bytes of blocks this pool may hold (the staging_limit setting).
+  // `limit`: the most bytes of blocks this pool may hold (the staging_limit setting);
+  // `device_group`: the device is made of several physical devices (ChooseStagingMemoryType).
   StagingPool(DeviceState& device, const VkLayerDispatchTable& next, bool device_address,
-              VkDeviceSize limit = ~VkDeviceSize{0});
+              VkDeviceSize limit = ~VkDeviceSize{0}, bool device_group = false);
   ~StagingPool();
   StagingPool(const StagingPool&) = delete;
   StagingPool& operator=(const StagingPool&) = delete;
@@ -108,6 +113,7 @@ class StagingPool {
   const VkLayerDispatchTable& next_;
   const bool device_address_;
   const VkDeviceSize limit_;
+  const bool device_group_;
   uint32_t memory_type_ = UINT32_MAX;
   bool probed_ = false;  // memory_type_ checked against a real buffer's requirements
   std::mutex mutex_;

@@ -39,6 +39,8 @@ const Hook kHooks[] = {
     BINDERY_HOOK(CmdWriteTimestamp2KHR, SmallWritesPlanned),
     BINDERY_HOOK(CmdBeginQuery, SmallWritesPlanned),
     BINDERY_HOOK(CmdEndQuery, SmallWritesPlanned),
+    BINDERY_HOOK(CmdBeginQueryIndexedEXT, SmallWritesPlanned),
+    BINDERY_HOOK(CmdEndQueryIndexedEXT, SmallWritesPlanned),
     BINDERY_HOOK(CmdBeginRenderPass, SmallWritesPlanned),
     BINDERY_HOOK(CmdBeginRenderPass2, SmallWritesPlanned),
     BINDERY_HOOK(CmdBeginRenderPass2KHR, SmallWritesPlanned),
@@ -98,6 +100,10 @@ class Transfers final : public Capability {
     // (every transfer command of the headers the layer is built with): with it enabled,
     // small writes never wait past a barrier (transfer/small_write_barriers.h).
     plan->cross_barriers = !editor.Enabled("VK_KHR_copy_memory_indirect");
+    const auto* group = static_cast<const VkDeviceGroupDeviceCreateInfo*>(
+        editor.FindApplicationStruct(VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO));
+    const uint32_t physical_devices = group != nullptr ? group->physicalDeviceCount : 1;
+    plan->device_group = physical_devices > 1;
     editor.HideExtension(VK_BINDERY_TRANSFER_ANY_ALIGNMENT_EXTENSION_NAME);
 
     TransferStrategy strategy = settings.transfer_strategy;
@@ -111,6 +117,8 @@ class Transfers final : public Capability {
     editor.tracking().resources = true;
     editor.tracking().commands = true;
     if (!plan->policy.UsesKernels()) return plan;
+    plan->why_no_kernels = DeviceGroupKeepsKernelsOff(physical_devices);
+    if (plan->why_no_kernels != nullptr) return plan;
 
     plan->why_no_kernels = editor.RequestFeature(DeviceFeature::kBufferDeviceAddress);
     if (plan->why_no_kernels != nullptr) return plan;
@@ -181,7 +189,7 @@ DeviceTransfers::DeviceTransfers(DeviceState& device_state, const TransferPlan& 
       cross_barriers(plan.cross_barriers),
       kernels(device_state, next_table),
       staging(device_state, next_table, plan.kernels && device_state.addressing.enabled(),
-              device_state.instance->settings.staging_limit),
+              device_state.instance->settings.staging_limit, plan.device_group),
       counters{&device_state.counters.Register("transfers polyfilled"),
                &device_state.counters.Register("passed through"),
                &device_state.counters.Register("transfer kernels"),
@@ -192,5 +200,20 @@ DeviceTransfers::DeviceTransfers(DeviceState& device_state, const TransferPlan& 
 }
 
 DeviceTransfers::~DeviceTransfers() = default;
+
+const char* DeviceGroupKeepsKernelsOff(uint32_t physical_devices) {
+  if (physical_devices <= 1) return nullptr;
+  return "the device is a group of several physical devices (its buffer addresses would need "
+         "bufferDeviceAddressMultiDevice, the kernels' host-written parameter records one memory instance per "
+         "physical device)";
+}
+
+void DeviceTransfers::LogQueryFallback() {
+  if (query_fallback_logged_.exchange(true)) return;
+  BINDERY_LOG(device.log(), kInfo, "transfer-queries",
+              "transfers recorded while a query that counts dispatches is active (pipeline statistics with "
+              "COMPUTE_SHADER_INVOCATIONS, a performance query, or statistics a secondary inherits) take the "
+              "native path there, so the query never counts a transfer kernel (docs/transfers.md)");
+}
 
 }  // namespace bindery::transfer

@@ -4,6 +4,7 @@
 // command state it must put back after a kernel.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
@@ -32,7 +33,16 @@ class TransferPlan : public DevicePlan {
   // (transfer/small_write_barriers.h): off where the application enabled an extension with
   // transfer commands this capability does not hook.
   bool cross_barriers = true;
+  // The device is made of several physical devices (VkDeviceGroupDeviceCreateInfo): no
+  // kernels, staging from heaps with one instance (DeviceGroupKeepsKernelsOff).
+  bool device_group = false;
 };
+
+// Why kernels stay off on a device made of `physical_devices` physical devices (nullptr:
+// they may run). Their buffer addresses need bufferDeviceAddressMultiDevice there, and
+// their parameter records, written by the host into staging, would need one memory
+// instance per physical device; vkCmdSetDeviceMask itself needs nothing (docs/transfers.md).
+const char* DeviceGroupKeepsKernelsOff(uint32_t physical_devices);
 
 class DeviceTransfers : public CapabilityDevice {
  public:
@@ -44,6 +54,14 @@ class DeviceTransfers : public CapabilityDevice {
   bool KernelsPossible() const { return kernels_possible_; }
   // Small unaligned fills and updates are coalesced here (transfer/small_writes.h).
   bool small_writes() const { return kernels_possible_ && policy.small_write_max != 0; }
+  // Whether a kernel may be recorded in this command buffer now (CommandState::
+  // CanRecordComputeWork: its compute state can be put back, and no active query would count
+  // the dispatch). The first time a query is why not, the device's log says so once.
+  bool ComputeAllowedIn(const CommandState& state) {
+    if (state.CanRecordComputeWork()) return true;
+    if (state.DispatchesCounted() && !query_fallback_logged_.load(std::memory_order_relaxed)) LogQueryFallback();
+    return false;
+  }
   Trackers& trackers() const { return *device.trackers; }
 
   DeviceState& device;
@@ -62,7 +80,9 @@ class DeviceTransfers : public CapabilityDevice {
   } counters;
 
  private:
+  void LogQueryFallback();
   bool kernels_possible_ = false;
+  std::atomic<bool> query_fallback_logged_{false};
 };
 
 // What a command buffer holds for transfers: its staging, and the first error met while

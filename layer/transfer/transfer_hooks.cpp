@@ -74,7 +74,7 @@ class CopyRecorder {
 
 // Can a kernel run in this command buffer now, on buffers with these addresses?
 bool KernelUsable(DeviceTransfers& t, CommandState* state, VkDeviceAddress a, VkDeviceAddress b) {
-  return t.KernelsPossible() && state != nullptr && state->ComputeStateRestorable() && a != 0 && b != 0 && t.kernels.Ready();
+  return t.KernelsPossible() && state != nullptr && a != 0 && b != 0 && t.kernels.Ready() && t.ComputeAllowedIn(*state);
 }
 
 // One copy region: the 16-byte-aligned middle of the destination to a kernel when the

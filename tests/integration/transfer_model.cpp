@@ -131,6 +131,8 @@ Rig::Rig(const Config& config, const RigOptions& rig_options) : config_(config) 
   options.bindery = config.bindery;
   options.validation = rig_options.validation;
   options.layers_between = rig_options.layers_between;
+  options.layers_below = rig_options.layers_below;
+  options.device_group = rig_options.device_group;
   options.device_pnext = rig_options.device_pnext;
   options.api_version = rig_options.api_version;
   options.queue_family = rig_options.queue_family;

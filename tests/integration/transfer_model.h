@@ -72,6 +72,8 @@ inline const Config kTransfersOff{"TransfersOff", true, "off", "auto"};
 inline const Config kForceNative{"ForceNative", true, "force", "native"};
 inline const Config kForceCompute{"ForceCompute", true, "force", "compute"};
 inline const Config kAuto{"Auto", true, "auto", "auto"};
+// The default mode as NVIDIA's users get it: the policy table's NVIDIA row on this device.
+inline const Config kAutoNvidiaPolicy{"AutoNvidiaPolicy", true, "auto", "nvidia"};
 
 inline void PrintTo(const Config& config, std::ostream* os) { *os << config.name; }
 inline std::string ConfigName(const ::testing::TestParamInfo<Config>& info) { return info.param.name; }
@@ -121,8 +123,10 @@ struct RigOptions {
   const void* device_pnext = nullptr;             // e.g. feature structs the test needs
   uint32_t api_version = VK_API_VERSION_1_3;      // the application's
   std::vector<std::string> layers_between;        // e.g. the spy layer, below Bindery
+  std::vector<std::string> layers_below;          // below validation: a stand-in driver
   bool validation = true;                         // off only with a reason (see the callers)
   std::vector<std::pair<std::string, std::string>> env;  // extra settings, e.g. BINDERY_STAGING_LIMIT
+  bool device_group = false;  // HarnessOptions::device_group
 };
 
 // The spy test layer between Bindery and validation (it records what Bindery sends down).

@@ -122,6 +122,13 @@ VkHarness::VkHarness(const HarnessOptions& options) {
   }
   VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   dci.pNext = options.device_pnext;
+  VkDeviceGroupDeviceCreateInfo group{VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO};
+  if (options.device_group) {
+    group.pNext = options.device_pnext;
+    group.physicalDeviceCount = 1;
+    group.pPhysicalDevices = &physical_;
+    dci.pNext = &group;
+  }
   dci.queueCreateInfoCount = static_cast<uint32_t>(qcis.size());
   dci.pQueueCreateInfos = qcis.data();
   std::vector<const char*> extensions = options.device_extensions;

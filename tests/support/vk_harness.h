@@ -36,6 +36,8 @@ struct HarnessOptions {
   // has fewer (queue_count() says how many: a test skips on that, the harness does not fail).
   uint32_t queue_count = 1;
   const VkPhysicalDeviceFeatures* enabled_features = nullptr;  // VkDeviceCreateInfo::pEnabledFeatures
+  // Create the device as a device group of its one physical device (VkDeviceGroupDeviceCreateInfo).
+  bool device_group = false;
 };
 
 struct Message {

@@ -1,5 +1,6 @@
 // The bookkeeping a copy kernel relies on to give the application its state back.
 #include "chassis/command_state.h"
+#include "chassis/counting_queries.h"
 
 #include <gtest/gtest.h>
 
@@ -51,7 +52,7 @@ class CommandStateTest : public ::testing::Test {
 
 TEST_F(CommandStateTest, RestoresPipelineAndReplaysTheLatestPushesInOrder) {
   CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
-  s.Reset(false);
+  s.Reset();
   const uint32_t a[2] = {1, 2}, b[2] = {3, 4}, c[1] = {5};
   s.OnBindPipeline(VK_PIPELINE_BIND_POINT_COMPUTE, reinterpret_cast<VkPipeline>(uintptr_t{7}));
   s.OnPushConstants(Layout(1), VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, a);
@@ -71,7 +72,7 @@ TEST_F(CommandStateTest, NothingToRestoreAfterReset) {
   const uint32_t a = 9;
   s.OnBindPipeline(VK_PIPELINE_BIND_POINT_COMPUTE, reinterpret_cast<VkPipeline>(uintptr_t{7}));
   s.OnPushConstants(Layout(1), VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &a);
-  s.Reset(false);
+  s.Reset();
   s.RestoreCompute(VK_NULL_HANDLE, table_);
   EXPECT_TRUE(recorder_.bound.empty());
   EXPECT_TRUE(recorder_.pushes.empty());
@@ -92,22 +93,22 @@ TEST_F(CommandStateTest, ConditionalRenderingIsSuspendedAndResumed) {
   EXPECT_EQ(recorder_.conditional_ends, 1);
 }
 
-TEST_F(CommandStateTest, ComputeStateRestorableOnlyWhereTheyCanBeUndone) {
+TEST_F(CommandStateTest, ComputeWorkOnlyWhereItCanBeUndone) {
   PoolInfo transfer_only{1, VK_QUEUE_TRANSFER_BIT, false, {}};
-  EXPECT_FALSE(CommandState(VK_NULL_HANDLE, transfer_only, false, 128).ComputeStateRestorable()) << "no compute";
+  EXPECT_FALSE(CommandState(VK_NULL_HANDLE, transfer_only, false, 128).CanRecordComputeWork()) << "no compute";
   PoolInfo protected_pool{0, VK_QUEUE_COMPUTE_BIT, true, {}};
-  EXPECT_FALSE(CommandState(VK_NULL_HANDLE, protected_pool, false, 128).ComputeStateRestorable()) << "protected";
+  EXPECT_FALSE(CommandState(VK_NULL_HANDLE, protected_pool, false, 128).CanRecordComputeWork()) << "protected";
   CommandState secondary(VK_NULL_HANDLE, compute_pool_, true, 128);
-  secondary.Reset(/*inherits_conditional_rendering=*/true);
-  EXPECT_FALSE(secondary.ComputeStateRestorable()) << "cannot suspend the primary's conditional rendering";
+  secondary.Reset({.conditional_rendering = true});
+  EXPECT_FALSE(secondary.CanRecordComputeWork()) << "cannot suspend the primary's conditional rendering";
 
   CommandState many(VK_NULL_HANDLE, compute_pool_, false, 128);
-  EXPECT_TRUE(many.ComputeStateRestorable());
+  EXPECT_TRUE(many.CanRecordComputeWork());
   const uint32_t v = 1;
   for (uint32_t i = 0; i < 9; ++i) many.OnPushConstants(Layout(1), VK_SHADER_STAGE_COMPUTE_BIT, 4 * i, 4, &v);
-  EXPECT_FALSE(many.ComputeStateRestorable()) << "more distinct push ranges than can be replayed";
-  many.Reset(false);
-  EXPECT_TRUE(many.ComputeStateRestorable());
+  EXPECT_FALSE(many.CanRecordComputeWork()) << "more distinct push ranges than can be replayed";
+  many.Reset();
+  EXPECT_TRUE(many.CanRecordComputeWork());
 }
 
 // A bug once fixed: one shared byte array replayed a VERTEX push with the COMPUTE push's
@@ -134,7 +135,7 @@ TEST_F(CommandStateTest, ReplacedPushesFreeTheirBytesForLaterOnes) {
       s.OnPushConstants(Layout(1), VK_SHADER_STAGE_VERTEX_BIT, 4 * (r % 4), 4, &v);
     }
   }
-  EXPECT_TRUE(s.ComputeStateRestorable()) << "8 distinct ranges fit";
+  EXPECT_TRUE(s.CanRecordComputeWork()) << "8 distinct ranges fit";
   s.RestoreCompute(VK_NULL_HANDLE, table_);
   ASSERT_EQ(recorder_.pushes.size(), 8u);
   for (const auto& p : recorder_.pushes) {
@@ -151,30 +152,30 @@ TEST_F(CommandStateTest, UnreplayablePushConstants2AndComputeShaderObjectsKeepCo
   PushConstantsInfo info{static_cast<VkStructureType>(1000545004), nullptr, Layout(3), VK_SHADER_STAGE_COMPUTE_BIT, 0,
                          4, &v};
   s.OnPushConstants2(info);
-  EXPECT_TRUE(s.ComputeStateRestorable()) << "a push with a layout is replayed like vkCmdPushConstants";
+  EXPECT_TRUE(s.CanRecordComputeWork()) << "a push with a layout is replayed like vkCmdPushConstants";
   EXPECT_EQ(s.push_record_count(), 1u);
   VkPipelineLayoutCreateInfo dynamic_layout{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   info.layout = VK_NULL_HANDLE;
   info.pNext = &dynamic_layout;
   s.OnPushConstants2(info);
-  EXPECT_FALSE(s.ComputeStateRestorable()) << "a push through a pipeline layout create info cannot be replayed";
+  EXPECT_FALSE(s.CanRecordComputeWork()) << "a push through a pipeline layout create info cannot be replayed";
 
   CommandState t(VK_NULL_HANDLE, compute_pool_, false, 128);
   const VkShaderStageFlagBits compute = VK_SHADER_STAGE_COMPUTE_BIT, vertex = VK_SHADER_STAGE_VERTEX_BIT;
   const ShaderObject shader = 42;
   t.OnBindShaders(1, &vertex, &shader);
-  EXPECT_TRUE(t.ComputeStateRestorable()) << "graphics shader objects are not disturbed by a compute pipeline";
+  EXPECT_TRUE(t.CanRecordComputeWork()) << "graphics shader objects are not disturbed by a compute pipeline";
   t.OnBindShaders(1, &compute, &shader);
-  EXPECT_FALSE(t.ComputeStateRestorable()) << "a compute shader object is bound";
+  EXPECT_FALSE(t.CanRecordComputeWork()) << "a compute shader object is bound";
   t.OnBindPipeline(VK_PIPELINE_BIND_POINT_COMPUTE, reinterpret_cast<VkPipeline>(uintptr_t{7}));
-  EXPECT_TRUE(t.ComputeStateRestorable()) << "a compute pipeline replaced it";
+  EXPECT_TRUE(t.CanRecordComputeWork()) << "a compute pipeline replaced it";
 }
 
 // The record path's shortcut: a push of the same range as the last one only replaces its
 // bytes and layout; the replay is what the full bookkeeping would give.
 TEST_F(CommandStateTest, RepeatedPushOfTheLastRangeKeepsOrderAndTakesTheNewBytes) {
   CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
-  s.Reset(false);
+  s.Reset();
   const uint32_t a[2] = {1, 2}, b[2] = {3, 4}, c[1] = {5}, d[1] = {6};
   s.OnPushConstants(Layout(1), VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, a);
   s.OnPushConstants(Layout(1), VK_SHADER_STAGE_COMPUTE_BIT, 8, 4, c);
@@ -191,6 +192,79 @@ TEST_F(CommandStateTest, RepeatedPushOfTheLastRangeKeepsOrderAndTakesTheNewBytes
   EXPECT_EQ(recorder_.pushes[1].layout, Layout(2));
   EXPECT_EQ(recorder_.pushes[1].offset, 0u);
   EXPECT_EQ(recorder_.pushes[1].bytes, std::vector<uint8_t>({3, 0, 0, 0, 4, 0, 0, 0}));
+}
+
+// A query that counts dispatches (chassis/counting_queries.h) keeps compute work out while it
+// is active: from its begin to its end, the same pool, query and index; others do not.
+TEST_F(CommandStateTest, ComputeWorkStaysOutOfQueriesThatCountDispatches) {
+  CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
+  s.Reset();
+  const auto pool = [](uintptr_t v) { return reinterpret_cast<VkQueryPool>(v); };
+  s.OnBeginQuery(/*counts_dispatches=*/false, pool(1), 0, 0);
+  EXPECT_TRUE(s.CanRecordComputeWork()) << "an occlusion query does not see a dispatch";
+  s.OnBeginQuery(true, pool(2), 3, 0);
+  EXPECT_FALSE(s.CanRecordComputeWork());
+  EXPECT_TRUE(s.DispatchesCounted());
+  s.OnEndQuery(pool(2), 4, 0);
+  EXPECT_FALSE(s.CanRecordComputeWork()) << "another query of the pool ended";
+  s.OnEndQuery(pool(2), 3, 1);
+  EXPECT_FALSE(s.CanRecordComputeWork()) << "another index ended";
+  s.OnEndQuery(pool(1), 0, 0);
+  EXPECT_FALSE(s.CanRecordComputeWork());
+  s.OnBeginQuery(true, pool(5), 0, 0);  // a performance query beside it
+  s.OnEndQuery(pool(2), 3, 0);
+  EXPECT_FALSE(s.CanRecordComputeWork()) << "the performance query is still active";
+  s.OnEndQuery(pool(5), 0, 0);
+  EXPECT_TRUE(s.CanRecordComputeWork());
+  // More than the spec allows at once (one per query type): counted until the reset.
+  for (uintptr_t i = 0; i < 5; ++i) s.OnBeginQuery(true, pool(10 + i), 0, 0);
+  for (uintptr_t i = 0; i < 5; ++i) s.OnEndQuery(pool(10 + i), 0, 0);
+  EXPECT_FALSE(s.CanRecordComputeWork()) << "one begin was not kept: its end cannot be told apart";
+  s.Reset();
+  EXPECT_TRUE(s.CanRecordComputeWork());
+  s.OnBeginQuery(true, pool(2), 0, 0);
+  s.Reset();
+  EXPECT_TRUE(s.CanRecordComputeWork()) << "a reset ends every query of the recording";
+}
+
+// A secondary that inherits statistics a dispatch counts may run inside such a query of its
+// primary: no compute work there at all. A primary's inheritance info is ignored.
+TEST_F(CommandStateTest, InheritedCountingStatisticsKeepASecondaryNative) {
+  CommandState secondary(VK_NULL_HANDLE, compute_pool_, true, 128);
+  secondary.Reset({.counting_statistics = true});
+  EXPECT_FALSE(secondary.CanRecordComputeWork());
+  EXPECT_TRUE(secondary.DispatchesCounted());
+  secondary.Reset({.counting_statistics = false});
+  EXPECT_TRUE(secondary.CanRecordComputeWork());
+  CommandState primary(VK_NULL_HANDLE, compute_pool_, false, 128);
+  primary.Reset({.counting_statistics = true});
+  EXPECT_TRUE(primary.CanRecordComputeWork()) << "pInheritanceInfo is ignored for a primary";
+}
+
+// The spec's answer per query type (docs/transfers.md, "What a kernel could change").
+TEST(CountingQueries, OnlyQueriesThatCanSeeADispatchCount) {
+  EXPECT_TRUE(QueryCountsDispatches(VK_QUERY_TYPE_PIPELINE_STATISTICS,
+                                    VK_QUERY_PIPELINE_STATISTIC_COMPUTE_SHADER_INVOCATIONS_BIT));
+  EXPECT_TRUE(QueryCountsDispatches(VK_QUERY_TYPE_PIPELINE_STATISTICS,
+                                    VK_QUERY_PIPELINE_STATISTIC_VERTEX_SHADER_INVOCATIONS_BIT |
+                                        VK_QUERY_PIPELINE_STATISTIC_COMPUTE_SHADER_INVOCATIONS_BIT));
+  const VkQueryPipelineStatisticFlags graphics = 0x3FF | VK_QUERY_PIPELINE_STATISTIC_TASK_SHADER_INVOCATIONS_BIT_EXT |
+                                                 VK_QUERY_PIPELINE_STATISTIC_MESH_SHADER_INVOCATIONS_BIT_EXT |
+                                                 VK_QUERY_PIPELINE_STATISTIC_CLUSTER_CULLING_SHADER_INVOCATIONS_BIT_HUAWEI;
+  EXPECT_FALSE(QueryCountsDispatches(VK_QUERY_TYPE_PIPELINE_STATISTICS, graphics)) << "graphics stages only";
+  EXPECT_TRUE(QueryCountsDispatches(VK_QUERY_TYPE_PIPELINE_STATISTICS, 0x4000)) << "a statistic newer than the headers";
+  EXPECT_TRUE(QueryCountsDispatches(VK_QUERY_TYPE_PERFORMANCE_QUERY_KHR, 0));
+  EXPECT_TRUE(QueryCountsDispatches(VK_QUERY_TYPE_PERFORMANCE_QUERY_INTEL, 0));
+  for (VkQueryType t : {VK_QUERY_TYPE_OCCLUSION, VK_QUERY_TYPE_TIMESTAMP, VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT,
+                        VK_QUERY_TYPE_PRIMITIVES_GENERATED_EXT, VK_QUERY_TYPE_MESH_PRIMITIVES_GENERATED_EXT,
+                        VK_QUERY_TYPE_RESULT_STATUS_ONLY_KHR, VK_QUERY_TYPE_ACCELERATION_STRUCTURE_COMPACTED_SIZE_KHR,
+                        VK_QUERY_TYPE_ACCELERATION_STRUCTURE_SIZE_KHR, VK_QUERY_TYPE_MICROMAP_COMPACTED_SIZE_EXT}) {
+    EXPECT_FALSE(QueryCountsDispatches(t, VK_QUERY_PIPELINE_STATISTIC_COMPUTE_SHADER_INVOCATIONS_BIT)) << t;
+  }
+  EXPECT_TRUE(QueryCountsDispatches(static_cast<VkQueryType>(1000999000), 0)) << "a query type newer than the headers";
+  EXPECT_TRUE(InheritedStatisticsCountDispatches(VK_QUERY_PIPELINE_STATISTIC_COMPUTE_SHADER_INVOCATIONS_BIT));
+  EXPECT_FALSE(InheritedStatisticsCountDispatches(graphics));
+  EXPECT_FALSE(InheritedStatisticsCountDispatches(0));
 }
 
 }  // namespace

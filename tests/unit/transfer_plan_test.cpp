@@ -1,5 +1,7 @@
 #include "transfer/plan.h"
 #include "transfer/policy.h"
+#include "transfer/staging.h"
+#include "transfer/transfer_device.h"
 
 #include <gtest/gtest.h>
 
@@ -120,6 +122,24 @@ TEST(TransferPolicy, TableAndOverrides) {
   EXPECT_EQ(lavapipe.fill_edge_kernel_min, UINT64_MAX) << "no kernels on lavapipe";
 }
 
+// transfer_strategy=nvidia: the NVIDIA row on any device (how tests on lavapipe run what the
+// default mode does on NVIDIA), with the device's own answer on replaying pushes.
+TEST(TransferPolicy, NvidiaStrategyIsTheNvidiaRowAnywhere) {
+  const Policy nvidia = ChoosePolicy(0x10DE, VK_DRIVER_ID_NVIDIA_PROPRIETARY, TransferStrategy::kAuto);
+  const Policy forced = ChoosePolicy(0x10005, VK_DRIVER_ID_MESA_LLVMPIPE, TransferStrategy::kNvidia);
+  EXPECT_EQ(forced.copy_kernel_min_aligned, nvidia.copy_kernel_min_aligned);
+  EXPECT_EQ(forced.copy_kernel_min_unaligned, nvidia.copy_kernel_min_unaligned);
+  EXPECT_EQ(forced.copy_batch_min_regions, nvidia.copy_batch_min_regions);
+  EXPECT_EQ(forced.small_write_max, nvidia.small_write_max);
+  EXPECT_EQ(forced.small_write_kernel_min, nvidia.small_write_kernel_min);
+  EXPECT_EQ(forced.fill_native_alignment, nvidia.fill_native_alignment);
+  EXPECT_EQ(forced.fill_realign_min, nvidia.fill_realign_min);
+  EXPECT_EQ(forced.fill_edge_kernel_min, nvidia.fill_edge_kernel_min);
+  EXPECT_EQ(forced.address_min_buffer_size, nvidia.address_min_buffer_size);
+  EXPECT_TRUE(forced.replay_pushes) << "lavapipe still loses pushes across binds";
+  EXPECT_FALSE(ChoosePolicy(0x10DE, VK_DRIVER_ID_NVIDIA_PROPRIETARY, TransferStrategy::kNvidia).replay_pushes);
+}
+
 // bindery.fill_edges: a kernel order gives any policy NVIDIA's fill shape (native middle
 // realigned to 256 bytes, byte edges by one dispatch) in that order; copy takes the kernel away.
 TEST(TransferPolicy, FillEdgesSettingPicksTheEdgeOrder) {
@@ -162,6 +182,25 @@ TEST(TransferPolicy, PushesAreReplayedOnlyWhereTheDriverLosesThem) {
         << "lavapipe 22.3 loses them (TransferPushFree on lavapipe)";
     EXPECT_TRUE(ChoosePolicy(0x1002, VK_DRIVER_ID_AMD_PROPRIETARY, s).replay_pushes) << "not shown yet";
   }
+}
+
+// A device made of several physical devices (a device group): kernels off (their addresses
+// would need bufferDeviceAddressMultiDevice, their host-written records one memory instance),
+// and staging never from a heap with an instance per physical device, which cannot be mapped.
+TEST(TransferDeviceGroups, KernelsOffAndStagingFromAHeapWithOneInstance) {
+  EXPECT_EQ(DeviceGroupKeepsKernelsOff(1), nullptr) << "a group of one is any device";
+  EXPECT_NE(DeviceGroupKeepsKernelsOff(2), nullptr);
+  VkPhysicalDeviceMemoryProperties props{};
+  props.memoryHeapCount = 2;
+  props.memoryHeaps[0] = {1ull << 30, VK_MEMORY_HEAP_DEVICE_LOCAL_BIT | VK_MEMORY_HEAP_MULTI_INSTANCE_BIT};
+  props.memoryHeaps[1] = {1ull << 30, 0};
+  const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  props.memoryTypeCount = 2;
+  props.memoryTypes[0] = {host | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0};  // resizable BAR, one instance per GPU
+  props.memoryTypes[1] = {host, 1};
+  EXPECT_EQ(ChooseStagingMemoryType(props, ~0u), 0u) << "one physical device: the BAR heap is preferred";
+  EXPECT_EQ(ChooseStagingMemoryType(props, ~0u, /*one_instance=*/true), 1u) << "a group: host memory";
+  EXPECT_EQ(ChooseStagingMemoryType(props, 1u, true), UINT32_MAX) << "nothing mappable left";
 }
 
 }  // namespace

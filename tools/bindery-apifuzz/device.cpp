@@ -47,6 +47,11 @@ bool DescriptorIndexingStandIn() {
   return v != nullptr && std::strcmp(v, "1") == 0;
 }
 
+bool InheritedQueriesStandIn() {
+  const char* v = std::getenv("BINDERY_APIFUZZ_INHERITED_QUERIES_STANDIN");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
+
 uint32_t SharedQueues() {
   const char* v = std::getenv("BINDERY_APIFUZZ_SHARED_QUEUES");
   return v == nullptr ? 0 : static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
@@ -62,6 +67,7 @@ namespace {
 std::vector<const char*> StandInLayers(bool shared_queues = true) {
   std::vector<const char*> layers;
   if (DescriptorIndexingStandIn()) layers.push_back(kDescriptorIndexingStandInLayer);
+  if (InheritedQueriesStandIn()) layers.push_back(kInheritedQueriesStandInLayer);
   if (shared_queues && SharedQueues() > 1) {
     ::setenv("BINDERY_TEST_SHARED_QUEUES", std::to_string(SharedQueues()).c_str(), 1);
     ::setenv("BINDERY_TEST_KEEP_TIMELINES", "1", 1);  // share queues only, hide nothing
@@ -157,6 +163,9 @@ bool QueryFeatures(Features* out, std::string* error) {
     f.dynamic_all_stages = driver.driverID == VK_DRIVER_ID_NVIDIA_PROPRIETARY;
     f.compute_push_reaches_graphics_sets = driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
     f.external_memory = ExternalMemoryUsable(pd);
+    f.pipeline_statistics = f2.features.pipelineStatisticsQuery;
+    f.inherited_queries = f.pipeline_statistics && f2.features.inheritedQueries;
+    f.query_begins_first = driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
     ok = v12.timelineSemaphore && f2.features.vertexPipelineStoresAndAtomics &&
          f2.features.multiDrawIndirect && f2.features.drawIndirectFirstInstance;
     if (!ok) *error = "the device lacks timelineSemaphore, vertexPipelineStoresAndAtomics, "
@@ -188,6 +197,8 @@ void OpenSession(bool bindery, Session* s, bool null_descriptor) {
   features.drawIndirectFirstInstance = VK_TRUE;
   features.shaderStorageBufferArrayDynamicIndexing = f.array_dynamic_indexing;
   features.shaderUniformBufferArrayDynamicIndexing = f.array_dynamic_indexing;
+  features.pipelineStatisticsQuery = f.pipeline_statistics;
+  features.inheritedQueries = f.inherited_queries;
   static VkPhysicalDeviceMultiDrawFeaturesEXT multi{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTI_DRAW_FEATURES_EXT};
   // nullDescriptor alone (not robustBufferAccess2): null descriptors become valid, other
   // accesses behave as before.

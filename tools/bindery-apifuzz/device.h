@@ -21,6 +21,13 @@ bool QueryFeatures(Features* out, std::string* error);
 inline constexpr const char* kDescriptorIndexingStandInLayer = "VK_LAYER_bindery_test_descriptor_indexing";
 bool DescriptorIndexingStandIn();
 
+// lavapipe 22.3 lacks inheritedQueries (a secondary executed inside a query of its primary).
+// With BINDERY_APIFUZZ_INHERITED_QUERIES_STANDIN=1 (--inherited-queries-standin) a test layer
+// below the validation layer offers it (tests/inherited_queries_layer; lavapipe replays a
+// secondary inside its primary, so the query counts it as on a driver with the feature).
+inline constexpr const char* kInheritedQueriesStandInLayer = "VK_LAYER_bindery_test_inherited_queries";
+bool InheritedQueriesStandIn();
+
 // lavapipe has one queue. With BINDERY_APIFUZZ_SHARED_QUEUES=N (--shared-queues N) the test
 // layer tests/no_timeline_layer, below the validation layer, offers N queues backed by the
 // driver's one (timelines kept), so programs with several queues run there too; such

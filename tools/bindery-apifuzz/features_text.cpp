@@ -37,6 +37,9 @@ void VisitFeatures(V& v, Features& f) {
   v("shared_queues", f.shared_queues);
   v("dynamic_all_stages", f.dynamic_all_stages);
   v("external_memory", f.external_memory);
+  v("pipeline_statistics", f.pipeline_statistics);
+  v("inherited_queries", f.inherited_queries);
+  v("query_begins_first", f.query_begins_first);
 }
 
 struct Writer {

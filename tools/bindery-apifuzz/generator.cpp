@@ -56,7 +56,7 @@ class Generator {
  public:
   Generator(uint64_t seed, const Features& f)
       : r_(seed), x_(~seed), n_(seed ^ 0x6E756C6Cull), d_(seed ^ 0x6465736378ull), q_(seed ^ 0x717565756573ull),
-        e_(seed ^ 0x65787465726Eull), f_(f) {
+        e_(seed ^ 0x65787465726Eull), s_(seed ^ 0x7374617473ull), f_(f) {
     p_.seed = seed;
   }
 
@@ -1005,7 +1005,56 @@ class Generator {
     }
     if (r_.Chance(30)) cmds.push_back(MakeTransfer());
     WithExtra([&]() { AddSecondary(cmds, st); });
+    if (f_.pipeline_statistics) AddQuery(cmds);
     return cmds;
+  }
+
+  // Pipeline-statistics queries (their own stream, s_, consulted only where the device has
+  // pipelineStatisticsQuery: elsewhere a seed's program is the one it was before): the
+  // statistics a query or a secondary counts, COMPUTE_SHADER_INVOCATIONS mostly (what a
+  // transfer kernel of the layer would change), graphics statistics beside it or alone.
+  uint32_t Statistics() {
+    constexpr uint32_t kGraphics[] = {0x1, 0x2, 0x4, 0x20, 0x40, 0x80};  // IA vertices, primitives, VS, clipping x2, FS
+    constexpr uint32_t kComputeInvocations = 0x400;
+    uint32_t bits = s_.Chance(80) ? kComputeInvocations : 0;
+    for (uint32_t g : kGraphics) bits |= s_.Chance(25) ? g : 0;
+    return bits != 0 ? bits : kComputeInvocations;
+  }
+
+  // A query begun before one command of the primary and ended before a later one (or at its
+  // end), around its transfers, dispatches and draws (each draw has its own render pass
+  // instance inside the query). The secondary at the end may declare inherited statistics,
+  // query or not; a query spans it only where inheritedQueries exists, and then it inherits
+  // the query's statistics (VUID-vkCmdExecuteCommands-commandBuffer-00104).
+  void AddQuery(std::vector<Cmd>& cmds) {
+    size_t sb = cmds.size(), se = cmds.size();  // the secondary's kBeginSecondary and kEndSecondary
+    for (size_t i = 0; i < cmds.size(); ++i) {
+      if (cmds[i].kind == CmdKind::kBeginSecondary) sb = i;
+      if (cmds[i].kind == CmdKind::kEndSecondary) se = i;
+    }
+    if (sb < cmds.size() && s_.Chance(30)) cmds[sb].stages = Statistics();
+    if (cmds.empty() || !s_.Chance(40)) return;
+    const uint32_t n = static_cast<uint32_t>(cmds.size());
+    size_t begin = s_.Below(n), end = s_.Range(static_cast<uint32_t>(begin) + 1, n);  // before cmds[end], or last
+    if (f_.query_begins_first) begin = 0;  // lavapipe: see Features::query_begins_first
+    if (sb < cmds.size()) {
+      if (begin > sb && begin <= se) begin = sb;  // not inside the secondary
+      if (end > sb && end <= se) end = se + 1;
+      if (begin <= sb && end > se && !f_.inherited_queries) end = sb;  // ends before it
+    }
+    if (end <= begin) return;
+    Cmd q;
+    q.kind = CmdKind::kBeginQuery;
+    q.first = queries_++;
+    q.stages = Statistics();
+    // Exactly the query's statistics: the spec wants at least them, and the validation layer
+    // of Debian 12 (1.3.239) checks the reverse inclusion (VUID-...-00104 reported for a
+    // secondary inheriting more).
+    if (sb < cmds.size() && begin <= sb && end > se) cmds[sb].stages = q.stages;
+    Cmd e = q;
+    e.kind = CmdKind::kEndQuery;
+    cmds.insert(cmds.begin() + static_cast<std::ptrdiff_t>(end), e);
+    cmds.insert(cmds.begin() + static_cast<std::ptrdiff_t>(begin), q);
   }
 
   // A secondary command buffer at the end of a primary (extra stream): it starts with nothing
@@ -1190,6 +1239,8 @@ class Generator {
   Rng d_;  // descriptor indexing: see WithIndexing
   Rng q_;  // several queues: see SpreadOverQueues
   Rng e_;  // buffers on external memory: see MakeExternalBuffers
+  Rng s_;  // pipeline-statistics queries: see AddQuery
+  uint32_t queries_ = 0;  // queries named so far (each kBeginQuery its own)
   Features f_;
   Program p_;
   std::vector<SlotState> slots_;

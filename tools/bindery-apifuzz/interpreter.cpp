@@ -287,6 +287,7 @@ class Interpreter {
       pools_.push_back(dp);
     }
     slots_.assign(p_.set_slots, Slot{});
+    MakeQueryPools();
     for (uint32_t i = 0; i < p_.semaphores; ++i) {
       VkSemaphoreTypeCreateInfo tci{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
       tci.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
@@ -299,6 +300,25 @@ class Interpreter {
       device_signaled_.push_back(0);
     }
     return true;
+  }
+
+  // One pipeline-statistics pool of one query per kBeginQuery of the program (where the
+  // device has the feature; elsewhere the queries are skipped), in the order they are named.
+  void MakeQueryPools() {
+    if (!d_.features.pipeline_statistics) return;
+    for (const Step& step : p_.steps) {
+      for (const Cmd& c : step.cmds) {
+        if (c.kind != CmdKind::kBeginQuery || c.stages == 0 || queries_.count(c.first)) continue;
+        VkQueryPoolCreateInfo ci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        ci.queryType = VK_QUERY_TYPE_PIPELINE_STATISTICS;
+        ci.queryCount = 1;
+        ci.pipelineStatistics = c.stages;
+        Query q;
+        q.statistics = c.stages;
+        vkCreateQueryPool(dev_, &ci, nullptr, &q.pool);
+        queries_[c.first] = q;
+      }
+    }
   }
 
   // The images descriptors point at (R32_UINT, GENERAL from their first use; contents
@@ -873,6 +893,7 @@ class Interpreter {
     PushState push;
     std::vector<const Cmd*> pushes;  // the pushes that define `push` (repush_after_bind_)
     const bool in_pass = level == Level::kRenderPassSecondary;
+    Query* active = nullptr;  // the query begun here and not ended yet
     for (size_t at = begin; at < end; ++at) {
       const Cmd& c = cmds[at];
       const VkPipelineBindPoint bp = c.graphics ? VK_PIPELINE_BIND_POINT_GRAPHICS : VK_PIPELINE_BIND_POINT_COMPUTE;
@@ -890,7 +911,15 @@ class Interpreter {
           }
           size_t stop = at + 1;
           while (stop < end && cmds[stop].kind != CmdKind::kEndSecondary) ++stop;
-          ExecuteSecondary(cb, cmds, at + 1, stop, c.graphics);
+          const uint32_t inherited = d_.features.pipeline_statistics ? c.stages : 0;
+          // A secondary runs inside a query only with inheritedQueries and the query's
+          // statistics inherited (a cut program may have lost its end): the query ends first.
+          if (active != nullptr && (!d_.features.inherited_queries || (inherited & active->statistics) != active->statistics)) {
+            vkCmdEndQuery(cb, active->pool, 0);
+            active = nullptr;
+            Skip();
+          }
+          ExecuteSecondary(cb, cmds, at + 1, stop, c.graphics, inherited);
           // The spec leaves the primary's bound pipelines, sets and push constants undefined.
           bound[0] = bound[1] = Bound{};
           push = PushState{};
@@ -899,6 +928,28 @@ class Interpreter {
           break;
         }
         case CmdKind::kEndSecondary: Skip(); break;  // without a beginning (a cut program)
+        case CmdKind::kBeginQuery: {
+          auto q = queries_.find(c.first);
+          if (level != Level::kPrimary || active != nullptr || q == queries_.end() || q->second.begun) {
+            Skip();
+            break;
+          }
+          vkCmdResetQueryPool(cb, q->second.pool, 0, 1);
+          vkCmdBeginQuery(cb, q->second.pool, 0, 0);
+          q->second.begun = true;
+          active = &q->second;
+          break;
+        }
+        case CmdKind::kEndQuery: {
+          auto q = queries_.find(c.first);
+          if (active == nullptr || q == queries_.end() || active != &q->second) {
+            Skip();
+            break;
+          }
+          vkCmdEndQuery(cb, active->pool, 0);
+          active = nullptr;
+          break;
+        }
         case CmdKind::kBindPipeline:
           if (c.pipeline >= pipelines_.size() || pipelines_[c.pipeline] == VK_NULL_HANDLE ||
               p_.pipelines[c.pipeline].graphics != c.graphics) {
@@ -991,11 +1042,14 @@ class Interpreter {
           break;
       }
     }
+    if (active != nullptr) vkCmdEndQuery(cb, active->pool, 0);  // a cut program lost its end
   }
 
   // Records cmds[begin, end) into a secondary command buffer and executes it from `cb`
   // (a render-pass secondary inside a render pass instance of its own), then a full barrier.
-  void ExecuteSecondary(VkCommandBuffer cb, const std::vector<Cmd>& cmds, size_t begin, size_t end, bool render_pass) {
+  // `statistics`: the pipeline statistics it inherits.
+  void ExecuteSecondary(VkCommandBuffer cb, const std::vector<Cmd>& cmds, size_t begin, size_t end, bool render_pass,
+                        uint32_t statistics) {
     VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     ai.commandPool = d_.command_pool;
     ai.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY;
@@ -1003,6 +1057,7 @@ class Interpreter {
     VkCommandBuffer secondary = VK_NULL_HANDLE;
     vkAllocateCommandBuffers(dev_, &ai, &secondary);
     VkCommandBufferInheritanceInfo inherit{VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO};
+    inherit.pipelineStatistics = statistics;
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     if (render_pass) {
@@ -1262,6 +1317,24 @@ class Interpreter {
       result_.bytes.insert(result_.bytes.end(), bytes, bytes + image_staging_.size);
       for (size_t i = 0; i < images_.size(); ++i) result_.regions.push_back({"image " + std::to_string(i), kTexBytes});
     }
+    ReadQueries();
+  }
+
+  // Each query's statistics and availability, last (programs without queries read back as
+  // before): zeros for a query never begun (its submission was skipped, or a cut removed it).
+  // Not waited for: every submission is done, and a query recorded but never submitted would
+  // never become available.
+  void ReadQueries() {
+    for (const auto& [name, q] : queries_) {
+      std::vector<uint64_t> values(static_cast<size_t>(__builtin_popcount(q.statistics)) + 1, 0);
+      if (q.begun) {
+        vkGetQueryPoolResults(dev_, q.pool, 0, 1, values.size() * sizeof(uint64_t), values.data(),
+                              values.size() * sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+      }
+      const auto* bytes = reinterpret_cast<const uint8_t*>(values.data());
+      result_.bytes.insert(result_.bytes.end(), bytes, bytes + values.size() * sizeof(uint64_t));
+      result_.regions.push_back({"query " + std::to_string(name), values.size() * sizeof(uint64_t)});
+    }
   }
 
   void DestroyBuffer(HostBuffer& b) {
@@ -1277,6 +1350,7 @@ class Interpreter {
     if (result_.device_lost || !IdleAll()) return;
     for (VkCommandBuffer cb : pending_) vkFreeCommandBuffers(dev_, d_.command_pool, 1, &cb);
     for (auto t : templates_) vkDestroyDescriptorUpdateTemplate(dev_, t, nullptr);
+    for (auto& [name, q] : queries_) vkDestroyQueryPool(dev_, q.pool, nullptr);
     for (auto s : semaphores_) vkDestroySemaphore(dev_, s, nullptr);
     for (auto pool : pools_) vkDestroyDescriptorPool(dev_, pool, nullptr);
     for (auto pl : pipelines_) vkDestroyPipeline(dev_, pl, nullptr);
@@ -1330,6 +1404,12 @@ class Interpreter {
   std::vector<uint64_t> device_signaled_;  // highest submitted signal
   std::vector<VkDescriptorUpdateTemplate> templates_;
   std::vector<VkCommandBuffer> pending_;
+  struct Query {
+    VkQueryPool pool = VK_NULL_HANDLE;
+    uint32_t statistics = 0;
+    bool begun = false;  // recorded (then submitted: a skipped submission records nothing)
+  };
+  std::map<uint32_t, Query> queries_;  // by the name kBeginQuery gives it
 };
 
 }  // namespace

@@ -132,6 +132,11 @@ enum class CmdKind : uint32_t {
   // undefined afterwards. `graphics`: a render-pass secondary (RENDER_PASS_CONTINUE, one draw,
   // executed inside a render pass instance begun with secondary contents).
   kBeginSecondary, kEndSecondary,
+  // A pipeline-statistics query around commands of a primary: `first` names the query (one
+  // pool of one query each), `stages` its VkQueryPipelineStatisticFlags (kBeginQuery; a
+  // kEndQuery names the same `first`). A kBeginSecondary's `stages`: the statistics it
+  // inherits (VkCommandBufferInheritanceInfo::pipelineStatistics), 0 for none.
+  kBeginQuery, kEndQuery,
   kCount
 };
 
@@ -143,7 +148,7 @@ struct Cmd {
   uint32_t pipeline = 0;       // kBindPipeline; the bound pipeline's index for actions (printing)
   uint32_t layout = 0;         // binds, pushes
   uint32_t first = 0;          // first set / push offset / fill-update-copy dst offset
-  uint32_t stages = 0;         // push constants
+  uint32_t stages = 0;         // push constants; queries and secondaries: pipeline statistics
   uint32_t binding = 0;        // push descriptors: binding; fill/update/copy: dst buffer
   bool use_template = false;   // push descriptors through a template
   std::vector<uint32_t> sets;  // kBindSets: set slots
@@ -219,6 +224,14 @@ struct Features {
   // OPAQUE_FD external memory for the programs' buffers (their usage), exported and imported
   // (VK_KHR_external_memory_fd): buffers may be on external memory.
   bool external_memory = false;
+  // Pipeline-statistics queries around commands (pipelineStatisticsQuery), and secondaries
+  // executed inside one (inheritedQueries; on lavapipe through a stand-in layer).
+  bool pipeline_statistics = false;
+  bool inherited_queries = false;
+  // lavapipe (Mesa 22.3) sends the bound state down at vkCmdBeginQuery of a
+  // pipeline-statistics query and crashes where pushed constants or descriptors are waiting
+  // for a pipeline not bound yet (docs/apifuzz.md): there a query begins its command buffer.
+  bool query_begins_first = false;
   bool AnyDescriptorIndexing() const {
     return partially_bound || variable_count || uab_storage || uab_uniform || uab_sampled || uab_storage_image;
   }

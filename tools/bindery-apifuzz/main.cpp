@@ -52,7 +52,8 @@ int Usage() {
                "usage: bindery-apifuzz --seed N [--count K] [--capability indirect|transfers|timeline|all|split|reordered]...\n"
                "                       [--jobs J] [--batch B] [--reduce] [--max-reduce M] [--save DIR]\n"
                "                       [--known FILE] [--hang-seconds S] [--time-limit S] [--progress-every P]\n"
-               "                       [--descriptor-indexing-standin] [--shared-queues N] [--lagging-queue N]\n"
+               "                       [--descriptor-indexing-standin] [--inherited-queries-standin]\n"
+               "                       [--shared-queues N] [--lagging-queue N]\n"
                "                       [--bytes-dir DIR]\n"
                "       bindery-apifuzz --print|--dump --seed N [--features FILE]\n"
                "       bindery-apifuzz --dump-features FILE\n"
@@ -90,6 +91,8 @@ Known ReadKnown(const std::string& path) {
 constexpr const char* kStandInCaseLine = "# descriptor-indexing-standin";
 // A case found with queues shared by the test layer (--shared-queues N) says so on this line.
 constexpr const char* kSharedQueuesCaseLine = "# shared-queues";
+// A case found on the inheritedQueries stand-in (--inherited-queries-standin) says so here.
+constexpr const char* kInheritedQueriesCaseLine = "# inherited-queries-standin";
 
 std::string CaseText(const Program& p, const std::string& config, const std::string& failure) {
   std::ostringstream o;
@@ -97,6 +100,7 @@ std::string CaseText(const Program& p, const std::string& config, const std::str
     << "# config: " << config << "\n";
   // Found on the stand-in for the descriptor-indexing features: it runs there again.
   if (DescriptorIndexingStandIn()) o << kStandInCaseLine << "\n";
+  if (InheritedQueriesStandIn()) o << kInheritedQueriesCaseLine << "\n";
   // Found on lavapipe's stand-in for several queues: it runs there again.
   if (p.queues > 1 && SharedQueues() > 1) o << kSharedQueuesCaseLine << " " << SharedQueues() << "\n";
   o << "# failed with: " << failure << "\n#\n";
@@ -128,12 +132,16 @@ std::string CaseConfig(const std::string& text) {
 int RunCases(const RunOptions& o, const std::vector<std::string>& files, const Known& known) {
   int failed = 0;
   const bool standin_for_all = DescriptorIndexingStandIn();
+  const bool inherited_for_all = InheritedQueriesStandIn();
   const bool shared_for_all = SharedQueues() > 1;
   for (const std::string& f : files) {
     const std::string text = ReadFile(f);
     // Each case on the device it was found on (the children inherit the choice).
     const bool standin = standin_for_all || text.find(std::string(kStandInCaseLine) + "\n") != std::string::npos;
     ::setenv("BINDERY_APIFUZZ_DESCRIPTOR_INDEXING_STANDIN", standin ? "1" : "0", 1);
+    const bool inherited =
+        inherited_for_all || text.find(std::string(kInheritedQueriesCaseLine) + "\n") != std::string::npos;
+    ::setenv("BINDERY_APIFUZZ_INHERITED_QUERIES_STANDIN", inherited ? "1" : "0", 1);
     const auto shared = text.find(std::string(kSharedQueuesCaseLine) + " ");
     if (shared != std::string::npos) {
       const size_t at = shared + std::strlen(kSharedQueuesCaseLine) + 1;
@@ -238,6 +246,8 @@ int main(int argc, char** argv) {
       print = dump = true;
     } else if (a == "--descriptor-indexing-standin") {
       ::setenv("BINDERY_APIFUZZ_DESCRIPTOR_INDEXING_STANDIN", "1", 1);  // children inherit it
+    } else if (a == "--inherited-queries-standin") {
+      ::setenv("BINDERY_APIFUZZ_INHERITED_QUERIES_STANDIN", "1", 1);  // children inherit it
     } else if (a == "--lagging-queue") {
       ::setenv("BINDERY_APIFUZZ_LAGGING_QUEUE", value().c_str(), 1);  // children inherit it
     } else if (a == "--shared-queues") {

@@ -132,10 +132,16 @@ void PrintCmd(std::ostringstream& o, const Program& p, const Cmd& c, bool& in_se
         << ", size=" << c.size << ")";
       break;
     case CmdKind::kBeginSecondary:
-      o << "secondary" << (c.graphics ? " (RENDER_PASS_CONTINUE, executed in a render pass instance)" : "")
-        << " {";
+      o << "secondary" << (c.graphics ? " (RENDER_PASS_CONTINUE, executed in a render pass instance)" : "");
+      if (c.stages != 0) o << " (inheriting pipelineStatistics=0x" << std::hex << c.stages << std::dec << ")";
+      o << " {";
       in_secondary = true;
       break;
+    case CmdKind::kBeginQuery:
+      o << "vkCmdResetQueryPool(query" << c.first << "); vkCmdBeginQuery(query" << c.first
+        << ": PIPELINE_STATISTICS 0x" << std::hex << c.stages << std::dec << ")";
+      break;
+    case CmdKind::kEndQuery: o << "vkCmdEndQuery(query" << c.first << ")"; break;
     case CmdKind::kEndSecondary:
       o << "} vkCmdExecuteCommands (bound state undefined after it)";
       break;
