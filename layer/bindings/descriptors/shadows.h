@@ -265,13 +265,17 @@ struct ModuleEntry {
   mutable std::shared_ptr<const spirv::ModuleInfo> info;
   mutable std::vector<std::pair<std::string, std::shared_ptr<const CachedRewrite>>> rewrites;  // by OptionsKey
   // The same rewrites found by what determines their options besides the device: the
-  // layout (its serial) and whether the stage asks for bounds checks. A pipeline from the
+  // layout (its serial), whether the stage asks for bounds checks, and in a module of
+  // several entry points the stage's entry point. A pipeline from the
   // rewrite cache then neither builds its options nor compares their key. The few layouts
   // used last (a program that makes layouts without end keeps this bounded).
   struct LayoutRewrite {
     uint64_t layout_serial = 0;
     bool bounds_checks = false;
     uint32_t root_shift = 0;  // the bind point's root copy it reads (RootPushSpace)
+    // The entry point it was made for ("" in a module of one entry point: it serves all).
+    std::string entry_point;
+    uint32_t execution_model = spirv::kAnyExecutionModel;
     std::shared_ptr<const CachedRewrite> rewrite;
   };
   static constexpr std::size_t kLayoutRewrites = 8;
