@@ -96,6 +96,10 @@ struct PipelineLayoutShadow {
   // The full native layout for pipelines that fall back (created on first need, owned
   // by DeviceBindings, guarded by DeviceBindings::fallback_mutex).
   VkPipelineLayout full = VK_NULL_HANDLE;
+  // The application's creation flags: the full layout keeps them
+  // (VK_PIPELINE_LAYOUT_CREATE_INDEPENDENT_SETS_BIT_EXT, with VK_NULL_HANDLE sets, for
+  // graphics pipeline libraries: pipeline_libraries.h).
+  VkPipelineLayoutCreateFlags create_flags = 0;
   // Sets that exist only as roots are left out of the native layout, and the others
   // renumbered in order: native_set[s] is set s's number in the native layout (kNoOffset
   // for a root-only set). The numbering of sets 0..s depends only on those sets' layouts,

@@ -574,11 +574,6 @@ void MarkPushReaders(DeviceBindings& b, const uint8_t* reads_push, uint32_t coun
   }
 }
 
-bool IsLibraryPipeline(VkPipelineCreateFlags flags, const void* chain) {
-  return (flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) != 0 ||
-         FindInChain<VkBaseInStructure>(chain, VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR) != nullptr;
-}
-
 }  // namespace
 
 // Per-call state lives in inline buffers: a call creating a few pipelines from the
@@ -654,9 +649,19 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
   SmallVector<const PipelineLayoutShadow*, kInlinePipelines> layouts(count);
   SmallVector<uint8_t, kInlinePipelines> was_rewritten(count);
   SmallVector<uint8_t, kInlinePipelines> reads_push(count);
+  std::vector<LibraryChainMember> library_chain;  // graphics pipeline libraries (pipeline_libraries.h)
   for (uint32_t i = 0; i < count; ++i) {
     PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
     layouts[i] = layout;
+    if (InLibraryChain(infos[i])) {
+      // Libraries and the pipelines linked from them run natively with the full layouts.
+      library_chain.emplace_back();
+      if (!PrepareLibraryChainMember(b, infos[i], layout, i, &library_chain.back())) {
+        for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
+        return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+      }
+      continue;
+    }
     if (layout == nullptr || !layout->root.converts || infos[i].stageCount == 0) continue;
     VkPipelineShaderStageCreateInfo* out = stages.data() + next_stage;
     next_stage += infos[i].stageCount;
@@ -664,9 +669,6 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
     std::string why =
         rewriter.Rewrite(*layout, infos[i].stageCount, infos[i].pStages, out, &converted, infos[i].pNext);
     reads_push[i] = rewriter.reads_pushed_records();
-    if (why.empty() && converted && IsLibraryPipeline(infos[i].flags, infos[i].pNext)) {
-      why = "pipeline libraries are not handled";
-    }
     if (!why.empty()) {
       if (!FallBack(b, "graphics", infos[i].pStages[0].pName, why, *layout, &infos[i].layout)) {
         for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
@@ -686,6 +688,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
   MakeTwins(b, cache, pCreateInfos, layouts.data(), was_rewritten.data(), pPipelines, count);
   RecordStaticUse(b, pCreateInfos, count, pPipelines);
   MarkPushReaders(b, reads_push.data(), count, pPipelines);
+  // After RecordStaticUse: a linked pipeline's static use is its libraries' too.
+  RegisterLibraryChain(b, library_chain, pPipelines);
   return result;
 }
 
