@@ -263,6 +263,33 @@ TEST(SpirvEntryPointsLiterals, ALiteralEqualToAnIdIsNotAUse) {
   }
 }
 
+// Modules of several entry points are often made by a linker, which ends the debug
+// section with OpModuleProcessed (so does glslang with debug information). The logical
+// layout puts OpName/OpMemberName before it: the rewrite's own names (the root's members,
+// the root variable) go there too. Before, they were appended after it and the validation
+// layer rejected the module ("MemberName is in an invalid layout section"; the API fuzzer's
+// linked modules, seed 48 under indirect).
+TEST(SpirvEntryPointsLinked, NamesGoBeforeModuleProcessed) {
+  {
+    const bool v14 = true;  // OpModuleProcessed is SPIR-V 1.1 and later
+    std::string text = ThreeEntryPoints(v14);
+    const std::string anchor = "               OpName %pc_b \"pc_b\"\n";
+    ASSERT_NE(text.find(anchor), std::string::npos);
+    text.insert(text.find(anchor) + anchor.size(), "               OpModuleProcessed \"Linked by a linker\"\n");
+    const std::vector<uint32_t> words = test::Assemble(text, TargetOf(v14));
+    ASSERT_FALSE(words.empty());
+    ASSERT_EQ(test::Validate(words, TargetOf(v14)), "");
+    RewriteOptions o = DefaultLayout(Inspect(words.data(), words.size()), 24, false);
+    o.target = TargetOf(v14);
+    for (const char* entry : {"a", "c"}) {
+      o.entry_point = entry;
+      const RewriteResult r = RewriteDescriptorsToPointers(words.data(), words.size(), o);
+      ASSERT_TRUE(r.report.converted) << r.report.ToString();
+      EXPECT_EQ(test::Validate(r.module, o.target), "") << entry;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Versions, SpirvEntryPoints, testing::Values(false, true),
                          [](const testing::TestParamInfo<bool>& p) { return p.param ? "spirv15" : "spirv10"; });
 
