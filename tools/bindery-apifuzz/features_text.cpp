@@ -36,6 +36,8 @@ void VisitFeatures(V& v, Features& f) {
   v("queues", f.queues);
   v("shared_queues", f.shared_queues);
   v("dynamic_all_stages", f.dynamic_all_stages);
+  v("pipeline_library", f.pipeline_library);
+  v("multi_entry_modules", f.multi_entry_modules);
 }
 
 struct Writer {
