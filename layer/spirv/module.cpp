@@ -322,14 +322,4 @@ std::vector<uint32_t> Module::Write() const {
   return out;
 }
 
-void Module::AddName(Instruction name) {
-  auto at = debug.end();
-  while (at != debug.begin() && (at - 1)->opcode() == spv::OpModuleProcessed) --at;
-  if (at == debug.end()) {
-    debug.push_back(std::move(name));
-  } else {
-    debug.insert(at, std::move(name));
-  }
-}
-
 }  // namespace bindery::spirv

@@ -41,10 +41,6 @@ struct Module {
   std::vector<Function> functions;
 
   uint32_t TakeId() { return bound++; }
-  // Adds an OpName or OpMemberName to the debug section: before its OpModuleProcessed
-  // instructions, which the logical layout puts last (SPIRV-Tools' linker, glslang with
-  // debug information emit them).
-  void AddName(Instruction name);
   std::vector<uint32_t> Write() const;
   std::size_t WordCount() const;
   // Empties the module but keeps its storage: the sections' capacity, and the functions'

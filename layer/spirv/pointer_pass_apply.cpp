@@ -167,7 +167,7 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
     types_.AddMemberDecoration(pc_struct_, first_new + i, spv::DecorationOffset, {offsets[i]});
     Instruction name(spv::OpMemberName, 0, 0, {pc_struct_, first_new + i});
     members[i].AddName(&name);
-    m_.AddName(std::move(name));
+    m_.debug.push_back(std::move(name));
   }
   uint32_t pointer = types_.CreateType(spv::OpTypePointer, {spv::StorageClassPushConstant, pc_struct_});
   if (pc) {
@@ -180,7 +180,7 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
         names.push_back(d);
         names.back().set_operand(0, pc_struct_);
       }
-    for (auto& n : names) m_.AddName(std::move(n));
+    for (auto& n : names) m_.debug.push_back(std::move(n));
     // Moved after its new pointer type (the index follows the move).
     if (Instruction* var = types_.MoveGlobalToEnd(pc_var_)) var->set_type_id(pointer);
   } else {
@@ -189,7 +189,7 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
     types_.AddGlobal(Instruction(spv::OpVariable, pointer, pc_var_, {spv::StorageClassPushConstant}));
     Instruction name(spv::OpName, 0, 0, {pc_var_});
     name.add_string_operand("bindery_root");
-    m_.AddName(std::move(name));
+    m_.debug.push_back(std::move(name));
   }
   pc_address_pointer_ = types_.GetPointerType(spv::StorageClassPushConstant, address_type_);
   pc_u32_pointer_ = types_.GetPointerType(spv::StorageClassPushConstant, u32_);
@@ -258,7 +258,7 @@ void PointerPass::SetUpRootBuffer(const std::vector<RootMember>& members, Rewrit
     types_.AddMemberDecoration(pc_struct_, i, spv::DecorationNonWritable);
     Instruction name(spv::OpMemberName, 0, 0, {pc_struct_, i});
     members[i].AddName(&name);
-    m_.AddName(std::move(name));
+    m_.debug.push_back(std::move(name));
   }
   uint32_t pointer = types_.CreateType(spv::OpTypePointer, {static_cast<uint32_t>(sc), pc_struct_});
   pc_var_ = m_.TakeId();
@@ -268,7 +268,7 @@ void PointerPass::SetUpRootBuffer(const std::vector<RootMember>& members, Rewrit
   types_.AddDecoration(pc_var_, spv::DecorationBinding, {0});
   Instruction name(spv::OpName, 0, 0, {pc_var_});
   name.add_string_operand("bindery_root");
-  m_.AddName(std::move(name));
+  m_.debug.push_back(std::move(name));
   pc_address_pointer_ = types_.GetPointerType(sc, address_type_);
   pc_u32_pointer_ = types_.GetPointerType(sc, u32_);
 }

@@ -268,7 +268,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
         if (!converted_[c].var.name.empty()) {
           Instruction name(spv::OpName, 0, 0, {p});
           name.add_string_operand(converted_[c].var.name);
-          m_.AddName(std::move(name));
+          m_.debug.push_back(std::move(name));
         }
       }
     }

@@ -1,6 +1,7 @@
 // RewriteDescriptorsToPointers (rewrite.h): parse, analyze, rewrite, and the module-level
 // edits (capabilities, addressing model, interfaces, removed variables).
 #include <algorithm>
+#include <optional>
 
 #include "spirv/pointer_pass.h"
 #include "spirv/uniform_descriptor_index.h"
@@ -50,7 +51,7 @@ void EntryPointsNaming(const Module& m, uint32_t global, std::vector<uint8_t>* n
   names_global.assign(functions, 0);
   callees.clear();
   first_callee.assign(std::size_t{functions} + 1, 0);
-  const ExtInstSets sets(m);
+  std::optional<ExtInstSets> sets;  // made at the first match (they cost a name lookup per import)
   for (uint32_t f = 0; f < functions; ++f) {
     first_callee[f] = static_cast<uint32_t>(callees.size());
     for (const Instruction& inst : m.functions[f].instructions) {
@@ -61,10 +62,11 @@ void EntryPointsNaming(const Module& m, uint32_t global, std::vector<uint8_t>* n
       bool any = false;
       for (uint32_t i = 0; i < inst.operand_count() && !any; ++i) any = inst.operand(i) == global;
       // Only as an id (the grammar's): a literal such as `Aligned 4` may equal the id.
-      if (any)
-        grammar::ForEachIdOperand(inst, sets.SetOf(inst), [&](uint32_t i) {
-          if (inst.operand(i) == global) names_global[f] = 1;
-        });
+      if (!any) continue;
+      if (!sets) sets.emplace(m);
+      grammar::ForEachIdOperand(inst, sets->SetOf(inst), [&](uint32_t i) {
+        if (inst.operand(i) == global) names_global[f] = 1;
+      });
     }
   }
   first_callee[functions] = static_cast<uint32_t>(callees.size());
@@ -302,6 +304,15 @@ std::string PointerPass::FinishModule() {
     ep.truncate_operands(name_end);
     for (uint32_t id : keep) ep.add_operand(id);
   }
+
+  // The names the rewrite appended to the debug section go before its OpModuleProcessed
+  // instructions, which the logical layout puts last (SPIRV-Tools' linker and glslang with
+  // debug information emit them; the validation layer rejects a name after one). Done once
+  // here rather than at each name: the function rewrite's hot path stays as it was.
+  if (std::any_of(m_.debug.begin(), m_.debug.end(),
+                  [](const Instruction& i) { return i.opcode() == spv::OpModuleProcessed; }))
+    std::stable_partition(m_.debug.begin(), m_.debug.end(),
+                          [](const Instruction& i) { return i.opcode() != spv::OpModuleProcessed; });
 
   AddCapability(m_, spv::CapabilityPhysicalStorageBufferAddresses);
   if (uses_int64_) AddCapability(m_, spv::CapabilityInt64);
