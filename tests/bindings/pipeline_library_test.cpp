@@ -4,8 +4,8 @@
 // vertex input, pre-rasterization (the vertex shader), fragment shader, fragment output —
 // linked into one pipeline, in the shapes an application may use: one layout for all,
 // link-time optimisation, independent-set layouts (each library with only its own set),
-// both together, and a pipeline that gives its fragment stage itself beside three
-// libraries. Each must draw, with indirect bindings forced, exactly what the monolithic
+// both together, a pipeline that gives its fragment stage itself beside three libraries,
+// and a linking pipeline without a layout of its own (it runs with its libraries'). Each must draw, with indirect bindings forced, exactly what the monolithic
 // pipeline draws natively (image, per-vertex writes, fragment count), with validation
 // (synchronization validation on) silent below the layer. Before the fix the linked
 // pipeline was neither rewritten nor run natively, so its draw ran with set 0 never bound
@@ -35,6 +35,7 @@ enum class Shape {
   kIndependentSets,     // each shader library's layout holds only its own set; linked through their union
   kIndependentSetsLto,  // the same with link-time optimisation (the union without INDEPENDENT_SETS)
   kFragmentInPipeline,  // three libraries, the fragment shader state given by the linking pipeline itself
+  kLinkedWithoutLayout,  // kLinked, the linking pipeline without a layout of its own (no link-time optimisation)
 };
 
 const char* Name(Shape s) {
@@ -45,6 +46,7 @@ const char* Name(Shape s) {
     case Shape::kIndependentSets: return "independent sets";
     case Shape::kIndependentSetsLto: return "independent sets, link-time optimised";
     case Shape::kFragmentInPipeline: return "fragment stage in the linking pipeline";
+    case Shape::kLinkedWithoutLayout: return "linked without a layout";
   }
   return "";
 }
@@ -242,8 +244,11 @@ Built BuildPipeline(VkDevice d, Shape shape, const PipelineState& s, VkRenderPas
   if (all) {
     const VkGraphicsPipelineLibraryFlagsEXT own =
         shape == Shape::kFragmentInPipeline ? VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_SHADER_BIT_EXT : 0;
-    out.pipeline = CreatePart(d, s, own, lto ? VK_PIPELINE_CREATE_LINK_TIME_OPTIMIZATION_BIT_EXT : 0, full, pass,
-                              libraries);
+    // Without link-time optimisation the spec asks no layout of a pipeline whose libraries
+    // give all its state and do not use independent sets: it runs with theirs.
+    const VkPipelineLayout link_layout = shape == Shape::kLinkedWithoutLayout ? VK_NULL_HANDLE : full;
+    out.pipeline = CreatePart(d, s, own, lto ? VK_PIPELINE_CREATE_LINK_TIME_OPTIMIZATION_BIT_EXT : 0, link_layout,
+                              pass, libraries);
   }
   // Libraries are destroyed once linked, as the spec allows (the layer must keep what it
   // needs of them), except where that breaks below the layer, natively as well: the
@@ -469,7 +474,7 @@ TEST_P(BindingsPipelineLibraries, LinkedPipelineDrawsWhatTheMonolithicOneDraws) 
 INSTANTIATE_TEST_SUITE_P(Shapes, BindingsPipelineLibraries,
                          testing::Values(Shape::kMonolithic, Shape::kLinked, Shape::kLinkTimeOptimised,
                                          Shape::kIndependentSets, Shape::kIndependentSetsLto,
-                                         Shape::kFragmentInPipeline),
+                                         Shape::kFragmentInPipeline, Shape::kLinkedWithoutLayout),
                          [](const testing::TestParamInfo<Shape>& p) {
                            std::string name = Name(p.param);
                            for (char& c : name) {
