@@ -130,6 +130,13 @@ std::string CheckRewriteInvariants(const uint8_t* data, size_t size) {
     options.root_buffer_set = (bits >> 12) & 7u;
   }
 
+  // Now and then the rewrite for one entry point (a pipeline stage names one): the others,
+  // their execution modes, the functions only they reach and the push-constant variables
+  // no one names any more are left out (spirv::RewriteOptions::entry_point).
+  if (((bits >> 29) & 1) && !info.entry_points.empty()) {
+    options.entry_point = info.entry_points[((bits >> 30) & 3u) % info.entry_points.size()].name;
+  }
+
   const spirv::RewriteResult r = spirv::RewriteDescriptorsToPointers(words.data(), words.size(), options);
   if (!r.error.empty()) return "";  // unreadable input: a clear error is all we ask
   if (!r.report.converted) {

@@ -5,7 +5,9 @@
 #include <set>
 
 #include "spirv/instruction_shape.h"
+#include "spirv/operand_kinds.h"
 #include "spirv/resources.h"
+#include "spirv/use_kinds.h"
 
 namespace bindery::spirv {
 
@@ -106,19 +108,26 @@ std::vector<std::vector<uint32_t>> GlobalsUsedByEntryPoints(const Module& module
     if (inst.opcode() == spv::OpVariable && inst.result_id() < module.bound) is_global[inst.result_id()] = 1;
   std::vector<std::vector<uint32_t>> globals(module.functions.size()), callees(module.functions.size());
   // Each global once per function (listed_in[id] = function + 1 that listed it last).
+  // Only id operands name a global: a literal (an `Aligned 4`, a constant's bits) that
+  // happens to equal a global's id does not (the grammar says which operands are ids).
   std::vector<uint32_t> listed_in(module.bound, 0);
+  const ExtInstSets sets(module);
   for (uint32_t f = 0; f < module.functions.size(); ++f) {
     for (const Instruction& inst : module.functions[f].instructions) {
       if (inst.opcode() == spv::OpFunctionCall && inst.operand_count() >= 1 && inst.operand(0) < module.bound &&
           index_of[inst.operand(0)] != kNoFunction)
         callees[f].push_back(index_of[inst.operand(0)]);
-      for (uint32_t i = 0; i < inst.operand_count(); ++i) {
-        uint32_t w = inst.operand(i);
+      bool any = false;
+      for (uint32_t i = 0; i < inst.operand_count() && !any; ++i)
+        any = inst.operand(i) < module.bound && is_global[inst.operand(i)];
+      if (!any) continue;  // the common case: no walk of the grammar
+      grammar::ForEachIdOperand(inst, sets.SetOf(inst), [&](uint32_t i) {
+        const uint32_t w = inst.operand(i);
         if (w < module.bound && is_global[w] && listed_in[w] != f + 1) {
           listed_in[w] = f + 1;
           globals[f].push_back(w);
         }
-      }
+      });
     }
   }
   std::vector<std::vector<uint32_t>> out;

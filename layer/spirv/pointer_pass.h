@@ -70,6 +70,7 @@ class PointerPass {
   // Rewrite.
   void SetUpTypes();
   void SetUpPushConstants(RewriteReport* report);
+  std::string ChoosePushConstantVariable(const VariableInfo** chosen) const;
   // A member of the root (a set's block address or a binding's dynamic offsets): its
   // byte offset, type, where its member index goes, and its debug name.
   struct RootMember {

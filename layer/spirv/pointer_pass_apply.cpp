@@ -125,8 +125,11 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
   PooledScratch<Instruction> member_decorations_scratch;
   std::vector<Instruction>& member_decorations = member_decorations_scratch.v;
   const VariableInfo* pc = nullptr;
-  for (const VariableInfo& v : vars_)
-    if (v.kind == ResourceKind::kPushConstants) pc = &v;
+  const std::string why = ChoosePushConstantVariable(&pc);
+  if (!why.empty()) {
+    report->reason = why;
+    return;
+  }
   uint32_t old_end = 0;
   if (pc) {
     const Instruction* old_struct = types_.Def(pc->block_type);
@@ -190,6 +193,33 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
   }
   pc_address_pointer_ = types_.GetPointerType(spv::StorageClassPushConstant, address_type_);
   pc_u32_pointer_ = types_.GetPointerType(spv::StorageClassPushConstant, u32_);
+}
+
+// The push-constant variable the root joins (nullptr: a new one). A module usually has
+// one, or none. With several (each entry point may have its own), the one the module's
+// entry points use; none used (they all belong to entry points the caller left out): a new
+// one, so the root's offsets need not clear a block no remaining entry point reads. Entry
+// points using different ones cannot share one root: refused (name the entry point).
+std::string PointerPass::ChoosePushConstantVariable(const VariableInfo** chosen) const {
+  *chosen = nullptr;
+  uint32_t count = 0;
+  for (const VariableInfo& v : vars_)
+    if (v.kind == ResourceKind::kPushConstants) {
+      *chosen = &v;
+      ++count;
+    }
+  if (count == 0 || (count == 1 && options_.entry_point.empty())) return "";
+  *chosen = nullptr;
+  const std::vector<std::vector<uint32_t>> used = GlobalsUsedByEntryPoints(m_);
+  for (const std::vector<uint32_t>& globals : used)
+    for (const VariableInfo& v : vars_) {
+      if (v.kind != ResourceKind::kPushConstants || !std::binary_search(globals.begin(), globals.end(), v.id)) continue;
+      if (*chosen != nullptr && *chosen != &v)
+        return "entry points of the module use different push-constant variables (the rewrite must be made for one "
+               "entry point)";
+      *chosen = &v;
+    }
+  return "";
 }
 
 // RootPlacement::kStorageBuffer: the root members form a new read-only buffer block at

@@ -1,6 +1,7 @@
 // RewriteDescriptorsToPointers (rewrite.h): parse, analyze, rewrite, and the module-level
 // edits (capabilities, addressing model, interfaces, removed variables).
 #include <algorithm>
+#include <optional>
 
 #include "spirv/pointer_pass.h"
 #include "spirv/uniform_descriptor_index.h"
@@ -50,15 +51,22 @@ void EntryPointsNaming(const Module& m, uint32_t global, std::vector<uint8_t>* n
   names_global.assign(functions, 0);
   callees.clear();
   first_callee.assign(std::size_t{functions} + 1, 0);
+  std::optional<ExtInstSets> sets;  // made at the first match (they cost a name lookup per import)
   for (uint32_t f = 0; f < functions; ++f) {
     first_callee[f] = static_cast<uint32_t>(callees.size());
     for (const Instruction& inst : m.functions[f].instructions) {
       if (inst.opcode() == spv::OpFunctionCall && inst.operand_count() >= 1 && inst.operand(0) < m.bound &&
           index_of[inst.operand(0)] != kNoFunction)
         callees.push_back(index_of[inst.operand(0)]);
-      if (!names_global[f])
-        for (uint32_t i = 0; i < inst.operand_count(); ++i)
-          if (inst.operand(i) == global) { names_global[f] = 1; break; }
+      if (names_global[f]) continue;
+      bool any = false;
+      for (uint32_t i = 0; i < inst.operand_count() && !any; ++i) any = inst.operand(i) == global;
+      // Only as an id (the grammar's): a literal such as `Aligned 4` may equal the id.
+      if (!any) continue;
+      if (!sets) sets.emplace(m);
+      grammar::ForEachIdOperand(inst, sets->SetOf(inst), [&](uint32_t i) {
+        if (inst.operand(i) == global) names_global[f] = 1;
+      });
     }
   }
   first_callee[functions] = static_cast<uint32_t>(callees.size());
@@ -79,6 +87,139 @@ void EntryPointsNaming(const Module& m, uint32_t global, std::vector<uint8_t>* n
   }
   // A hostile bound must not leave megabytes behind on the thread.
   if (index_of.capacity() > (std::size_t{1} << 16)) std::vector<uint32_t>().swap(index_of);
+}
+
+// Names and decorations of the ids marked in `gone` (those instructions' first operand is
+// their target; other debug instructions start with literals).
+void EraseNamesAndDecorations(Module& m, const std::vector<uint8_t>& gone) {
+  auto targets_gone = [&](const Instruction& inst) {
+    switch (inst.opcode()) {
+      case spv::OpName:
+      case spv::OpDecorate:
+      case spv::OpDecorateId:
+      case spv::OpDecorateString:
+        return inst.operand_count() >= 1 && inst.operand(0) < m.bound && gone[inst.operand(0)] != 0;
+      default:
+        return false;
+    }
+  };
+  m.debug.erase(std::remove_if(m.debug.begin(), m.debug.end(), targets_gone), m.debug.end());
+  m.annotations.erase(std::remove_if(m.annotations.begin(), m.annotations.end(), targets_gone), m.annotations.end());
+}
+
+// After entry points were left out: the functions none of the remaining ones reaches go,
+// and then the push-constant variables no remaining function or interface names. Nothing
+// changes where a global instruction (non-semantic debug information) names an id of a
+// function that would go. The other entry points' blocks would otherwise stay in the
+// module beside the one the root joins: valid SPIR-V (no entry point uses two), but the
+// validation layer of Debian 12 (1.3.239) crashes creating such a module once the root's
+// records lie in the block (spirv_exec `multi_entry_push_blocks`, records in the root).
+void DropUnreachable(Module& m) {
+  constexpr uint32_t kNoFunction = ~0u;
+  std::vector<uint32_t> index_of(m.bound, kNoFunction);
+  for (uint32_t f = 0; f < m.functions.size(); ++f)
+    if (m.functions[f].id() < m.bound) index_of[m.functions[f].id()] = f;
+  std::vector<uint8_t> reached(m.functions.size(), 0);
+  std::vector<uint32_t> stack;
+  for (const Instruction& ep : m.entry_points)
+    if (ep.operand_count() >= 2 && ep.operand(1) < m.bound && index_of[ep.operand(1)] != kNoFunction)
+      stack.push_back(index_of[ep.operand(1)]);
+  while (!stack.empty()) {
+    const uint32_t f = stack.back();
+    stack.pop_back();
+    if (reached[f]) continue;
+    reached[f] = 1;
+    for (const Instruction& inst : m.functions[f].instructions)
+      if (inst.opcode() == spv::OpFunctionCall && inst.operand_count() >= 1 && inst.operand(0) < m.bound &&
+          index_of[inst.operand(0)] != kNoFunction)
+        stack.push_back(index_of[inst.operand(0)]);
+  }
+  std::vector<uint8_t> gone(m.bound, 0);  // ids defined by the functions that go
+  bool any = false;
+  for (uint32_t f = 0; f < m.functions.size(); ++f) {
+    if (reached[f]) continue;
+    any = true;
+    for (const Instruction& inst : m.functions[f].instructions)
+      if (inst.has_result() && inst.result_id() < m.bound) gone[inst.result_id()] = 1;
+  }
+  const ExtInstSets sets(m);
+  auto names_gone = [&](const Instruction& inst) {
+    bool hit = false;
+    grammar::ForEachIdOperand(inst, sets.SetOf(inst), [&](uint32_t k) {
+      hit = hit || (inst.operand(k) < m.bound && gone[inst.operand(k)]);
+    });
+    return hit;
+  };
+  if (any) {
+    for (const Instruction& inst : m.types_values)
+      if (names_gone(inst)) return;
+    for (const Instruction& inst : m.annotations)
+      if (inst.opcode() == spv::OpGroupDecorate || inst.opcode() == spv::OpGroupMemberDecorate)
+        if (names_gone(inst)) return;  // decoration groups: not edited, left as they are
+    std::size_t kept = 0;
+    for (uint32_t f = 0; f < m.functions.size(); ++f) {
+      if (!reached[f]) continue;
+      if (kept != f) std::swap(m.functions[kept], m.functions[f]);
+      ++kept;
+    }
+    m.functions.resize(kept);
+    EraseNamesAndDecorations(m, gone);
+  }
+  // Push-constant variables nothing names any more.
+  std::fill(gone.begin(), gone.end(), uint8_t{0});
+  std::vector<uint8_t> named(m.bound, 0);
+  auto mark = [&](const Instruction& inst) {
+    grammar::ForEachIdOperand(inst, sets.SetOf(inst), [&](uint32_t k) {
+      if (inst.operand(k) < m.bound) named[inst.operand(k)] = 1;
+    });
+  };
+  for (const Function& fn : m.functions)
+    for (const Instruction& inst : fn.instructions) mark(inst);
+  for (const Instruction& ep : m.entry_points) mark(ep);
+  for (const Instruction& inst : m.types_values)
+    if (inst.opcode() != spv::OpVariable) mark(inst);
+  bool unused = false;
+  for (const Instruction& inst : m.types_values)
+    if (inst.opcode() == spv::OpVariable && inst.operand_count() >= 1 &&
+        inst.operand(0) == spv::StorageClassPushConstant && inst.result_id() < m.bound && !named[inst.result_id()]) {
+      gone[inst.result_id()] = 1;
+      unused = true;
+    }
+  if (!unused) return;
+  auto is_gone = [&](const Instruction& inst) {
+    return inst.opcode() == spv::OpVariable && inst.result_id() < m.bound && gone[inst.result_id()];
+  };
+  m.types_values.erase(std::remove_if(m.types_values.begin(), m.types_values.end(), is_gone), m.types_values.end());
+  EraseNamesAndDecorations(m, gone);
+}
+
+// Leaves the entry points named `name` (of execution model `model`, unless any) and the
+// execution modes of their functions; "" or why not (no such entry point).
+std::string KeepEntryPoint(Module& m, const std::string& name, uint32_t model) {
+  auto named = [&](const Instruction& ep) {
+    return ep.operand_count() >= 3 && (model == kAnyExecutionModel || ep.operand(0) == model) &&
+           ep.string_operand(2) == name;
+  };
+  std::size_t kept = 0;
+  for (const Instruction& ep : m.entry_points) kept += named(ep) ? 1 : 0;
+  if (kept == 0) return "the module has no entry point '" + name + "' of the stage asked for";
+  if (kept == m.entry_points.size()) return "";
+  m.entry_points.erase(std::remove_if(m.entry_points.begin(), m.entry_points.end(),
+                                      [&](const Instruction& ep) { return !named(ep); }),
+                       m.entry_points.end());
+  // An execution mode names its entry point's function, which other entry points may share.
+  auto kept_function = [&](uint32_t id) {
+    for (const Instruction& ep : m.entry_points)
+      if (ep.operand(1) == id) return true;
+    return false;
+  };
+  m.execution_modes.erase(std::remove_if(m.execution_modes.begin(), m.execution_modes.end(),
+                                         [&](const Instruction& mode) {
+                                           return mode.operand_count() >= 1 && !kept_function(mode.operand(0));
+                                         }),
+                          m.execution_modes.end());
+  DropUnreachable(m);
+  return "";
 }
 
 }  // namespace
@@ -164,6 +305,15 @@ std::string PointerPass::FinishModule() {
     for (uint32_t id : keep) ep.add_operand(id);
   }
 
+  // The names the rewrite appended to the debug section go before its OpModuleProcessed
+  // instructions, which the logical layout puts last (SPIRV-Tools' linker and glslang with
+  // debug information emit them; the validation layer rejects a name after one). Done once
+  // here rather than at each name: the function rewrite's hot path stays as it was.
+  if (std::any_of(m_.debug.begin(), m_.debug.end(),
+                  [](const Instruction& i) { return i.opcode() == spv::OpModuleProcessed; }))
+    std::stable_partition(m_.debug.begin(), m_.debug.end(),
+                          [](const Instruction& i) { return i.opcode() != spv::OpModuleProcessed; });
+
   AddCapability(m_, spv::CapabilityPhysicalStorageBufferAddresses);
   if (uses_int64_) AddCapability(m_, spv::CapabilityInt64);
   if (m_.version < 0x00010500) AddExtension(m_, "SPV_KHR_physical_storage_buffer");
@@ -208,6 +358,13 @@ RewriteResult RewriteDescriptorsToPointers(const uint32_t* words, std::size_t wo
     result.report.push_constant_end = 0;
     result.module.assign(words, words + word_count);
   };
+  if (!options.entry_point.empty()) {
+    const std::string why = KeepEntryPoint(module, options.entry_point, options.execution_model);
+    if (!why.empty()) {
+      keep_original(why);
+      return result;
+    }
+  }
   {
     PointerPass pass(module, options);
     std::string why = pass.Analyze(&result.report);

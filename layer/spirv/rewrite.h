@@ -26,6 +26,8 @@
 namespace bindery::spirv {
 
 inline constexpr uint32_t kNoRootOffset = 0xffffffffu;
+// RewriteOptions::execution_model: an entry point of any execution model.
+inline constexpr uint32_t kAnyExecutionModel = 0xffffffffu;
 
 // Vulkan environment the rewritten module targets (decides the SPIR-V version rules, e.g.
 // whether OpEntryPoint lists every global variable, SPIR-V >= 1.4).
@@ -86,6 +88,16 @@ struct RewriteOptions {
   // their dynamically uniform descriptor-array indices broadcast from the first active
   // lane (spirv/uniform_descriptor_index.h: a driver workaround; 0 never).
   uint32_t broadcast_descriptor_index_models = 0;
+  // The entry point the rewritten module is made for (a pipeline stage names one, by name
+  // and stage). SPIR-V lets each entry point of a module have a push-constant variable of
+  // its own, but no entry point may statically use two
+  // (VUID-StandaloneSpirv-OpEntryPoint-06674): one root cannot join every entry point's
+  // block at once. Named, the other entry points (and their execution modes) are left out
+  // of the result and the root joins the block that entry point uses, or a new one.
+  // Empty: every entry point is kept, and a module whose entry points use different
+  // push-constant variables is refused (RootPlacement::kPushConstants).
+  std::string entry_point;
+  uint32_t execution_model = kAnyExecutionModel;  // spv::ExecutionModel, or any
 };
 
 enum class BindingOutcome {

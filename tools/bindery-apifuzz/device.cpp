@@ -118,7 +118,12 @@ bool QueryFeatures(Features* out, std::string* error) {
     const bool has_multi = HasExtension(pd, VK_EXT_MULTI_DRAW_EXTENSION_NAME);
     const bool has_robustness2 = HasExtension(pd, VK_EXT_ROBUSTNESS_2_EXTENSION_NAME);
     VkPhysicalDeviceRobustness2FeaturesEXT robustness2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT};
-    f2.pNext = &v12;
+    const bool has_gpl = HasExtension(pd, VK_KHR_PIPELINE_LIBRARY_EXTENSION_NAME) &&
+                         HasExtension(pd, VK_EXT_GRAPHICS_PIPELINE_LIBRARY_EXTENSION_NAME);
+    VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT gpl{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GRAPHICS_PIPELINE_LIBRARY_FEATURES_EXT};
+    gpl.pNext = &v12;
+    f2.pNext = has_gpl ? static_cast<void*>(&gpl) : &v12;
     v12.pNext = &v13;
     v13.pNext = has_multi ? &multi : nullptr;
     multi.pNext = has_robustness2 ? &robustness2 : nullptr;
@@ -128,6 +133,8 @@ bool QueryFeatures(Features* out, std::string* error) {
     vkGetPhysicalDeviceProperties(pd, &props);
     f.push_descriptor = HasExtension(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
     f.multi_draw = has_multi && multi.multiDraw;
+    f.pipeline_library = has_gpl && gpl.graphicsPipelineLibrary;
+    f.multi_entry_modules = true;
     f.null_descriptor = has_robustness2 && robustness2.nullDescriptor;
     VkFormatProperties fp;
     vkGetPhysicalDeviceFormatProperties(pd, VK_FORMAT_R32_UINT, &fp);
@@ -224,17 +231,25 @@ void OpenSession(bool bindery, Session* s, bool null_descriptor) {
   v12.shaderSampledImageArrayNonUniformIndexing = f.nonuniform_sampled;
   v12.shaderStorageImageArrayNonUniformIndexing = f.nonuniform_storage_image;
   v12.pNext = &v13;
+  static VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT gpl{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GRAPHICS_PIPELINE_LIBRARY_FEATURES_EXT};
+  gpl.graphicsPipelineLibrary = VK_TRUE;
+  gpl.pNext = &v12;
   test::HarnessOptions o;
   o.bindery = bindery;
   o.queue_flags = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
   o.enabled_features = &features;
-  o.device_pnext = &v12;
+  o.device_pnext = f.pipeline_library ? static_cast<void*>(&gpl) : &v12;
   for (const char* layer : StandInLayers(!null_descriptor)) o.layers_below.push_back(layer);
   o.queue_count = null_descriptor && f.shared_queues ? 1 : f.queues;
   if (f.push_descriptor) o.device_extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   if (f.multi_draw) o.device_extensions.push_back(VK_EXT_MULTI_DRAW_EXTENSION_NAME);
   if (enable_null) o.device_extensions.push_back(VK_EXT_ROBUSTNESS_2_EXTENSION_NAME);
   if (f.external_memory) o.device_extensions.push_back(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+  if (f.pipeline_library) {
+    o.device_extensions.push_back(VK_KHR_PIPELINE_LIBRARY_EXTENSION_NAME);
+    o.device_extensions.push_back(VK_EXT_GRAPHICS_PIPELINE_LIBRARY_EXTENSION_NAME);
+  }
   s->harness = std::make_unique<test::VkHarness>(o);
   ++open_devices;  // counted until the harness goes, whether or not its device opened
   if (!s->harness->ok()) {

@@ -40,6 +40,8 @@ void VisitFeatures(V& v, Features& f) {
   v("pipeline_statistics", f.pipeline_statistics);
   v("inherited_queries", f.inherited_queries);
   v("query_begins_first", f.query_begins_first);
+  v("pipeline_library", f.pipeline_library);
+  v("multi_entry_modules", f.multi_entry_modules);
 }
 
 struct Writer {

@@ -56,7 +56,8 @@ class Generator {
  public:
   Generator(uint64_t seed, const Features& f)
       : r_(seed), x_(~seed), n_(seed ^ 0x6E756C6Cull), d_(seed ^ 0x6465736378ull), q_(seed ^ 0x717565756573ull),
-        e_(seed ^ 0x65787465726Eull), s_(seed ^ 0x7374617473ull), f_(f) {
+        e_(seed ^ 0x65787465726Eull), s_(seed ^ 0x7374617473ull), m_(seed ^ 0x656E74727970ull),
+        l_(seed ^ 0x6C6962726172ull), f_(f) {
     p_.seed = seed;
   }
 
@@ -67,6 +68,8 @@ class Generator {
     MakeSetLayouts();
     MakePipelineLayouts();
     MakePipelines();
+    ShareModules();
+    ChooseLibraryModes();
     MakePools();
     p_.set_slots = r_.Range(3, 8);
     slots_.assign(p_.set_slots, SlotState{});
@@ -417,6 +420,42 @@ class Generator {
         pl.stages.push_back(MakeStage(layout, kCompute));
       }
       p_.pipelines.push_back(pl);
+    }
+  }
+
+  // Modules of several entry points (Stage::module), from their own stream (m_), consulted
+  // only where the generator may make them (Features::multi_entry_modules): elsewhere a
+  // seed's program is the one it was before. Stages of any pipelines, of any kinds, are put
+  // together (two compute stages, a graphics pipeline's vertex and fragment stages, stages
+  // of different pipelines); each keeps its own GLSL and so its own push-constant block.
+  void ShareModules() {
+    if (!f_.multi_entry_modules || !m_.Chance(40)) return;
+    std::vector<std::pair<uint32_t, uint32_t>> stages;  // (pipeline, stage)
+    for (uint32_t i = 0; i < p_.pipelines.size(); ++i)
+      for (uint32_t j = 0; j < p_.pipelines[i].stages.size(); ++j) stages.push_back({i, j});
+    for (uint32_t module = 0, modules = m_.Range(1, 2); module < modules && stages.size() >= 2; ++module) {
+      bool vertex = false;
+      for (uint32_t k = m_.Range(2, std::min<uint32_t>(3, static_cast<uint32_t>(stages.size()))); k > 0; --k) {
+        const uint32_t at = m_.Below(static_cast<uint32_t>(stages.size()));
+        Stage& stage = p_.pipelines[stages[at].first].stages[stages[at].second];
+        // One vertex stage per module: the validation layer of Debian 12 (1.3.239) reports
+        // VUID-VkGraphicsPipelineCreateInfo-Vertex-07722 (PointSize not written) for a
+        // second vertex entry point of a module, whose gl_PerVertex type the linker shares
+        // with the first (spirv-val accepts the module).
+        if (stage.stage == kVertex && vertex) continue;
+        vertex = vertex || stage.stage == kVertex;
+        stage.module = module;
+        stages.erase(stages.begin() + at);
+      }
+    }
+  }
+  // Graphics pipelines linked from libraries (Pipeline::library), from their own stream
+  // (l_), consulted only on a device with graphics pipeline libraries.
+  void ChooseLibraryModes() {
+    if (!f_.pipeline_library) return;
+    for (Pipeline& pl : p_.pipelines) {
+      if (pl.graphics && l_.Chance(50))
+        pl.library = static_cast<LibraryMode>(l_.Range(1, static_cast<uint32_t>(LibraryMode::kCount) - 1));
     }
   }
 
@@ -1240,6 +1279,8 @@ class Generator {
   Rng q_;  // several queues: see SpreadOverQueues
   Rng e_;  // buffers on external memory: see MakeExternalBuffers
   Rng s_;  // pipeline-statistics queries: see AddQuery
+  Rng m_;  // modules of several entry points: see ShareModules
+  Rng l_;  // graphics pipeline libraries: see ChooseLibraryModes
   uint32_t queries_ = 0;  // queries named so far (each kBeginQuery its own)
   Features f_;
   Program p_;

@@ -94,9 +94,34 @@ struct ShaderOp {
   bool nonuniform = false;       // that index wrapped in nonuniformEXT (descriptor indexing)
 };
 
+// Stage::module: the stage has a SPIR-V module of its own.
+constexpr uint32_t kOwnModule = UINT32_MAX;
+
 struct Stage {
   uint32_t stage = kCompute;
   std::vector<ShaderOp> ops;
+  // Another value: the stage is one entry point of a module shared by every stage (of any
+  // pipeline) with the same value — their GLSL compiled apart and linked into one module,
+  // each keeping its own push-constant block (the interpreter names the entry points:
+  // "main" for the first of each stage kind, "e<N>" for the next ones).
+  uint32_t module = kOwnModule;
+};
+
+// How a graphics pipeline is created (VK_EXT_graphics_pipeline_library, where offered).
+enum class LibraryMode : uint32_t {
+  kMonolithic = 0,
+  // Four libraries (vertex input, pre-rasterization, fragment shader, fragment output) made
+  // with the pipeline's layout, linked without link-time optimisation.
+  kLinked = 1,
+  // The same, the libraries retaining link-time information, linked with it.
+  kLinkTimeOptimised = 2,
+  // The shader libraries' layouts hold only the sets their stage may use (independent sets,
+  // VK_NULL_HANDLE for the others), linked with link-time optimisation through the
+  // pipeline's layout (compatible with their union but for the independent-sets flag).
+  kIndependentSets = 3,
+  // Three libraries; the linking pipeline gives the fragment shader state itself.
+  kFragmentInPipeline = 4,
+  kCount
 };
 
 struct Pipeline {
@@ -105,6 +130,7 @@ struct Pipeline {
   uint32_t local_size = 1;     // compute: local_size_x
   bool dispatch_base = false;  // created with VK_PIPELINE_CREATE_DISPATCH_BASE_BIT
   std::vector<Stage> stages;   // compute: one; graphics: vertex, fragment
+  LibraryMode library = LibraryMode::kMonolithic;  // graphics only
 };
 
 struct Pool {
@@ -232,6 +258,14 @@ struct Features {
   // pipeline-statistics query and crashes where pushed constants or descriptors are waiting
   // for a pipeline not bound yet (docs/apifuzz.md): there a query begins its command buffer.
   bool query_begins_first = false;
+  // VK_EXT_graphics_pipeline_library (graphicsPipelineLibrary): graphics pipelines may be
+  // linked from libraries (Pipeline::library).
+  bool pipeline_library = false;
+  // Stages may share a module of several entry points (Stage::module). Not a device feature
+  // (every device takes such modules): the generator's switch, on for every device it
+  // opens, off where a features file written before it lacks the line, so that such a
+  // file's programs stay the ones it gave.
+  bool multi_entry_modules = false;
   bool AnyDescriptorIndexing() const {
     return partially_bound || variable_count || uab_storage || uab_uniform || uab_sampled || uab_storage_image;
   }
@@ -294,6 +328,33 @@ inline bool SameSetLayout(const SetLayout& a, const SetLayout& b) {
       return false;
   }
   return true;
+}
+
+// The entry-point name of stage `stage` of pipeline `pipeline`: "main" in a module of its
+// own; in a shared module (Stage::module) "main" for the first stage of its kind there (in
+// pipeline order) and "e<N>" for the N-th after it.
+inline std::string EntryPointName(const Program& p, size_t pipeline, size_t stage) {
+  const Stage& me = p.pipelines[pipeline].stages[stage];
+  if (me.module == kOwnModule) return "main";
+  uint32_t before = 0;
+  for (size_t i = 0; i <= pipeline; ++i) {
+    const std::vector<Stage>& stages = p.pipelines[i].stages;
+    for (size_t j = 0; j < stages.size() && (i < pipeline || j < stage); ++j)
+      before += stages[j].module == me.module && stages[j].stage == me.stage ? 1 : 0;
+  }
+  return before == 0 ? std::string("main") : "e" + std::to_string(before);
+}
+
+inline const char* LibraryModeName(LibraryMode m) {
+  switch (m) {
+    case LibraryMode::kMonolithic: return "monolithic";
+    case LibraryMode::kLinked: return "linked from libraries";
+    case LibraryMode::kLinkTimeOptimised: return "linked from libraries, link-time optimised";
+    case LibraryMode::kIndependentSets: return "linked from independent-set libraries, link-time optimised";
+    case LibraryMode::kFragmentInPipeline: return "linked from libraries, fragment stage in the pipeline";
+    case LibraryMode::kCount: break;
+  }
+  return "?";
 }
 
 // Text form: one token stream; Parse returns false (with a reason) on anything malformed.

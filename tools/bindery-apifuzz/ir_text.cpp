@@ -11,10 +11,11 @@ namespace {
 // Version 2 added nullable bindings, images and samplers; version 3 descriptor-indexing
 // binding flags, update-after-bind layouts and pools, late steps and nonuniform indexing;
 // version 4 the program's queue count and each submission's queue; version 5 buffers on
-// external memory. Older texts (older cases) read with those absent.
+// external memory; version 6 each graphics pipeline's library mode and each stage's shared
+// module. Older texts (older cases) read with those absent.
 constexpr const char* kHeaders[] = {"apifuzz-program-v1", "apifuzz-program-v2", "apifuzz-program-v3",
-                                    "apifuzz-program-v4", "apifuzz-program-v5"};
-constexpr int kVersions = 5;
+                                    "apifuzz-program-v4", "apifuzz-program-v5", "apifuzz-program-v6"};
+constexpr int kVersions = 6;
 
 struct Writer {
   std::ostringstream out;
@@ -154,7 +155,9 @@ void VisitProgram(V& v, Program& p) {
         v.Field(o.dynamic_element);
         if (version >= 3) v.Field(o.nonuniform);
       });
+      if (version >= 6) v.Field(s.module);
     });
+    if (version >= 6) v.Field(pl.library);
   });
   v.Tag("pools");
   v.List(p.pools, [&](Pool& pool) {

@@ -185,6 +185,7 @@ std::string Listing(const Program& p) {
     const Pipeline& pl = p.pipelines[i];
     o << "pipeline" << i << ": " << (pl.graphics ? "graphics" : "compute") << " playout" << pl.layout;
     if (!pl.graphics) o << " local_size=" << pl.local_size << (pl.dispatch_base ? " DISPATCH_BASE" : "");
+    if (pl.graphics && pl.library != LibraryMode::kMonolithic) o << " (" << LibraryModeName(pl.library) << ")";
     o << "\n";
   }
   for (size_t i = 0; i < p.pools.size(); ++i)
@@ -245,10 +246,13 @@ std::string Listing(const Program& p) {
     }
   }
   for (size_t i = 0; i < p.pipelines.size(); ++i) {
-    for (const Stage& st : p.pipelines[i].stages) {
-      o << "\n// pipeline" << i << " " << (st.stage == kCompute ? "compute" : st.stage == kVertex ? "vertex" : "fragment")
-        << "\n"
-        << StageGlsl(p, p.pipelines[i], st);
+    for (size_t j = 0; j < p.pipelines[i].stages.size(); ++j) {
+      const Stage& st = p.pipelines[i].stages[j];
+      o << "\n// pipeline" << i << " " << (st.stage == kCompute ? "compute" : st.stage == kVertex ? "vertex" : "fragment");
+      if (st.module != kOwnModule) {
+        o << " (module" << st.module << ", entry point \"" << EntryPointName(p, i, j) << "\")";
+      }
+      o << "\n" << StageGlsl(p, p.pipelines[i], st);
     }
   }
   return o.str();

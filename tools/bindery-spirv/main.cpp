@@ -1,7 +1,9 @@
 // bindery-spirv: runs the descriptor-to-pointer rewrite on a file and shows what it did.
 //   bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks] [--records-in-root]
 //                            [--base-alignment N: descriptors' base address alignment]
-//                 [--ubo] [--target vulkan1.0|1.1|1.1spv1.4|1.2|1.3] [--glsl] -o OUT.spv
+//                 [--ubo] [--target vulkan1.0|1.1|1.1spv1.4|1.2|1.3] [--entry NAME] [--glsl] -o OUT.spv
+//   --entry NAME: the rewrite is for that entry point alone (the others are left out), as
+//                 the layer makes it for a pipeline stage of a module with several
 //   bindery-spirv info IN.spv
 #include <spirv-tools/libspirv.h>
 #include <spirv_cross_c.h>
@@ -177,7 +179,9 @@ int Rewrite(const std::vector<uint32_t>& words, const std::vector<std::string>& 
       if (!value(&v) || !ParseUint(v, &o.descriptor_base_alignment)) return Fail("--base-alignment needs a number");
     } else if (a == "--ubo") ubo = true;
     else if (a == "--glsl") glsl = true;
-    else if (a == "--target") {
+    else if (a == "--entry") {
+      if (!value(&o.entry_point)) return Fail("--entry needs an entry point's name");
+    } else if (a == "--target") {
       if (!value(&v) || !ParseTarget(v, &o.target)) return Fail("--target takes vulkan1.0|vulkan1.1|vulkan1.1spv1.4|vulkan1.2|vulkan1.3");
     } else return Fail("unknown option " + a);
   }
@@ -226,7 +230,8 @@ int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr,
                  "usage: bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks] [--records-in-root]\n"
-                 "                     [--base-alignment N] [--ubo] [--target vulkan1.0|1.1|1.1spv1.4|1.2|1.3] [--glsl] -o OUT.spv\n"
+                 "                     [--base-alignment N] [--ubo] [--target vulkan1.0|1.1|1.1spv1.4|1.2|1.3] [--entry NAME] [--glsl]\n"
+                 "                     -o OUT.spv\n"
                  "       bindery-spirv info IN.spv\n");
     return 2;
   }

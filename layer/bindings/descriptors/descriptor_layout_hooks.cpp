@@ -249,6 +249,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
     app_end = std::max(app_end, r.offset + r.size);
   }
   auto shadow = std::make_unique<PipelineLayoutShadow>();
+  shadow->create_flags = pCreateInfo->flags;
   // The root's offsets are its graphics copy's; the compute copy lies `half` bytes after.
   const RootPushSpace space = SplitPushSpace(app_end, b.max_push_bytes, b.plan.root_split);
   shadow->root = PlanRoot(std::move(sets), app_end, space.graphics_end(), b.plan.records_in_root);

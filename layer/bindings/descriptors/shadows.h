@@ -96,6 +96,10 @@ struct PipelineLayoutShadow {
   // The full native layout for pipelines that fall back (created on first need, owned
   // by DeviceBindings, guarded by DeviceBindings::fallback_mutex).
   VkPipelineLayout full = VK_NULL_HANDLE;
+  // The application's creation flags: the full layout keeps them
+  // (VK_PIPELINE_LAYOUT_CREATE_INDEPENDENT_SETS_BIT_EXT, with VK_NULL_HANDLE sets, for
+  // graphics pipeline libraries: pipeline_libraries.h).
+  VkPipelineLayoutCreateFlags create_flags = 0;
   // Sets that exist only as roots are left out of the native layout, and the others
   // renumbered in order: native_set[s] is set s's number in the native layout (kNoOffset
   // for a root-only set). The numbering of sets 0..s depends only on those sets' layouts,
@@ -274,13 +278,17 @@ struct ModuleEntry {
   mutable std::shared_ptr<const spirv::ModuleInfo> info;
   mutable std::vector<std::pair<std::string, std::shared_ptr<const CachedRewrite>>> rewrites;  // by OptionsKey
   // The same rewrites found by what determines their options besides the device: the
-  // layout (its serial) and whether the stage asks for bounds checks. A pipeline from the
+  // layout (its serial), whether the stage asks for bounds checks, and in a module of
+  // several entry points the stage's entry point. A pipeline from the
   // rewrite cache then neither builds its options nor compares their key. The few layouts
   // used last (a program that makes layouts without end keeps this bounded).
   struct LayoutRewrite {
     uint64_t layout_serial = 0;
     bool bounds_checks = false;
     uint32_t root_shift = 0;  // the bind point's root copy it reads (RootPushSpace)
+    // The entry point it was made for ("" in a module of one entry point: it serves all).
+    std::string entry_point;
+    uint32_t execution_model = spirv::kAnyExecutionModel;
     std::shared_ptr<const CachedRewrite> rewrite;
   };
   static constexpr std::size_t kLayoutRewrites = 8;

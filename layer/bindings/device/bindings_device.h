@@ -26,6 +26,7 @@
 #include "bindings/descriptors/native_buffer_sets.h"
 #include "bindings/descriptors/owned_set_region.h"
 #include "bindings/model/record_allocator.h"
+#include "bindings/pipelines/pipeline_libraries.h"
 #include "bindings/pipelines/rewrite_cache.h"
 #include "bindings/model/root_layout.h"
 #include "bindings/record/root_ring.h"
@@ -83,6 +84,9 @@ class DeviceBindings : public CapabilityDevice {
   ShardedHandleMap<VkDescriptorUpdateTemplate, TemplateShadow> templates;
   RewriteCache rewrites;
   ShardedHandleMap<VkPipeline, FallbackPipeline> fallback_pipelines;
+  // Graphics pipeline libraries made while layouts convert: what the pipelines linked
+  // from them run with (pipeline_libraries.h).
+  ShardedHandleMap<VkPipeline, PipelineLibrary> pipeline_libraries;
   // Buffer descriptors of native sets that copies into converted sets may read
   // (native_buffer_sets.h); `any_native_buffer_sets` is set once the first is registered.
   ShardedHandleMap<VkDescriptorSet, NativeBufferSet> native_buffer_sets;

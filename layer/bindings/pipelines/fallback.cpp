@@ -139,19 +139,28 @@ VkPipelineLayout DeviceBindings::FullPipelineLayout(PipelineLayoutShadow& layout
     return VK_NULL_HANDLE;
   }
   std::vector<VkDescriptorSetLayout> full_sets;
+  // A layout with independent sets (graphics pipeline libraries) may leave sets out
+  // (VK_NULL_HANDLE): its full form leaves out the same ones.
+  const bool independent_sets = (layout.create_flags & VK_PIPELINE_LAYOUT_CREATE_INDEPENDENT_SETS_BIT_EXT) != 0;
   for (const SetRoot& r : layout.root.sets) {
-    if (r.layout == nullptr) return VK_NULL_HANDLE;
+    if (r.layout == nullptr) {
+      if (!independent_sets) return VK_NULL_HANDLE;
+      full_sets.push_back(VK_NULL_HANDLE);
+      continue;
+    }
     const VkDescriptorSetLayout full = FullSetLayoutLocked(*this, *r.layout);
     if (full == VK_NULL_HANDLE) return VK_NULL_HANDLE;
     full_sets.push_back(full);
   }
-  // Layouts of the same full sets and ranges share one (bounded by shapes in use).
+  // Layouts of the same full sets, ranges and flags share one (bounded by shapes in use).
   std::string content;
   for (VkDescriptorSetLayout l : full_sets) Put(content, l);
   for (const VkPushConstantRange& r : layout.native_ranges) Put(content, r);
+  Put(content, layout.create_flags);
   auto it = full_pipeline_layouts_by_content.find(content);
   if (it != full_pipeline_layouts_by_content.end()) return layout.full = it->second;
   VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  info.flags = layout.create_flags;
   info.setLayoutCount = static_cast<uint32_t>(full_sets.size());
   info.pSetLayouts = full_sets.data();
   info.pushConstantRangeCount = static_cast<uint32_t>(layout.native_ranges.size());

@@ -48,9 +48,17 @@ spirv::TargetEnv TargetFor(uint32_t api_version, uint32_t spirv_version) {
 
 // Fills `o` (reused: its vectors keep their capacity, so a pipeline whose rewrite is
 // cached allocates nothing here).
+// `entry`: the stage's entry point where its module has several (else nullptr: the
+// module's one), of execution model `model`.
 void OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t root_shift, uint32_t spirv_version,
-                bool bounds_checks, spirv::RewriteOptions& o) {
+                bool bounds_checks, const char* entry, uint32_t model, spirv::RewriteOptions& o) {
   std::size_t used_sets = 0;
+  if (entry != nullptr) {
+    o.entry_point = entry;
+  } else {
+    o.entry_point.clear();
+  }
+  o.execution_model = model;
   o.target = TargetFor(b.plan.api_version, spirv_version);
   o.shader_int64 = b.plan.shader_int64;
   o.bounds_checks = bounds_checks;
@@ -84,6 +92,20 @@ void OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t root_s
   }
   // Sets past the used ones are dropped; the used ones keep their bindings' storage.
   o.sets.resize(used_sets);
+}
+
+// The SPIR-V execution model of a pipeline stage (spirv::kAnyExecutionModel where one
+// stage bit stands for two models: task and mesh of NV and EXT).
+uint32_t ExecutionModelOf(VkShaderStageFlagBits stage) {
+  switch (stage) {
+    case VK_SHADER_STAGE_VERTEX_BIT: return 0;
+    case VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT: return 1;
+    case VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT: return 2;
+    case VK_SHADER_STAGE_GEOMETRY_BIT: return 3;
+    case VK_SHADER_STAGE_FRAGMENT_BIT: return 4;
+    case VK_SHADER_STAGE_COMPUTE_BIT: return 5;
+    default: return spirv::kAnyExecutionModel;
+  }
 }
 
 // Does entry point `entry` of the module use a binding the root converts? (With
@@ -189,13 +211,18 @@ class StageRewriter {
       // A compute stage reads the compute bind point's copy of the root, the others the
       // graphics one's (RootPushSpace).
       const uint32_t root_shift = layout.RootShift(stage.stage == VK_SHADER_STAGE_COMPUTE_BIT ? 1 : 0);
+      // A module with several entry points is rewritten for the one the stage names: each
+      // may have its own push-constant block, which the root must join
+      // (spirv::RewriteOptions::entry_point). A module of one keeps its rewrite for all.
+      const char* entry = info->entry_points.size() > 1 ? stage.pName : nullptr;
+      const uint32_t model = entry != nullptr ? ExecutionModelOf(stage.stage) : spirv::kAnyExecutionModel;
       const auto options_now = [&]() -> const spirv::RewriteOptions& {
-        if (!have_options) OptionsFor(b_, root, root_shift, version, bounds_checks, options);
+        if (!have_options) OptionsFor(b_, root, root_shift, version, bounds_checks, entry, model, options);
         have_options = true;
         return options;
       };
       std::shared_ptr<const CachedRewrite> r =
-          RewriteOf(module, layout, bounds_checks, root_shift, *words, options_now, &hit);
+          RewriteOf(module, layout, bounds_checks, root_shift, entry, model, *words, options_now, &hit);
       if (!r->error.empty()) return "the shader could not be read: " + r->error;
       if (!r->converted && r->report.no_buffer_in_layout) {
         // The layer's inspection saw a converted binding in the stage's interface, but the
@@ -260,14 +287,15 @@ class StageRewriter {
   // the device's cache (keyed by content: identical modules share it).
   template <typename OptionsNow>
   std::shared_ptr<const CachedRewrite> RewriteOf(const ModuleEntry* module, const PipelineLayoutShadow& layout,
-                                                 bool bounds_checks, uint32_t root_shift,
-                                                 const std::vector<uint32_t>& words, OptionsNow&& options_now,
-                                                 bool* hit) {
+                                                 bool bounds_checks, uint32_t root_shift, const char* entry,
+                                                 uint32_t model, const std::vector<uint32_t>& words,
+                                                 OptionsNow&& options_now, bool* hit) {
     if (module == nullptr) return b_.rewrites.Get(words, options_now(), hit);
     {
       std::lock_guard<std::mutex> lock(module->mutex);
       for (const ModuleEntry::LayoutRewrite& e : module->by_layout) {
-        if (e.layout_serial == layout.serial && e.bounds_checks == bounds_checks && e.root_shift == root_shift) {
+        if (e.layout_serial == layout.serial && e.bounds_checks == bounds_checks && e.root_shift == root_shift &&
+            e.execution_model == model && e.entry_point == (entry != nullptr ? entry : "")) {
           *hit = true;
           return e.rewrite;
         }
@@ -292,7 +320,7 @@ class StageRewriter {
     if (!known) r = b_.rewrites.Get(words, options_now(), hit);
     std::lock_guard<std::mutex> lock(module->mutex);
     if (!known) module->rewrites.emplace_back(key, r);
-    ModuleEntry::LayoutRewrite e{layout.serial, bounds_checks, root_shift, r};
+    ModuleEntry::LayoutRewrite e{layout.serial, bounds_checks, root_shift, entry != nullptr ? entry : "", model, r};
     if (module->by_layout.size() < ModuleEntry::kLayoutRewrites) {
       module->by_layout.push_back(std::move(e));
     } else {
@@ -553,11 +581,6 @@ void MarkPushReaders(DeviceBindings& b, const uint8_t* reads_push, uint32_t coun
   }
 }
 
-bool IsLibraryPipeline(VkPipelineCreateFlags flags, const void* chain) {
-  return (flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) != 0 ||
-         FindInChain<VkBaseInStructure>(chain, VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR) != nullptr;
-}
-
 }  // namespace
 
 // Per-call state lives in inline buffers: a call creating a few pipelines from the
@@ -633,9 +656,19 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
   SmallVector<const PipelineLayoutShadow*, kInlinePipelines> layouts(count);
   SmallVector<uint8_t, kInlinePipelines> was_rewritten(count);
   SmallVector<uint8_t, kInlinePipelines> reads_push(count);
+  std::vector<LibraryChainMember> library_chain;  // graphics pipeline libraries (pipeline_libraries.h)
   for (uint32_t i = 0; i < count; ++i) {
     PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
     layouts[i] = layout;
+    if (InLibraryChain(infos[i])) {
+      // Libraries and the pipelines linked from them run natively with the full layouts.
+      library_chain.emplace_back();
+      if (!PrepareLibraryChainMember(b, infos[i], layout, i, &library_chain.back())) {
+        for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
+        return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+      }
+      continue;
+    }
     if (layout == nullptr || !layout->root.converts || infos[i].stageCount == 0) continue;
     VkPipelineShaderStageCreateInfo* out = stages.data() + next_stage;
     next_stage += infos[i].stageCount;
@@ -643,9 +676,6 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
     std::string why =
         rewriter.Rewrite(*layout, infos[i].stageCount, infos[i].pStages, out, &converted, infos[i].pNext);
     reads_push[i] = rewriter.reads_pushed_records();
-    if (why.empty() && converted && IsLibraryPipeline(infos[i].flags, infos[i].pNext)) {
-      why = "pipeline libraries are not handled";
-    }
     if (!why.empty()) {
       if (!FallBack(b, "graphics", infos[i].pStages[0].pName, why, *layout, &infos[i].layout)) {
         for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
@@ -665,6 +695,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
   MakeTwins(b, cache, pCreateInfos, layouts.data(), was_rewritten.data(), pPipelines, count);
   RecordStaticUse(b, pCreateInfos, count, pPipelines);
   MarkPushReaders(b, reads_push.data(), count, pPipelines);
+  // After RecordStaticUse: a linked pipeline's static use is its libraries' too.
+  RegisterLibraryChain(b, library_chain, pPipelines);
   return result;
 }
 

@@ -19,7 +19,7 @@ void AppendOptionsKey(const spirv::RewriteOptions& o, std::string* out) {
   std::string& key = *out;
   // Sized up front: at most one allocation (this runs for every pipeline, cached ones
   // included; a caller reusing `out` makes none).
-  std::size_t words = 6;
+  std::size_t words = 8 + o.entry_point.size() / sizeof(uint32_t) + 1;
   for (const spirv::SetLayout& s : o.sets) words += 3 + 4 * s.bindings.size();
   key.reserve(key.size() + words * sizeof(uint32_t));
   Append(key, static_cast<uint32_t>(o.target));
@@ -28,6 +28,9 @@ void AppendOptionsKey(const spirv::RewriteOptions& o, std::string* out) {
   Append(key, o.root_buffer_set);
   Append(key, o.descriptor_base_alignment);
   Append(key, o.broadcast_descriptor_index_models);
+  Append(key, o.execution_model);
+  Append(key, static_cast<uint32_t>(o.entry_point.size()));
+  key.append(o.entry_point);
   for (const spirv::SetLayout& s : o.sets) {
     Append(key, s.set);
     Append(key, s.root_offset);

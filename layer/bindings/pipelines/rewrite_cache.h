@@ -1,7 +1,7 @@
 // The rewrite cache: a module's rewrite for one layout is computed
 // once per device; a second pipeline from the same module and layout costs a lookup. Keyed
 // by the module's content (not its handle: applications recreate identical modules) and
-// the rewrite options (the pass rewrites every entry point at once). Pipeline creation
+// the rewrite options (the entry point among them where a module has several). Pipeline creation
 // is not a hot path: one mutex.
 #pragma once
 

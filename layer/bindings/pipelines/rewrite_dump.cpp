@@ -40,7 +40,8 @@ const char* TargetName(spirv::TargetEnv t) {
 std::string DescribeOptions(const spirv::RewriteOptions& o) {
   std::string out = std::string("target ") + TargetName(o.target) + (o.shader_int64 ? " int64" : " uvec2") +
                     (o.bounds_checks ? " bounds-checks" : "") + (o.convert_uniform_buffers ? " ubo" : "") +
-                    (o.broadcast_descriptor_index_models != 0 ? " broadcast-indices" : "") + "\n";
+                    (o.broadcast_descriptor_index_models != 0 ? " broadcast-indices" : "") +
+                    (o.entry_point.empty() ? "" : " entry-point " + o.entry_point) + "\n";
   char line[160];
   for (const spirv::SetLayout& s : o.sets) {
     std::snprintf(line, sizeof(line), "set %u root %u%s\n", s.set, s.root_offset, s.records_in_root ? " records" : "");

@@ -20,6 +20,8 @@ struct ModuleEntry;
 class StaticUse {
  public:
   void Add(uint32_t set, uint32_t binding) { keys_.push_back(Key(set, binding)); }
+  // Everything `other` uses (a pipeline linked from libraries uses what each of them does).
+  void AddAll(const StaticUse& other) { keys_.insert(keys_.end(), other.keys_.begin(), other.keys_.end()); }
   // Sorts and removes duplicates; call once after the last Add.
   void Seal();
   bool Uses(uint32_t set, uint32_t binding) const;

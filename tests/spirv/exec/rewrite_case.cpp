@@ -65,7 +65,8 @@ bool LibraryIsStub() {
 #endif
 }
 
-RewriteCase RewriteAndCheck(const CorpusEntry& entry, const std::vector<uint32_t>& original, const Variant& variant) {
+RewriteCase RewriteAndCheck(const CorpusEntry& entry, const std::vector<uint32_t>& original, const Variant& variant,
+                            const std::string& entry_point) {
   RewriteCase c;
   if (LibraryIsStub()) {
     c.skip = "bindery_spirv (layer/spirv/) is not in the tree yet";
@@ -142,6 +143,7 @@ RewriteCase RewriteAndCheck(const CorpusEntry& entry, const std::vector<uint32_t
   c.layout.shader_int64 = variant.int64;
   c.layout.bounds_checks = variant.bounds;
   c.layout.convert_uniform_buffers = entry.convert_ubo;
+  c.layout.entry_point = entry_point;
 
   c.result = spirv::RewriteDescriptorsToPointers(original.data(), original.size(), c.layout);
   if (!c.result.error.empty()) {

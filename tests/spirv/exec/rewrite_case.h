@@ -32,6 +32,15 @@ struct RewriteCase {
 bool LibraryIsStub();
 
 // Rewrites `original` for `entry` under `variant` and checks the result (see above).
-RewriteCase RewriteAndCheck(const CorpusEntry& entry, const std::vector<uint32_t>& original, const Variant& variant);
+// `entry_point`: the rewrite is made for that entry point alone (spirv::RewriteOptions::
+// entry_point), as the layer makes it for a stage of a module with several; "": for all.
+RewriteCase RewriteAndCheck(const CorpusEntry& entry, const std::vector<uint32_t>& original, const Variant& variant,
+                            const std::string& entry_point = "");
+
+// The entry point to rewrite a case for before running `ep`: `ep` where the module has
+// several (each may have push constants of its own), else "" (one rewrite for all).
+inline std::string RewriteEntryPoint(const CorpusEntry& entry, const std::string& ep) {
+  return entry.entries.size() > 1 ? ep : "";
+}
 
 }  // namespace bindery::spirv_exec
