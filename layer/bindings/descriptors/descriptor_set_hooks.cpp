@@ -232,12 +232,39 @@ VKAPI_ATTR void VKAPI_CALL DestroyBuffer(VkDevice device, VkBuffer buffer, const
   if (buffer != VK_NULL_HANDLE) InvalidateLookupCaches();
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
+namespace {
+
+// The allocation on a device where layouts convert (below the hook).
+VkResult AllocateConverting(DeviceBindings& b, VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
+                            VkDescriptorSet* pDescriptorSets);
+
+[[gnu::noinline]] VkResult AllocateDescriptorSetsSlow(VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
                                                       VkDescriptorSet* pDescriptorSets) {
   DeviceBindings* found = FindBindings(device);
   if (found == nullptr) return NextOf(device).AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
   DeviceBindings& b = *found;
   if (!b.Converting()) return b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+  return AllocateConverting(b, device, pAllocateInfo, pDescriptorSets);
+}
+
+}  // namespace
+
+// Until a layout converts on the device (under auto: one beyond a driver limit), an
+// allocation goes down as it is: the lookup, one test and a tail call, with no frame (the
+// converting path's locals made every call save six registers and a 472-byte frame).
+VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
+                                                      VkDescriptorSet* pDescriptorSets) {
+  DeviceBindings* cached = FindBindingsIndexed(device);
+  if (cached != nullptr && !cached->Converting()) {
+    return cached->next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+  }
+  return AllocateDescriptorSetsSlow(device, pAllocateInfo, pDescriptorSets);
+}
+
+namespace {
+
+VkResult AllocateConverting(DeviceBindings& b, VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
+                            VkDescriptorSet* pDescriptorSets) {
   const uint32_t n = pAllocateInfo->descriptorSetCount;
   ThreadLookups& lookups = Lookups();
   if (n == 1 && pAllocateInfo->pNext == nullptr) {
@@ -406,6 +433,8 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
   return result;
 }
 
+}  // namespace
+
 VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice device, VkDescriptorPool descriptorPool,
                                                   uint32_t descriptorSetCount, const VkDescriptorSet* pDescriptorSets) {
   DeviceBindings* found = FindBindings(device);
@@ -553,12 +582,33 @@ class CopyTranslator {
   std::list<std::vector<VkDescriptorBufferInfo>> values_;  // stable while writes_ point into them
 };
 
+[[gnu::noinline]] void UpdateDescriptorSetsSlow(VkDevice device, uint32_t descriptorWriteCount,
+                                                const VkWriteDescriptorSet* pDescriptorWrites,
+                                                uint32_t descriptorCopyCount,
+                                                const VkCopyDescriptorSet* pDescriptorCopies);
+
 }  // namespace
 
+// Until a layout converts on the device, an update goes down as it is: the lookup, one
+// test and a tail call, with no frame (as AllocateDescriptorSets).
 VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descriptorWriteCount,
                                                 const VkWriteDescriptorSet* pDescriptorWrites,
                                                 uint32_t descriptorCopyCount,
                                                 const VkCopyDescriptorSet* pDescriptorCopies) {
+  DeviceBindings* cached = FindBindingsIndexed(device);
+  if (cached != nullptr && !cached->Converting()) {
+    return cached->next.UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
+                                             pDescriptorCopies);
+  }
+  return UpdateDescriptorSetsSlow(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
+                                  pDescriptorCopies);
+}
+
+namespace {
+
+void UpdateDescriptorSetsSlow(VkDevice device, uint32_t descriptorWriteCount,
+                              const VkWriteDescriptorSet* pDescriptorWrites, uint32_t descriptorCopyCount,
+                              const VkCopyDescriptorSet* pDescriptorCopies) {
   DeviceBindings* found = FindBindings(device);
   if (found == nullptr) {
     NextOf(device).UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
@@ -707,5 +757,7 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
     }
   }
 }
+
+}  // namespace
 
 }  // namespace bindery::bindings
