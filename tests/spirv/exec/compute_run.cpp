@@ -123,6 +123,13 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
   push_size = (push_size + 3) & ~3u;
   std::vector<uint8_t> push(entry.push_size);
   FillPattern(entry.push_fill, push);
+  for (const auto& [offset, value] : entry.push_words) {
+    if (offset + 4 > push.size()) {
+      out.error = "@pushword at " + std::to_string(offset) + " beyond @push " + std::to_string(push.size());
+      return out;
+    }
+    std::memcpy(&push[offset], &value, 4);
+  }
   push.resize(push_size, 0);
   for (const auto& [offset, buf] : entry.push_addresses) std::memcpy(&push[offset], &o.buffers[buf].address, 8);
   // Dynamic offsets of converted dynamic buffers travel in push constants.

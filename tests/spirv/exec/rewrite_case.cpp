@@ -31,6 +31,11 @@ constexpr KnownGap kKnownGaps[] = {
     // to 8/16-bit storage-only values: intended, README "SPIR-V rewriting".
     {"storage16_only.comp", false, "needs shaderInt64", true},
     {"storage8_only.comp", false, "needs shaderInt64", true},
+    // ggml's kernels read 8/16-bit storage-only values too (ggml enables shaderInt64 where
+    // the device has it, as on the H100 and lavapipe).
+    {"ggml_mul_mat_vec_f16.spvasm", false, "needs shaderInt64", true},
+    {"ggml_mul_mat_vec_q4_0.spvasm", false, "needs shaderInt64", true},
+    {"ggml_mul_mat_vec_q8_0.spvasm", false, "needs shaderInt64", true},
 };
 
 // Cases on which the library itself misbehaves (found by the ASan build of this suite):
