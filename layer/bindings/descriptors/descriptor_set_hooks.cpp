@@ -234,17 +234,19 @@ VKAPI_ATTR void VKAPI_CALL DestroyBuffer(VkDevice device, VkBuffer buffer, const
 
 namespace {
 
-// The allocation on a device where layouts convert (below the hook).
-VkResult AllocateConverting(DeviceBindings& b, VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
-                            VkDescriptorSet* pDescriptorSets);
+// The allocation on a device where layouts convert (below the hook, which hands its lookup
+// over: four arguments, still a tail call).
+[[gnu::noinline]] VkResult AllocateConverting(DeviceBindings& b, VkDevice device,
+                                              const VkDescriptorSetAllocateInfo* pAllocateInfo,
+                                              VkDescriptorSet* pDescriptorSets);
 
-[[gnu::noinline]] VkResult AllocateDescriptorSetsSlow(VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
-                                                      VkDescriptorSet* pDescriptorSets) {
+// A device the table did not answer: the registry's answer, else straight down.
+[[gnu::noinline]] VkResult AllocateDescriptorSetsUnindexed(VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
+                                                           VkDescriptorSet* pDescriptorSets) {
   DeviceBindings* found = FindBindings(device);
   if (found == nullptr) return NextOf(device).AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
-  DeviceBindings& b = *found;
-  if (!b.Converting()) return b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
-  return AllocateConverting(b, device, pAllocateInfo, pDescriptorSets);
+  if (!found->Converting()) return found->next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+  return AllocateConverting(*found, device, pAllocateInfo, pDescriptorSets);
 }
 
 }  // namespace
@@ -255,10 +257,9 @@ VkResult AllocateConverting(DeviceBindings& b, VkDevice device, const VkDescript
 VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
                                                       VkDescriptorSet* pDescriptorSets) {
   DeviceBindings* cached = FindBindingsIndexed(device);
-  if (cached != nullptr && !cached->Converting()) {
-    return cached->next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
-  }
-  return AllocateDescriptorSetsSlow(device, pAllocateInfo, pDescriptorSets);
+  if (cached == nullptr) return AllocateDescriptorSetsUnindexed(device, pAllocateInfo, pDescriptorSets);
+  if (!cached->Converting()) return cached->next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+  return AllocateConverting(*cached, device, pAllocateInfo, pDescriptorSets);
 }
 
 namespace {
@@ -582,10 +583,28 @@ class CopyTranslator {
   std::list<std::vector<VkDescriptorBufferInfo>> values_;  // stable while writes_ point into them
 };
 
-[[gnu::noinline]] void UpdateDescriptorSetsSlow(VkDevice device, uint32_t descriptorWriteCount,
-                                                const VkWriteDescriptorSet* pDescriptorWrites,
-                                                uint32_t descriptorCopyCount,
-                                                const VkCopyDescriptorSet* pDescriptorCopies);
+// The update on a device where layouts convert (the hook hands its lookup over: six
+// arguments in registers, still a tail call).
+[[gnu::noinline]] void UpdateConverting(DeviceBindings& b, VkDevice device, uint32_t descriptorWriteCount,
+                                        const VkWriteDescriptorSet* pDescriptorWrites, uint32_t descriptorCopyCount,
+                                        const VkCopyDescriptorSet* pDescriptorCopies);
+
+// A device the table did not answer: the registry's answer, else straight down.
+[[gnu::noinline]] void UpdateDescriptorSetsUnindexed(VkDevice device, uint32_t descriptorWriteCount,
+                                                     const VkWriteDescriptorSet* pDescriptorWrites,
+                                                     uint32_t descriptorCopyCount,
+                                                     const VkCopyDescriptorSet* pDescriptorCopies) {
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) {
+    return NextOf(device).UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
+                                               pDescriptorCopies);
+  }
+  if (!found->Converting()) {
+    return found->next.UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
+                                            pDescriptorCopies);
+  }
+  UpdateConverting(*found, device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount, pDescriptorCopies);
+}
 
 }  // namespace
 
@@ -596,30 +615,23 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
                                                 uint32_t descriptorCopyCount,
                                                 const VkCopyDescriptorSet* pDescriptorCopies) {
   DeviceBindings* cached = FindBindingsIndexed(device);
-  if (cached != nullptr && !cached->Converting()) {
+  if (cached == nullptr) {
+    return UpdateDescriptorSetsUnindexed(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
+                                         pDescriptorCopies);
+  }
+  if (!cached->Converting()) {
     return cached->next.UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
                                              pDescriptorCopies);
   }
-  return UpdateDescriptorSetsSlow(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
-                                  pDescriptorCopies);
+  return UpdateConverting(*cached, device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
+                          pDescriptorCopies);
 }
 
 namespace {
 
-void UpdateDescriptorSetsSlow(VkDevice device, uint32_t descriptorWriteCount,
-                              const VkWriteDescriptorSet* pDescriptorWrites, uint32_t descriptorCopyCount,
-                              const VkCopyDescriptorSet* pDescriptorCopies) {
-  DeviceBindings* found = FindBindings(device);
-  if (found == nullptr) {
-    NextOf(device).UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
-                                        pDescriptorCopies);
-    return;
-  }
-  DeviceBindings& b = *found;
-  if (!b.Converting()) {
-    b.next.UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount, pDescriptorCopies);
-    return;
-  }
+void UpdateConverting(DeviceBindings& b, VkDevice device, uint32_t descriptorWriteCount,
+                      const VkWriteDescriptorSet* pDescriptorWrites, uint32_t descriptorCopyCount,
+                      const VkCopyDescriptorSet* pDescriptorCopies) {
   // The leading writes into layer-owned sets (usually all of them): records written in
   // place, as below, without the native bookkeeping (nothing of such a set goes down).
   // The rest, and the copies, take the general path; they come after these writes, as the
