@@ -14,8 +14,11 @@
 // (4096 rows of 14336) and ADD ne=[4096,1,1,1] nr=[1,512,1,1] (a 4096 x 512 tensor plus a
 // broadcast row); on a CPU device 256 rows of 2048 and 4096 x 16. Each result is checked
 // against the value the fill pattern gives (rows left out with a message when wrong).
+// PROBE_GGML_ROBUSTNESS=off makes the device without robustBufferAccess (no bounds checks
+// anywhere): what the checks cost the f16 and add kernels.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -68,6 +71,13 @@ void QueryAsGgml(bool bindery, GgmlFeatures* out) {
   }
   out->Chain();
   vkGetPhysicalDeviceFeatures2(h.physical_device(), &out->f2);
+  // PROBE_GGML_ROBUSTNESS=off: without robustBufferAccess (and pipeline robustness), to price
+  // the bounds checks the layer adds where ggml's device asks for robustness.
+  if (const char* r = std::getenv("PROBE_GGML_ROBUSTNESS"); r != nullptr && std::strcmp(r, "off") == 0) {
+    out->f2.features.robustBufferAccess = VK_FALSE;
+    out->robustness_extension = false;
+    out->robustness.pipelineRobustness = VK_FALSE;
+  }
   VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   props.pNext = &subgroup;
