@@ -86,6 +86,11 @@ ProbeDevice::ProbeDevice(bool bindery) : bindery_(bindery), bda_(BdaFeatures()),
   error_ = harness_.ok() ? Init() : harness_.error();
 }
 
+ProbeDevice::ProbeDevice(bool bindery, const test::HarnessOptions& options)
+    : bindery_(bindery), bda_(BdaFeatures()), features_(Int64Features()), harness_(options) {
+  error_ = harness_.ok() ? Init() : harness_.error();
+}
+
 std::string ProbeDevice::Init() {
   const VkDevice d = device();
   const bool ok = LoadRecordFns(d, &fn_) && LoadTransferCmdFns(d, &fn_) &&

@@ -36,6 +36,9 @@ class ProbeDevice {
  public:
   // Bindery on or off; the configuration's BINDERY_* settings come from the environment.
   explicit ProbeDevice(bool bindery);
+  // A device made from `options` (its bindery flag is `bindery`'s): one shaped as a given
+  // application makes its own (probe_ggml.cpp). What options point to must outlive it.
+  ProbeDevice(bool bindery, const test::HarnessOptions& options);
   ~ProbeDevice();
   ProbeDevice(const ProbeDevice&) = delete;
   ProbeDevice& operator=(const ProbeDevice&) = delete;

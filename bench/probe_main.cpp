@@ -4,7 +4,7 @@
 // (BINDERY_* settings). scripts/bench-compare runs it for each configuration, interleaved
 // and repeated, and reports medians and interquartile ranges.
 //
-//   bindery_probe --layer on|off [--groups record,stream,transfer,bytes,fill64,kernel,pipeline,timeline]
+//   bindery_probe --layer on|off [--groups record,stream,transfer,bytes,fill64,kernel,pipeline,ggml,timeline]
 //                 [--rows SUBSTRING,...]   (record rows only: those whose names contain one)
 //
 // Output, one line each (tab-separated): "device <description>", then
@@ -32,7 +32,8 @@ using namespace bindery::bench;
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: bindery_probe --layer on|off [--groups record,stream,transfer,bytes,fill64,kernel,pipeline,timeline] "
+               "usage: bindery_probe --layer on|off [--groups record,stream,transfer,bytes,fill64,kernel,pipeline,ggml,"
+               "timeline] "
                "[--rows SUBSTRING,...]\n");
   return 1;
 }
@@ -75,11 +76,13 @@ int main(int argc, char** argv) {
   }
   if (layer < 0) return Usage();
   PrepareEnvironment();
-  // The timeline group makes a device of its own (with the timeline feature); the probe
-  // device is made only when another group needs it (no second device otherwise).
+  // The timeline and ggml groups make devices of their own (the timeline feature; every
+  // feature, as ggml does); the probe device is made only when another group needs it (no
+  // second device otherwise).
   std::unique_ptr<ProbeDevice> probe;
   std::string description;
-  if (groups.size() > groups.count("timeline")) {
+  bool printed_device = false;
+  if (groups.size() > groups.count("timeline") + groups.count("ggml")) {
     probe = std::make_unique<ProbeDevice>(layer == 1);
     if (!probe->error().empty()) {
       std::fprintf(stderr, "bindery_probe: error: %s\n", probe->error().c_str());
@@ -87,6 +90,7 @@ int main(int argc, char** argv) {
     }
     std::printf("device\t%s\n", probe->Description().c_str());
     std::fflush(stdout);
+    printed_device = true;
   }
   int failures = 0;
   auto print = [&](const char* group, const std::vector<ProbeResult>& results) {
@@ -108,10 +112,19 @@ int main(int argc, char** argv) {
     if (groups.count("kernel")) print("kernel", RunKernelProbes(device));
     if (groups.count("pipeline")) print("pipeline", RunPipelineProbes(device));
   }
+  if (groups.count("ggml")) {
+    probe.reset();  // one device at a time
+    std::string ggml_device;
+    const std::vector<ProbeResult> results = RunGgmlProbes(layer == 1, &ggml_device);
+    // The first device line names the configuration's device (scripts/bench-compare).
+    if (!ggml_device.empty() && !printed_device) std::printf("device\t%s\n", ggml_device.c_str());
+    printed_device = printed_device || !ggml_device.empty();
+    print("ggml", results);
+  }
   if (groups.count("timeline")) {
     probe.reset();  // one device at a time
     const std::vector<ProbeResult> results = RunTimelineProbes(layer == 1, &description);
-    if (!description.empty()) std::printf("device\t%s\n", description.c_str());
+    if (!description.empty() && !printed_device) std::printf("device\t%s\n", description.c_str());
     print("timeline", results);
   }
   return failures == 0 ? 0 : 1;

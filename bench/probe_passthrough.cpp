@@ -38,8 +38,8 @@ struct Objects {
   explicit Objects(VkDevice d) : device(d) {}
   ~Objects() {
     vkDeviceWaitIdle(device);
-    for (VkPipeline p : {compute, graphics}) vkDestroyPipeline(device, p, nullptr);
-    for (VkPipelineLayout l : {compute_layout, graphics_layout}) vkDestroyPipelineLayout(device, l, nullptr);
+    for (VkPipeline p : {compute, compute_ranged, graphics}) vkDestroyPipeline(device, p, nullptr);
+    for (VkPipelineLayout l : {compute_layout, ranged_layout, graphics_layout}) vkDestroyPipelineLayout(device, l, nullptr);
     for (VkDescriptorSetLayout l : set_layouts) vkDestroyDescriptorSetLayout(device, l, nullptr);
     vkDestroyDescriptorPool(device, pool, nullptr);
     for (VkShaderModule m : modules) vkDestroyShaderModule(device, m, nullptr);
@@ -54,6 +54,11 @@ struct Objects {
   VkDescriptorSetLayout set_layouts[2] = {};  // 0: one uniform buffer; 1: one storage buffer
   VkPipelineLayout compute_layout = VK_NULL_HANDLE, graphics_layout = VK_NULL_HANDLE;
   VkPipeline compute = VK_NULL_HANDLE, graphics = VK_NULL_HANDLE;
+  // The same compute pipeline through a layout with the push-constant ranges the layer gives
+  // a converting layout on a 256-byte device with the split root (graphics stages over
+  // [0, 128), compute over [128, 256)): is a native bind slower through such a layout?
+  VkPipelineLayout ranged_layout = VK_NULL_HANDLE;
+  VkPipeline compute_ranged = VK_NULL_HANDLE;
   VkDescriptorPool pool = VK_NULL_HANDLE;
   VkDescriptorSet ubo_sets[kSets] = {};
   VkDescriptorSet out_set = VK_NULL_HANDLE;
@@ -86,6 +91,14 @@ bool CreateComputePart(ProbeDevice& d, Objects& o, const DeviceBuffer& ubo, cons
   cp.stage.pName = "main";
   cp.layout = o.compute_layout;
   if (vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &cp, nullptr, &o.compute) != VK_SUCCESS) return false;
+  const uint32_t max_push = d.limits().maxPushConstantsSize;
+  const VkPushConstantRange ranges[2] = {{VK_SHADER_STAGE_ALL_GRAPHICS, 0, max_push / 2},
+                                         {VK_SHADER_STAGE_COMPUTE_BIT, max_push / 2, max_push / 2}};
+  pl.pushConstantRangeCount = 2;
+  pl.pPushConstantRanges = ranges;
+  if (vkCreatePipelineLayout(dev, &pl, nullptr, &o.ranged_layout) != VK_SUCCESS) return false;
+  cp.layout = o.ranged_layout;
+  if (vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &cp, nullptr, &o.compute_ranged) != VK_SUCCESS) return false;
 
   const VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kSets},
                                          {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1}};
@@ -243,6 +256,21 @@ std::vector<ProbeResult> RunPassThroughProbes(ProbeDevice& d) {
       return true;
     });
     if (ns >= 0) out.push_back({bind_row, "ns/cmd", ns});
+    const char* const ranged_row = "record/bind native UBO set + dispatch through root-shaped push ranges";
+    const uint32_t half = d.limits().maxPushConstantsSize / 2;
+    const uint8_t root[16] = {};
+    const double ranged = !RowWanted(ranged_row) ? -1 : PerCommand(d, [&](VkCommandBuffer cb) {
+      fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.compute_ranged);
+      fn.CmdPushConstants(cb, o.ranged_layout, VK_SHADER_STAGE_COMPUTE_BIT, half, sizeof(root), root);
+      fn.CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.ranged_layout, 1, 1, &o.out_set, 0, nullptr);
+      for (uint32_t i = 0; i < kCommands; ++i) {
+        fn.CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.ranged_layout, 0, 1, &o.ubo_sets[i % kSets], 0,
+                                 nullptr);
+        fn.CmdDispatch(cb, 1, 1, 1);
+      }
+      return true;
+    });
+    if (ranged >= 0) out.push_back({ranged_row, "ns/cmd", ranged});
   }
   if (RowWanted(draw_row) && CreateGraphicsPart(d, o)) {
     auto draw = reinterpret_cast<PFN_vkCmdDraw>(vkGetDeviceProcAddr(d.device(), "vkCmdDraw"));

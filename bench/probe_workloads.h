@@ -29,6 +29,10 @@ std::vector<ProbeResult> RunByteWriteProbes(ProbeDevice& d);
 std::vector<ProbeResult> RunPipelineProbes(ProbeDevice& d);
 // kernel/*: GPU time of inference kernels (matrix-vector products, element-wise add).
 std::vector<ProbeResult> RunKernelProbes(ProbeDevice& d);
+// ggml/*: GPU time of ggml's own kernels (its matrix-vector products and broadcast add, the
+// SPIR-V its build generates) on a device made as ggml makes its own (probe_ggml.cpp).
+// `description`: the device's name.
+std::vector<ProbeResult> RunGgmlProbes(bool layer, std::string* description);
 // timeline/*: wall time of timeline semaphore round trips, chained submits and a fan-out,
 // on a device of their own (`layer`: Bindery on; BINDERY_TIMELINE from the environment).
 // `description`: the device's name.

@@ -79,7 +79,11 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
   if (device == VK_NULL_HANDLE) return;
   std::unique_ptr<DeviceState> state = StateRegistry::Get().RemoveDevice(device);
   if (state == nullptr) return;
-  BINDERY_LOG(state->log(), kInfo, "summary", "device summary: %s", state->counters.Summary().c_str());
+  // Not rate-limited: one line per device is its own limit, and a process that makes and
+  // destroys many devices (a test binary) would otherwise lose the summaries it reads.
+  if (state->log().Enabled(LogLevel::kInfo)) {
+    state->log().Log(LogLevel::kInfo, "summary", "device summary: %s", state->counters.Summary().c_str());
+  }
   if (const Trackers* t = state->trackers.get()) {
     BINDERY_LOG(state->log(), kDebug, "teardown",
                 "device teardown: still tracked %zu buffers, %zu memory objects, %zu command pools, %zu command "

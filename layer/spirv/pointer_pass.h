@@ -175,7 +175,9 @@ class PointerPass {
   uint32_t records_pointer_ = 0, address_pointer_ = 0;  // PSB pointers to the record array / one address
   uint32_t pc_var_ = 0, pc_struct_ = 0, pc_address_pointer_ = 0, pc_u32_pointer_ = 0;
   bool new_pc_var_ = false;
-  std::vector<uint32_t> root_member_;      // per set in options_.sets: member index of its address
+  std::vector<uint32_t> root_member_;      // per set in options_.sets: member index of its records in the root
+  std::vector<uint32_t> block_member_;     // per set: member index of its block's address (kNoMember: none read)
+  static constexpr uint32_t kNoMember = 0xffffffffu;
   std::vector<uint32_t> dynamic_member_;   // per converted: member index of its dynamic offsets, or ~0
   bool uses_int64_ = false;
   bool emitted_device_scope_ = false;

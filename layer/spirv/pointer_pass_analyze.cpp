@@ -114,6 +114,7 @@ PointerPass::PointerPass(Module& module, const RewriteOptions& options)
   TakePooled(&use_begin_);
   TakePooled(&local_def_);
   TakePooled(&root_member_);
+  TakePooled(&block_member_);
   TakePooled(&dynamic_member_);
   TakePooled(&out_);
   TakePooled(&set_records_);
@@ -130,6 +131,7 @@ PointerPass::~PointerPass() {
   GivePooled(&use_begin_);
   GivePooled(&local_def_);
   GivePooled(&root_member_);
+  GivePooled(&block_member_);
   GivePooled(&dynamic_member_);
   GivePooled(&out_);
   GivePooled(&set_records_);

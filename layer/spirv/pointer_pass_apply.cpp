@@ -85,23 +85,34 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
   PooledScratch<Member> members_scratch;
   std::vector<Member>& members = members_scratch.v;
   root_member_.assign(options_.sets.size(), kNone);
+  block_member_.assign(options_.sets.size(), kNone);
   dynamic_member_.assign(converted_.size(), kNone);
   for (uint32_t s = 0; s < options_.sets.size(); ++s) {
-    // Records in the root: an array covering every record this module reads (its type a
-    // record struct of its own, never the argument block's).
+    // Records in the root: an array covering every record this module reads there (its
+    // type a record struct of its own, never the argument block's); the block's address
+    // where some binding it reads lies in the block (after a prefix of records in the root).
+    const SetLayout& set = options_.sets[s];
     uint32_t records_used = 0;
-    bool used = false;
+    bool used = false, reads_block = false;
     for (const Converted& c : converted_)
-      if (c.set == &options_.sets[s]) {
+      if (c.set == &set) {
         used = true;
+        if (!set.BindingInRoot(*c.binding)) {
+          reads_block = true;
+          continue;
+        }
         records_used = std::max(records_used, c.binding->first_record + std::max(1u, c.binding->array_size));
       }
     if (!used) continue;
-    if (!options_.sets[s].records_in_root) {
-      members.push_back({options_.sets[s].root_offset, address_type_, &root_member_[s], "bindery_set",
-                         options_.sets[s].set});
+    if (!set.records_in_root) {
+      members.push_back({set.root_offset, address_type_, &block_member_[s], "bindery_set", set.set});
       continue;
     }
+    if (reads_block) {
+      members.push_back({set.root_offset + 16 * set.root_records, address_type_, &block_member_[s],
+                         "bindery_set_block", set.set});
+    }
+    if (records_used == 0) continue;
     uint32_t record = types_.CreateType(spv::OpTypeStruct, {address_type_, address_type_});
     types_.AddMemberDecoration(record, 0, spv::DecorationOffset, {0});
     types_.AddMemberDecoration(record, 1, spv::DecorationOffset, {8});
@@ -274,7 +285,7 @@ void PointerPass::SetUpRootBuffer(const std::vector<RootMember>& members, Rewrit
 }
 
 uint32_t PointerPass::EmitRootPointer(uint32_t set_index) {
-  uint32_t member = types_.GetUintConstant(root_member_[set_index]);
+  uint32_t member = types_.GetUintConstant(block_member_[set_index]);
   uint32_t chain = Emit(spv::OpAccessChain, pc_address_pointer_, {pc_var_, member});
   uint32_t root = Emit(spv::OpLoad, address_type_, {chain});
   return Emit(options_.shader_int64 ? spv::OpConvertUToPtr : spv::OpBitcast, records_pointer_, {root});
@@ -287,7 +298,7 @@ uint32_t PointerPass::EmitRecordPointer(uint32_t c, uint32_t element, uint32_t r
   uint32_t first = types_.GetUintConstant(cv.binding->first_record);
   uint32_t index = first;
   uint32_t element_u32 = element;
-  const bool in_root = cv.set->records_in_root;
+  const bool in_root = cv.set->BindingInRoot(*cv.binding);
   if (element != 0) {
     index = Emit(spv::OpIAdd, u32_, {first, element});
     // 64-bit like every dynamic index of a buffer-pointer chain (pointer_pass_wide_indices.cpp).

@@ -257,7 +257,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       prologue_done = true;
       for (uint32_t c : direct) {
         uint32_t s = static_cast<uint32_t>(converted_[c].set - options_.sets.data());
-        if (!set_records_[s] && !options_.sets[s].records_in_root) set_records_[s] = EmitRootPointer(s);
+        if (!set_records_[s] && block_member_[s] != kNoMember) set_records_[s] = EmitRootPointer(s);
       }
       for (uint32_t c : direct) {
         if (converted_[c].var.array_type) continue;

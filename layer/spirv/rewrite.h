@@ -60,6 +60,15 @@ struct SetLayout {
   // reads each buffer's address straight from the root, as a driver reads its
   // descriptors, with no load of the argument block before its first access.
   bool records_in_root = false;
+  // With records_in_root: only the set's first `root_records` records lie in the root (a
+  // binding whose records all lie below it is read from there), followed at root_offset +
+  // 16 root_records by the address of the set's block, where the later bindings' records
+  // are read. 0: every record lies in the root (no block address).
+  uint32_t root_records = 0;
+  // Does `b` (a binding of this set) read its records from the root?
+  bool BindingInRoot(const BindingLayout& b) const {
+    return records_in_root && (root_records == 0 || b.first_record + (b.array_size == 0 ? 1 : b.array_size) <= root_records);
+  }
 };
 
 enum class RootPlacement {

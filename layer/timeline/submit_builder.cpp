@@ -6,7 +6,7 @@
 
 namespace bindery::timeline {
 
-VkResult SubmitBuilder::Release(const Batch* const* batches, std::size_t count, Route route) {
+VkResult SubmitBuilder::Release(const Batch* const* batches, std::size_t count, Route route, bool caller_releases) {
   VkResult r = Begin(batches, count);
   if (r == VK_SUCCESS) PushUnsignal();
   for (std::size_t b = 0; b < count && r == VK_SUCCESS; ++b) {
@@ -18,7 +18,7 @@ VkResult SubmitBuilder::Release(const Batch* const* batches, std::size_t count, 
     RollBack(r);
     return r;
   }
-  Commit();
+  Commit(caller_releases);
   return VK_SUCCESS;
 }
 
@@ -227,13 +227,22 @@ VkResult SubmitBuilder::StageSignals(const Batch& batch, VkSubmitInfo2& out) {
   return VK_SUCCESS;
 }
 
-void SubmitBuilder::Commit() {
+void SubmitBuilder::Commit(bool caller_releases) {
   sub_->submitted.store(true, std::memory_order_release);
   // A host thread already waiting on a value this call signals wakes on the change below
   // and, finding the point pending, blocks on this submission's fence itself.
   queue_.in_flight.push_back(std::move(sub_));
+  // Submit threads not told: this queue's (the thread committing has this queue's mutex and
+  // looks at its parked work in the same pass, DrainParked, or it has none, SubmitLocked),
+  // and, when the caller releases them itself, those of the queues whose parked work waits
+  // on a semaphore this call signals (a queue that parks on one after this read finds the
+  // point pending, or sees the change signal moved past what it listens from: Park).
+  uint64_t released_by_caller = 0;
+  if (caller_releases) {
+    for (const SemaphoreRef& s : staged_) released_by_caller |= s->parked_queues.load(std::memory_order_acquire);
+  }
   staged_.clear();
-  device_.NotifyChange();
+  device_.NotifyChange(true, &queue_, released_by_caller);
 }
 
 void SubmitBuilder::RollBack(VkResult why) {

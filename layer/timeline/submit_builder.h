@@ -46,7 +46,10 @@ class SubmitBuilder {
   // Sends `count` batches (in queue order) down as one driver call through `route`.
   // VK_NOT_READY: a wait cannot be met by a submission the driver has (see above);
   // any result but VK_SUCCESS means nothing reached the driver.
-  VkResult Release(const Batch* const* batches, std::size_t count, Route route);
+  // `caller_releases`: the caller releases, right after, the parked work that waits on the
+  // timeline values these batches signal (DeviceTimelines::Submit, through parked_queues),
+  // so the submit threads of those queues are not told of the change.
+  VkResult Release(const Batch* const* batches, std::size_t count, Route route, bool caller_releases = false);
 
  private:
   VkResult Begin(const Batch* const* batches, std::size_t count);
@@ -61,7 +64,7 @@ class SubmitBuilder {
   VkResult SendDown(Route route);
   VkResult SendSubmit();
   VkResult SendBindSparse();
-  void Commit();
+  void Commit(bool caller_releases);
   void RollBack(VkResult why);
 
   void PushSemaphore(VkSemaphore s, VkPipelineStageFlags2 stage, uint32_t device_index);

@@ -9,6 +9,8 @@
 // fake ever goes down. The timeline state lives beside it, found by handle.
 #include "timeline/timeline_device.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -35,7 +37,8 @@ DeviceTimelines::DeviceTimelines(DeviceState& d, const TimelinePlan& plan, const
       next(n),
       synchronization2(plan.synchronization2),
       counters{&d.counters.Register("emulated semaphores"), &d.counters.Register("parked submissions"),
-               &d.counters.Register("timeline relays"), &d.counters.Register("host waits")} {}
+               &d.counters.Register("timeline relays"), &d.counters.Register("host waits"),
+               &d.counters.Register("submit-thread looks")} {}
 
 DeviceTimelines::~DeviceTimelines() {
   stopping_.store(true);
@@ -49,7 +52,12 @@ DeviceTimelines::~DeviceTimelines() {
     {
       std::lock_guard<std::mutex> lock(q->mutex);
       q->completion_wanted.notify_all();
-      q->work_parked.notify_all();
+    }
+    {
+      // stopping_ was set before this lock: a submit thread not yet asleep sees it.
+      std::lock_guard<std::mutex> lock(change_mutex_);
+      q->changed.notify_all();
+      unindexed_changed_.notify_all();
     }
     if (q->thread.joinable()) q->thread.join();
     if (q->completion_thread.joinable()) q->completion_thread.join();
@@ -89,21 +97,27 @@ DeviceTimelines::~DeviceTimelines() {
 
 // ---- change signal --------------------------------------------------------------------
 
-uint64_t DeviceTimelines::Generation() {
-  std::lock_guard<std::mutex> lock(change_mutex_);
-  return generation_;
-}
-
-void DeviceTimelines::NotifyChange(bool submit_threads) {
+void DeviceTimelines::NotifyChange(bool submit_threads, const QueueTimelines* except, uint64_t except_queues) {
+  uint64_t listeners = 0;
+  bool unindexed = false;
   {
     std::lock_guard<std::mutex> lock(change_mutex_);
-    ++generation_;
+    generation_.store(generation_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    if (submit_threads) {
+      listeners = listening_queues_ & ~except_queues;
+      unindexed = unindexed_listening_ != 0;
+    }
   }
   changed_.notify_all();
-  // A submit thread sleeps here only while its queue has parked work; once that work has
-  // gone down (a host signal released it itself) the change is none of its business.
-  if (!submit_threads) return;
-  if (queues_with_parked_.load(std::memory_order_acquire) != 0 || stopping_.load()) queues_changed_.notify_all();
+  // Only threads whose queue has parked work listen: once a host signal released that work
+  // itself, the change is none of their business and they sleep on.
+  while (listeners != 0) {
+    const uint32_t i = static_cast<uint32_t>(__builtin_ctzll(listeners));
+    listeners &= listeners - 1;
+    QueueTimelines* q = indexed_queues_[i];
+    if (q != except) q->changed.notify_one();
+  }
+  if (unindexed) unindexed_changed_.notify_all();
 }
 
 namespace {
@@ -118,13 +132,42 @@ std::chrono::nanoseconds Bounded(uint64_t timeout_ns) {
 
 void DeviceTimelines::WaitChange(uint64_t seen, uint64_t timeout_ns) {
   std::unique_lock<std::mutex> lock(change_mutex_);
-  changed_.wait_for(lock, Bounded(timeout_ns), [&] { return generation_ != seen || stopping_.load() || lost(); });
+  changed_.wait_for(lock, Bounded(timeout_ns), [&] {
+    return generation_.load(std::memory_order_relaxed) != seen || stopping_.load() || lost();
+  });
 }
 
-void DeviceTimelines::WaitQueueChange(uint64_t seen, uint64_t timeout_ns) {
+void DeviceTimelines::Listen(QueueTimelines& q, uint64_t seen) {
+  q.listen_seen = seen;
+  if (q.listening) return;
+  q.listening = true;
+  if (q.index == kUnindexedQueue) ++unindexed_listening_;
+  else listening_queues_ |= uint64_t{1} << q.index;
+}
+
+void DeviceTimelines::Unlisten(QueueTimelines& q) {
+  if (!q.listening) return;
+  q.listening = false;
+  if (q.index == kUnindexedQueue) --unindexed_listening_;
+  else listening_queues_ &= ~(uint64_t{1} << q.index);
+}
+
+void DeviceTimelines::Kick(QueueTimelines& q) {
+  q.kick = true;
+  if (q.index == kUnindexedQueue) unindexed_changed_.notify_all();
+  else q.changed.notify_one();
+}
+
+void DeviceTimelines::SleepUntilLook(QueueTimelines& q, bool listen, uint64_t seen, uint64_t timeout_ns) {
   std::unique_lock<std::mutex> lock(change_mutex_);
-  queues_changed_.wait_for(lock, Bounded(timeout_ns),
-                           [&] { return generation_ != seen || stopping_.load() || lost(); });
+  if (listen) Listen(q, seen);
+  std::condition_variable& cv = q.index == kUnindexedQueue ? unindexed_changed_ : q.changed;
+  cv.wait_for(lock, Bounded(timeout_ns), [&] {
+    return stopping_.load() || q.kick ||
+           (q.listening && (generation_.load(std::memory_order_relaxed) != q.listen_seen || lost()));
+  });
+  q.kick = false;
+  Unlisten(q);
 }
 
 void DeviceTimelines::MarkLost() {
@@ -233,6 +276,8 @@ void DeviceTimelines::WantCompletion(const SubmissionRef& sub) {
 // blocks on the oldest incomplete submission while any submission is wanted: a waiter
 // that later wants an older submission than the one being waited on cannot exist.
 void DeviceTimelines::CompletionThread(QueueTimelines* q) {
+  // Named so that profilers and debuggers tell the layer's threads from the driver's.
+  pthread_setname_np(pthread_self(), "bindery-done");
   std::unique_lock<std::mutex> lock(q->mutex);
   while (!stopping_.load() && !lost()) {
     SubmissionRef oldest;

@@ -69,7 +69,19 @@ struct QueueTimelines {
   std::mutex mutex;  // everything below
   std::deque<ParkedWork> parked;
   std::thread thread;  // started when work is first parked
-  std::condition_variable work_parked;  // the submit thread sleeps on it while nothing is parked
+  // The submit thread sleeps on `changed` under the device's change mutex (a queue past the
+  // indexed table: on the device's unindexed_changed_); the three fields below are under
+  // that mutex too. It looks at its queue again when `kick` is set, or, while `listening`,
+  // once the change signal moves past `listen_seen`. `listening` is set by the thread after
+  // a look that left work parked, or on its behalf by the thread that parks work on an
+  // empty queue (with the generation read before that thread's readiness check, so a change
+  // in between is not missed): parking hands nothing to the submit thread, and a signal that
+  // releases the work itself (vkSignalSemaphore, a submit on another queue) wakes nobody.
+  // Cleared when the thread wakes or the queue's parked work is gone.
+  std::condition_variable changed;
+  bool listening = false;
+  bool kick = false;
+  uint64_t listen_seen = 0;
   // Started when a host waiter first needs a submission of this queue to complete: blocks
   // on the driver fences in submission order and wakes waiters (see CompletionThread).
   std::thread completion_thread;
@@ -161,16 +173,18 @@ class DeviceTimelines : public CapabilityDevice {
   bool lost() const { return lost_.load(std::memory_order_acquire); }
   void MarkLost();
 
-  // Change signal: a point became pending or was reached, a host signal, device loss,
-  // parked work added. Waiters read the generation before checking, then wait for it to move.
-  uint64_t Generation();
-  // `submit_threads` false: only host waiters are woken (the change cannot make parked
-  // work ready: work was just parked by the thread that found it not ready).
-  void NotifyChange(bool submit_threads = true);
+  // Change signal: a point became pending or was reached, a host signal, device loss, a
+  // release of parked work. Waiters read the generation before checking, then wait for it
+  // to move. Reading it takes no lock.
+  uint64_t Generation() const { return generation_.load(std::memory_order_acquire); }
+  // Wakes host waiters and, with `submit_threads`, the submit threads listening for a change
+  // (QueueTimelines::listening) but `except`'s: a release on a queue by any thread notifies
+  // with its own queue excepted, since that thread has just looked at it under its mutex
+  // (what the release makes ready there it releases in the same pass).
+  // `except_queues`: indexed queues (bit = index) not told either (their parked work is
+  // released by the caller: SubmitBuilder::Commit).
+  void NotifyChange(bool submit_threads = true, const QueueTimelines* except = nullptr, uint64_t except_queues = 0);
   void WaitChange(uint64_t seen, uint64_t timeout_ns);
-  // The submit threads' wait for a change: they are woken only while some queue has
-  // parked work (a host signal that released everything itself wakes none of them).
-  void WaitQueueChange(uint64_t seen, uint64_t timeout_ns);
 
   // A device wait found pending point `p` of `s` with its direct semaphore taken and no
   // spare (s.mutex held): `s`, and semaphores created later, get spares from now on.
@@ -184,6 +198,9 @@ class DeviceTimelines : public CapabilityDevice {
     Counter* parked;
     Counter* relays;
     Counter* host_waits;
+    // Each time a queue's submit thread looks at its parked work: work that a host signal or
+    // another queue's submit releases itself costs none (tests count them).
+    Counter* submit_thread_looks;
   } counters;
 
  private:
@@ -209,7 +226,18 @@ class DeviceTimelines : public CapabilityDevice {
   // Submit's work under q.mutex; `sent`: how many of the batches went down at once.
   VkResult SubmitLocked(QueueTimelines& q, std::vector<Batch>& batches, std::size_t count, VkFence fence, Route route,
                         std::size_t* sent);
-  void Park(QueueTimelines& q, ParkedWork&& work);
+  // `look_now`: the submit thread must look at once (a present, a wait only a completion
+  // can release, a release that was refused for a retry, a queue past the indexed table);
+  // else it only listens from generation `seen` (read before the readiness check that found
+  // the work not ready). q.mutex held.
+  void Park(QueueTimelines& q, ParkedWork&& work, bool look_now, uint64_t seen);
+  // The submit thread's sleep: until kicked, or, while it listens, until the generation
+  // moves past what it listens from (`listen`: start listening from `seen` first).
+  void SleepUntilLook(QueueTimelines& q, bool listen, uint64_t seen, uint64_t timeout_ns);
+  // Under change_mutex_.
+  void Listen(QueueTimelines& q, uint64_t seen);
+  void Unlisten(QueueTimelines& q);
+  void Kick(QueueTimelines& q);
   void ParkBinarySignals(const Batch& batch, int delta);
   // Releases what is ready on `q` (q.mutex held). `presents`: also a present at the front
   // (the submit thread only: a present may block, a host signal should not).
@@ -248,11 +276,13 @@ class DeviceTimelines : public CapabilityDevice {
   std::atomic<uint32_t> queue_count_{0};
 
   std::mutex change_mutex_;
-  std::condition_variable changed_;         // host waiters
-  std::condition_variable queues_changed_;  // submit threads (WaitQueueChange)
-  uint64_t generation_ = 0;
-  // Queues whose `parked` is not empty (changed under that queue's mutex).
-  std::atomic<uint32_t> queues_with_parked_{0};
+  std::condition_variable changed_;            // host waiters
+  std::condition_variable unindexed_changed_;  // submit threads of queues past the indexed table
+  std::atomic<uint64_t> generation_{0};        // written under change_mutex_
+  // Under change_mutex_: the indexed queues whose submit thread listens (bit = index), and
+  // how many unindexed ones do.
+  uint64_t listening_queues_ = 0;
+  uint32_t unindexed_listening_ = 0;
   std::atomic<bool> lost_{false};
   std::atomic<bool> stopping_{false};
   // Some semaphore of this device has needed a relay (TimelineSemaphore::relays): the

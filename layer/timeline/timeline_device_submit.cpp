@@ -12,6 +12,8 @@
 // layer when the points it signals are reached. Whatever cannot go yet is parked with
 // everything after it on that queue (submits, fence-only submits, presents), so queue
 // order holds; binary semaphores signalled by parked work make their waiters park too.
+#include <pthread.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
@@ -115,7 +117,7 @@ VkResult DeviceTimelines::SubmitFence(QueueTimelines& q, VkFence fence, Route ro
   return r;
 }
 
-void DeviceTimelines::Park(QueueTimelines& q, ParkedWork&& work) {
+void DeviceTimelines::Park(QueueTimelines& q, ParkedWork&& work, bool look_now, uint64_t seen) {
   for (const Batch& b : work.batches) {
     ParkBinarySignals(b, +1);
     if (q.index == kUnindexedQueue) continue;
@@ -126,15 +128,27 @@ void DeviceTimelines::Park(QueueTimelines& q, ParkedWork&& work) {
   ParkFence(work.fence, +1);
   counters.parked->Add(work.kind == ParkedWork::Kind::kPresent ? 1 : std::max<std::size_t>(work.batches.size(), 1));
   const bool first = q.parked.empty();
-  if (first) queues_with_parked_.fetch_add(1, std::memory_order_acq_rel);
   q.parked.push_back(std::move(work));
-  if (!q.thread.joinable()) q.thread = std::thread(&DeviceTimelines::SubmitThread, this, &q);
-  // The submit thread looks at this queue again only when it had nothing parked (it may
-  // sleep on either wait then). Work parked behind other parked work needs no look: this
-  // thread just found it not ready under the queue's mutex, and whatever makes it ready
-  // later wakes the thread (or a host signal releases it itself, through parked_queues).
-  if (first) q.work_parked.notify_one();
-  NotifyChange(first);
+  if (!q.thread.joinable()) {
+    q.thread = std::thread(&DeviceTimelines::SubmitThread, this, &q);  // it looks at once
+    return;
+  }
+  // Work parked behind other parked work needs nothing: the submit thread is already
+  // listening (or looking) for the work before it. Work parked on an empty queue needs no
+  // look either where what can make it ready either releases it itself (a host signal, a
+  // submit on another queue: through parked_queues) or bumps the change signal (a relay
+  // sent down, a parked binary signaller released, a destroyed semaphore, device loss):
+  // the thread listens from `seen`, read before this thread's readiness check, so a change
+  // after that check wakes it. No hand-off per park: with the application's thread and
+  // the submit thread on one core, each wake-up was a context switch in the round trip.
+  if (!first) return;
+  std::lock_guard<std::mutex> lock(change_mutex_);
+  if (look_now || q.index == kUnindexedQueue) {
+    Kick(q);  // a queue past the table has no bit in parked_queues: only its thread releases
+    return;
+  }
+  Listen(q, seen);
+  if (generation_.load(std::memory_order_relaxed) != seen) Kick(q);
 }
 
 VkResult DeviceTimelines::Submit(QueueTimelines& q, std::vector<Batch>& batches, std::size_t count, VkFence fence,
@@ -160,6 +174,9 @@ VkResult DeviceTimelines::Submit(QueueTimelines& q, std::vector<Batch>& batches,
 
 VkResult DeviceTimelines::SubmitLocked(QueueTimelines& q, std::vector<Batch>& batches, std::size_t count,
                                        VkFence fence, Route route, std::size_t* sent) {
+  // Before the readiness check: a change after it must make the submit thread look (Park).
+  const uint64_t seen = Generation();
+  bool look_now = false;
   Sweep(q);
   std::size_t ready = 0;
   if (q.parked.empty()) {
@@ -168,13 +185,21 @@ VkResult DeviceTimelines::SubmitLocked(QueueTimelines& q, std::vector<Batch>& ba
     q.local_direct.clear();
     q.release_list.clear();
     while (ready < count && BatchReady(q, batches[ready])) q.release_list.push_back(&batches[ready++]);
-    q.awaiting.reset();  // the submit thread asks for that completion once the rest parks
+    // A wait only a completion can release: the submit thread asks for it once the rest parks.
+    look_now = q.awaiting != nullptr;
+    q.awaiting.reset();
     if (ready != 0) {
-      const VkResult r = q.builder.Release(q.release_list.data(), ready, route);
-      // Not ready after all (another queue is relaying a point these batches wait):
-      // nothing went down, so all of them park.
-      if (r == VK_NOT_READY) ready = 0;
-      else if (r != VK_SUCCESS) return r;
+      // The parked work these batches' signals release goes down on this thread (Submit).
+      const VkResult r = q.builder.Release(q.release_list.data(), ready, route, true);
+      // Not ready after all (another queue is relaying a point these batches wait), or the
+      // call must be built again (SubmitBuilder): nothing went down, so all of them park
+      // and the submit thread looks again.
+      if (r == VK_NOT_READY) {
+        ready = 0;
+        look_now = true;
+      } else if (r != VK_SUCCESS) {
+        return r;
+      }
       *sent = ready;
     }
     if (ready == count) {
@@ -197,17 +222,19 @@ VkResult DeviceTimelines::SubmitLocked(QueueTimelines& q, std::vector<Batch>& ba
       parked.sparse = nullptr;
     }
   }
-  Park(q, std::move(work));
+  Park(q, std::move(work), look_now, seen);
   return VK_SUCCESS;
 }
 
 void DeviceTimelines::DrainParked(QueueTimelines& q, bool presents) {
-  struct Emptied {  // counts the queue out of queues_with_parked_ however this returns
+  struct Emptied {  // the submit thread stops listening once nothing is parked, however this returns
     DeviceTimelines& d;
     QueueTimelines& q;
     const bool had = !q.parked.empty();
     ~Emptied() {
-      if (had && q.parked.empty()) d.queues_with_parked_.fetch_sub(1, std::memory_order_acq_rel);
+      if (!had || !q.parked.empty()) return;
+      std::lock_guard<std::mutex> lock(d.change_mutex_);
+      d.Unlisten(q);
     }
   } emptied{*this, q};
   q.awaiting.reset();
@@ -308,7 +335,14 @@ void DeviceTimelines::ReleaseParkedOn(TimelineSemaphore& s, const QueueTimelines
     if (&q == except) continue;
     std::lock_guard<std::mutex> lock(q.mutex);
     if (!q.parked.empty()) DrainParked(q, false);
-    q.awaiting.reset();  // the queue's submit thread asks for that completion itself
+    // What is left for the queue's submit thread alone: a present at the front, or a wait
+    // only a completion can release (it asks for that completion itself).
+    if (!q.parked.empty() &&
+        (q.awaiting != nullptr || q.parked.front().kind == ParkedWork::Kind::kPresent)) {
+      std::lock_guard<std::mutex> change(change_mutex_);
+      Kick(q);
+    }
+    q.awaiting.reset();
     // Nothing parked there any more: no work on that queue waits on `s` (a later park sets
     // the bit again, under this same lock).
     if (q.parked.empty()) s.parked_queues.fetch_and(~bit, std::memory_order_acq_rel);
@@ -316,15 +350,21 @@ void DeviceTimelines::ReleaseParkedOn(TimelineSemaphore& s, const QueueTimelines
 }
 
 void DeviceTimelines::SubmitThread(QueueTimelines* q) {
+  // Named so that profilers and debuggers tell the layer's threads from the driver's.
+  pthread_setname_np(pthread_self(), "bindery-submit");
   std::unique_lock<std::mutex> lock(q->mutex);
   while (!stopping_.load()) {
     if (q->parked.empty()) {
-      // Nothing to release: sleep until work is parked, so that the change signal of
-      // every submission and host signal does not wake this thread for nothing.
-      q->work_parked.wait_for(lock, std::chrono::milliseconds(100));
+      // Nothing to release: sleep until work is parked and something may make it ready
+      // (Park), so that the change signal of every submission and host signal does not
+      // wake this thread for nothing.
+      lock.unlock();
+      SleepUntilLook(*q, false, 0, 100'000'000);
+      lock.lock();
       continue;
     }
     const uint64_t seen = Generation();
+    counters.submit_thread_looks->Add();
     DrainParked(*q);
     SubmissionRef awaiting = std::move(q->awaiting);
     if (q->parked.empty()) continue;
@@ -341,7 +381,7 @@ void DeviceTimelines::SubmitThread(QueueTimelines* q) {
         continue;
       }
     }
-    WaitQueueChange(seen, 100'000'000);
+    SleepUntilLook(*q, true, seen, 100'000'000);
     lock.lock();
   }
 }
@@ -375,7 +415,7 @@ VkResult DeviceTimelines::Present(QueueTimelines& q, const VkPresentInfoKHR* inf
   if (info->pResults != nullptr) {
     for (uint32_t i = 0; i < info->swapchainCount; ++i) info->pResults[i] = VK_SUCCESS;
   }
-  Park(q, std::move(work));
+  Park(q, std::move(work), true, Generation());
   return late;
 }
 

@@ -108,6 +108,9 @@ TEST(SetLayoutPlan, SmallSetsFixedWhileBoundMayCarryTheirRecordsInTheRoot) {
   EXPECT_TRUE(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 2), B(1, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1)})
                   .records_fit_root);
   EXPECT_FALSE(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 5)}).records_fit_root);  // more than kMaxRecordsInRoot
+  EXPECT_TRUE(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 5)}).records_prefix_fit_root);  // a prefix may travel
+  EXPECT_FALSE(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 5)}, false, {VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT})
+                   .records_prefix_fit_root);
   EXPECT_FALSE(Plan({B(0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1)}).records_fit_root);   // converts nothing
   EXPECT_FALSE(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1)}, false, {VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT})
                    .records_fit_root);
@@ -138,17 +141,27 @@ TEST(RootPlan, RecordsInTheRootTakeSixteenBytesEachWhileTheyLeaveRoomForLaterSet
   EXPECT_TRUE(r.sets[1].records_in_root);
   EXPECT_EQ(r.sets[1].root_offset, 56u);
   EXPECT_EQ(r.sets[1].dynamic_offset, 72u);
-  EXPECT_FALSE(r.sets[2].records_in_root);  // 8 records: its block's address
+  // 8 records, more than kMaxRecordsInRoot: a prefix of 7 (as many as leave 8 bytes to
+  // spare after the block's address), then its block's address.
+  EXPECT_TRUE(r.sets[2].records_in_root);
+  EXPECT_TRUE(r.sets[2].partial());
   EXPECT_EQ(r.sets[2].root_offset, 80u);
-  EXPECT_EQ(r.end, 88u);
+  EXPECT_EQ(r.sets[2].root_records, 7u);
+  EXPECT_EQ(r.sets[2].slot_bytes, 7u * 16 + 8);
+  EXPECT_EQ(r.end, 200u);
   EXPECT_TRUE(r.fits);
   // Set 0 is where it was in a layout compatible for set 0 only.
   EXPECT_EQ(PlanRoot({three}, 4, 256, true).sets[0].root_offset, 8u);
   EXPECT_EQ(PlanRoot({three}, 4, 256, true).sets[0].slot_bytes, 48u);
-  // Without room for kRootReserveAfterRecords more bytes, the set keeps its address.
+  // Without room for kRootReserveAfterRecords more bytes after all three, a prefix of two
+  // and the block's address (8 bytes to spare); with no room for one record, the address.
   const RootLayout tight = PlanRoot({three}, 192, 256, true);
-  EXPECT_FALSE(tight.sets[0].records_in_root);
-  EXPECT_EQ(tight.sets[0].slot_bytes, 8u);
+  EXPECT_TRUE(tight.sets[0].partial());
+  EXPECT_EQ(tight.sets[0].root_records, 2u);
+  EXPECT_EQ(tight.sets[0].slot_bytes, 40u);
+  const RootLayout tighter = PlanRoot({three}, 232, 256, true);
+  EXPECT_FALSE(tighter.sets[0].records_in_root);
+  EXPECT_EQ(tighter.sets[0].slot_bytes, 8u);
   // Off by default (the ring's plan, and the unit tests above).
   EXPECT_FALSE(PlanRoot({three}, 4, 256).sets[0].records_in_root);
 }
@@ -162,17 +175,49 @@ TEST(RootPlan, SplitPushSpaceGivesEachBindPointHalfOfTheRootBytes) {
   EXPECT_EQ(split.graphics_end(), 128u);
   EXPECT_EQ(split.compute_shift(), 120u);
   // Lavapipe's 128 bytes: 56 each. A root of the add's three records (48 bytes, with 32 to
-  // spare) keeps its addresses there; on 256 bytes its records fit.
+  // spare) carries two of them there and its block's address; on 256 bytes all three.
   EXPECT_EQ(SplitPushSpace(4, 128, true).half, 56u);
   auto three = std::make_shared<SetLayoutShadow>(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3)}));
   EXPECT_TRUE(PlanRoot({three}, 4, split.graphics_end(), true).sets[0].records_in_root);
-  EXPECT_FALSE(PlanRoot({three}, 4, SplitPushSpace(4, 128, true).graphics_end(), true).sets[0].records_in_root);
+  EXPECT_FALSE(PlanRoot({three}, 4, split.graphics_end(), true).sets[0].partial());
+  EXPECT_EQ(PlanRoot({three}, 4, SplitPushSpace(4, 128, true).graphics_end(), true).sets[0].root_records, 2u);
   // Not split: one region to the end, no shift.
   const RootPushSpace whole = SplitPushSpace(4, 256, false);
   EXPECT_EQ(whole.graphics_end(), 256u);
   EXPECT_EQ(whole.compute_shift(), 0u);
   // Nothing left after the application's ranges: no region.
   EXPECT_EQ(SplitPushSpace(256, 256, true).half, 0u);
+}
+
+// ggml's shape (docs/indirect-bindings.md, "Records in the root"): one layout of 12 storage
+// buffers for every pipeline, each pipeline layout its own push-constant range (52 bytes for a
+// matrix-vector product, 116 for a binary op) on the H100's 256 bytes, split. The kernels
+// read their first 3 to 5 buffers: those records travel in the root, the rest in the block.
+TEST(RootPlan, ALargeSetCarriesAPrefixOfItsRecordsBeforeItsBlocksAddress) {
+  std::vector<VkDescriptorSetLayoutBinding> twelve;
+  for (uint32_t i = 0; i < 12; ++i) twelve.push_back(B(i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1));
+  auto ggml = std::make_shared<SetLayoutShadow>(Plan(twelve));
+  ASSERT_FALSE(ggml->records_fit_root);
+  ASSERT_TRUE(ggml->records_prefix_fit_root);
+  const RootLayout matvec = PlanRoot({ggml}, 52, SplitPushSpace(52, 256, true).graphics_end(), true);
+  EXPECT_EQ(matvec.sets[0].root_offset, 56u);
+  EXPECT_EQ(matvec.sets[0].root_records, 5u);  // bindings 0..4: A, B, D and the two fusion inputs
+  EXPECT_EQ(matvec.sets[0].slot_bytes, 5u * 16 + 8);
+  EXPECT_TRUE(matvec.fits);
+  const RootLayout binary = PlanRoot({ggml}, 116, SplitPushSpace(116, 256, true).graphics_end(), true);
+  EXPECT_EQ(binary.sets[0].root_offset, 120u);
+  EXPECT_EQ(binary.sets[0].root_records, 3u);  // A, B, D
+  EXPECT_TRUE(binary.fits);
+  // At most kMaxRootPrefixRecords, however much room there is.
+  EXPECT_EQ(PlanRoot({ggml}, 0, 4096, true).sets[0].root_records, kMaxRootPrefixRecords);
+  // A set above the large one still finds room for its address (kRootReserveAfterPrefix);
+  // the large one's prefix is the same in both layouts (compatible for set 0).
+  auto one = std::make_shared<SetLayoutShadow>(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1)}));
+  const RootLayout two = PlanRoot({ggml, one}, 116, SplitPushSpace(116, 256, true).graphics_end(), true);
+  EXPECT_EQ(two.sets[0].root_records, 3u);
+  EXPECT_EQ(two.sets[1].root_offset, 176u);
+  EXPECT_FALSE(two.sets[1].records_in_root);
+  EXPECT_TRUE(two.fits);
 }
 
 TEST(RecordAllocator, OutOfPoolMemoryVersusFragmentedAndMerging) {

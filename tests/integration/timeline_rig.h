@@ -285,10 +285,24 @@ class TimelineRig {
   static uint32_t Word(const HostBuffer& b, size_t i = 0) { return static_cast<const uint32_t*>(b.mapped)[i]; }
 
   ~TimelineRig() {
-    if (!ok()) return;
+    if (!ok() || device == VK_NULL_HANDLE) return;
     vkDeviceWaitIdle(device);
     for (VkSemaphore s : owned_) vkDestroySemaphore(device, s, nullptr);
     for (const auto& [pool, cb] : cbs_) vkFreeCommandBuffers(device, pool, 1, &cb);
+  }
+
+  // Destroys what the rig made and the device; returns the layer's summary of it (printed
+  // at vkDestroyDevice: the counters the layer keeps).
+  std::string DestroyDeviceForSummary() {
+    if (!ok() || device == VK_NULL_HANDLE) return "";
+    vkDeviceWaitIdle(device);
+    for (VkSemaphore s : owned_) vkDestroySemaphore(device, s, nullptr);
+    for (const auto& [pool, cb] : cbs_) vkFreeCommandBuffers(device, pool, 1, &cb);
+    owned_.clear();
+    cbs_.clear();
+    h->DestroyDevice();
+    device = VK_NULL_HANDLE;
+    return h->BinderySummary();
   }
 
   std::unique_ptr<VkHarness> h;

@@ -1,5 +1,5 @@
 // bindery-spirv: runs the descriptor-to-pointer rewrite on a file and shows what it did.
-//   bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks] [--records-in-root]
+//   bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks] [--records-in-root] [--root-records N]
 //                            [--base-alignment N: descriptors' base address alignment]
 //                 [--ubo] [--target vulkan1.0|1.1|1.1spv1.4|1.2|1.3] [--entry NAME] [--glsl] -o OUT.spv
 //   --entry NAME: the rewrite is for that entry point alone (the others are left out), as
@@ -149,6 +149,7 @@ int Rewrite(const std::vector<uint32_t>& words, const std::vector<std::string>& 
   std::string out_path;
   uint32_t root_offset = kNoRootOffset;
   bool ubo = false, glsl = false, sets_given = false, records_in_root = false;
+  uint32_t root_records = 0;  // --root-records: a prefix of each set's records in the root, then its block's address
   std::set<uint32_t> sets;
   RewriteOptions o;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -175,6 +176,10 @@ int Rewrite(const std::vector<uint32_t>& words, const std::vector<std::string>& 
     } else if (a == "--no-int64") o.shader_int64 = false;
     else if (a == "--bounds-checks") o.bounds_checks = true;
     else if (a == "--records-in-root") records_in_root = true;
+    else if (a == "--root-records") {
+      if (!value(&v) || !ParseUint(v, &root_records) || root_records == 0) return Fail("--root-records needs a number > 0");
+      records_in_root = true;
+    }
     else if (a == "--base-alignment") {
       if (!value(&v) || !ParseUint(v, &o.descriptor_base_alignment)) return Fail("--base-alignment needs a number");
     } else if (a == "--ubo") ubo = true;
@@ -200,7 +205,12 @@ int Rewrite(const std::vector<uint32_t>& words, const std::vector<std::string>& 
       s.records_in_root = true;
       uint32_t records = 0;
       for (const BindingLayout& b : s.bindings) records = std::max(records, b.first_record + std::max(1u, b.array_size));
-      cursor += 16 * records;
+      if (root_records != 0 && root_records < records) {
+        s.root_records = root_records;
+        cursor += 16 * root_records + 8;
+      } else {
+        cursor += 16 * records;
+      }
     }
   }
   o.convert_uniform_buffers = ubo;
@@ -229,7 +239,7 @@ int Rewrite(const std::vector<uint32_t>& words, const std::vector<std::string>& 
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr,
-                 "usage: bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks] [--records-in-root]\n"
+                 "usage: bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks] [--records-in-root] [--root-records N]\n"
                  "                     [--base-alignment N] [--ubo] [--target vulkan1.0|1.1|1.1spv1.4|1.2|1.3] [--entry NAME] [--glsl]\n"
                  "                     -o OUT.spv\n"
                  "       bindery-spirv info IN.spv\n");

@@ -232,12 +232,40 @@ VKAPI_ATTR void VKAPI_CALL DestroyBuffer(VkDevice device, VkBuffer buffer, const
   if (buffer != VK_NULL_HANDLE) InvalidateLookupCaches();
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
-                                                      VkDescriptorSet* pDescriptorSets) {
+namespace {
+
+// The allocation on a device where layouts convert (below the hook, which hands its lookup
+// over: four arguments, still a tail call).
+[[gnu::noinline]] VkResult AllocateConverting(DeviceBindings& b, VkDevice device,
+                                              const VkDescriptorSetAllocateInfo* pAllocateInfo,
+                                              VkDescriptorSet* pDescriptorSets);
+
+// A device the table did not answer: the registry's answer, else straight down.
+[[gnu::noinline]] VkResult AllocateDescriptorSetsUnindexed(VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
+                                                           VkDescriptorSet* pDescriptorSets) {
   DeviceBindings* found = FindBindings(device);
   if (found == nullptr) return NextOf(device).AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
-  DeviceBindings& b = *found;
-  if (!b.Converting()) return b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+  if (!found->Converting()) return found->next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+  return AllocateConverting(*found, device, pAllocateInfo, pDescriptorSets);
+}
+
+}  // namespace
+
+// Until a layout converts on the device (under auto: one beyond a driver limit), an
+// allocation goes down as it is: the lookup, one test and a tail call, with no frame (the
+// converting path's locals made every call save six registers and a 472-byte frame).
+VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
+                                                      VkDescriptorSet* pDescriptorSets) {
+  DeviceBindings* cached = FindBindingsIndexed(device);
+  if (cached == nullptr) return AllocateDescriptorSetsUnindexed(device, pAllocateInfo, pDescriptorSets);
+  if (!cached->Converting()) return cached->next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+  return AllocateConverting(*cached, device, pAllocateInfo, pDescriptorSets);
+}
+
+namespace {
+
+VkResult AllocateConverting(DeviceBindings& b, VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
+                            VkDescriptorSet* pDescriptorSets) {
   const uint32_t n = pAllocateInfo->descriptorSetCount;
   ThreadLookups& lookups = Lookups();
   if (n == 1 && pAllocateInfo->pNext == nullptr) {
@@ -406,6 +434,8 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
   return result;
 }
 
+}  // namespace
+
 VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice device, VkDescriptorPool descriptorPool,
                                                   uint32_t descriptorSetCount, const VkDescriptorSet* pDescriptorSets) {
   DeviceBindings* found = FindBindings(device);
@@ -553,23 +583,55 @@ class CopyTranslator {
   std::list<std::vector<VkDescriptorBufferInfo>> values_;  // stable while writes_ point into them
 };
 
+// The update on a device where layouts convert (the hook hands its lookup over: six
+// arguments in registers, still a tail call).
+[[gnu::noinline]] void UpdateConverting(DeviceBindings& b, VkDevice device, uint32_t descriptorWriteCount,
+                                        const VkWriteDescriptorSet* pDescriptorWrites, uint32_t descriptorCopyCount,
+                                        const VkCopyDescriptorSet* pDescriptorCopies);
+
+// A device the table did not answer: the registry's answer, else straight down.
+[[gnu::noinline]] void UpdateDescriptorSetsUnindexed(VkDevice device, uint32_t descriptorWriteCount,
+                                                     const VkWriteDescriptorSet* pDescriptorWrites,
+                                                     uint32_t descriptorCopyCount,
+                                                     const VkCopyDescriptorSet* pDescriptorCopies) {
+  DeviceBindings* found = FindBindings(device);
+  if (found == nullptr) {
+    return NextOf(device).UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
+                                               pDescriptorCopies);
+  }
+  if (!found->Converting()) {
+    return found->next.UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
+                                            pDescriptorCopies);
+  }
+  UpdateConverting(*found, device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount, pDescriptorCopies);
+}
+
 }  // namespace
 
+// Until a layout converts on the device, an update goes down as it is: the lookup, one
+// test and a tail call, with no frame (as AllocateDescriptorSets).
 VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descriptorWriteCount,
                                                 const VkWriteDescriptorSet* pDescriptorWrites,
                                                 uint32_t descriptorCopyCount,
                                                 const VkCopyDescriptorSet* pDescriptorCopies) {
-  DeviceBindings* found = FindBindings(device);
-  if (found == nullptr) {
-    NextOf(device).UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
-                                        pDescriptorCopies);
-    return;
+  DeviceBindings* cached = FindBindingsIndexed(device);
+  if (cached == nullptr) {
+    return UpdateDescriptorSetsUnindexed(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
+                                         pDescriptorCopies);
   }
-  DeviceBindings& b = *found;
-  if (!b.Converting()) {
-    b.next.UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount, pDescriptorCopies);
-    return;
+  if (!cached->Converting()) {
+    return cached->next.UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
+                                             pDescriptorCopies);
   }
+  return UpdateConverting(*cached, device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
+                          pDescriptorCopies);
+}
+
+namespace {
+
+void UpdateConverting(DeviceBindings& b, VkDevice device, uint32_t descriptorWriteCount,
+                      const VkWriteDescriptorSet* pDescriptorWrites, uint32_t descriptorCopyCount,
+                      const VkCopyDescriptorSet* pDescriptorCopies) {
   // The leading writes into layer-owned sets (usually all of them): records written in
   // place, as below, without the native bookkeeping (nothing of such a set goes down).
   // The rest, and the copies, take the general path; they come after these writes, as the
@@ -707,5 +769,7 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
     }
   }
 }
+
+}  // namespace
 
 }  // namespace bindery::bindings

@@ -324,18 +324,42 @@ VKAPI_ATTR void VKAPI_CALL DestroyDescriptorUpdateTemplateKHR(VkDevice device, V
   DestroyTemplate(*b, b->next.DestroyDescriptorUpdateTemplateKHR, device, handle, pAllocator);
 }
 
-VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSetWithTemplate(VkDevice device, VkDescriptorSet set,
-                                                           VkDescriptorUpdateTemplate handle, const void* pData) {
+namespace {
+
+[[gnu::noinline]] void UpdateWithTemplateSlow(VkDevice device, VkDescriptorSet set, VkDescriptorUpdateTemplate handle,
+                                              const void* pData) {
   DeviceBindings* b = FindBindings(device);
   if (b == nullptr) return NextOf(device).UpdateDescriptorSetWithTemplate(device, set, handle, pData);
   UpdateWithTemplate(*b, b->next.UpdateDescriptorSetWithTemplate, device, set, handle, pData);
 }
 
-VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSetWithTemplateKHR(VkDevice device, VkDescriptorSet set,
-                                                              VkDescriptorUpdateTemplate handle, const void* pData) {
+[[gnu::noinline]] void UpdateWithTemplateKHRSlow(VkDevice device, VkDescriptorSet set,
+                                                 VkDescriptorUpdateTemplate handle, const void* pData) {
   DeviceBindings* b = FindBindings(device);
   if (b == nullptr) return NextOf(device).UpdateDescriptorSetWithTemplateKHR(device, set, handle, pData);
   UpdateWithTemplate(*b, b->next.UpdateDescriptorSetWithTemplateKHR, device, set, handle, pData);
+}
+
+}  // namespace
+
+// Until a layout converts on the device: the lookup, one test and a tail call.
+VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSetWithTemplate(VkDevice device, VkDescriptorSet set,
+                                                           VkDescriptorUpdateTemplate handle, const void* pData) {
+  DeviceBindings* cached = FindBindingsIndexed(device);
+  if (cached != nullptr && !cached->Converting()) {
+    return cached->next.UpdateDescriptorSetWithTemplate(device, set, handle, pData);
+  }
+  return UpdateWithTemplateSlow(device, set, handle, pData);
+}
+
+// Until a layout converts on the device: the lookup, one test and a tail call.
+VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSetWithTemplateKHR(VkDevice device, VkDescriptorSet set,
+                                                              VkDescriptorUpdateTemplate handle, const void* pData) {
+  DeviceBindings* cached = FindBindingsIndexed(device);
+  if (cached != nullptr && !cached->Converting()) {
+    return cached->next.UpdateDescriptorSetWithTemplateKHR(device, set, handle, pData);
+  }
+  return UpdateWithTemplateKHRSlow(device, set, handle, pData);
 }
 
 }  // namespace bindery::bindings

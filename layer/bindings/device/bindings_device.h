@@ -351,6 +351,7 @@ inline DeviceBindings* FindBindings(VkDevice device) {
 // which asks FindBindings). A hook's pass-through makes no call before its tail call, so
 // it saves no register and sets up no frame.
 inline DeviceBindings* FindBindingsIndexed(VkCommandBuffer cb) { return g_bindings_by_key.Find(DispatchKey(cb)); }
+inline DeviceBindings* FindBindingsIndexed(VkDevice device) { return g_bindings_by_key.Find(DispatchKey(device)); }
 
 // The state on the command buffer's device, nullptr where it has none. The table answers
 // unless another device took the slot of this one's key or the device has no indirect

@@ -1,10 +1,13 @@
 #include "bindings/model/root_layout.h"
 
+#include <algorithm>
+
 namespace bindery::bindings {
 namespace {
 uint32_t Align8(uint32_t v) { return (v + 7u) & ~7u; }
 
-// Lays the slots out in set order; a set's records go in its slot where `in_root(i)` says.
+// Lays the slots out in set order; a set's slot holds the first `in_root(i, cursor)` of its
+// records (all of them: no address after them; none: the block's address alone).
 template <typename InRoot>
 void LaySlots(RootLayout& root, uint32_t max_push_bytes, InRoot&& in_root) {
   uint32_t cursor = root.begin;
@@ -15,14 +18,17 @@ void LaySlots(RootLayout& root, uint32_t max_push_bytes, InRoot&& in_root) {
     r.root_offset = kNoOffset;
     r.dynamic_offset = kNoOffset;
     r.records_in_root = false;
+    r.root_records = 0;
     r.slot_bytes = 8;
     if (r.layout == nullptr || !r.layout->converts()) continue;
     root.converts = true;
     r.root_offset = cursor;
     r.root_only = !r.layout->has_native && r.layout->total_dynamic == 0;
-    if (in_root(i, cursor)) {
+    const uint32_t records = in_root(i, cursor);
+    if (records != 0) {
       r.records_in_root = true;
-      r.slot_bytes = kRecordBytes * r.layout->record_count;
+      r.root_records = records;
+      r.slot_bytes = kRecordBytes * records + (records < r.layout->record_count ? 8 : 0);
     }
     cursor += r.slot_bytes;
     if (r.layout->converted_dynamic != 0) {
@@ -55,10 +61,18 @@ RootLayout PlanRoot(std::vector<std::shared_ptr<const SetLayoutShadow>> sets, ui
   // Records in the root where the set allows it and they leave room for later sets (a
   // decision of the sets below it alone).
   size_t keep_below = root.sets.size();  // sets from here on keep their block's address
-  auto chosen = [&](size_t i, uint32_t cursor) {
+  auto chosen = [&](size_t i, uint32_t cursor) -> uint32_t {
     const SetLayoutShadow& l = *root.sets[i].layout;
-    const uint32_t after = cursor + kRecordBytes * l.record_count + 4 * l.converted_dynamic;
-    return records_in_root && i < keep_below && l.records_fit_root && after + kRootReserveAfterRecords <= max_push_bytes;
+    if (!records_in_root || i >= keep_below) return 0;
+    const uint32_t dynamic = 4 * l.converted_dynamic;
+    if (l.records_fit_root &&
+        cursor + kRecordBytes * l.record_count + dynamic + kRootReserveAfterRecords <= max_push_bytes) {
+      return l.record_count;
+    }
+    // A prefix of its records, then its block's address.
+    const uint32_t fixed = cursor + 8 + dynamic + kRootReserveAfterPrefix;
+    if (!l.records_prefix_fit_root || l.record_count < 2 || fixed >= max_push_bytes) return 0;
+    return std::min({(max_push_bytes - fixed) / kRecordBytes, l.record_count - 1, kMaxRootPrefixRecords});
   };
   LaySlots(root, max_push_bytes, chosen);
   // A root that would fit with addresses only never moves to the ring for records in it:

@@ -38,7 +38,11 @@ struct SetRoot {
   // access (the fixed cost of a rewritten dispatch). Filled from the set's CPU copy of its
   // records at every bind.
   bool records_in_root = false;
-  uint32_t slot_bytes = 8;  // root_offset .. root_offset + slot_bytes: the address or the records
+  // With records_in_root: how many of the set's records (a prefix, in block order) the slot
+  // holds; fewer than the layout's record_count: the block's address follows them (8 bytes).
+  uint32_t root_records = 0;
+  bool partial() const { return records_in_root && layout != nullptr && root_records < layout->record_count; }
+  uint32_t slot_bytes = 8;  // root_offset .. root_offset + slot_bytes: the address, or the records (and the address)
 };
 
 struct RootLayout {
@@ -91,7 +95,12 @@ RootPushSpace SplitPushSpace(uint32_t app_push_end, uint32_t max_push_bytes, boo
 // until it fits; only then can two layouts compatible for set N disagree on set N's slot
 // (the sets above N need nearly all of the space even as addresses), a corner left
 // unhandled like the ring's (bindings_records_in_root=off avoids it).
+// A set whose records do not all fit (more than kMaxRecordsInRoot, or too little room) may
+// still carry a prefix of them, up to kMaxRootPrefixRecords, then its block's address, with
+// kRootReserveAfterPrefix bytes to spare: the address alone of the next set (the same
+// decision from the sets below; a layout needing more above gives the prefix up as above).
 inline constexpr uint32_t kRootReserveAfterRecords = 32;
+inline constexpr uint32_t kRootReserveAfterPrefix = 8;
 RootLayout PlanRoot(std::vector<std::shared_ptr<const SetLayoutShadow>> sets, uint32_t app_push_end,
                     uint32_t max_push_bytes, bool records_in_root = false);
 

@@ -108,6 +108,7 @@ SetLayoutShadow PlanSetLayout(const VkDescriptorSetLayoutCreateInfo& info, const
     if (c.count == 0) fixed_while_bound = false;
   }
   shadow.records_fit_root = shadow.converts() && fixed_while_bound && shadow.record_count <= kMaxRecordsInRoot;
+  shadow.records_prefix_fit_root = shadow.converts() && fixed_while_bound;
   shadow.create_flags = info.flags;
   shadow.app_bindings.assign(info.pBindings, info.pBindings + info.bindingCount);
   if (flags != nullptr) shadow.app_flags.assign(flags, flags + info.bindingCount);

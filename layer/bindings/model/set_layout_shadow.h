@@ -17,6 +17,9 @@ inline constexpr uint32_t kNoOffset = 0xffffffffu;
 inline constexpr uint32_t kRecordBytes = 16;
 // Most records of a set whose records may travel in the root (SetLayoutShadow::records_fit_root).
 inline constexpr uint32_t kMaxRecordsInRoot = 4;
+// Most records of a larger set that may travel in the root as a prefix, its block's address
+// after them (SetLayoutShadow::records_prefix_fit_root; root_layout.h).
+inline constexpr uint32_t kMaxRootPrefixRecords = 8;
 
 bool IsConvertedType(VkDescriptorType type, bool convert_uniform_buffers);
 // Layouts created with these flags never convert: descriptor-buffer layouts (the
@@ -68,6 +71,11 @@ struct SetLayoutShadow {
   // count, and contents fixed once a set is bound (no update-after-bind, no update while
   // pending, no push descriptors), so a copy taken at bind time is what the GPU must read.
   bool records_fit_root = false;
+  // The same without the count limit: a prefix of its records may travel in the root,
+  // followed by its block's address for the rest (root_layout.h). An application that keeps
+  // one large set layout for every pipeline (ggml: 12 storage buffers, of which a kernel
+  // reads its first 3 to 5) then reads the buffers it uses straight from push constants.
+  bool records_prefix_fit_root = false;
   bool converts() const { return !converted.empty(); }
 
   const ConvertedBinding* Find(uint32_t binding) const {

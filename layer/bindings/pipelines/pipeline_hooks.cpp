@@ -79,6 +79,7 @@ void OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t root_s
     s.set = i;
     s.root_offset = r.root_offset + root_shift;
     s.records_in_root = r.records_in_root;
+    s.root_records = r.partial() ? r.root_records : 0;
     s.bindings.clear();
     for (const ConvertedBinding& c : r.layout->converted) {
       spirv::BindingLayout bl;

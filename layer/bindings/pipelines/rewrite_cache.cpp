@@ -35,6 +35,7 @@ void AppendOptionsKey(const spirv::RewriteOptions& o, std::string* out) {
     Append(key, s.set);
     Append(key, s.root_offset);
     Append(key, s.records_in_root ? 1u : 0u);
+    Append(key, s.root_records);
     Append(key, static_cast<uint32_t>(s.bindings.size()));
     for (const spirv::BindingLayout& b : s.bindings) {
       Append(key, b.binding);

@@ -44,7 +44,11 @@ std::string DescribeOptions(const spirv::RewriteOptions& o) {
                     (o.entry_point.empty() ? "" : " entry-point " + o.entry_point) + "\n";
   char line[160];
   for (const spirv::SetLayout& s : o.sets) {
-    std::snprintf(line, sizeof(line), "set %u root %u%s\n", s.set, s.root_offset, s.records_in_root ? " records" : "");
+    if (s.records_in_root && s.root_records != 0) {
+      std::snprintf(line, sizeof(line), "set %u root %u records %u then block\n", s.set, s.root_offset, s.root_records);
+    } else {
+      std::snprintf(line, sizeof(line), "set %u root %u%s\n", s.set, s.root_offset, s.records_in_root ? " records" : "");
+    }
     out += line;
     for (const spirv::BindingLayout& b : s.bindings) {
       std::snprintf(line, sizeof(line), "  binding %u array %u first_record %u", b.binding, b.array_size,

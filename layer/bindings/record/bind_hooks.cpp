@@ -17,17 +17,20 @@ namespace {
 // A bound set's root slot: its block's address, or its records themselves (copied from
 // the CPU copy; a set of a layout fixed while bound cannot change before the GPU reads
 // them). An unknown set gets zeros: null records, as a null block address reads.
+// A slot with a prefix of the records (SetRoot::partial) has the block's address after them.
 inline void WriteSetSlot(const SetRoot& r, const SetShadow* set, uint8_t* out) {
+  const VkDeviceAddress address = set != nullptr ? set->address : 0;
   if (!r.records_in_root) {
-    const VkDeviceAddress address = set != nullptr ? set->address : 0;
     std::memcpy(out, &address, 8);
     return;
   }
-  if (set != nullptr && set->host_records != nullptr && set->record_count * kRecordBytes == r.slot_bytes) {
-    CopyPushBytes(out, set->host_records, r.slot_bytes);
+  const uint32_t record_bytes = kRecordBytes * r.root_records;
+  if (set != nullptr && set->host_records != nullptr && set->record_count >= r.root_records) {
+    CopyPushBytes(out, set->host_records, record_bytes);
   } else {
-    std::memset(out, 0, r.slot_bytes);
+    std::memset(out, 0, record_bytes);
   }
+  if (record_bytes != r.slot_bytes) std::memcpy(out + record_bytes, &address, 8);
 }
 
 constexpr uint32_t kMaxRootBytes = 4096;  // maxPushConstantsSize of every known device is below
@@ -146,7 +149,7 @@ bool BindRootOnlySets(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData
   }
   const SetRoot* r = root.sets.data() + firstSet;
   const uint32_t lo = r[0].root_offset;
-  alignas(8) uint8_t bytes[kRecordBytes * kMaxRecordsInRoot * kTrackedSets];
+  alignas(8) uint8_t bytes[(kRecordBytes * std::max(kMaxRecordsInRoot, kMaxRootPrefixRecords) + 8) * kTrackedSets];
   uint32_t hi = lo;
   for (uint32_t i = 0; i < setCount; ++i) {
     if (!r[i].root_only || r[i].root_offset != hi) return false;

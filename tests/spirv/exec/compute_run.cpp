@@ -123,6 +123,13 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
   push_size = (push_size + 3) & ~3u;
   std::vector<uint8_t> push(entry.push_size);
   FillPattern(entry.push_fill, push);
+  for (const auto& [offset, value] : entry.push_words) {
+    if (offset + 4 > push.size()) {
+      out.error = "@pushword at " + std::to_string(offset) + " beyond @push " + std::to_string(push.size());
+      return out;
+    }
+    std::memcpy(&push[offset], &value, 4);
+  }
   push.resize(push_size, 0);
   for (const auto& [offset, buf] : entry.push_addresses) std::memcpy(&push[offset], &o.buffers[buf].address, 8);
   // Dynamic offsets of converted dynamic buffers travel in push constants.
@@ -165,7 +172,7 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
           }
         }
       };
-      if (s.records_in_root) {
+      if (s.records_in_root && s.root_records == 0) {
         // The records themselves in push constants, as the layer's bind copies them there.
         if (s.root_offset + 16ull * records > push.size()) {
           out.error = "root records at " + std::to_string(s.root_offset) + " beyond push_constant_end " +
@@ -175,19 +182,24 @@ RunOutput RunCompute(ExecDevice& device, const CorpusEntry& entry, const std::ve
         write_records(&push[s.root_offset]);
         continue;
       }
+      // A prefix of the records in push constants, the block's address after them, the
+      // block with every record (the layer's bind copies the prefix from the set's records).
+      const uint32_t prefix = s.records_in_root ? s.root_records : 0;
+      const uint32_t address_at = s.root_offset + 16 * prefix;
       DeviceBuffer block = device.CreateBuffer(16ull * records);
       if (block.buffer == VK_NULL_HANDLE) {
         out.error = "argument block creation failed";
         return out;
       }
       write_records(static_cast<uint8_t*>(block.mapped));
-      if (s.root_offset + 8 > push.size()) {
-        out.error = "root offset " + std::to_string(s.root_offset) + " beyond push_constant_end " +
+      if (address_at + 8 > push.size()) {
+        out.error = "root offset " + std::to_string(address_at) + " beyond push_constant_end " +
                     std::to_string(push_constant_end);
         return out;
       }
+      if (prefix != 0) std::memcpy(&push[s.root_offset], block.mapped, 16ull * prefix);
       // uint64 and uvec2 {low, high} are the same bytes (little-endian).
-      std::memcpy(&push[s.root_offset], &block.address, 8);
+      std::memcpy(&push[address_at], &block.address, 8);
       o.blocks.push_back(block);
     }
   }

@@ -78,6 +78,10 @@ std::string ParseLine(const std::string& key, std::istringstream& args, CorpusEn
     uint32_t id = 0, v = 0;
     if (!need(2) || !ParseU32(a[0], id) || !ParseU32(a[1], v)) return "@spec ID VALUE";
     e.spec.emplace_back(id, v);
+  } else if (key == "pushword") {
+    uint32_t off = 0, value = 0;
+    if (!need(2) || !ParseU32(a[0], off) || !ParseU32(a[1], value) || off % 4) return "@pushword OFFSET VALUE";
+    e.push_words.emplace_back(off, value);
   } else if (key == "pushaddress") {
     uint32_t off = 0, buf = 0;
     if (!need(2) || !ParseU32(a[0], off) || !ParseU32(a[1], buf) || off % 8) return "@pushaddress OFFSET BUFFER";

@@ -11,6 +11,8 @@
 //            dynamic=: a dynamic buffer bound at this dynamic offset (natively: a *_DYNAMIC
 //            descriptor; rewritten: the offset pushed at the binding's dynamic_offsets_root_offset)
 //   @push SIZE FILL                       the shader's own push-constant bytes
+//   @pushword OFFSET VALUE                a uint32 written over them at OFFSET (a real
+//                                         runtime's parameters: sizes and strides)
 //   @keep SET BINDING                     leave this binding a descriptor (not in the layout)
 //   @ubo                                  convert uniform buffers too
 //   @requires FEATURE...                  int64 int64atomics int8 int16 float16 vmm nonuniform
@@ -68,6 +70,7 @@ struct CorpusEntry {
   bool expect_not_converted = false;
   std::string driver_bug;
   std::vector<std::pair<uint32_t, uint32_t>> push_addresses;  // {offset, buffer}
+  std::vector<std::pair<uint32_t, uint32_t>> push_words;      // {offset, value}
   struct Address {
     uint32_t dst = 0, offset = 0, src = 0;
   };

@@ -31,6 +31,11 @@ constexpr KnownGap kKnownGaps[] = {
     // to 8/16-bit storage-only values: intended, README "SPIR-V rewriting".
     {"storage16_only.comp", false, "needs shaderInt64", true},
     {"storage8_only.comp", false, "needs shaderInt64", true},
+    // ggml's kernels read 8/16-bit storage-only values too (ggml enables shaderInt64 where
+    // the device has it, as on the H100 and lavapipe).
+    {"ggml_mul_mat_vec_f16.spvasm", false, "needs shaderInt64", true},
+    {"ggml_mul_mat_vec_q4_0.spvasm", false, "needs shaderInt64", true},
+    {"ggml_mul_mat_vec_q8_0.spvasm", false, "needs shaderInt64", true},
 };
 
 // Cases on which the library itself misbehaves (found by the ASan build of this suite):
@@ -112,15 +117,28 @@ RewriteCase RewriteAndCheck(const CorpusEntry& entry, const std::vector<uint32_t
   }
   // Records in the root (the variant): sets of at most 4 records get a 16-byte slot per
   // record instead of their block's 8-byte address, slots packed from root_offset, while
-  // they leave 32 bytes of the spec's minimum push-constant space (128) for later sets —
-  // the layer's rule (bindings/model/root_layout.h).
+  // they leave 32 bytes of the spec's minimum push-constant space (128) for later sets;
+  // larger sets (or sets without that room) a prefix of up to 8 records then their block's
+  // address, leaving 8 bytes — the layer's rule (bindings/model/root_layout.h).
   uint32_t next_push = root_offset;
   for (spirv::SetLayout& s : c.layout.sets) {
     uint32_t records = 0;
     for (const spirv::BindingLayout& b : s.bindings) records = std::max(records, b.first_record + std::max(1u, b.array_size));
     s.root_offset = next_push;
     s.records_in_root = variant.records_in_root && records != 0 && records <= 4 && next_push + 16 * records + 32 <= 128;
-    next_push += s.records_in_root ? 16 * records : 8;
+    if (s.records_in_root) {
+      next_push += 16 * records;
+      continue;
+    }
+    const uint32_t fixed = next_push + 8 + 8;
+    const uint32_t prefix = fixed < 128 ? std::min({(128 - fixed) / 16, records > 0 ? records - 1 : 0, 8u}) : 0;
+    if (variant.records_in_root && records >= 2 && prefix != 0) {
+      s.records_in_root = true;
+      s.root_records = prefix;
+      next_push += 16 * prefix + 8;
+      continue;
+    }
+    next_push += 8;
   }
   // Dynamic buffers: their offsets go after the roots, 4 bytes per descriptor.
   for (spirv::SetLayout& s : c.layout.sets) {

@@ -86,5 +86,70 @@ TEST(SpirvRecordsInRoot, EveryShaderReadsItsRecordsFromTheRootAndValidates) {
   }
 }
 
+// SetLayout::root_records: only a prefix of a set's records in the root, its block's address
+// after them (the layer's layout for sets with more records than fit: ggml's 12 buffers).
+// Every unit shader with a set of two or more records, each prefix length, every variant in
+// push constants: valid, and it converts a block address into a pointer exactly when some
+// binding it reads lies past the prefix.
+TEST(SpirvRecordsInRoot, APrefixOfTheRecordsInTheRootThenTheBlocksAddressValidates) {
+  uint32_t tried = 0, reading_block = 0;
+  for (const Variant v : {Variant{true, false, false, false}, Variant{false, true, false, false},
+                          Variant{true, true, true, false}}) {
+    for (const auto& f : test::AllSpvFiles()) {
+      const ModuleInfo info = Inspect(f.words.data(), f.words.size());
+      ASSERT_EQ(info.error, "");
+      const RewriteOptions all = Layout(info, f, v, true);
+      for (uint32_t prefix = 1; prefix < 4; ++prefix) {
+        RewriteOptions o = all;
+        uint32_t at = (info.push_constant_bytes + 7u) & ~7u;
+        bool partial = false, past = false;
+        for (SetLayout& s : o.sets) {
+          uint32_t records = 0;
+          for (const BindingLayout& b : s.bindings) records = std::max(records, b.first_record + std::max(1u, b.array_size));
+          s.root_offset = at;
+          if (records > prefix) {
+            s.root_records = prefix;
+            partial = true;
+            for (const BindingLayout& b : s.bindings) past = past || !s.BindingInRoot(b);
+            at += 16 * prefix + 8;
+          } else {
+            at += 16 * records;
+          }
+        }
+        if (!partial) continue;
+        for (SetLayout& s : o.sets) {
+          for (BindingLayout& b : s.bindings) {
+            if (b.dynamic_offsets_root_offset == kNoRootOffset) continue;
+            b.dynamic_offsets_root_offset = at;
+            at += 4 * std::max(1u, b.array_size);
+          }
+        }
+        SCOPED_TRACE(f.Name() + " prefix " + std::to_string(prefix) + (v.int64 ? " int64" : " uvec2") +
+                     (v.bounds ? " bounds" : "") + (v.dynamic ? " dynamic" : ""));
+        ++tried;
+        RewriteResult r = RewriteDescriptorsToPointers(f.words.data(), f.words.size(), o);
+        ASSERT_EQ(r.error, "");
+        ASSERT_TRUE(r.report.converted) << r.report.ToString();
+        EXPECT_EQ(test::Validate(r.module, o.target), "") << r.report.ToString() << test::Disassemble(r.module);
+        if (!v.int64) continue;
+        // Addresses of records in the root are converted where used; the block's address
+        // only where a binding past the prefix is read: one more conversion per function then.
+        RewriteResult whole = RewriteDescriptorsToPointers(f.words.data(), f.words.size(), all);
+        ASSERT_TRUE(whole.report.converted);
+        const uint32_t with = CountOpcode(r.module, spv::OpConvertUToPtr);
+        const uint32_t without = CountOpcode(whole.module, spv::OpConvertUToPtr);
+        if (past) {
+          ++reading_block;
+          EXPECT_GT(with, without) << test::Disassemble(r.module);
+        } else {
+          EXPECT_EQ(with, without) << test::Disassemble(r.module);
+        }
+      }
+    }
+  }
+  EXPECT_GT(tried, 0u);
+  EXPECT_GT(reading_block, 0u);
+}
+
 }  // namespace
 }  // namespace bindery::spirv
