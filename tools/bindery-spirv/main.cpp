@@ -1,5 +1,5 @@
 // bindery-spirv: runs the descriptor-to-pointer rewrite on a file and shows what it did.
-//   bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks] [--records-in-root]
+//   bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks] [--float16] [--int16] [--int8] [--records-in-root]
 //                            [--base-alignment N: descriptors' base address alignment]
 //                 [--ubo] [--target vulkan1.0|1.1|1.1spv1.4|1.2|1.3] [--glsl] -o OUT.spv
 //   bindery-spirv info IN.spv
@@ -172,6 +172,9 @@ int Rewrite(const std::vector<uint32_t>& words, const std::vector<std::string>& 
       if (!value(&v) || !ParseUint(v, &root_offset)) return Fail("--root-offset needs a number");
     } else if (a == "--no-int64") o.shader_int64 = false;
     else if (a == "--bounds-checks") o.bounds_checks = true;
+    else if (a == "--float16") o.float16 = true;
+    else if (a == "--int16") o.int16 = true;
+    else if (a == "--int8") o.int8 = true;
     else if (a == "--records-in-root") records_in_root = true;
     else if (a == "--base-alignment") {
       if (!value(&v) || !ParseUint(v, &o.descriptor_base_alignment)) return Fail("--base-alignment needs a number");
@@ -225,7 +228,7 @@ int Rewrite(const std::vector<uint32_t>& words, const std::vector<std::string>& 
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr,
-                 "usage: bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks] [--records-in-root]\n"
+                 "usage: bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks] [--float16] [--int16] [--int8] [--records-in-root]\n"
                  "                     [--base-alignment N] [--ubo] [--target vulkan1.0|1.1|1.1spv1.4|1.2|1.3] [--glsl] -o OUT.spv\n"
                  "       bindery-spirv info IN.spv\n");
     return 2;

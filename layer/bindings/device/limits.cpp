@@ -1,6 +1,7 @@
 #include "bindings/device/limits.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "bindings/device/bindings_capability.h"
 #include "bindings/model/policy.h"
@@ -36,15 +37,27 @@ bool RaisesLimits(const InstanceState& instance, VkPhysicalDevice pd, const VkPh
 // allocation (maxMemoryAllocationSize) or hold in its largest heap — and a client that
 // derives its own limits from this one (zink: GL's shader-storage block size) will use a
 // block of exactly that size. Never below the driver's own value.
+//
+// lavapipe (Mesa 22.3) sizes its buffer work in 32-bit signed integers: zink over it, given
+// 2 GiB (its maxMemoryAllocationSize), linked a GL program whose storage block is 2 GiB
+// (GL's limit is read as INT_MAX, the linker checks against the unclamped 2^31) and the
+// driver then crashed in its queue thread (a memcpy, piglit's max-ssbo-size vsexceed), while
+// blocks of 2 GiB - 16 run. There the range stays below 2^31, which the driver delivers.
 uint32_t ServableStorageRange(const InstanceState& instance, VkPhysicalDevice pd, uint32_t driver_range) {
   VkDeviceSize range = UINT32_MAX;
   if (PFN_vkGetPhysicalDeviceProperties2 properties2 = instance.Properties2()) {
+    VkPhysicalDeviceProperties core{};
+    instance.dispatch.GetPhysicalDeviceProperties(pd, &core);
+    VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
     VkPhysicalDeviceMaintenance4Properties m4{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
     VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &m4};
+    // The driver's id is core from 1.2 (the only drivers whose id matters here are 1.3).
+    if (core.apiVersion >= VK_API_VERSION_1_2) m4.pNext = &driver;
     VkPhysicalDeviceProperties2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3};
     properties2(pd, &query);
     if (m3.maxMemoryAllocationSize != 0) range = std::min(range, m3.maxMemoryAllocationSize);
     if (m4.maxBufferSize != 0) range = std::min(range, m4.maxBufferSize);
+    if (driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE) range = std::min<VkDeviceSize>(range, INT32_MAX);
   }
   VkPhysicalDeviceMemoryProperties memory{};
   instance.dispatch.GetPhysicalDeviceMemoryProperties(pd, &memory);
