@@ -1,7 +1,6 @@
 #include "bindings/device/limits.h"
 
 #include <algorithm>
-#include <cstdint>
 
 #include "bindings/device/bindings_capability.h"
 #include "bindings/model/policy.h"
@@ -38,11 +37,16 @@ bool RaisesLimits(const InstanceState& instance, VkPhysicalDevice pd, const VkPh
 // derives its own limits from this one (zink: GL's shader-storage block size) will use a
 // block of exactly that size. Never below the driver's own value.
 //
-// lavapipe (Mesa 22.3) sizes its buffer work in 32-bit signed integers: zink over it, given
-// 2 GiB (its maxMemoryAllocationSize), linked a GL program whose storage block is 2 GiB
-// (GL's limit is read as INT_MAX, the linker checks against the unclamped 2^31) and the
-// driver then crashed in its queue thread (a memcpy, piglit's max-ssbo-size vsexceed), while
-// blocks of 2 GiB - 16 run. There the range stays below 2^31, which the driver delivers.
+// lavapipe (Mesa 22.3) sizes its buffer work in 32-bit signed integers and crashes in its
+// queue thread (a memcpy) on a buffer of 2^31 bytes, its maxMemoryAllocationSize. zink over
+// it, given 2 GiB, reports GL's block limit as INT_MAX, and Mesa's GL linker reads a block one
+// vec4 larger (2^31 bytes) as a negative int: a vertex-stage block beyond the limit links
+// (piglit's max-ssbo-size vsexceed) and its 2^31-byte buffer reaches the driver. There the
+// range is at most 1 GiB, which the driver delivers (vs/fs at the limit pass) and from which
+// a client's one-element overshoot is still a buffer the driver handles and a size no int
+// wraps.
+constexpr VkDeviceSize kLavapipeRange = VkDeviceSize{1} << 30;
+
 uint32_t ServableStorageRange(const InstanceState& instance, VkPhysicalDevice pd, uint32_t driver_range) {
   VkDeviceSize range = UINT32_MAX;
   if (PFN_vkGetPhysicalDeviceProperties2 properties2 = instance.Properties2()) {
@@ -57,7 +61,7 @@ uint32_t ServableStorageRange(const InstanceState& instance, VkPhysicalDevice pd
     properties2(pd, &query);
     if (m3.maxMemoryAllocationSize != 0) range = std::min(range, m3.maxMemoryAllocationSize);
     if (m4.maxBufferSize != 0) range = std::min(range, m4.maxBufferSize);
-    if (driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE) range = std::min<VkDeviceSize>(range, INT32_MAX);
+    if (driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE) range = std::min<VkDeviceSize>(range, kLavapipeRange);
   }
   VkPhysicalDeviceMemoryProperties memory{};
   instance.dispatch.GetPhysicalDeviceMemoryProperties(pd, &memory);
