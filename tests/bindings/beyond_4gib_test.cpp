@@ -335,7 +335,8 @@ TEST(BindingsBeyond4GiB, WordsBeyondTheDriversStorageBufferRange) {
 // not enable shaderInt64. Before, the H100 run wrote no word past 4 GiB and warned that a
 // range reached rewritten shaders without shaderInt64; the layer now enables the feature
 // itself where the device has it. Needs a device that allocates that much in one piece
-// (the H100: scripts/gpu-beyond-4gib); elsewhere it skips with the reason.
+// (the H100: scripts/gpu-transfer-tests 'BindingsBeyond4GiB.*' build-gpu/tests/bindings/bindery_bindings_tests);
+// elsewhere it skips with the reason.
 TEST(BindingsBeyond4GiB, WithoutTheApplicationsShaderInt64_4Point5GiB) {
   const std::string skip = ExpectFarWordsMatch(LastPage(9 * kGiB / 2, "4.5 GiB"), false);
   if (!skip.empty()) GTEST_SKIP() << skip;
