@@ -20,6 +20,10 @@ bool QueryFeatures(Features* out, std::string* error);
 // using them are generated and judged by the validation layer there too.
 inline constexpr const char* kDescriptorIndexingStandInLayer = "VK_LAYER_bindery_test_descriptor_indexing";
 bool DescriptorIndexingStandIn();
+// --push-images (BINDERY_APIFUZZ_PUSH_IMAGES=1): Features::push_images where the device can.
+bool PushImagesShape();
+// --packed-copies (BINDERY_APIFUZZ_PACKED_COPIES=1): Features::packed_copies where the device can.
+bool PackedCopiesShape();
 
 // lavapipe has one queue. With BINDERY_APIFUZZ_SHARED_QUEUES=N (--shared-queues N) the test
 // layer tests/no_timeline_layer, below the validation layer, offers N queues backed by the

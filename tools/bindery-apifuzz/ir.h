@@ -79,6 +79,13 @@ enum class OpKind : uint32_t {
   kAtomic = 2,  // atomicAdd(binding[element].d[index % length], value) (kCounter, compute)
   kLength = 3,  // acc += binding[element].d.length()
   kPush = 4,    // acc += push-constant word at byte offset `index`
+  // Packed data moved by bits (Features::packed_copies), as ggml copies quantized blocks:
+  // 16 float16 (value 0) or uint8 (value 1) elements of the storage buffer the preceding
+  // kRead op of the stage names (a kIn storage binding: the source) go to this kOut binding,
+  // through 16/8-bit views of the two buffers: binding[element].h[(index + k) % length] =
+  // source.h[(index * 3 + k) % length], k < 16. No arithmetic touches them: NaN patterns of the
+  // input's random words must arrive unchanged. Skipped without such a preceding read.
+  kCopyPacked = 5,
 };
 
 struct ShaderOp {
@@ -210,6 +217,15 @@ struct Features {
   // lower graphics set number than its own (docs/apifuzz.md). There a compute push whose set
   // layout names a graphics stage takes away every set the graphics bind point holds.
   bool compute_push_reaches_graphics_sets = false;
+  // Issue 30 part 8 (--push-images, BINDERY_APIFUZZ_PUSH_IMAGES=1; off by default, so a seed's
+  // program is what it was): push-descriptor set layouts may hold images beside their buffers,
+  // visible to the vertex stage (pre-rasterisation) and read there — zink's shape, where
+  // lavapipe's lane-0 image index met converted uniform buffers. Its own stream (g_).
+  bool push_images = false;
+  // Issue 30 part 8 (--packed-copies, BINDERY_APIFUZZ_PACKED_COPIES=1, where the device has
+  // storageBuffer16BitAccess and storageBuffer8BitAccess; off by default): compute and vertex
+  // stages move float16 / uint8 data by bits (OpKind::kCopyPacked). Its own stream (k_).
+  bool packed_copies = false;
   bool AnyDescriptorIndexing() const {
     return partially_bound || variable_count || uab_storage || uab_uniform || uab_sampled || uab_storage_image;
   }
