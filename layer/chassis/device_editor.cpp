@@ -32,6 +32,14 @@ const PromotedFeature kPromoted[] = {
      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES, sizeof(VkPhysicalDeviceTimelineSemaphoreFeatures),
      offsetof(VkPhysicalDeviceTimelineSemaphoreFeatures, timelineSemaphore),
      VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME, nullptr, nullptr},
+    {"shaderFloat16", offsetof(VkPhysicalDeviceVulkan12Features, shaderFloat16),
+     VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES, sizeof(VkPhysicalDeviceShaderFloat16Int8Features),
+     offsetof(VkPhysicalDeviceShaderFloat16Int8Features, shaderFloat16), VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME,
+     nullptr, nullptr},
+    {"shaderInt8", offsetof(VkPhysicalDeviceVulkan12Features, shaderInt8),
+     VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES, sizeof(VkPhysicalDeviceShaderFloat16Int8Features),
+     offsetof(VkPhysicalDeviceShaderFloat16Int8Features, shaderInt8), VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME,
+     nullptr, nullptr},
 };
 static_assert(sizeof(kPromoted) / sizeof(kPromoted[0]) == static_cast<int>(DeviceFeature::kCount),
               "one entry per DeviceFeature");
@@ -77,6 +85,8 @@ DeviceEditor::DeviceEditor(InstanceState& instance, VkPhysicalDevice physical_de
     VkPhysicalDeviceBufferDeviceAddressFeatures bda{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
     VkPhysicalDeviceTimelineSemaphoreFeatures timeline{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
     VkPhysicalDeviceBufferDeviceAddressFeaturesEXT ext_bda{kExtBda};
+    VkPhysicalDeviceShaderFloat16Int8Features float16_int8{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
     auto add = [&](void* s) {
       static_cast<VkBaseOutStructure*>(s)->pNext = static_cast<VkBaseOutStructure*>(query.pNext);
       query.pNext = s;
@@ -84,9 +94,12 @@ DeviceEditor::DeviceEditor(InstanceState& instance, VkPhysicalDevice physical_de
     if (device12 || DeviceOffers(VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME)) add(&bda);
     if (device12 || DeviceOffers(VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME)) add(&timeline);
     if (ext_bda_supported_) add(&ext_bda);
+    if (device12 || DeviceOffers(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME)) add(&float16_int8);
     features2(physical_device, &query);
     supported_[static_cast<int>(DeviceFeature::kBufferDeviceAddress)] = bda.bufferDeviceAddress == VK_TRUE;
     supported_[static_cast<int>(DeviceFeature::kTimelineSemaphore)] = timeline.timelineSemaphore == VK_TRUE;
+    supported_[static_cast<int>(DeviceFeature::kShaderFloat16)] = float16_int8.shaderFloat16 == VK_TRUE;
+    supported_[static_cast<int>(DeviceFeature::kShaderInt8)] = float16_int8.shaderInt8 == VK_TRUE;
     ext_bda_supported_ = ext_bda_supported_ && ext_bda.bufferDeviceAddress == VK_TRUE;
 
     VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
@@ -98,12 +111,15 @@ DeviceEditor::DeviceEditor(InstanceState& instance, VkPhysicalDevice physical_de
     }
   }
 
+  d.GetPhysicalDeviceFeatures(physical_device, &device_features_);
+
   app_chain_ = app.pNext;
   if (app.pEnabledFeatures != nullptr) {
     app_features_ = *app.pEnabledFeatures;
   } else if (auto* f2 = FindInChain<VkPhysicalDeviceFeatures2>(app.pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2)) {
     app_features_ = f2->features;
   }
+  enabled_features_ = app_features_;
 
   // What the application enabled itself, in any of the forms.
   const void* v12 = FindInChain<VkBaseInStructure>(app.pNext, kV12);
@@ -175,6 +191,38 @@ const char* DeviceEditor::RequestFeature(DeviceFeature feature) {
     }
   }
   return why;
+}
+
+bool DeviceEditor::CoreFeatureSupported(std::size_t member) const {
+  return member + sizeof(VkBool32) <= sizeof(VkPhysicalDeviceFeatures) && MemberOf(&device_features_, member) == VK_TRUE;
+}
+
+const char* DeviceEditor::RequestCoreFeature(std::size_t member) {
+  if (member + sizeof(VkBool32) > sizeof(VkPhysicalDeviceFeatures)) return "not a VkPhysicalDeviceFeatures member";
+  if (MemberOf(&enabled_features_, member) == VK_TRUE) return nullptr;
+  if (!CoreFeatureSupported(member)) return "the device does not support the feature";
+  if (info_.pEnabledFeatures != nullptr) {
+    // One copy of the application's features, kept in the editor and edited in place by
+    // later requests (valid while the editor lives, like the rest of the create info).
+    if (info_.pEnabledFeatures != &owned_features_) {
+      owned_features_ = *info_.pEnabledFeatures;
+      info_.pEnabledFeatures = &owned_features_;
+    }
+    SetMember(&owned_features_, member);
+  } else if (chain_.Find(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2) != nullptr) {
+    // pEnabledFeatures must stay null beside a VkPhysicalDeviceFeatures2
+    // (VUID-VkDeviceCreateInfo-pNext-00373): the features go into a copy of that struct.
+    auto* f2 = static_cast<VkPhysicalDeviceFeatures2*>(
+        chain_.ModifyStruct(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, sizeof(VkPhysicalDeviceFeatures2)));
+    if (f2 == nullptr) return "an unknown struct precedes VkPhysicalDeviceFeatures2 in the chain";
+    SetMember(&f2->features, member);
+  } else {
+    owned_features_ = VkPhysicalDeviceFeatures{};
+    SetMember(&owned_features_, member);
+    info_.pEnabledFeatures = &owned_features_;
+  }
+  SetMember(&enabled_features_, member);
+  return nullptr;
 }
 
 const char* DeviceEditor::HideFeature(DeviceFeature feature) {

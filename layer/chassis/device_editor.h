@@ -11,6 +11,7 @@
 // extension and its dependencies instead, and records which entry points to call.
 #pragma once
 
+#include <cstddef>
 #include <deque>
 #include <string>
 #include <vector>
@@ -24,7 +25,7 @@
 namespace bindery {
 
 // Features promoted to Vulkan 1.2 that capabilities ask for.
-enum class DeviceFeature { kBufferDeviceAddress, kTimelineSemaphore, kCount };
+enum class DeviceFeature { kBufferDeviceAddress, kTimelineSemaphore, kShaderFloat16, kShaderInt8, kCount };
 
 class DeviceEditor {
  public:
@@ -46,12 +47,26 @@ class DeviceEditor {
   // VkPhysicalDeviceFeatures2 of its chain): e.g. whether shaders the layer builds for it
   // may use Int64, or must keep robustBufferAccess's guarantees.
   const VkPhysicalDeviceFeatures& application_features() const { return app_features_; }
+  // The core features the created device will have: the application's and those a
+  // capability turned on with RequestCoreFeature.
+  const VkPhysicalDeviceFeatures& enabled_features() const { return enabled_features_; }
   // A struct of the application's create-info chain by sType (nullptr when absent).
   const void* FindApplicationStruct(VkStructureType type) const;
 
   // Turns `feature` on (with what it needs at this API version). nullptr on success, else
   // why not (the create info is then unchanged for it).
   const char* RequestFeature(DeviceFeature feature);
+  // Turns on a Vulkan 1.0 feature (a VkBool32 of VkPhysicalDeviceFeatures at `member`,
+  // e.g. offsetof(VkPhysicalDeviceFeatures, shaderInt64)) that the device supports and the
+  // application did not enable, in a copy of its pEnabledFeatures or of the
+  // VkPhysicalDeviceFeatures2 in its chain (a new pEnabledFeatures when it gave neither).
+  // The application's structs are never written, and what it queries stays the driver's:
+  // only the device below sees the feature. nullptr on success (or already enabled), else
+  // why not.
+  const char* RequestCoreFeature(std::size_t member);
+  // Whether the device supports that Vulkan 1.0 feature.
+  bool CoreFeatureSupported(std::size_t member) const;
+
   // Hides `feature` from the driver (a capability emulates it): false in a copy of the
   // application's VkPhysicalDeviceVulkan12Features, its own struct dropped from the chain,
   // its KHR extension removed. The application's structs are never written. nullptr on
@@ -84,6 +99,9 @@ class DeviceEditor {
   ChainEditor chain_;
   VkPhysicalDeviceProperties properties_{};
   VkPhysicalDeviceFeatures app_features_{};
+  VkPhysicalDeviceFeatures enabled_features_{};  // the application's and the layer's (RequestCoreFeature)
+  VkPhysicalDeviceFeatures device_features_{};  // what the device supports
+  VkPhysicalDeviceFeatures owned_features_{};   // the copy sent as pEnabledFeatures, once made
   const void* app_chain_ = nullptr;
   uint32_t api_version_ = VK_API_VERSION_1_0;
   VkDriverId driver_id_ = static_cast<VkDriverId>(0);

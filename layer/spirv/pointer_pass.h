@@ -167,7 +167,9 @@ class PointerPass {
   IdMap<uint32_t> mapped_type_;
   bool vulkan_memory_model_ = false;
   // Arithmetic capabilities of small types the module declares (else they are storage-only).
+  bool IsStorageOnlyFloat(uint32_t type) const;  // a 16-bit float scalar/vector without Float16
   bool has_int8_ = false, has_int16_ = false, has_float16_ = false;
+  bool add_int8_ = false, add_int16_ = false, add_float16_ = false;
 
   // Types used by the emitted code.
   uint32_t u32_ = 0, u64_ = 0, uvec2_ = 0, bool_ = 0, offset_type_ = 0;

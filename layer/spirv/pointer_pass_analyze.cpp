@@ -339,6 +339,14 @@ std::string PointerPass::Analyze(RewriteReport* report) {
     has_int16_ |= c.operand(0) == spv::CapabilityInt16;
     has_float16_ |= c.operand(0) == spv::CapabilityFloat16;
   }
+  // Capabilities the device has that the module does not declare (RewriteOptions::float16..):
+  // declared by FinishModule where the module has such a type.
+  add_int8_ = options_.int8 && !has_int8_;
+  add_int16_ = options_.int16 && !has_int16_;
+  add_float16_ = options_.float16 && !has_float16_;
+  has_int8_ |= options_.int8;
+  has_int16_ |= options_.int16;
+  has_float16_ |= options_.float16;
   std::string why = FindConverted(report);
   if (!why.empty()) return why;
   BuildUses();

@@ -456,11 +456,17 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       }
       // The value of a checked load is the loaded one or zero, merged by a phi. A type the
       // module may only load, store and convert (8/16-bit storage without Int8 / Int16 /
-      // Float16) can have no zero constant and no phi: it travels widened to 32 bits and
-      // is narrowed after the merge (exact: every such value survives the round trip).
+      // Float16; the caller gives those where the device has them: RewriteOptions::float16)
+      // can have no zero constant and no phi: an integer travels widened to 32 bits and is
+      // narrowed after the merge (exact: UConvert/SConvert keep every bit). A 16-bit float
+      // cannot: widened and narrowed by OpFConvert, a signalling NaN comes back quiet on
+      // lavapipe and the H100 (ggml's quantized blocks, copied as float16 words, changed).
       uint32_t widened = 0;
       spv::Op widen_op = spv::OpNop;
       if (result && IsStorageOnlyType(inst.type_id())) {
+        if (IsStorageOnlyFloat(inst.type_id()))
+          return "bounds checks: a load of 16-bit floats without the Float16 capability (widened to 32 bits and "
+                 "back, a signalling NaN would not keep its bits)";
         if (!WidenedType(inst.type_id(), &widened, &widen_op))
           return "bounds checks: a whole-" + std::string(ShapeName(inst.type_id())) +
                  " load of 8/16-bit storage-only values (without the Int8/Int16/Float16 capability a zero of it "
@@ -528,6 +534,12 @@ bool PointerPass::IsStorageOnlyType(uint32_t type) const {
   }
 }
 
+bool PointerPass::IsStorageOnlyFloat(uint32_t type) const {
+  const Instruction* t = types_.Def(type);
+  if (t != nullptr && t->opcode() == spv::OpTypeVector) t = types_.Def(t->operand(0));
+  return t != nullptr && t->opcode() == spv::OpTypeFloat && t->operand(0) == 16 && !has_float16_;
+}
+
 bool PointerPass::WidenedType(uint32_t type, uint32_t* wide, spv::Op* op) {
   const Instruction* t = types_.Def(type);
   if (!t) return false;
@@ -538,10 +550,7 @@ bool PointerPass::WidenedType(uint32_t type, uint32_t* wide, spv::Op* op) {
     if (!t) return false;
   }
   uint32_t scalar = 0;
-  if (t->opcode() == spv::OpTypeFloat) {
-    scalar = types_.GetType(spv::OpTypeFloat, {32});
-    *op = spv::OpFConvert;
-  } else if (t->opcode() == spv::OpTypeInt) {
+  if (t->opcode() == spv::OpTypeInt) {
     const bool is_signed = t->operand(1) != 0;
     scalar = types_.GetIntType(32, is_signed);
     // UConvert's result is unsigned; SConvert keeps the bits of a signed value.

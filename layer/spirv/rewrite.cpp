@@ -316,6 +316,20 @@ std::string PointerPass::FinishModule() {
 
   AddCapability(m_, spv::CapabilityPhysicalStorageBufferAddresses);
   if (uses_int64_) AddCapability(m_, spv::CapabilityInt64);
+  if (add_int8_ || add_int16_ || add_float16_) {
+    bool int8 = false, int16 = false, float16 = false;
+    for (const Instruction& t : m_.types_values) {
+      if (t.opcode() == spv::OpTypeInt) {
+        int8 = int8 || t.operand(0) == 8;
+        int16 = int16 || t.operand(0) == 16;
+      } else if (t.opcode() == spv::OpTypeFloat) {
+        float16 = float16 || t.operand(0) == 16;
+      }
+    }
+    if (add_int8_ && int8) AddCapability(m_, spv::CapabilityInt8);
+    if (add_int16_ && int16) AddCapability(m_, spv::CapabilityInt16);
+    if (add_float16_ && float16) AddCapability(m_, spv::CapabilityFloat16);
+  }
   if (m_.version < 0x00010500) AddExtension(m_, "SPV_KHR_physical_storage_buffer");
   m_.memory_model.front().set_operand(0, spv::AddressingModelPhysicalStorageBuffer64);
   return "";
@@ -346,6 +360,26 @@ class ThreadModule {
 
 }  // namespace
 
+namespace {
+
+// lavapipe's descriptor-array index from lane 0 in a stage without the broadcast
+// (RewriteOptions::lane_zero_descriptor_index_models).
+const char* LaneZeroIndexRefusal(const Module& module, const RewriteOptions& options) {
+  if (options.lane_zero_descriptor_index_models == 0 || !options.convert_uniform_buffers) return nullptr;
+  if (!AnyEntryPointIn(module, options.lane_zero_descriptor_index_models)) return nullptr;
+  if (options.broadcast_descriptor_index_models != 0 &&
+      BroadcastPossible(module, options.broadcast_descriptor_index_models))
+    return nullptr;
+  std::vector<ConvertedBinding> converted;
+  for (const SetLayout& s : options.sets)
+    for (const BindingLayout& b : s.bindings) converted.push_back({s.set, b.binding});
+  if (!DescriptorIndexFromConvertedUniformBuffer(module, converted)) return nullptr;
+  return "a dynamically uniform descriptor-array index read from a converted uniform buffer, in a stage where "
+         "the driver takes it from lane 0 and no broadcast is possible";
+}
+
+}  // namespace
+
 RewriteResult RewriteDescriptorsToPointers(const uint32_t* words, std::size_t word_count, const RewriteOptions& options) {
   RewriteResult result;
   ThreadModule thread_module;
@@ -364,6 +398,11 @@ RewriteResult RewriteDescriptorsToPointers(const uint32_t* words, std::size_t wo
       keep_original(why);
       return result;
     }
+  }
+  // After KeepEntryPoint: only the named entry point's models count.
+  if (const char* why = LaneZeroIndexRefusal(module, options)) {
+    keep_original(why);
+    return result;
   }
   {
     PointerPass pass(module, options);

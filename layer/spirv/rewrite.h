@@ -86,6 +86,15 @@ struct RewriteOptions {
   uint32_t root_buffer_set = 0;  // kStorageBuffer: the root buffer's descriptor set
   TargetEnv target = TargetEnv::kVulkan1_2;
   bool shader_int64 = true;            // else addresses travel as uvec2 and are bitcast
+  // The device has shaderFloat16 / shaderInt16 / shaderInt8 (the application's, or the
+  // layer's): a module's 16/8-bit values, which it may declare for storage only, may then
+  // be merged and zeroed as they are (the capability is added to the module), where
+  // otherwise a bounds-checked load widens them to 32 bits and back — which a driver may
+  // not do bit for bit for a 16-bit float (a signalling NaN comes back quiet: ggml's
+  // quantized blocks, copied as float16 words, changed on lavapipe and the H100).
+  bool float16 = false;
+  bool int16 = false;
+  bool int8 = false;
   bool bounds_checks = false;          // reads out of bounds give 0, writes/atomics dropped
   bool convert_uniform_buffers = false;
   // Every converted descriptor's base address is a multiple of this (the device's
@@ -107,6 +116,12 @@ struct RewriteOptions {
   // push-constant variables is refused (RootPlacement::kPushConstants).
   std::string entry_point;
   uint32_t execution_model = kAnyExecutionModel;  // spv::ExecutionModel, or any
+  // Bits 1 << spv::ExecutionModel where the driver takes a dynamically uniform
+  // descriptor-array index from lane 0 whether or not it is an invocation (lavapipe: every
+  // stage). A module with an entry point of these models that gets no broadcast (above)
+  // and whose such index derives from a converted uniform buffer is refused: it runs
+  // natively (spirv/uniform_descriptor_index.h). 0 never.
+  uint32_t lane_zero_descriptor_index_models = 0;
 };
 
 enum class BindingOutcome {

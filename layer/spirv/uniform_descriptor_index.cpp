@@ -36,8 +36,20 @@ bool IsAccessChain(spv::Op op) { return op == spv::OpAccessChain || op == spv::O
 
 }  // namespace
 
+bool BroadcastPossible(const Module& m, uint32_t execution_model_mask) {
+  return m.version >= 0x00010300 && EveryEntryPointIn(m, execution_model_mask) && !UsesNonUniform(m);
+}
+
+bool AnyEntryPointIn(const Module& m, uint32_t execution_model_mask) {
+  for (const Instruction& ep : m.entry_points) {
+    const uint32_t model = ep.operand(0);
+    if (model < 32 && ((execution_model_mask >> model) & 1u) != 0) return true;
+  }
+  return false;
+}
+
 uint32_t BroadcastUniformDescriptorIndices(Module& m, uint32_t execution_model_mask) {
-  if (m.version < 0x00010300 || !EveryEntryPointIn(m, execution_model_mask) || UsesNonUniform(m)) return 0;
+  if (!BroadcastPossible(m, execution_model_mask)) return 0;
   TypeManager types(m);
   // Arrays of descriptors that stay descriptors: images, samplers, texel buffers.
   std::vector<uint8_t> descriptor_array(m.bound, 0);
@@ -95,6 +107,138 @@ uint32_t BroadcastUniformDescriptorIndices(Module& m, uint32_t execution_model_m
     }
   }
   return count;
+}
+
+}  // namespace bindery::spirv
+
+namespace bindery::spirv {
+namespace {
+
+// The variable a pointer is derived from (through access chains and copies), or 0.
+uint32_t RootVariable(uint32_t pointer, const std::vector<const Instruction*>& local, const std::vector<uint8_t>& is_variable) {
+  for (int depth = 0; depth < 64 && pointer < local.size(); ++depth) {
+    if (is_variable[pointer]) return pointer;
+    const Instruction* def = local[pointer];
+    if (def == nullptr || def->operand_count() == 0) return 0;
+    const spv::Op op = def->opcode();
+    if (op != spv::OpAccessChain && op != spv::OpInBoundsAccessChain && op != spv::OpPtrAccessChain &&
+        op != spv::OpInBoundsPtrAccessChain && op != spv::OpCopyObject)
+      return 0;
+    pointer = def->operand(0);
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool DescriptorIndexFromConvertedUniformBuffer(const Module& m, const std::vector<ConvertedBinding>& converted) {
+  if (converted.empty()) return false;
+  // Set and binding of every decorated id, and which are Block structs.
+  std::vector<uint32_t> set_of(m.bound, UINT32_MAX), binding_of(m.bound, UINT32_MAX);
+  std::vector<uint8_t> block(m.bound, 0);
+  for (const Instruction& a : m.annotations) {
+    if (a.opcode() != spv::OpDecorate || a.operand_count() < 2 || a.operand(0) >= m.bound) continue;
+    const uint32_t id = a.operand(0), d = a.operand(1);
+    if (d == spv::DecorationDescriptorSet && a.operand_count() >= 3) set_of[id] = a.operand(2);
+    if (d == spv::DecorationBinding && a.operand_count() >= 3) binding_of[id] = a.operand(2);
+    if (d == spv::DecorationBlock) block[id] = 1;
+  }
+  // Global definitions: pointer types' pointees, arrays' elements, variables.
+  std::vector<const Instruction*> global(m.bound, nullptr);
+  for (const Instruction& t : m.types_values)
+    if (t.has_result() && t.result_id() < m.bound) global[t.result_id()] = &t;
+  auto pointee = [&](uint32_t pointer_type) -> const Instruction* {
+    const Instruction* p = pointer_type < m.bound ? global[pointer_type] : nullptr;
+    if (p == nullptr || p->opcode() != spv::OpTypePointer || p->operand_count() < 2 || p->operand(1) >= m.bound) return nullptr;
+    return global[p->operand(1)];
+  };
+  std::vector<uint8_t> is_variable(m.bound, 0), converted_ubo(m.bound, 0), descriptor_array(m.bound, 0),
+      local_memory(m.bound, 0);
+  for (const Instruction& v : m.types_values) {
+    if (v.opcode() != spv::OpVariable || v.result_id() >= m.bound) continue;
+    const uint32_t id = v.result_id();
+    is_variable[id] = 1;
+    const uint32_t storage = v.operand(0);
+    const Instruction* type = pointee(v.type_id());
+    if (storage == spv::StorageClassUniformConstant && type != nullptr &&
+        (type->opcode() == spv::OpTypeArray || type->opcode() == spv::OpTypeRuntimeArray))
+      descriptor_array[id] = 1;
+    if (storage == spv::StorageClassPrivate) local_memory[id] = 1;
+    if (storage != spv::StorageClassUniform || set_of[id] == UINT32_MAX) continue;
+    // A Block struct, or an array of them (a descriptor array of uniform buffers).
+    while (type != nullptr && (type->opcode() == spv::OpTypeArray || type->opcode() == spv::OpTypeRuntimeArray))
+      type = type->operand(0) < m.bound ? global[type->operand(0)] : nullptr;
+    if (type == nullptr || !block[type->result_id()]) continue;
+    for (const ConvertedBinding& c : converted)
+      if (c.set == set_of[id] && c.binding == binding_of[id]) converted_ubo[id] = 1;
+  }
+  // Local definitions, function variables, and the values stored into each variable.
+  std::vector<const Instruction*> local(m.bound, nullptr);
+  std::vector<uint32_t> index_roots;
+  for (const Function& fn : m.functions) {
+    for (const Instruction& inst : fn.instructions) {
+      if (inst.has_result() && inst.result_id() < m.bound) local[inst.result_id()] = &inst;
+      if (inst.opcode() == spv::OpVariable && inst.result_id() < m.bound) {
+        is_variable[inst.result_id()] = 1;
+        local_memory[inst.result_id()] = 1;
+      }
+      if ((inst.opcode() == spv::OpAccessChain || inst.opcode() == spv::OpInBoundsAccessChain) &&
+          inst.operand_count() >= 2 && inst.operand(0) < m.bound && descriptor_array[inst.operand(0)])
+        index_roots.push_back(inst.operand(1));
+    }
+  }
+  if (index_roots.empty()) return false;
+  std::vector<std::vector<uint32_t>> stored;  // per local-memory variable, built lazily below
+  std::vector<uint32_t> stored_slot(m.bound, UINT32_MAX);
+  for (const Function& fn : m.functions) {
+    for (const Instruction& inst : fn.instructions) {
+      if (inst.opcode() != spv::OpStore || inst.operand_count() < 2) continue;
+      const uint32_t root = RootVariable(inst.operand(0), local, is_variable);
+      if (root == 0 || !local_memory[root]) continue;
+      if (stored_slot[root] == UINT32_MAX) {
+        stored_slot[root] = static_cast<uint32_t>(stored.size());
+        stored.emplace_back();
+      }
+      stored[stored_slot[root]].push_back(inst.operand(1));
+    }
+  }
+  // Walk back from every dynamic index through the values it is computed from.
+  std::vector<uint8_t> seen(m.bound, 0);
+  std::vector<uint32_t> work;
+  for (uint32_t index : index_roots) {
+    if (index >= m.bound || local[index] == nullptr) continue;  // a constant
+    work.push_back(index);
+  }
+  while (!work.empty()) {
+    const uint32_t id = work.back();
+    work.pop_back();
+    if (id >= m.bound || seen[id] || local[id] == nullptr) continue;
+    seen[id] = 1;
+    const Instruction& def = *local[id];
+    switch (def.opcode()) {
+      case spv::OpLoad: {
+        const uint32_t root = RootVariable(def.operand(0), local, is_variable);
+        if (root != 0 && converted_ubo[root]) return true;
+        if (root != 0 && local_memory[root] && stored_slot[root] != UINT32_MAX)
+          for (uint32_t v : stored[stored_slot[root]]) work.push_back(v);
+        break;
+      }
+      case spv::OpVariable:
+      case spv::OpFunctionParameter:
+      case spv::OpFunctionCall:
+      case spv::OpLabel:
+        break;
+      case spv::OpPhi:
+        for (uint32_t k = 0; k + 1 < def.operand_count(); k += 2) work.push_back(def.operand(k));
+        break;
+      default:
+        // Operands that are local results (literals that happen to equal one only make
+        // the answer more cautious).
+        for (uint32_t k = 0; k < def.operand_count(); ++k) work.push_back(def.operand(k));
+        break;
+    }
+  }
+  return false;
 }
 
 }  // namespace bindery::spirv

@@ -12,6 +12,7 @@
 // and its log.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -37,6 +38,18 @@ struct FarLayout {
   VkDeviceSize offsets[3] = {};
   std::string name;  // for skip reasons
 };
+
+// A buffer of `big` bytes with words at a quarter, nine tenths and its last word (its last
+// page: what a tensor's tail is).
+FarLayout LastPage(VkDeviceSize big, std::string name) {
+  FarLayout l;
+  l.big = big;
+  l.offsets[0] = (big / 4) & ~VkDeviceSize{3};
+  l.offsets[1] = (9 * big / 10) & ~VkDeviceSize{3};
+  l.offsets[2] = big - 4;
+  l.name = std::move(name);
+  return l;
+}
 
 FarLayout Scaled(VkDeviceSize unit, std::string name) {
   FarLayout l;
@@ -105,8 +118,10 @@ std::string CannotHold(VkPhysicalDevice pd, const FarLayout& l) {
 }
 
 // `mode` "force": far_words.comp through a descriptor (rewritten); "off": the
-// buffer-reference kernel.
-FarRun RunFar(const char* mode, const FarLayout& l) {
+// buffer-reference kernel. `app_int64`: whether the application enables shaderInt64 (the
+// reference kernel needs it; the forced run must reach every byte without it: the layer
+// enables the feature itself where the device has it).
+FarRun RunFar(const char* mode, const FarLayout& l, bool app_int64 = true) {
   ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
   const std::string log_path = ::testing::TempDir() + "bindery_beyond_4gib_" + mode + ".log";
   std::remove(log_path.c_str());
@@ -117,7 +132,7 @@ FarRun RunFar(const char* mode, const FarLayout& l) {
   VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   v12.bufferDeviceAddress = VK_TRUE;
   VkPhysicalDeviceFeatures features{};
-  features.shaderInt64 = VK_TRUE;
+  features.shaderInt64 = app_int64 || reference ? VK_TRUE : VK_FALSE;
   HarnessOptions options;
   options.device_pnext = &v12;
   options.enabled_features = &features;
@@ -230,10 +245,11 @@ FarRun RunFar(const char* mode, const FarLayout& l) {
 }
 
 // Forced vs the reference kernel on layout `l`; "" when both ran, else why they could not.
-std::string ExpectFarWordsMatch(const FarLayout& l) {
+// `app_int64` as in RunFar, for the forced run.
+std::string ExpectFarWordsMatch(const FarLayout& l, bool app_int64 = true) {
   const FarRun reference = RunFar("off", l);
   if (!reference.skip.empty()) return reference.skip;
-  const FarRun forced = RunFar("force", l);
+  const FarRun forced = RunFar("force", l, app_int64);
   if (!forced.skip.empty()) return forced.skip;
   EXPECT_TRUE(reference.error.empty()) << reference.error;
   EXPECT_TRUE(forced.error.empty()) << forced.error;
@@ -243,6 +259,10 @@ std::string ExpectFarWordsMatch(const FarLayout& l) {
   EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), 0u) << "the forced pipeline ran natively";
   EXPECT_EQ(forced.log.find("bindings-unaddressable"), std::string::npos)
       << "the dispatch ran its pipeline's native twin (the buffer has no device address for the layer)";
+  // 64-bit offsets: the layer has shaderInt64 whether or not the application enabled it
+  // (without it, sizes read as 4 GiB - 1 and a warning says so).
+  EXPECT_NE(forced.log.find("addresses as uint64"), std::string::npos) << "the layer's shaders lack shaderInt64";
+  EXPECT_EQ(forced.log.find("without shaderInt64"), std::string::npos) << "a range was cut to 32 bits";
   for (int i = 0; i < 3; ++i) {
     SCOPED_TRACE("word at byte " + std::to_string(l.offsets[i]));
     EXPECT_EQ(reference.read[i], 0x1000u + i);
@@ -265,6 +285,18 @@ std::string ExpectFarWordsMatch(const FarLayout& l) {
     std::printf("forced: %s\n", forced.summary.c_str());
   }
   return "";
+}
+
+// The device's maximum allocation (no layer): what a whole-size buffer may reach here.
+VkDeviceSize DriverMaxAllocation() {
+  HarnessOptions options;
+  options.bindery = false;
+  VkHarness h(options);
+  if (!h.ok()) return 0;
+  VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3};
+  vkGetPhysicalDeviceProperties2(h.physical_device(), &props);
+  return m3.maxMemoryAllocationSize;
 }
 
 // The driver's own maxStorageBufferRange (no layer).
@@ -298,6 +330,37 @@ TEST(BindingsBeyond4GiB, WordsBeyondTheDriversStorageBufferRange) {
   if (!skip.empty()) GTEST_SKIP() << skip;
 }
 
+// The seed scenario without the application's help (issue 30 part 7): a VK_WHOLE_SIZE
+// storage buffer of 4.5 and 6 GiB, written at its last word, by an application that did
+// not enable shaderInt64. Before, the H100 run wrote no word past 4 GiB and warned that a
+// range reached rewritten shaders without shaderInt64; the layer now enables the feature
+// itself where the device has it. Needs a device that allocates that much in one piece
+// (the H100: scripts/gpu-transfer-tests 'BindingsBeyond4GiB.*' build-gpu/tests/bindings/bindery_bindings_tests);
+// elsewhere it skips with the reason.
+TEST(BindingsBeyond4GiB, WithoutTheApplicationsShaderInt64_4Point5GiB) {
+  const std::string skip = ExpectFarWordsMatch(LastPage(9 * kGiB / 2, "4.5 GiB"), false);
+  if (!skip.empty()) GTEST_SKIP() << skip;
+}
+
+TEST(BindingsBeyond4GiB, WithoutTheApplicationsShaderInt64_6GiB) {
+  const std::string skip = ExpectFarWordsMatch(LastPage(6 * kGiB, "6 GiB"), false);
+  if (!skip.empty()) GTEST_SKIP() << skip;
+}
+
+// The same where it runs anywhere: a whole-size buffer of half the device's largest
+// allocation (lavapipe: 1 GiB, beyond its 128 MiB maxStorageBufferRange), written at its
+// last word, without the application's shaderInt64. 32-bit offsets reach it, so the words
+// themselves matched before too; what failed before is that the layer's shaders had no
+// 64-bit addresses ("addresses as uvec2" in its log), the form that cannot pass 4 GiB.
+TEST(BindingsBeyond4GiB, WithoutTheApplicationsShaderInt64_LastWordOfAWholeSizeBuffer) {
+  const uint32_t range = DriverStorageRange();
+  const VkDeviceSize allocation = DriverMaxAllocation();
+  if (range == 0 || allocation == 0) GTEST_SKIP() << "no device";
+  const VkDeviceSize big = std::min<VkDeviceSize>(allocation / 2, 2 * kGiB) & ~VkDeviceSize{4095};
+  if (big <= range) GTEST_SKIP() << "half the largest allocation (" << big << " bytes) is within the driver's range";
+  const std::string skip = ExpectFarWordsMatch(LastPage(big, std::to_string(big) + " bytes"), false);
+  if (!skip.empty()) GTEST_SKIP() << skip;
+}
 
 }  // namespace
 }  // namespace bindery::test

@@ -52,6 +52,16 @@ bool InheritedQueriesStandIn() {
   return v != nullptr && std::strcmp(v, "1") == 0;
 }
 
+bool PackedCopiesShape() {
+  const char* v = std::getenv("BINDERY_APIFUZZ_PACKED_COPIES");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
+
+bool PushImagesShape() {
+  const char* v = std::getenv("BINDERY_APIFUZZ_PUSH_IMAGES");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
+
 uint32_t SharedQueues() {
   const char* v = std::getenv("BINDERY_APIFUZZ_SHARED_QUEUES");
   return v == nullptr ? 0 : static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
@@ -141,6 +151,14 @@ bool QueryFeatures(Features* out, std::string* error) {
     const VkFormatFeatureFlags image_needs = VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT |
                                              VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
     f.images = (fp.optimalTilingFeatures & image_needs) == image_needs;
+    f.push_images = f.push_descriptor && f.images && PushImagesShape();
+    {
+      VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+      VkPhysicalDeviceVulkan12Features v12b{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &v11};
+      VkPhysicalDeviceFeatures2 q{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &v12b};
+      vkGetPhysicalDeviceFeatures2(pd, &q);
+      f.packed_copies = v11.storageBuffer16BitAccess && v12b.storageBuffer8BitAccess && PackedCopiesShape();
+    }
     f.draw_indirect_count = v12.drawIndirectCount;
     f.array_dynamic_indexing = f2.features.shaderStorageBufferArrayDynamicIndexing &&
                                f2.features.shaderUniformBufferArrayDynamicIndexing;
@@ -213,6 +231,7 @@ void OpenSession(bool bindery, Session* s, bool null_descriptor) {
   robustness2.nullDescriptor = VK_TRUE;
   static VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   static VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  static VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   multi.multiDraw = VK_TRUE;
   multi.pNext = enable_null ? &robustness2 : nullptr;
   v13.pNext = f.multi_draw ? static_cast<void*>(&multi) : multi.pNext;
@@ -231,15 +250,22 @@ void OpenSession(bool bindery, Session* s, bool null_descriptor) {
   v12.shaderSampledImageArrayNonUniformIndexing = f.nonuniform_sampled;
   v12.shaderStorageImageArrayNonUniformIndexing = f.nonuniform_storage_image;
   v12.pNext = &v13;
+  // Packed copies (16/8-bit views of storage buffers): only where the shape is on, so every
+  // other program's device is the one it always was.
+  v12.storageBuffer8BitAccess = f.packed_copies;
+  v11.storageBuffer16BitAccess = f.packed_copies;
+  v11.pNext = &v12;
+  void* chain = f.packed_copies ? static_cast<void*>(&v11) : &v12;
   static VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT gpl{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GRAPHICS_PIPELINE_LIBRARY_FEATURES_EXT};
   gpl.graphicsPipelineLibrary = VK_TRUE;
-  gpl.pNext = &v12;
+  gpl.pNext = chain;
+  if (f.pipeline_library) chain = &gpl;
   test::HarnessOptions o;
   o.bindery = bindery;
   o.queue_flags = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
   o.enabled_features = &features;
-  o.device_pnext = f.pipeline_library ? static_cast<void*>(&gpl) : &v12;
+  o.device_pnext = chain;
   for (const char* layer : StandInLayers(!null_descriptor)) o.layers_below.push_back(layer);
   o.queue_count = null_descriptor && f.shared_queues ? 1 : f.queues;
   if (f.push_descriptor) o.device_extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);

@@ -20,6 +20,10 @@ bool QueryFeatures(Features* out, std::string* error);
 // using them are generated and judged by the validation layer there too.
 inline constexpr const char* kDescriptorIndexingStandInLayer = "VK_LAYER_bindery_test_descriptor_indexing";
 bool DescriptorIndexingStandIn();
+// --push-images (BINDERY_APIFUZZ_PUSH_IMAGES=1): Features::push_images where the device can.
+bool PushImagesShape();
+// --packed-copies (BINDERY_APIFUZZ_PACKED_COPIES=1): Features::packed_copies where the device can.
+bool PackedCopiesShape();
 
 // lavapipe 22.3 lacks inheritedQueries (a secondary executed inside a query of its primary).
 // With BINDERY_APIFUZZ_INHERITED_QUERIES_STANDIN=1 (--inherited-queries-standin) a test layer

@@ -57,7 +57,7 @@ class Generator {
   Generator(uint64_t seed, const Features& f)
       : r_(seed), x_(~seed), n_(seed ^ 0x6E756C6Cull), d_(seed ^ 0x6465736378ull), q_(seed ^ 0x717565756573ull),
         e_(seed ^ 0x65787465726Eull), s_(seed ^ 0x7374617473ull), m_(seed ^ 0x656E74727970ull),
-        l_(seed ^ 0x6C6962726172ull), f_(f) {
+        l_(seed ^ 0x6C6962726172ull), g_(seed ^ 0x7075736869676Dull), k_(seed ^ 0x7061636B6564ull), f_(f) {
     p_.seed = seed;
   }
 
@@ -195,6 +195,7 @@ class Generator {
   // Image bindings after the buffer bindings of a (non-push) set layout, and null-descriptor
   // permission for bindings where robustness2 allows it.
   void AddExtraBindings(SetLayout& l) {
+    if (l.push && f_.push_images && !p_.images.empty() && g_.Chance(60)) AddPushImages(l);
     if (!l.push && !p_.images.empty() && x_.Chance(40)) {
       uint32_t number = l.bindings.empty() ? 0 : l.bindings.back().binding + 1;
       for (uint32_t k = x_.Range(1, 2); k > 0; --k) {
@@ -215,6 +216,23 @@ class Generator {
     }
     if (!f_.null_descriptor) return;
     for (Binding& b : l.bindings) b.nullable = !IsDynamic(b.type) && x_.Chance(15);
+  }
+
+  // Images beside the buffers of a push-descriptor set layout (Features::push_images, the g_
+  // stream only): always visible to the vertex stage, so vertex shaders read pushed images and
+  // pushed uniform/storage buffers together (the image reads are the extra stream's ops).
+  void AddPushImages(SetLayout& l) {
+    uint32_t number = l.bindings.empty() ? 0 : l.bindings.back().binding + 1;
+    for (uint32_t k = g_.Range(1, 2); k > 0; --k) {
+      Binding b;
+      b.binding = number++;
+      const uint32_t t = g_.Below(3);
+      b.type = t == 0 ? DescType::kSampledImage : t == 1 ? DescType::kStorageImage : DescType::kCombinedImageSampler;
+      b.role = Role::kIn;
+      b.count = g_.Chance(25) ? 2 : 1;
+      b.stages = kVertex | (g_.Chance(50) ? kFragment : 0) | (g_.Chance(30) ? kCompute : 0);
+      l.bindings.push_back(b);
+    }
   }
 
   // The bindings the first stream picks from (images are the extra stream's).
@@ -384,6 +402,40 @@ class Generator {
         case Role::kCounter: op.kind = length || stage != kCompute ? OpKind::kLength : OpKind::kAtomic; break;
       }
       s.ops.push_back(op);
+    }
+    // Packed copies (their own stream), each right after a read of its source: a kIn storage
+    // binding into a kOut one, in compute and vertex stages (stores are not made in fragment
+    // shaders).
+    if (f_.packed_copies && stage != kFragment && k_.Chance(80)) {
+      std::vector<Candidate> sources, targets;
+      for (const Candidate& c : cands) {
+        // Not dynamic buffers: with OpArrayLength or bounds checks their pipelines run natively.
+        if (c.b->type != DescType::kStorage) continue;
+        if (c.b->role == Role::kIn) sources.push_back(c);
+        if (c.b->role == Role::kOut) targets.push_back(c);
+      }
+      if (!sources.empty() && !targets.empty()) {
+        for (uint32_t k = k_.Range(1, 2); k > 0; --k) {
+          const Candidate& from = k_.Pick(sources);
+          const Candidate& to = k_.Pick(targets);
+          ShaderOp read;
+          read.kind = OpKind::kRead;
+          read.set = from.set;
+          read.binding = from.b->binding;
+          read.element = k_.Below(from.b->count);
+          read.index = k_.Below(64);
+          ShaderOp copy;
+          copy.kind = OpKind::kCopyPacked;
+          copy.set = to.set;
+          copy.binding = to.b->binding;
+          copy.element = k_.Below(to.b->count);
+          copy.index = k_.Below(64);
+          copy.value = k_.Chance(70) ? 0 : 1;  // float16 words, or bytes
+          const uint32_t at = k_.Below(static_cast<uint32_t>(s.ops.size()) + 1);
+          s.ops.insert(s.ops.begin() + at, copy);
+          s.ops.insert(s.ops.begin() + at, read);
+        }
+      }
     }
     // Image operations (extra stream), at random places among the others.
     if (!image_cands.empty()) {
@@ -1281,6 +1333,8 @@ class Generator {
   Rng s_;  // pipeline-statistics queries: see AddQuery
   Rng m_;  // modules of several entry points: see ShareModules
   Rng l_;  // graphics pipeline libraries: see ChooseLibraryModes
+  Rng g_;  // images in push-descriptor sets read in pre-rasterisation stages (Features::push_images)
+  Rng k_;  // packed 16/8-bit copies (Features::packed_copies)
   uint32_t queries_ = 0;  // queries named so far (each kBeginQuery its own)
   Features f_;
   Program p_;

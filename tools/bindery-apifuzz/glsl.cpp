@@ -74,7 +74,37 @@ std::string StageGlsl(const Program& p, const Pipeline& pipeline, const Stage& s
   const char* zero = stage.stage == kCompute    ? "uint(gl_NumWorkGroups.x > 4096u)"
                      : stage.stage == kVertex   ? "uint(gl_InstanceIndex < 0)"
                                                 : "uint(gl_FragCoord.x < 0.0)";
+  // The storage buffer the last buffer read named: a packed copy's source.
+  const ShaderOp* last_read = nullptr;
+  const Binding* last_read_binding = nullptr;
+  std::set<std::pair<uint32_t, uint32_t>> declared16, declared8;
   for (const ShaderOp& op : stage.ops) {
+    if (op.kind == OpKind::kCopyPacked) {
+      const Binding* b = FindBinding(p, layout, op.set, op.binding);
+      if (b == nullptr || last_read == nullptr || !(b->stages & stage.stage) || op.element >= b->count ||
+          b->role != Role::kOut || IsImage(b->type) || IsUniform(b->type) || stage.stage == kFragment)
+        continue;
+      const bool bytes = op.value != 0;
+      // 16/8-bit views of the two buffers: blocks aliasing the same bindings.
+      auto view = [&](const ShaderOp& o, const Binding* vb) {
+        const std::string n = Name(o.set, o.binding);
+        const std::string prefix = bytes ? "b" : "h";
+        if ((bytes ? declared8 : declared16).insert({o.set, o.binding}).second) {
+          const std::string array = vb->count > 1 ? "[" + std::to_string(vb->count) + "]" : "";
+          decl << "layout(set = " << o.set << ", binding = " << o.binding << ", std430) "
+               << (vb->role == Role::kIn ? "readonly " : "") << "buffer " << (bytes ? "B" : "H") << n << " { "
+               << (bytes ? "uint8_t" : "float16_t") << " v[]; } " << prefix << n << array << ";\n";
+        }
+        std::string ref = prefix + n;
+        if (vb->count > 1) ref += "[" + std::to_string(o.element) + "]";
+        return ref;
+      };
+      const std::string dst = view(op, b), src = view(*last_read, last_read_binding);
+      body << "  for (uint k = 0u; k < 16u; ++k) " << dst << ".v[(" << op.index << "u + k) % max(uint(" << dst
+           << ".v.length()), 1u)] = " << src << ".v[(" << op.index * 3 << "u + k) % max(uint(" << src
+           << ".v.length()), 1u)];\n";
+      continue;
+    }
     if (op.kind == OpKind::kPush) {
       if (PushWordVisible(layout, stage.stage, op.index)) {
         push_words.insert(op.index);
@@ -91,6 +121,10 @@ std::string StageGlsl(const Program& p, const Pipeline& pipeline, const Stage& s
     const bool uniform = IsUniform(b->type);
     // Stores only into output buffers, atomics only into counters (compute), reads only of inputs.
     if (op.kind == OpKind::kRead && b->role != Role::kIn) continue;
+    if (op.kind == OpKind::kRead && !uniform) {
+      last_read = &op;
+      last_read_binding = b;
+    }
     if (op.kind == OpKind::kWrite && (b->role != Role::kOut || uniform)) continue;
     if (op.kind == OpKind::kAtomic && (b->role != Role::kCounter || uniform || stage.stage != kCompute)) continue;
     const std::string n = Name(op.set, op.binding);
@@ -148,6 +182,8 @@ std::string StageGlsl(const Program& p, const Pipeline& pipeline, const Stage& s
   if (d.find("utexture2D") != std::string::npos)
     d.insert(d.find('\n') + 1, "#extension GL_EXT_samplerless_texture_functions : require\n");
   const std::string code = body.str();
+  if (!declared16.empty()) d.insert(d.find('\n') + 1, "#extension GL_EXT_shader_16bit_storage : require\n");
+  if (!declared8.empty()) d.insert(d.find('\n') + 1, "#extension GL_EXT_shader_8bit_storage : require\n");
   if (code.find("nonuniformEXT") != std::string::npos)
     d.insert(d.find('\n') + 1, "#extension GL_EXT_nonuniform_qualifier : require\n");
   out << d << "void main() {\n  uint z = " << zero << ";\n  uint acc = 7u + z;\n" << code;

@@ -85,6 +85,13 @@ enum class OpKind : uint32_t {
   kAtomic = 2,  // atomicAdd(binding[element].d[index % length], value) (kCounter, compute)
   kLength = 3,  // acc += binding[element].d.length()
   kPush = 4,    // acc += push-constant word at byte offset `index`
+  // Packed data moved by bits (Features::packed_copies), as ggml copies quantized blocks:
+  // 16 float16 (value 0) or uint8 (value 1) elements of the storage buffer the preceding
+  // kRead op of the stage names (a kIn storage binding: the source) go to this kOut binding,
+  // through 16/8-bit views of the two buffers: binding[element].h[(index + k) % length] =
+  // source.h[(index * 3 + k) % length], k < 16. No arithmetic touches them: NaN patterns of the
+  // input's random words must arrive unchanged. Skipped without such a preceding read.
+  kCopyPacked = 5,
 };
 
 struct ShaderOp {
@@ -266,6 +273,15 @@ struct Features {
   // opens, off where a features file written before it lacks the line, so that such a
   // file's programs stay the ones it gave.
   bool multi_entry_modules = false;
+  // Issue 30 part 8 (--push-images, BINDERY_APIFUZZ_PUSH_IMAGES=1; off by default, so a seed's
+  // program is what it was): push-descriptor set layouts may hold images beside their buffers,
+  // visible to the vertex stage (pre-rasterisation) and read there — zink's shape, where
+  // lavapipe's lane-0 image index met converted uniform buffers. Its own stream (g_).
+  bool push_images = false;
+  // Issue 30 part 8 (--packed-copies, BINDERY_APIFUZZ_PACKED_COPIES=1, where the device has
+  // storageBuffer16BitAccess and storageBuffer8BitAccess; off by default): compute and vertex
+  // stages move float16 / uint8 data by bits (OpKind::kCopyPacked). Its own stream (k_).
+  bool packed_copies = false;
   bool AnyDescriptorIndexing() const {
     return partially_bound || variable_count || uab_storage || uab_uniform || uab_sampled || uab_storage_image;
   }

@@ -53,7 +53,7 @@ int Usage() {
                "                       [--jobs J] [--batch B] [--reduce] [--max-reduce M] [--save DIR]\n"
                "                       [--known FILE] [--hang-seconds S] [--time-limit S] [--progress-every P]\n"
                "                       [--descriptor-indexing-standin] [--inherited-queries-standin]\n"
-               "                       [--shared-queues N] [--lagging-queue N]\n"
+               "                       [--shared-queues N] [--lagging-queue N] [--push-images] [--packed-copies]\n"
                "                       [--bytes-dir DIR]\n"
                "       bindery-apifuzz --print|--dump --seed N [--features FILE]\n"
                "       bindery-apifuzz --dump-features FILE\n"
@@ -93,6 +93,16 @@ constexpr const char* kStandInCaseLine = "# descriptor-indexing-standin";
 constexpr const char* kSharedQueuesCaseLine = "# shared-queues";
 // A case found on the inheritedQueries stand-in (--inherited-queries-standin) says so here.
 constexpr const char* kInheritedQueriesCaseLine = "# inherited-queries-standin";
+// A case with packed copies (--packed-copies) needs 16/8-bit storage on its device.
+constexpr const char* kPackedCopiesCaseLine = "# packed-copies";
+
+bool HasPackedCopies(const Program& p) {
+  for (const Pipeline& pl : p.pipelines)
+    for (const Stage& s : pl.stages)
+      for (const ShaderOp& op : s.ops)
+        if (op.kind == OpKind::kCopyPacked) return true;
+  return false;
+}
 
 std::string CaseText(const Program& p, const std::string& config, const std::string& failure) {
   std::ostringstream o;
@@ -103,6 +113,7 @@ std::string CaseText(const Program& p, const std::string& config, const std::str
   if (InheritedQueriesStandIn()) o << kInheritedQueriesCaseLine << "\n";
   // Found on lavapipe's stand-in for several queues: it runs there again.
   if (p.queues > 1 && SharedQueues() > 1) o << kSharedQueuesCaseLine << " " << SharedQueues() << "\n";
+  if (HasPackedCopies(p)) o << kPackedCopiesCaseLine << "\n";
   o << "# failed with: " << failure << "\n#\n";
   std::istringstream listing(Listing(p));
   for (std::string line; std::getline(listing, line);) o << "# " << line << "\n";
@@ -149,6 +160,8 @@ int RunCases(const RunOptions& o, const std::vector<std::string>& files, const K
     } else if (!shared_for_all) {
       ::unsetenv("BINDERY_APIFUZZ_SHARED_QUEUES");
     }
+    const bool packed = text.find(std::string(kPackedCopiesCaseLine) + "\n") != std::string::npos;
+    ::setenv("BINDERY_APIFUZZ_PACKED_COPIES", packed ? "1" : "0", 1);
     Program p;
     std::string error;
     const std::string config = CaseConfig(text);
@@ -252,6 +265,10 @@ int main(int argc, char** argv) {
       ::setenv("BINDERY_APIFUZZ_LAGGING_QUEUE", value().c_str(), 1);  // children inherit it
     } else if (a == "--shared-queues") {
       ::setenv("BINDERY_APIFUZZ_SHARED_QUEUES", value().c_str(), 1);  // children inherit it
+    } else if (a == "--packed-copies") {
+      ::setenv("BINDERY_APIFUZZ_PACKED_COPIES", "1", 1);  // children inherit it
+    } else if (a == "--push-images") {
+      ::setenv("BINDERY_APIFUZZ_PUSH_IMAGES", "1", 1);  // children inherit it
     } else if (a == "--native-only") {
       native_only = true;
     } else if (a == "--case") {
@@ -315,6 +332,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", error.c_str());
       return 2;
     }
+    // A generation choice, not a device property (the file does not carry it).
+    f.push_images = f.push_descriptor && f.images && PushImagesShape();
+    f.packed_copies = f.packed_copies || PackedCopiesShape();  // assumed there (the file does not say)
     const Program p = Generate(seed, f);
     std::printf("%s", (dump ? Serialize(p) : Listing(p)).c_str());
     return 0;

@@ -8,6 +8,7 @@
 #include "bindings/device/bindings_capability.h"
 
 #include <algorithm>
+#include <cstddef>
 
 #include "bindings/device/argument_memory.h"
 #include "bindings/device/bindings_device.h"
@@ -209,7 +210,19 @@ class Bindings final : public Capability {
     plan->policy = policy;
     plan->native_limits = editor.properties().limits;
     plan->api_version = editor.api_version();
-    plan->shader_int64 = editor.application_features().shaderInt64 == VK_TRUE;
+    // 64-bit offsets and sizes (buffers beyond 4 GiB: spirv/pointer_pass_wide_indices.cpp,
+    // and 8/16-bit storage-only buffers, which a uvec2 address cannot reach) need
+    // shaderInt64: where the device has it, the layer enables it itself, below the
+    // application (whose features query and create info stay its own), so an unchanged
+    // program reaches every byte of its buffers.
+    plan->shader_int64 =
+        editor.RequestCoreFeature(offsetof(VkPhysicalDeviceFeatures, shaderInt64)) == nullptr;
+    // 8/16-bit values a module declares for storage only are merged and zeroed as they are
+    // where these exist (spirv::RewriteOptions::float16): widened to 32 bits and back, a
+    // 16-bit float's signalling NaN came back quiet (ggml's quantized block copies).
+    plan->shader_int16 = editor.RequestCoreFeature(offsetof(VkPhysicalDeviceFeatures, shaderInt16)) == nullptr;
+    plan->shader_float16 = editor.RequestFeature(DeviceFeature::kShaderFloat16) == nullptr;
+    plan->shader_int8 = editor.RequestFeature(DeviceFeature::kShaderInt8) == nullptr;
     plan->bounds_checks = editor.application_features().robustBufferAccess == VK_TRUE;
     if (auto* r2 = static_cast<const VkPhysicalDeviceRobustness2FeaturesEXT*>(
             editor.FindApplicationStruct(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT))) {
@@ -224,6 +237,7 @@ class Bindings final : public Capability {
                        (settings.bindings_root_split == Settings::RootSplit::kAuto &&
                         editor.properties().limits.maxPushConstantsSize >= 256);
     plan->broadcast_descriptor_index_models = BroadcastIndexModels(editor);
+    if (editor.driver_id() == VK_DRIVER_ID_MESA_LLVMPIPE) plan->lane_zero_descriptor_index_models = ~0u;
     editor.tracking().resources = true;
     editor.tracking().commands = true;  // per-command-buffer state: binds (fallbacks), the root ring
     VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;

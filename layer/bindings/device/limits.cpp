@@ -36,15 +36,32 @@ bool RaisesLimits(const InstanceState& instance, VkPhysicalDevice pd, const VkPh
 // allocation (maxMemoryAllocationSize) or hold in its largest heap — and a client that
 // derives its own limits from this one (zink: GL's shader-storage block size) will use a
 // block of exactly that size. Never below the driver's own value.
+//
+// lavapipe (Mesa 22.3) sizes its buffer work in 32-bit signed integers and crashes in its
+// queue thread (a memcpy) on a buffer of 2^31 bytes, its maxMemoryAllocationSize. zink over
+// it, given 2 GiB, reports GL's block limit as INT_MAX, and Mesa's GL linker reads a block one
+// vec4 larger (2^31 bytes) as a negative int: a vertex-stage block beyond the limit links
+// (piglit's max-ssbo-size vsexceed) and its 2^31-byte buffer reaches the driver. There the
+// range is at most 1 GiB, which the driver delivers (vs/fs at the limit pass) and from which
+// a client's one-element overshoot is still a buffer the driver handles and a size no int
+// wraps.
+constexpr VkDeviceSize kLavapipeRange = VkDeviceSize{1} << 30;
+
 uint32_t ServableStorageRange(const InstanceState& instance, VkPhysicalDevice pd, uint32_t driver_range) {
   VkDeviceSize range = UINT32_MAX;
   if (PFN_vkGetPhysicalDeviceProperties2 properties2 = instance.Properties2()) {
+    VkPhysicalDeviceProperties core{};
+    instance.dispatch.GetPhysicalDeviceProperties(pd, &core);
+    VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
     VkPhysicalDeviceMaintenance4Properties m4{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
     VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &m4};
+    // The driver's id is core from 1.2 (the only drivers whose id matters here are 1.3).
+    if (core.apiVersion >= VK_API_VERSION_1_2) m4.pNext = &driver;
     VkPhysicalDeviceProperties2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3};
     properties2(pd, &query);
     if (m3.maxMemoryAllocationSize != 0) range = std::min(range, m3.maxMemoryAllocationSize);
     if (m4.maxBufferSize != 0) range = std::min(range, m4.maxBufferSize);
+    if (driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE) range = std::min<VkDeviceSize>(range, kLavapipeRange);
   }
   VkPhysicalDeviceMemoryProperties memory{};
   instance.dispatch.GetPhysicalDeviceMemoryProperties(pd, &memory);

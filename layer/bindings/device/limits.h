@@ -6,7 +6,8 @@
 //   maxStorageBufferRange: a record carries a 64-bit size and the rewritten shader loads
 //     through an address, so a storage buffer's range is bounded only by the buffer: the
 //     largest buffer the device can create, allocate and hold (maxBufferSize,
-//     maxMemoryAllocationSize, its largest heap; at most UINT32_MAX), because clients
+//     maxMemoryAllocationSize, its largest heap; at most UINT32_MAX; 1 GiB on lavapipe,
+//     whose buffer work is sized in 32-bit signed integers: limits.cpp), because clients
 //     derive their own limits from it and use blocks of that size;
 //   maxPerStageDescriptorStorageBuffers / maxDescriptorSetStorageBuffers (and
 //     maxPerStageResources by as much): storage buffers never reach the driver's

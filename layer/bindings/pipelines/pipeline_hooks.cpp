@@ -61,9 +61,13 @@ void OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t root_s
   o.execution_model = model;
   o.target = TargetFor(b.plan.api_version, spirv_version);
   o.shader_int64 = b.plan.shader_int64;
+  o.float16 = b.plan.shader_float16;
+  o.int16 = b.plan.shader_int16;
+  o.int8 = b.plan.shader_int8;
   o.bounds_checks = bounds_checks;
   o.convert_uniform_buffers = b.plan.convert_uniform_buffers;
   o.broadcast_descriptor_index_models = b.plan.broadcast_descriptor_index_models;
+  o.lane_zero_descriptor_index_models = b.plan.lane_zero_descriptor_index_models;
   // Descriptor addresses are multiples of the offset alignments (spirv/access_alignment.h).
   const VkPhysicalDeviceLimits& limits = b.device.properties.limits;
   VkDeviceSize base_alignment = limits.minStorageBufferOffsetAlignment;

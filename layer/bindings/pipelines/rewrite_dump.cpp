@@ -40,6 +40,7 @@ const char* TargetName(spirv::TargetEnv t) {
 std::string DescribeOptions(const spirv::RewriteOptions& o) {
   std::string out = std::string("target ") + TargetName(o.target) + (o.shader_int64 ? " int64" : " uvec2") +
                     (o.bounds_checks ? " bounds-checks" : "") + (o.convert_uniform_buffers ? " ubo" : "") +
+                    (o.float16 ? " float16" : "") + (o.int16 ? " int16" : "") + (o.int8 ? " int8" : "") +
                     (o.broadcast_descriptor_index_models != 0 ? " broadcast-indices" : "") +
                     (o.entry_point.empty() ? "" : " entry-point " + o.entry_point) + "\n";
   char line[160];

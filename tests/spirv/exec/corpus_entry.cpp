@@ -28,7 +28,7 @@ bool ParseU32(const std::string& s, uint32_t& out) {
 }
 
 bool KnownFill(const std::string& f) {
-  return f == "zero" || f == "iota" || f == "bytes" || f == "float" || f == "half" || f == "ones";
+  return f == "zero" || f == "iota" || f == "bytes" || f == "float" || f == "half" || f == "ones" || f == "halfbits";
 }
 
 // One `@key args...` line; returns an error or "".
@@ -188,6 +188,13 @@ void FillPattern(const std::string& fill, std::vector<uint8_t>& bytes) {
     for (size_t i = 0; i + 4 <= n; i += 4) {
       float v = static_cast<float>((i / 4) % 97) * 0.25f - 3.0f;
       std::memcpy(&bytes[i], &v, 4);
+    }
+  } else if (fill == "halfbits") {
+    // Every 16-bit pattern in turn (NaNs, signalling ones included): data that is not
+    // floats but is moved as float16 words, as ggml copies quantized blocks.
+    for (size_t i = 0; i + 2 <= n; i += 2) {
+      const uint16_t v = static_cast<uint16_t>(i / 2);
+      std::memcpy(&bytes[i], &v, 2);
     }
   } else if (fill == "half") {
     for (size_t i = 0; i + 2 <= n; i += 2) {

@@ -36,6 +36,7 @@ constexpr KnownGap kKnownGaps[] = {
     {"ggml_mul_mat_vec_f16.spvasm", false, "needs shaderInt64", true},
     {"ggml_mul_mat_vec_q4_0.spvasm", false, "needs shaderInt64", true},
     {"ggml_mul_mat_vec_q8_0.spvasm", false, "needs shaderInt64", true},
+    {"quantized_block_copy.comp", false, "needs shaderInt64", true},
 };
 
 // Cases on which the library itself misbehaves (found by the ASan build of this suite):
@@ -160,6 +161,9 @@ RewriteCase RewriteAndCheck(const CorpusEntry& entry, const std::vector<uint32_t
   }
   c.layout.shader_int64 = variant.int64;
   c.layout.bounds_checks = variant.bounds;
+  // The exec device has shaderFloat16 / shaderInt16 / shaderInt8 where lavapipe offers them,
+  // and the layer enables them (bindings_capability.cpp): 8/16-bit values merge as they are.
+  c.layout.float16 = c.layout.int16 = c.layout.int8 = true;
   c.layout.convert_uniform_buffers = entry.convert_ubo;
   c.layout.entry_point = entry_point;
 

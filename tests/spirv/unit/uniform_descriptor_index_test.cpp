@@ -91,7 +91,7 @@ struct Rewritten {
   bool ballot = false;  // CapabilityGroupNonUniformBallot declared
 };
 
-Rewritten Rewrite(const std::string& text, TargetEnv target, uint32_t models) {
+Rewritten Rewrite(const std::string& text, TargetEnv target, uint32_t models, uint32_t lane_zero_models = 0) {
   Rewritten out;
   const std::vector<uint32_t> words = test::Assemble(text, target);
   if (words.empty()) return out;
@@ -100,6 +100,7 @@ Rewritten Rewrite(const std::string& text, TargetEnv target, uint32_t models) {
   o.target = target;
   o.bounds_checks = true;
   o.broadcast_descriptor_index_models = models;
+  o.lane_zero_descriptor_index_models = lane_zero_models;
   out.result = RewriteDescriptorsToPointers(words.data(), words.size(), o);
   if (!out.result.report.converted) return out;
   spirv::Module m;
@@ -150,6 +151,31 @@ TEST(SpirvUniformDescriptorIndex, NothingIsBroadcastBelowSpirv13OrWithNonUniform
                                   TargetEnv::kVulkan1_2, kFragment);
   ASSERT_TRUE(non_uniform.result.report.converted) << non_uniform.result.report.reason;
   EXPECT_EQ(non_uniform.broadcasts, 0);
+}
+
+// lavapipe takes the index from lane 0 in every stage (lane_zero_descriptor_index_models):
+// where the broadcast cannot apply — a stage the broadcast option does not name (vertex,
+// tessellation, geometry on lavapipe), or a module below SPIR-V 1.3 — a module whose image
+// index comes from a converted uniform buffer is refused (it runs natively); with the
+// broadcast it converts, and an index not read from a converted uniform buffer converts too.
+TEST(SpirvUniformDescriptorIndex, LaneZeroDriverRefusesAnIndexFromAConvertedUniformBufferWithoutTheBroadcast) {
+  constexpr uint32_t kAll = ~0u;
+  // No broadcast for fragment (a stage without ballot): refused.
+  Rewritten refused = Rewrite(Module(true, "", ""), TargetEnv::kVulkan1_2, kCompute, kAll);
+  EXPECT_FALSE(refused.result.report.converted);
+  EXPECT_NE(refused.result.report.reason.find("descriptor-array index read from a converted uniform buffer"),
+            std::string::npos)
+      << refused.result.report.reason;
+  // Below SPIR-V 1.3 the broadcast cannot be used: refused too.
+  Rewritten old = Rewrite(Module(false, "", ""), TargetEnv::kVulkan1_0, kFragment | kCompute, kAll);
+  EXPECT_FALSE(old.result.report.converted);
+  // With the broadcast the module converts (and is broadcast).
+  Rewritten broadcast = Rewrite(Module(true, "", ""), TargetEnv::kVulkan1_2, kFragment | kCompute, kAll);
+  ASSERT_TRUE(broadcast.result.report.converted) << broadcast.result.report.reason;
+  EXPECT_EQ(broadcast.broadcasts, 1);
+  // On a driver without the lane-0 fault nothing changes.
+  Rewritten other = Rewrite(Module(true, "", ""), TargetEnv::kVulkan1_2, 0, 0);
+  EXPECT_TRUE(other.result.report.converted);
 }
 
 }  // namespace
