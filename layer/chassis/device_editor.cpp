@@ -177,6 +177,29 @@ const char* DeviceEditor::RequestFeature(DeviceFeature feature) {
   return why;
 }
 
+const char* DeviceEditor::RequestCoreFeature(std::size_t member) {
+  if (member + sizeof(VkBool32) > sizeof(VkPhysicalDeviceFeatures)) return "not a VkPhysicalDeviceFeatures member";
+  if (MemberOf(&app_features_, member)) return nullptr;
+  VkPhysicalDeviceFeatures supported{};
+  instance_.dispatch.GetPhysicalDeviceFeatures(physical_device_, &supported);
+  if (!MemberOf(&supported, member)) return "the device does not support the feature";
+  constexpr VkStructureType kF2 = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  if (info_.pEnabledFeatures == nullptr && chain_.Find(kF2) != nullptr) {
+    // The application enables its core features through VkPhysicalDeviceFeatures2.
+    void* f2 = chain_.ModifyStruct(kF2, sizeof(VkPhysicalDeviceFeatures2));
+    if (f2 == nullptr) return "an unknown struct precedes VkPhysicalDeviceFeatures2 in the chain";
+    SetMember(f2, offsetof(VkPhysicalDeviceFeatures2, features) + member);
+    return nullptr;
+  }
+  if (core_features_ == nullptr) {
+    VkPhysicalDeviceFeatures copy = info_.pEnabledFeatures != nullptr ? *info_.pEnabledFeatures : VkPhysicalDeviceFeatures{};
+    core_features_ = reinterpret_cast<VkPhysicalDeviceFeatures*>(Own(&copy, sizeof(copy)));
+    info_.pEnabledFeatures = core_features_;
+  }
+  SetMember(core_features_, member);
+  return nullptr;
+}
+
 const char* DeviceEditor::HideFeature(DeviceFeature feature) {
   const PromotedFeature& p = kPromoted[static_cast<int>(feature)];
   HideExtension(p.extension);

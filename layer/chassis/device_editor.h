@@ -57,6 +57,10 @@ class DeviceEditor {
   // its KHR extension removed. The application's structs are never written. nullptr on
   // success, else why not.
   const char* HideFeature(DeviceFeature feature);
+  // Turns on a core VkPhysicalDeviceFeatures member (its offset in that struct), in a copy
+  // of the application's pEnabledFeatures or VkPhysicalDeviceFeatures2, or in a struct of
+  // the editor's own. nullptr on success, else why not.
+  const char* RequestCoreFeature(std::size_t member);
   // Adds a device extension the device offers; true if it is (now) enabled.
   bool RequestExtension(const char* extension);
   // Removes an extension from the list sent down (one the layer implements itself).
@@ -95,6 +99,7 @@ class DeviceEditor {
   bool by_app_[static_cast<int>(DeviceFeature::kCount)] = {};
   bool ext_bda_supported_ = false;
   AddressMode address_mode_ = AddressMode::kNone;
+  VkPhysicalDeviceFeatures* core_features_ = nullptr;  // the editor's copy sent as pEnabledFeatures
   TrackingPlan tracking_;
   std::deque<std::vector<unsigned char>> owned_;  // structs the editor added
 };

@@ -31,6 +31,14 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
       // where each write is ordered by a barrier (bench row "fill 63 B at +1 + barrier").
       p.small_write_kernel_min = 1;
       p.fill_edge_kernel_min = 16;
+      // Image kernels for every command they can stand in for, blits excepted: a blit's
+      // filtering is the driver's, and the kernel runs only where it is proven to give the
+      // native bytes (none yet).
+      for (ImageCommand c : {ImageCommand::kBufferToImage, ImageCommand::kImageToBuffer, ImageCommand::kImageToImage,
+                             ImageCommand::kClear}) {
+        p.image_kernel_min[static_cast<int>(c)] = 1;
+      }
+      p.image_extend_min = 1;
       return p;
     case TransferStrategy::kAuto:
       break;
@@ -74,6 +82,17 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
     // buffers applications fill and copy; docs/measured.md, "Pass-through costs nothing"). Batches of small regions are
     // taken where both buffers are at least this large.
     p.address_min_buffer_size = 64ull << 10;
+    // Image copies and clears: the driver's commands run at 189 GB/s (buffer -> image) down
+    // to ~13 GB/s (clears) where a compute kernel through raw views reaches ~2 TB/s: 10x to 63x
+    // at 4096^2 and 8192^2 R8G8B8A8 (issue 31's probe, H100, driver 580.159.04, GPU
+    // timestamps, median of 15). Only those sizes are measured so far: kernels from 64 MiB
+    // written per command (4096^2 x 4 bytes) until scripts/gpu-bench-images' sweep places the
+    // thresholds lower. Blits stay native until proven byte-exact per format class and filter.
+    for (ImageCommand c : {ImageCommand::kBufferToImage, ImageCommand::kImageToBuffer, ImageCommand::kImageToImage,
+                           ImageCommand::kClear}) {
+      p.image_kernel_min[static_cast<int>(c)] = 64ull << 20;
+    }
+    p.image_extend_min = 64ull << 20;
     return p;
   }
   // lavapipe and every device not measured yet: native commands, which are the fastest

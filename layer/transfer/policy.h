@@ -12,6 +12,10 @@
 
 namespace bindery::transfer {
 
+// The image commands a kernel can stand in for (transfer/image_hooks.cpp).
+enum class ImageCommand { kBufferToImage, kImageToBuffer, kImageToImage, kClear, kBlit, kCount };
+inline constexpr int kImageCommandCount = static_cast<int>(ImageCommand::kCount);
+
 struct Policy {
   const char* name = "native";
   // Copies whose kernel-eligible middle is at least this many bytes go to a kernel;
@@ -64,9 +68,27 @@ struct Policy {
   // drivers shown to keep the values (TransferPushFree tests) go without it.
   bool replay_pushes = true;
 
+  // Image transfers (transfer/image_hooks.cpp): a command whose regions write at least this
+  // many texel bytes in all runs as kernels (raw views of the images); UINT64_MAX: never.
+  uint64_t image_kernel_min[kImageCommandCount] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX};
+  // Images of at least this many bytes (all layers of mip 0) get, at vkCreateImage, the
+  // usage and flags a kernel needs to reach them (transfer/images.h); smaller ones stay as
+  // the application made them. Derived from image_kernel_min (the smallest of them) unless
+  // set lower.
+  uint64_t image_extend_min = UINT64_MAX;
+
+  bool UsesImageKernels() const {
+    for (uint64_t m : image_kernel_min) {
+      if (m != UINT64_MAX) return true;
+    }
+    return false;
+  }
+  uint64_t ImageKernelMin(ImageCommand command) const { return image_kernel_min[static_cast<int>(command)]; }
+
   bool UsesKernels() const {
     return copy_kernel_min_aligned != UINT64_MAX || copy_kernel_min_unaligned != UINT64_MAX ||
-           fill_kernel_min != UINT64_MAX || copy_batch_min_regions != UINT32_MAX || fill_edge_kernel_min != UINT64_MAX;
+           fill_kernel_min != UINT64_MAX || copy_batch_min_regions != UINT32_MAX ||
+           fill_edge_kernel_min != UINT64_MAX || UsesImageKernels();
   }
   uint64_t CopyThreshold(bool aligned) const { return aligned ? copy_kernel_min_aligned : copy_kernel_min_unaligned; }
 };

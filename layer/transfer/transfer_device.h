@@ -6,12 +6,16 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include <vulkan/vulkan.h>
 
 #include "chassis/capability.h"
 #include "chassis/state.h"
 #include "chassis/trackers.h"
+#include "transfer/image_kernels.h"
+#include "transfer/images.h"
 #include "transfer/kernels.h"
 #include "transfer/policy.h"
 #include "transfer/small_writes.h"
@@ -32,6 +36,10 @@ class TransferPlan : public DevicePlan {
   // (transfer/small_write_barriers.h): off where the application enabled an extension with
   // transfer commands this capability does not hook.
   bool cross_barriers = true;
+  // Image kernels (transfer/image_hooks.cpp): the policy runs some, and push descriptors,
+  // format-less storage writes and the compute descriptor-set record are had.
+  bool image_kernels = false;
+  const char* why_no_image_kernels = nullptr;
 };
 
 class DeviceTransfers : public CapabilityDevice {
@@ -44,6 +52,14 @@ class DeviceTransfers : public CapabilityDevice {
   bool KernelsPossible() const { return kernels_possible_; }
   // Small unaligned fills and updates are coalesced here (transfer/small_writes.h).
   bool small_writes() const { return kernels_possible_ && policy.small_write_max != 0; }
+  // Image commands can run as kernels on this device (transfer/image_kernels.h).
+  bool ImageKernelsPossible() const { return image_kernels_possible_; }
+  // Whether the raw format of `texel_bytes` bytes can be sampled / stored into here.
+  bool raw_sampled(int texel_bytes) const { return texel_bytes < 17 && raw_sampled_[texel_bytes]; }
+  bool raw_storage(int texel_bytes) const { return texel_bytes < 17 && raw_storage_[texel_bytes]; }
+  // An image command that would pay as kernels went down natively: counted under its
+  // reason (a literal), and the reason logged once per device.
+  void NoteImageFallback(const char* why);
   Trackers& trackers() const { return *device.trackers; }
 
   DeviceState& device;
@@ -53,17 +69,31 @@ class DeviceTransfers : public CapabilityDevice {
   const bool cross_barriers;  // TransferPlan::cross_barriers
   Kernels kernels;
   StagingPool staging;
+  ImageKernels image_kernels;
+  ImageTracker images;
 
   struct Counters {
     Counter* polyfilled;
     Counter* passed_through;
     Counter* kernels;
     Counter* edge_copies;
+    Counter* image_kernels;  // image commands run as kernels
+    Counter* image_native;   // image commands that would pay as kernels but went down natively
   } counters;
+  ReasonTally image_native_reasons;
 
  private:
   bool kernels_possible_ = false;
+  bool image_kernels_possible_ = false;
+  bool raw_sampled_[17] = {};
+  bool raw_storage_[17] = {};
+  std::mutex logged_mutex_;
+  std::vector<const char*> logged_reasons_;
 };
+
+// "May a kernel run in this command buffer now?": the one predicate the buffer and image
+// kernels share (transfer_hooks.cpp).
+bool KernelMayRun(DeviceTransfers& t, CommandState* state);
 
 // What a command buffer holds for transfers: its staging, and the first error met while
 // recording (returned by vkEndCommandBuffer instead of dropping work).

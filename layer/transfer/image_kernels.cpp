@@ -1,0 +1,185 @@
+#include "transfer/image_kernels.h"
+
+#include <cstring>
+#include <utility>
+
+#include "chassis/command_state.h"
+#include "chassis/state.h"
+#include "image_b2i_1_comp.h"
+#include "image_b2i_2_comp.h"
+#include "image_b2i_3_comp.h"
+#include "image_clear_1_comp.h"
+#include "image_clear_2_comp.h"
+#include "image_clear_3_comp.h"
+#include "image_i2b_1_comp.h"
+#include "image_i2b_2_comp.h"
+#include "image_i2b_3_comp.h"
+#include "image_i2i_1_1_comp.h"
+#include "image_i2i_2_2_comp.h"
+#include "image_i2i_2_3_comp.h"
+#include "image_i2i_3_2_comp.h"
+#include "image_i2i_3_3_comp.h"
+#include "transfer/kernels.h"
+#include "transfer/staging.h"
+#include "transfer/transfer_device.h"
+
+namespace bindery::transfer {
+
+uint32_t ImagePipelineIndex(ImageKernelKind kind, uint32_t src_dim, uint32_t dst_dim) {
+  switch (kind) {
+    case ImageKernelKind::kBufferToImage: return dst_dim - 1;
+    case ImageKernelKind::kImageToBuffer: return 3 + src_dim - 1;
+    case ImageKernelKind::kClear: return 6 + dst_dim - 1;
+    case ImageKernelKind::kImageToImage: return 9 + (src_dim - 1) * 3 + (dst_dim - 1);
+  }
+  return 0;
+}
+
+ImageKernels::~ImageKernels() {
+  const VkLayerDispatchTable& d = next_;
+  for (VkPipeline p : pipelines_) {
+    if (p != VK_NULL_HANDLE) d.DestroyPipeline(device_.handle, p, nullptr);
+  }
+  for (VkShaderModule m : modules_) {
+    if (m != VK_NULL_HANDLE) d.DestroyShaderModule(device_.handle, m, nullptr);
+  }
+  if (layout_ != VK_NULL_HANDLE) d.DestroyPipelineLayout(device_.handle, layout_, nullptr);
+  if (set_layout_ != VK_NULL_HANDLE) d.DestroyDescriptorSetLayout(device_.handle, set_layout_, nullptr);
+}
+
+bool ImageKernels::Build(StagingPool& staging, uint32_t command_data_slot) {
+  ready_ = false;
+  const VkLayerDispatchTable& d = next_;
+  staging_ = &staging;
+  command_data_slot_ = command_data_slot;
+  dispatch_base_ = device_.api_version >= VK_API_VERSION_1_1 ? d.CmdDispatchBase : d.CmdDispatchBaseKHR;
+  const VkDeviceAddress directory = staging.directory_address();
+  if (dispatch_base_ == nullptr || directory == 0 || d.CmdPushDescriptorSetKHR == nullptr) return false;
+  // Binding 0: the view a kernel reads (sampled, texelFetch); binding 1: the view it writes.
+  const VkDescriptorSetLayoutBinding bindings[2] = {
+      {0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+      {1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  dslci.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+  dslci.bindingCount = 2;
+  dslci.pBindings = bindings;
+  if (d.CreateDescriptorSetLayout(device_.handle, &dslci, nullptr, &set_layout_) != VK_SUCCESS) return false;
+  VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  plci.setLayoutCount = 1;
+  plci.pSetLayouts = &set_layout_;
+  if (d.CreatePipelineLayout(device_.handle, &plci, nullptr, &layout_) != VK_SUCCESS) return false;
+  const uint32_t directory_words[2] = {static_cast<uint32_t>(directory), static_cast<uint32_t>(directory >> 32)};
+  const VkSpecializationMapEntry entries[2] = {{0, 0, sizeof(uint32_t)}, {1, sizeof(uint32_t), sizeof(uint32_t)}};
+  VkSpecializationInfo specialization{2, entries, sizeof(directory_words), directory_words};
+  struct Source {
+    uint32_t index;
+    const uint32_t* code;
+    size_t bytes;
+  };
+#define BINDERY_IMAGE_KERNEL(kind, src, dst, ident) {ImagePipelineIndex(ImageKernelKind::kind, src, dst), ident, sizeof(ident)}
+  const Source sources[] = {
+      BINDERY_IMAGE_KERNEL(kBufferToImage, 0, 1, image_b2i_1_comp),
+      BINDERY_IMAGE_KERNEL(kBufferToImage, 0, 2, image_b2i_2_comp),
+      BINDERY_IMAGE_KERNEL(kBufferToImage, 0, 3, image_b2i_3_comp),
+      BINDERY_IMAGE_KERNEL(kImageToBuffer, 1, 0, image_i2b_1_comp),
+      BINDERY_IMAGE_KERNEL(kImageToBuffer, 2, 0, image_i2b_2_comp),
+      BINDERY_IMAGE_KERNEL(kImageToBuffer, 3, 0, image_i2b_3_comp),
+      BINDERY_IMAGE_KERNEL(kClear, 0, 1, image_clear_1_comp),
+      BINDERY_IMAGE_KERNEL(kClear, 0, 2, image_clear_2_comp),
+      BINDERY_IMAGE_KERNEL(kClear, 0, 3, image_clear_3_comp),
+      // Copies between images of one type, and between 2D array layers and 3D slices
+      // (the only mix vkCmdCopyImage allows).
+      BINDERY_IMAGE_KERNEL(kImageToImage, 1, 1, image_i2i_1_1_comp),
+      BINDERY_IMAGE_KERNEL(kImageToImage, 2, 2, image_i2i_2_2_comp),
+      BINDERY_IMAGE_KERNEL(kImageToImage, 2, 3, image_i2i_2_3_comp),
+      BINDERY_IMAGE_KERNEL(kImageToImage, 3, 2, image_i2i_3_2_comp),
+      BINDERY_IMAGE_KERNEL(kImageToImage, 3, 3, image_i2i_3_3_comp),
+  };
+#undef BINDERY_IMAGE_KERNEL
+  for (const Source& source : sources) {
+    VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    smci.codeSize = source.bytes;
+    smci.pCode = source.code;
+    if (d.CreateShaderModule(device_.handle, &smci, nullptr, &modules_[source.index]) != VK_SUCCESS) return false;
+    VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    cpci.stage.module = modules_[source.index];
+    cpci.stage.pName = "main";
+    cpci.stage.pSpecializationInfo = &specialization;
+    cpci.flags = VK_PIPELINE_CREATE_DISPATCH_BASE_BIT;
+    cpci.layout = layout_;
+    if (d.CreateComputePipelines(device_.handle, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipelines_[source.index]) !=
+        VK_SUCCESS) {
+      return false;
+    }
+  }
+  ready_ = true;
+  return true;
+}
+
+void ImageKernels::Record(VkCommandBuffer cb, const CommandState& state, const ImageDispatch* dispatches,
+                          uint32_t count, VkImageMemoryBarrier* to_general, uint32_t transition_count) {
+  const VkLayerDispatchTable& d = next_;
+  auto* data = static_cast<TransferCommandData*>(state.data(command_data_slot_));
+  if (data == nullptr || count == 0) return;
+  const StagingSlice slice = data->arena.Allocate(*staging_, uint64_t{count} * sizeof(ImageParams),
+                                                 StagingPool::kBlockSize, /*beyond_limit=*/true);
+  if (slice.data == nullptr) {
+    data->Fail(VK_ERROR_OUT_OF_DEVICE_MEMORY);
+    return;
+  }
+  state.SuspendForCompute(cb, d);
+  // Chain after the application's transfer-scoped dependencies; the layout transitions
+  // happen inside this dependency, after them.
+  VkMemoryBarrier memory{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  memory.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  memory.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+  for (uint32_t i = 0; i < transition_count; ++i) {
+    to_general[i].srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    to_general[i].dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+  }
+  d.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &memory, 0,
+                       nullptr, transition_count, to_general);
+  uint32_t bound = UINT32_MAX;
+  for (uint32_t i = 0; i < count; ++i) {
+    const ImageDispatch& job = dispatches[i];
+    if (job.pipeline != bound) {
+      d.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_[job.pipeline]);
+      bound = job.pipeline;
+    }
+    VkDescriptorImageInfo images[2] = {{VK_NULL_HANDLE, job.src_view, VK_IMAGE_LAYOUT_GENERAL},
+                                       {VK_NULL_HANDLE, job.dst_view, VK_IMAGE_LAYOUT_GENERAL}};
+    VkWriteDescriptorSet writes[2];
+    uint32_t write_count = 0;
+    for (uint32_t b = 0; b < 2; ++b) {
+      if (images[b].imageView == VK_NULL_HANDLE) continue;
+      VkWriteDescriptorSet& w = writes[write_count++];
+      w = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      w.dstBinding = b;
+      w.descriptorCount = 1;
+      w.descriptorType = b == 0 ? VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+      w.pImageInfo = &images[b];
+    }
+    d.CmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, write_count, writes);
+    std::memcpy(slice.data + uint64_t{i} * sizeof(ImageParams), &job.params, sizeof(ImageParams));
+    const KernelParamsName name = NameParams(slice.block_index, slice.offset + uint64_t{i} * sizeof(ImageParams));
+    dispatch_base_(cb, 0, name.base_y, name.base_z, job.groups, 1, 1);
+  }
+  // Make the kernels' writes available to the application's next transfer-scoped
+  // dependency, and put every subresource back in the command's layout.
+  memory.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  memory.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  for (uint32_t i = 0; i < transition_count; ++i) {
+    VkImageMemoryBarrier& b = to_general[i];
+    std::swap(b.oldLayout, b.newLayout);
+    b.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    b.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  }
+  d.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &memory, 0,
+                       nullptr, transition_count, to_general);
+  state.RestoreComputeDescriptorSets(cb, d);
+  state.RestoreCompute(cb, d);
+}
+
+}  // namespace bindery::transfer
