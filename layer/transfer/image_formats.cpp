@@ -175,6 +175,40 @@ FormatInfo DescribeFormat(VkFormat format) {
   return Kind(FormatKind::kOther, 0);  // multi-planar, YCbCr, unknown
 }
 
+Encoding EncodingOf(VkFormat format) {
+  const FormatInfo f = DescribeFormat(format);
+  if (f.kind != FormatKind::kColor || f.component_count == 0 || f.shared_exponent) return Encoding::kOther;
+  // Every component of these formats has the same width except the packed ones.
+  const uint8_t bits = f.components[0].bits;
+  for (uint8_t i = 1; i < f.component_count; ++i) {
+    if (f.components[i].bits != bits) return Encoding::kOther;
+  }
+  switch (f.numeric) {
+    case Numeric::kUnorm: return bits == 8 ? Encoding::kUnorm8 : bits == 16 ? Encoding::kUnorm16 : Encoding::kOther;
+    case Numeric::kSnorm: return bits == 8 ? Encoding::kSnorm8 : bits == 16 ? Encoding::kSnorm16 : Encoding::kOther;
+    case Numeric::kSrgb: return Encoding::kSrgb8;
+    case Numeric::kSfloat: return bits == 16 ? Encoding::kFloat16 : bits == 32 ? Encoding::kFloat32 : Encoding::kOther;
+    case Numeric::kUint: return Encoding::kUint;
+    case Numeric::kSint: return Encoding::kSint;
+    default: return Encoding::kOther;
+  }
+}
+
+const char* ToString(Encoding encoding) {
+  switch (encoding) {
+    case Encoding::kUnorm8: return "unorm8";
+    case Encoding::kSrgb8: return "srgb8";
+    case Encoding::kSnorm8: return "snorm8";
+    case Encoding::kUnorm16: return "unorm16";
+    case Encoding::kSnorm16: return "snorm16";
+    case Encoding::kFloat16: return "float16";
+    case Encoding::kFloat32: return "float32";
+    case Encoding::kUint: return "uint";
+    case Encoding::kSint: return "sint";
+    default: return "other";
+  }
+}
+
 VkFormat RawFormatForTexelBytes(uint32_t texel_bytes) {
   switch (texel_bytes) {
     case 1: return VK_FORMAT_R8_UINT;

@@ -56,6 +56,17 @@ VkFormat RawFormatOf(VkFormat format);
 // of one; a half-float value that is not a half exactly; float32 subnormals).
 bool ClearColorBits(VkFormat format, const VkClearColorValue& color, uint32_t (&out)[4]);
 
+// How a format's components are encoded, for the classes of blits the policy proves per
+// driver (transfer/policy.h): a blit decodes its source and encodes its destination, and
+// whether a kernel does both exactly as the driver's command does is a property of the
+// pair of encodings and the filter.
+enum class Encoding : uint8_t {
+  kUnorm8, kSrgb8, kSnorm8, kUnorm16, kSnorm16, kFloat16, kFloat32, kUint, kSint, kOther, kCount
+};
+inline constexpr int kEncodingCount = static_cast<int>(Encoding::kCount);
+Encoding EncodingOf(VkFormat format);
+const char* ToString(Encoding encoding);
+
 // IEEE half from float, rounding to nearest even (NaN stays a quiet NaN, overflow goes to
 // infinity).
 uint16_t FloatToHalf(float value);

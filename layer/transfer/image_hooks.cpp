@@ -33,6 +33,8 @@ const char* const kWhyBuffer = "buffer without a device address";
 const char* const kWhyView = "a view could not be made";
 const char* const kWhyClear = "clear colour not converted exactly for this format";
 const char* const kWhyShape = "region shape the kernels do not take";
+const char* const kWhyBlitClass = "blit class (formats, filter) not proven on this driver";
+const char* const kWhyBlitFormat = "blit format without the sampling or storage features a kernel needs";
 
 // Collects one command's dispatches and layout transitions, recording them in brackets
 // (ImageKernels::Record) when full and at the end. Fixed arrays: no allocation.
@@ -396,9 +398,175 @@ void ClearColorCommon(DeviceTransfers& t, VkCommandBuffer cb, VkImage image, VkI
   t.counters.image_kernels->Add();
 }
 
+// ---- blits ------------------------------------------------------------------------------
+
+// Why a blit from `s` to `d` with `filter` cannot run as a kernel; nullptr when it can: both
+// formats plain colour, the source sampled and the destination stored in their own formats
+// (the kernel's views), in transfer layouts, the class proven on this driver.
+const char* BlitWhyNot(DeviceTransfers& t, const ImageInfo& s, VkImageLayout src_layout, const ImageInfo& d,
+                       VkImageLayout dst_layout, VkFilter filter) {
+  if (const char* why = FormatWhyNot(s)) return why;
+  if (const char* why = FormatWhyNot(d)) return why;
+  if (filter != VK_FILTER_NEAREST && filter != VK_FILTER_LINEAR) return kWhyShape;
+  if (s.type != d.type || s.samples != VK_SAMPLE_COUNT_1_BIT || d.samples != VK_SAMPLE_COUNT_1_BIT) return kWhyShape;
+  if (!TransferLayout(src_layout, false) || !TransferLayout(dst_layout, true)) return kWhyLayout;
+  if (!t.policy.BlitProven(EncodingOf(s.format), EncodingOf(d.format), filter)) return kWhyBlitClass;
+  if ((s.usage & VK_IMAGE_USAGE_SAMPLED_BIT) == 0 || (d.usage & VK_IMAGE_USAGE_STORAGE_BIT) == 0) {
+    return s.why_not != nullptr ? s.why_not : d.why_not != nullptr ? d.why_not : kWhyUnreachable;
+  }
+  const VkFormatFeatureFlags src_features = t.OptimalFeatures(s.format);
+  const VkFormatFeatureFlags dst_features = t.OptimalFeatures(d.format);
+  if ((src_features & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT) == 0 ||
+      (filter == VK_FILTER_LINEAR && (src_features & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT) == 0) ||
+      (dst_features & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT) == 0) {
+    return kWhyBlitFormat;
+  }
+  return nullptr;
+}
+
+uint32_t BlitKind(VkFormat format) {
+  const Numeric n = DescribeFormat(format).numeric;
+  return n == Numeric::kUint ? 1u : n == Numeric::kSint ? 2u : 0u;
+}
+
+template <typename RegionFn, typename Forward>
+void BlitCommon(DeviceTransfers& t, VkCommandBuffer cb, VkImage src, VkImageLayout src_layout, VkImage dst,
+                VkImageLayout dst_layout, uint32_t count, RegionFn&& region, VkFilter filter, Forward&& forward) {
+  FlushIfCrossed(t, cb);
+  ImageInfo* s = t.ImageKernelsPossible() ? t.images.images.Find(src) : nullptr;
+  ImageInfo* d = s != nullptr ? t.images.images.Find(dst) : nullptr;
+  if (d == nullptr) return forward();
+  const bool is3d = d->type == VK_IMAGE_TYPE_3D;
+  auto span = [](int32_t a, int32_t b) { return static_cast<uint32_t>(a < b ? b - a : a - b); };
+  uint64_t bytes = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    const VkImageBlit r = region(i);
+    const uint32_t layers = is3d ? 1 : LayerCount(*d, r.dstSubresource.baseArrayLayer, r.dstSubresource.layerCount);
+    bytes += uint64_t{span(r.dstOffsets[0].x, r.dstOffsets[1].x)} * span(r.dstOffsets[0].y, r.dstOffsets[1].y) *
+             span(r.dstOffsets[0].z, r.dstOffsets[1].z) * layers * std::max(d->described.texel_bytes, 1u);
+  }
+  if (bytes < t.policy.ImageKernelMin(ImageCommand::kBlit)) return forward();
+  const char* why = BlitWhyNot(t, *s, src_layout, *d, dst_layout, filter);
+  CommandState* state = why == nullptr ? KernelState(t, cb, &why) : nullptr;
+  for (uint32_t i = 0; i < count && why == nullptr; ++i) {
+    const VkImageBlit r = region(i);
+    if (r.srcSubresource.aspectMask != VK_IMAGE_ASPECT_COLOR_BIT ||
+        r.dstSubresource.aspectMask != VK_IMAGE_ASPECT_COLOR_BIT) {
+      why = kWhyShape;
+    }
+  }
+  if (why != nullptr) return Native(t, why, forward);
+
+  ImageRecorder rec(t, cb, *state);
+  const uint32_t dim = DimOf(d->type);
+  const uint32_t pipeline = ImagePipelineIndex(ImageKernelKind::kBlit, dim, BlitKind(d->format));
+  for (uint32_t i = 0; i < count; ++i) {
+    const VkImageBlit r = region(i);
+    const uint32_t src_base = is3d ? 0 : r.srcSubresource.baseArrayLayer;
+    const uint32_t dst_base = is3d ? 0 : r.dstSubresource.baseArrayLayer;
+    const uint32_t layers = is3d ? 1 : LayerCount(*s, src_base, r.srcSubresource.layerCount);
+    const VkOffset3D s0 = r.srcOffsets[0], s1 = r.srcOffsets[1], d0 = r.dstOffsets[0], d1 = r.dstOffsets[1];
+    BlitParams p{};
+    const int32_t src_from[3] = {s0.x, s0.y, s0.z}, src_to[3] = {s1.x, s1.y, s1.z};
+    const int32_t dst_from[3] = {d0.x, d0.y, d0.z}, dst_to[3] = {d1.x, d1.y, d1.z};
+    const uint32_t src_extent[3] = {MipExtent(s->extent.width, r.srcSubresource.mipLevel),
+                                    MipExtent(s->extent.height, r.srcSubresource.mipLevel),
+                                    MipExtent(s->extent.depth, r.srcSubresource.mipLevel)};
+    bool empty = false;
+    for (int a = 0; a < 3; ++a) {
+      // The spec's scale: source texels per destination texel, negative where one of the
+      // two regions is mirrored.
+      p.src0[a] = static_cast<float>(src_from[a]);
+      p.scale[a] = dst_to[a] == dst_from[a] ? 0.0f
+                                            : static_cast<float>(src_to[a] - src_from[a]) /
+                                                  static_cast<float>(dst_to[a] - dst_from[a]);
+      p.inv_size[a] = 1.0f / static_cast<float>(src_extent[a]);
+      p.dst0[a] = dst_from[a];
+      p.dst_min[a] = std::min(dst_from[a], dst_to[a]);
+      p.extent[a] = span(dst_from[a], dst_to[a]);
+      empty = empty || p.extent[a] == 0;
+    }
+    if (empty || layers == 0) continue;
+    if (!is3d) p.extent[2] = layers;  // slices are layers (z spans one texel)
+    p.src_layer = 0;  // the views start at the regions' first layers
+    p.dst_layer = 0;
+    p.units_x = p.extent[0];
+    p.tile_shift = TileShift(p.extent[1]);
+    const VkImageView src_view =
+        t.images.View(t, src, *s, {VK_IMAGE_USAGE_SAMPLED_BIT, r.srcSubresource.mipLevel, src_base, layers, true});
+    const VkImageView dst_view =
+        t.images.View(t, dst, *d, {VK_IMAGE_USAGE_STORAGE_BIT, r.dstSubresource.mipLevel, dst_base, layers, true});
+    if (src_view == VK_NULL_HANDLE || dst_view == VK_NULL_HANDLE) {
+      rec.Flush();
+      t.NoteImageFallback(kWhyView);
+      for (uint32_t j = i; j < count; ++j) {
+        const VkImageBlit rest = region(j);
+        t.next.CmdBlitImage(cb, src, src_layout, dst, dst_layout, 1, &rest, filter);
+      }
+      t.counters.image_kernels->Add();
+      return;
+    }
+    rec.Reserve(1, 2);
+    rec.Transition(src, src_layout, r.srcSubresource.mipLevel, src_base, layers);
+    rec.Transition(dst, dst_layout, r.dstSubresource.mipLevel, dst_base, layers);
+    ImageDispatch job{pipeline, src_view, dst_view};
+    job.blit = true;
+    job.filter = filter;
+    job.blit_params = p;
+    job.groups = ImageGroups(p.units_x, p.extent[1], p.extent[2]);
+    rec.Add(job);
+  }
+  rec.Flush();
+  t.counters.image_kernels->Add();
+}
+
 }  // namespace
 
 // ---- the hooks ----------------------------------------------------------------------------
+
+VKAPI_ATTR void VKAPI_CALL CmdBlitImage(VkCommandBuffer cb, VkImage src, VkImageLayout src_layout, VkImage dst,
+                                        VkImageLayout dst_layout, uint32_t count, const VkImageBlit* regions,
+                                        VkFilter filter) {
+  DeviceTransfers* t = FindTransfers(cb);
+  if (t == nullptr) return NextOf(cb).CmdBlitImage(cb, src, src_layout, dst, dst_layout, count, regions, filter);
+  BlitCommon(
+      *t, cb, src, src_layout, dst, dst_layout, count, [&](uint32_t i) { return regions[i]; }, filter,
+      [&] { t->next.CmdBlitImage(cb, src, src_layout, dst, dst_layout, count, regions, filter); });
+}
+
+template <typename Forward>
+static void Blit2Common(DeviceTransfers& t, VkCommandBuffer cb, const VkBlitImageInfo2* info, Forward&& forward) {
+  if (!PlainRegions(info)) {
+    FlushIfCrossed(t, cb);
+    return forward();
+  }
+  BlitCommon(
+      t, cb, info->srcImage, info->srcImageLayout, info->dstImage, info->dstImageLayout, info->regionCount,
+      [&](uint32_t i) {
+        const VkImageBlit2& r = info->pRegions[i];
+        VkImageBlit b{};
+        b.srcSubresource = r.srcSubresource;
+        b.srcOffsets[0] = r.srcOffsets[0];
+        b.srcOffsets[1] = r.srcOffsets[1];
+        b.dstSubresource = r.dstSubresource;
+        b.dstOffsets[0] = r.dstOffsets[0];
+        b.dstOffsets[1] = r.dstOffsets[1];
+        return b;
+      },
+      info->filter, forward);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdBlitImage2(VkCommandBuffer cb, const VkBlitImageInfo2* info) {
+  DeviceTransfers* t = FindTransfers(cb);
+  if (t == nullptr) return NextOf(cb).CmdBlitImage2(cb, info);
+  Blit2Common(*t, cb, info, [&] { t->next.CmdBlitImage2(cb, info); });
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdBlitImage2KHR(VkCommandBuffer cb, const VkBlitImageInfo2* info) {
+  DeviceTransfers* t = FindTransfers(cb);
+  if (t == nullptr) return NextOf(cb).CmdBlitImage2KHR(cb, info);
+  Blit2Common(*t, cb, info, [&] { t->next.CmdBlitImage2KHR(cb, info); });
+}
 
 VKAPI_ATTR void VKAPI_CALL CmdCopyBufferToImage(VkCommandBuffer cb, VkBuffer src, VkImage dst, VkImageLayout layout,
                                                 uint32_t count, const VkBufferImageCopy* regions) {

@@ -24,6 +24,12 @@ VKAPI_ATTR void VKAPI_CALL CmdClearColorImage(VkCommandBuffer cb, VkImage image,
                                               const VkClearColorValue* color, uint32_t count,
                                               const VkImageSubresourceRange* ranges);
 
+VKAPI_ATTR void VKAPI_CALL CmdBlitImage(VkCommandBuffer cb, VkImage src, VkImageLayout src_layout, VkImage dst,
+                                        VkImageLayout dst_layout, uint32_t count, const VkImageBlit* regions,
+                                        VkFilter filter);
+VKAPI_ATTR void VKAPI_CALL CmdBlitImage2(VkCommandBuffer cb, const VkBlitImageInfo2* info);
+VKAPI_ATTR void VKAPI_CALL CmdBlitImage2KHR(VkCommandBuffer cb, const VkBlitImageInfo2* info);
+
 VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateInfo* info,
                                            const VkAllocationCallbacks* allocator, VkImage* image);
 VKAPI_ATTR void VKAPI_CALL DestroyImage(VkDevice device, VkImage image, const VkAllocationCallbacks* allocator);

@@ -8,6 +8,15 @@
 #include "image_b2i_1_comp.h"
 #include "image_b2i_2_comp.h"
 #include "image_b2i_3_comp.h"
+#include "image_blit_1_0_comp.h"
+#include "image_blit_1_1_comp.h"
+#include "image_blit_1_2_comp.h"
+#include "image_blit_2_0_comp.h"
+#include "image_blit_2_1_comp.h"
+#include "image_blit_2_2_comp.h"
+#include "image_blit_3_0_comp.h"
+#include "image_blit_3_1_comp.h"
+#include "image_blit_3_2_comp.h"
 #include "image_clear_1_comp.h"
 #include "image_clear_2_comp.h"
 #include "image_clear_3_comp.h"
@@ -31,6 +40,7 @@ uint32_t ImagePipelineIndex(ImageKernelKind kind, uint32_t src_dim, uint32_t dst
     case ImageKernelKind::kImageToBuffer: return 3 + src_dim - 1;
     case ImageKernelKind::kClear: return 6 + dst_dim - 1;
     case ImageKernelKind::kImageToImage: return 9 + (src_dim - 1) * 3 + (dst_dim - 1);
+    case ImageKernelKind::kBlit: return 18 + (src_dim - 1) * 3 + dst_dim;
   }
   return 0;
 }
@@ -45,6 +55,9 @@ ImageKernels::~ImageKernels() {
   }
   if (layout_ != VK_NULL_HANDLE) d.DestroyPipelineLayout(device_.handle, layout_, nullptr);
   if (set_layout_ != VK_NULL_HANDLE) d.DestroyDescriptorSetLayout(device_.handle, set_layout_, nullptr);
+  for (VkSampler s : samplers_) {
+    if (s != VK_NULL_HANDLE) d.DestroySampler(device_.handle, s, nullptr);
+  }
 }
 
 bool ImageKernels::Build(StagingPool& staging, uint32_t command_data_slot) {
@@ -55,13 +68,25 @@ bool ImageKernels::Build(StagingPool& staging, uint32_t command_data_slot) {
   dispatch_base_ = device_.api_version >= VK_API_VERSION_1_1 ? d.CmdDispatchBase : d.CmdDispatchBaseKHR;
   const VkDeviceAddress directory = staging.directory_address();
   if (dispatch_base_ == nullptr || directory == 0 || d.CmdPushDescriptorSetKHR == nullptr) return false;
-  // Binding 0: the view a kernel reads (sampled, texelFetch); binding 1: the view it writes.
-  const VkDescriptorSetLayoutBinding bindings[2] = {
+  // The blit's samplers: the spec's sampling for vkCmdBlitImage (clamp to edge, mip level 0).
+  for (int f = 0; f < 2; ++f) {
+    VkSamplerCreateInfo sci{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+    sci.magFilter = sci.minFilter = f == 0 ? VK_FILTER_NEAREST : VK_FILTER_LINEAR;
+    sci.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+    sci.addressModeU = sci.addressModeV = sci.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    sci.maxLod = 0.0f;
+    if (d.CreateSampler(device_.handle, &sci, nullptr, &samplers_[f]) != VK_SUCCESS) return false;
+  }
+  // Binding 0: the view a kernel reads (sampled, texelFetch); binding 1: the view it writes;
+  // bindings 2 and 3: the blit's source (with its sampler) and destination.
+  const VkDescriptorSetLayoutBinding bindings[4] = {
       {0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
-      {1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+      {1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+      {2, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+      {3, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
   VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   dslci.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
-  dslci.bindingCount = 2;
+  dslci.bindingCount = 4;
   dslci.pBindings = bindings;
   if (d.CreateDescriptorSetLayout(device_.handle, &dslci, nullptr, &set_layout_) != VK_SUCCESS) return false;
   VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
@@ -94,6 +119,15 @@ bool ImageKernels::Build(StagingPool& staging, uint32_t command_data_slot) {
       BINDERY_IMAGE_KERNEL(kImageToImage, 2, 3, image_i2i_2_3_comp),
       BINDERY_IMAGE_KERNEL(kImageToImage, 3, 2, image_i2i_3_2_comp),
       BINDERY_IMAGE_KERNEL(kImageToImage, 3, 3, image_i2i_3_3_comp),
+      BINDERY_IMAGE_KERNEL(kBlit, 1, 0, image_blit_1_0_comp),
+      BINDERY_IMAGE_KERNEL(kBlit, 1, 1, image_blit_1_1_comp),
+      BINDERY_IMAGE_KERNEL(kBlit, 1, 2, image_blit_1_2_comp),
+      BINDERY_IMAGE_KERNEL(kBlit, 2, 0, image_blit_2_0_comp),
+      BINDERY_IMAGE_KERNEL(kBlit, 2, 1, image_blit_2_1_comp),
+      BINDERY_IMAGE_KERNEL(kBlit, 2, 2, image_blit_2_2_comp),
+      BINDERY_IMAGE_KERNEL(kBlit, 3, 0, image_blit_3_0_comp),
+      BINDERY_IMAGE_KERNEL(kBlit, 3, 1, image_blit_3_1_comp),
+      BINDERY_IMAGE_KERNEL(kBlit, 3, 2, image_blit_3_2_comp),
   };
 #undef BINDERY_IMAGE_KERNEL
   for (const Source& source : sources) {
@@ -123,7 +157,7 @@ void ImageKernels::Record(VkCommandBuffer cb, const CommandState& state, const I
   const VkLayerDispatchTable& d = next_;
   auto* data = static_cast<TransferCommandData*>(state.data(command_data_slot_));
   if (data == nullptr || count == 0) return;
-  const StagingSlice slice = data->arena.Allocate(*staging_, uint64_t{count} * sizeof(ImageParams),
+  const StagingSlice slice = data->arena.Allocate(*staging_, uint64_t{count} * kImageRecordBytes,
                                                  StagingPool::kBlockSize, /*beyond_limit=*/true);
   if (slice.data == nullptr) {
     data->Fail(VK_ERROR_OUT_OF_DEVICE_MEMORY);
@@ -148,7 +182,8 @@ void ImageKernels::Record(VkCommandBuffer cb, const CommandState& state, const I
       d.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_[job.pipeline]);
       bound = job.pipeline;
     }
-    VkDescriptorImageInfo images[2] = {{VK_NULL_HANDLE, job.src_view, VK_IMAGE_LAYOUT_GENERAL},
+    const VkSampler sampler = job.blit ? samplers_[job.filter == VK_FILTER_LINEAR ? 1 : 0] : VK_NULL_HANDLE;
+    VkDescriptorImageInfo images[2] = {{sampler, job.src_view, VK_IMAGE_LAYOUT_GENERAL},
                                        {VK_NULL_HANDLE, job.dst_view, VK_IMAGE_LAYOUT_GENERAL}};
     VkWriteDescriptorSet writes[2];
     uint32_t write_count = 0;
@@ -156,14 +191,20 @@ void ImageKernels::Record(VkCommandBuffer cb, const CommandState& state, const I
       if (images[b].imageView == VK_NULL_HANDLE) continue;
       VkWriteDescriptorSet& w = writes[write_count++];
       w = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-      w.dstBinding = b;
+      w.dstBinding = b + (job.blit ? 2 : 0);
       w.descriptorCount = 1;
-      w.descriptorType = b == 0 ? VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+      w.descriptorType = b == 1   ? VK_DESCRIPTOR_TYPE_STORAGE_IMAGE
+                         : job.blit ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+                                    : VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
       w.pImageInfo = &images[b];
     }
     d.CmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, write_count, writes);
-    std::memcpy(slice.data + uint64_t{i} * sizeof(ImageParams), &job.params, sizeof(ImageParams));
-    const KernelParamsName name = NameParams(slice.block_index, slice.offset + uint64_t{i} * sizeof(ImageParams));
+    if (job.blit) {
+      std::memcpy(slice.data + uint64_t{i} * kImageRecordBytes, &job.blit_params, sizeof(BlitParams));
+    } else {
+      std::memcpy(slice.data + uint64_t{i} * kImageRecordBytes, &job.params, sizeof(ImageParams));
+    }
+    const KernelParamsName name = NameParams(slice.block_index, slice.offset + uint64_t{i} * kImageRecordBytes);
     dispatch_base_(cb, 0, name.base_y, name.base_z, job.groups, 1, 1);
   }
   // Make the kernels' writes available to the application's next transfer-scoped

@@ -44,25 +44,48 @@ struct ImageParams {
 };
 static_assert(sizeof(ImageParams) == 80, "matches the std430 struct in image_common.glsl");
 
+// The parameter record of the blit kernel (BlitParams in shaders/image_blit.comp).
+struct BlitParams {
+  float src0[3];
+  uint32_t src_layer;
+  float scale[3];
+  uint32_t dst_layer;
+  float inv_size[3];
+  uint32_t units_x;
+  int32_t dst0[3];
+  uint32_t tile_shift;
+  int32_t dst_min[3];
+  uint32_t unused0;
+  uint32_t extent[3];
+  uint32_t unused1;
+};
+static_assert(sizeof(BlitParams) == 96, "matches the std430 struct in image_blit.comp");
+inline constexpr uint32_t kImageRecordBytes = 96;  // every image dispatch's record slot
+
 // Kernels: kind x the dimensionality of the views they use (1D array, 2D array, 3D).
 enum class ImageKernelKind {
   kBufferToImage,  // + dst dim
   kImageToBuffer,  // + src dim
   kClear,          // + dst dim
   kImageToImage,   // + src dim x dst dim
+  kBlit,           // + dim (src_dim) x numeric kind (dst_dim: 0 float, 1 unsigned, 2 signed)
 };
 // Pipeline index of a kernel: dims are 1, 2 or 3.
 uint32_t ImagePipelineIndex(ImageKernelKind kind, uint32_t src_dim, uint32_t dst_dim);
-inline constexpr uint32_t kImagePipelineCount = 3 + 3 + 3 + 9;
+inline constexpr uint32_t kImagePipelineCount = 3 + 3 + 3 + 9 + 9;
 
 // One dispatch: the pipeline, the views it reads (binding 0, sampled) and writes (binding
-// 1, storage), and its record.
+// 1, storage), and its record. A blit reads binding 2 (a combined image sampler with the
+// filter's sampler) and writes binding 3 (storage, the destination's own format).
 struct ImageDispatch {
   uint32_t pipeline;
   VkImageView src_view = VK_NULL_HANDLE;
   VkImageView dst_view = VK_NULL_HANDLE;
   ImageParams params{};
   uint32_t groups = 1;
+  bool blit = false;
+  VkFilter filter = VK_FILTER_NEAREST;
+  BlitParams blit_params{};
 };
 
 class ImageKernels {
@@ -94,6 +117,7 @@ class ImageKernels {
   PFN_vkCmdDispatchBase dispatch_base_ = nullptr;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  VkSampler samplers_[2] = {};  // nearest, linear: clamp to edge, level 0
   VkShaderModule modules_[kImagePipelineCount] = {};
   VkPipeline pipelines_[kImagePipelineCount] = {};
 };

@@ -217,7 +217,7 @@ VkImageView ImageTracker::View(DeviceTransfers& t, VkImage image, ImageInfo& inf
   create.viewType = info.type == VK_IMAGE_TYPE_1D   ? VK_IMAGE_VIEW_TYPE_1D_ARRAY
                     : info.type == VK_IMAGE_TYPE_3D ? VK_IMAGE_VIEW_TYPE_3D
                                                     : VK_IMAGE_VIEW_TYPE_2D_ARRAY;
-  create.format = info.raw_format;
+  create.format = key.own_format ? info.format : info.raw_format;
   create.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, key.mip, 1, key.base_layer, key.layer_count};
   VkImageView view = VK_NULL_HANDLE;
   if (t.next.CreateImageView(t.device.handle, &create, nullptr, &view) != VK_SUCCESS) return VK_NULL_HANDLE;

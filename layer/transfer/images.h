@@ -26,14 +26,17 @@ class DeviceTransfers;
 
 // A view the kernels use: which usage (SAMPLED to read, STORAGE to write), which mip level
 // and which layers (exactly those of the region, so every subresource the view holds is in
-// the layout the layer put it in).
+// the layout the layer put it in), and whether it has the raw format (copies, clears) or
+// the image's own (blits: the sampler decodes, the store encodes).
 struct ImageViewKey {
   VkImageUsageFlags usage;
   uint32_t mip;
   uint32_t base_layer;
   uint32_t layer_count;
+  bool own_format = false;
   bool operator==(const ImageViewKey& o) const {
-    return usage == o.usage && mip == o.mip && base_layer == o.base_layer && layer_count == o.layer_count;
+    return usage == o.usage && mip == o.mip && base_layer == o.base_layer && layer_count == o.layer_count &&
+           own_format == o.own_format;
   }
 };
 

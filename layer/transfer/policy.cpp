@@ -1,11 +1,34 @@
 #include "transfer/policy.h"
 
+#include <initializer_list>
+
 namespace bindery::transfer {
 
 namespace {
 
 bool IsNvidiaProprietary(uint32_t vendor_id, VkDriverId driver_id) {
   return driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY || (driver_id == 0 && vendor_id == 0x10DE);
+}
+
+void Prove(Policy& p, VkFilter filter, Encoding src, std::initializer_list<Encoding> dsts) {
+  for (Encoding dst : dsts) {
+    p.blit_proven[filter == VK_FILTER_LINEAR ? 1 : 0][static_cast<int>(src)] |=
+        static_cast<uint16_t>(1u << static_cast<int>(dst));
+  }
+}
+
+// The blit classes measured to give the driver's own bytes (TransferImageBlitProof: every
+// case of the class, downscales by 2 and 3, a non-integer upscale, mirrored and offset
+// regions, across layers and mips).
+void ProvenBlits(VkDriverId driver_id, Policy& p) {
+  if (driver_id == VK_DRIVER_ID_MESA_LLVMPIPE) {
+    // lavapipe (Mesa 22.3): linear filtering of 8-bit unsigned normalized sources, whose
+    // weights llvmpipe quantizes alike in its blitter and in a kernel's sampler. Nearest
+    // differs where a sample falls on a texel edge (the blitter interpolates coordinates
+    // across a quad), and wider or float formats differ in their filter's arithmetic.
+    Prove(p, VK_FILTER_LINEAR, Encoding::kUnorm8, {Encoding::kUnorm8, Encoding::kFloat16});
+  }
+  // NVIDIA: to be proven on the H100 (scripts/gpu-transfer-tests runs the proof).
 }
 
 }  // namespace
@@ -38,6 +61,8 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
                              ImageCommand::kClear}) {
         p.image_kernel_min[static_cast<int>(c)] = 1;
       }
+      p.image_kernel_min[static_cast<int>(ImageCommand::kBlit)] = 1;
+      ProvenBlits(driver_id, p);
       p.image_extend_min = 1;
       return p;
     case TransferStrategy::kAuto:
@@ -100,6 +125,21 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
   // default elsewhere. Unaligned fills/updates still get the edge polyfill.
   p.name = "native (default)";
   return p;
+}
+
+void ApplyImageBlits(ImageBlits blits, Policy& p) {
+  switch (blits) {
+    case ImageBlits::kAuto:
+      return;
+    case ImageBlits::kOff:
+      p.image_kernel_min[static_cast<int>(ImageCommand::kBlit)] = UINT64_MAX;
+      return;
+    case ImageBlits::kAll:
+      // Measurement and the proof tests: every blit a kernel can take, wherever the policy
+      // runs blits (the compute strategy: all sizes).
+      p.blits_unproven = true;
+      return;
+  }
 }
 
 void ApplyFillEdges(FillEdges edges, Policy& p) {

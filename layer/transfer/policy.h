@@ -9,6 +9,7 @@
 #include <vulkan/vulkan.h>
 
 #include "core/settings.h"
+#include "transfer/image_formats.h"
 
 namespace bindery::transfer {
 
@@ -77,6 +78,18 @@ struct Policy {
   // set lower.
   uint64_t image_extend_min = UINT64_MAX;
 
+  // Blits run as kernels only for the (source encoding, destination encoding, filter)
+  // classes proven on this driver to give the native command's bytes (bit d of
+  // blit_proven[filter][source] for destination encoding d; tests/integration's
+  // TransferImageBlitProof finds them), or for every class under `image_blits=all`.
+  uint16_t blit_proven[2][kEncodingCount] = {};
+  bool blits_unproven = false;
+  bool BlitProven(Encoding src, Encoding dst, VkFilter filter) const {
+    if (blits_unproven) return true;
+    const int f = filter == VK_FILTER_LINEAR ? 1 : filter == VK_FILTER_NEAREST ? 0 : -1;
+    return f >= 0 && (blit_proven[f][static_cast<int>(src)] >> static_cast<int>(dst) & 1u) != 0;
+  }
+
   bool UsesImageKernels() const {
     for (uint64_t m : image_kernel_min) {
       if (m != UINT64_MAX) return true;
@@ -96,6 +109,9 @@ struct Policy {
 // vendor_id / driver_id from VkPhysicalDeviceProperties / VkPhysicalDeviceDriverProperties
 // (driver_id 0 when unknown).
 Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy strategy);
+
+// Applies `bindery.image_blits` (anything but auto) to a chosen policy.
+void ApplyImageBlits(ImageBlits blits, Policy& policy);
 
 // Applies `bindery.fill_edges` (anything but auto) to a chosen policy.
 void ApplyFillEdges(FillEdges edges, Policy& policy);

@@ -19,18 +19,6 @@ const VkLayerDispatchTable& CrossedFlushed(VkCommandBuffer cb) {
 
 }  // namespace
 
-VKAPI_ATTR void VKAPI_CALL CmdBlitImage(VkCommandBuffer cb, VkImage srcImage, VkImageLayout srcImageLayout, VkImage dstImage, VkImageLayout dstImageLayout, uint32_t regionCount, const VkImageBlit* pRegions, VkFilter filter) {
-  CrossedFlushed(cb).CmdBlitImage(cb, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions, filter);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdBlitImage2(VkCommandBuffer cb, const VkBlitImageInfo2* pBlitImageInfo) {
-  CrossedFlushed(cb).CmdBlitImage2(cb, pBlitImageInfo);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdBlitImage2KHR(VkCommandBuffer cb, const VkBlitImageInfo2* pBlitImageInfo) {
-  CrossedFlushed(cb).CmdBlitImage2KHR(cb, pBlitImageInfo);
-}
-
 VKAPI_ATTR void VKAPI_CALL CmdResolveImage(VkCommandBuffer cb, VkImage srcImage, VkImageLayout srcImageLayout, VkImage dstImage, VkImageLayout dstImageLayout, uint32_t regionCount, const VkImageResolve* pRegions) {
   CrossedFlushed(cb).CmdResolveImage(cb, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions);
 }

@@ -1,6 +1,6 @@
-// Transfer commands that are not the transfers capability's own (blits, resolves,
+// Transfer commands that are not the transfers capability's own (resolves,
 // depth/stencil clears, query result copies, buffer markers, indirect copies; image copies
-// and colour clears are in image_hooks.h): each flushes
+// colour clears and blits are in image_hooks.h): each flushes
 // small writes that waited past a barrier (transfer/small_write_barriers.h) before going
 // down unchanged. Installed only where the device coalesces small writes.
 #pragma once
@@ -9,9 +9,6 @@
 
 namespace bindery::transfer {
 
-VKAPI_ATTR void VKAPI_CALL CmdBlitImage(VkCommandBuffer cb, VkImage srcImage, VkImageLayout srcImageLayout, VkImage dstImage, VkImageLayout dstImageLayout, uint32_t regionCount, const VkImageBlit* pRegions, VkFilter filter);
-VKAPI_ATTR void VKAPI_CALL CmdBlitImage2(VkCommandBuffer cb, const VkBlitImageInfo2* pBlitImageInfo);
-VKAPI_ATTR void VKAPI_CALL CmdBlitImage2KHR(VkCommandBuffer cb, const VkBlitImageInfo2* pBlitImageInfo);
 VKAPI_ATTR void VKAPI_CALL CmdResolveImage(VkCommandBuffer cb, VkImage srcImage, VkImageLayout srcImageLayout, VkImage dstImage, VkImageLayout dstImageLayout, uint32_t regionCount, const VkImageResolve* pRegions);
 VKAPI_ATTR void VKAPI_CALL CmdResolveImage2(VkCommandBuffer cb, const VkResolveImageInfo2* pResolveImageInfo);
 VKAPI_ATTR void VKAPI_CALL CmdResolveImage2KHR(VkCommandBuffer cb, const VkResolveImageInfo2* pResolveImageInfo);

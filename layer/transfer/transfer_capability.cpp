@@ -62,9 +62,9 @@ const Hook kHooks[] = {
     BINDERY_HOOK(CmdCopyImageToBuffer, ImageCommandsHooked),
     BINDERY_HOOK(CmdCopyImageToBuffer2, ImageCommandsHooked),
     BINDERY_HOOK(CmdCopyImageToBuffer2KHR, ImageCommandsHooked),
-    BINDERY_HOOK(CmdBlitImage, SmallWritesPlanned),
-    BINDERY_HOOK(CmdBlitImage2, SmallWritesPlanned),
-    BINDERY_HOOK(CmdBlitImage2KHR, SmallWritesPlanned),
+    BINDERY_HOOK(CmdBlitImage, ImageCommandsHooked),
+    BINDERY_HOOK(CmdBlitImage2, ImageCommandsHooked),
+    BINDERY_HOOK(CmdBlitImage2KHR, ImageCommandsHooked),
     BINDERY_HOOK(CmdResolveImage, SmallWritesPlanned),
     BINDERY_HOOK(CmdResolveImage2, SmallWritesPlanned),
     BINDERY_HOOK(CmdResolveImage2KHR, SmallWritesPlanned),
@@ -136,6 +136,7 @@ class Transfers final : public Capability {
     if (settings.transfers == Mode::kForce && strategy == TransferStrategy::kAuto) strategy = TransferStrategy::kCompute;
     plan->policy = ChoosePolicy(editor.properties().vendorID, editor.driver_id(), strategy);
     ApplyFillEdges(settings.fill_edges, plan->policy);
+    ApplyImageBlits(settings.image_blits, plan->policy);
     if (settings.transfer_push_replay != PushReplay::kAuto) {
       plan->policy.replay_pushes = settings.transfer_push_replay == PushReplay::kOn;
     }
@@ -247,6 +248,17 @@ DeviceTransfers::DeviceTransfers(DeviceState& device_state, const TransferPlan& 
 }
 
 DeviceTransfers::~DeviceTransfers() { images.Clear(*this); }
+
+VkFormatFeatureFlags DeviceTransfers::OptimalFeatures(VkFormat format) {
+  std::lock_guard<std::mutex> lock(features_mutex_);
+  for (const auto& [f, features] : features_) {
+    if (f == format) return features;
+  }
+  VkFormatProperties properties{};
+  device.instance->dispatch.GetPhysicalDeviceFormatProperties(device.physical_device, format, &properties);
+  features_.emplace_back(format, properties.optimalTilingFeatures);
+  return properties.optimalTilingFeatures;
+}
 
 void DeviceTransfers::NoteImageFallback(const char* why) {
   counters.image_native->Add();

@@ -60,6 +60,8 @@ class DeviceTransfers : public CapabilityDevice {
   // An image command that would pay as kernels went down natively: counted under its
   // reason (a literal), and the reason logged once per device.
   void NoteImageFallback(const char* why);
+  // The optimal-tiling features of `format` on this device (asked once per format).
+  VkFormatFeatureFlags OptimalFeatures(VkFormat format);
   Trackers& trackers() const { return *device.trackers; }
 
   DeviceState& device;
@@ -87,6 +89,8 @@ class DeviceTransfers : public CapabilityDevice {
   bool image_kernels_possible_ = false;
   bool raw_sampled_[17] = {};
   bool raw_storage_[17] = {};
+  std::mutex features_mutex_;
+  std::vector<std::pair<VkFormat, VkFormatFeatureFlags>> features_;
   std::mutex logged_mutex_;
   std::vector<const char*> logged_reasons_;
 };
