@@ -34,6 +34,7 @@ const char* const kWhyView = "a view could not be made";
 const char* const kWhyClear = "clear colour not converted exactly for this format";
 const char* const kWhyShape = "region shape the kernels do not take";
 const char* const kWhyBlitClass = "blit class (formats, filter) not proven on this driver";
+const char* const kWhyPipeline = "the kernel's pipeline could not be built";
 const char* const kWhyBlitFormat = "blit format without the sampling or storage features a kernel needs";
 
 // Collects one command's dispatches and layout transitions, recording them in brackets
@@ -180,10 +181,13 @@ void BufferImageCommon(DeviceTransfers& t, VkCommandBuffer cb, bool to_image, Vk
   for (uint32_t i = 0; i < count && why == nullptr; ++i) {
     if (region(i).imageSubresource.aspectMask != VK_IMAGE_ASPECT_COLOR_BIT) why = kWhyShape;
   }
+  const uint32_t dim = DimOf(info->type);
+  const uint32_t pipeline = ImagePipelineIndex(
+      to_image ? ImageKernelKind::kBufferToImage : ImageKernelKind::kImageToBuffer, dim, dim);
+  if (why == nullptr && !t.image_kernels.Ensure(pipeline)) why = kWhyPipeline;
   if (why != nullptr) return Native(t, why, forward);
 
   ImageRecorder rec(t, cb, *state);
-  const uint32_t dim = DimOf(info->type);
   for (uint32_t i = 0; i < count; ++i) {
     const VkBufferImageCopy r = region(i);
     const VkImageSubresourceLayers& sub = r.imageSubresource;
@@ -217,8 +221,6 @@ void BufferImageCommon(DeviceTransfers& t, VkCommandBuffer cb, bool to_image, Vk
       t.counters.image_kernels->Add();
       return;
     }
-    const uint32_t pipeline = ImagePipelineIndex(
-        to_image ? ImageKernelKind::kBufferToImage : ImageKernelKind::kImageToBuffer, dim, dim);
     rec.Reserve(8, 1);
     rec.Transition(image, layout, sub.mipLevel, base, layers);
     PlanImageDispatches(plan, [&](const ImageParams& params, uint32_t groups) {
@@ -280,11 +282,12 @@ void CopyImageCommon(DeviceTransfers& t, VkCommandBuffer cb, VkImage src, VkImag
       why = kWhyShape;
     }
   }
+  const uint32_t src_dim = DimOf(s->type), dst_dim = DimOf(d->type);
+  const uint32_t pipeline = ImagePipelineIndex(ImageKernelKind::kImageToImage, src_dim, dst_dim);
+  if (why == nullptr && !t.image_kernels.Ensure(pipeline)) why = kWhyPipeline;
   if (why != nullptr) return Native(t, why, forward);
 
   ImageRecorder rec(t, cb, *state);
-  const uint32_t src_dim = DimOf(s->type), dst_dim = DimOf(d->type);
-  const uint32_t pipeline = ImagePipelineIndex(ImageKernelKind::kImageToImage, src_dim, dst_dim);
   for (uint32_t i = 0; i < count; ++i) {
     const VkImageCopy r = region(i);
     const bool src3d = s->type == VK_IMAGE_TYPE_3D, dst3d = d->type == VK_IMAGE_TYPE_3D;
@@ -359,10 +362,11 @@ void ClearColorCommon(DeviceTransfers& t, VkCommandBuffer cb, VkImage image, VkI
   for (uint32_t i = 0; i < count && why == nullptr; ++i) {
     if (ranges[i].aspectMask != VK_IMAGE_ASPECT_COLOR_BIT) why = kWhyShape;
   }
+  const uint32_t pipeline = ImagePipelineIndex(ImageKernelKind::kClear, 0, DimOf(info->type));
+  if (why == nullptr && !t.image_kernels.Ensure(pipeline)) why = kWhyPipeline;
   if (why != nullptr) return Native(t, why, forward);
 
   ImageRecorder rec(t, cb, *state);
-  const uint32_t pipeline = ImagePipelineIndex(ImageKernelKind::kClear, 0, DimOf(info->type));
   plan.texel_bytes = texel;
   for (uint32_t i = 0; i < count; ++i) {
     const VkImageSubresourceRange& r = ranges[i];
@@ -455,11 +459,12 @@ void BlitCommon(DeviceTransfers& t, VkCommandBuffer cb, VkImage src, VkImageLayo
       why = kWhyShape;
     }
   }
+  const uint32_t dim = DimOf(d->type);
+  const uint32_t pipeline = ImagePipelineIndex(ImageKernelKind::kBlit, dim, BlitKind(d->format));
+  if (why == nullptr && !t.image_kernels.Ensure(pipeline)) why = kWhyPipeline;
   if (why != nullptr) return Native(t, why, forward);
 
   ImageRecorder rec(t, cb, *state);
-  const uint32_t dim = DimOf(d->type);
-  const uint32_t pipeline = ImagePipelineIndex(ImageKernelKind::kBlit, dim, BlitKind(d->format));
   for (uint32_t i = 0; i < count; ++i) {
     const VkImageBlit r = region(i);
     const uint32_t src_base = is3d ? 0 : r.srcSubresource.baseArrayLayer;

@@ -47,8 +47,8 @@ uint32_t ImagePipelineIndex(ImageKernelKind kind, uint32_t src_dim, uint32_t dst
 
 ImageKernels::~ImageKernels() {
   const VkLayerDispatchTable& d = next_;
-  for (VkPipeline p : pipelines_) {
-    if (p != VK_NULL_HANDLE) d.DestroyPipeline(device_.handle, p, nullptr);
+  for (std::atomic<VkPipeline>& p : pipelines_) {
+    if (VkPipeline pipeline = p.load(); pipeline != VK_NULL_HANDLE) d.DestroyPipeline(device_.handle, pipeline, nullptr);
   }
   for (VkShaderModule m : modules_) {
     if (m != VK_NULL_HANDLE) d.DestroyShaderModule(device_.handle, m, nullptr);
@@ -93,62 +93,84 @@ bool ImageKernels::Build(StagingPool& staging, uint32_t command_data_slot) {
   plci.setLayoutCount = 1;
   plci.pSetLayouts = &set_layout_;
   if (d.CreatePipelineLayout(device_.handle, &plci, nullptr, &layout_) != VK_SUCCESS) return false;
-  const uint32_t directory_words[2] = {static_cast<uint32_t>(directory), static_cast<uint32_t>(directory >> 32)};
-  const VkSpecializationMapEntry entries[2] = {{0, 0, sizeof(uint32_t)}, {1, sizeof(uint32_t), sizeof(uint32_t)}};
-  VkSpecializationInfo specialization{2, entries, sizeof(directory_words), directory_words};
-  struct Source {
-    uint32_t index;
-    const uint32_t* code;
-    size_t bytes;
-  };
-#define BINDERY_IMAGE_KERNEL(kind, src, dst, ident) {ImagePipelineIndex(ImageKernelKind::kind, src, dst), ident, sizeof(ident)}
-  const Source sources[] = {
-      BINDERY_IMAGE_KERNEL(kBufferToImage, 0, 1, image_b2i_1_comp),
-      BINDERY_IMAGE_KERNEL(kBufferToImage, 0, 2, image_b2i_2_comp),
-      BINDERY_IMAGE_KERNEL(kBufferToImage, 0, 3, image_b2i_3_comp),
-      BINDERY_IMAGE_KERNEL(kImageToBuffer, 1, 0, image_i2b_1_comp),
-      BINDERY_IMAGE_KERNEL(kImageToBuffer, 2, 0, image_i2b_2_comp),
-      BINDERY_IMAGE_KERNEL(kImageToBuffer, 3, 0, image_i2b_3_comp),
-      BINDERY_IMAGE_KERNEL(kClear, 0, 1, image_clear_1_comp),
-      BINDERY_IMAGE_KERNEL(kClear, 0, 2, image_clear_2_comp),
-      BINDERY_IMAGE_KERNEL(kClear, 0, 3, image_clear_3_comp),
-      // Copies between images of one type, and between 2D array layers and 3D slices
-      // (the only mix vkCmdCopyImage allows).
-      BINDERY_IMAGE_KERNEL(kImageToImage, 1, 1, image_i2i_1_1_comp),
-      BINDERY_IMAGE_KERNEL(kImageToImage, 2, 2, image_i2i_2_2_comp),
-      BINDERY_IMAGE_KERNEL(kImageToImage, 2, 3, image_i2i_2_3_comp),
-      BINDERY_IMAGE_KERNEL(kImageToImage, 3, 2, image_i2i_3_2_comp),
-      BINDERY_IMAGE_KERNEL(kImageToImage, 3, 3, image_i2i_3_3_comp),
-      BINDERY_IMAGE_KERNEL(kBlit, 1, 0, image_blit_1_0_comp),
-      BINDERY_IMAGE_KERNEL(kBlit, 1, 1, image_blit_1_1_comp),
-      BINDERY_IMAGE_KERNEL(kBlit, 1, 2, image_blit_1_2_comp),
-      BINDERY_IMAGE_KERNEL(kBlit, 2, 0, image_blit_2_0_comp),
-      BINDERY_IMAGE_KERNEL(kBlit, 2, 1, image_blit_2_1_comp),
-      BINDERY_IMAGE_KERNEL(kBlit, 2, 2, image_blit_2_2_comp),
-      BINDERY_IMAGE_KERNEL(kBlit, 3, 0, image_blit_3_0_comp),
-      BINDERY_IMAGE_KERNEL(kBlit, 3, 1, image_blit_3_1_comp),
-      BINDERY_IMAGE_KERNEL(kBlit, 3, 2, image_blit_3_2_comp),
-  };
-#undef BINDERY_IMAGE_KERNEL
-  for (const Source& source : sources) {
-    VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    smci.codeSize = source.bytes;
-    smci.pCode = source.code;
-    if (d.CreateShaderModule(device_.handle, &smci, nullptr, &modules_[source.index]) != VK_SUCCESS) return false;
-    VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-    cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    cpci.stage.module = modules_[source.index];
-    cpci.stage.pName = "main";
-    cpci.stage.pSpecializationInfo = &specialization;
-    cpci.flags = VK_PIPELINE_CREATE_DISPATCH_BASE_BIT;
-    cpci.layout = layout_;
-    if (d.CreateComputePipelines(device_.handle, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipelines_[source.index]) !=
-        VK_SUCCESS) {
-      return false;
-    }
-  }
+  directory_words_[0] = static_cast<uint32_t>(directory);
+  directory_words_[1] = static_cast<uint32_t>(directory >> 32);
   ready_ = true;
+  return true;
+}
+
+namespace {
+
+struct Source {
+  uint32_t index;
+  const uint32_t* code;
+  size_t bytes;
+};
+
+#define BINDERY_IMAGE_KERNEL(kind, src, dst, ident) {ImagePipelineIndex(ImageKernelKind::kind, src, dst), ident, sizeof(ident)}
+const Source kSources[] = {
+    BINDERY_IMAGE_KERNEL(kBufferToImage, 0, 1, image_b2i_1_comp),
+    BINDERY_IMAGE_KERNEL(kBufferToImage, 0, 2, image_b2i_2_comp),
+    BINDERY_IMAGE_KERNEL(kBufferToImage, 0, 3, image_b2i_3_comp),
+    BINDERY_IMAGE_KERNEL(kImageToBuffer, 1, 0, image_i2b_1_comp),
+    BINDERY_IMAGE_KERNEL(kImageToBuffer, 2, 0, image_i2b_2_comp),
+    BINDERY_IMAGE_KERNEL(kImageToBuffer, 3, 0, image_i2b_3_comp),
+    BINDERY_IMAGE_KERNEL(kClear, 0, 1, image_clear_1_comp),
+    BINDERY_IMAGE_KERNEL(kClear, 0, 2, image_clear_2_comp),
+    BINDERY_IMAGE_KERNEL(kClear, 0, 3, image_clear_3_comp),
+    // Copies between images of one type, and between 2D array layers and 3D slices (the only
+    // mix vkCmdCopyImage allows).
+    BINDERY_IMAGE_KERNEL(kImageToImage, 1, 1, image_i2i_1_1_comp),
+    BINDERY_IMAGE_KERNEL(kImageToImage, 2, 2, image_i2i_2_2_comp),
+    BINDERY_IMAGE_KERNEL(kImageToImage, 2, 3, image_i2i_2_3_comp),
+    BINDERY_IMAGE_KERNEL(kImageToImage, 3, 2, image_i2i_3_2_comp),
+    BINDERY_IMAGE_KERNEL(kImageToImage, 3, 3, image_i2i_3_3_comp),
+    BINDERY_IMAGE_KERNEL(kBlit, 1, 0, image_blit_1_0_comp),
+    BINDERY_IMAGE_KERNEL(kBlit, 1, 1, image_blit_1_1_comp),
+    BINDERY_IMAGE_KERNEL(kBlit, 1, 2, image_blit_1_2_comp),
+    BINDERY_IMAGE_KERNEL(kBlit, 2, 0, image_blit_2_0_comp),
+    BINDERY_IMAGE_KERNEL(kBlit, 2, 1, image_blit_2_1_comp),
+    BINDERY_IMAGE_KERNEL(kBlit, 2, 2, image_blit_2_2_comp),
+    BINDERY_IMAGE_KERNEL(kBlit, 3, 0, image_blit_3_0_comp),
+    BINDERY_IMAGE_KERNEL(kBlit, 3, 1, image_blit_3_1_comp),
+    BINDERY_IMAGE_KERNEL(kBlit, 3, 2, image_blit_3_2_comp),
+};
+#undef BINDERY_IMAGE_KERNEL
+
+}  // namespace
+
+bool ImageKernels::Ensure(uint32_t index) {
+  if (index >= kImagePipelineCount || !ready_) return false;
+  if (pipelines_[index].load(std::memory_order_acquire) != VK_NULL_HANDLE) return true;
+  const Source* source = nullptr;
+  for (const Source& s : kSources) {
+    if (s.index == index) source = &s;
+  }
+  if (source == nullptr) return false;
+  std::lock_guard<std::mutex> lock(build_mutex_);
+  if (pipelines_[index].load(std::memory_order_relaxed) != VK_NULL_HANDLE) return true;
+  const VkLayerDispatchTable& d = next_;
+  const VkSpecializationMapEntry entries[2] = {{0, 0, sizeof(uint32_t)}, {1, sizeof(uint32_t), sizeof(uint32_t)}};
+  VkSpecializationInfo specialization{2, entries, sizeof(directory_words_), directory_words_};
+  if (modules_[index] == VK_NULL_HANDLE) {
+    VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    smci.codeSize = source->bytes;
+    smci.pCode = source->code;
+    if (d.CreateShaderModule(device_.handle, &smci, nullptr, &modules_[index]) != VK_SUCCESS) return false;
+  }
+  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cpci.stage.module = modules_[index];
+  cpci.stage.pName = "main";
+  cpci.stage.pSpecializationInfo = &specialization;
+  cpci.flags = VK_PIPELINE_CREATE_DISPATCH_BASE_BIT;
+  cpci.layout = layout_;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  if (d.CreateComputePipelines(device_.handle, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline) != VK_SUCCESS) {
+    return false;
+  }
+  pipelines_[index].store(pipeline, std::memory_order_release);
   return true;
 }
 
@@ -179,7 +201,7 @@ void ImageKernels::Record(VkCommandBuffer cb, const CommandState& state, const I
   for (uint32_t i = 0; i < count; ++i) {
     const ImageDispatch& job = dispatches[i];
     if (job.pipeline != bound) {
-      d.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_[job.pipeline]);
+      d.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_[job.pipeline].load(std::memory_order_acquire));
       bound = job.pipeline;
     }
     const VkSampler sampler = job.blit ? samplers_[job.filter == VK_FILTER_LINEAR ? 1 : 0] : VK_NULL_HANDLE;

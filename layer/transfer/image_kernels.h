@@ -13,7 +13,9 @@
 // its compute pipeline, and resume conditional rendering.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 
 #include <vulkan/vulkan.h>
 
@@ -95,9 +97,16 @@ class ImageKernels {
   ImageKernels(const ImageKernels&) = delete;
   ImageKernels& operator=(const ImageKernels&) = delete;
 
-  // Builds the pipelines (at vkCreateDevice); false if that failed (the caller goes native).
+  // Makes what every kernel shares (at vkCreateDevice): the push-descriptor layout, the
+  // blit samplers. False if that failed (image commands then go native). The pipelines
+  // themselves are built on first use (Ensure): 27 of them cost ~0.1 s of llvmpipe time per
+  // device, which every device would pay whether it copies images or not.
   bool Build(StagingPool& staging, uint32_t command_data_slot);
   bool Ready() const { return ready_; }
+  // Builds pipeline `index` if it is not built yet (once per device and kernel; later calls
+  // are one atomic load). False if it cannot be built: the caller goes native before
+  // recording anything.
+  bool Ensure(uint32_t index);
 
   // Records `dispatches` inside the bracket described above. `to_general` are the image
   // barriers that move subresources from the command's layouts to GENERAL (oldLayout the
@@ -118,8 +127,10 @@ class ImageKernels {
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
   VkSampler samplers_[2] = {};  // nearest, linear: clamp to edge, level 0
+  uint32_t directory_words_[2] = {};
+  std::mutex build_mutex_;
   VkShaderModule modules_[kImagePipelineCount] = {};
-  VkPipeline pipelines_[kImagePipelineCount] = {};
+  std::atomic<VkPipeline> pipelines_[kImagePipelineCount] = {};
 };
 
 }  // namespace bindery::transfer
