@@ -36,6 +36,7 @@ void VisitFeatures(V& v, Features& f) {
   v("queues", f.queues);
   v("shared_queues", f.shared_queues);
   v("dynamic_all_stages", f.dynamic_all_stages);
+  v("image_transfers", f.image_transfers);
 }
 
 struct Writer {

@@ -53,6 +53,7 @@ int Usage() {
                "                       [--jobs J] [--batch B] [--reduce] [--max-reduce M] [--save DIR]\n"
                "                       [--known FILE] [--hang-seconds S] [--time-limit S] [--progress-every P]\n"
                "                       [--descriptor-indexing-standin] [--shared-queues N] [--lagging-queue N]\n"
+               "                       [--image-transfers]\n"
                "                       [--bytes-dir DIR]\n"
                "       bindery-apifuzz --print|--dump --seed N [--features FILE]\n"
                "       bindery-apifuzz --dump-features FILE\n"
@@ -242,6 +243,8 @@ int main(int argc, char** argv) {
       ::setenv("BINDERY_APIFUZZ_LAGGING_QUEUE", value().c_str(), 1);  // children inherit it
     } else if (a == "--shared-queues") {
       ::setenv("BINDERY_APIFUZZ_SHARED_QUEUES", value().c_str(), 1);  // children inherit it
+    } else if (a == "--image-transfers") {
+      ::setenv("BINDERY_APIFUZZ_IMAGE_TRANSFERS", "1", 1);  // children inherit it
     } else if (a == "--native-only") {
       native_only = true;
     } else if (a == "--case") {
