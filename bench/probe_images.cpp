@@ -62,7 +62,8 @@ uint32_t MemoryType(VkPhysicalDevice physical, uint32_t bits) {
   return UINT32_MAX;
 }
 
-Image MakeImage(ProbeDevice& d, VkFormat format, uint32_t size, VkImageUsageFlags usage) {
+Image MakeImage(ProbeDevice& d, VkFormat format, uint32_t size, VkImageUsageFlags usage,
+                VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT) {
   Image img;
   img.size = size;
   VkImageCreateInfo ii{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
@@ -71,7 +72,7 @@ Image MakeImage(ProbeDevice& d, VkFormat format, uint32_t size, VkImageUsageFlag
   ii.extent = {size, size, 1};
   ii.mipLevels = 1;
   ii.arrayLayers = 1;
-  ii.samples = VK_SAMPLE_COUNT_1_BIT;
+  ii.samples = samples;
   ii.tiling = VK_IMAGE_TILING_OPTIMAL;
   ii.usage = usage;
   if (vkCreateImage(d.device(), &ii, nullptr, &img.image) != VK_SUCCESS) return {};
@@ -289,10 +290,14 @@ std::vector<ProbeResult> RunImageProbes(ProbeDevice& d) {
     Image h = MakeImage(d, VK_FORMAT_R16G16B16A16_SFLOAT, n, kAppUsage);  // TRANSFER_DST_OPTIMAL
     Image big = MakeImage(d, VK_FORMAT_R8G8B8A8_UNORM, 2 * n, kAppUsage);  // the blit's source, TRANSFER_SRC
     Image target = MakeImage(d, VK_FORMAT_R8G8B8A8_UNORM, n, kAppUsage | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT);
+    // vkCmdResolveImage's source (the layer has no resolve kernel: this row says whether the
+    // driver's resolve is slow enough to want one).
+    Image msaa = MakeImage(d, VK_FORMAT_R8G8B8A8_UNORM, n,
+                           VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, VK_SAMPLE_COUNT_4_BIT);
     if (buffer.buffer == VK_NULL_HANDLE || a.image == VK_NULL_HANDLE || b.image == VK_NULL_HANDLE ||
         h.image == VK_NULL_HANDLE || target.image == VK_NULL_HANDLE) {
       d.Destroy(buffer);
-      for (Image* img : {&a, &b, &h, &big, &target}) DestroyImage(d, *img);
+      for (Image* img : {&a, &b, &h, &big, &target, &msaa}) DestroyImage(d, *img);
       continue;
     }
     const VkBufferImageCopy whole = Whole(n);
@@ -311,6 +316,9 @@ std::vector<ProbeResult> RunImageProbes(ProbeDevice& d) {
         Layout(cb, big.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
       }
       Layout(cb, target.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+      if (msaa.image != VK_NULL_HANDLE) {
+        Layout(cb, msaa.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+      }
     });
     add("image/buffer->image R8G8B8A8 " + edge + " (GPU)", gpu_us([&](VkCommandBuffer cb) {
           vkCmdCopyBufferToImage(cb, buffer.buffer, b.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &whole);
@@ -347,6 +355,15 @@ std::vector<ProbeResult> RunImageProbes(ProbeDevice& d) {
           gpu_us([&](VkCommandBuffer cb) {
             vkCmdBlitImage(cb, big.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b.image,
                            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, VK_FILTER_LINEAR);
+            return true;
+          }));
+    }
+    if (msaa.image != VK_NULL_HANDLE) {
+      const VkImageResolve resolve{{VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, {0, 0, 0}, {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                                   {0, 0, 0}, {n, n, 1}};
+      add("image/resolve 4x R8G8B8A8 " + edge + " (GPU, native: no resolve kernel)", gpu_us([&](VkCommandBuffer cb) {
+            vkCmdResolveImage(cb, msaa.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b.image,
+                              VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &resolve);
             return true;
           }));
     }
@@ -412,7 +429,7 @@ std::vector<ProbeResult> RunImageProbes(ProbeDevice& d) {
     }
     vkDeviceWaitIdle(d.device());
     d.Destroy(buffer);
-    for (Image* img : {&a, &b, &h, &big, &target}) DestroyImage(d, *img);
+    for (Image* img : {&a, &b, &h, &big, &target, &msaa}) DestroyImage(d, *img);
   }
   DestroyOtherUses(d, uses);
   return out;
