@@ -43,6 +43,32 @@ FormatInfo Kind(FormatKind kind, uint32_t bytes) {
   return f;
 }
 
+FormatInfo Compressed(uint32_t bytes, uint32_t w, uint32_t h) {
+  FormatInfo f = Kind(FormatKind::kCompressed, bytes);
+  f.block_w = w;
+  f.block_h = h;
+  return f;
+}
+
+// BC, ETC2/EAC and ASTC LDR block shapes (format enum order of the core headers).
+FormatInfo CompressedInfo(int f) {
+  if (f >= 131 && f <= 134) return Compressed(8, 4, 4);    // BC1
+  if (f >= 135 && f <= 138) return Compressed(16, 4, 4);   // BC2, BC3
+  if (f >= 139 && f <= 140) return Compressed(8, 4, 4);    // BC4
+  if (f >= 141 && f <= 146) return Compressed(16, 4, 4);   // BC5, BC6H, BC7
+  if (f >= 147 && f <= 150) return Compressed(8, 4, 4);    // ETC2 RGB, RGB A1
+  if (f >= 151 && f <= 152) return Compressed(16, 4, 4);   // ETC2 RGBA
+  if (f >= 153 && f <= 154) return Compressed(8, 4, 4);    // EAC R11
+  if (f >= 155 && f <= 156) return Compressed(16, 4, 4);   // EAC R11G11
+  if (f >= 157 && f <= 184) {                               // ASTC: 16-byte blocks, 14 shapes
+    static const uint8_t kShapes[14][2] = {{4, 4}, {5, 4}, {5, 5}, {6, 5}, {6, 6}, {8, 5}, {8, 6},
+                                           {8, 8}, {10, 5}, {10, 6}, {10, 8}, {10, 10}, {12, 10}, {12, 12}};
+    const uint8_t* shape = kShapes[(f - 157) / 2];
+    return Compressed(16, shape[0], shape[1]);
+  }
+  return Kind(FormatKind::kCompressed, 0);
+}
+
 constexpr uint8_t R = 0, G = 1, B = 2, A = 3;
 
 // The spec converts a float to a b-bit normalized integer by returning "one of the two
@@ -169,7 +195,7 @@ FormatInfo DescribeFormat(VkFormat format) {
     w.numeric = kThirtyTwo[(f - 110) % 3];
     return w;
   }
-  if (f >= 131 && f <= 184) return Kind(FormatKind::kCompressed, 0);
+  if (f >= 131 && f <= 184) return CompressedInfo(f);
   if (f >= 1000054000 && f <= 1000054007) return Kind(FormatKind::kCompressed, 0);  // PVRTC
   if (f >= 1000066000 && f <= 1000066013) return Kind(FormatKind::kCompressed, 0);  // ASTC HDR
   return Kind(FormatKind::kOther, 0);  // multi-planar, YCbCr, unknown
@@ -222,7 +248,9 @@ VkFormat RawFormatForTexelBytes(uint32_t texel_bytes) {
 
 VkFormat RawFormatOf(VkFormat format) {
   const FormatInfo info = DescribeFormat(format);
-  return info.kind == FormatKind::kColor ? RawFormatForTexelBytes(info.texel_bytes) : VK_FORMAT_UNDEFINED;
+  return info.kind == FormatKind::kColor || info.kind == FormatKind::kCompressed
+             ? RawFormatForTexelBytes(info.texel_bytes)
+             : VK_FORMAT_UNDEFINED;
 }
 
 uint16_t FloatToHalf(float value) {

@@ -14,7 +14,7 @@ namespace bindery::transfer {
 enum class FormatKind : uint8_t {
   kColor,        // uncompressed, single-plane colour: its bits can be moved through a raw view
   kDepthStencil,  // depth and/or stencil aspects: native
-  kCompressed,   // block-compressed: native (block-texel views are not used yet)
+  kCompressed,   // block-compressed: copies move whole blocks through block-texel views
   kOther,        // multi-planar, YCbCr, unknown: native
 };
 
@@ -30,6 +30,7 @@ struct FormatComponent {
 struct FormatInfo {
   FormatKind kind = FormatKind::kOther;
   uint32_t texel_bytes = 0;  // bytes per texel block (kColor: per texel)
+  uint32_t block_w = 1, block_h = 1;  // texels per block (compressed formats)
   Numeric numeric = Numeric::kUnorm;
   uint8_t component_count = 0;
   FormatComponent components[4] = {};
@@ -44,7 +45,9 @@ FormatInfo DescribeFormat(VkFormat format);
 VkFormat RawFormatForTexelBytes(uint32_t texel_bytes);
 
 // The raw view format of `format`, or VK_FORMAT_UNDEFINED when its bits cannot be moved
-// through one (not plain colour, or a texel size without a raw format).
+// through one (depth/stencil, multi-planar, a texel size without a raw format). For a
+// compressed format it is the format of its blocks' size (R32G32 or R32G32B32A32_UINT): a
+// block-texel view sees one block per texel.
 VkFormat RawFormatOf(VkFormat format);
 
 // The bits vkCmdClearColorImage writes into one texel of `format` for `color`, as words

@@ -103,7 +103,7 @@ const char* FormatWhyNot(const ImageInfo& info) {
                                         ? kWhyNoRaw
                                         : nullptr;
     case FormatKind::kDepthStencil: return kWhyDepth;
-    case FormatKind::kCompressed: return kWhyCompressed;
+    case FormatKind::kCompressed: return info.raw_format == VK_FORMAT_UNDEFINED ? kWhyCompressed : nullptr;
     case FormatKind::kOther: return kWhyPlanar;
   }
   return kWhyPlanar;
@@ -130,6 +130,7 @@ uint32_t LayerCount(const ImageInfo& info, uint32_t base, uint32_t count) {
 }
 
 uint32_t MipExtent(uint32_t extent, uint32_t mip) { return std::max(1u, extent >> mip); }
+uint32_t DivUp(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
 // The fallback path: count, log once, and go down natively.
 template <typename Forward>
@@ -188,52 +189,60 @@ void BufferImageCommon(DeviceTransfers& t, VkCommandBuffer cb, bool to_image, Vk
   if (why != nullptr) return Native(t, why, forward);
 
   ImageRecorder rec(t, cb, *state);
+  // Compressed images are reached through block-texel views (one block per texel, one layer
+  // per view): regions and the buffer's pitches are counted in blocks.
+  const bool blocks = info->described.kind == FormatKind::kCompressed;
+  const uint32_t bw = info->described.block_w, bh = info->described.block_h;
   for (uint32_t i = 0; i < count; ++i) {
     const VkBufferImageCopy r = region(i);
     const VkImageSubresourceLayers& sub = r.imageSubresource;
     const bool is3d = info->type == VK_IMAGE_TYPE_3D;
     const uint32_t base = is3d ? 0 : sub.baseArrayLayer;
     const uint32_t layers = is3d ? 1 : LayerCount(*info, sub.baseArrayLayer, sub.layerCount);
+    const uint32_t view_layers = blocks ? 1 : layers;
     ImageRegion plan;
     int32_t* origin = to_image ? plan.dst : plan.src;
-    origin[0] = r.imageOffset.x;
-    origin[1] = r.imageOffset.y;
+    origin[0] = r.imageOffset.x / static_cast<int32_t>(bw);
+    origin[1] = r.imageOffset.y / static_cast<int32_t>(bh);
     origin[2] = is3d ? r.imageOffset.z : 0;
-    plan.width = r.imageExtent.width;
-    plan.height = r.imageExtent.height;
-    plan.slices = is3d ? r.imageExtent.depth : layers;
+    plan.width = DivUp(r.imageExtent.width, bw);
+    plan.height = DivUp(r.imageExtent.height, bh);
+    plan.slices = is3d ? r.imageExtent.depth : view_layers;
     plan.texel_bytes = texel;
-    plan.buffer_address = address + r.bufferOffset;
-    plan.row_pitch = BufferRowPitch(r, texel);
-    plan.slice_pitch = BufferSlicePitch(r, texel);
+    plan.row_pitch = uint64_t{DivUp(r.bufferRowLength != 0 ? r.bufferRowLength : r.imageExtent.width, bw)} * texel;
+    plan.slice_pitch =
+        plan.row_pitch * DivUp(r.bufferImageHeight != 0 ? r.bufferImageHeight : r.imageExtent.height, bh);
     plan.buffer_words = !to_image && texel < 4;
     if (plan.width == 0 || plan.height == 0 || plan.slices == 0) continue;
-    const VkImageView view = t.images.View(
-        t, image, *info,
-        {to_image ? VkImageUsageFlags{VK_IMAGE_USAGE_STORAGE_BIT} : VkImageUsageFlags{VK_IMAGE_USAGE_SAMPLED_BIT},
-         sub.mipLevel, base, layers});
-    if (view == VK_NULL_HANDLE) {
-      // Nothing recorded yet for this region; what the earlier ones recorded stays: record
-      // the rest natively, region by region, after them.
-      rec.Flush();
-      t.NoteImageFallback(kWhyView);
-      for (uint32_t j = i; j < count; ++j) CopyRegionNatively(t, cb, to_image, buffer, image, layout, region(j));
-      t.counters.image_kernels->Add();
-      return;
-    }
-    rec.Reserve(8, 1);
-    rec.Transition(image, layout, sub.mipLevel, base, layers);
-    PlanImageDispatches(plan, [&](const ImageParams& params, uint32_t groups) {
-      ImageDispatch d{pipeline};
-      (to_image ? d.dst_view : d.src_view) = view;
-      d.params = params;
-      d.groups = groups;
-      if (!rec.Add(d)) {
+    for (uint32_t l = 0; l < layers; l += view_layers) {
+      plan.buffer_address = address + r.bufferOffset + l * plan.slice_pitch;
+      const VkImageView view = t.images.View(
+          t, image, *info,
+          {to_image ? VkImageUsageFlags{VK_IMAGE_USAGE_STORAGE_BIT} : VkImageUsageFlags{VK_IMAGE_USAGE_SAMPLED_BIT},
+           sub.mipLevel, base + l, view_layers});
+      if (view == VK_NULL_HANDLE) {
+        // What the earlier regions (and layers) recorded stays: the rest natively after it,
+        // region by region (this region's earlier layers again: the same bytes again).
         rec.Flush();
-        rec.Transition(image, layout, sub.mipLevel, base, layers);
-        rec.Add(d);
+        t.NoteImageFallback(kWhyView);
+        for (uint32_t j = i; j < count; ++j) CopyRegionNatively(t, cb, to_image, buffer, image, layout, region(j));
+        t.counters.image_kernels->Add();
+        return;
       }
-    });
+      rec.Reserve(8, 1);
+      rec.Transition(image, layout, sub.mipLevel, base + l, view_layers);
+      PlanImageDispatches(plan, [&](const ImageParams& params, uint32_t groups) {
+        ImageDispatch d{pipeline};
+        (to_image ? d.dst_view : d.src_view) = view;
+        d.params = params;
+        d.groups = groups;
+        if (!rec.Add(d)) {
+          rec.Flush();
+          rec.Transition(image, layout, sub.mipLevel, base + l, view_layers);
+          rec.Add(d);
+        }
+      });
+    }
   }
   rec.Flush();
   t.counters.image_kernels->Add();
@@ -273,7 +282,14 @@ void CopyImageCommon(DeviceTransfers& t, VkCommandBuffer cb, VkImage src, VkImag
   if (bytes < t.policy.ImageKernelMin(ImageCommand::kImageToImage)) return forward();
   const char* why = ImageWhyNot(*s, src_layout, false);
   if (why == nullptr) why = ImageWhyNot(*d, dst_layout, true);
-  if (why == nullptr && s->described.texel_bytes != d->described.texel_bytes) why = kWhyShape;
+  // Compressed to compressed of one block shape, or uncompressed to uncompressed (a copy
+  // between a compressed and an uncompressed format counts extents in source texels: native).
+  if (why == nullptr && (s->described.texel_bytes != d->described.texel_bytes ||
+                         s->described.block_w != d->described.block_w ||
+                         s->described.block_h != d->described.block_h ||
+                         (s->described.kind == FormatKind::kCompressed) != (d->described.kind == FormatKind::kCompressed))) {
+    why = kWhyShape;
+  }
   CommandState* state = why == nullptr ? KernelState(t, cb, &why) : nullptr;
   for (uint32_t i = 0; i < count && why == nullptr; ++i) {
     const VkImageCopy r = region(i);
@@ -288,6 +304,8 @@ void CopyImageCommon(DeviceTransfers& t, VkCommandBuffer cb, VkImage src, VkImag
   if (why != nullptr) return Native(t, why, forward);
 
   ImageRecorder rec(t, cb, *state);
+  const bool blocks = s->described.kind == FormatKind::kCompressed;
+  const uint32_t bw = s->described.block_w, bh = s->described.block_h;
   for (uint32_t i = 0; i < count; ++i) {
     const VkImageCopy r = region(i);
     const bool src3d = s->type == VK_IMAGE_TYPE_3D, dst3d = d->type == VK_IMAGE_TYPE_3D;
@@ -295,39 +313,52 @@ void CopyImageCommon(DeviceTransfers& t, VkCommandBuffer cb, VkImage src, VkImag
     const uint32_t dst_base = dst3d ? 0 : r.dstSubresource.baseArrayLayer;
     const uint32_t src_layers = src3d ? 1 : LayerCount(*s, src_base, r.srcSubresource.layerCount);
     const uint32_t dst_layers = dst3d ? 1 : LayerCount(*d, dst_base, r.dstSubresource.layerCount);
+    // Block-texel views hold one layer: compressed regions go layer by layer.
+    const uint32_t src_step = blocks && !src3d ? 1 : src_layers, dst_step = blocks && !dst3d ? 1 : dst_layers;
+    const uint32_t steps = blocks ? std::max(src_layers / src_step, dst_layers / dst_step) : 1;
     ImageRegion plan;
-    plan.src[0] = r.srcOffset.x;
-    plan.src[1] = r.srcOffset.y;
+    plan.src[0] = r.srcOffset.x / static_cast<int32_t>(bw);
+    plan.src[1] = r.srcOffset.y / static_cast<int32_t>(bh);
     plan.src[2] = src3d ? r.srcOffset.z : 0;
-    plan.dst[0] = r.dstOffset.x;
-    plan.dst[1] = r.dstOffset.y;
+    plan.dst[0] = r.dstOffset.x / static_cast<int32_t>(bw);
+    plan.dst[1] = r.dstOffset.y / static_cast<int32_t>(bh);
     plan.dst[2] = dst3d ? r.dstOffset.z : 0;
-    plan.width = r.extent.width;
-    plan.height = r.extent.height;
-    plan.slices = src3d ? r.extent.depth : src_layers;
+    plan.width = DivUp(r.extent.width, bw);
+    plan.height = DivUp(r.extent.height, bh);
+    plan.slices = src3d ? r.extent.depth : src_layers / steps;
     plan.texel_bytes = texel;
     if (plan.width == 0 || plan.height == 0 || plan.slices == 0) continue;
-    const VkImageView src_view =
-        t.images.View(t, src, *s, {VK_IMAGE_USAGE_SAMPLED_BIT, r.srcSubresource.mipLevel, src_base, src_layers});
-    const VkImageView dst_view =
-        t.images.View(t, dst, *d, {VK_IMAGE_USAGE_STORAGE_BIT, r.dstSubresource.mipLevel, dst_base, dst_layers});
-    if (src_view == VK_NULL_HANDLE || dst_view == VK_NULL_HANDLE) {
-      rec.Flush();
-      t.NoteImageFallback(kWhyView);
-      for (uint32_t j = i; j < count; ++j) {
-        const VkImageCopy rest = region(j);
-        t.next.CmdCopyImage(cb, src, src_layout, dst, dst_layout, 1, &rest);
+    for (uint32_t k = 0; k < steps; ++k) {
+      // With several steps (compressed layers), the 3D side's slice moves instead of a layer.
+      const uint32_t src_layer = src3d ? 0 : src_base + k * (src_layers / steps);
+      const uint32_t dst_layer = dst3d ? 0 : dst_base + k * (dst_layers / steps);
+      ImageRegion part = plan;
+      if (steps > 1 && src3d) part.src[2] += static_cast<int32_t>(k);
+      if (steps > 1 && dst3d) part.dst[2] += static_cast<int32_t>(k);
+      const uint32_t src_count = src3d ? 1 : src_layers / steps, dst_count = dst3d ? 1 : dst_layers / steps;
+      const VkImageView src_view =
+          t.images.View(t, src, *s, {VK_IMAGE_USAGE_SAMPLED_BIT, r.srcSubresource.mipLevel, src_layer, src_count});
+      const VkImageView dst_view =
+          t.images.View(t, dst, *d, {VK_IMAGE_USAGE_STORAGE_BIT, r.dstSubresource.mipLevel, dst_layer, dst_count});
+      if (src_view == VK_NULL_HANDLE || dst_view == VK_NULL_HANDLE) {
+        rec.Flush();
+        t.NoteImageFallback(kWhyView);
+        for (uint32_t j = i; j < count; ++j) {
+          const VkImageCopy rest = region(j);
+          t.next.CmdCopyImage(cb, src, src_layout, dst, dst_layout, 1, &rest);
+        }
+        t.counters.image_kernels->Add();
+        return;
       }
-      t.counters.image_kernels->Add();
-      return;
+      rec.Reserve(1, 2);
+      rec.Transition(src, src_layout, r.srcSubresource.mipLevel, src_layer, src_count);
+      rec.Transition(dst, dst_layout, r.dstSubresource.mipLevel, dst_layer, dst_count);
+      if (steps > 1) part.slices = 1;
+      PlanImageDispatches(part, [&](const ImageParams& params, uint32_t groups) {
+        ImageDispatch job{pipeline, src_view, dst_view, params, groups};
+        rec.Add(job);
+      });
     }
-    rec.Reserve(1, 2);
-    rec.Transition(src, src_layout, r.srcSubresource.mipLevel, src_base, src_layers);
-    rec.Transition(dst, dst_layout, r.dstSubresource.mipLevel, dst_base, dst_layers);
-    PlanImageDispatches(plan, [&](const ImageParams& params, uint32_t groups) {
-      ImageDispatch job{pipeline, src_view, dst_view, params, groups};
-      rec.Add(job);
-    });
   }
   rec.Flush();
   t.counters.image_kernels->Add();

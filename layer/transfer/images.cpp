@@ -13,7 +13,8 @@ namespace {
 constexpr VkImageCreateFlags kExtendableFlags = VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT |
                                                 VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT |
                                                 VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT |
-                                                VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
+                                                VK_IMAGE_CREATE_EXTENDED_USAGE_BIT |
+                                                VK_IMAGE_CREATE_BLOCK_TEXEL_VIEW_COMPATIBLE_BIT;
 
 // Usage bits an extended image may have: transfers, sampling, storage, attachments. Others
 // (video, shading-rate, fragment-density, attachment feedback...) keep it unextended.
@@ -126,6 +127,12 @@ void ExtendImage(DeviceTransfers& t, const VkImageCreateInfo& app, ImageExtensio
   if ((app.usage & VK_IMAGE_USAGE_TRANSFER_DST_BIT) != 0 && can_write) usage |= VK_IMAGE_USAGE_STORAGE_BIT;
   VkImageCreateFlags flags = app.flags;
   if (app.format != raw) flags |= VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT;
+  // A compressed image is reached through views of its blocks' size (one block per texel),
+  // which only block-texel view compatibility allows; its format has no storage (and the
+  // views take only the usage the kernels need).
+  if (format.kind == FormatKind::kCompressed) {
+    flags |= VK_IMAGE_CREATE_BLOCK_TEXEL_VIEW_COMPATIBLE_BIT | VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
+  }
   const VkImageFormatListCreateInfo* list = FormatList(app.pNext);
   const bool list_needs_raw = list != nullptr && list->viewFormatCount != 0 && !Listed(list, raw) && app.format != raw;
   if (usage == app.usage && flags == app.flags && !list_needs_raw) return;  // already reachable (or never)
@@ -175,8 +182,10 @@ void ImageTracker::Add(VkImage image, const VkImageCreateInfo& created, bool ext
   info->extended = extended;
   info->why_not = why_not;
   const VkFormat raw = RawFormatOf(created.format);
+  const bool blocks_ok = info->described.kind != FormatKind::kCompressed ||
+                         (created.flags & VK_IMAGE_CREATE_BLOCK_TEXEL_VIEW_COMPATIBLE_BIT) != 0;
   const bool viewable =
-      raw != VK_FORMAT_UNDEFINED && created.samples == VK_SAMPLE_COUNT_1_BIT &&
+      raw != VK_FORMAT_UNDEFINED && created.samples == VK_SAMPLE_COUNT_1_BIT && blocks_ok &&
       (created.flags & (VK_IMAGE_CREATE_SPARSE_BINDING_BIT | VK_IMAGE_CREATE_PROTECTED_BIT)) == 0 &&
       (created.format == raw ||
        ((created.flags & VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT) != 0 && Listed(FormatList(created.pNext), raw)));

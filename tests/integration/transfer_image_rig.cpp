@@ -51,15 +51,33 @@ uint32_t TexelBytes(VkFormat format) {
     case VK_FORMAT_R32G32_SFLOAT:
     case VK_FORMAT_R32G32_UINT:
     case VK_FORMAT_BC1_RGBA_UNORM_BLOCK:
+    case VK_FORMAT_BC4_UNORM_BLOCK:
       return 8;
     case VK_FORMAT_R32G32B32A32_SFLOAT:
     case VK_FORMAT_R32G32B32A32_UINT:
     case VK_FORMAT_R32G32B32A32_SINT:
+    case VK_FORMAT_BC7_SRGB_BLOCK:
+    case VK_FORMAT_BC3_UNORM_BLOCK:
       return 16;
     default:
       return 0;
   }
 }
+
+namespace {
+// Texels per block edge of the compressed formats the tests use (1 for the others).
+uint32_t BlockEdge(VkFormat format) {
+  switch (format) {
+    case VK_FORMAT_BC1_RGBA_UNORM_BLOCK:
+    case VK_FORMAT_BC4_UNORM_BLOCK:
+    case VK_FORMAT_BC7_SRGB_BLOCK:
+    case VK_FORMAT_BC3_UNORM_BLOCK:
+      return 4;
+    default:
+      return 1;
+  }
+}
+}  // namespace
 
 VkExtent3D TestImage::MipExtent(uint32_t mip) const {
   return {std::max(1u, info.extent.width >> mip), std::max(1u, info.extent.height >> mip),
@@ -68,9 +86,10 @@ VkExtent3D TestImage::MipExtent(uint32_t mip) const {
 
 uint64_t TestImage::MipOffset(uint32_t mip) const {
   uint64_t offset = 0;
+  const uint32_t b = BlockEdge(info.format);
   for (uint32_t m = 0; m < mip; ++m) {
     const VkExtent3D e = MipExtent(m);
-    offset += uint64_t{e.width} * e.height * e.depth * info.arrayLayers * texel_bytes;
+    offset += uint64_t{(e.width + b - 1) / b} * ((e.height + b - 1) / b) * e.depth * info.arrayLayers * texel_bytes;
   }
   return offset;
 }

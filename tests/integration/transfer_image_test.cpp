@@ -317,3 +317,96 @@ INSTANTIATE_TEST_SUITE_P(Transfer, TransferImageDifferential, ::testing::ValuesI
 
 }  // namespace
 }  // namespace bindery::test::transfer
+
+namespace bindery::test::transfer {
+namespace {
+
+// Compressed images: copies move whole blocks through block-texel views (one block per texel,
+// one layer per view). Regions at block multiples and at the partial blocks of odd mip edges,
+// row length and image height in texels (multiples of the block), layers, several regions.
+struct CompressedCase {
+  const char* name;
+  VkFormat format;
+  VkFormat other;  // a second format of the same block size and shape (image -> image)
+};
+void PrintTo(const CompressedCase& c, std::ostream* os) { *os << c.name; }
+
+const CompressedCase kCompressed[] = {
+    {"BC1_RGBA_UNORM", VK_FORMAT_BC1_RGBA_UNORM_BLOCK, VK_FORMAT_BC4_UNORM_BLOCK},
+    {"BC7_SRGB", VK_FORMAT_BC7_SRGB_BLOCK, VK_FORMAT_BC3_UNORM_BLOCK},
+};
+
+class TransferImageCompressed : public ::testing::TestWithParam<CompressedCase> {};
+
+TEST_P(TransferImageCompressed, ForcedKernelsGiveTheNativeBytes) {
+  const CompressedCase& f = GetParam();
+  const uint32_t block = f.format == VK_FORMAT_BC1_RGBA_UNORM_BLOCK ? 8 : 16;
+  // 37 x 23 with 3 mips (10 x 6, 5 x 3, 3 x 2 blocks: partial blocks at every edge), 2 layers.
+  auto info = [&](VkFormat format) {
+    VkImageCreateInfo i = ImageInfo(format, VK_IMAGE_TYPE_2D, {37, 23, 1}, 3, 2);
+    return i;
+  };
+  {
+    HarnessOptions probe_options;
+    probe_options.bindery = false;
+    probe_options.validation = false;
+    VkHarness probe(probe_options);
+    ASSERT_TRUE(probe.ok()) << probe.error();
+    if (!ImageSupported(probe, info(f.format)) || !ImageSupported(probe, info(f.other))) {
+      GTEST_SKIP() << f.name << ": the device lacks optimal images of these compressed formats";
+    }
+  }
+  const VkImageAspectFlags color = VK_IMAGE_ASPECT_COLOR_BIT;
+  // Bytes of a whole image of `info`, for TestImage's read-back (mips: 10x6, 5x3, 3x2 blocks).
+  std::vector<Step> steps;
+  auto region = [&](uint64_t offset, uint32_t row, uint32_t height, uint32_t mip, uint32_t layer, uint32_t layers,
+                    VkOffset3D at, VkExtent3D extent) {
+    return VkBufferImageCopy{offset, row, height, {color, mip, layer, layers}, at, extent};
+  };
+  steps.push_back(BufferToImage("b2i whole mip 0, both layers", info(f.format), kDst,
+                                {region(0, 0, 0, 0, 0, 2, {0, 0, 0}, {37, 23, 1})}));
+  steps.push_back(BufferToImage("b2i row length and image height, offsets, mip 1 edge blocks, layer 1, GENERAL",
+                                info(f.format), kGeneral,
+                                {region(3 * block, 24, 12, 1, 1, 1, {8, 0, 0}, {10, 11, 1})}));
+  steps.push_back(BufferToImage("b2i2 two regions (mip 0 rect, mip 2 whole)", info(f.format), kDst,
+                                {region(block, 0, 0, 0, 0, 2, {4, 8, 0}, {28, 12, 1}),
+                                 region(4096, 0, 0, 2, 0, 2, {0, 0, 0}, {9, 5, 1})},
+                                true));
+  steps.push_back(ImageToBuffer("i2b whole mip 0, both layers", info(f.format), kSrc,
+                                {region(0, 0, 0, 0, 0, 2, {0, 0, 0}, {37, 23, 1})}));
+  steps.push_back(ImageToBuffer("i2b row length, mip 1 edge blocks, GENERAL", info(f.format), kGeneral,
+                                {region(5 * block, 20, 0, 1, 0, 2, {4, 4, 0}, {14, 7, 1})}, true));
+  auto copy = [&](uint32_t smip, uint32_t slayer, uint32_t dmip, uint32_t dlayer, uint32_t layers, VkOffset3D so,
+                  VkOffset3D dO, VkExtent3D e) {
+    return VkImageCopy{{color, smip, slayer, layers}, so, {color, dmip, dlayer, layers}, dO, e};
+  };
+  steps.push_back(ImageToImage("i2i whole mip 0, both layers", info(f.format), info(f.format), kSrc, kDst,
+                               {copy(0, 0, 0, 0, 2, {0, 0, 0}, {0, 0, 0}, {37, 23, 1})}));
+  steps.push_back(ImageToImage("i2i to another format of the block size, mip 1 edge blocks, GENERAL",
+                               info(f.format), info(f.other), kGeneral, kGeneral,
+                               {copy(1, 1, 1, 0, 1, {12, 8, 0}, {12, 8, 0}, {6, 3, 1})}));
+  steps.push_back(ImageToImage("i2i2 two regions", info(f.format), info(f.format), kSrc, kDst,
+                               {copy(0, 0, 1, 0, 2, {4, 4, 0}, {0, 0, 0}, {16, 8, 1}),
+                                copy(2, 1, 2, 0, 1, {0, 0, 0}, {0, 0, 0}, {9, 5, 1})},
+                               true));
+  std::vector<std::string> names;
+  for (const Step& s : steps) names.push_back(s.name);
+  auto program = [&](ImageRun& run, VkCommandBuffer cb) {
+    for (uint32_t i = 0; i < steps.size(); ++i) {
+      steps[i].record(run, cb, 100 * i + 7);
+      TransferBarrier(cb);
+    }
+    return true;
+  };
+  const ImageRunResult native = RunImageProgram(kLayerOff, program);
+  const ImageRunResult forced = RunImageProgram(kForceCompute, program);
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
+  EXPECT_TRUE(SameDownloads(native, forced, names));
+  EXPECT_EQ(forced.Counter("image kernels"), steps.size()) << forced.summary;
+}
+
+INSTANTIATE_TEST_SUITE_P(Transfer, TransferImageCompressed, ::testing::ValuesIn(kCompressed),
+                         [](const ::testing::TestParamInfo<CompressedCase>& p) { return std::string(p.param.name); });
+
+}  // namespace
+}  // namespace bindery::test::transfer
