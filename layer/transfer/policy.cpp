@@ -25,8 +25,12 @@ void ProvenBlits(VkDriverId driver_id, Policy& p) {
     // lavapipe (Mesa 22.3): linear filtering of 8-bit unsigned normalized sources, whose
     // weights llvmpipe quantizes alike in its blitter and in a kernel's sampler. Nearest
     // differs where a sample falls on a texel edge (the blitter interpolates coordinates
-    // across a quad), and wider or float formats differ in their filter's arithmetic.
-    Prove(p, VK_FILTER_LINEAR, Encoding::kUnorm8, {Encoding::kUnorm8, Encoding::kFloat16});
+    // across a quad), and wider or float formats differ in their filter's arithmetic. Into
+    // float16 the region's bytes match too, but lavapipe's blit also rewrites the texels
+    // around the region that share its tiles, through float: a NaN there comes back quiet
+    // (0x7da6 -> 0x7fa6; the API fuzzer's seed 390). The kernel leaves them alone, as the
+    // spec says, which is not lavapipe's bytes: only UNORM8 destinations (exact round trip).
+    Prove(p, VK_FILTER_LINEAR, Encoding::kUnorm8, {Encoding::kUnorm8});
   }
   // NVIDIA: to be proven on the H100 (scripts/gpu-transfer-tests runs the proof).
 }
