@@ -9,7 +9,8 @@
 //   - with the policy's own choice (`transfers=force`, `image_blits=auto`): every case must
 //     give the native bytes, whichever ran as a kernel.
 // Cases: downscale by 2, a non-integer upscale, a mirrored partial region into an offset
-// one across layers, for each format pair and filter.
+// one across layers, for each format pair and filter; sources of meaningful values,
+// destinations of any bits (the texels around a region must keep theirs, NaN payloads too).
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -106,7 +107,9 @@ bool Program(ImageRun& run, VkCommandBuffer cb, const std::vector<BlitCase>& cas
     const TestImage src = run.Image(src_info);
     const TestImage dst = run.Image(dst_info);
     run.Upload(cb, src, Content(c.pair.src, src.bytes, 2 * i + 1), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-    run.Upload(cb, dst, Content(c.pair.dst, dst.bytes, 2 * i + 2), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    // The destination holds any bits (NaNs too): a blit must leave the texels around its region
+    // as they are (lavapipe's rewrites those sharing its tiles through float, quieting NaNs).
+    run.Upload(cb, dst, Content(VK_FORMAT_R8G8B8A8_UINT, dst.bytes, 2 * i + 2), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
     vkCmdBlitImage(cb, src.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                    static_cast<uint32_t>(c.regions.size()), c.regions.data(), c.filter);
     run.Download(cb, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
