@@ -4,7 +4,7 @@
 // (BINDERY_* settings). scripts/bench-compare runs it for each configuration, interleaved
 // and repeated, and reports medians and interquartile ranges.
 //
-//   bindery_probe --layer on|off [--groups record,stream,transfer,bytes,fill64,kernel,pipeline,ggml,timeline]
+//   bindery_probe --layer on|off [--groups record,stream,transfer,image,bytes,fill64,kernel,pipeline,ggml,timeline]
 //                 [--rows SUBSTRING,...]   (record rows only: those whose names contain one)
 //
 // Output, one line each (tab-separated): "device <description>", then
@@ -32,7 +32,7 @@ using namespace bindery::bench;
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: bindery_probe --layer on|off [--groups record,stream,transfer,bytes,fill64,kernel,pipeline,ggml,"
+               "usage: bindery_probe --layer on|off [--groups record,stream,transfer,image,bytes,fill64,kernel,pipeline,ggml,"
                "timeline] "
                "[--rows SUBSTRING,...]\n");
   return 1;
@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
     if (groups.count("record")) print("record (pass-through)", RunPassThroughProbes(device));
     if (groups.count("stream")) print("stream", RunStreamProbes(device));
     if (groups.count("transfer")) print("transfer", RunTransferProbes(device));
+    if (groups.count("image")) print("image", RunImageProbes(device));
     if (groups.count("bytes")) print("bytes", RunByteWriteProbes(device));
     if (groups.count("fill64")) print("fill64", RunFill64Probes(device));
     if (groups.count("kernel")) print("kernel", RunKernelProbes(device));

@@ -19,6 +19,9 @@ std::vector<ProbeResult> RunPassThroughProbes(ProbeDevice& d);
 std::vector<ProbeResult> RunStreamProbes(ProbeDevice& d);
 // transfer/*: GPU time of small and large fills and updates.
 std::vector<ProbeResult> RunTransferProbes(ProbeDevice& d);
+// image/*: image copies, clears and blits (native or as the layer's kernels) and the image's
+// other uses (sampling, rendering), at PROBE_IMAGE_SIZES edges (probe_images.cpp).
+std::vector<ProbeResult> RunImageProbes(ProbeDevice& d);
 // fill64/*: GPU time of the 64 MiB unaligned fill and of each piece the layer records for
 // it, rebuilt by hand (probe_fill64.cpp).
 std::vector<ProbeResult> RunFill64Probes(ProbeDevice& d);

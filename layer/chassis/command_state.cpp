@@ -31,6 +31,10 @@ void CommandState::Reset(const Inherited& inherited) {
   last_push_bytes_ = nullptr;
   push_untrackable_ = false;
   compute_shader_object_ = false;
+  set_bind_count_ = 0;
+  set_handle_count_ = 0;
+  dynamic_offset_count_ = 0;
+  sets_untrackable_ = false;
   conditional_active_ = false;
   inherited_conditional_rendering_ = secondary_ && inherited.conditional_rendering;
   counting_query_count_ = 0;
@@ -119,6 +123,51 @@ void CommandState::OnBindShaders(uint32_t count, const VkShaderStageFlagBits* st
       compute_shader_object_ = shaders != nullptr && shaders[i] != 0;
       if (compute_shader_object_) pipelines_[1] = VK_NULL_HANDLE;
     }
+  }
+}
+
+void CommandState::OnBindDescriptorSets(VkPipelineBindPoint bind_point, VkPipelineLayout layout, uint32_t first_set,
+                                        uint32_t set_count, const VkDescriptorSet* sets, uint32_t dynamic_count,
+                                        const uint32_t* dynamic_offsets) {
+  if (bind_point != VK_PIPELINE_BIND_POINT_COMPUTE || sets_untrackable_ || set_count == 0) return;
+  // Drop the binds this one covers entirely (their sets are all bound again now), then
+  // compact the handle and offset storage of those that stay.
+  uint32_t kept = 0, handles = 0, offsets = 0;
+  for (uint32_t i = 0; i < set_bind_count_; ++i) {
+    SetBindRecord r = set_binds_[i];
+    if (r.first_set >= first_set && r.first_set + r.set_count <= first_set + set_count) continue;
+    std::memmove(&set_handles_[handles], &set_handles_[r.sets_at], r.set_count * sizeof(VkDescriptorSet));
+    std::memmove(&dynamic_offsets_[offsets], &dynamic_offsets_[r.dynamic_at], r.dynamic_count * sizeof(uint32_t));
+    r.sets_at = handles;
+    r.dynamic_at = offsets;
+    handles += r.set_count;
+    offsets += r.dynamic_count;
+    set_binds_[kept++] = r;
+  }
+  set_bind_count_ = kept;
+  set_handle_count_ = handles;
+  dynamic_offset_count_ = offsets;
+  if (set_bind_count_ == kMaxSetBinds || set_count > kMaxRecordedSets - set_handle_count_ ||
+      dynamic_count > kMaxRecordedDynamicOffsets - dynamic_offset_count_) {
+    sets_untrackable_ = true;  // more binds than the record holds: no such work here
+    return;
+  }
+  std::memcpy(&set_handles_[set_handle_count_], sets, set_count * sizeof(VkDescriptorSet));
+  if (dynamic_count != 0) {
+    std::memcpy(&dynamic_offsets_[dynamic_offset_count_], dynamic_offsets, dynamic_count * sizeof(uint32_t));
+  }
+  set_binds_[set_bind_count_++] = {layout, first_set, set_count, set_handle_count_, dynamic_count,
+                                   dynamic_offset_count_};
+  set_handle_count_ += set_count;
+  dynamic_offset_count_ += dynamic_count;
+}
+
+void CommandState::RestoreComputeDescriptorSets(VkCommandBuffer cb, const VkLayerDispatchTable& next) const {
+  for (uint32_t i = 0; i < set_bind_count_; ++i) {
+    const SetBindRecord& r = set_binds_[i];
+    next.CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, r.layout, r.first_set, r.set_count,
+                               &set_handles_[r.sets_at], r.dynamic_count,
+                               r.dynamic_count != 0 ? &dynamic_offsets_[r.dynamic_at] : nullptr);
   }
 }
 

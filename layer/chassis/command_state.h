@@ -3,9 +3,11 @@
 // state sent down in it that a capability recording its own work must put back: the
 // bound pipeline per bind point, compute shader objects, an active conditional-rendering
 // block and — only where a capability asked for them (TrackingPlan::push_constants) — the
-// push constants (each push with its own bytes, replayed in order); and what would see such
-// work: the active queries that count dispatches, and the statistics a secondary inherits
-// (chassis/counting_queries.h).
+// push constants (each push with its own bytes, replayed in order);
+// (TrackingPlan::compute_descriptor_sets) the descriptor sets bound at the compute bind
+// point (each bind with its layout, sets and dynamic offsets, rebound in order); and what
+// would see such work: the active queries that count dispatches, and the statistics a
+// secondary inherits (chassis/counting_queries.h).
 //
 // "Sent down" means as seen at the tracking stage's position in the stack: below the
 // capabilities that rewrite state (their rewritten pipelines and root pushes are what is
@@ -96,6 +98,14 @@ class CommandState {
   void OnPushConstants2(const PushConstantsInfo& info);
   void OnBindShaders(uint32_t count, const VkShaderStageFlagBits* stages, const ShaderObject* shaders);
   void OnBeginConditionalRendering(const VkConditionalRenderingBeginInfoEXT& info);
+  // A vkCmdBindDescriptorSets sent down (only the compute bind point is recorded).
+  void OnBindDescriptorSets(VkPipelineBindPoint bind_point, VkPipelineLayout layout, uint32_t first_set,
+                            uint32_t set_count, const VkDescriptorSet* sets, uint32_t dynamic_count,
+                            const uint32_t* dynamic_offsets);
+  // Compute descriptor state the record cannot rebind (push descriptors, descriptor
+  // buffers, a maintenance6 bind with a dynamic layout): work that binds its own set
+  // cannot run in this command buffer until it is reset.
+  void OnComputeDescriptorsUntrackable() { sets_untrackable_ = true; }
   void OnEndConditionalRendering() { conditional_active_ = false; }
   // A query begun (vkCmdBeginQuery: index 0) or ended. Only queries that count dispatches
   // (`counts_dispatches`, chassis/counting_queries.h) are kept, until their end.
@@ -120,6 +130,15 @@ class CommandState {
   // not tracked) and conditional rendering.
   void SuspendForCompute(VkCommandBuffer cb, const VkLayerDispatchTable& next) const;
   void RestoreCompute(VkCommandBuffer cb, const VkLayerDispatchTable& next) const;
+
+  // For work that binds (or pushes) a descriptor set of its own at the compute bind point:
+  // whether every compute set the application bound can be bound again (only meaningful
+  // where TrackingPlan::compute_descriptor_sets), and the rebinding, each recorded bind in
+  // its order (the last bind of every set index is among them, so each set ends bound with
+  // the layout it was bound with, as it was).
+  bool ComputeDescriptorSetsRestorable() const { return !sets_untrackable_; }
+  void RestoreComputeDescriptorSets(VkCommandBuffer cb, const VkLayerDispatchTable& next) const;
+  uint32_t set_bind_count() const { return set_bind_count_; }  // for tests
 
   // For tests: the replay list.
   uint32_t push_record_count() const { return push_count_; }
@@ -181,6 +200,28 @@ class CommandState {
   bool push_untrackable_ = false;  // too many distinct ranges, or a push we cannot replay
   std::vector<uint8_t> push_bytes_;
   bool compute_shader_object_ = false;
+
+  // Compute descriptor-set binds, oldest first; a bind whose sets a later bind all covers
+  // is dropped. Fixed storage: the record path allocates nothing.
+  struct SetBindRecord {
+    VkPipelineLayout layout;
+    uint32_t first_set;
+    uint32_t set_count;
+    uint32_t sets_at;  // into set_handles_
+    uint32_t dynamic_count;
+    uint32_t dynamic_at;  // into dynamic_offsets_
+  };
+  static constexpr uint32_t kMaxSetBinds = 8;
+  static constexpr uint32_t kMaxRecordedSets = 32;
+  static constexpr uint32_t kMaxRecordedDynamicOffsets = 64;
+  std::array<SetBindRecord, kMaxSetBinds> set_binds_{};
+  uint32_t set_bind_count_ = 0;
+  std::array<VkDescriptorSet, kMaxRecordedSets> set_handles_{};
+  uint32_t set_handle_count_ = 0;
+  std::array<uint32_t, kMaxRecordedDynamicOffsets> dynamic_offsets_{};
+  uint32_t dynamic_offset_count_ = 0;
+  bool sets_untrackable_ = false;
+
   bool conditional_active_ = false;
   VkConditionalRenderingBeginInfoEXT conditional_{};
   bool inherited_conditional_rendering_ = false;

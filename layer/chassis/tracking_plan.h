@@ -21,6 +21,10 @@ struct TrackingPlan {
   // itself pushes constants. It costs a hook on every vkCmdPushConstants, so work that
   // can run without push constants (the transfer kernels) does not ask for it.
   bool push_constants = false;
+  // The descriptor sets bound at the compute bind point, rebound after work that binds a
+  // set of its own (the image transfer kernels). It costs a hook on every
+  // vkCmdBindDescriptorSets, so only capabilities whose work binds sets ask for it.
+  bool compute_descriptor_sets = false;
 
   // Buffers the layer makes addressable: any usage bit in `usage` and at least `min_size`
   // bytes (the chassis adds SHADER_DEVICE_ADDRESS usage, and the memory flag to
@@ -31,7 +35,10 @@ struct TrackingPlan {
   };
   std::vector<AddressRule> address_rules;
 
-  bool any() const { return resources || commands || command_state || push_constants || !address_rules.empty(); }
+  bool any() const {
+    return resources || commands || command_state || push_constants || compute_descriptor_sets ||
+           !address_rules.empty();
+  }
 };
 
 }  // namespace bindery

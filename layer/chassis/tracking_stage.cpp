@@ -480,6 +480,83 @@ VKAPI_ATTR void VKAPI_CALL CmdBindShadersEXT(VkCommandBuffer cb, uint32_t count,
   if (CommandState* state = d.trackers->FindCommand(cb)) state->OnBindShaders(count, stages, shaders);
 }
 
+// Compute descriptor sets (TrackingPlan::compute_descriptor_sets): binds are recorded;
+// what cannot be bound again (push descriptors, descriptor buffers, a maintenance6 bind
+// with a dynamic layout) makes the command buffer's compute sets untrackable.
+[[gnu::noinline]] void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bind_point,
+                                              VkPipelineLayout layout, uint32_t first, uint32_t count,
+                                              const VkDescriptorSet* sets, uint32_t dynamic_count,
+                                              const uint32_t* dynamic_offsets) {
+  Ctx c = Of(cb);
+  c.next.CmdBindDescriptorSets(cb, bind_point, layout, first, count, sets, dynamic_count, dynamic_offsets);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint bind_point,
+                                                 VkPipelineLayout layout, uint32_t first, uint32_t count,
+                                                 const VkDescriptorSet* sets, uint32_t dynamic_count,
+                                                 const uint32_t* dynamic_offsets) {
+  CommandState* state = Trackers::CommandOf(cb);
+  if (state == nullptr) {
+    return BindDescriptorSetsSlow(cb, bind_point, layout, first, count, sets, dynamic_count, dynamic_offsets);
+  }
+  if (bind_point == VK_PIPELINE_BIND_POINT_COMPUTE) {
+    state->OnBindDescriptorSets(bind_point, layout, first, count, sets, dynamic_count, dynamic_offsets);
+  }
+  return state->tracking_next()->CmdBindDescriptorSets(cb, bind_point, layout, first, count, sets, dynamic_count,
+                                                        dynamic_offsets);
+}
+
+void ComputeSetsUntrackable(VkCommandBuffer cb) {
+  if (CommandState* state = Trackers::CommandOf(cb)) state->OnComputeDescriptorsUntrackable();
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelineBindPoint bind_point,
+                                                   VkPipelineLayout layout, uint32_t set, uint32_t count,
+                                                   const VkWriteDescriptorSet* writes) {
+  if (bind_point == VK_PIPELINE_BIND_POINT_COMPUTE) ComputeSetsUntrackable(cb);
+  Of(cb).next.CmdPushDescriptorSetKHR(cb, bind_point, layout, set, count, writes);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer cb,
+                                                               VkDescriptorUpdateTemplate update_template,
+                                                               VkPipelineLayout layout, uint32_t set,
+                                                               const void* data) {
+  ComputeSetsUntrackable(cb);  // the template's bind point is not tracked: assume compute
+  Of(cb).next.CmdPushDescriptorSetWithTemplateKHR(cb, update_template, layout, set, data);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorBuffersEXT(VkCommandBuffer cb, uint32_t count,
+                                                       const VkDescriptorBufferBindingInfoEXT* infos) {
+  ComputeSetsUntrackable(cb);
+  Of(cb).next.CmdBindDescriptorBuffersEXT(cb, count, infos);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets2KHR(VkCommandBuffer cb, const BindDescriptorSetsInfo* info) {
+  DeviceState& d = *StateRegistry::Get().FindDevice(cb);
+  if (CommandState* state = d.trackers->FindCommand(cb); state != nullptr &&
+                                                         (info->stageFlags & VK_SHADER_STAGE_COMPUTE_BIT) != 0) {
+    if (info->pNext != nullptr || info->layout == VK_NULL_HANDLE) {
+      state->OnComputeDescriptorsUntrackable();
+    } else {
+      state->OnBindDescriptorSets(VK_PIPELINE_BIND_POINT_COMPUTE, info->layout, info->firstSet,
+                                  info->descriptorSetCount, info->pDescriptorSets, info->dynamicOffsetCount,
+                                  info->pDynamicOffsets);
+    }
+  }
+  d.NextNewer(Slot()).CmdBindDescriptorSets2KHR(cb, info);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSet2KHR(VkCommandBuffer cb, const PushDescriptorSetInfo* info) {
+  if ((info->stageFlags & VK_SHADER_STAGE_COMPUTE_BIT) != 0) ComputeSetsUntrackable(cb);
+  StateRegistry::Get().FindDevice(cb)->NextNewer(Slot()).CmdPushDescriptorSet2KHR(cb, info);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplate2KHR(VkCommandBuffer cb,
+                                                                const PushDescriptorSetWithTemplateInfo* info) {
+  ComputeSetsUntrackable(cb);
+  StateRegistry::Get().FindDevice(cb)->NextNewer(Slot()).CmdPushDescriptorSetWithTemplate2KHR(cb, info);
+}
+
 VKAPI_ATTR void VKAPI_CALL CmdBeginConditionalRenderingEXT(VkCommandBuffer cb,
                                                            const VkConditionalRenderingBeginInfoEXT* info) {
   Ctx c = Of(cb);
@@ -547,10 +624,12 @@ const TrackingPlan& PlanOf(const DevicePlan& p) { return static_cast<const Track
 bool Resources(const DevicePlan& p) { return PlanOf(p).resources || !PlanOf(p).address_rules.empty(); }
 bool Addresses(const DevicePlan& p) { return !PlanOf(p).address_rules.empty(); }
 bool Commands(const DevicePlan& p) {
-  return PlanOf(p).commands || PlanOf(p).command_state || PlanOf(p).push_constants;
+  return PlanOf(p).commands || PlanOf(p).command_state || PlanOf(p).push_constants ||
+         PlanOf(p).compute_descriptor_sets;
 }
 bool CommandStateWanted(const DevicePlan& p) { return PlanOf(p).command_state; }
 bool PushesWanted(const DevicePlan& p) { return PlanOf(p).push_constants; }
+bool ComputeSetsWanted(const DevicePlan& p) { return PlanOf(p).compute_descriptor_sets; }
 
 const Hook kHooks[] = {
     BINDERY_HOOK(CreateBuffer, Resources),
@@ -574,6 +653,13 @@ const Hook kHooks[] = {
     BINDERY_HOOK(CmdPushConstants, PushesWanted),
     BINDERY_HOOK(CmdPushConstants2KHR, PushesWanted),
     BINDERY_HOOK(CmdBindShadersEXT, CommandStateWanted),
+    BINDERY_HOOK(CmdBindDescriptorSets, ComputeSetsWanted),
+    BINDERY_HOOK(CmdPushDescriptorSetKHR, ComputeSetsWanted),
+    BINDERY_HOOK(CmdPushDescriptorSetWithTemplateKHR, ComputeSetsWanted),
+    BINDERY_HOOK(CmdBindDescriptorBuffersEXT, ComputeSetsWanted),
+    BINDERY_HOOK(CmdBindDescriptorSets2KHR, ComputeSetsWanted),
+    BINDERY_HOOK(CmdPushDescriptorSet2KHR, ComputeSetsWanted),
+    BINDERY_HOOK(CmdPushDescriptorSetWithTemplate2KHR, ComputeSetsWanted),
     BINDERY_HOOK(CmdBeginConditionalRenderingEXT, CommandStateWanted),
     BINDERY_HOOK(CmdEndConditionalRenderingEXT, CommandStateWanted),
     BINDERY_HOOK(CreateQueryPool, CommandStateWanted),

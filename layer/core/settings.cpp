@@ -108,6 +108,12 @@ void Apply(Settings& s, const std::string& name, const std::string& value, const
     else if (v == "kernel-after") s.fill_edges = FillEdges::kKernelAfter;
     else if (v == "copy") s.fill_edges = FillEdges::kCopy;
     else bad_value("auto|kernel-first|kernel-last|kernel-after|copy");
+  } else if (name == "image_blits") {
+    const std::string v = Lower(Trim(value));
+    if (v == "auto") s.image_blits = ImageBlits::kAuto;
+    else if (v == "off") s.image_blits = ImageBlits::kOff;
+    else if (v == "all") s.image_blits = ImageBlits::kAll;
+    else bad_value("auto|off|all");
   } else if (name == "staging_limit") {
     const std::string v = Lower(Trim(value));
     char* end = nullptr;
@@ -214,6 +220,7 @@ const char* const kOnOffValues[] = {"off", "on"};
 const char* const kAutoOnOffValues[] = {"auto", "on", "off"};
 const char* const kOnOffFirstOnValues[] = {"on", "off"};
 const char* const kFillEdgesValues[] = {"auto", "kernel-first", "kernel-last", "kernel-after", "copy"};
+const char* const kImageBlitsValues[] = {"auto", "off", "all"};
 #define BINDERY_SETTING(key, env, values) SettingInfo{key, env, values, sizeof(values) / sizeof(values[0])}
 const SettingInfo kSettingsTable[] = {
     BINDERY_SETTING("indirect_bindings", "BINDERY_INDIRECT_BINDINGS", kModeValues),
@@ -225,6 +232,7 @@ const SettingInfo kSettingsTable[] = {
     SettingInfo{"staging_limit", "BINDERY_STAGING_LIMIT", nullptr, 0},  // debug: bytes, or "none"
     BINDERY_SETTING("transfer_push_replay", "BINDERY_TRANSFER_PUSH_REPLAY", kAutoOnOffValues),  // debug
     BINDERY_SETTING("fill_edges", "BINDERY_FILL_EDGES", kFillEdgesValues),  // measurement
+    BINDERY_SETTING("image_blits", "BINDERY_IMAGE_BLITS", kImageBlitsValues),  // measurement, proofs
     BINDERY_SETTING("bindings_ubo", "BINDERY_BINDINGS_UBO", kOnOffValues),
     SettingInfo{"bindings_dump", "BINDERY_BINDINGS_DUMP", nullptr, 0},  // a folder
     BINDERY_SETTING("bindings_validate", "BINDERY_BINDINGS_VALIDATE", kOnOffValues),
@@ -273,6 +281,15 @@ const char* ToString(PushReplay replay) {
   return "?";
 }
 
+const char* ToString(ImageBlits blits) {
+  switch (blits) {
+    case ImageBlits::kAuto: return "auto";
+    case ImageBlits::kOff: return "off";
+    case ImageBlits::kAll: return "all";
+  }
+  return "?";
+}
+
 const char* ToString(FillEdges edges) {
   switch (edges) {
     case FillEdges::kAuto: return "auto";
@@ -314,6 +331,10 @@ std::string Describe(const Settings& s) {
   if (s.fill_edges != FillEdges::kAuto) {
     out += " fill_edges=";
     out += ToString(s.fill_edges);
+  }
+  if (s.image_blits != ImageBlits::kAuto) {
+    out += " image_blits=";
+    out += ToString(s.image_blits);
   }
   if (s.bindings_convert_ubo) out += " bindings_ubo=on";
   if (!s.bindings_dump_dir.empty()) out += " bindings_dump=" + s.bindings_dump_dir;

@@ -39,6 +39,11 @@ enum class PushReplay { kAuto, kOn, kOff };
 // the middle realigned to 256 bytes and filled natively, for fills of 1 MiB or more.
 enum class FillEdges { kAuto, kKernelFirst, kKernelLast, kKernelAfter, kCopy };
 
+// Which blits the transfers capability runs as compute kernels (transfer/policy.h): auto,
+// the classes (format encodings and filter) proven on the driver to give its own bytes; off,
+// none; all, every blit a kernel can take (measurement and the proof tests).
+enum class ImageBlits { kAuto, kOff, kAll };
+
 enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
 
 struct Settings {
@@ -54,6 +59,7 @@ struct Settings {
   unsigned long long staging_limit = ~0ull;
   PushReplay transfer_push_replay = PushReplay::kAuto;
   FillEdges fill_edges = FillEdges::kAuto;
+  ImageBlits image_blits = ImageBlits::kAuto;
   // Indirect bindings: convert uniform buffers too (off until measured: descriptor UBOs are
   // often on faster paths than loads through addresses).
   bool bindings_convert_ubo = false;
@@ -116,6 +122,7 @@ const char* ToString(LogLevel level);
 const char* ToString(TransferStrategy strategy);
 const char* ToString(PushReplay replay);
 const char* ToString(FillEdges edges);
+const char* ToString(ImageBlits blits);
 
 // One-line description of the effective settings, for the info log.
 std::string Describe(const Settings& settings);

@@ -1,11 +1,38 @@
 #include "transfer/policy.h"
 
+#include <initializer_list>
+
 namespace bindery::transfer {
 
 namespace {
 
 bool IsNvidiaProprietary(uint32_t vendor_id, VkDriverId driver_id) {
   return driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY || (driver_id == 0 && vendor_id == 0x10DE);
+}
+
+void Prove(Policy& p, VkFilter filter, Encoding src, std::initializer_list<Encoding> dsts) {
+  for (Encoding dst : dsts) {
+    p.blit_proven[filter == VK_FILTER_LINEAR ? 1 : 0][static_cast<int>(src)] |=
+        static_cast<uint16_t>(1u << static_cast<int>(dst));
+  }
+}
+
+// The blit classes measured to give the driver's own bytes (TransferImageBlitProof: every
+// case of the class, downscales by 2 and 3, a non-integer upscale, mirrored and offset
+// regions, across layers and mips).
+void ProvenBlits(VkDriverId driver_id, Policy& p) {
+  if (driver_id == VK_DRIVER_ID_MESA_LLVMPIPE) {
+    // lavapipe (Mesa 22.3): linear filtering of 8-bit unsigned normalized sources, whose
+    // weights llvmpipe quantizes alike in its blitter and in a kernel's sampler. Nearest
+    // differs where a sample falls on a texel edge (the blitter interpolates coordinates
+    // across a quad), and wider or float formats differ in their filter's arithmetic. Into
+    // float16 the region's bytes match too, but lavapipe's blit also rewrites the texels
+    // around the region that share its tiles, through float: a NaN there comes back quiet
+    // (0x7da6 -> 0x7fa6; the API fuzzer's seed 390). The kernel leaves them alone, as the
+    // spec says, which is not lavapipe's bytes: only UNORM8 destinations (exact round trip).
+    Prove(p, VK_FILTER_LINEAR, Encoding::kUnorm8, {Encoding::kUnorm8});
+  }
+  // NVIDIA: to be proven on the H100 (scripts/gpu-transfer-tests runs the proof).
 }
 
 }  // namespace
@@ -39,6 +66,16 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
       // where each write is ordered by a barrier (bench row "fill 63 B at +1 + barrier").
       p.small_write_kernel_min = 1;
       p.fill_edge_kernel_min = 16;
+      // Image kernels for every command they can stand in for, blits excepted: a blit's
+      // filtering is the driver's, and the kernel runs only where it is proven to give the
+      // native bytes (none yet).
+      for (ImageCommand c : {ImageCommand::kBufferToImage, ImageCommand::kImageToBuffer, ImageCommand::kImageToImage,
+                             ImageCommand::kClear}) {
+        p.image_kernel_min[static_cast<int>(c)] = 1;
+      }
+      p.image_kernel_min[static_cast<int>(ImageCommand::kBlit)] = 1;
+      ProvenBlits(driver_id, p);
+      p.image_extend_min = 1;
       return p;
     case TransferStrategy::kAuto:
       break;
@@ -82,6 +119,17 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
     // buffers applications fill and copy; docs/measured.md, "Pass-through costs nothing"). Batches of small regions are
     // taken where both buffers are at least this large.
     p.address_min_buffer_size = 64ull << 10;
+    // Image copies and clears: the driver's commands run at 189 GB/s (buffer -> image) down
+    // to ~13 GB/s (clears) where a compute kernel through raw views reaches ~2 TB/s: 10x to 63x
+    // at 4096^2 and 8192^2 R8G8B8A8 (issue 31's probe, H100, driver 580.159.04, GPU
+    // timestamps, median of 15). Only those sizes are measured so far: kernels from 64 MiB
+    // written per command (4096^2 x 4 bytes) until scripts/gpu-bench-images' sweep places the
+    // thresholds lower. Blits stay native until proven byte-exact per format class and filter.
+    for (ImageCommand c : {ImageCommand::kBufferToImage, ImageCommand::kImageToBuffer, ImageCommand::kImageToImage,
+                           ImageCommand::kClear}) {
+      p.image_kernel_min[static_cast<int>(c)] = 64ull << 20;
+    }
+    p.image_extend_min = 64ull << 20;
     return p;
   }
   // lavapipe and every device not measured yet: native commands, which are the fastest
@@ -89,6 +137,21 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
   // default elsewhere. Unaligned fills/updates still get the edge polyfill.
   p.name = "native (default)";
   return p;
+}
+
+void ApplyImageBlits(ImageBlits blits, Policy& p) {
+  switch (blits) {
+    case ImageBlits::kAuto:
+      return;
+    case ImageBlits::kOff:
+      p.image_kernel_min[static_cast<int>(ImageCommand::kBlit)] = UINT64_MAX;
+      return;
+    case ImageBlits::kAll:
+      // Measurement and the proof tests: every blit a kernel can take, wherever the policy
+      // runs blits (the compute strategy: all sizes).
+      p.blits_unproven = true;
+      return;
+  }
 }
 
 void ApplyFillEdges(FillEdges edges, Policy& p) {

@@ -9,8 +9,13 @@
 #include <vulkan/vulkan.h>
 
 #include "core/settings.h"
+#include "transfer/image_formats.h"
 
 namespace bindery::transfer {
+
+// The image commands a kernel can stand in for (transfer/image_hooks.cpp).
+enum class ImageCommand { kBufferToImage, kImageToBuffer, kImageToImage, kClear, kBlit, kCount };
+inline constexpr int kImageCommandCount = static_cast<int>(ImageCommand::kCount);
 
 struct Policy {
   const char* name = "native";
@@ -64,9 +69,39 @@ struct Policy {
   // drivers shown to keep the values (TransferPushFree tests) go without it.
   bool replay_pushes = true;
 
+  // Image transfers (transfer/image_hooks.cpp): a command whose regions write at least this
+  // many texel bytes in all runs as kernels (raw views of the images); UINT64_MAX: never.
+  uint64_t image_kernel_min[kImageCommandCount] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX};
+  // Images of at least this many bytes (all layers of mip 0) get, at vkCreateImage, the
+  // usage and flags a kernel needs to reach them (transfer/images.h); smaller ones stay as
+  // the application made them. Derived from image_kernel_min (the smallest of them) unless
+  // set lower.
+  uint64_t image_extend_min = UINT64_MAX;
+
+  // Blits run as kernels only for the (source encoding, destination encoding, filter)
+  // classes proven on this driver to give the native command's bytes (bit d of
+  // blit_proven[filter][source] for destination encoding d; tests/integration's
+  // TransferImageBlitProof finds them), or for every class under `image_blits=all`.
+  uint16_t blit_proven[2][kEncodingCount] = {};
+  bool blits_unproven = false;
+  bool BlitProven(Encoding src, Encoding dst, VkFilter filter) const {
+    if (blits_unproven) return true;
+    const int f = filter == VK_FILTER_LINEAR ? 1 : filter == VK_FILTER_NEAREST ? 0 : -1;
+    return f >= 0 && (blit_proven[f][static_cast<int>(src)] >> static_cast<int>(dst) & 1u) != 0;
+  }
+
+  bool UsesImageKernels() const {
+    for (uint64_t m : image_kernel_min) {
+      if (m != UINT64_MAX) return true;
+    }
+    return false;
+  }
+  uint64_t ImageKernelMin(ImageCommand command) const { return image_kernel_min[static_cast<int>(command)]; }
+
   bool UsesKernels() const {
     return copy_kernel_min_aligned != UINT64_MAX || copy_kernel_min_unaligned != UINT64_MAX ||
-           fill_kernel_min != UINT64_MAX || copy_batch_min_regions != UINT32_MAX || fill_edge_kernel_min != UINT64_MAX;
+           fill_kernel_min != UINT64_MAX || copy_batch_min_regions != UINT32_MAX ||
+           fill_edge_kernel_min != UINT64_MAX || UsesImageKernels();
   }
   uint64_t CopyThreshold(bool aligned) const { return aligned ? copy_kernel_min_aligned : copy_kernel_min_unaligned; }
 };
@@ -74,6 +109,9 @@ struct Policy {
 // vendor_id / driver_id from VkPhysicalDeviceProperties / VkPhysicalDeviceDriverProperties
 // (driver_id 0 when unknown).
 Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy strategy);
+
+// Applies `bindery.image_blits` (anything but auto) to a chosen policy.
+void ApplyImageBlits(ImageBlits blits, Policy& policy);
 
 // Applies `bindery.fill_edges` (anything but auto) to a chosen policy.
 void ApplyFillEdges(FillEdges edges, Policy& policy);

@@ -19,54 +19,6 @@ const VkLayerDispatchTable& CrossedFlushed(VkCommandBuffer cb) {
 
 }  // namespace
 
-VKAPI_ATTR void VKAPI_CALL CmdCopyImage(VkCommandBuffer cb, VkImage srcImage, VkImageLayout srcImageLayout, VkImage dstImage, VkImageLayout dstImageLayout, uint32_t regionCount, const VkImageCopy* pRegions) {
-  CrossedFlushed(cb).CmdCopyImage(cb, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdCopyImage2(VkCommandBuffer cb, const VkCopyImageInfo2* pCopyImageInfo) {
-  CrossedFlushed(cb).CmdCopyImage2(cb, pCopyImageInfo);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdCopyImage2KHR(VkCommandBuffer cb, const VkCopyImageInfo2* pCopyImageInfo) {
-  CrossedFlushed(cb).CmdCopyImage2KHR(cb, pCopyImageInfo);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdCopyBufferToImage(VkCommandBuffer cb, VkBuffer srcBuffer, VkImage dstImage, VkImageLayout dstImageLayout, uint32_t regionCount, const VkBufferImageCopy* pRegions) {
-  CrossedFlushed(cb).CmdCopyBufferToImage(cb, srcBuffer, dstImage, dstImageLayout, regionCount, pRegions);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdCopyBufferToImage2(VkCommandBuffer cb, const VkCopyBufferToImageInfo2* pCopyBufferToImageInfo) {
-  CrossedFlushed(cb).CmdCopyBufferToImage2(cb, pCopyBufferToImageInfo);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdCopyBufferToImage2KHR(VkCommandBuffer cb, const VkCopyBufferToImageInfo2* pCopyBufferToImageInfo) {
-  CrossedFlushed(cb).CmdCopyBufferToImage2KHR(cb, pCopyBufferToImageInfo);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdCopyImageToBuffer(VkCommandBuffer cb, VkImage srcImage, VkImageLayout srcImageLayout, VkBuffer dstBuffer, uint32_t regionCount, const VkBufferImageCopy* pRegions) {
-  CrossedFlushed(cb).CmdCopyImageToBuffer(cb, srcImage, srcImageLayout, dstBuffer, regionCount, pRegions);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdCopyImageToBuffer2(VkCommandBuffer cb, const VkCopyImageToBufferInfo2* pCopyImageToBufferInfo) {
-  CrossedFlushed(cb).CmdCopyImageToBuffer2(cb, pCopyImageToBufferInfo);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdCopyImageToBuffer2KHR(VkCommandBuffer cb, const VkCopyImageToBufferInfo2* pCopyImageToBufferInfo) {
-  CrossedFlushed(cb).CmdCopyImageToBuffer2KHR(cb, pCopyImageToBufferInfo);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdBlitImage(VkCommandBuffer cb, VkImage srcImage, VkImageLayout srcImageLayout, VkImage dstImage, VkImageLayout dstImageLayout, uint32_t regionCount, const VkImageBlit* pRegions, VkFilter filter) {
-  CrossedFlushed(cb).CmdBlitImage(cb, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions, filter);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdBlitImage2(VkCommandBuffer cb, const VkBlitImageInfo2* pBlitImageInfo) {
-  CrossedFlushed(cb).CmdBlitImage2(cb, pBlitImageInfo);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdBlitImage2KHR(VkCommandBuffer cb, const VkBlitImageInfo2* pBlitImageInfo) {
-  CrossedFlushed(cb).CmdBlitImage2KHR(cb, pBlitImageInfo);
-}
-
 VKAPI_ATTR void VKAPI_CALL CmdResolveImage(VkCommandBuffer cb, VkImage srcImage, VkImageLayout srcImageLayout, VkImage dstImage, VkImageLayout dstImageLayout, uint32_t regionCount, const VkImageResolve* pRegions) {
   CrossedFlushed(cb).CmdResolveImage(cb, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions);
 }
@@ -77,10 +29,6 @@ VKAPI_ATTR void VKAPI_CALL CmdResolveImage2(VkCommandBuffer cb, const VkResolveI
 
 VKAPI_ATTR void VKAPI_CALL CmdResolveImage2KHR(VkCommandBuffer cb, const VkResolveImageInfo2* pResolveImageInfo) {
   CrossedFlushed(cb).CmdResolveImage2KHR(cb, pResolveImageInfo);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdClearColorImage(VkCommandBuffer cb, VkImage image, VkImageLayout imageLayout, const VkClearColorValue* pColor, uint32_t rangeCount, const VkImageSubresourceRange* pRanges) {
-  CrossedFlushed(cb).CmdClearColorImage(cb, image, imageLayout, pColor, rangeCount, pRanges);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdClearDepthStencilImage(VkCommandBuffer cb, VkImage image, VkImageLayout imageLayout, const VkClearDepthStencilValue* pDepthStencil, uint32_t rangeCount, const VkImageSubresourceRange* pRanges) {

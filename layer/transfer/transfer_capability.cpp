@@ -2,6 +2,7 @@
 // a device, and the functions it hooks.
 #include "transfer/transfer_capability.h"
 
+#include <cstddef>
 #include <cstring>
 
 #include <vulkan/vk_bindery.h>
@@ -9,6 +10,7 @@
 #include "chassis/device_editor.h"
 #include "chassis/instance_editor.h"
 #include "transfer/hooks.h"
+#include "transfer/image_hooks.h"
 #include "transfer/small_write_hooks.h"
 #include "transfer/small_write_transfer_hooks.h"
 #include "transfer/transfer_device.h"
@@ -17,6 +19,9 @@ namespace bindery::transfer {
 namespace {
 
 bool KernelsPlanned(const DevicePlan& p) { return static_cast<const TransferPlan&>(p).kernels; }
+bool ImageKernelsPlanned(const DevicePlan& p) { return static_cast<const TransferPlan&>(p).image_kernels; }
+// Image commands: kernels, and where small writes are coalesced, the flush of crossed writes.
+bool ImageCommandsHooked(const DevicePlan& p) { return ImageKernelsPlanned(p) || SmallWritesPlanned(p); }
 
 const Hook kHooks[] = {
     BINDERY_HOOK(CmdFillBuffer, nullptr),
@@ -50,29 +55,56 @@ const Hook kHooks[] = {
     BINDERY_HOOK(EndCommandBuffer, SmallWritesPlanned),
     // Transfer commands of other kinds: they flush small writes that waited past a
     // barrier (small_write_transfer_hooks.cpp).
-    BINDERY_HOOK(CmdCopyImage, SmallWritesPlanned),
-    BINDERY_HOOK(CmdCopyImage2, SmallWritesPlanned),
-    BINDERY_HOOK(CmdCopyImage2KHR, SmallWritesPlanned),
-    BINDERY_HOOK(CmdCopyBufferToImage, SmallWritesPlanned),
-    BINDERY_HOOK(CmdCopyBufferToImage2, SmallWritesPlanned),
-    BINDERY_HOOK(CmdCopyBufferToImage2KHR, SmallWritesPlanned),
-    BINDERY_HOOK(CmdCopyImageToBuffer, SmallWritesPlanned),
-    BINDERY_HOOK(CmdCopyImageToBuffer2, SmallWritesPlanned),
-    BINDERY_HOOK(CmdCopyImageToBuffer2KHR, SmallWritesPlanned),
-    BINDERY_HOOK(CmdBlitImage, SmallWritesPlanned),
-    BINDERY_HOOK(CmdBlitImage2, SmallWritesPlanned),
-    BINDERY_HOOK(CmdBlitImage2KHR, SmallWritesPlanned),
+    BINDERY_HOOK(CmdCopyImage, ImageCommandsHooked),
+    BINDERY_HOOK(CmdCopyImage2, ImageCommandsHooked),
+    BINDERY_HOOK(CmdCopyImage2KHR, ImageCommandsHooked),
+    BINDERY_HOOK(CmdCopyBufferToImage, ImageCommandsHooked),
+    BINDERY_HOOK(CmdCopyBufferToImage2, ImageCommandsHooked),
+    BINDERY_HOOK(CmdCopyBufferToImage2KHR, ImageCommandsHooked),
+    BINDERY_HOOK(CmdCopyImageToBuffer, ImageCommandsHooked),
+    BINDERY_HOOK(CmdCopyImageToBuffer2, ImageCommandsHooked),
+    BINDERY_HOOK(CmdCopyImageToBuffer2KHR, ImageCommandsHooked),
+    BINDERY_HOOK(CmdBlitImage, ImageCommandsHooked),
+    BINDERY_HOOK(CmdBlitImage2, ImageCommandsHooked),
+    BINDERY_HOOK(CmdBlitImage2KHR, ImageCommandsHooked),
     BINDERY_HOOK(CmdResolveImage, SmallWritesPlanned),
     BINDERY_HOOK(CmdResolveImage2, SmallWritesPlanned),
     BINDERY_HOOK(CmdResolveImage2KHR, SmallWritesPlanned),
-    BINDERY_HOOK(CmdClearColorImage, SmallWritesPlanned),
+    BINDERY_HOOK(CmdClearColorImage, ImageCommandsHooked),
     BINDERY_HOOK(CmdClearDepthStencilImage, SmallWritesPlanned),
     BINDERY_HOOK(CmdCopyQueryPoolResults, SmallWritesPlanned),
     BINDERY_HOOK(CmdWriteBufferMarkerAMD, SmallWritesPlanned),
     BINDERY_HOOK(CmdWriteBufferMarker2AMD, SmallWritesPlanned),
     BINDERY_HOOK(CmdCopyMemoryIndirectNV, SmallWritesPlanned),
     BINDERY_HOOK(CmdCopyMemoryToImageIndirectNV, SmallWritesPlanned),
+    // Images kernels can reach (transfer/images.h).
+    BINDERY_HOOK(CreateImage, ImageKernelsPlanned),
+    BINDERY_HOOK(DestroyImage, ImageKernelsPlanned),
+    BINDERY_HOOK(GetDeviceImageMemoryRequirements, ImageKernelsPlanned),
+    BINDERY_HOOK(GetDeviceImageMemoryRequirementsKHR, ImageKernelsPlanned),
 };
+
+// Image kernels push their views as push descriptors, write through storage views without a
+// format, view images with a usage of their own (VkImageViewUsageCreateInfo, 1.1 or
+// VK_KHR_maintenance2), and bind back the application's compute descriptor sets after them.
+void PlanImageKernels(DeviceEditor& editor, TransferPlan& plan) {
+  if (!editor.RequestExtension(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME)) {
+    plan.why_no_image_kernels = "the device lacks VK_KHR_push_descriptor";
+    return;
+  }
+  if (editor.api_version() < VK_API_VERSION_1_1 && !(editor.RequestExtension(VK_KHR_MAINTENANCE_1_EXTENSION_NAME) &&
+                                                     editor.RequestExtension(VK_KHR_MAINTENANCE_2_EXTENSION_NAME))) {
+    plan.why_no_image_kernels = "a Vulkan 1.0 device without VK_KHR_maintenance1 and VK_KHR_maintenance2";
+    return;
+  }
+  if (const char* why = editor.RequestCoreFeature(offsetof(VkPhysicalDeviceFeatures, shaderStorageImageWriteWithoutFormat))) {
+    plan.why_no_image_kernels = "shaderStorageImageWriteWithoutFormat is not supported";
+    (void)why;
+    return;
+  }
+  editor.tracking().compute_descriptor_sets = true;
+  plan.image_kernels = true;
+}
 
 class Transfers final : public Capability {
  public:
@@ -110,6 +142,7 @@ class Transfers final : public Capability {
     if (settings.transfers == Mode::kForce && strategy == TransferStrategy::kAuto) strategy = TransferStrategy::kCompute;
     plan->policy = ChoosePolicy(editor.properties().vendorID, editor.driver_id(), strategy);
     ApplyFillEdges(settings.fill_edges, plan->policy);
+    ApplyImageBlits(settings.image_blits, plan->policy);
     if (settings.transfer_push_replay != PushReplay::kAuto) {
       plan->policy.replay_pushes = settings.transfer_push_replay == PushReplay::kOn;
     }
@@ -138,6 +171,7 @@ class Transfers final : public Capability {
     editor.tracking().push_constants = plan->policy.replay_pushes;
     editor.tracking().address_rules.push_back(
         {VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, plan->policy.address_min_buffer_size});
+    if (plan->policy.UsesImageKernels()) PlanImageKernels(editor, *plan);
     return plan;
   }
 
@@ -152,6 +186,13 @@ class Transfers final : public Capability {
     } else if (plan.kernels && !transfers->KernelsPossible()) {
       BINDERY_LOG(device.log(), kWarn, "transfer-kernels",
                   "the transfer kernels could not be built on this device; native paths are used instead");
+    }
+    if (plan.policy.UsesImageKernels() && plan.why_no_kernels == nullptr && !transfers->ImageKernelsPossible()) {
+      BINDERY_LOG(device.log(), kInfo, "transfer-image-kernels",
+                  "transfer policy '%s' wants image kernels, but they are off on this device: %s; image commands go "
+                  "down natively",
+                  plan.policy.name,
+                  plan.why_no_image_kernels != nullptr ? plan.why_no_image_kernels : "their pipelines could not be built");
     }
     BINDERY_LOG(device.log(), kDebug, "transfer-policy", "transfers on %s: policy '%s', kernels %s",
                 device.properties.deviceName, plan.policy.name, transfers->KernelsPossible() ? "on" : "off");
@@ -190,16 +231,58 @@ DeviceTransfers::DeviceTransfers(DeviceState& device_state, const TransferPlan& 
       kernels(device_state, next_table),
       staging(device_state, next_table, plan.kernels && device_state.addressing.enabled(),
               device_state.instance->settings.staging_limit, plan.device_group),
+      image_kernels(device_state, next_table),
       counters{&device_state.counters.Register("transfers polyfilled"),
                &device_state.counters.Register("passed through"),
                &device_state.counters.Register("transfer kernels"),
-               &device_state.counters.Register("edge copies")} {
+               &device_state.counters.Register("edge copies"),
+               &device_state.counters.Register("image kernels"),
+               &device_state.counters.Register("image native", &image_native_reasons)} {
   // The kernel pipelines are built now, not lazily on the application's recording thread.
   kernels_possible_ = plan.kernels && device_state.addressing.enabled() && device_state.trackers != nullptr &&
                       staging.CreateDirectory() && kernels.Build(staging, TransferCapability().slot());
+  if (kernels_possible_ && plan.image_kernels) {
+    // Which raw formats can be read (sampled) and written (storage, without a format).
+    const InstanceState& instance = *device_state.instance;
+    for (uint32_t bytes : {1u, 2u, 4u, 8u, 16u}) {
+      VkFormatProperties properties{};
+      instance.dispatch.GetPhysicalDeviceFormatProperties(device_state.physical_device, RawFormatForTexelBytes(bytes),
+                                                          &properties);
+      raw_sampled_[bytes] = (properties.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT) != 0;
+      raw_storage_[bytes] = (properties.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT) != 0;
+    }
+    image_kernels_possible_ = image_kernels.Build(staging, TransferCapability().slot());
+  }
 }
 
-DeviceTransfers::~DeviceTransfers() = default;
+DeviceTransfers::~DeviceTransfers() { images.Clear(*this); }
+
+VkFormatFeatureFlags DeviceTransfers::OptimalFeatures(VkFormat format) {
+  std::lock_guard<std::mutex> lock(features_mutex_);
+  for (const auto& [f, features] : features_) {
+    if (f == format) return features;
+  }
+  VkFormatProperties properties{};
+  device.instance->dispatch.GetPhysicalDeviceFormatProperties(device.physical_device, format, &properties);
+  features_.emplace_back(format, properties.optimalTilingFeatures);
+  return properties.optimalTilingFeatures;
+}
+
+void DeviceTransfers::NoteImageFallback(const char* why) {
+  counters.image_native->Add();
+  image_native_reasons.Add(why);
+  {
+    std::lock_guard<std::mutex> lock(logged_mutex_);
+    for (const char* logged : logged_reasons_) {
+      if (logged == why) return;
+    }
+    logged_reasons_.push_back(why);
+  }
+  BINDERY_LOG(device.log(), kInfo, "transfer-image-native",
+              "an image command that pays as compute kernels went down natively: %s (logged once per reason; the "
+              "summary counts them under 'image native')",
+              why);
+}
 
 const char* DeviceGroupKeepsKernelsOff(uint32_t physical_devices) {
   if (physical_devices <= 1) return nullptr;

@@ -7,12 +7,16 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include <vulkan/vulkan.h>
 
 #include "chassis/capability.h"
 #include "chassis/state.h"
 #include "chassis/trackers.h"
+#include "transfer/image_kernels.h"
+#include "transfer/images.h"
 #include "transfer/kernels.h"
 #include "transfer/policy.h"
 #include "transfer/small_writes.h"
@@ -36,6 +40,10 @@ class TransferPlan : public DevicePlan {
   // The device is made of several physical devices (VkDeviceGroupDeviceCreateInfo): no
   // kernels, staging from heaps with one instance (DeviceGroupKeepsKernelsOff).
   bool device_group = false;
+  // Image kernels (transfer/image_hooks.cpp): the policy runs some, and push descriptors,
+  // format-less storage writes and the compute descriptor-set record are had.
+  bool image_kernels = false;
+  const char* why_no_image_kernels = nullptr;
 };
 
 // Why kernels stay off on a device made of `physical_devices` physical devices (nullptr:
@@ -62,6 +70,16 @@ class DeviceTransfers : public CapabilityDevice {
     if (state.DispatchesCounted() && !query_fallback_logged_.load(std::memory_order_relaxed)) LogQueryFallback();
     return false;
   }
+  // Image commands can run as kernels on this device (transfer/image_kernels.h).
+  bool ImageKernelsPossible() const { return image_kernels_possible_; }
+  // Whether the raw format of `texel_bytes` bytes can be sampled / stored into here.
+  bool raw_sampled(int texel_bytes) const { return texel_bytes < 17 && raw_sampled_[texel_bytes]; }
+  bool raw_storage(int texel_bytes) const { return texel_bytes < 17 && raw_storage_[texel_bytes]; }
+  // An image command that would pay as kernels went down natively: counted under its
+  // reason (a literal), and the reason logged once per device.
+  void NoteImageFallback(const char* why);
+  // The optimal-tiling features of `format` on this device (asked once per format).
+  VkFormatFeatureFlags OptimalFeatures(VkFormat format);
   Trackers& trackers() const { return *device.trackers; }
 
   DeviceState& device;
@@ -71,19 +89,35 @@ class DeviceTransfers : public CapabilityDevice {
   const bool cross_barriers;  // TransferPlan::cross_barriers
   Kernels kernels;
   StagingPool staging;
+  ImageKernels image_kernels;
+  ImageTracker images;
 
   struct Counters {
     Counter* polyfilled;
     Counter* passed_through;
     Counter* kernels;
     Counter* edge_copies;
+    Counter* image_kernels;  // image commands run as kernels
+    Counter* image_native;   // image commands that would pay as kernels but went down natively
   } counters;
+  ReasonTally image_native_reasons;
 
  private:
   void LogQueryFallback();
   bool kernels_possible_ = false;
   std::atomic<bool> query_fallback_logged_{false};
+  bool image_kernels_possible_ = false;
+  bool raw_sampled_[17] = {};
+  bool raw_storage_[17] = {};
+  std::mutex features_mutex_;
+  std::vector<std::pair<VkFormat, VkFormatFeatureFlags>> features_;
+  std::mutex logged_mutex_;
+  std::vector<const char*> logged_reasons_;
 };
+
+// "May a kernel run in this command buffer now?": the one predicate the buffer and image
+// kernels share (transfer_hooks.cpp).
+bool KernelMayRun(DeviceTransfers& t, CommandState* state);
 
 // What a command buffer holds for transfers: its staging, and the first error met while
 // recording (returned by vkEndCommandBuffer instead of dropping work).

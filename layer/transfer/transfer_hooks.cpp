@@ -264,6 +264,11 @@ bool QueueUpdate(DeviceTransfers& t, VkCommandBuffer cb, VkBuffer dst, VkDeviceS
 
 }  // namespace
 
+bool KernelMayRun(DeviceTransfers& t, CommandState* state) {
+  // Whatever a kernel addresses: non-zero stand-ins for the buffer addresses.
+  return KernelUsable(t, state, ~VkDeviceAddress{0}, ~VkDeviceAddress{0});
+}
+
 // ---- transfers -------------------------------------------------------------------------
 
 VKAPI_ATTR void VKAPI_CALL CmdFillBuffer(VkCommandBuffer cb, VkBuffer dst, VkDeviceSize offset, VkDeviceSize size,

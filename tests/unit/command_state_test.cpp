@@ -18,8 +18,15 @@ struct Recorder {
     uint32_t offset, size;
     std::vector<uint8_t> bytes;
   };
+  struct SetBind {
+    VkPipelineLayout layout;
+    uint32_t first;
+    std::vector<VkDescriptorSet> sets;
+    std::vector<uint32_t> offsets;
+  };
   std::vector<VkPipeline> bound;
   std::vector<Push> pushes;
+  std::vector<SetBind> set_binds;
   int conditional_begins = 0, conditional_ends = 0;
 };
 Recorder* g_recorder = nullptr;
@@ -34,6 +41,12 @@ VKAPI_ATTR void VKAPI_CALL BeginCond(VkCommandBuffer, const VkConditionalRenderi
   ++g_recorder->conditional_begins;
 }
 VKAPI_ATTR void VKAPI_CALL EndCond(VkCommandBuffer) { ++g_recorder->conditional_ends; }
+VKAPI_ATTR void VKAPI_CALL BindSets(VkCommandBuffer, VkPipelineBindPoint, VkPipelineLayout l, uint32_t first,
+                                    uint32_t count, const VkDescriptorSet* sets, uint32_t dynamic_count,
+                                    const uint32_t* offsets) {
+  g_recorder->set_binds.push_back({l, first, std::vector<VkDescriptorSet>(sets, sets + count),
+                                   std::vector<uint32_t>(offsets, offsets + dynamic_count)});
+}
 
 class CommandStateTest : public ::testing::Test {
  protected:
@@ -43,7 +56,9 @@ class CommandStateTest : public ::testing::Test {
     table_.CmdPushConstants = &Push;
     table_.CmdBeginConditionalRenderingEXT = &BeginCond;
     table_.CmdEndConditionalRenderingEXT = &EndCond;
+    table_.CmdBindDescriptorSets = &BindSets;
   }
+  static VkDescriptorSet Set(uintptr_t v) { return reinterpret_cast<VkDescriptorSet>(v); }
   static VkPipelineLayout Layout(uintptr_t v) { return reinterpret_cast<VkPipelineLayout>(v); }
   Recorder recorder_;
   VkLayerDispatchTable table_{};
@@ -265,6 +280,46 @@ TEST(CountingQueries, OnlyQueriesThatCanSeeADispatchCount) {
   EXPECT_TRUE(InheritedStatisticsCountDispatches(VK_QUERY_PIPELINE_STATISTIC_COMPUTE_SHADER_INVOCATIONS_BIT));
   EXPECT_FALSE(InheritedStatisticsCountDispatches(graphics));
   EXPECT_FALSE(InheritedStatisticsCountDispatches(0));
+}
+
+}  // namespace
+}  // namespace bindery
+
+namespace bindery {
+namespace {
+
+// The compute descriptor sets an application bound are bound again in order; a bind whose
+// sets a later bind all covers is dropped; graphics binds are not recorded; more than the
+// record holds, or a push descriptor, makes the sets untrackable (no image kernel then).
+TEST_F(CommandStateTest, ComputeDescriptorSetsAreBoundAgainInOrder) {
+  CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
+  s.Reset(false);
+  const VkDescriptorSet ab[2] = {Set(1), Set(2)}, c = Set(3), d = Set(4);
+  const uint32_t offsets[3] = {16, 32, 48};
+  s.OnBindDescriptorSets(VK_PIPELINE_BIND_POINT_COMPUTE, Layout(1), 0, 2, ab, 2, offsets);
+  s.OnBindDescriptorSets(VK_PIPELINE_BIND_POINT_GRAPHICS, Layout(9), 0, 1, &d, 0, nullptr);
+  s.OnBindDescriptorSets(VK_PIPELINE_BIND_POINT_COMPUTE, Layout(2), 1, 1, &c, 1, offsets + 2);
+  s.OnBindDescriptorSets(VK_PIPELINE_BIND_POINT_COMPUTE, Layout(3), 2, 1, &d, 0, nullptr);
+  s.OnBindDescriptorSets(VK_PIPELINE_BIND_POINT_COMPUTE, Layout(4), 2, 1, &c, 0, nullptr);  // drops the previous
+  EXPECT_EQ(s.set_bind_count(), 3u);
+  s.RestoreComputeDescriptorSets(VK_NULL_HANDLE, table_);
+  ASSERT_EQ(recorder_.set_binds.size(), 3u);
+  EXPECT_EQ(recorder_.set_binds[0].layout, Layout(1));
+  EXPECT_EQ(recorder_.set_binds[0].sets, (std::vector<VkDescriptorSet>{Set(1), Set(2)}));
+  EXPECT_EQ(recorder_.set_binds[0].offsets, (std::vector<uint32_t>{16, 32}));
+  EXPECT_EQ(recorder_.set_binds[1].first, 1u);
+  EXPECT_EQ(recorder_.set_binds[1].offsets, (std::vector<uint32_t>{48}));
+  EXPECT_EQ(recorder_.set_binds[2].layout, Layout(4));
+  EXPECT_TRUE(s.ComputeDescriptorSetsRestorable());
+  // A bind covering everything drops all earlier ones (their storage is compacted).
+  s.OnBindDescriptorSets(VK_PIPELINE_BIND_POINT_COMPUTE, Layout(5), 0, 2, ab, 0, nullptr);
+  EXPECT_EQ(s.set_bind_count(), 2u);  // set 2's bind stays
+  for (uint32_t i = 0; i < 40; ++i) s.OnBindDescriptorSets(VK_PIPELINE_BIND_POINT_COMPUTE, Layout(6), 3 + i % 9, 1, &c, 0, nullptr);
+  EXPECT_FALSE(s.ComputeDescriptorSetsRestorable()) << "more distinct binds than the record holds";
+  s.Reset(false);
+  EXPECT_TRUE(s.ComputeDescriptorSetsRestorable());
+  s.OnComputeDescriptorsUntrackable();
+  EXPECT_FALSE(s.ComputeDescriptorSetsRestorable());
 }
 
 }  // namespace

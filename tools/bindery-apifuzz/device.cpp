@@ -191,6 +191,22 @@ bool QueryFeatures(Features* out, std::string* error) {
     f.pipeline_statistics = f2.features.pipelineStatisticsQuery;
     f.inherited_queries = f.pipeline_statistics && f2.features.inheritedQueries;
     f.query_begins_first = driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
+    // Image transfers only where asked for (BINDERY_APIFUZZ_IMAGE_TRANSFERS=1) and every
+    // format of the list is an optimal transfer source, destination and sampled image (blit
+    // formats: blit source and destination, linear filtering too).
+    const char* transfers = std::getenv("BINDERY_APIFUZZ_IMAGE_TRANSFERS");
+    f.image_transfers = transfers != nullptr && std::strcmp(transfers, "1") == 0;
+    for (const TransferFormat& tf : kTransferFormats) {
+      VkFormatProperties tp;
+      vkGetPhysicalDeviceFormatProperties(pd, static_cast<VkFormat>(tf.format), &tp);
+      VkFormatFeatureFlags need = VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT |
+                                  VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
+      if (tf.blit) {
+        need |= VK_FORMAT_FEATURE_BLIT_SRC_BIT | VK_FORMAT_FEATURE_BLIT_DST_BIT |
+                VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT;
+      }
+      f.image_transfers = f.image_transfers && (tp.optimalTilingFeatures & need) == need;
+    }
     ok = v12.timelineSemaphore && f2.features.vertexPipelineStoresAndAtomics &&
          f2.features.multiDrawIndirect && f2.features.drawIndirectFirstInstance;
     if (!ok) *error = "the device lacks timelineSemaphore, vertexPipelineStoresAndAtomics, "

@@ -1,6 +1,7 @@
 #include "generator.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -57,7 +58,8 @@ class Generator {
   Generator(uint64_t seed, const Features& f)
       : r_(seed), x_(~seed), n_(seed ^ 0x6E756C6Cull), d_(seed ^ 0x6465736378ull), q_(seed ^ 0x717565756573ull),
         e_(seed ^ 0x65787465726Eull), s_(seed ^ 0x7374617473ull), m_(seed ^ 0x656E74727970ull),
-        l_(seed ^ 0x6C6962726172ull), g_(seed ^ 0x7075736869676Dull), k_(seed ^ 0x7061636B6564ull), f_(f) {
+        l_(seed ^ 0x6C6962726172ull), g_(seed ^ 0x7075736869676Dull), k_(seed ^ 0x7061636B6564ull),
+        i_(seed ^ 0x696D67786672ull), f_(f) {
     p_.seed = seed;
   }
 
@@ -65,6 +67,7 @@ class Generator {
     MakeBuffers();
     MakeExternalBuffers();
     MakeImages();
+    MakeTransferImages();
     MakeSetLayouts();
     MakePipelineLayouts();
     MakePipelines();
@@ -136,6 +139,183 @@ class Generator {
     f();
     std::swap(r_, x_);
   }
+  // Image transfers (--image-transfers) draw from i_, consulted only where they are on:
+  // elsewhere a seed's program is the one it was before they existed.
+  template <class F>
+  void WithImageTransfers(F&& f) {
+    std::swap(r_, i_);
+    f();
+    std::swap(r_, i_);
+  }
+
+  // ---- image transfers ----
+  // Two to four small images of the listed formats (1D, 2D or 3D; mips; layers).
+  void MakeTransferImages() {
+    if (!f_.image_transfers) return;
+    WithImageTransfers([&]() {
+      constexpr uint32_t kFormats = sizeof(kTransferFormats) / sizeof(kTransferFormats[0]);
+      for (uint32_t n = r_.Range(2, 4); n > 0; --n) {
+        TransferImage t;
+        t.format = kTransferFormats[r_.Below(kFormats)].format;
+        const uint32_t kind = r_.Below(10);
+        t.type = kind == 0 ? 0u : kind < 8 ? 1u : 2u;  // VkImageType: 1D, 2D, 3D
+        t.width = r_.Range(1, 9);
+        t.height = t.type == 0 ? 1 : r_.Range(1, 7);
+        t.depth = t.type == 2 ? r_.Range(1, 4) : 1;
+        uint32_t levels = 1;
+        for (uint32_t m = std::max({t.width, t.height, t.depth}); m > 1; m >>= 1) ++levels;
+        t.mips = r_.Range(1, std::min(levels, 3u));
+        t.layers = t.type == 2 ? 1 : r_.Range(1, 3);
+        p_.transfer_images.push_back(t);
+      }
+    });
+  }
+  static const TransferFormat& FormatOf(const TransferImage& t) {
+    for (const TransferFormat& f : kTransferFormats) {
+      if (f.format == t.format) return f;
+    }
+    return kTransferFormats[0];
+  }
+  static uint32_t MipSize(uint32_t extent, uint32_t mip) { return std::max(1u, extent >> mip); }
+  // A box inside mip `mip` of `t`: offset and extent per axis (z: 3D slices).
+  void Box(const TransferImage& t, uint32_t mip, uint32_t (&at)[3], uint32_t (&extent)[3], const uint32_t* cap) {
+    const uint32_t sizes[3] = {MipSize(t.width, mip), MipSize(t.height, mip), MipSize(t.depth, mip)};
+    for (int a = 0; a < 3; ++a) {
+      const uint32_t limit = cap != nullptr ? std::min(sizes[a], cap[a]) : sizes[a];
+      extent[a] = r_.Range(1, limit);
+      at[a] = r_.Below(sizes[a] - extent[a] + 1);
+    }
+  }
+  // Layers [base, base + count) of `t` (3D: 0, 1).
+  void Layers(const TransferImage& t, uint32_t cap, uint32_t* base, uint32_t* count) {
+    *base = t.type == 2 ? 0 : r_.Below(t.layers);
+    *count = t.type == 2 ? 1 : r_.Range(1, std::min(t.layers - *base, cap));
+  }
+
+  Cmd MakeImageTransfer() {
+    Cmd c;
+    const uint32_t images = static_cast<uint32_t>(p_.transfer_images.size());
+    uint32_t kind = r_.Below(5);
+    c.use_template = r_.Chance(40);  // the command's 2 form
+    // Pairs the copy and blit may take: two images of one type (and texel size / blit formats).
+    std::vector<std::pair<uint32_t, uint32_t>> copies, blits;
+    for (uint32_t a = 0; a < images; ++a) {
+      for (uint32_t b = 0; b < images; ++b) {
+        const TransferImage &s = p_.transfer_images[a], &d = p_.transfer_images[b];
+        if (a == b || s.type != d.type) continue;
+        if (FormatOf(s).texel_bytes == FormatOf(d).texel_bytes) copies.push_back({a, b});
+        if (FormatOf(s).blit && FormatOf(d).blit) blits.push_back({a, b});
+      }
+    }
+    if ((kind == 2 && copies.empty()) || (kind == 4 && blits.empty())) kind = 0;
+    if (kind <= 1) {  // buffer <-> image, one region (or two at different mips)
+      c.kind = kind == 0 ? CmdKind::kBufferToImage : CmdKind::kImageToBuffer;
+      const uint32_t image = r_.Below(images), buffer = r_.Below(static_cast<uint32_t>(p_.buffers.size()));
+      const TransferImage& t = p_.transfer_images[image];
+      (kind == 0 ? c.binding : c.src) = image;
+      (kind == 0 ? c.src : c.binding) = buffer;
+      const uint32_t texel = FormatOf(t).texel_bytes, bytes = p_.buffers[buffer].size;
+      const uint32_t regions = t.mips > 1 && r_.Chance(30) ? 2 : 1;
+      const uint32_t first_mip = r_.Below(t.mips - (regions - 1));
+      uint32_t used = 0;  // buffer bytes taken by the earlier region (regions must not overlap)
+      for (uint32_t k = 0; k < regions; ++k) {
+        const uint32_t mip = first_mip + k;
+        uint32_t at[3], extent[3], base, layers;
+        Box(t, mip, at, extent, nullptr);
+        Layers(t, 3, &base, &layers);
+        uint32_t row = r_.Chance(50) ? 0 : extent[0] + r_.Below(3);
+        uint32_t height = r_.Chance(50) ? 0 : extent[1] + r_.Below(2);
+        auto span = [&]() {
+          const uint32_t slices = t.type == 2 ? extent[2] : layers;
+          return (((slices - 1) * (height ? height : extent[1])) + (extent[1] - 1)) * (row ? row : extent[0]) * texel +
+                 extent[0] * texel;
+        };
+        if (used + span() > bytes) {  // one row of what fits
+          extent[1] = extent[2] = layers = 1;
+          extent[0] = std::min(extent[0], (bytes - used) / texel);
+          row = height = 0;
+          if (extent[0] == 0) break;
+        }
+        const uint32_t s = span();
+        const uint32_t offset = used + texel * r_.Below((bytes - used - s) / texel + 1);
+        c.values.insert(c.values.end(), {offset, row, height, mip, base, t.type == 2 ? 1u : layers, at[0], at[1],
+                                         at[2], extent[0], extent[1], extent[2]});
+        used = offset + s;
+        used = (used + 15) / 16 * 16;
+        if (used >= bytes) break;
+      }
+    } else if (kind == 2) {  // image -> image
+      c.kind = CmdKind::kImageToImage;
+      const auto pair = r_.Pick(copies);
+      c.src = pair.first;
+      c.binding = pair.second;
+      const TransferImage &s = p_.transfer_images[c.src], &d = p_.transfer_images[c.binding];
+      const uint32_t smip = r_.Below(s.mips), dmip = r_.Below(d.mips);
+      const uint32_t cap[3] = {MipSize(d.width, dmip), MipSize(d.height, dmip), MipSize(d.depth, dmip)};
+      uint32_t sat[3], extent[3], dat[3];
+      Box(s, smip, sat, extent, cap);
+      for (int a = 0; a < 3; ++a) dat[a] = r_.Below(cap[a] - extent[a] + 1);
+      uint32_t sbase, layers;
+      Layers(s, d.layers, &sbase, &layers);
+      const uint32_t dbase = d.type == 2 ? 0 : r_.Below(d.layers - layers + 1);
+      c.values = {smip, sbase, layers, sat[0], sat[1], sat[2], dmip, dbase, dat[0], dat[1], dat[2],
+                  extent[0], extent[1], extent[2]};
+    } else if (kind == 3) {  // clear: one range, or two at different mips
+      c.kind = CmdKind::kClearImage;
+      c.binding = r_.Below(images);
+      const TransferImage& t = p_.transfer_images[c.binding];
+      static const float kFloats[] = {0.0f, 0.25f, 1.0f, 0.0625f, 0.375f, -0.5f, 0.75f, 1.5f};
+      for (int k = 0; k < 4; ++k) {
+        uint32_t word = r_.Below(256);
+        if (FormatOf(t).float_clear) std::memcpy(&word, &kFloats[r_.Below(8)], 4);
+        c.values.push_back(word);
+      }
+      const uint32_t ranges = t.mips > 1 && r_.Chance(30) ? 2 : 1;
+      for (uint32_t k = 0; k < ranges; ++k) {
+        const uint32_t mip = k == 0 ? r_.Below(t.mips - (ranges - 1)) : t.mips - 1;
+        const uint32_t levels = ranges == 2 && k == 0 ? 1 : (r_.Chance(30) ? ~0u : r_.Range(1, t.mips - mip));
+        uint32_t base, layers;
+        Layers(t, 3, &base, &layers);
+        if (t.type != 2 && r_.Chance(30)) layers = ~0u;  // VK_REMAINING_ARRAY_LAYERS
+        c.values.insert(c.values.end(), {mip, levels, base, layers});
+      }
+    } else {  // blit, one region, any direction, nearest or linear
+      c.kind = CmdKind::kBlitImage;
+      const auto pair = r_.Pick(blits);
+      c.src = pair.first;
+      c.binding = pair.second;
+      c.size = r_.Below(2);
+      const TransferImage &s = p_.transfer_images[c.src], &d = p_.transfer_images[c.binding];
+      const uint32_t smip = r_.Below(s.mips), dmip = r_.Below(d.mips);
+      uint32_t sbase, layers;
+      Layers(s, d.layers, &sbase, &layers);
+      const uint32_t dbase = d.type == 2 ? 0 : r_.Below(d.layers - layers + 1);
+      c.values = {smip, sbase, layers};
+      for (const auto& [image, mip] : {std::pair{&s, smip}, std::pair{&d, dmip}}) {
+        uint32_t at[3], extent[3];
+        Box(*image, mip, at, extent, nullptr);
+        // Mirrored along an axis now and then (z only in 3D, y not in 1D: those spans are 0..1).
+        const bool flip[3] = {r_.Chance(25), image->type != 0 && r_.Chance(25), image->type == 2 && r_.Chance(25)};
+        if (image == &d) c.values.insert(c.values.end(), {dmip, dbase});
+        for (int corner = 0; corner < 2; ++corner) {
+          for (int a = 0; a < 3; ++a) {
+            const bool high = (corner == 1) != flip[a];
+            c.values.push_back(at[a] + (high ? extent[a] : 0));
+          }
+        }
+      }
+    }
+    return c;
+  }
+
+  // An image transfer before an action, now and then (i_ stream).
+  void MaybeImageTransfer(std::vector<Cmd>& cmds) {
+    if (p_.transfer_images.empty()) return;
+    WithImageTransfers([&]() {
+      if (r_.Chance(45)) cmds.push_back(MakeImageTransfer());
+    });
+  }
+
   // Descriptor-indexing choices (binding flags, partial and late writes, nonuniform indexing)
   // draw from d_, consulted only on a device with one of those features: elsewhere a seed's
   // program is the one it was before they existed.
@@ -1040,6 +1220,7 @@ class Generator {
 
   // A transfer (sometimes, outside render passes) and an action with everything it needs bound.
   Added AddAction(std::vector<Cmd>& cmds, CmdState& st, Where where) {
+    if (where != Where::kRenderPassSecondary) MaybeImageTransfer(cmds);
     if (where != Where::kRenderPassSecondary && r_.Chance(35)) cmds.push_back(MakeTransfer());
     std::vector<uint32_t> runnable;
     for (uint32_t i = 0; i < p_.pipelines.size(); ++i) {
@@ -1335,6 +1516,7 @@ class Generator {
   Rng l_;  // graphics pipeline libraries: see ChooseLibraryModes
   Rng g_;  // images in push-descriptor sets read in pre-rasterisation stages (Features::push_images)
   Rng k_;  // packed 16/8-bit copies (Features::packed_copies)
+  Rng i_;  // image transfers: see WithImageTransfers
   uint32_t queries_ = 0;  // queries named so far (each kBeginQuery its own)
   Features f_;
   Program p_;

@@ -164,6 +164,7 @@ class Interpreter {
     if (!p_.indirect.empty()) std::memcpy(indirect_.mapped, p_.indirect.data(), 4 * p_.indirect.size());
     readback_ = MakeBuffer(4 * kImageSize * kImageSize, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
     MakeDescriptorImages();
+    MakeTransferImages();
 
     // The color image (R32_UINT, GENERAL all along).
     VkImageCreateInfo ici{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
@@ -320,6 +321,215 @@ class Interpreter {
         queries_[c.first] = q;
       }
     }
+  // ---- image transfers (--image-transfers) ----
+  static uint32_t TexelBytes(uint32_t format) {
+    for (const TransferFormat& f : kTransferFormats) {
+      if (f.format == format) return f.texel_bytes;
+    }
+    return 4;
+  }
+  static VkExtent3D MipExtent(const TransferImage& t, uint32_t mip) {
+    return {std::max(1u, t.width >> mip), std::max(1u, t.height >> mip), std::max(1u, t.depth >> mip)};
+  }
+  // One region per mip, all layers, tightly packed from `offset` (upload and read-back).
+  static std::vector<VkBufferImageCopy> WholeImage(const TransferImage& t, VkDeviceSize offset) {
+    std::vector<VkBufferImageCopy> regions;
+    for (uint32_t m = 0; m < t.mips; ++m) {
+      const VkExtent3D e = MipExtent(t, m);
+      regions.push_back({offset, 0, 0, {VK_IMAGE_ASPECT_COLOR_BIT, m, 0, t.layers}, {0, 0, 0}, e});
+      offset += VkDeviceSize{e.width} * e.height * e.depth * t.layers * TexelBytes(t.format);
+    }
+    return regions;
+  }
+  static VkDeviceSize ImageBytes(const TransferImage& t) {
+    VkDeviceSize bytes = 0;
+    for (uint32_t m = 0; m < t.mips; ++m) {
+      const VkExtent3D e = MipExtent(t, m);
+      bytes += VkDeviceSize{e.width} * e.height * e.depth * t.layers * TexelBytes(t.format);
+    }
+    return bytes;
+  }
+
+  // The images of the image transfer commands, their contents from the seed in one staging
+  // buffer (uploaded by InitImage, and the read-back's destination in FinishAndRead).
+  void MakeTransferImages() {
+    if (p_.transfer_images.empty()) return;
+    VkDeviceSize total = 0;
+    for (const TransferImage& t : p_.transfer_images) {
+      transfer_offsets_.push_back(total);
+      total += (ImageBytes(t) + 15) / 16 * 16;
+    }
+    transfer_staging_ = MakeBuffer(static_cast<uint32_t>(total),
+                                   VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+    uint64_t h = p_.seed * 9000011u + 17;
+    auto* bytes = static_cast<uint8_t*>(transfer_staging_.mapped);
+    for (VkDeviceSize i = 0; i < total; ++i) {
+      h = h * 6364136223846793005ull + 1442695040888963407ull;
+      bytes[i] = static_cast<uint8_t>(h >> 56);
+    }
+    for (const TransferImage& t : p_.transfer_images) {
+      ImageObject o;
+      VkImageCreateInfo ici{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+      ici.imageType = static_cast<VkImageType>(t.type);
+      ici.format = static_cast<VkFormat>(t.format);
+      ici.extent = {t.width, t.height, t.depth};
+      ici.mipLevels = t.mips;
+      ici.arrayLayers = t.layers;
+      ici.samples = VK_SAMPLE_COUNT_1_BIT;
+      ici.tiling = VK_IMAGE_TILING_OPTIMAL;
+      ici.usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+      if (vkCreateImage(dev_, &ici, nullptr, &o.image) == VK_SUCCESS) {
+        VkMemoryRequirements req;
+        vkGetImageMemoryRequirements(dev_, o.image, &req);
+        VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+        mai.allocationSize = req.size;
+        mai.memoryTypeIndex = MemoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+        vkAllocateMemory(dev_, &mai, nullptr, &o.memory);
+        vkBindImageMemory(dev_, o.image, o.memory, 0);
+      }
+      transfer_images_.push_back(o);
+    }
+  }
+
+  // Moves all of transfer image `i` between TRANSFER_DST_OPTIMAL (its layout between
+  // commands) and TRANSFER_SRC_OPTIMAL, ordered after and before other transfers.
+  void TransferImageLayout(VkCommandBuffer cb, uint32_t i, bool to_src) {
+    VkImageMemoryBarrier ib{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+    ib.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+    ib.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+    ib.oldLayout = to_src ? VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    ib.newLayout = to_src ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL : VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    ib.srcQueueFamilyIndex = ib.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    ib.image = transfer_images_[i].image;
+    ib.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, VK_REMAINING_MIP_LEVELS, 0, VK_REMAINING_ARRAY_LAYERS};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, nullptr, 0,
+                         nullptr, 1, &ib);
+  }
+
+  bool TransferImageOk(uint32_t i) const { return i < transfer_images_.size() && transfer_images_[i].image; }
+
+  // Records one image transfer command (its regions checked against what exists: a cut
+  // program may name an image or buffer that is gone), then a full barrier.
+  void ImageTransfer(VkCommandBuffer cb, const Cmd& c) {
+    const std::vector<uint32_t>& v = c.values;
+    constexpr VkImageLayout kDst = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, kSrc = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    auto layers = [](uint32_t x) { return x; };
+    switch (c.kind) {
+      case CmdKind::kBufferToImage:
+      case CmdKind::kImageToBuffer: {
+        const bool to_image = c.kind == CmdKind::kBufferToImage;
+        const uint32_t image = to_image ? c.binding : c.src, buffer = to_image ? c.src : c.binding;
+        if (!TransferImageOk(image) || buffer >= buffers_.size() || v.empty() || v.size() % kBufferImageWords != 0) {
+          return Skip();
+        }
+        std::vector<VkBufferImageCopy> regions;
+        std::vector<VkBufferImageCopy2> regions2;
+        for (size_t k = 0; k < v.size(); k += kBufferImageWords) {
+          const uint32_t* w = &v[k];
+          const VkBufferImageCopy r{w[0], w[1], w[2], {VK_IMAGE_ASPECT_COLOR_BIT, w[3], w[4], layers(w[5])},
+                                    {static_cast<int32_t>(w[6]), static_cast<int32_t>(w[7]), static_cast<int32_t>(w[8])},
+                                    {w[9], w[10], w[11]}};
+          regions.push_back(r);
+          regions2.push_back({VK_STRUCTURE_TYPE_BUFFER_IMAGE_COPY_2, nullptr, r.bufferOffset, r.bufferRowLength,
+                              r.bufferImageHeight, r.imageSubresource, r.imageOffset, r.imageExtent});
+        }
+        const uint32_t n = static_cast<uint32_t>(regions.size());
+        if (to_image) {
+          if (c.use_template) {
+            VkCopyBufferToImageInfo2 info{VK_STRUCTURE_TYPE_COPY_BUFFER_TO_IMAGE_INFO_2, nullptr,
+                                          buffers_[buffer].buffer, transfer_images_[image].image, kDst, n,
+                                          regions2.data()};
+            vkCmdCopyBufferToImage2(cb, &info);
+          } else {
+            vkCmdCopyBufferToImage(cb, buffers_[buffer].buffer, transfer_images_[image].image, kDst, n, regions.data());
+          }
+        } else {
+          TransferImageLayout(cb, image, true);
+          if (c.use_template) {
+            VkCopyImageToBufferInfo2 info{VK_STRUCTURE_TYPE_COPY_IMAGE_TO_BUFFER_INFO_2, nullptr,
+                                          transfer_images_[image].image, kSrc, buffers_[buffer].buffer, n,
+                                          regions2.data()};
+            vkCmdCopyImageToBuffer2(cb, &info);
+          } else {
+            vkCmdCopyImageToBuffer(cb, transfer_images_[image].image, kSrc, buffers_[buffer].buffer, n, regions.data());
+          }
+          TransferImageLayout(cb, image, false);
+        }
+        break;
+      }
+      case CmdKind::kImageToImage: {
+        if (!TransferImageOk(c.src) || !TransferImageOk(c.binding) || c.src == c.binding ||
+            v.size() != kImageCopyWords) {
+          return Skip();
+        }
+        const VkImageCopy r{{VK_IMAGE_ASPECT_COLOR_BIT, v[0], v[1], v[2]},
+                            {static_cast<int32_t>(v[3]), static_cast<int32_t>(v[4]), static_cast<int32_t>(v[5])},
+                            {VK_IMAGE_ASPECT_COLOR_BIT, v[6], v[7], v[2]},
+                            {static_cast<int32_t>(v[8]), static_cast<int32_t>(v[9]), static_cast<int32_t>(v[10])},
+                            {v[11], v[12], v[13]}};
+        TransferImageLayout(cb, c.src, true);
+        if (c.use_template) {
+          const VkImageCopy2 r2{VK_STRUCTURE_TYPE_IMAGE_COPY_2, nullptr, r.srcSubresource, r.srcOffset,
+                                r.dstSubresource, r.dstOffset, r.extent};
+          VkCopyImageInfo2 info{VK_STRUCTURE_TYPE_COPY_IMAGE_INFO_2, nullptr, transfer_images_[c.src].image, kSrc,
+                                transfer_images_[c.binding].image, kDst, 1, &r2};
+          vkCmdCopyImage2(cb, &info);
+        } else {
+          vkCmdCopyImage(cb, transfer_images_[c.src].image, kSrc, transfer_images_[c.binding].image, kDst, 1, &r);
+        }
+        TransferImageLayout(cb, c.src, false);
+        break;
+      }
+      case CmdKind::kClearImage: {
+        if (!TransferImageOk(c.binding) || v.size() < 4 + kClearRangeWords || (v.size() - 4) % kClearRangeWords != 0) {
+          return Skip();
+        }
+        VkClearColorValue color;
+        std::memcpy(color.uint32, v.data(), 16);
+        std::vector<VkImageSubresourceRange> ranges;
+        for (size_t k = 4; k < v.size(); k += kClearRangeWords) {
+          ranges.push_back({VK_IMAGE_ASPECT_COLOR_BIT, v[k], v[k + 1], v[k + 2], v[k + 3]});
+        }
+        vkCmdClearColorImage(cb, transfer_images_[c.binding].image, kDst, &color,
+                             static_cast<uint32_t>(ranges.size()), ranges.data());
+        break;
+      }
+      case CmdKind::kBlitImage: {
+        if (!TransferImageOk(c.src) || !TransferImageOk(c.binding) || c.src == c.binding || v.size() != kBlitWords) {
+          return Skip();
+        }
+        auto offset = [&](size_t at) {
+          return VkOffset3D{static_cast<int32_t>(v[at]), static_cast<int32_t>(v[at + 1]), static_cast<int32_t>(v[at + 2])};
+        };
+        VkImageBlit r{};
+        r.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, v[0], v[1], v[2]};
+        r.srcOffsets[0] = offset(3);
+        r.srcOffsets[1] = offset(6);
+        r.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, v[9], v[10], v[2]};
+        r.dstOffsets[0] = offset(11);
+        r.dstOffsets[1] = offset(14);
+        const VkFilter filter = c.size == 1 ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
+        TransferImageLayout(cb, c.src, true);
+        if (c.use_template) {
+          VkImageBlit2 r2{VK_STRUCTURE_TYPE_IMAGE_BLIT_2};
+          r2.srcSubresource = r.srcSubresource;
+          r2.dstSubresource = r.dstSubresource;
+          std::memcpy(r2.srcOffsets, r.srcOffsets, sizeof(r.srcOffsets));
+          std::memcpy(r2.dstOffsets, r.dstOffsets, sizeof(r.dstOffsets));
+          VkBlitImageInfo2 info{VK_STRUCTURE_TYPE_BLIT_IMAGE_INFO_2, nullptr, transfer_images_[c.src].image, kSrc,
+                                transfer_images_[c.binding].image, kDst, 1, &r2, filter};
+          vkCmdBlitImage2(cb, &info);
+        } else {
+          vkCmdBlitImage(cb, transfer_images_[c.src].image, kSrc, transfer_images_[c.binding].image, kDst, 1, &r,
+                         filter);
+        }
+        TransferImageLayout(cb, c.src, false);
+        break;
+      }
+      default:
+        return Skip();
+    }
+    FullBarrier(cb);
   }
 
   // The images descriptors point at (R32_UINT, GENERAL from their first use; contents
@@ -1052,6 +1262,9 @@ class Interpreter {
       const Cmd& c = cmds[at];
       const VkPipelineBindPoint bp = c.graphics ? VK_PIPELINE_BIND_POINT_GRAPHICS : VK_PIPELINE_BIND_POINT_COMPUTE;
       if (in_pass && (c.kind == CmdKind::kFill || c.kind == CmdKind::kUpdate || c.kind == CmdKind::kCopy ||
+                      c.kind == CmdKind::kBufferToImage || c.kind == CmdKind::kImageToBuffer ||
+                      c.kind == CmdKind::kImageToImage || c.kind == CmdKind::kClearImage ||
+                      c.kind == CmdKind::kBlitImage ||
                       c.kind == CmdKind::kDispatch || c.kind == CmdKind::kDispatchBase ||
                       c.kind == CmdKind::kDispatchIndirect)) {
         Skip();
@@ -1173,6 +1386,13 @@ class Interpreter {
           }
           vkCmdUpdateBuffer(cb, buffers_[c.binding].buffer, c.first, 4 * c.values.size(), c.values.data());
           FullBarrier(cb);
+          break;
+        case CmdKind::kBufferToImage:
+        case CmdKind::kImageToBuffer:
+        case CmdKind::kImageToImage:
+        case CmdKind::kClearImage:
+        case CmdKind::kBlitImage:
+          ImageTransfer(cb, c);
           break;
         case CmdKind::kCopy: {
           if (c.binding >= buffers_.size() || c.src >= buffers_.size()) {
@@ -1412,6 +1632,18 @@ class Interpreter {
       vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, nullptr, 0,
                            nullptr, 1, &to_general);
     }
+    // The transfer images: contents from the seed, TRANSFER_DST_OPTIMAL from here on.
+    for (size_t i = 0; i < transfer_images_.size(); ++i) {
+      if (!transfer_images_[i].image) continue;
+      ib.image = transfer_images_[i].image;
+      ib.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+      ib.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, VK_REMAINING_MIP_LEVELS, 0, VK_REMAINING_ARRAY_LAYERS};
+      vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
+                           nullptr, 1, &ib);
+      const std::vector<VkBufferImageCopy> regions = WholeImage(p_.transfer_images[i], transfer_offsets_[i]);
+      vkCmdCopyBufferToImage(cb, transfer_staging_.buffer, transfer_images_[i].image,
+                             VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, static_cast<uint32_t>(regions.size()), regions.data());
+    }
     FullBarrier(cb);
     SubmitOneTime(cb);
     // The program's submissions go to up to three queues, and nothing orders one on queue 1
@@ -1451,6 +1683,13 @@ class Interpreter {
       vkCmdCopyImageToBuffer(cb, images_[i].image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, image_staging_.buffer, 1,
                              &region);
     }
+    for (size_t i = 0; i < transfer_images_.size(); ++i) {
+      if (!transfer_images_[i].image) continue;
+      TransferImageLayout(cb, static_cast<uint32_t>(i), true);
+      const std::vector<VkBufferImageCopy> regions = WholeImage(p_.transfer_images[i], transfer_offsets_[i]);
+      vkCmdCopyImageToBuffer(cb, transfer_images_[i].image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                             transfer_staging_.buffer, static_cast<uint32_t>(regions.size()), regions.data());
+    }
     FullBarrier(cb, VK_ACCESS_HOST_READ_BIT);
     SubmitOneTime(cb);
     WaitIdle();
@@ -1470,6 +1709,16 @@ class Interpreter {
       bytes = static_cast<const uint8_t*>(image_staging_.mapped);
       result_.bytes.insert(result_.bytes.end(), bytes, bytes + image_staging_.size);
       for (size_t i = 0; i < images_.size(); ++i) result_.regions.push_back({"image " + std::to_string(i), kTexBytes});
+    }
+    if (!transfer_images_.empty()) {  // last (programs without them read back as before)
+      bytes = static_cast<const uint8_t*>(transfer_staging_.mapped);
+      result_.bytes.insert(result_.bytes.end(), bytes, bytes + transfer_staging_.size);
+      for (size_t i = 0; i < transfer_images_.size(); ++i) {
+        const uint32_t end = i + 1 < transfer_offsets_.size() ? static_cast<uint32_t>(transfer_offsets_[i + 1])
+                                                              : transfer_staging_.size;
+        result_.regions.push_back(
+            {"transfer image " + std::to_string(i), end - static_cast<uint32_t>(transfer_offsets_[i])});
+      }
     }
     ReadQueries();
   }
@@ -1523,6 +1772,11 @@ class Interpreter {
       vkDestroyImage(dev_, o.image, nullptr);
       vkFreeMemory(dev_, o.memory, nullptr);
     }
+    for (ImageObject& o : transfer_images_) {
+      if (o.image) vkDestroyImage(dev_, o.image, nullptr);
+      if (o.memory) vkFreeMemory(dev_, o.memory, nullptr);
+    }
+    DestroyBuffer(transfer_staging_);
     DestroyBuffer(image_staging_);
     for (HostBuffer& b : buffers_) DestroyBuffer(b);
     DestroyBuffer(indirect_);
@@ -1541,6 +1795,9 @@ class Interpreter {
   std::vector<HostBuffer> buffers_;
   HostBuffer indirect_, readback_, image_staging_;
   std::vector<ImageObject> images_;
+  std::vector<ImageObject> transfer_images_;  // Program::transfer_images
+  std::vector<VkDeviceSize> transfer_offsets_;  // each one's bytes in transfer_staging_
+  HostBuffer transfer_staging_;
   std::vector<VkSampler> samplers_;
   VkImage image_ = VK_NULL_HANDLE;
   VkDeviceMemory image_memory_ = VK_NULL_HANDLE;

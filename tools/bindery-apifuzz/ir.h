@@ -170,8 +170,24 @@ enum class CmdKind : uint32_t {
   // kEndQuery names the same `first`). A kBeginSecondary's `stages`: the statistics it
   // inherits (VkCommandBufferInheritanceInfo::pipelineStatistics), 0 for none.
   kBeginQuery, kEndQuery,
+  // Image transfers between Program::transfer_images and buffers (--image-transfers): `values`
+  // holds the regions (ImageRegionWords words each, see below), `binding` the destination
+  // (a buffer for kImageToBuffer, else an image), `src` the source (a buffer for
+  // kBufferToImage, else an image); `use_template`: the command's 2 form; kBlitImage: `size`
+  // the filter (0 nearest, 1 linear); kClearImage: values[0..3] the clear colour, then ranges.
+  kBufferToImage, kImageToBuffer, kImageToImage, kClearImage, kBlitImage,
   kCount
 };
+
+// Words per region in Cmd::values of the image transfer commands.
+// kBufferToImage / kImageToBuffer: bufferOffset, bufferRowLength, bufferImageHeight, mip,
+//   baseLayer, layerCount, x, y, z, width, height, depth.
+// kImageToImage: src mip, src layer, layer count, src x, y, z, dst mip, dst layer, dst x, y, z,
+//   width, height, depth (both images of one type).
+// kClearImage (after the 4 colour words): baseMip, levelCount, baseLayer, layerCount.
+// kBlitImage: src mip, src layer, layer count, src offsets[0] xyz, [1] xyz, dst mip, dst layer,
+//   dst offsets[0] xyz, [1] xyz.
+constexpr uint32_t kBufferImageWords = 12, kImageCopyWords = 14, kClearRangeWords = 4, kBlitWords = 17;
 
 // A command of a command buffer; which fields matter depends on the kind (the printer and
 // the interpreter are the reference).
@@ -282,6 +298,9 @@ struct Features {
   // storageBuffer16BitAccess and storageBuffer8BitAccess; off by default): compute and vertex
   // stages move float16 / uint8 data by bits (OpKind::kCopyPacked). Its own stream (k_).
   bool packed_copies = false;
+  // Image transfer commands (--image-transfers, from their own random stream): off unless
+  // asked for, so that a seed's program is the one it was before they existed.
+  bool image_transfers = false;
   bool AnyDescriptorIndexing() const {
     return partially_bound || variable_count || uab_storage || uab_uniform || uab_sampled || uab_storage_image;
   }
@@ -316,10 +335,39 @@ struct Image {
   Role role = Role::kIn;  // kIn: read by shaders; kOut: stored to (storage image, compute/vertex)
 };
 
+// The formats of the transfer images: every texel size the layer's image kernels take (1,
+// 2, 4, 8, 16 bytes), float and integer. `blit`: also blitted (BLIT_SRC / BLIT_DST and linear
+// filtering are mandatory for these); `float_clear`: cleared with float colours.
+struct TransferFormat {
+  uint32_t format;  // VkFormat
+  uint32_t texel_bytes;
+  bool blit;
+  bool float_clear;
+};
+constexpr TransferFormat kTransferFormats[] = {
+    {37, 4, true, true},    // R8G8B8A8_UNORM
+    {9, 1, true, true},     // R8_UNORM
+    {21, 2, false, false},  // R8G8_UINT
+    {98, 4, false, false},  // R32_UINT
+    {97, 8, true, true},    // R16G16B16A16_SFLOAT
+    {107, 16, false, false},  // R32G32B32A32_UINT
+};
+
+// An image the image transfer commands use (--image-transfers): optimal tiling, usage
+// TRANSFER_SRC | TRANSFER_DST | SAMPLED (as an application makes a texture), filled from the
+// seed before the program, in TRANSFER_DST_OPTIMAL between commands (a command reading one
+// moves it to TRANSFER_SRC_OPTIMAL and back), read back whole after the program.
+struct TransferImage {
+  uint32_t format = 37;  // VkFormat (one of the generator's list)
+  uint32_t type = 1;     // VkImageType
+  uint32_t width = 1, height = 1, depth = 1, mips = 1, layers = 1;
+};
+
 struct Program {
   uint64_t seed = 0;
   std::vector<Buffer> buffers;
   std::vector<Image> images;  // read back after the buffers, before the color image
+  std::vector<TransferImage> transfer_images;  // read back last
   uint32_t samplers = 0;      // NEAREST samplers for combined image samplers
   std::vector<SetLayout> set_layouts;
   std::vector<PipelineLayout> pipeline_layouts;

@@ -12,10 +12,12 @@ namespace {
 // binding flags, update-after-bind layouts and pools, late steps and nonuniform indexing;
 // version 4 the program's queue count and each submission's queue; version 5 buffers on
 // external memory; version 6 each graphics pipeline's library mode and each stage's shared
-// module. Older texts (older cases) read with those absent.
+// module; version 7 the images of the image transfer commands. Older texts (older cases) read
+// with those absent.
 constexpr const char* kHeaders[] = {"apifuzz-program-v1", "apifuzz-program-v2", "apifuzz-program-v3",
-                                    "apifuzz-program-v4", "apifuzz-program-v5", "apifuzz-program-v6"};
-constexpr int kVersions = 6;
+                                    "apifuzz-program-v4", "apifuzz-program-v5", "apifuzz-program-v6",
+                                    "apifuzz-program-v7"};
+constexpr int kVersions = 7;
 
 struct Writer {
   std::ostringstream out;
@@ -169,6 +171,18 @@ void VisitProgram(V& v, Program& p) {
     v.Tag("images");
     v.List(p.images, [&](Image& i) { v.Field(i.role); });
     v.Field(p.samplers);
+  }
+  if (version >= 7) {
+    v.Tag("transfer_images");
+    v.List(p.transfer_images, [&](TransferImage& i) {
+      v.Field(i.format);
+      v.Field(i.type);
+      v.Field(i.width);
+      v.Field(i.height);
+      v.Field(i.depth);
+      v.Field(i.mips);
+      v.Field(i.layers);
+    });
   }
   v.Tag("objects");
   v.Field(p.set_slots);

@@ -54,6 +54,7 @@ int Usage() {
                "                       [--known FILE] [--hang-seconds S] [--time-limit S] [--progress-every P]\n"
                "                       [--descriptor-indexing-standin] [--inherited-queries-standin]\n"
                "                       [--shared-queues N] [--lagging-queue N] [--push-images] [--packed-copies]\n"
+               "                       [--image-transfers]\n"
                "                       [--bytes-dir DIR]\n"
                "       bindery-apifuzz --print|--dump --seed N [--features FILE]\n"
                "       bindery-apifuzz --dump-features FILE\n"
@@ -269,6 +270,8 @@ int main(int argc, char** argv) {
       ::setenv("BINDERY_APIFUZZ_PACKED_COPIES", "1", 1);  // children inherit it
     } else if (a == "--push-images") {
       ::setenv("BINDERY_APIFUZZ_PUSH_IMAGES", "1", 1);  // children inherit it
+    } else if (a == "--image-transfers") {
+      ::setenv("BINDERY_APIFUZZ_IMAGE_TRANSFERS", "1", 1);  // children inherit it
     } else if (a == "--native-only") {
       native_only = true;
     } else if (a == "--case") {

@@ -131,6 +131,30 @@ void PrintCmd(std::ostringstream& o, const Program& p, const Cmd& c, bool& in_se
       o << "vkCmdCopyBuffer(buf" << c.src << "+" << c.src_offset << " -> buf" << c.binding << "+" << c.first
         << ", size=" << c.size << ")";
       break;
+    case CmdKind::kBufferToImage:
+    case CmdKind::kImageToBuffer: {
+      const bool to_image = c.kind == CmdKind::kBufferToImage;
+      o << (to_image ? "vkCmdCopyBufferToImage" : "vkCmdCopyImageToBuffer") << (c.use_template ? "2" : "") << "("
+        << (to_image ? "buf" : "timg") << c.src << " -> " << (to_image ? "timg" : "buf") << c.binding;
+      for (size_t k = 0; k + kBufferImageWords <= v.size(); k += kBufferImageWords) {
+        o << ", {offset " << v[k] << ", rowLength " << v[k + 1] << ", imageHeight " << v[k + 2] << ", mip " << v[k + 3]
+          << ", layers " << v[k + 4] << "+" << v[k + 5] << ", at (" << v[k + 6] << "," << v[k + 7] << "," << v[k + 8]
+          << "), " << v[k + 9] << "x" << v[k + 10] << "x" << v[k + 11] << "}";
+      }
+      o << ")";
+      break;
+    }
+    case CmdKind::kImageToImage:
+      o << "vkCmdCopyImage" << (c.use_template ? "2" : "") << "(timg" << c.src << " -> timg" << c.binding
+        << Words(v) << ")";
+      break;
+    case CmdKind::kClearImage:
+      o << "vkCmdClearColorImage(timg" << c.binding << Words(v) << ")";
+      break;
+    case CmdKind::kBlitImage:
+      o << "vkCmdBlitImage" << (c.use_template ? "2" : "") << "(timg" << c.src << " -> timg" << c.binding << ", "
+        << (c.size == 1 ? "LINEAR" : "NEAREST") << Words(v) << ")";
+      break;
     case CmdKind::kBeginSecondary:
       o << "secondary" << (c.graphics ? " (RENDER_PASS_CONTINUE, executed in a render pass instance)" : "");
       if (c.stages != 0) o << " (inheriting pipelineStatistics=0x" << std::hex << c.stages << std::dec << ")";
@@ -161,6 +185,11 @@ std::string Listing(const Program& p) {
     if (p.buffers[i].external == External::kExported) o << ", external memory (OPAQUE_FD, exported)";
     if (p.buffers[i].external == External::kImported) o << ", external memory (OPAQUE_FD, imported from an fd)";
     o << "\n";
+  }
+  for (size_t i = 0; i < p.transfer_images.size(); ++i) {
+    const TransferImage& t = p.transfer_images[i];
+    o << "timg" << i << ": format " << t.format << ", " << (t.type + 1) << "D " << t.width << "x" << t.height << "x"
+      << t.depth << ", " << t.mips << " mips, " << t.layers << " layers (transfer images: TRANSFER_DST_OPTIMAL)\n";
   }
   for (size_t i = 0; i < p.images.size(); ++i)
     o << "img" << i << ": " << kTexSize << "x" << kTexSize << " R32_UINT, GENERAL, " << RoleName(p.images[i].role)
