@@ -321,6 +321,8 @@ class Interpreter {
         queries_[c.first] = q;
       }
     }
+  }
+
   // ---- image transfers (--image-transfers) ----
   static uint32_t TexelBytes(uint32_t format) {
     for (const TransferFormat& f : kTransferFormats) {
