@@ -293,7 +293,7 @@ namespace {
 // record holds, or a push descriptor, makes the sets untrackable (no image kernel then).
 TEST_F(CommandStateTest, ComputeDescriptorSetsAreBoundAgainInOrder) {
   CommandState s(VK_NULL_HANDLE, compute_pool_, false, 128);
-  s.Reset(false);
+  s.Reset();
   const VkDescriptorSet ab[2] = {Set(1), Set(2)}, c = Set(3), d = Set(4);
   const uint32_t offsets[3] = {16, 32, 48};
   s.OnBindDescriptorSets(VK_PIPELINE_BIND_POINT_COMPUTE, Layout(1), 0, 2, ab, 2, offsets);
@@ -316,7 +316,7 @@ TEST_F(CommandStateTest, ComputeDescriptorSetsAreBoundAgainInOrder) {
   EXPECT_EQ(s.set_bind_count(), 2u);  // set 2's bind stays
   for (uint32_t i = 0; i < 40; ++i) s.OnBindDescriptorSets(VK_PIPELINE_BIND_POINT_COMPUTE, Layout(6), 3 + i % 9, 1, &c, 0, nullptr);
   EXPECT_FALSE(s.ComputeDescriptorSetsRestorable()) << "more distinct binds than the record holds";
-  s.Reset(false);
+  s.Reset();
   EXPECT_TRUE(s.ComputeDescriptorSetsRestorable());
   s.OnComputeDescriptorsUntrackable();
   EXPECT_FALSE(s.ComputeDescriptorSetsRestorable());
