@@ -161,6 +161,7 @@ std::string StageGlsl(const Program& p, const Pipeline& pipeline, const Stage& s
       case OpKind::kAtomic: body << "  atomicAdd(" << at << ", " << op.value << "u);\n"; break;
       case OpKind::kLength: body << "  acc = mixv(acc, uint(" << ref << ".d.length()));\n"; break;
       case OpKind::kPush: break;
+      case OpKind::kCopyPacked: break;  // written above, before the switch
     }
   }
   if (!push_words.empty()) {
