@@ -135,7 +135,7 @@ run_program() {
     run_rc=0
     (
         export VK_LAYER_SETTINGS_PATH="$dir/settings.txt"
-        export LD_PRELOAD="$exit_guard${LD_PRELOAD:+:$LD_PRELOAD}" BINDERY_KEEP_STATICS_OF=libVkLayer_khronos_validation.so
+        export LD_PRELOAD="$exit_guard${LD_PRELOAD:+:$LD_PRELOAD}" EXIT_GUARD_KEEP_STATICS_OF=libVkLayer_khronos_validation.so
         if [[ $mode == bindery ]]; then
             export VK_ADD_LAYER_PATH="$layer_path" VK_INSTANCE_LAYERS="$LAYER_NAME:$VALIDATION_LAYER"
             # Every rewritten module goes through spirv-val (bindings_validate) and is written
@@ -162,6 +162,22 @@ chain="$(layer_chain vkCreateDevice "$out_dir/glxinfo/out.log")"
 [[ "$(arrows "$chain")" == "$LAYER_NAME -> $VALIDATION_LAYER" ]] ||
     fail "zink's device chain is 'app -> $(arrows "$chain")', expected $LAYER_NAME above $VALIDATION_LAYER"
 log "GL renderer: $renderer; zink's device chain: app -> $(arrows "$chain") -> lavapipe"
+
+# The exit guard checked (issue 34): with freed memory scribbled (MALLOC_PERTURB_), the
+# validation layer's read of its freed statics at exit crashes every time instead of now and
+# then. With the guard a piglit program must exit 0; without it the same run shows whether
+# the guard is still needed (a validation layer without the bug would survive it).
+exit_probe=(env MALLOC_PERTURB_=165 "${gl_env[@]}" "$PIGLIT_DIR/bin/shader_runner"
+    "$PIGLIT_DIR/tests/spec/arb_compute_shader/execution/shared-atomicExchange-int.shader_test" -auto -fbo)
+run_program native "$out_dir/exit-guard/kept" 0 "${exit_probe[@]}"
+[[ $run_rc == 0 ]] || { tail -n 30 "$out_dir/exit-guard/kept/out.log" >&2;
+    fail "exit guard: a piglit program with freed memory scribbled $(describe_exit "$run_rc" "$RUN_TIMEOUT") although the validation layer's statics were kept (see $out_dir/exit-guard/kept/out.log)"; }
+run_program native "$out_dir/exit-guard/freed" 0 env EXIT_GUARD_KEEP_STATICS_OF= "${exit_probe[@]}"
+if crashed "$run_rc"; then
+    log "exit guard: needed (the same program without it: $(describe_exit "$run_rc" "$RUN_TIMEOUT") at exit, in the validation layer)"
+else
+    log "exit guard: the program survives without it too ($(describe_exit "$run_rc" "$RUN_TIMEOUT")): a validation layer without the bug? (lib/exit_guard.c)"
+fi
 
 # piglit: the execution tests of UBOs, SSBOs and compute shaders (GLSL, and SPIR-V given to
 # GL directly: arb_gl_spirv), GLSL 1.40 uniform blocks, and a few programs; and the areas

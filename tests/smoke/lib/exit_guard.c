@@ -1,7 +1,7 @@
 // LD_PRELOAD shim for the programs real_programs_bindings_smoke.sh runs (native and through
 // Bindery alike), built by the script into its scratch folder. Two jobs:
 //
-// 1. The static destructors of the libraries named in BINDERY_KEEP_STATICS_OF (file names,
+// 1. The static destructors of the libraries named in EXIT_GUARD_KEEP_STATICS_OF (file names,
 //    colon separated; the script names the validation layer) are never registered, so
 //    exit() leaves those objects alone.
 //    Why (issue 34): piglit, through waffle, tears GL down in an atexit handler it registers
@@ -14,6 +14,8 @@
 //    __run_exit_handlers, in every such program, with Bindery or without). Usually the freed
 //    nodes still hold their old values; when something reuses them first, the program dies
 //    of SIGSEGV after printing its result, which is how the smoke test flaked under load.
+//    With freed memory scribbled (MALLOC_PERTURB_=165) it dies so every time, native and
+//    through Bindery; kept, never (the script checks both at its start).
 //    A library's statics left alive at exit cost nothing: the process is ending. (Bindery
 //    keeps its own valid there: spirv/thread_scratch.h, bindings/exit_teardown_test.cpp.)
 //
@@ -30,9 +32,9 @@
 
 typedef int (*CxaAtexit)(void (*)(void*), void*, void*);
 
-// Whether `dso` (a library's __dso_handle) lies in a library BINDERY_KEEP_STATICS_OF names.
+// Whether `dso` (a library's __dso_handle) lies in a library EXIT_GUARD_KEEP_STATICS_OF names.
 static int Kept(void* dso) {
-  const char* list = getenv("BINDERY_KEEP_STATICS_OF");
+  const char* list = getenv("EXIT_GUARD_KEEP_STATICS_OF");
   Dl_info info;
   if (list == NULL || dso == NULL || !dladdr(dso, &info) || info.dli_fname == NULL) return 0;
   const char* slash = strrchr(info.dli_fname, '/');
