@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -82,6 +83,56 @@ TEST(DispatchKeySlots, OneSlotPerKeyAndACollisionIsRefused) {
       break;
     }
   }
+}
+
+// A device's state is written, then published under its dispatch key; readers that find it
+// must see it whole through the map alone (ThreadSanitizer checks it: scripts/test step 3b),
+// while other keys come and go. Both forms: the registry's map and the record path's slots.
+struct PublishedState {
+  int id = 0;
+  int twice = 0;
+};
+
+template <typename Map>
+void PublishWhileOthersRead(Map& map) {
+  constexpr int kKeys = 48;
+  static char keys[kKeys];  // stand-ins for dispatch keys (their addresses)
+  std::vector<std::unique_ptr<PublishedState>> states;  // freed at the end only
+  std::atomic<bool> stop{false};
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t) {
+    readers.emplace_back([&, t] {
+      for (int k = t; !stop.load(std::memory_order_relaxed); k = (k + 5) % kKeys) {
+        if (const PublishedState* s = map.Find(&keys[k])) {
+          if (s->twice != 2 * s->id || s->id % kKeys != k) wrong.fetch_add(1);
+        }
+      }
+    });
+  }
+  for (int round = 0; round < 200; ++round) {
+    for (int k = 0; k < kKeys; ++k) {
+      auto s = std::make_unique<PublishedState>();
+      s->id = round * kKeys + k;
+      s->twice = 2 * s->id;
+      if (map.Insert(&keys[k], s.get())) states.push_back(std::move(s));
+    }
+    for (int k = 0; k < kKeys; ++k) map.Erase(&keys[k]);
+  }
+  stop.store(true);
+  for (auto& r : readers) r.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_FALSE(states.empty());
+}
+
+TEST(DispatchKeyMap, ConcurrentReadersSeeTheStatePublishedToThem) {
+  DispatchKeyMap<PublishedState, 64> map;
+  PublishWhileOthersRead(map);
+}
+
+TEST(DispatchKeySlots, ConcurrentReadersSeeTheStatePublishedToThem) {
+  DispatchKeySlots<PublishedState> slots;
+  PublishWhileOthersRead(slots);
 }
 
 }  // namespace
