@@ -133,7 +133,9 @@ run_program() {
     mkdir -p "$dir"
     write_settings "$dir/settings.txt" "$dir/validation.log" "$sync"
     run_rc=0
-    (
+    # (The outer braces keep bash's own "Segmentation fault" job message, with this whole
+    # block's text, out of the log: the script reports a crash itself, once, by name.)
+    { (
         export VK_LAYER_SETTINGS_PATH="$dir/settings.txt"
         export LD_PRELOAD="$exit_guard${LD_PRELOAD:+:$LD_PRELOAD}" EXIT_GUARD_KEEP_STATICS_OF=libVkLayer_khronos_validation.so
         if [[ $mode == bindery ]]; then
@@ -147,7 +149,7 @@ run_program() {
             export VK_INSTANCE_LAYERS="$VALIDATION_LAYER"
         fi
         exec "${pdeath[@]}" timeout --kill-after=5 "$RUN_TIMEOUT" "$@"
-    ) >"$dir/out.log" 2>&1 </dev/null || run_rc=$?
+    ) >"$dir/out.log" 2>&1 </dev/null; } 2>/dev/null || run_rc=$?
 }
 
 messages() { grep -E '\((ERROR|WARN|PERF)[^)]*\)' "$1" 2>/dev/null | grep -o -E '^[A-Za-z0-9_-]+' | sort || true; }
