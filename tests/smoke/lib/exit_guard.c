@@ -9,13 +9,15 @@
 //    flush thread, or on the main thread with GALLIUM_THREAD=0). The validation layer
 //    (Debian's 1.3.239) builds the std::map behind core_error::String(Func) on first use,
 //    in zink's first vkQueueSubmit, so exit() registers the map's destructor after piglit's
-//    handler and runs it first; the teardown's vkQueueSubmit then walks the freed map
-//    (valgrind: "Invalid read of size 8 ... inside a block of size 72 free'd" by
-//    __run_exit_handlers, in every such program, with Bindery or without). Usually the freed
-//    nodes still hold their old values; when something reuses them first, the program dies
-//    of SIGSEGV after printing its result, which is how the smoke test flaked under load.
-//    With freed memory scribbled (MALLOC_PERTURB_=165) it dies so every time, native and
-//    through Bindery; kept, never (the script checks both at its start).
+//    handler and runs it first; the teardown's vkQueueSubmit then walks the freed map in
+//    PreCallValidateQueueSubmit (valgrind: "Invalid read of size 8 ... inside a block of
+//    size 72 free'd" by __run_exit_handlers, the same with Bindery and without). Usually the
+//    freed nodes still hold their old values; when something reuses them first, the
+//    program dies of SIGSEGV after printing its result, which is how the smoke test flaked
+//    under load. With freed memory scribbled (MALLOC_PERTURB_=165) the programs whose
+//    teardown submits die so every time (3 of 15 smoke programs picked at random, natively;
+//    all at the same place in the validation layer); with this shim none of 30 did, through
+//    Bindery or natively (the smoke script checks one such program both ways at its start).
 //    A library's statics left alive at exit cost nothing: the process is ending. (Bindery
 //    keeps its own valid there: spirv/thread_scratch.h, bindings/exit_teardown_test.cpp.)
 //
