@@ -167,12 +167,13 @@ log "GL renderer: $renderer; zink's device chain: app -> $(arrows "$chain") -> l
 
 # The exit guard checked (issue 34): with freed memory scribbled (MALLOC_PERTURB_), the
 # validation layer's read of its freed statics at exit crashes every time instead of now and
-# then. With the guard a piglit program must exit 0; without it the same run shows whether
-# the guard is still needed (a validation layer without the bug would survive it).
+# then. With the guard a piglit program must not crash; without it the same run shows whether
+# the guard is still needed (a validation layer without the bug would survive it). Only a
+# crash fails here: the program's own result is judged with the others below.
 exit_probe=(env MALLOC_PERTURB_=165 "${gl_env[@]}" "$PIGLIT_DIR/bin/shader_runner"
     "$PIGLIT_DIR/tests/spec/arb_compute_shader/execution/shared-atomicExchange-int.shader_test" -auto -fbo)
 run_program native "$out_dir/exit-guard/kept" 0 "${exit_probe[@]}"
-[[ $run_rc == 0 ]] || { tail -n 30 "$out_dir/exit-guard/kept/out.log" >&2;
+! crashed "$run_rc" || { tail -n 30 "$out_dir/exit-guard/kept/out.log" >&2;
     fail "exit guard: a piglit program with freed memory scribbled $(describe_exit "$run_rc" "$RUN_TIMEOUT") although the validation layer's statics were kept (see $out_dir/exit-guard/kept/out.log)"; }
 run_program native "$out_dir/exit-guard/freed" 0 env EXIT_GUARD_KEEP_STATICS_OF= "${exit_probe[@]}"
 if crashed "$run_rc"; then
