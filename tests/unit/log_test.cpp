@@ -6,6 +6,8 @@
 #include <chrono>
 #include <fstream>
 #include <thread>
+
+#include <unistd.h>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -36,6 +38,12 @@ VkDebugUtilsMessengerCreateInfoEXT MessengerInfo(Captured* c, VkDebugUtilsMessag
   info.pfnUserCallback = &Capture;
   info.pUserData = c;
   return info;
+}
+
+// A log file of this process's own: two runs of the suite on one machine (two clones'
+// scripts/test) must not write each other's.
+std::string ScratchLogPath(const char* name) {
+  return ::testing::TempDir() + name + "." + std::to_string(::getpid()) + ".log";
 }
 
 constexpr VkDebugUtilsMessageSeverityFlagsEXT kAll =
@@ -87,7 +95,7 @@ TEST(Logger, InstanceCreateInfoMessengersOnlyInsideTheirScope) {
 }
 
 TEST(Logger, WritesToLogFile) {
-  const std::string path = ::testing::TempDir() + "bindery_log_test.log";
+  const std::string path = ScratchLogPath("bindery_log_test");
   std::remove(path.c_str());
   {
     Logger logger(LogLevel::kWarn, path);
@@ -97,6 +105,7 @@ TEST(Logger, WritesToLogFile) {
   std::stringstream s;
   s << in.rdbuf();
   EXPECT_NE(s.str().find("BINDERY-file: to the file ok"), std::string::npos) << s.str();
+  std::remove(path.c_str());
 }
 
 TEST(Logger, RateLimitPerCallSite) {
@@ -134,7 +143,7 @@ TEST(Logger, ConcurrentLoggingWhileMessengersComeAndGo) {
   // fallbacks, teardown summaries) while the application creates and destroys messengers and
   // the instance-lifetime scope opens and closes. Every message reaches the file exactly
   // once, whole; messengers get a share. ThreadSanitizer checks it (scripts/test step 3b).
-  const std::string path = ::testing::TempDir() + "bindery_log_threads_test.log";
+  const std::string path = ScratchLogPath("bindery_log_threads_test");
   std::remove(path.c_str());
   constexpr int kThreads = 4, kMessages = 300;
   std::atomic<long> delivered{0};
@@ -176,6 +185,7 @@ TEST(Logger, ConcurrentLoggingWhileMessengersComeAndGo) {
   }
   EXPECT_EQ(whole, kThreads * kMessages) << "every message once, whole, one per line";
   EXPECT_LE(delivered.load(), 2L * kThreads * kMessages + kThreads * kMessages);
+  std::remove(path.c_str());
 }
 
 }  // namespace
