@@ -108,7 +108,9 @@ void Logger::SetInstanceLifetimeMessengers(const void* instance_create_pnext) {
 }
 
 Logger& FallbackLogger() {
-  static Logger logger(LogLevel::kWarn, "");
+  // Never destroyed, as the registry is not (chassis/state.cpp): exit() runs static
+  // destructors before a program's own atexit teardown, which may still call the layer.
+  static Logger& logger = *new Logger(LogLevel::kWarn, "");
   return logger;
 }
 

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "spirv/thread_scratch.h"
+
 namespace bindery::spirv {
 
 // Emptied vectors kept per thread for the next user. Every element of a pooled vector is
@@ -23,26 +25,24 @@ template <typename T>
 class ThreadVectorPool {
  public:
   static std::vector<T> Take() {
-    std::vector<std::vector<T>>& pool = Pool();
-    if (pool.empty()) return {};
-    std::vector<T> v = std::move(pool.back());
-    pool.pop_back();
+    std::vector<std::vector<T>>* pool = Pool::Get();
+    if (pool == nullptr || pool->empty()) return {};
+    std::vector<T> v = std::move(pool->back());
+    pool->pop_back();
     return v;
   }
   // `v` must hold only T{}; vectors of huge modules are not kept.
   static void Give(std::vector<T>&& v) {
-    std::vector<std::vector<T>>& pool = Pool();
-    if (v.capacity() == 0 || v.capacity() > kKeepElements || pool.size() >= kKeepVectors) return;
-    pool.push_back(std::move(v));
+    std::vector<std::vector<T>>* pool = Pool::Get();
+    if (pool == nullptr || v.capacity() == 0 || v.capacity() > kKeepElements || pool->size() >= kKeepVectors) return;
+    pool->push_back(std::move(v));
   }
 
  private:
   static constexpr std::size_t kKeepElements = std::size_t{1} << 16;
   static constexpr std::size_t kKeepVectors = 32;
-  static std::vector<std::vector<T>>& Pool() {
-    static thread_local std::vector<std::vector<T>> pool;
-    return pool;
-  }
+  // Null after the thread's teardown (thread_scratch.h): vectors are then made and freed.
+  using Pool = ThreadScratch<std::vector<std::vector<T>>, ThreadVectorPool<T>>;
 };
 
 // A member or local vector backed by the pool: TakePooled gives it a pooled vector's

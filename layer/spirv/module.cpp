@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "spirv/instruction_shape.h"
+#include "spirv/thread_scratch.h"
 
 namespace bindery::spirv {
 namespace {
@@ -84,19 +85,20 @@ struct ParseScratch {
   std::vector<uint8_t> defined;
   std::vector<uint8_t> kinds;  // CheckTypesDefinedBeforeUse
 };
-ParseScratch& Scratch() {
-  static thread_local ParseScratch scratch;
-  return scratch;
-}
-// After a parse: a thread keeps the id-sized scratch of ordinary modules only (a hostile
-// bound of millions would otherwise stay allocated).
-struct TrimScratchOnExit {
-  ~TrimScratchOnExit() {
-    ParseScratch& s = Scratch();
-    if (s.defined.capacity() > kKeepIdScratch) s.defined = {};
-    if (s.kinds.capacity() > kKeepIdScratch) s.kinds = {};
+using ScratchLease = ThreadScratch<ParseScratch>::Lease;  // thread_scratch.h: safe after the thread's teardown
+// The scratch of one parse: after it, a thread keeps the id-sized scratch of ordinary
+// modules only (a hostile bound of millions would otherwise stay allocated).
+class ParseScratchLease {
+ public:
+  ~ParseScratchLease() {
+    if (lease_->defined.capacity() > kKeepIdScratch) lease_->defined = {};
+    if (lease_->kinds.capacity() > kKeepIdScratch) lease_->kinds = {};
   }
+  ParseScratch& scratch() { return *lease_; }
+
+ private:
   static constexpr std::size_t kKeepIdScratch = std::size_t{1} << 18;
+  ScratchLease lease_;
 };
 
 // Appends the instruction at `words` (`readable` words from it to the end of the module)
@@ -156,8 +158,8 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
   module->bound = words[3];
   module->schema = words[4];
 
-  const TrimScratchOnExit trim;
-  ParseScratch& scratch = Scratch();
+  ParseScratchLease scratch_lease;
+  ParseScratch& scratch = scratch_lease.scratch();
   // No counting pass to reserve the sections: the module is kept per thread (module.h,
   // Clear), so its sections and function lists already hold the capacity of the largest
   // module the thread has parsed, and a larger one grows them once.
@@ -241,7 +243,8 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
 // removes that variable (also found by the fuzzer).
 std::string CheckTypesDefinedBeforeUse(const Module& module) {
   enum Kind : uint8_t { kNone, kType, kConstant, kForward };
-  std::vector<uint8_t>& kind = Scratch().kinds;
+  ScratchLease scratch;
+  std::vector<uint8_t>& kind = scratch->kinds;
   kind.assign(module.bound, kNone);
   auto kind_of = [&](uint32_t id) -> uint8_t { return id < module.bound ? kind[id] : uint8_t{kNone}; };
   // A forward-declared pointer may be used (as a member or element) before its OpTypePointer.

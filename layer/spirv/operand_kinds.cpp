@@ -21,7 +21,10 @@ const InstructionEntry* FindInstruction(uint32_t opcode) {
       for (uint32_t i = 0; i < std::size(kInstructions); ++i) index[kInstructions[i].opcode] = static_cast<int16_t>(i);
     }
   };
-  static const ByOpcode table;
+  // Never destroyed: exit() runs static destructors while other threads (a driver's, an
+  // application's) may still create pipelines, and a program's own atexit teardown may too
+  // (bindings/exit_teardown_test.cpp).
+  static const ByOpcode& table = *new ByOpcode();
   return opcode < table.index.size() && table.index[opcode] >= 0 ? &kInstructions[table.index[opcode]] : nullptr;
 }
 

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "spirv/pointer_pass.h"
+#include "spirv/thread_scratch.h"
 #include "spirv/uniform_descriptor_index.h"
 #include "spirv/use_kinds.h"
 
@@ -39,8 +40,12 @@ void EntryPointsNaming(const Module& m, uint32_t global, std::vector<uint8_t>* n
     if (inst.opcode() == spv::OpVariable && inst.result_id() == global && global < m.bound) is_global = true;
   if (!is_global) return;
   constexpr uint32_t kNoFunction = ~0u;
-  static thread_local std::vector<uint32_t> index_of, callees, first_callee, stack;
-  static thread_local std::vector<uint8_t> names_global, seen;
+  struct Tables {
+    std::vector<uint32_t> index_of, callees, first_callee, stack;
+    std::vector<uint8_t> names_global, seen;
+  };
+  ThreadScratch<Tables>::Lease tables;
+  auto& [index_of, callees, first_callee, stack, names_global, seen] = *tables;
   const uint32_t functions = static_cast<uint32_t>(m.functions.size());
   index_of.assign(m.bound, kNoFunction);
   for (uint32_t i = 0; i < functions; ++i) {
@@ -288,7 +293,9 @@ std::string PointerPass::FinishModule() {
 
   // Entry-point interfaces: SPIR-V >= 1.4 lists every global an entry point uses.
   // Only SPIR-V >= 1.4 needs it (the push-constant variable joins the interface).
-  static thread_local std::vector<uint8_t> names_pc_var;
+  struct NamesPcVar {};
+  ThreadScratch<std::vector<uint8_t>, NamesPcVar>::Lease names_pc_var_scratch;
+  std::vector<uint8_t>& names_pc_var = *names_pc_var_scratch;
   if (m_.version >= 0x00010400) EntryPointsNaming(m_, pc_var_, &names_pc_var);
   for (uint32_t e = 0; e < m_.entry_points.size(); ++e) {
     Instruction& ep = m_.entry_points[e];
@@ -343,19 +350,14 @@ namespace {
 // it hold (kKeepInstructions) when the rewrite ends.
 class ThreadModule {
  public:
-  ThreadModule() : module_(Get()) {}
   ~ThreadModule() {
-    if (module_.CapacityInInstructions() > kKeepInstructions) module_ = Module{};
+    if (module_->CapacityInInstructions() > kKeepInstructions) *module_ = Module{};
   }
-  Module& module() { return module_; }
+  Module& module() { return *module_; }
 
  private:
   static constexpr std::size_t kKeepInstructions = 1u << 14;
-  static Module& Get() {
-    static thread_local Module module;
-    return module;
-  }
-  Module& module_;
+  ThreadScratch<Module>::Lease module_;  // thread_scratch.h: safe after the thread's teardown
 };
 
 }  // namespace

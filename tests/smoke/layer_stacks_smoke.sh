@@ -140,7 +140,7 @@ run_stack() {
     vkcube_pid=""
     if [[ $rc -ne 0 ]]; then
         grep -v -E '^LAYER: {10,}/' "$dir/vkcube.log" | tail -n 40 >&2 || true
-        fail "$name: vkcube exited with status $rc (log: $dir/vkcube.log)"
+        fail "$name: vkcube $(describe_exit "$rc" "$run_timeout") (log: $dir/vkcube.log)"
     fi
     for which in vkCreateInstance vkCreateDevice; do
         chain="$(layer_chain "$which" "$dir/vkcube.log" | grep -v '^VK_LAYER_MESA_device_select$' || true)"

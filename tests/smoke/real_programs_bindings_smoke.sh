@@ -21,6 +21,14 @@
 # zink on lavapipe needs both MESA_LOADER_DRIVER_OVERRIDE=zink and LIBGL_ALWAYS_SOFTWARE=1
 # under Xvfb (no DRI3 there): checked with glxinfo -B, whose renderer must name zink.
 #
+# Every program runs with lib/exit_guard.c preloaded (built here with cc), in both modes: it
+# keeps the validation layer's static objects alive through exit() (validation 1.3.239 frees
+# a map at exit that zink's last vkQueueSubmit, made from piglit's atexit teardown, still
+# reads: the cause of the crashes at exit seen under load, issue 34) and prints the stack of
+# a program that dies of a signal. A program that dies of a signal, in either mode, fails
+# the test with the signal, the program and the mode named (a crash after the program
+# printed its result is a crash too).
+#
 # Exits 77 (CTest SKIP_RETURN_CODE) with the reason when a program is not installed or Xvfb
 # cannot start.  Usage: real_programs_bindings_smoke.sh --layer-path DIR --out DIR
 set -euo pipefail
@@ -63,7 +71,7 @@ layer_path="$(cd "$layer_path" && pwd)"
 [[ -x "$PIGLIT_DIR/bin/shader_runner" ]] || skip "piglit not installed ($PIGLIT_DIR/bin/shader_runner)"
 [[ -f "$ZINK_DRI" ]] || skip "Mesa's zink driver not installed ($ZINK_DRI)"
 [[ -f "$LVP_ICD" ]] || skip "lavapipe not installed ($LVP_ICD)"
-for tool in Xvfb glxinfo glmark2 gfxrecon-replay vkcube compare convert timeout python3; do
+for tool in Xvfb glxinfo glmark2 gfxrecon-replay vkcube compare convert timeout python3 cc; do
     command -v "$tool" >/dev/null 2>&1 || skip "'$tool' not installed"
 done
 [[ -f /usr/share/vulkan/explicit_layer.d/VkLayer_gfxreconstruct.json ]] || skip "gfxreconstruct capture layer missing"
@@ -82,6 +90,9 @@ export XDG_RUNTIME_DIR="$work_dir/xdg-runtime"
 mkdir -m 700 "$XDG_RUNTIME_DIR"
 fb_dir="$work_dir/fb"
 mkdir "$fb_dir"
+exit_guard="$work_dir/exit_guard.so"
+cc -O2 -shared -fPIC -o "$exit_guard" "$(dirname "${BASH_SOURCE[0]}")/lib/exit_guard.c" -ldl 2>"$work_dir/exit_guard.log" ||
+    { cat "$work_dir/exit_guard.log" >&2; fail "could not build lib/exit_guard.c"; }
 # Used by lib/vkcube_common.sh (start_xvfb, stop_underlay).
 # shellcheck disable=SC2034
 screen_w=512 screen_h=512 underlay_pid=""
@@ -122,8 +133,11 @@ run_program() {
     mkdir -p "$dir"
     write_settings "$dir/settings.txt" "$dir/validation.log" "$sync"
     run_rc=0
-    (
+    # (The outer braces keep bash's own "Segmentation fault" job message, with this whole
+    # block's text, out of the log: the script reports a crash itself, once, by name.)
+    { (
         export VK_LAYER_SETTINGS_PATH="$dir/settings.txt"
+        export LD_PRELOAD="$exit_guard${LD_PRELOAD:+:$LD_PRELOAD}" EXIT_GUARD_KEEP_STATICS_OF=libVkLayer_khronos_validation.so
         if [[ $mode == bindery ]]; then
             export VK_ADD_LAYER_PATH="$layer_path" VK_INSTANCE_LAYERS="$LAYER_NAME:$VALIDATION_LAYER"
             # Every rewritten module goes through spirv-val (bindings_validate) and is written
@@ -135,7 +149,7 @@ run_program() {
             export VK_INSTANCE_LAYERS="$VALIDATION_LAYER"
         fi
         exec "${pdeath[@]}" timeout --kill-after=5 "$RUN_TIMEOUT" "$@"
-    ) >"$dir/out.log" 2>&1 </dev/null || run_rc=$?
+    ) >"$dir/out.log" 2>&1 </dev/null; } 2>/dev/null || run_rc=$?
 }
 
 messages() { grep -E '\((ERROR|WARN|PERF)[^)]*\)' "$1" 2>/dev/null | grep -o -E '^[A-Za-z0-9_-]+' | sort || true; }
@@ -145,11 +159,28 @@ gl_env=(env MESA_LOADER_DRIVER_OVERRIDE=zink LIBGL_ALWAYS_SOFTWARE=1)
 run_program bindery "$out_dir/glxinfo" 0 env VK_LOADER_DEBUG=layer "${gl_env[@]}" glxinfo -B
 renderer="$(grep -m1 'OpenGL renderer string' "$out_dir/glxinfo/out.log" | sed 's/.*: //' || true)"
 [[ $run_rc == 0 && "$renderer" == zink* ]] ||
-    fail "glxinfo -B under zink: exit $run_rc, renderer '${renderer:-none}' (expected zink; see $out_dir/glxinfo/out.log)"
+    fail "glxinfo -B under zink: $(describe_exit "$run_rc" "$RUN_TIMEOUT"), renderer '${renderer:-none}' (expected zink; see $out_dir/glxinfo/out.log)"
 chain="$(layer_chain vkCreateDevice "$out_dir/glxinfo/out.log")"
 [[ "$(arrows "$chain")" == "$LAYER_NAME -> $VALIDATION_LAYER" ]] ||
     fail "zink's device chain is 'app -> $(arrows "$chain")', expected $LAYER_NAME above $VALIDATION_LAYER"
 log "GL renderer: $renderer; zink's device chain: app -> $(arrows "$chain") -> lavapipe"
+
+# The exit guard checked (issue 34): with freed memory scribbled (MALLOC_PERTURB_), the
+# validation layer's read of its freed statics at exit crashes every time instead of now and
+# then. With the guard a piglit program must not crash; without it the same run shows whether
+# the guard is still needed (a validation layer without the bug would survive it). Only a
+# crash fails here: the program's own result is judged with the others below.
+exit_probe=(env MALLOC_PERTURB_=165 "${gl_env[@]}" "$PIGLIT_DIR/bin/shader_runner"
+    "$PIGLIT_DIR/tests/spec/arb_compute_shader/execution/shared-atomicExchange-int.shader_test" -auto -fbo)
+run_program native "$out_dir/exit-guard/kept" 0 "${exit_probe[@]}"
+! crashed "$run_rc" || { tail -n 30 "$out_dir/exit-guard/kept/out.log" >&2;
+    fail "exit guard: a piglit program with freed memory scribbled $(describe_exit "$run_rc" "$RUN_TIMEOUT") although the validation layer's statics were kept (see $out_dir/exit-guard/kept/out.log)"; }
+run_program native "$out_dir/exit-guard/freed" 0 env EXIT_GUARD_KEEP_STATICS_OF= "${exit_probe[@]}"
+if crashed "$run_rc"; then
+    log "exit guard: needed (the same program without it: $(describe_exit "$run_rc" "$RUN_TIMEOUT") at exit, in the validation layer)"
+else
+    log "exit guard: the program survives without it too ($(describe_exit "$run_rc" "$RUN_TIMEOUT")): a validation layer without the bug? (lib/exit_guard.c)"
+fi
 
 # piglit: the execution tests of UBOs, SSBOs and compute shaders (GLSL, and SPIR-V given to
 # GL directly: arb_gl_spirv), GLSL 1.40 uniform blocks, and a few programs; and the areas
@@ -228,11 +259,21 @@ for name in "${shader_tests[@]}" "${BIN_TESTS[@]}"; do
     fi
     id="${name//\//_}" id="${id//:/_}"
     declare -A result=()
+    crash=""
     for mode in native bindery; do
         run_program "$mode" "$out_dir/piglit/$mode/$id" 0 "${gl_env[@]}" "${cmd[@]}"
         result[$mode]="$(result_of "$out_dir/piglit/$mode/$id")"
+        if crashed "$run_rc"; then
+            tail -n 30 "$out_dir/piglit/$mode/$id/out.log" >&2
+            crash+="${crash:+; }$mode run $(describe_exit "$run_rc" "$RUN_TIMEOUT") after printing result '${result[$mode]}'"
+        fi
     done
     total=$((total + 1))
+    if [[ -n "$crash" ]]; then
+        printf '%-90s %s\n' "$name" "$crash" >>"$out_dir/piglit-results.txt"
+        problem "piglit $name: $crash (logs, with the stack: $out_dir/piglit/*/$id/out.log)"
+        continue
+    fi
     nat="${result[native]}" bin="${result[bindery]}"
     printf '%-90s native %-8s bindery %s\n' "$name" "$nat" "$bin" >>"$out_dir/piglit-results.txt"
     if [[ "$nat" != "$bin" ]]; then
@@ -283,7 +324,7 @@ for mode in native bindery; do
     run_program "$mode" "$out_dir/glmark2/$mode" 0 "${gl_env[@]}" glmark2 --off-screen -s 128x128 \
         -b build:duration=0.5 -b shading:shading=phong:duration=0.5
     if [[ $run_rc != 0 ]] || ! grep -q 'glmark2 Score' "$out_dir/glmark2/$mode/out.log"; then
-        fail "glmark2 ($mode): exit $run_rc or no score (see $out_dir/glmark2/$mode/out.log)"
+        fail "glmark2 ($mode): $(describe_exit "$run_rc" "$RUN_TIMEOUT") or no score (see $out_dir/glmark2/$mode/out.log)"
     fi
 done
 [[ "$(messages "$out_dir/glmark2/native/validation.log")" == "$(messages "$out_dir/glmark2/bindery/validation.log")" ]] ||
@@ -303,7 +344,7 @@ for mode in native bindery; do
     mkdir -p "$out_dir/gfxr/$mode"
     run_program "$mode" "$out_dir/gfxr/$mode" 1 gfxrecon-replay --screenshots "$FRAMES" \
         --screenshot-dir "$out_dir/gfxr/$mode" "$out_dir/gfxr/vkcube.gfxr"
-    [[ $run_rc == 0 ]] || fail "gfxrecon-replay ($mode): exit $run_rc (see $out_dir/gfxr/$mode/out.log)"
+    [[ $run_rc == 0 ]] || fail "gfxrecon-replay ($mode): $(describe_exit "$run_rc" "$RUN_TIMEOUT") (see $out_dir/gfxr/$mode/out.log)"
     [[ -f "$out_dir/gfxr/$mode/screenshot_frame_$FRAMES.bmp" ]] || fail "gfxrecon-replay ($mode): no screenshot of frame $FRAMES"
 done
 # gfxrecon-replay 0.9.18's own screenshot path trips validation (it resets and resubmits a
@@ -329,8 +370,10 @@ log "gfxreconstruct: vkcube captured without Bindery, replayed with it forced: f
 # presents through Vulkan (its frames go out through the X server), so there is no frame
 # to compare: both replays must exit 0 with validation silent, and Bindery's must convert.
 # gfxreconstruct 0.9.18's capture layer aborts when zink's process exits (SIGABRT, no Bindery
-# involved); the capture is flushed after every command, so it is whole: the program's own
-# result must be a pass.
+# involved: with lib/exit_guard.c preloaded the stack shows a SIGSEGV in its vkDestroySemaphore,
+# called by zink from piglit's exit-time teardown, which keeping its statics does not cure);
+# the capture is flushed after every command, so it is whole: the program's own result must
+# be a pass.
 zink_program=arb_uniform_buffer_object-rendering
 capture_rc=0
 (
@@ -343,7 +386,7 @@ grep -q '"result": "pass"' "$out_dir/gfxr/zink-capture.log" && [[ -s "$out_dir/g
 log "gfxreconstruct: $zink_program captured on zink (capture exit status $capture_rc)"
 for mode in native bindery; do
     run_program "$mode" "$out_dir/gfxr/zink-$mode" 1 gfxrecon-replay "$out_dir/gfxr/zink.gfxr"
-    [[ $run_rc == 0 ]] || fail "gfxrecon-replay of $zink_program ($mode): exit $run_rc (see $out_dir/gfxr/zink-$mode/out.log)"
+    [[ $run_rc == 0 ]] || fail "gfxrecon-replay of $zink_program ($mode): $(describe_exit "$run_rc" "$RUN_TIMEOUT") (see $out_dir/gfxr/zink-$mode/out.log)"
     check_validation_log "gfxr-zink-replay-$mode" "$out_dir/gfxr/zink-$mode/validation.log"
 done
 zsum="$(grep -o 'pipelines rewritten.*' "$out_dir/gfxr/zink-bindery/bindery.log" | tail -n1 || true)"

@@ -275,8 +275,7 @@ run_vkcube() {
         echo "----- last lines of $vklog -----" >&2
         grep -v -E '^LAYER: {10,}/' "$vklog" | tail -n 60 >&2 || true
         echo "----- end -----" >&2
-        [[ $rc -ne 124 && $rc -ne 137 ]] || fail "$name: vkcube timed out after ${run_timeout}s"
-        fail "$name: vkcube exited with status $rc"
+        fail "$name: vkcube $(describe_exit "$rc" "$run_timeout")"
     fi
 
     # Layer chain actually used (instance and device level).

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -82,6 +83,70 @@ TEST(DispatchKeySlots, OneSlotPerKeyAndACollisionIsRefused) {
       break;
     }
   }
+}
+
+// A device's state is written, then published under its dispatch key; readers that find it
+// must see it whole through the map alone (ThreadSanitizer checks it by happens-before,
+// whatever the timing: scripts/test step 3b), while other devices' keys come and go in the
+// slots around it. Readers look up only keys that are not being removed, as the map's
+// contract asks (a device used while it is destroyed is the application's race). Once the
+// writer is done each reader makes one more whole pass, so every reader reads every
+// published state however the threads were scheduled. Both forms: the registry's map and
+// the record path's slots (which refuse a key whose slot is taken).
+struct PublishedState {
+  int id = 0;
+  int twice = 0;
+};
+
+template <typename Map>
+void PublishWhileOthersRead(Map& map) {
+  constexpr int kPublished = 40, kChurn = 8, kRounds = 50;
+  static char keys[kPublished], churn_keys[kChurn];  // stand-ins for dispatch keys (their addresses)
+  std::vector<std::unique_ptr<PublishedState>> states(kPublished);
+  PublishedState churn_state;
+  std::atomic<bool> writer_done{false};
+  std::atomic<int> wrong{0};
+  std::vector<int> seen_after(2, 0);
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t) {
+    readers.emplace_back([&, t] {
+      const auto probe = [&](int k) {
+        const PublishedState* s = map.Find(&keys[k]);
+        if (s != nullptr && (s->twice != 2 * s->id || s->id != k)) wrong.fetch_add(1);
+        return s != nullptr;
+      };
+      for (int k = t; !writer_done.load(); k = (k + 5) % kPublished) probe(k);
+      for (int k = 0; k < kPublished; ++k) seen_after[t] += probe(k) ? 1 : 0;
+    });
+  }
+  int published = 0;
+  for (int k = 0; k < kPublished; ++k) {
+    for (int round = 0; round < kRounds; ++round) {
+      for (char& c : churn_keys) map.Insert(&c, &churn_state);
+      for (char& c : churn_keys) map.Erase(&c);
+    }
+    auto s = std::make_unique<PublishedState>();
+    s->id = k;
+    s->twice = 2 * k;
+    if (map.Insert(&keys[k], s.get())) ++published;
+    states[k] = std::move(s);
+  }
+  writer_done.store(true);
+  for (auto& r : readers) r.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(published, 0);
+  for (int t = 0; t < 2; ++t) EXPECT_EQ(seen_after[t], published) << "reader " << t;
+  for (int k = 0; k < kPublished; ++k) map.Erase(&keys[k]);
+}
+
+TEST(DispatchKeyMap, ConcurrentReadersSeeTheStatePublishedToThem) {
+  DispatchKeyMap<PublishedState, 64> map;
+  PublishWhileOthersRead(map);
+}
+
+TEST(DispatchKeySlots, ConcurrentReadersSeeTheStatePublishedToThem) {
+  DispatchKeySlots<PublishedState> slots;
+  PublishWhileOthersRead(slots);
 }
 
 }  // namespace

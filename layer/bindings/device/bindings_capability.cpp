@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 
 #include "bindings/device/argument_memory.h"
 #include "bindings/device/bindings_device.h"
@@ -343,6 +344,9 @@ DeviceBindings::~DeviceBindings() {
 }
 
 ThreadLookups& Lookups() {
+  // Trivially destructible, so it has no thread-exit destructor: valid on a thread whose
+  // thread_local objects are torn down (the main thread in exit(): spirv/thread_scratch.h).
+  static_assert(std::is_trivially_destructible_v<ThreadLookups>);
   static BINDERY_THREAD_LOCAL ThreadLookups lookups;
   return lookups;
 }

@@ -33,9 +33,12 @@
 #include "core/pnext.h"
 #include "core/small_vector.h"
 #include "spirv/renumber.h"
+#include "spirv/thread_scratch.h"
 
 namespace bindery::bindings {
 namespace {
+
+struct RewriteKeyTag {};  // the per-thread string RewriteOf builds its key in
 
 spirv::TargetEnv TargetFor(uint32_t api_version, uint32_t spirv_version) {
   if (api_version >= VK_API_VERSION_1_3) return spirv::TargetEnv::kVulkan1_3;
@@ -211,7 +214,9 @@ class StageRewriter {
       bool hit = false;
       // One per thread, refilled for each stage and used only until the next; a pipeline
       // whose rewrite the module already holds for this layout never needs them.
-      static thread_local spirv::RewriteOptions options;
+      // (spirv/thread_scratch.h: still valid when a program's exit-time teardown creates pipelines.)
+      spirv::ThreadScratch<spirv::RewriteOptions>::Lease options_scratch;
+      spirv::RewriteOptions& options = *options_scratch;
       bool have_options = false;
       // A compute stage reads the compute bind point's copy of the root, the others the
       // graphics one's (RootPushSpace).
@@ -307,7 +312,8 @@ class StageRewriter {
       }
     }
     // The key is built in a string kept per thread: a hit allocates nothing.
-    static thread_local std::string key;
+    spirv::ThreadScratch<std::string, RewriteKeyTag>::Lease key_scratch;
+    std::string& key = *key_scratch;
     key.clear();
     AppendOptionsKey(options_now(), &key);
     std::shared_ptr<const CachedRewrite> r;

@@ -2,7 +2,7 @@
 # Shared by the vkcube smoke scripts (vkcube_smoke.sh, layer_stacks_smoke.sh): a private
 # Xvfb whose framebuffer is a file, the "underlay" window that keeps the last presented
 # frame on screen after vkcube exits, reading the loader's layer chain from a
-# VK_LOADER_DEBUG=layer log, and the validation-log check.
+# VK_LOADER_DEBUG=layer log, the validation-log check, and how a run ended (describe_exit).
 #
 # The caller defines log and fail, and sets work_dir, fb_dir, screen_w, screen_h before
 # calling start_xvfb / start_underlay; see vkcube_smoke.sh for the screenshot method.
@@ -22,6 +22,23 @@ stop_everything_on_exit() {
     trap 'log "interrupted"; exit 130' INT
     trap 'log "terminated"; exit 143' TERM
 }
+
+# describe_exit STATUS TIMEOUT: how a run under timeout(1) ended, for messages: "exit N",
+# "timed out after TIMEOUT s" (124; 137 when it had to be killed), or, when the program died
+# of a signal (timeout then dies of the same signal: status 128 + N), "crashed: SIGSEGV (exit
+# status 139)". A crash is reported as one, never as what it left missing (issue 34).
+describe_exit() {
+    local rc="$1" timeout_s="$2"
+    if [[ $rc == 124 || $rc == 137 ]]; then
+        printf 'timed out after %s s' "$timeout_s"
+    elif ((rc > 128)); then
+        printf 'crashed: SIG%s (exit status %s)' "$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128)))" "$rc"
+    else
+        printf 'exit %s' "$rc"
+    fi
+}
+# crashed STATUS: the program died of a signal (not timeout(1)'s kill).
+crashed() { [[ $1 -gt 128 && $1 != 137 ]]; }
 
 stop_pid() {
     local pid="$1"
