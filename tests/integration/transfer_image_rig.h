@@ -47,11 +47,14 @@ class ImageRun {
   TestImage Image(const VkImageCreateInfo& info);
   // A buffer of `size` bytes the layer can address (the kind the commands under test use).
   HostBuffer Buffer(uint64_t size);
-  // Records: the whole image (all mips and layers) from `bytes`, by native copies, then a
-  // layout change to `layout` (TRANSFER -> TRANSFER dependency).
+  // Records: the whole image (all mips and layers) from `bytes`, one vkCmdCopyBufferToImage,
+  // then a layout change to `layout` (TRANSFER -> TRANSFER dependency). Its staging buffer is
+  // exportable, which the layer addresses as any other (external memory, issue 30): with
+  // transfers forced, the copy runs as an image kernel wherever the image allows one, and the
+  // tests' `image kernels` counts add one per such Upload and Download (the `+ N` term).
   void Upload(VkCommandBuffer cb, const TestImage& image, const std::vector<uint8_t>& bytes, VkImageLayout layout);
-  // Records: a layout change from `layout` (TRANSFER -> TRANSFER), native copies of the whole
-  // image into a buffer, a TRANSFER -> HOST barrier. ReadBack() returns the bytes after the
+  // Records: a layout change from `layout` (TRANSFER -> TRANSFER), one vkCmdCopyImageToBuffer
+  // of the whole image into a buffer (an image kernel as Upload's may be), a TRANSFER -> HOST barrier. ReadBack() returns the bytes after the
   // submission.
   void Download(VkCommandBuffer cb, const TestImage& image, VkImageLayout layout);
   // Keeps `buffer`'s bytes as the next download (read after the submission; the program
