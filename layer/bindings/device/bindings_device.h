@@ -131,8 +131,9 @@ class DeviceBindings : public CapabilityDevice {
   ShardedHandleMap<VkPipeline, NativeTwin> twins;
   bool Converting() const { return any_converted.load(std::memory_order_acquire); }
   // Pipelines whose root lives in the ring (root_delivery.cpp); `any_ring` is set once
-  // the first pipeline layout with such a root exists: until then draws and pipeline
-  // binds look neither for them nor for root slots delivered to the ring.
+  // the first pipeline layout with such a root exists, or with slots moved from where
+  // compatible layouts keep them (RootLayout::reshaped_sets): until then draws and pipeline
+  // binds look neither for them nor for root slots delivered elsewhere.
   ShardedHandleMap<VkPipeline, RingPipeline> ring_pipelines;
   std::atomic<bool> any_ring{false};
   // Every rewritten pipeline: where it reads its root (RootPipeline). Looked up only on a
