@@ -1,4 +1,4 @@
-#include "transfer/small_writes.h"
+#include "transfer/coalesced_writes.h"
 
 #include <algorithm>
 

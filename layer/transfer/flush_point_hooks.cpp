@@ -1,4 +1,4 @@
-// The flush points of coalesced small writes (transfer/small_writes.h) that are not the
+// The flush points of coalesced small writes (transfer/coalesced_writes.h) that are not the
 // capability's own transfer commands: every command through which a later command can be
 // ordered after, or observe, a transfer write. Each flushes the command buffer's queued
 // writes, then goes down unchanged. Installed only where the device coalesces.
@@ -7,12 +7,11 @@
 // that counts dispatches active only after the begin went down), so the flush may still be a
 // dispatch; inside such a query nothing is queued (no kernel may run there), so its end has
 // nothing to flush into it.
-#include "transfer/small_write_hooks.h"
-
-#include "transfer/small_write_barriers.h"
+#include "transfer/flush_point_hooks.h"
 
 #include "transfer/transfer_capability.h"
 #include "transfer/transfer_device.h"
+#include "transfer/transfer_only_barriers.h"
 
 namespace bindery::transfer {
 namespace {

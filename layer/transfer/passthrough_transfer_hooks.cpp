@@ -1,6 +1,6 @@
 // Each hook flushes the command buffer's queued small writes if they waited past a
 // barrier, then calls down with the application's arguments.
-#include "transfer/small_write_transfer_hooks.h"
+#include "transfer/passthrough_transfer_hooks.h"
 
 #include "transfer/transfer_capability.h"
 #include "transfer/transfer_device.h"
