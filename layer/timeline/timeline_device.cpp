@@ -1,6 +1,7 @@
 // Emulated timeline semaphores on one device: creation, host signal/wait/read, retiring
 // points from fences, pools, and the change signal. Submission and parking are in
-// timeline_queue.cpp.
+// timeline_device_submit.cpp (a release's steps in submit_builder.cpp), the fences of parked
+// work in timeline_device_fences.cpp, exports in timeline_device_exports.cpp.
 //
 // Handle decision: the application's handle of an emulated timeline semaphore IS a real
 // binary semaphore created at the driver (never used in a submission by the layer). So
