@@ -91,6 +91,20 @@ void FlushOrCross(DeviceTransfers& t, VkCommandBuffer cb, bool transfer_only);
 // are not this capability's own (image copies, blits, clears, query result copies) call.
 void FlushIfCrossed(DeviceTransfers& t, VkCommandBuffer cb);
 
+// Which queued writes a hook that is not a transfer of this capability flushes before it
+// goes down.
+enum class FlushBefore {
+  kAny,                  // every queued write (a flush point: FlushIfPending)
+  kCrossed,              // only writes that waited past a barrier (a passed-through transfer command)
+  kTransferOnlyBarrier,  // a barrier only transfer commands wait for: none where the device
+                         // lets writes wait past it, every queued write elsewhere
+};
+
+// Flushes `cb`'s queued writes as `when` says, then returns the capability's next table
+// (the device's next layer where transfers are off on the command buffer's device): the
+// first step of every flush-point and passed-through transfer hook.
+const VkLayerDispatchTable& FlushThenNext(VkCommandBuffer cb, FlushBefore when);
+
 // Whether the flush points that are not transfers of this capability (barriers, events,
 // queries, render passes, secondary command buffers, vkEndCommandBuffer) are hooked on a
 // device: only where the policy coalesces and kernels are planned.

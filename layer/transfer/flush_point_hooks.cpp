@@ -16,21 +16,11 @@
 namespace bindery::transfer {
 namespace {
 
-// The capability's next table after flushing (the device's next layer where transfers
-// are off on the command buffer's device).
-const VkLayerDispatchTable& Flushed(VkCommandBuffer cb) {
-  DeviceTransfers* t = FindTransfers(cb);
-  if (t == nullptr) return NextOf(cb);
-  FlushIfPending(*t, cb);
-  return t->next;
-}
+const VkLayerDispatchTable& Flushed(VkCommandBuffer cb) { return FlushThenNext(cb, FlushBefore::kAny); }
 
-// The same at a barrier: writes may wait past one that only makes transfer commands wait.
+// At a barrier: writes may wait past one that only makes transfer commands wait.
 const VkLayerDispatchTable& FlushedOrCrossed(VkCommandBuffer cb, bool transfer_only) {
-  DeviceTransfers* t = FindTransfers(cb);
-  if (t == nullptr) return NextOf(cb);
-  FlushOrCross(*t, cb, transfer_only);
-  return t->next;
+  return FlushThenNext(cb, transfer_only ? FlushBefore::kTransferOnlyBarrier : FlushBefore::kAny);
 }
 
 }  // namespace
