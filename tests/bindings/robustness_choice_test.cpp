@@ -1,9 +1,9 @@
-// Which rewritten stages bounds-check (bindings/robustness.h): the device's robustness,
+// Which rewritten stages bounds-check (bindings/pipelines/robustness.h): the device's robustness,
 // overridden by VkPipelineRobustnessCreateInfoEXT on the stage, else on the pipeline;
 // always on with robustness2.nullDescriptor. No device needed.
 #include <gtest/gtest.h>
 
-#include "bindings/device/bindings_device.h"
+#include "bindings/model/bindings_plan.h"
 #include "bindings/pipelines/robustness.h"
 
 namespace bindery::bindings {

@@ -1,21 +1,21 @@
 // Pools and sets: each pool owns one host-visible, addressable buffer (device-local where
-// resizable BAR allows: device/argument_memory.h) holding the argument
+// resizable BAR allows: model/argument_memory.h) holding the argument
 // blocks of its sets (sized from its create info: one record per converted descriptor);
 // each set is a run of records in it, written by vkUpdateDescriptorSets. The native pool
 // keeps the native descriptors. A set whose layout keeps native bindings is a real native
-// set with a shadow in DeviceBindings::sets; a set whose layout has none is layer-owned
+// set with a shadow in DescriptorStore::sets; a set whose layout has none is layer-owned
 // (owned_sets.h): no native set, and its handle never goes down.
 #include <algorithm>
 #include <cstring>
 #include <list>
 #include <vector>
 
-#include "bindings/device/argument_memory.h"
-#include "bindings/device/bindings_device.h"
-#include "bindings/device/hooks.h"
-#include "bindings/device/lookup_cache.h"
+#include "bindings/model/argument_memory.h"
+#include "bindings/descriptors/descriptor_store.h"
+#include "bindings/descriptors/descriptor_hooks.h"
+#include "bindings/model/lookup_cache.h"
 #include "bindings/descriptors/owned_sets.h"
-#include "bindings/model/set_records.h"
+#include "bindings/descriptors/set_records.h"
 #include "chassis/queue_sharing.h"
 #include "core/chain_edit.h"
 #include "core/pnext.h"
@@ -24,7 +24,7 @@ namespace bindery::bindings {
 namespace {
 
 // The pool's argument-block buffer: `records` records, mapped, with its device address.
-VkResult CreateBlockBuffer(DeviceBindings& b, uint32_t records, PoolShadow& pool) {
+VkResult CreateBlockBuffer(DescriptorStore& b, uint32_t records, PoolShadow& pool) {
   VkDevice device = b.device.handle;
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = static_cast<VkDeviceSize>(records) * kRecordBytes;
@@ -57,7 +57,7 @@ VkResult CreateBlockBuffer(DeviceBindings& b, uint32_t records, PoolShadow& pool
   return pool.address != 0 ? VK_SUCCESS : VK_ERROR_INITIALIZATION_FAILED;
 }
 
-void DestroyBlockBuffer(DeviceBindings& b, PoolShadow& pool) {
+void DestroyBlockBuffer(DescriptorStore& b, PoolShadow& pool) {
   if (pool.buffer != VK_NULL_HANDLE) b.next.DestroyBuffer(b.device.handle, pool.buffer, nullptr);
   if (pool.memory != VK_NULL_HANDLE) b.next.FreeMemory(b.device.handle, pool.memory, nullptr);
   b.gpu_bytes.Sub(pool.block_bytes);
@@ -75,7 +75,7 @@ void DestroyBlockBuffer(DeviceBindings& b, PoolShadow& pool) {
 }
 
 // Forgets every set of the pool (reset / destroy): records back to the pool.
-void ForgetSets(DeviceBindings& b, PoolShadow& pool) {
+void ForgetSets(DescriptorStore& b, PoolShadow& pool) {
   for (VkDescriptorSet set : pool.sets) {
     if (std::unique_ptr<SetShadow> shadow = b.sets.Erase(set)) b.ReleaseFull(*shadow);
   }
@@ -87,7 +87,7 @@ void ForgetSets(DeviceBindings& b, PoolShadow& pool) {
 
 // Native sets just allocated whose layouts have buffer bindings other layouts convert:
 // their buffer descriptors are kept from now on (native_buffer_sets.h).
-void TrackNativeBufferSets(DeviceBindings& b, ThreadLookups& lookups, const VkDescriptorSetAllocateInfo& info,
+void TrackNativeBufferSets(DescriptorStore& b, ThreadLookups& lookups, const VkDescriptorSetAllocateInfo& info,
                            const VkDescriptorSet* sets) {
   PoolShadow* pool = nullptr;
   for (uint32_t i = 0; i < info.descriptorSetCount; ++i) {
@@ -105,7 +105,7 @@ void TrackNativeBufferSets(DeviceBindings& b, ThreadLookups& lookups, const VkDe
 }
 
 // A native set freed: its kept buffer descriptors go.
-void ForgetNativeBufferSet(DeviceBindings& b, PoolShadow& pool, VkDescriptorSet set) {
+void ForgetNativeBufferSet(DescriptorStore& b, PoolShadow& pool, VkDescriptorSet set) {
   if (b.native_buffer_sets.Erase(set) == nullptr) return;
   auto it = std::find(pool.native_buffer_sets.begin(), pool.native_buffer_sets.end(), set);
   if (it != pool.native_buffer_sets.end()) {
@@ -120,7 +120,7 @@ void ForgetNativeBufferSet(DeviceBindings& b, PoolShadow& pool, VkDescriptorSet 
 // last binding; where that binding became records, the native layout's last binding is
 // another one, which the count must not name (the validation layer checks every count
 // against the native layout's last binding): those sets get 0, their records have the count.
-VkResult AllocateNativeSets(DeviceBindings& b, const VkDescriptorSetAllocateInfo& info,
+VkResult AllocateNativeSets(DescriptorStore& b, const VkDescriptorSetAllocateInfo& info,
                             const VkDescriptorSetVariableDescriptorCountAllocateInfo* variable,
                             const SetLayoutEntry* const* entries, VkDescriptorSet* sets) {
   bool renamed = false;
@@ -148,9 +148,9 @@ VkResult AllocateNativeSets(DeviceBindings& b, const VkDescriptorSetAllocateInfo
 VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDescriptorPoolCreateInfo* pCreateInfo,
                                                     const VkAllocationCallbacks* pAllocator,
                                                     VkDescriptorPool* pDescriptorPool) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) return NextOf(device).CreateDescriptorPool(device, pCreateInfo, pAllocator, pDescriptorPool);
-  DeviceBindings& b = *found;
+  DescriptorStore& b = *found;
   uint64_t records = 0;
   for (uint32_t i = 0; i < pCreateInfo->poolSizeCount; ++i) {
     const VkDescriptorPoolSize& s = pCreateInfo->pPoolSizes[i];
@@ -196,9 +196,9 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDes
 
 VKAPI_ATTR void VKAPI_CALL DestroyDescriptorPool(VkDevice device, VkDescriptorPool descriptorPool,
                                                  const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) return NextOf(device).DestroyDescriptorPool(device, descriptorPool, pAllocator);
-  DeviceBindings& b = *found;
+  DescriptorStore& b = *found;
   if (descriptorPool != VK_NULL_HANDLE) {
     if (std::unique_ptr<PoolShadow> pool = b.pools.Erase(descriptorPool)) {
       InvalidateLookupCaches();
@@ -212,9 +212,9 @@ VKAPI_ATTR void VKAPI_CALL DestroyDescriptorPool(VkDevice device, VkDescriptorPo
 
 VKAPI_ATTR VkResult VKAPI_CALL ResetDescriptorPool(VkDevice device, VkDescriptorPool descriptorPool,
                                                    VkDescriptorPoolResetFlags flags) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) return NextOf(device).ResetDescriptorPool(device, descriptorPool, flags);
-  DeviceBindings& b = *found;
+  DescriptorStore& b = *found;
   if (!b.Converting()) return b.next.ResetDescriptorPool(device, descriptorPool, flags);
   if (PoolShadow* pool = Lookups().pools.Find(&b, b.pools, descriptorPool)) {
     ResetOwnedSets(b, *pool);
@@ -223,27 +223,18 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetDescriptorPool(VkDevice device, VkDescriptor
   return b.next.ResetDescriptorPool(device, descriptorPool, flags);
 }
 
-// Buffers are looked up through per-thread caches when descriptors are written
-// (lookup_cache.h): their destruction empties the caches (after the tracking stage below
-// has forgotten the buffer).
-VKAPI_ATTR void VKAPI_CALL DestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings* found = FindBindings(device);
-  (found != nullptr ? found->next : NextOf(device)).DestroyBuffer(device, buffer, pAllocator);
-  if (buffer != VK_NULL_HANDLE) InvalidateLookupCaches();
-}
-
 namespace {
 
 // The allocation on a device where layouts convert (below the hook, which hands its lookup
 // over: four arguments, still a tail call).
-[[gnu::noinline]] VkResult AllocateConverting(DeviceBindings& b, VkDevice device,
+[[gnu::noinline]] VkResult AllocateConverting(DescriptorStore& b, VkDevice device,
                                               const VkDescriptorSetAllocateInfo* pAllocateInfo,
                                               VkDescriptorSet* pDescriptorSets);
 
 // A device the table did not answer: the registry's answer, else straight down.
 [[gnu::noinline]] VkResult AllocateDescriptorSetsUnindexed(VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
                                                            VkDescriptorSet* pDescriptorSets) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) return NextOf(device).AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
   if (!found->Converting()) return found->next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
   return AllocateConverting(*found, device, pAllocateInfo, pDescriptorSets);
@@ -256,7 +247,7 @@ namespace {
 // converting path's locals made every call save six registers and a 472-byte frame).
 VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
                                                       VkDescriptorSet* pDescriptorSets) {
-  DeviceBindings* cached = FindBindingsIndexed(device);
+  DescriptorStore* cached = FindBindingsIndexed<DescriptorStore>(device);
   if (cached == nullptr) return AllocateDescriptorSetsUnindexed(device, pAllocateInfo, pDescriptorSets);
   if (!cached->Converting()) return cached->next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
   return AllocateConverting(*cached, device, pAllocateInfo, pDescriptorSets);
@@ -264,7 +255,7 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
 
 namespace {
 
-VkResult AllocateConverting(DeviceBindings& b, VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
+VkResult AllocateConverting(DescriptorStore& b, VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
                             VkDescriptorSet* pDescriptorSets) {
   const uint32_t n = pAllocateInfo->descriptorSetCount;
   ThreadLookups& lookups = Lookups();
@@ -438,11 +429,11 @@ VkResult AllocateConverting(DeviceBindings& b, VkDevice device, const VkDescript
 
 VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice device, VkDescriptorPool descriptorPool,
                                                   uint32_t descriptorSetCount, const VkDescriptorSet* pDescriptorSets) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) {
     return NextOf(device).FreeDescriptorSets(device, descriptorPool, descriptorSetCount, pDescriptorSets);
   }
-  DeviceBindings& b = *found;
+  DescriptorStore& b = *found;
   PoolShadow* pool = b.Converting() ? Lookups().pools.Find(&b, b.pools, descriptorPool) : nullptr;
   if (pool == nullptr) return b.next.FreeDescriptorSets(device, descriptorPool, descriptorSetCount, pDescriptorSets);
   // Layer-owned sets are freed here; the others go down (in their order, nulls kept).
@@ -485,7 +476,7 @@ namespace {
 
 // A native write of buffer descriptors: kept where the set's buffer descriptors are
 // (native_buffer_sets.h).
-void KeepNativeWrite(DeviceBindings& b, const VkWriteDescriptorSet& w) {
+void KeepNativeWrite(DescriptorStore& b, const VkWriteDescriptorSet& w) {
   if (!IsConvertedType(w.descriptorType, b.plan.convert_uniform_buffers) || w.pBufferInfo == nullptr) return;
   NativeBufferSet* set = b.native_buffer_sets.Find(w.dstSet);
   if (set == nullptr) return;
@@ -497,7 +488,7 @@ void KeepNativeWrite(DeviceBindings& b, const VkWriteDescriptorSet& w) {
 
 // The `count` descriptors a copy reads from a native set, into `values` (unknown ones
 // stay null). False when the layer never saw the set's writes.
-bool ReadNativeDescriptors(DeviceBindings& b, VkDescriptorSet handle, uint32_t binding, uint32_t element, uint32_t count,
+bool ReadNativeDescriptors(DescriptorStore& b, VkDescriptorSet handle, uint32_t binding, uint32_t element, uint32_t count,
                            VkDescriptorBufferInfo* values) {
   const NativeBufferSet* set = b.native_buffer_sets.Find(handle);
   if (set == nullptr) return false;
@@ -509,7 +500,7 @@ bool ReadNativeDescriptors(DeviceBindings& b, VkDescriptorSet handle, uint32_t b
 }
 
 // A native-to-native copy: the kept descriptors of the destination follow it.
-void KeepNativeCopy(DeviceBindings& b, const VkCopyDescriptorSet& c) {
+void KeepNativeCopy(DescriptorStore& b, const VkCopyDescriptorSet& c) {
   NativeBufferSet* dst = b.native_buffer_sets.Find(c.dstSet);
   if (dst == nullptr || c.descriptorCount == 0) return;
   std::vector<VkDescriptorBufferInfo> values(c.descriptorCount, VkDescriptorBufferInfo{});
@@ -530,7 +521,7 @@ void KeepNativeCopy(DeviceBindings& b, const VkCopyDescriptorSet& c) {
 // converted binding does not exist in the native layout.
 class CopyTranslator {
  public:
-  explicit CopyTranslator(DeviceBindings& b) : b_(b) {}
+  explicit CopyTranslator(DescriptorStore& b) : b_(b) {}
 
   // A copy from converted records into a native set's binding: native writes of the
   // descriptors (those never written, or whose buffer is gone, are left as they are).
@@ -578,14 +569,14 @@ class CopyTranslator {
 
  private:
   bool Usable(const VkDescriptorBufferInfo& d) { return d.buffer != VK_NULL_HANDLE && b_.StillNames(d); }
-  DeviceBindings& b_;
+  DescriptorStore& b_;
   std::vector<VkWriteDescriptorSet> writes_;
   std::list<std::vector<VkDescriptorBufferInfo>> values_;  // stable while writes_ point into them
 };
 
 // The update on a device where layouts convert (the hook hands its lookup over: six
 // arguments in registers, still a tail call).
-[[gnu::noinline]] void UpdateConverting(DeviceBindings& b, VkDevice device, uint32_t descriptorWriteCount,
+[[gnu::noinline]] void UpdateConverting(DescriptorStore& b, VkDevice device, uint32_t descriptorWriteCount,
                                         const VkWriteDescriptorSet* pDescriptorWrites, uint32_t descriptorCopyCount,
                                         const VkCopyDescriptorSet* pDescriptorCopies);
 
@@ -594,7 +585,7 @@ class CopyTranslator {
                                                      const VkWriteDescriptorSet* pDescriptorWrites,
                                                      uint32_t descriptorCopyCount,
                                                      const VkCopyDescriptorSet* pDescriptorCopies) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) {
     return NextOf(device).UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
                                                pDescriptorCopies);
@@ -614,7 +605,7 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
                                                 const VkWriteDescriptorSet* pDescriptorWrites,
                                                 uint32_t descriptorCopyCount,
                                                 const VkCopyDescriptorSet* pDescriptorCopies) {
-  DeviceBindings* cached = FindBindingsIndexed(device);
+  DescriptorStore* cached = FindBindingsIndexed<DescriptorStore>(device);
   if (cached == nullptr) {
     return UpdateDescriptorSetsUnindexed(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount,
                                          pDescriptorCopies);
@@ -629,7 +620,7 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
 
 namespace {
 
-void UpdateConverting(DeviceBindings& b, VkDevice device, uint32_t descriptorWriteCount,
+void UpdateConverting(DescriptorStore& b, VkDevice device, uint32_t descriptorWriteCount,
                       const VkWriteDescriptorSet* pDescriptorWrites, uint32_t descriptorCopyCount,
                       const VkCopyDescriptorSet* pDescriptorCopies) {
   // The leading writes into layer-owned sets (usually all of them): records written in

@@ -5,16 +5,16 @@
 // variable-count binding's maximum taken from the shadow when that binding converts.
 #include <vector>
 
-#include "bindings/device/bindings_device.h"
-#include "bindings/device/hooks.h"
-#include "bindings/device/limits.h"
+#include "bindings/descriptors/descriptor_store.h"
+#include "bindings/descriptors/descriptor_hooks.h"
+#include "bindings/model/policy.h"
 #include "core/chain_edit.h"
 #include "core/pnext.h"
 
 namespace bindery::bindings {
 namespace {
 
-void LayoutSupport(DeviceBindings& b, PFN_vkGetDescriptorSetLayoutSupport next, VkDevice device,
+void LayoutSupport(DescriptorStore& b, PFN_vkGetDescriptorSetLayoutSupport next, VkDevice device,
                    const VkDescriptorSetLayoutCreateInfo* pCreateInfo, VkDescriptorSetLayoutSupport* pSupport) {
   if (!ShouldConvertLayout(b, *pCreateInfo)) return next(device, pCreateInfo, pSupport);
   const NativeLayoutSplit split(b, *pCreateInfo, true);
@@ -44,7 +44,7 @@ void LayoutSupport(DeviceBindings& b, PFN_vkGetDescriptorSetLayoutSupport next, 
 VKAPI_ATTR void VKAPI_CALL GetDescriptorSetLayoutSupport(VkDevice device,
                                                          const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
                                                          VkDescriptorSetLayoutSupport* pSupport) {
-  DeviceBindings* b = FindBindings(device);
+  DescriptorStore* b = FindBindings<DescriptorStore>(device);
   if (b == nullptr) return NextOf(device).GetDescriptorSetLayoutSupport(device, pCreateInfo, pSupport);
   LayoutSupport(*b, b->next.GetDescriptorSetLayoutSupport, device, pCreateInfo, pSupport);
 }
@@ -52,7 +52,7 @@ VKAPI_ATTR void VKAPI_CALL GetDescriptorSetLayoutSupport(VkDevice device,
 VKAPI_ATTR void VKAPI_CALL GetDescriptorSetLayoutSupportKHR(VkDevice device,
                                                             const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
                                                             VkDescriptorSetLayoutSupport* pSupport) {
-  DeviceBindings* b = FindBindings(device);
+  DescriptorStore* b = FindBindings<DescriptorStore>(device);
   if (b == nullptr) return NextOf(device).GetDescriptorSetLayoutSupportKHR(device, pCreateInfo, pSupport);
   LayoutSupport(*b, b->next.GetDescriptorSetLayoutSupportKHR, device, pCreateInfo, pSupport);
 }

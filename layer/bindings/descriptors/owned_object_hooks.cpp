@@ -14,9 +14,8 @@
 // may still call them through the device chain.
 #include <iterator>
 
-#include "bindings/device/bindings_capability.h"
-#include "bindings/device/bindings_device.h"
-#include "bindings/device/hooks.h"
+#include "bindings/descriptors/descriptor_store.h"
+#include "bindings/descriptors/descriptor_hooks.h"
 #include "chassis/instance_stack.h"
 #include "chassis/state.h"
 
@@ -30,7 +29,7 @@ struct Translated {
   uint64_t beneath[2] = {0, 0};  // native objects of the same type beneath it (0: none)
 };
 
-Translated Translate(DeviceBindings& b, VkObjectType type, uint64_t handle) {
+Translated Translate(DescriptorStore& b, VkObjectType type, uint64_t handle) {
   Translated t;
   if (handle == 0) return t;
   if (type == VK_OBJECT_TYPE_DESCRIPTOR_SET) {
@@ -71,7 +70,7 @@ VkResult ForEachBeneath(const Translated& t, uint64_t handle, Call call) {
   return result;
 }
 
-VkResult SetOwnedData(DeviceBindings& b, const Translated& t, uint64_t handle, VkPrivateDataSlot slot, uint64_t data) {
+VkResult SetOwnedData(DescriptorStore& b, const Translated& t, uint64_t handle, VkPrivateDataSlot slot, uint64_t data) {
   std::lock_guard<std::mutex> lock(b.owned_data_mutex);
   b.owned_data[{handle, reinterpret_cast<uint64_t>(slot)}] = data;
   // Freeing the set or resetting its pool, or destroying the template, forgets it (a
@@ -83,13 +82,13 @@ VkResult SetOwnedData(DeviceBindings& b, const Translated& t, uint64_t handle, V
   return VK_SUCCESS;
 }
 
-void GetOwnedData(DeviceBindings& b, uint64_t handle, VkPrivateDataSlot slot, uint64_t* data) {
+void GetOwnedData(DescriptorStore& b, uint64_t handle, VkPrivateDataSlot slot, uint64_t* data) {
   std::lock_guard<std::mutex> lock(b.owned_data_mutex);
   auto it = b.owned_data.find({handle, reinterpret_cast<uint64_t>(slot)});
   *data = it != b.owned_data.end() ? it->second : 0;
 }
 
-void ForgetSlot(DeviceBindings& b, VkPrivateDataSlot slot) {
+void ForgetSlot(DescriptorStore& b, VkPrivateDataSlot slot) {
   if (slot == VK_NULL_HANDLE) return;
   const uint64_t key = reinterpret_cast<uint64_t>(slot);
   std::lock_guard<std::mutex> lock(b.owned_data_mutex);
@@ -103,12 +102,12 @@ void ForgetSlot(DeviceBindings& b, VkPrivateDataSlot slot) {
 PFN_vkVoidFunction InstanceNext(VkDevice device, const char* name) {
   const DeviceState* state = StateRegistry::Get().FindDevice(device);
   if (state == nullptr) return nullptr;
-  return ResolveInstanceFunction(*state->instance, static_cast<int>(BindingsCapability().slot()), name);
+  return ResolveInstanceFunction(*state->instance, static_cast<int>(g_bindings_slot.load(std::memory_order_relaxed)), name);
 }
 
 }  // namespace
 
-void DeviceBindings::ForgetOwnedData(uint64_t begin, uint64_t end) {
+void DescriptorStore::ForgetOwnedData(uint64_t begin, uint64_t end) {
   std::lock_guard<std::mutex> lock(owned_data_mutex);
   for (auto it = owned_data.begin(); it != owned_data.end();) {
     it = it->first.set >= begin && it->first.set < end ? owned_data.erase(it) : std::next(it);
@@ -118,7 +117,7 @@ void DeviceBindings::ForgetOwnedData(uint64_t begin, uint64_t end) {
 namespace {
 
 template <typename Next>
-VkResult Name(DeviceBindings& b, const VkDebugUtilsObjectNameInfoEXT* info, Next next) {
+VkResult Name(DescriptorStore& b, const VkDebugUtilsObjectNameInfoEXT* info, Next next) {
   const Translated t = Translate(b, info->objectType, info->objectHandle);
   return ForEachBeneath(t, info->objectHandle, [&](uint64_t handle) {
     VkDebugUtilsObjectNameInfoEXT copy = *info;
@@ -128,7 +127,7 @@ VkResult Name(DeviceBindings& b, const VkDebugUtilsObjectNameInfoEXT* info, Next
 }
 
 template <typename Next>
-VkResult Tag(DeviceBindings& b, const VkDebugUtilsObjectTagInfoEXT* info, Next next) {
+VkResult Tag(DescriptorStore& b, const VkDebugUtilsObjectTagInfoEXT* info, Next next) {
   const Translated t = Translate(b, info->objectType, info->objectHandle);
   return ForEachBeneath(t, info->objectHandle, [&](uint64_t handle) {
     VkDebugUtilsObjectTagInfoEXT copy = *info;
@@ -140,23 +139,23 @@ VkResult Tag(DeviceBindings& b, const VkDebugUtilsObjectTagInfoEXT* info, Next n
 }  // namespace
 
 VKAPI_ATTR VkResult VKAPI_CALL SetDebugUtilsObjectNameEXT(VkDevice device, const VkDebugUtilsObjectNameInfoEXT* pNameInfo) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) return NextOf(device).SetDebugUtilsObjectNameEXT(device, pNameInfo);
-  DeviceBindings& b = *found;
+  DescriptorStore& b = *found;
   return Name(b, pNameInfo, [&](const VkDebugUtilsObjectNameInfoEXT* i) { return b.next.SetDebugUtilsObjectNameEXT(device, i); });
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL SetDebugUtilsObjectTagEXT(VkDevice device, const VkDebugUtilsObjectTagInfoEXT* pTagInfo) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) return NextOf(device).SetDebugUtilsObjectTagEXT(device, pTagInfo);
-  DeviceBindings& b = *found;
+  DescriptorStore& b = *found;
   return Tag(b, pTagInfo, [&](const VkDebugUtilsObjectTagInfoEXT* i) { return b.next.SetDebugUtilsObjectTagEXT(device, i); });
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL InstanceSetDebugUtilsObjectNameEXT(VkDevice device,
                                                                   const VkDebugUtilsObjectNameInfoEXT* pNameInfo) {
   auto next = reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(InstanceNext(device, "vkSetDebugUtilsObjectNameEXT"));
-  DeviceBindings* b = FindBindings(device);
+  DescriptorStore* b = FindBindings<DescriptorStore>(device);
   if (b == nullptr) return next != nullptr ? next(device, pNameInfo) : VK_SUCCESS;
   return Name(*b, pNameInfo,
               [&](const VkDebugUtilsObjectNameInfoEXT* i) { return next != nullptr ? next(device, i) : VK_SUCCESS; });
@@ -165,7 +164,7 @@ VKAPI_ATTR VkResult VKAPI_CALL InstanceSetDebugUtilsObjectNameEXT(VkDevice devic
 VKAPI_ATTR VkResult VKAPI_CALL InstanceSetDebugUtilsObjectTagEXT(VkDevice device,
                                                                  const VkDebugUtilsObjectTagInfoEXT* pTagInfo) {
   auto next = reinterpret_cast<PFN_vkSetDebugUtilsObjectTagEXT>(InstanceNext(device, "vkSetDebugUtilsObjectTagEXT"));
-  DeviceBindings* b = FindBindings(device);
+  DescriptorStore* b = FindBindings<DescriptorStore>(device);
   if (b == nullptr) return next != nullptr ? next(device, pTagInfo) : VK_SUCCESS;
   return Tag(*b, pTagInfo,
              [&](const VkDebugUtilsObjectTagInfoEXT* i) { return next != nullptr ? next(device, i) : VK_SUCCESS; });
@@ -173,9 +172,9 @@ VKAPI_ATTR VkResult VKAPI_CALL InstanceSetDebugUtilsObjectTagEXT(VkDevice device
 
 VKAPI_ATTR VkResult VKAPI_CALL DebugMarkerSetObjectNameEXT(VkDevice device,
                                                            const VkDebugMarkerObjectNameInfoEXT* pNameInfo) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) return NextOf(device).DebugMarkerSetObjectNameEXT(device, pNameInfo);
-  DeviceBindings& b = *found;
+  DescriptorStore& b = *found;
   const Translated t = Translate(b, ObjectTypeOf(pNameInfo->objectType), pNameInfo->object);
   return ForEachBeneath(t, pNameInfo->object, [&](uint64_t handle) {
     VkDebugMarkerObjectNameInfoEXT copy = *pNameInfo;
@@ -185,9 +184,9 @@ VKAPI_ATTR VkResult VKAPI_CALL DebugMarkerSetObjectNameEXT(VkDevice device,
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL DebugMarkerSetObjectTagEXT(VkDevice device, const VkDebugMarkerObjectTagInfoEXT* pTagInfo) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) return NextOf(device).DebugMarkerSetObjectTagEXT(device, pTagInfo);
-  DeviceBindings& b = *found;
+  DescriptorStore& b = *found;
   const Translated t = Translate(b, ObjectTypeOf(pTagInfo->objectType), pTagInfo->object);
   return ForEachBeneath(t, pTagInfo->object, [&](uint64_t handle) {
     VkDebugMarkerObjectTagInfoEXT copy = *pTagInfo;
@@ -198,9 +197,9 @@ VKAPI_ATTR VkResult VKAPI_CALL DebugMarkerSetObjectTagEXT(VkDevice device, const
 
 VKAPI_ATTR VkResult VKAPI_CALL SetPrivateData(VkDevice device, VkObjectType objectType, uint64_t objectHandle,
                                               VkPrivateDataSlot slot, uint64_t data) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) return NextOf(device).SetPrivateData(device, objectType, objectHandle, slot, data);
-  DeviceBindings& b = *found;
+  DescriptorStore& b = *found;
   const Translated t = Translate(b, objectType, objectHandle);
   if (t.layer_made) return SetOwnedData(b, t, objectHandle, slot, data);
   return b.next.SetPrivateData(device, objectType, objectHandle, slot, data);
@@ -208,9 +207,9 @@ VKAPI_ATTR VkResult VKAPI_CALL SetPrivateData(VkDevice device, VkObjectType obje
 
 VKAPI_ATTR VkResult VKAPI_CALL SetPrivateDataEXT(VkDevice device, VkObjectType objectType, uint64_t objectHandle,
                                                  VkPrivateDataSlot slot, uint64_t data) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) return NextOf(device).SetPrivateDataEXT(device, objectType, objectHandle, slot, data);
-  DeviceBindings& b = *found;
+  DescriptorStore& b = *found;
   const Translated t = Translate(b, objectType, objectHandle);
   if (t.layer_made) return SetOwnedData(b, t, objectHandle, slot, data);
   return b.next.SetPrivateDataEXT(device, objectType, objectHandle, slot, data);
@@ -218,36 +217,36 @@ VKAPI_ATTR VkResult VKAPI_CALL SetPrivateDataEXT(VkDevice device, VkObjectType o
 
 VKAPI_ATTR void VKAPI_CALL GetPrivateData(VkDevice device, VkObjectType objectType, uint64_t objectHandle,
                                           VkPrivateDataSlot slot, uint64_t* pData) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) return NextOf(device).GetPrivateData(device, objectType, objectHandle, slot, pData);
-  DeviceBindings& b = *found;
+  DescriptorStore& b = *found;
   if (Translate(b, objectType, objectHandle).layer_made) return GetOwnedData(b, objectHandle, slot, pData);
   b.next.GetPrivateData(device, objectType, objectHandle, slot, pData);
 }
 
 VKAPI_ATTR void VKAPI_CALL GetPrivateDataEXT(VkDevice device, VkObjectType objectType, uint64_t objectHandle,
                                              VkPrivateDataSlot slot, uint64_t* pData) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) return NextOf(device).GetPrivateDataEXT(device, objectType, objectHandle, slot, pData);
-  DeviceBindings& b = *found;
+  DescriptorStore& b = *found;
   if (Translate(b, objectType, objectHandle).layer_made) return GetOwnedData(b, objectHandle, slot, pData);
   b.next.GetPrivateDataEXT(device, objectType, objectHandle, slot, pData);
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyPrivateDataSlot(VkDevice device, VkPrivateDataSlot slot,
                                                   const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) return NextOf(device).DestroyPrivateDataSlot(device, slot, pAllocator);
-  DeviceBindings& b = *found;
+  DescriptorStore& b = *found;
   ForgetSlot(b, slot);
   b.next.DestroyPrivateDataSlot(device, slot, pAllocator);
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyPrivateDataSlotEXT(VkDevice device, VkPrivateDataSlot slot,
                                                      const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) return NextOf(device).DestroyPrivateDataSlotEXT(device, slot, pAllocator);
-  DeviceBindings& b = *found;
+  DescriptorStore& b = *found;
   ForgetSlot(b, slot);
   b.next.DestroyPrivateDataSlotEXT(device, slot, pAllocator);
 }

@@ -104,4 +104,13 @@ inline constexpr uint32_t kRootReserveAfterPrefix = 8;
 RootLayout PlanRoot(std::vector<std::shared_ptr<const SetLayoutShadow>> sets, uint32_t app_push_end,
                     uint32_t max_push_bytes, bool records_in_root = false);
 
+// The largest root the ring carries (a root that does not fit in push constants; larger
+// ones fall back natively), and the range of the reserved set's descriptor
+// (record/root_ring.h).
+inline constexpr uint32_t kRingRootBytes = 1024;
+
+// The sets whose binds a bind point follows and whose root slots a pipeline notes (bit i
+// of a 32-bit mask: set i; record/bind_point_state.h).
+inline constexpr uint32_t kTrackedSets = 32;
+
 }  // namespace bindery::bindings

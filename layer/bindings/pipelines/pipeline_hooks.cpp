@@ -23,12 +23,12 @@
 #include <string>
 #include <vector>
 
-#include "bindings/device/bindings_device.h"
-#include "bindings/device/hooks.h"
+#include "bindings/pipelines/pipeline_store.h"
+#include "bindings/pipelines/pipeline_hooks.h"
 #include "bindings/pipelines/native_twin.h"
 #include "bindings/pipelines/rewrite_dump.h"
 #include "bindings/pipelines/robustness.h"
-#include "bindings/pipelines/static_use.h"
+#include "bindings/pipelines/static_use_of.h"
 #include "core/chain_edit.h"
 #include "core/pnext.h"
 #include "core/small_vector.h"
@@ -53,7 +53,7 @@ spirv::TargetEnv TargetFor(uint32_t api_version, uint32_t spirv_version) {
 // cached allocates nothing here).
 // `entry`: the stage's entry point where its module has several (else nullptr: the
 // module's one), of execution model `model`.
-void OptionsFor(const DeviceBindings& b, const RootLayout& root, uint32_t root_shift, uint32_t spirv_version,
+void OptionsFor(const PipelineStore& b, const RootLayout& root, uint32_t root_shift, uint32_t spirv_version,
                 bool bounds_checks, const char* entry, uint32_t model, spirv::RewriteOptions& o) {
   std::size_t used_sets = 0;
   if (entry != nullptr) {
@@ -157,7 +157,7 @@ class StageRewriter {
  public:
   // Some rewritten stage of the last Rewrite reads a converted binding of a push-descriptor set.
   bool reads_pushed_records() const { return reads_pushed_records_; }
-  explicit StageRewriter(DeviceBindings& b) : b_(b) {}
+  explicit StageRewriter(PipelineStore& b) : b_(b) {}
   ~StageRewriter() {
     for (VkShaderModule m : modules_) b_.next.DestroyShaderModule(b_.device.handle, m, nullptr);
   }
@@ -459,50 +459,18 @@ class StageRewriter {
   }
 
   bool reads_pushed_records_ = false;
-  DeviceBindings& b_;
+  PipelineStore& b_;
   std::list<std::vector<uint32_t>> owned_code_;  // renumbered modules (stable addresses)
   std::vector<VkShaderModule> modules_;
   std::list<ChainEditor> chains_;
   SmallVector<std::shared_ptr<const CachedRewrite>, 4> rewritten_;  // keeps the code alive
 };
 
-}  // namespace
-
-VKAPI_ATTR VkResult VKAPI_CALL CreateShaderModule(VkDevice device, const VkShaderModuleCreateInfo* pCreateInfo,
-                                                  const VkAllocationCallbacks* pAllocator,
-                                                  VkShaderModule* pShaderModule) {
-  DeviceBindings* found = FindBindings(device);
-  if (found == nullptr) return NextOf(device).CreateShaderModule(device, pCreateInfo, pAllocator, pShaderModule);
-  DeviceBindings& b = *found;
-  const VkResult result = b.next.CreateShaderModule(device, pCreateInfo, pAllocator, pShaderModule);
-  if (result == VK_SUCCESS) {
-    auto entry = std::make_unique<ModuleEntry>();
-    entry->words = std::make_shared<const std::vector<uint32_t>>(pCreateInfo->pCode,
-                                                                 pCreateInfo->pCode + pCreateInfo->codeSize / 4);
-    b.modules.Insert(*pShaderModule, std::move(entry));
-  }
-  return result;
-}
-
-VKAPI_ATTR void VKAPI_CALL DestroyShaderModule(VkDevice device, VkShaderModule module,
-                                               const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings* found = FindBindings(device);
-  if (found == nullptr) return NextOf(device).DestroyShaderModule(device, module, pAllocator);
-  DeviceBindings& b = *found;
-  if (module != VK_NULL_HANDLE) b.modules.Erase(module);
-  b.next.DestroyShaderModule(device, module, pAllocator);
-  // Its rewrites may now be held by the cache alone (bounded: rewrite_cache.h).
-  b.rewrites.TrimUnused([&](const CachedRewrite& r) {
-    if (r.driver_module != VK_NULL_HANDLE) b.next.DestroyShaderModule(device, r.driver_module, nullptr);
-  });
-}
-
-namespace {
 
 // A pipeline that cannot have converted bindings is created natively with the full
 // layout (its sets are materialised from the shadow when it draws or dispatches); one
 // log line with the reason. False when the full layout cannot be made.
-bool FallBack(DeviceBindings& b, const char* kind, const char* entry, const std::string& why,
+bool FallBack(PipelineStore& b, const char* kind, const char* entry, const std::string& why,
               PipelineLayoutShadow& layout, VkPipelineLayout* out) {
   if (!b.plan.policy.convert_everything) {
     // Only layouts beyond the driver's limits convert here (auto on a driver where
@@ -529,7 +497,7 @@ bool FallBack(DeviceBindings& b, const char* kind, const char* entry, const std:
 
 // Each pipeline's push-constant ranges, by the layout the application made it with
 // (`layouts[i]`: its shadow, found before the creation).
-void RegisterRanges(DeviceBindings& b, const PipelineLayoutShadow* const* layouts, uint32_t count,
+void RegisterRanges(PipelineStore& b, const PipelineLayoutShadow* const* layouts, uint32_t count,
                     const VkPipeline* pipelines) {
   if (!b.Converting()) return;
   for (uint32_t i = 0; i < count; ++i) {
@@ -543,7 +511,7 @@ void RegisterRanges(DeviceBindings& b, const PipelineLayoutShadow* const* layout
 // pipeline is registered for its binds.
 // `rewritten[i]`: pipeline i was rewritten for `layouts[i]`.
 template <typename Info>
-void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>>& list,
+void RegisterFallbacks(PipelineStore& b, const std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>>& list,
                        const std::vector<std::string>& reasons, const PipelineLayoutShadow* const* layouts,
                        const uint8_t* rewritten, uint32_t count, const Info* infos, const VkPipeline* pipelines) {
   for (uint32_t i = 0; i < count; ++i) {
@@ -567,7 +535,7 @@ void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, 
     r->root_end = layout->root.end;
     b.ring_pipelines.Insert(pipelines[i], std::move(r));
     b.any_ring.store(true, std::memory_order_release);
-    b.MarkWork(DeviceBindings::kWorkRing);
+    b.MarkWork(PipelineStore::kWorkRing);
   }
   for (size_t k = 0; k < list.size(); ++k) {
     const auto& [i, layout] = list[k];
@@ -580,12 +548,12 @@ void RegisterFallbacks(DeviceBindings& b, const std::vector<std::pair<uint32_t, 
     f->ranges = layout->native_ranges;
     b.fallback_pipelines.Insert(pipelines[i], std::move(f));
     b.any_fallback.store(true, std::memory_order_release);
-    b.MarkWork(DeviceBindings::kWorkFallback);
+    b.MarkWork(PipelineStore::kWorkFallback);
   }
 }
 
 // Twins of pipelines that read pushed records need those pushes made again (native_twin.h).
-void MarkPushReaders(DeviceBindings& b, const uint8_t* reads_push, uint32_t count, const VkPipeline* pipelines) {
+void MarkPushReaders(PipelineStore& b, const uint8_t* reads_push, uint32_t count, const VkPipeline* pipelines) {
   for (uint32_t i = 0; i < count; ++i) {
     if (!reads_push[i] || pipelines[i] == VK_NULL_HANDLE) continue;
     if (NativeTwin* twin = b.twins.Find(pipelines[i])) twin->reads_pushed_records = true;
@@ -602,11 +570,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
                                                       const VkComputePipelineCreateInfo* pCreateInfos,
                                                       const VkAllocationCallbacks* pAllocator,
                                                       VkPipeline* pPipelines) {
-  DeviceBindings* found = FindBindings(device);
+  PipelineStore* found = FindBindings<PipelineStore>(device);
   if (found == nullptr) {
     return NextOf(device).CreateComputePipelines(device, cache, count, pCreateInfos, pAllocator, pPipelines);
   }
-  DeviceBindings& b = *found;
+  PipelineStore& b = *found;
   SmallVector<VkComputePipelineCreateInfo, kInlinePipelines> infos(pCreateInfos, count);
   StageRewriter rewriter(b);
   std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
@@ -650,11 +618,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
                                                        const VkGraphicsPipelineCreateInfo* pCreateInfos,
                                                        const VkAllocationCallbacks* pAllocator,
                                                        VkPipeline* pPipelines) {
-  DeviceBindings* found = FindBindings(device);
+  PipelineStore* found = FindBindings<PipelineStore>(device);
   if (found == nullptr) {
     return NextOf(device).CreateGraphicsPipelines(device, cache, count, pCreateInfos, pAllocator, pPipelines);
   }
-  DeviceBindings& b = *found;
+  PipelineStore& b = *found;
   SmallVector<VkGraphicsPipelineCreateInfo, kInlinePipelines> infos(pCreateInfos, count);
   StageRewriter rewriter(b);
   // Every pipeline's stages as sent down, in one buffer sized once (pointers into it stay valid).
@@ -709,6 +677,22 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
   // After RecordStaticUse: a linked pipeline's static use is its libraries' too.
   RegisterLibraryChain(b, library_chain, pPipelines);
   return result;
+}
+
+// A destroyed pipeline leaves every map of the pipelines store that may hold it.
+VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline, const VkAllocationCallbacks* pAllocator) {
+  PipelineStore* found = FindBindings<PipelineStore>(device);
+  if (found == nullptr) return NextOf(device).DestroyPipeline(device, pipeline, pAllocator);
+  PipelineStore& b = *found;
+  if (pipeline != VK_NULL_HANDLE && b.Converting()) {
+    if (b.any_fallback.load(std::memory_order_acquire)) b.fallback_pipelines.Erase(pipeline);
+    b.pipeline_libraries.Erase(pipeline);
+    DestroyTwin(b, pipeline);
+    if (b.any_ring.load(std::memory_order_acquire)) b.ring_pipelines.Erase(pipeline);
+    b.root_pipelines.Erase(pipeline);
+    b.pipeline_ranges.Erase(pipeline);
+  }
+  b.next.DestroyPipeline(device, pipeline, pAllocator);
 }
 
 }  // namespace bindery::bindings

@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "bindings/device/bindings_device.h"
+#include "bindings/record/record_store.h"
+#include "bindings/record/root_delivery.h"
+#include "bindings/record/fallback_binds.h"
+#include "bindings/record/twin_binds.h"
 #include "bindings/pipelines/native_twin.h"
 
 namespace bindery::bindings {
@@ -16,7 +19,7 @@ namespace {
 // Pushes [lo, hi) of `bytes` (indexed from 0) through `layout`, split where a range of it
 // begins or ends, each piece naming every stage whose range covers it: valid for any set
 // of ranges. Returns the stages named.
-VkShaderStageFlags PushCovered(DeviceBindings& b, VkCommandBuffer cb, VkPipelineLayout layout,
+VkShaderStageFlags PushCovered(RecordStore& b, VkCommandBuffer cb, VkPipelineLayout layout,
                                const std::vector<VkPushConstantRange>& ranges, uint32_t lo, uint32_t hi,
                                const uint8_t* bytes) {
   VkShaderStageFlags all = 0;
@@ -39,7 +42,7 @@ VkShaderStageFlags PushCovered(DeviceBindings& b, VkCommandBuffer cb, VkPipeline
 
 // Push-constant bytes of `index`'s stages that the other bind point overwrote, sent again
 // through the last layout pushed through here.
-void ResendPushImage(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
+void ResendPushImage(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
   PushImage& image = data.points[index].image;
   const uint32_t lo = image.stale_lo;
   const uint32_t hi = std::min(image.stale_hi, kPushImageBytes);
@@ -60,7 +63,7 @@ void ResendPushImage(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData&
 
 // The root bytes of `index` that application pushes overwrote, pushed again through the
 // last layout a root went through here (every stage: as the root was delivered).
-void ResendRoot(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
+void ResendRoot(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
   RootImage& root = data.points[index].root;
   const uint32_t lo = root.stale_lo;
   const uint32_t hi = std::min(root.stale_hi, kPushImageBytes);
@@ -76,7 +79,7 @@ void ResendRoot(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData& data
 
 // The application's bytes of `index` that a root overwrote, pushed again through the last
 // layout they went through (naming the stages whose ranges cover them).
-void ResendApp(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
+void ResendApp(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
   AppImage& app = data.points[index].app;
   const uint32_t lo = std::max(app.stale_lo, app.lo);
   const uint32_t hi = std::min({app.stale_hi, app.hi, kPushImageBytes});
@@ -168,7 +171,7 @@ bool NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layou
   return stale;
 }
 
-bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
+bool PrepareDraw(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
   // Until the device has a pipeline running natively, a twin, a ring root, or a root
   // pushed over another bind point's bytes, there is nothing to send (no lookup).
   if (!b.any_fallback.load(std::memory_order_acquire) && !NeedsTwins(b) && !b.any_ring.load(std::memory_order_acquire) &&
@@ -205,7 +208,7 @@ bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
   return true;
 }
 
-void NotePipelineBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline) {
+void NotePipelineBound(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline) {
   // Until a pipeline runs natively, has a twin or reads a ring root, how the bound one
   // runs needs no record (and the converted binds were never replaced) but for the
   // pipeline itself: a draw re-sending push-constant bytes asks which ones it reads.

@@ -16,14 +16,18 @@
 // Hot path: the delivery takes no lock (the ring's pool lock once per 64 KiB of slots);
 // the draw-time checks below cost nothing until a device has a ring pipeline, and then a
 // mask test per draw and one lookup per pipeline bind.
+#include "bindings/record/root_delivery.h"
+
 #include <cstring>
 
-#include "bindings/device/bindings_device.h"
+#include "bindings/record/record_store.h"
+#include "bindings/record/bind_hooks.h"
+#include "bindings/record/fallback_binds.h"
 #include "bindings/pipelines/native_twin.h"
 
 namespace bindery::bindings {
 
-void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+void DeliverRoot(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
                  const PipelineLayoutShadow& pl, uint32_t lo, uint32_t hi, const uint8_t* bytes, uint32_t slot_sets) {
   if (!pl.root.in_buffer) {
     // The bind point's own copy of the root (RootPushSpace: the compute one in bytes no
@@ -66,7 +70,7 @@ void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
   if (point->fallback != nullptr || point->twin_bound) point->fallback_applied = false;
 }
 
-void NoteSetsBoundInRing(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
+void NoteSetsBoundInRing(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
                          VkPipelineLayout layout) {
   BindingsCommandData* data = CommandDataOf(b, cb);
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
@@ -78,7 +82,7 @@ void NoteSetsBoundInRing(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPo
 // the application) leaves the pipeline's reserved set disturbed or stale. Before the draw
 // the pipeline then gets a new copy of the bind point's root through its own layout's
 // copy (identical to it, so the application's sets below stay bound).
-void RestoreRingRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, BindingsCommandData& data,
+void RestoreRingRoot(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, BindingsCommandData& data,
                      BindPointState& point) {
   if (!b.any_ring.load(std::memory_order_acquire)) return;
   // (A native twin bound instead of the pipeline reads no root: native_twin.cpp.)
@@ -104,7 +108,7 @@ namespace {
 // not disturbed since. Returns its length (0: nothing `pl`'s pipelines can read there), and
 // in `*through` the layout it went down through (alive: it was used in this recording, and
 // its push-constant ranges are `pl`'s).
-uint32_t SlotOfSet(DeviceBindings& b, const BindPointState& point, const PipelineLayoutShadow& pl, uint32_t i,
+uint32_t SlotOfSet(RecordStore& b, const BindPointState& point, const PipelineLayoutShadow& pl, uint32_t i,
                    uint8_t* out, VkPipelineLayout* through) {
   const SetRoot& r = pl.root.sets[i];
   const BoundSet& bound = point.sets[i];
@@ -132,7 +136,7 @@ uint32_t SlotOfSet(DeviceBindings& b, const BindPointState& point, const Pipelin
 
 }  // namespace
 
-void DeliverMovedSlots(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, BindingsCommandData& data,
+void DeliverMovedSlots(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, BindingsCommandData& data,
                        BindPointState& point) {
   // (A pipeline running natively, or a twin, reads no root.)
   if (point.untrackable || point.fallback != nullptr || point.twin_bound || point.pipeline == VK_NULL_HANDLE) return;

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 
-#include "bindings/device/argument_memory.h"
-#include "bindings/device/bindings_device.h"
+#include "bindings/model/argument_memory.h"
+#include "bindings/record/record_store.h"
 #include "chassis/queue_sharing.h"
 
 namespace bindery::bindings {
 
-RootRingPool::RootRingPool(DeviceBindings& b) : b_(b) {}
+RootRingPool::RootRingPool(DescriptorStore& b) : b_(b) {}
 
 RootRingPool::~RootRingPool() {
   // At device teardown: the chassis's trackers (the tracking stage below this capability

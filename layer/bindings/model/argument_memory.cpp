@@ -1,4 +1,4 @@
-#include "bindings/device/argument_memory.h"
+#include "bindings/model/argument_memory.h"
 
 namespace bindery::bindings {
 namespace {
