@@ -1,5 +1,8 @@
 #include "bindings/pipelines/pipeline_shadows.h"
 
+#include <memory>
+#include <mutex>
+
 #include "bindings/descriptors/descriptor_store.h"
 
 namespace bindery::bindings {
@@ -12,6 +15,12 @@ bool CompatibleWithFallback(const PipelineLayoutShadow& layout, const FallbackPi
     if (!SameSetLayout(layout.root.sets[k].layout.get(), f.sets[k].get())) return false;
   }
   return true;
+}
+
+const std::shared_ptr<const spirv::ModuleInfo>& ModuleEntry::Info() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (info == nullptr) info = std::make_shared<spirv::ModuleInfo>(spirv::Inspect(words->data(), words->size()));
+  return info;
 }
 
 }  // namespace bindery::bindings

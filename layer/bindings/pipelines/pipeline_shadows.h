@@ -65,7 +65,11 @@ struct ModuleEntry {
   // What the module uses and its rewrites so far, found by the module's handle: a second
   // pipeline from it neither inspects nor hashes its words again (pipeline_hooks.cpp).
   mutable std::mutex mutex;
-  mutable std::shared_ptr<const spirv::ModuleInfo> info;
+  mutable std::shared_ptr<const spirv::ModuleInfo> info;  // Info() makes it
+  // The module's inspection (spirv::Inspect), made on first need under `mutex` and never
+  // replaced: pipeline creation (stage_rewriter.cpp) and static use (static_use_of.cpp)
+  // share it (pipeline_shadows.cpp).
+  const std::shared_ptr<const spirv::ModuleInfo>& Info() const;
   mutable std::vector<std::pair<std::string, std::shared_ptr<const CachedRewrite>>> rewrites;  // by OptionsKey
   // The same rewrites found by what determines their options besides the device: the
   // layout (its serial), whether the stage asks for bounds checks, and in a module of

@@ -10,17 +10,11 @@ namespace bindery::bindings {
 
 namespace {
 
-// The module's inspection: made once per module and kept with it (pipeline_hooks.cpp
-// shares it), every time for inline code.
+// The stage's inspection: its module's (ModuleEntry::Info), or made now for inline code.
 std::shared_ptr<const spirv::ModuleInfo> InspectStage(PipelineStore& b, const VkPipelineShaderStageCreateInfo& stage) {
   if (stage.module != VK_NULL_HANDLE) {
     const ModuleEntry* module = b.modules.Find(stage.module);
-    if (module == nullptr) return nullptr;
-    std::lock_guard<std::mutex> lock(module->mutex);
-    if (module->info == nullptr) {
-      module->info = std::make_shared<spirv::ModuleInfo>(spirv::Inspect(module->words->data(), module->words->size()));
-    }
-    return module->info;
+    return module != nullptr ? module->Info() : nullptr;
   }
   const auto* code = FindInChain<VkShaderModuleCreateInfo>(stage.pNext, VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
   if (code == nullptr) return nullptr;
