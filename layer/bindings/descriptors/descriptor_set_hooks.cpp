@@ -255,173 +255,219 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
 
 namespace {
 
-VkResult AllocateConverting(DescriptorStore& b, VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
-                            VkDescriptorSet* pDescriptorSets) {
-  const uint32_t n = pAllocateInfo->descriptorSetCount;
-  ThreadLookups& lookups = Lookups();
-  if (n == 1 && pAllocateInfo->pNext == nullptr) {
-    // The common call: one set, no variable count. A layer-owned set needs nothing else.
-    const SetLayoutEntry* e = lookups.set_layouts.Find(&b, b.set_layouts, pAllocateInfo->pSetLayouts[0]);
-    if (e == nullptr || !e->shadow->converts()) {
-      const VkResult r = b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
-      if (r == VK_SUCCESS && e != nullptr && e->native_buffers) {
-        TrackNativeBufferSets(b, lookups, *pAllocateInfo, pDescriptorSets);
-      }
-      return r;
-    }
-    PoolShadow* pool = lookups.pools.Find(&b, b.pools, pAllocateInfo->descriptorPool);
-    if (pool != nullptr && pool->slots != nullptr && !e->shadow->has_native) {
-      const VkResult r = AllocateOwnedSet(*pool, e->shadow, 0, pDescriptorSets);
-      if (r != VK_SUCCESS) pDescriptorSets[0] = VK_NULL_HANDLE;
-      return r;
-    }
+// The common call, one set and no variable count: a native set as it is, or a layer-owned
+// one, which needs nothing else. False when the general path must take the call.
+bool AllocateOne(DescriptorStore& b, ThreadLookups& lookups, VkDevice device, const VkDescriptorSetAllocateInfo& info,
+                 VkDescriptorSet* out, VkResult* result) {
+  const SetLayoutEntry* e = lookups.set_layouts.Find(&b, b.set_layouts, info.pSetLayouts[0]);
+  if (e == nullptr || !e->shadow->converts()) {
+    *result = b.next.AllocateDescriptorSets(device, &info, out);
+    if (*result == VK_SUCCESS && e != nullptr && e->native_buffers) TrackNativeBufferSets(b, lookups, info, out);
+    return true;
   }
-  // The usual call allocates a few sets: no heap allocation for up to kInline of them.
-  constexpr uint32_t kInline = 8;
+  PoolShadow* pool = lookups.pools.Find(&b, b.pools, info.descriptorPool);
+  if (pool == nullptr || pool->slots == nullptr || e->shadow->has_native) return false;
+  *result = AllocateOwnedSet(*pool, e->shadow, 0, out);
+  if (*result != VK_SUCCESS) out[0] = VK_NULL_HANDLE;
+  return true;
+}
+
+// What one allocation call makes of each set: plain native, native with a shadow, or
+// layer-owned; the shadowed ones' record runs. The usual call allocates a few sets: no
+// heap allocation for up to kInline of them. Points into itself: never copied.
+class SetAllocation {
+ public:
   enum Kind : uint8_t { kNative, kShadowed, kOwned };  // plain native / native + shadow / layer-owned
-  const SetLayoutEntry* entries_inline[kInline];
-  Kind kinds_inline[kInline];
-  std::pair<uint32_t, uint32_t> runs_inline[kInline];
-  std::vector<const SetLayoutEntry*> entries_heap;
-  std::vector<Kind> kinds_heap;
-  std::vector<std::pair<uint32_t, uint32_t>> runs_heap;
-  const SetLayoutEntry** entries = entries_inline;
-  Kind* kinds = kinds_inline;
-  std::pair<uint32_t, uint32_t>* runs = runs_inline;  // {first record, count} of shadowed sets
-  if (n > kInline) {
-    entries_heap.resize(n);
-    kinds_heap.resize(n);
-    runs_heap.resize(n);
-    entries = entries_heap.data();
-    kinds = kinds_heap.data();
-    runs = runs_heap.data();
+
+  SetAllocation(DescriptorStore& b, ThreadLookups& lookups, const VkDescriptorSetAllocateInfo& allocate_info)
+      : info(allocate_info), n(allocate_info.descriptorSetCount) {
+    if (n > kInline) {
+      entries_heap_.resize(n);
+      kinds_heap_.resize(n);
+      runs_heap_.resize(n);
+      entries = entries_heap_.data();
+      kinds = kinds_heap_.data();
+      runs = runs_heap_.data();
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+      const SetLayoutEntry* e = lookups.set_layouts.Find(&b, b.set_layouts, info.pSetLayouts[i]);
+      entries[i] = e != nullptr && e->shadow->converts() ? e : nullptr;
+      kinds[i] = entries[i] != nullptr ? kShadowed : kNative;
+      converted += entries[i] != nullptr ? 1 : 0;
+      runs[i] = {0, 0};
+    }
+    variable_ = FindInChain<VkDescriptorSetVariableDescriptorCountAllocateInfo>(
+        info.pNext, VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO);
   }
-  uint32_t converted = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    const SetLayoutEntry* e = lookups.set_layouts.Find(&b, b.set_layouts, pAllocateInfo->pSetLayouts[i]);
-    entries[i] = e != nullptr && e->shadow->converts() ? e : nullptr;
-    kinds[i] = entries[i] != nullptr ? kShadowed : kNative;
-    converted += entries[i] != nullptr ? 1 : 0;
-    runs[i] = {0, 0};
+  SetAllocation(const SetAllocation&) = delete;
+  SetAllocation& operator=(const SetAllocation&) = delete;
+
+  uint32_t VariableCount(uint32_t i) const {
+    return variable_ != nullptr && i < variable_->descriptorSetCount ? variable_->pDescriptorCounts[i] : 0;
   }
-  if (converted == 0) {
-    const VkResult r = b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
-    if (r == VK_SUCCESS) TrackNativeBufferSets(b, lookups, *pAllocateInfo, pDescriptorSets);
-    return r;
-  }
-  PoolShadow* pool = lookups.pools.Find(&b, b.pools, pAllocateInfo->descriptorPool);
-  const auto* variable = FindInChain<VkDescriptorSetVariableDescriptorCountAllocateInfo>(
-      pAllocateInfo->pNext, VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO);
-  auto variable_count = [&](uint32_t i) {
-    return variable != nullptr && i < variable->descriptorSetCount ? variable->pDescriptorCounts[i] : 0;
-  };
+  const VkDescriptorSetVariableDescriptorCountAllocateInfo* variable() const { return variable_; }
 
   // Layer-owned sets for layouts without native bindings. In a call that also allocates
   // native sets, only when the allocate info has no pNext chain (the native call gets a
   // compacted copy of it, and a chain would have to be compacted too).
-  uint32_t owned = 0;
-  if (pool != nullptr && pool->slots != nullptr) {
+  void ChooseOwnedSets(const PoolShadow* pool) {
+    if (pool == nullptr || pool->slots == nullptr) return;
     for (uint32_t i = 0; i < n; ++i) {
       if (entries[i] != nullptr && !entries[i]->shadow->has_native) {
         kinds[i] = kOwned;
         ++owned;
       }
     }
-    if (owned != n && owned != 0 && pAllocateInfo->pNext != nullptr) {
+    if (owned != n && owned != 0 && info.pNext != nullptr) {
       for (uint32_t i = 0; i < n; ++i) kinds[i] = entries[i] != nullptr ? kShadowed : kNative;
       owned = 0;
     }
   }
 
-  // Records and owned sets first: they can be given back whatever the pool's flags,
-  // native sets cannot.
-  VkResult result = VK_SUCCESS;
-  if (pool != nullptr && pool->buffer == VK_NULL_HANDLE && pool->capacity != 0) {
-    // The pool's first converted set: its block now (the pool is externally synchronised).
-    result = CreateBlockBuffer(b, pool->capacity, *pool);
-    if (result != VK_SUCCESS) {
-      DestroyBlockBuffer(b, *pool);
-      result = result == VK_ERROR_OUT_OF_HOST_MEMORY ? result : VK_ERROR_OUT_OF_DEVICE_MEMORY;
-    } else {
-      pool->descriptors.assign(pool->capacity, VkDescriptorBufferInfo{});
-      pool->host_records.assign(2 * static_cast<size_t>(pool->capacity), 0);
-      b.host_bytes.Add(pool->descriptors.capacity() * sizeof(VkDescriptorBufferInfo) +
-                       pool->host_records.capacity() * sizeof(uint64_t));
-    }
+  const VkDescriptorSetAllocateInfo& info;
+  const uint32_t n;
+  uint32_t converted = 0;  // sets with a shadow (of them `owned` layer-owned)
+  uint32_t owned = 0;
+  const SetLayoutEntry** entries = entries_inline_;  // the layout of each shadowed set (else nullptr)
+  Kind* kinds = kinds_inline_;
+  std::pair<uint32_t, uint32_t>* runs = runs_inline_;  // {first record, count} of shadowed sets
+
+ private:
+  static constexpr uint32_t kInline = 8;
+  const SetLayoutEntry* entries_inline_[kInline];
+  Kind kinds_inline_[kInline];
+  std::pair<uint32_t, uint32_t> runs_inline_[kInline];
+  const VkDescriptorSetVariableDescriptorCountAllocateInfo* variable_ = nullptr;
+  std::vector<const SetLayoutEntry*> entries_heap_;
+  std::vector<Kind> kinds_heap_;
+  std::vector<std::pair<uint32_t, uint32_t>> runs_heap_;
+};
+
+// The pool's first converted set: its block now (the pool is externally synchronised),
+// with the CPU copies of its records.
+VkResult EnsureBlock(DescriptorStore& b, PoolShadow* pool) {
+  if (pool == nullptr || pool->buffer != VK_NULL_HANDLE || pool->capacity == 0) return VK_SUCCESS;
+  const VkResult result = CreateBlockBuffer(b, pool->capacity, *pool);
+  if (result != VK_SUCCESS) {
+    DestroyBlockBuffer(b, *pool);
+    return result == VK_ERROR_OUT_OF_HOST_MEMORY ? result : VK_ERROR_OUT_OF_DEVICE_MEMORY;
   }
-  for (uint32_t i = 0; i < n; ++i) pDescriptorSets[i] = VK_NULL_HANDLE;
-  for (uint32_t i = 0; i < n && result == VK_SUCCESS; ++i) {
-    if (kinds[i] == kOwned) {
-      result = AllocateOwnedSet(*pool, entries[i]->shadow, variable_count(i), &pDescriptorSets[i]);
+  pool->descriptors.assign(pool->capacity, VkDescriptorBufferInfo{});
+  pool->host_records.assign(2 * static_cast<size_t>(pool->capacity), 0);
+  b.host_bytes.Add(pool->descriptors.capacity() * sizeof(VkDescriptorBufferInfo) +
+                   pool->host_records.capacity() * sizeof(uint64_t));
+  return VK_SUCCESS;
+}
+
+// Layer-owned sets and the shadowed sets' record runs, before any native set: they can be
+// given back whatever the pool's flags, native sets cannot.
+VkResult AllocateRecordsAndOwnedSets(PoolShadow* pool, SetAllocation& a, VkDescriptorSet* out) {
+  VkResult result = VK_SUCCESS;
+  for (uint32_t i = 0; i < a.n && result == VK_SUCCESS; ++i) {
+    if (a.kinds[i] == SetAllocation::kOwned) {
+      result = AllocateOwnedSet(*pool, a.entries[i]->shadow, a.VariableCount(i), &out[i]);
       continue;
     }
-    if (kinds[i] != kShadowed) continue;
-    const uint32_t count = entries[i]->shadow->RecordsFor(variable_count(i));
-    runs[i].second = count;
+    if (a.kinds[i] != SetAllocation::kShadowed) continue;
+    const uint32_t count = a.entries[i]->shadow->RecordsFor(a.VariableCount(i));
+    a.runs[i].second = count;
     if (count == 0) continue;
-    RecordAllocator::Result r = pool != nullptr ? pool->records.Allocate(count, &runs[i].first)
+    RecordAllocator::Result r = pool != nullptr ? pool->records.Allocate(count, &a.runs[i].first)
                                                 : RecordAllocator::Result::kOutOfPoolMemory;
     if (r != RecordAllocator::Result::kOk) {
-      runs[i].second = 0;
+      a.runs[i].second = 0;
       result = r == RecordAllocator::Result::kFragmented ? VK_ERROR_FRAGMENTED_POOL : VK_ERROR_OUT_OF_POOL_MEMORY;
     }
   }
-  if (result == VK_SUCCESS && owned != n) {
-    if (owned == 0) {
-      result = AllocateNativeSets(b, *pAllocateInfo, variable, entries, pDescriptorSets);
-    } else {
-      // Only the native sets go down (no pNext here, see above), then back in place.
-      std::vector<VkDescriptorSetLayout> native_layouts;
-      std::vector<VkDescriptorSet> native_sets(n - owned);
-      for (uint32_t i = 0; i < n; ++i) {
-        if (kinds[i] != kOwned) native_layouts.push_back(pAllocateInfo->pSetLayouts[i]);
-      }
-      VkDescriptorSetAllocateInfo info = *pAllocateInfo;
-      info.descriptorSetCount = n - owned;
-      info.pSetLayouts = native_layouts.data();
-      result = b.next.AllocateDescriptorSets(device, &info, native_sets.data());
-      if (result == VK_SUCCESS) {
-        for (uint32_t i = 0, k = 0; i < n; ++i) {
-          if (kinds[i] != kOwned) pDescriptorSets[i] = native_sets[k++];
-        }
-      }
-    }
+  return result;
+}
+
+// The native sets of the call, from the layer below, in their places in `out`.
+VkResult AllocateNativePart(DescriptorStore& b, VkDevice device, const SetAllocation& a, VkDescriptorSet* out) {
+  if (a.owned == a.n) return VK_SUCCESS;
+  if (a.owned == 0) return AllocateNativeSets(b, a.info, a.variable(), a.entries, out);
+  // Only the native sets go down (no pNext here: ChooseOwnedSets), then back in place.
+  std::vector<VkDescriptorSetLayout> native_layouts;
+  std::vector<VkDescriptorSet> native_sets(a.n - a.owned);
+  for (uint32_t i = 0; i < a.n; ++i) {
+    if (a.kinds[i] != SetAllocation::kOwned) native_layouts.push_back(a.info.pSetLayouts[i]);
   }
-  if (result != VK_SUCCESS) {
-    for (uint32_t i = 0; i < n; ++i) {
-      if (kinds[i] == kOwned && pDescriptorSets[i] != VK_NULL_HANDLE) {
-        FreeOwnedSet(b, *pool, pDescriptorSets[i], *OwnedSet(pDescriptorSets[i]));
-        --pool->owned_counted;  // never handed out
-      }
-      if (pool != nullptr && runs[i].second != 0) pool->records.Free(runs[i].first, runs[i].second);
-      pDescriptorSets[i] = VK_NULL_HANDLE;
-    }
-    return result;
+  VkDescriptorSetAllocateInfo info = a.info;
+  info.descriptorSetCount = a.n - a.owned;
+  info.pSetLayouts = native_layouts.data();
+  const VkResult result = b.next.AllocateDescriptorSets(device, &info, native_sets.data());
+  if (result != VK_SUCCESS) return result;
+  for (uint32_t i = 0, k = 0; i < a.n; ++i) {
+    if (a.kinds[i] != SetAllocation::kOwned) out[i] = native_sets[k++];
   }
-  for (uint32_t i = 0; i < n; ++i) {
-    if (kinds[i] != kShadowed) continue;
+  return VK_SUCCESS;
+}
+
+// A failed call gives back what it took: owned sets, record runs; every handle null.
+void UndoAllocation(DescriptorStore& b, PoolShadow* pool, const SetAllocation& a, VkDescriptorSet* out) {
+  for (uint32_t i = 0; i < a.n; ++i) {
+    if (a.kinds[i] == SetAllocation::kOwned && out[i] != VK_NULL_HANDLE) {
+      FreeOwnedSet(b, *pool, out[i], *OwnedSet(out[i]));
+      --pool->owned_counted;  // never handed out
+    }
+    if (pool != nullptr && a.runs[i].second != 0) pool->records.Free(a.runs[i].first, a.runs[i].second);
+    out[i] = VK_NULL_HANDLE;
+  }
+}
+
+// Each shadowed set's shadow: its run of the pool's block and CPU copies, zeroed
+// (unwritten descriptors read as null records: a partially bound set stays safe).
+void RegisterShadowedSets(DescriptorStore& b, PoolShadow* pool, const SetAllocation& a, const VkDescriptorSet* sets) {
+  for (uint32_t i = 0; i < a.n; ++i) {
+    if (a.kinds[i] != SetAllocation::kShadowed) continue;
     auto set = std::make_unique<SetShadow>();
-    set->keep = entries[i]->shadow;
+    set->keep = a.entries[i]->shadow;
     set->layout = set->keep.get();
     set->pool = pool;
-    set->first_record = runs[i].first;
-    set->record_count = runs[i].second;
-    set->variable_count = variable_count(i);
+    set->first_record = a.runs[i].first;
+    set->record_count = a.runs[i].second;
+    set->variable_count = a.VariableCount(i);
     if (pool != nullptr && set->record_count != 0) {
       set->records = pool->mapped + static_cast<size_t>(set->first_record) * kRecordBytes;
       set->address = pool->address + static_cast<VkDeviceAddress>(set->first_record) * kRecordBytes;
-      // Unwritten descriptors read as null records (a partially bound set stays safe).
       std::memset(set->records, 0, static_cast<size_t>(set->record_count) * kRecordBytes);
       set->host_records = reinterpret_cast<uint8_t*>(pool->host_records.data() + 2 * static_cast<size_t>(set->first_record));
       std::memset(set->host_records, 0, static_cast<size_t>(set->record_count) * kRecordBytes);
       set->descriptors = pool->descriptors.data() + set->first_record;
       std::fill(set->descriptors, set->descriptors + set->record_count, VkDescriptorBufferInfo{});
     }
-    if (pool != nullptr) pool->sets.push_back(pDescriptorSets[i]);
-    b.sets.Insert(pDescriptorSets[i], std::move(set));
+    if (pool != nullptr) pool->sets.push_back(sets[i]);
+    b.sets.Insert(sets[i], std::move(set));
     b.counters.sets->Add();
   }
-  if (result == VK_SUCCESS && converted != n) TrackNativeBufferSets(b, lookups, *pAllocateInfo, pDescriptorSets);
+}
+
+VkResult AllocateConverting(DescriptorStore& b, VkDevice device, const VkDescriptorSetAllocateInfo* pAllocateInfo,
+                            VkDescriptorSet* pDescriptorSets) {
+  ThreadLookups& lookups = Lookups();
+  VkResult result = VK_SUCCESS;
+  if (pAllocateInfo->descriptorSetCount == 1 && pAllocateInfo->pNext == nullptr &&
+      AllocateOne(b, lookups, device, *pAllocateInfo, pDescriptorSets, &result)) {
+    return result;
+  }
+  SetAllocation a(b, lookups, *pAllocateInfo);
+  if (a.converted == 0) {
+    result = b.next.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
+    if (result == VK_SUCCESS) TrackNativeBufferSets(b, lookups, *pAllocateInfo, pDescriptorSets);
+    return result;
+  }
+  PoolShadow* pool = lookups.pools.Find(&b, b.pools, pAllocateInfo->descriptorPool);
+  a.ChooseOwnedSets(pool);
+  result = EnsureBlock(b, pool);
+  for (uint32_t i = 0; i < a.n; ++i) pDescriptorSets[i] = VK_NULL_HANDLE;
+  if (result == VK_SUCCESS) result = AllocateRecordsAndOwnedSets(pool, a, pDescriptorSets);
+  if (result == VK_SUCCESS) result = AllocateNativePart(b, device, a, pDescriptorSets);
+  if (result != VK_SUCCESS) {
+    UndoAllocation(b, pool, a, pDescriptorSets);
+    return result;
+  }
+  RegisterShadowedSets(b, pool, a, pDescriptorSets);
+  if (a.converted != a.n) TrackNativeBufferSets(b, lookups, *pAllocateInfo, pDescriptorSets);
   return result;
 }
 
@@ -620,85 +666,81 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSets(VkDevice device, uint32_t descri
 
 namespace {
 
-void UpdateConverting(DescriptorStore& b, VkDevice device, uint32_t descriptorWriteCount,
-                      const VkWriteDescriptorSet* pDescriptorWrites, uint32_t descriptorCopyCount,
-                      const VkCopyDescriptorSet* pDescriptorCopies) {
-  // The leading writes into layer-owned sets (usually all of them): records written in
-  // place, as below, without the native bookkeeping (nothing of such a set goes down).
-  // The rest, and the copies, take the general path; they come after these writes, as the
-  // spec orders them.
-  {
-    ThreadLookups& lookups = Lookups();
-    uint32_t done = 0;
-    VkDescriptorSet last_handle = VK_NULL_HANDLE;
-    SetShadow* set = nullptr;
-    for (; done < descriptorWriteCount; ++done) {
-      const VkWriteDescriptorSet& w = pDescriptorWrites[done];
-      if (set == nullptr || w.dstSet != last_handle) {  // writes come in runs for one set
-        if ((set = OwnedSet(w.dstSet)) == nullptr) break;
-        last_handle = w.dstSet;
-      }
-      // (MirrorWrite: the same, without the call while the set has no full native set.)
-      if (set->full == VK_NULL_HANDLE || !b.MirrorWrite(*set, w)) set->full_stale = true;
-      ForEachRecord(*set->layout, w.dstBinding, w.dstArrayElement, w.descriptorCount,
-                    [&](uint32_t record, uint32_t k) { WriteRecord(b, lookups, *set, record, w.pBufferInfo[k]); });
-    }
-    if (done == descriptorWriteCount && descriptorCopyCount == 0) return;
-    pDescriptorWrites += done;
-    descriptorWriteCount -= done;
-  }
-  // Native writes and copies are passed down together, in the application's order
-  // relative to each other (records do not interact with native descriptors). Nothing
-  // naming a layer-owned set goes down: such a set has no native binding, so a write or
-  // copy there that is not a record is invalid usage, dropped. Copies between converted
-  // and native bindings carry the descriptors the application wrote: records from a
-  // native set's kept descriptors, native writes from records (after the native call).
-  const bool keep_native = b.any_native_buffer_sets.load(std::memory_order_acquire);
-  constexpr uint32_t kInline = 16;
-  VkWriteDescriptorSet writes_inline[kInline];
-  std::vector<VkWriteDescriptorSet> writes_heap;
-  VkWriteDescriptorSet* writes = writes_inline;
-  if (descriptorWriteCount > kInline) {
-    writes_heap.resize(descriptorWriteCount);
-    writes = writes_heap.data();
-  }
-  uint32_t native_writes = 0;
-  ThreadLookups& lookups = Lookups();
+// The leading writes into layer-owned sets (usually all of them): records written in
+// place, without the native bookkeeping (nothing of such a set goes down). Returns how
+// many writes it took; the rest, and the copies, take the general path (they come after
+// these writes, as the spec orders them).
+uint32_t WriteLeadingOwnedSets(DescriptorStore& b, ThreadLookups& lookups, uint32_t count,
+                               const VkWriteDescriptorSet* writes) {
+  uint32_t done = 0;
   VkDescriptorSet last_handle = VK_NULL_HANDLE;
-  SetShadow* last = nullptr;
-  bool last_owned = false;
-  for (uint32_t i = 0; i < descriptorWriteCount; ++i) {
-    const VkWriteDescriptorSet& w = pDescriptorWrites[i];
-    // Writes usually come in runs for one set: look it up once per run.
-    if (w.dstSet != last_handle || i == 0) {
+  SetShadow* set = nullptr;
+  for (; done < count; ++done) {
+    const VkWriteDescriptorSet& w = writes[done];
+    if (set == nullptr || w.dstSet != last_handle) {  // writes come in runs for one set
+      if ((set = OwnedSet(w.dstSet)) == nullptr) break;
       last_handle = w.dstSet;
-      last = OwnedSet(w.dstSet);
-      last_owned = last != nullptr;
-      if (last == nullptr) last = b.sets.Find(w.dstSet);
     }
-    SetShadow* set = last;
-    if (set != nullptr && !b.MirrorWrite(*set, w)) set->full_stale = true;
-    const bool converted =
-        set != nullptr && ForEachRecord(*set->layout, w.dstBinding, w.dstArrayElement, w.descriptorCount,
-                                        [&](uint32_t record, uint32_t k) { WriteRecord(b, lookups, *set, record, w.pBufferInfo[k]); });
-    if (!converted && !last_owned) {
-      writes[native_writes++] = w;
-      if (keep_native && set == nullptr) KeepNativeWrite(b, w);
+    // (MirrorWrite: the same, without the call while the set has no full native set.)
+    if (set->full == VK_NULL_HANDLE || !b.MirrorWrite(*set, w)) set->full_stale = true;
+    ForEachRecord(*set->layout, w.dstBinding, w.dstArrayElement, w.descriptorCount,
+                  [&](uint32_t record, uint32_t k) { WriteRecord(b, lookups, *set, record, w.pBufferInfo[k]); });
+  }
+  return done;
+}
+
+// The general path of one update call. Native writes and copies are passed down together,
+// in the application's order relative to each other (records do not interact with native
+// descriptors). Nothing naming a layer-owned set goes down: such a set has no native
+// binding, so a write or copy there that is not a record is invalid usage, dropped. Copies
+// between converted and native bindings carry the descriptors the application wrote:
+// records from a native set's kept descriptors, native writes from records (after the
+// native call).
+class ConvertingUpdate {
+ public:
+  ConvertingUpdate(DescriptorStore& b, ThreadLookups& lookups)
+      : b_(b), lookups_(lookups), keep_native_(b.any_native_buffer_sets.load(std::memory_order_acquire)),
+        translated_(b) {}
+
+  // Each write's records written, and the native ones kept to go down.
+  void Writes(uint32_t count, const VkWriteDescriptorSet* writes) {
+    if (count > kInline) {
+      writes_heap_.resize(count);
+      writes_ = writes_heap_.data();
+    }
+    VkDescriptorSet last_handle = VK_NULL_HANDLE;
+    SetShadow* last = nullptr;
+    bool last_owned = false;
+    for (uint32_t i = 0; i < count; ++i) {
+      const VkWriteDescriptorSet& w = writes[i];
+      // Writes usually come in runs for one set: look it up once per run.
+      if (w.dstSet != last_handle || i == 0) {
+        last_handle = w.dstSet;
+        last = OwnedSet(w.dstSet);
+        last_owned = last != nullptr;
+        if (last == nullptr) last = b_.sets.Find(w.dstSet);
+      }
+      SetShadow* set = last;
+      if (set != nullptr && !b_.MirrorWrite(*set, w)) set->full_stale = true;
+      const bool converted =
+          set != nullptr && ForEachRecord(*set->layout, w.dstBinding, w.dstArrayElement, w.descriptorCount,
+                                          [&](uint32_t record, uint32_t k) {
+                                            WriteRecord(b_, lookups_, *set, record, w.pBufferInfo[k]);
+                                          });
+      if (!converted && !last_owned) {
+        writes_[native_writes_++] = w;
+        if (keep_native_ && set == nullptr) KeepNativeWrite(b_, w);
+      }
     }
   }
-  std::vector<VkCopyDescriptorSet> copies;
-  struct NativeMirror {
-    SetShadow* dst;
-    VkCopyDescriptorSet copy;
-  };
-  std::vector<NativeMirror> native_mirrors;  // only for sets with a full native set (rare)
-  CopyTranslator translated(b);
-  for (uint32_t i = 0; i < descriptorCopyCount; ++i) {
-    const VkCopyDescriptorSet& c = pDescriptorCopies[i];
+
+  // One copy: native to native goes down; into converted bindings, records from the
+  // source's descriptors; from converted into native bindings, native writes after the call.
+  void Copy(const VkCopyDescriptorSet& c) {
     SetShadow* src_owned = OwnedSet(c.srcSet);
     SetShadow* dst_owned = OwnedSet(c.dstSet);
-    SetShadow* src = src_owned != nullptr ? src_owned : b.sets.Find(c.srcSet);
-    SetShadow* dst = dst_owned != nullptr ? dst_owned : b.sets.Find(c.dstSet);
+    SetShadow* src = src_owned != nullptr ? src_owned : b_.sets.Find(c.srcSet);
+    SetShadow* dst = dst_owned != nullptr ? dst_owned : b_.sets.Find(c.dstSet);
     // A destination with a full native set gets what the copy changes mirrored into it
     // (as writes do): converted bindings below, native ones after the copies went down.
     const bool mirror = dst != nullptr && dst->full != VK_NULL_HANDLE;
@@ -707,11 +749,11 @@ void UpdateConverting(DescriptorStore& b, VkDevice device, uint32_t descriptorWr
     if (src_binding == nullptr && !dst_converted) {
       // Native to native (a layer-owned side has no native binding: invalid, dropped).
       if (src_owned == nullptr && dst_owned == nullptr) {
-        copies.push_back(c);
-        if (keep_native) KeepNativeCopy(b, c);
+        copies_.push_back(c);
+        if (keep_native_) KeepNativeCopy(b_, c);
       }
-      if (mirror) native_mirrors.push_back({dst, c});
-      continue;
+      if (mirror) native_mirrors_.push_back({dst, c});
+      return;
     }
     // Collect the source descriptors, then write them (a copy within one set may overlap).
     constexpr uint32_t kInlineValues = 16;
@@ -722,43 +764,85 @@ void UpdateConverting(DescriptorStore& b, VkDevice device, uint32_t descriptorWr
       values_heap.resize(c.descriptorCount);
       values = values_heap.data();
     }
+    ReadSource(c, src, src_owned != nullptr, src_binding, values);
+    if (dst_converted) {
+      ForEachRecord(*dst->layout, c.dstBinding, c.dstArrayElement, c.descriptorCount,
+                    [&](uint32_t record, uint32_t k) { WriteRecord(b_, lookups_, *dst, record, values[k]); });
+      if (mirror && !b_.MirrorBufferDescriptors(*dst, c.dstBinding, c.dstArrayElement,
+                                                dst->layout->Find(c.dstBinding)->type, values, c.descriptorCount)) {
+        dst->full_stale = true;
+      }
+    } else if (dst_owned == nullptr) {
+      translated_.ToNative(c, src_binding->type, values);
+      if (mirror) native_mirrors_.push_back({dst, c});
+    }
+  }
+
+  // What goes down, then the native writes translated from records, then the native
+  // ranges copies changed mirrored into full native sets (now that the application's
+  // sets hold them).
+  void SendDown(VkDevice device) {
+    if (native_writes_ != 0 || !copies_.empty()) {
+      b_.next.UpdateDescriptorSets(device, native_writes_, writes_, static_cast<uint32_t>(copies_.size()),
+                                   copies_.empty() ? nullptr : copies_.data());
+    }
+    translated_.Flush(device);
+    for (const NativeMirror& m : native_mirrors_) {
+      if (!b_.MirrorNativeRange(*m.dst, m.copy.dstSet, m.copy.dstBinding, m.copy.dstArrayElement,
+                                m.copy.descriptorCount)) {
+        m.dst->full_stale = true;
+      }
+    }
+  }
+
+ private:
+  // A copy's source descriptors into values[0..descriptorCount): a converted binding's
+  // CPU copies, else a native set's kept buffer descriptors (null where unknown: logged).
+  void ReadSource(const VkCopyDescriptorSet& c, const SetShadow* src, bool src_owned,
+                  const ConvertedBinding* src_binding, VkDescriptorBufferInfo* values) {
     std::fill(values, values + c.descriptorCount, VkDescriptorBufferInfo{});
     if (src_binding != nullptr) {
       ForEachRecord(*src->layout, c.srcBinding, c.srcArrayElement, c.descriptorCount, [&](uint32_t record, uint32_t k) {
         if (record < src->record_count) values[k] = src->descriptors[record];
       });
-    } else if (src_owned == nullptr &&
-               !ReadNativeDescriptors(b, c.srcSet, c.srcBinding, c.srcArrayElement, c.descriptorCount, values)) {
-      if (!b.logged_unseen_copy.exchange(true, std::memory_order_relaxed)) {
-        BINDERY_LOG(b.device.log(), kWarn, "bindings-copy",
+    } else if (!src_owned &&
+               !ReadNativeDescriptors(b_, c.srcSet, c.srcBinding, c.srcArrayElement, c.descriptorCount, values)) {
+      if (!b_.logged_unseen_copy.exchange(true, std::memory_order_relaxed)) {
+        BINDERY_LOG(b_.device.log(), kWarn, "bindings-copy",
                     "a descriptor copy into converted bindings reads a native set whose buffer descriptors the layer "
                     "did not see (allocated before any layout converted): the copied descriptors read as null "
                     "(logged once)");
       }
     }
-    if (dst_converted) {
-      ForEachRecord(*dst->layout, c.dstBinding, c.dstArrayElement, c.descriptorCount,
-                    [&](uint32_t record, uint32_t k) { WriteRecord(b, lookups, *dst, record, values[k]); });
-      if (mirror && !b.MirrorBufferDescriptors(*dst, c.dstBinding, c.dstArrayElement,
-                                               dst->layout->Find(c.dstBinding)->type, values, c.descriptorCount)) {
-        dst->full_stale = true;
-      }
-    } else if (dst_owned == nullptr) {
-      translated.ToNative(c, src_binding->type, values);
-      if (mirror) native_mirrors.push_back({dst, c});
-    }
   }
-  if (native_writes != 0 || !copies.empty()) {
-    b.next.UpdateDescriptorSets(device, native_writes, writes, static_cast<uint32_t>(copies.size()),
-                                copies.empty() ? nullptr : copies.data());
-  }
-  translated.Flush(device);
-  // The native ranges copies changed, now that the application's sets hold them.
-  for (const NativeMirror& m : native_mirrors) {
-    if (!b.MirrorNativeRange(*m.dst, m.copy.dstSet, m.copy.dstBinding, m.copy.dstArrayElement, m.copy.descriptorCount)) {
-      m.dst->full_stale = true;
-    }
-  }
+
+  struct NativeMirror {
+    SetShadow* dst;
+    VkCopyDescriptorSet copy;
+  };
+  static constexpr uint32_t kInline = 16;
+  DescriptorStore& b_;
+  ThreadLookups& lookups_;
+  const bool keep_native_;
+  VkWriteDescriptorSet writes_inline_[kInline];
+  std::vector<VkWriteDescriptorSet> writes_heap_;
+  VkWriteDescriptorSet* writes_ = writes_inline_;
+  uint32_t native_writes_ = 0;
+  std::vector<VkCopyDescriptorSet> copies_;
+  std::vector<NativeMirror> native_mirrors_;  // only for sets with a full native set (rare)
+  CopyTranslator translated_;
+};
+
+void UpdateConverting(DescriptorStore& b, VkDevice device, uint32_t descriptorWriteCount,
+                      const VkWriteDescriptorSet* pDescriptorWrites, uint32_t descriptorCopyCount,
+                      const VkCopyDescriptorSet* pDescriptorCopies) {
+  ThreadLookups& lookups = Lookups();
+  const uint32_t done = WriteLeadingOwnedSets(b, lookups, descriptorWriteCount, pDescriptorWrites);
+  if (done == descriptorWriteCount && descriptorCopyCount == 0) return;
+  ConvertingUpdate update(b, lookups);
+  update.Writes(descriptorWriteCount - done, pDescriptorWrites + done);
+  for (uint32_t i = 0; i < descriptorCopyCount; ++i) update.Copy(pDescriptorCopies[i]);
+  update.SendDown(device);
 }
 
 }  // namespace
