@@ -5,7 +5,7 @@
 //
 // A set's slots depend only on the sets below it and the application's ranges, so two
 // layouts the spec calls compatible for set N put set N's root in the same place. The
-// push-constant range the layer adds covers [begin, max_push) for every stage, so it is
+// push-constant range the layer adds covers [begin, max_push_bytes) for every stage, so it is
 // the same in every layout with the same application ranges (compatible for push
 // constants) whatever their sets.
 //

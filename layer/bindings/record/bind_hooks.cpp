@@ -191,13 +191,14 @@ bool BindRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& d
     return b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                         pDynamicOffsets);
   }
-  BindingsCommandData* data = CommandDataOf(b, cb);
+  const RecordContext c = ContextOf(b, cb);  // the command buffer's state, once
+  BindingsCommandData* data = c.data;
   const PipelineLayoutShadow* pl = LayoutShadowOf(b, data, layout);
   const int index = BindPointIndex(bindPoint);
   if (data != nullptr && pl != nullptr && index >= 0 && dynamicOffsetCount == 0 && firstSet < pl->root.sets.size() &&
       pl->root.sets[firstSet].root_only &&
       BindRootOnlySets(b, cb, *data, index, layout, *pl, firstSet, setCount, pSets)) {
-    NoteSetsBound(b, cb, bindPoint, layout);
+    NoteSetsBound(c, bindPoint, layout);
     return;
   }
   bool dynamic = true;
@@ -215,14 +216,14 @@ bool BindRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& d
     }
     b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl->NativeSet(firstSet), setCount, pSets, dynamicOffsetCount,
                                  pDynamicOffsets);
-    NoteSetsBound(b, cb, bindPoint, layout);
+    NoteSetsBound(c, bindPoint, layout);
     return;
   }
   if (BindPointState* point = data != nullptr ? data->At(bindPoint) : nullptr) {
     point->RecordSets(layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   }
-  BindSets(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
-  NoteSetsBound(b, cb, bindPoint, layout);
+  BindSets(c, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+  NoteSetsBound(c, bindPoint, layout);
 }
 
 }  // namespace
@@ -258,9 +259,11 @@ uint32_t WriteBoundSetSlot(RecordStore& b, const SetRoot& r, VkDescriptorSet set
   return r.dynamic_offset - r.root_offset + 4 * converted;
 }
 
-void BindSets(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+void BindSets(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
               const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
               uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets) {
+  RecordStore& b = c.b;
+  const VkCommandBuffer cb = c.cb;
   if (pl == nullptr || !pl->root.converts || !pl->root.fits || setCount > kMaxSets || dynamicOffsetCount > kMaxDynamic ||
       firstSet + setCount > pl->root.sets.size()) {
     if (pl != nullptr && pl->root.converts) {
@@ -311,7 +314,7 @@ void BindSets(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
   // Offsets left over (a set without a known layout) go down with the last native run.
   while (dynamic_index < dynamicOffsetCount) native_dynamic[native_dynamic_count++] = pDynamicOffsets[dynamic_index++];
 
-  if (root_hi > root_lo) DeliverRoot(b, cb, bindPoint, layout, *pl, root_lo, root_hi, bytes + root_lo, slot_sets);
+  if (root_hi > root_lo) DeliverRoot(c, bindPoint, layout, *pl, root_lo, root_hi, bytes + root_lo, slot_sets);
   // Native binds: runs of consecutive sets that have native bindings (or no shadow).
   uint32_t dyn_cursor = 0;
   for (uint32_t i = 0; i < setCount;) {

@@ -12,7 +12,7 @@
 namespace bindery::bindings {
 
 // The converted bind (bind_hooks.cpp): roots pushed, native parts bound natively.
-void BindSets(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+void BindSets(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
               const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
               uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets);
 

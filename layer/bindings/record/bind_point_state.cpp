@@ -1,7 +1,8 @@
 // The pre-draw step and the push-constant bookkeeping of a bind point
-// (bind_point_state.h). Hot path: PrepareDraw costs one command-state lookup (this
-// thread's cache) and a few flag tests unless something must be sent down; nothing is
-// allocated and no lock is taken but a handle map's shard on the rare re-send.
+// (bind_point_state.h). Hot path: PrepareDraw costs a few flag tests, and one
+// command-state lookup (the tracking stage's lock-free command index, core/handle_index.h)
+// only when something may have to be sent down; nothing is allocated and no lock is
+// taken but a handle map's shard on the rare re-send.
 #include "bindings/record/bind_point_state.h"
 
 #include <algorithm>
@@ -183,7 +184,8 @@ bool PrepareDraw(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_po
   if (data == nullptr || index < 0) return true;
   BindPointState& point = data->points[index];
   // 1. A pipeline that runs natively: its sets as full native sets.
-  if (point.fallback != nullptr && !point.fallback_applied) BindFullSets(b, cb, bind_point, point, *point.fallback);
+  const RecordContext c{b, cb, data};
+  if (point.fallback != nullptr && !point.fallback_applied) BindFullSets(c, bind_point, point, *point.fallback);
   // 2. A rewritten pipeline with a set naming a buffer without an address: its twin.
   if (!ApplyTwin(b, cb, bind_point, *data, point)) return false;
   // 3. Root slots of sets bound through compatible layouts that keep their roots in the
@@ -234,7 +236,7 @@ void NotePipelineBound(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint b
   point->fallback = b.any_fallback.load(std::memory_order_acquire) ? b.fallback_pipelines.Find(pipeline) : nullptr;
   point->fallback_applied = false;
   // A rewritten pipeline after one that ran natively: the converted binds back.
-  if (point->fallback == nullptr) RestoreConvertedBinds(b, cb, bind_point, *point);
+  if (point->fallback == nullptr) RestoreConvertedBinds(RecordContext{b, cb, data}, bind_point, *point);
 }
 
 }  // namespace bindery::bindings

@@ -12,13 +12,15 @@
 
 namespace bindery::bindings {
 
-void BindFullSets(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
-                  BindingsCommandData::BindPoint& point, const FallbackPipeline& f) {
+void BindFullSets(const RecordContext& c, VkPipelineBindPoint bind_point, BindingsCommandData::BindPoint& point,
+                  const FallbackPipeline& f) {
+  RecordStore& b = c.b;
+  const VkCommandBuffer cb = c.cb;
   for (uint32_t i = 0; i < f.sets.size() && i < BindingsCommandData::kMaxSets; ++i) {
     const BindingsCommandData::BoundSet& bound = point.sets[i];
     if (f.sets[i] != nullptr && f.sets[i]->push_descriptor && point.push_copy[i].valid) {
       // A pushed set: the last push, made again with the full layout.
-      if (BindingsCommandData* data = CommandDataOf(b, cb)) RepushNatively(b, cb, bind_point, *data, point, i, f);
+      if (c.data != nullptr) RepushNatively(b, cb, bind_point, *c.data, point, i, f);
       continue;
     }
     if (bound.set == VK_NULL_HANDLE || f.sets[i] == nullptr) continue;
@@ -92,9 +94,11 @@ bool PushStillHolds(RecordStore& b, const BindingsCommandData::BindPoint& point,
   return !DisturbedSince(b, point, set, prior.order, prior.app_layout);
 }
 
-void RestoreConvertedBinds(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
+void RestoreConvertedBinds(const RecordContext& c, VkPipelineBindPoint bind_point,
                            BindingsCommandData::BindPoint& point) {
   if (!point.converted_disturbed || point.untrackable) return;
+  RecordStore& b = c.b;
+  const VkCommandBuffer cb = c.cb;
   // Full binds replaced the converted ones: put them back, set by set (in set order: sets
   // still valid together are bound through layouts compatible for the lower set), leaving
   // out sets that later binds disturbed.
@@ -104,11 +108,11 @@ void RestoreConvertedBinds(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoi
     if (pushed.valid && DisturbedSince(b, point, i, pushed.order, pushed.app_layout)) disturbed_pushes |= uint64_t{1} << i;
     const BindingsCommandData::BoundSet& bound = point.sets[i];
     if (bound.set == VK_NULL_HANDLE || DisturbedSince(b, point, i, bound.order, bound.layout)) continue;
-    BindSets(b, cb, bind_point, bound.layout, b.pipeline_layouts.Find(bound.layout), i, 1, &bound.set,
+    BindSets(c, bind_point, bound.layout, b.pipeline_layouts.Find(bound.layout), i, 1, &bound.set,
              bound.dynamic_count, bound.dynamic);
   }
   // Pushed sets: their native descriptors went down through the full layout since.
-  if (BindingsCommandData* data = CommandDataOf(b, cb)) RepushNativeParts(b, cb, bind_point, *data, point, disturbed_pushes);
+  if (c.data != nullptr) RepushNativeParts(b, cb, bind_point, *c.data, point, disturbed_pushes);
   point.converted_disturbed = false;
 }
 

@@ -13,9 +13,9 @@ namespace bindery::bindings {
 
 // The sets bound at `point` bound again as full native sets for `f`'s
 // layout; and the converted binds put back after that.
-void BindFullSets(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
+void BindFullSets(const RecordContext& c, VkPipelineBindPoint bind_point,
                   BindingsCommandData::BindPoint& point, const FallbackPipeline& f);
-void RestoreConvertedBinds(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
+void RestoreConvertedBinds(const RecordContext& c, VkPipelineBindPoint bind_point,
                            BindingsCommandData::BindPoint& point);
 // Does set `set` at `point` still hold what the push `prior` wrote, for a
 // push through `through` that keeps the descriptors it does not write? Not when a later

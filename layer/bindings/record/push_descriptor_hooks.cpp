@@ -71,12 +71,12 @@ uint8_t* NewPushBlock(BindingsCommandData& data, BindingsCommandData::BindPoint*
 }
 
 // The block's address into the set's root slot.
-void DeliverPushRoot(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+void DeliverPushRoot(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
                      const PipelineLayoutShadow& pl, uint32_t set, VkDeviceAddress address) {
   alignas(8) uint8_t bytes[8];
   std::memcpy(bytes, &address, 8);
   const uint32_t at = pl.root.sets[set].root_offset;
-  DeliverRoot(b, cb, bindPoint, layout, pl, at, at + 8, bytes, BindPointState::SetMask(set, 1));
+  DeliverRoot(c, bindPoint, layout, pl, at, at + 8, bytes, BindPointState::SetMask(set, 1));
 }
 
 // The fallback pipeline bound at the bind point whose full layout has `layout` at `set`.
@@ -288,12 +288,13 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
   // The layout sent down leaves root-only sets out: the set's number there.
   const uint32_t native_set = pl != nullptr ? pl->NativeSet(set) : set;
-  BindingsCommandData* data = CommandDataOf(b, cb);
+  const RecordContext c = ContextOf(b, cb);  // the command buffer's state, once
+  BindingsCommandData* data = c.data;
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
   const uint32_t binds_before = BindsOf(point);
   if (set_layout == nullptr) {
     b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, native_set, writeCount, pWrites);
-    NoteSetsBound(b, cb, bindPoint, layout);  // a push binds a set: the reserved set may be disturbed
+    NoteSetsBound(c, bindPoint, layout);  // a push binds a set: the reserved set may be disturbed
     KeepNativePush(b, cb, bindPoint, layout, pl, set, writeCount, pWrites);
     NotePushed(point, set, layout, binds_before);
     return;
@@ -302,7 +303,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
     // Every pipeline of this layout runs natively with its full layout (fallback path).
     const VkPipelineLayout full = b.FullPipelineLayout(*pl);
     if (full != VK_NULL_HANDLE) b.next.CmdPushDescriptorSetKHR(cb, bindPoint, full, set, writeCount, pWrites);
-    NoteSetsBound(b, cb, bindPoint, full);  // through a full layout: a reserved set is disturbed
+    NoteSetsBound(c, bindPoint, full);  // through a full layout: a reserved set is disturbed
     NotePushed(point, set, layout, binds_before);
     return;
   }
@@ -347,12 +348,12 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   }
   if (native_count != 0) b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, native_set, native_count, native);
   if (block != nullptr) {
-    DeliverPushRoot(b, cb, bindPoint, layout, *pl, set, address);
+    DeliverPushRoot(c, bindPoint, layout, *pl, set, address);
     b.counters.pushes->Add();
   }
   if (const FallbackPipeline* f = BoundFallback(b, point, *set_layout, set)) {
     b.next.CmdPushDescriptorSetKHR(cb, bindPoint, f->full, set, writeCount, pWrites);
-    NoteSetsBound(b, cb, bindPoint, f->full);
+    NoteSetsBound(c, bindPoint, f->full);
     // The native part went down through the application's layout, not compatible with the
     // full one: it disturbed the full sets and the earlier pushes, which the next draw or
     // dispatch makes again (BindFullSets).
@@ -375,11 +376,12 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   // Native templates of push descriptors were made for the set's number in the layout sent
   // down (NativePushTemplateInfo).
   const uint32_t native_set = pl != nullptr ? pl->NativeSet(set) : set;
-  BindingsCommandData* data = CommandDataOf(b, cb);
+  const RecordContext c = ContextOf(b, cb);  // the command buffer's state, once
+  BindingsCommandData* data = c.data;
   if (t == nullptr) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, native_set, pData);
-    NoteSetsBound(b, cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout);
-    NoteSetsBound(b, cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout);
+    NoteSetsBound(c, VK_PIPELINE_BIND_POINT_GRAPHICS, layout);
+    NoteSetsBound(c, VK_PIPELINE_BIND_POINT_COMPUTE, layout);
     // (A template the layer never saw created has no known bind point: nothing is noted.)
     VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_MAX_ENUM;
     BindingsCommandData::BindPoint* point =
@@ -396,7 +398,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   const uint32_t binds_before = BindsOf(point);
   if (!pl->root.fits) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->full, t->full_layout, set, pData);
-    NoteSetsBound(b, cb, t->bind_point, t->full_layout);
+    NoteSetsBound(c, t->bind_point, t->full_layout);
     NotePushed(point, set, layout, binds_before);
     return;
   }
@@ -420,12 +422,12 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   }
   if (t->native != VK_NULL_HANDLE) b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->native, layout, native_set, pData);
   if (block != nullptr) {
-    DeliverPushRoot(b, cb, t->bind_point, layout, *pl, set, address);
+    DeliverPushRoot(c, t->bind_point, layout, *pl, set, address);
     b.counters.pushes->Add();
   }
   if (BoundFallback(b, point, *set_layout, set) != nullptr) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->full, t->full_layout, set, pData);
-    NoteSetsBound(b, cb, t->bind_point, t->full_layout);
+    NoteSetsBound(c, t->bind_point, t->full_layout);
     if (t->native != VK_NULL_HANDLE) point->fallback_applied = false;  // as above
   }
 }

@@ -27,4 +27,14 @@ inline BindingsCommandData* CommandDataOf(RecordStore& b, VkCommandBuffer cb) {
   return state != nullptr ? static_cast<BindingsCommandData*>(state->data(b.slot)) : nullptr;
 }
 
+// What a record hook found once and passes down, so that no step looks it up again: the
+// device's record store, the command buffer, and the command buffer's state (nullptr
+// where the tracking stage has none for it).
+struct RecordContext {
+  RecordStore& b;
+  VkCommandBuffer cb;
+  BindingsCommandData* data;
+};
+inline RecordContext ContextOf(RecordStore& b, VkCommandBuffer cb) { return RecordContext{b, cb, CommandDataOf(b, cb)}; }
+
 }  // namespace bindery::bindings

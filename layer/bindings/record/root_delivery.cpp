@@ -27,8 +27,10 @@
 
 namespace bindery::bindings {
 
-void DeliverRoot(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+void DeliverRoot(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
                  const PipelineLayoutShadow& pl, uint32_t lo, uint32_t hi, const uint8_t* bytes, uint32_t slot_sets) {
+  RecordStore& b = c.b;
+  const VkCommandBuffer cb = c.cb;
   if (!pl.root.in_buffer) {
     // The bind point's own copy of the root (RootPushSpace: the compute one in bytes no
     // graphics-only range covers), naming every stage whose range covers it.
@@ -38,7 +40,7 @@ void DeliverRoot(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
     b.next.CmdPushConstants(cb, layout, stages, lo + shift, hi - lo, bytes);
     // The other bind point's stages among them re-get their bytes before their next draw
     // or dispatch (bind_point_state.h).
-    BindingsCommandData* data = CommandDataOf(b, cb);
+    BindingsCommandData* data = c.data;
     if (data == nullptr) return;
     if (index >= 0) data->points[index].NoteSlotsDelivered(slot_sets, false);
     if (index >= 0 ? NoteRootDelivered(data->points, index, layout, pl.ranges_key, stages, lo + shift, hi + shift, bytes)
@@ -47,7 +49,7 @@ void DeliverRoot(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
     }
     return;
   }
-  BindingsCommandData* data = CommandDataOf(b, cb);
+  BindingsCommandData* data = c.data;
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
   if (point == nullptr || hi > kRingRootBytes) return;  // not recordable (layouts with such roots are never planned)
   std::memcpy(point->ring_root + lo, bytes, hi - lo);
@@ -70,9 +72,8 @@ void DeliverRoot(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
   if (point->fallback != nullptr || point->twin_bound) point->fallback_applied = false;
 }
 
-void NoteSetsBoundInRing(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
-                         VkPipelineLayout layout) {
-  BindingsCommandData* data = CommandDataOf(b, cb);
+void NoteSetsBoundInRing(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout) {
+  BindingsCommandData* data = c.data;
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
   if (point != nullptr && layout != point->ring_layout) point->ring_disturbed = true;
 }

@@ -14,10 +14,9 @@ namespace bindery::bindings {
 // may have disturbed the reserved set; before a draw or dispatch, the bound pipeline gets
 // its reserved set back when they did.
 // Inline until the device has a ring root: every bind pays the test, and only then the call.
-void NoteSetsBoundInRing(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout);
-inline void NoteSetsBound(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
-                          VkPipelineLayout layout) {
-  if (b.any_ring.load(std::memory_order_acquire)) NoteSetsBoundInRing(b, cb, bindPoint, layout);
+void NoteSetsBoundInRing(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout);
+inline void NoteSetsBound(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout) {
+  if (c.b.any_ring.load(std::memory_order_acquire)) NoteSetsBoundInRing(c, bindPoint, layout);
 }
 void RestoreRingRoot(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, BindingsCommandData& data,
                      BindPointState& point);
@@ -26,7 +25,7 @@ void RestoreRingRoot(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bin
 // root lives.
 // `slot_sets`: the sets whose root slots the bytes are (bit i: set i), noted as delivered
 // there (BindPointState::NoteSlotsDelivered).
-void DeliverRoot(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+void DeliverRoot(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
                  const PipelineLayoutShadow& pl, uint32_t lo, uint32_t hi, const uint8_t* bytes, uint32_t slot_sets);
 // Before a draw or dispatch of a rewritten pipeline: the root slots of the sets it reads
 // that went down through compatible layouts keeping their roots in the other place (push

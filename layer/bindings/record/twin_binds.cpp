@@ -60,7 +60,7 @@ bool ApplyTwin(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_poin
     if (point.twin_bound) {
       // Back to the rewritten pipeline and the converted binds.
       b.next.CmdBindPipeline(cb, bind_point, point.pipeline);
-      RestoreConvertedBinds(b, cb, bind_point, point);
+      RestoreConvertedBinds(RecordContext{b, cb, &data}, bind_point, point);
       point.twin_bound = false;
     }
     return true;
@@ -85,7 +85,7 @@ bool ApplyTwin(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_poin
     return false;
   }
   if (!point.twin_bound) b.next.CmdBindPipeline(cb, bind_point, pipeline);
-  BindFullSets(b, cb, bind_point, point, twin.native);
+  BindFullSets(RecordContext{b, cb, &data}, bind_point, point, twin.native);
   point.twin_bound = true;
   return true;
 }
