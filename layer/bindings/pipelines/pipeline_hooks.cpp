@@ -133,11 +133,65 @@ void MarkPushReaders(PipelineStore& b, const uint8_t* reads_push, uint32_t count
   }
 }
 
-}  // namespace
-
 // Per-call state lives in inline buffers: a call creating a few pipelines from the
 // rewrite cache allocates nothing here (only the records a new pipeline needs).
 constexpr std::size_t kInlinePipelines = 4;
+
+// One creation call's pipelines, compute or graphics: their create infos as sent down,
+// each one's layout shadow (any layout the capability knows), whether it was rewritten,
+// reads pushed records or falls back, and the steps around the driver's call.
+template <typename Info>
+class CreationBatch {
+ public:
+  CreationBatch(PipelineStore& b, const Info* app, uint32_t count)
+      : infos(app, count), layouts(count), b_(b), app_(app), count_(count), was_rewritten_(count), reads_push_(count) {}
+
+  // Pipeline i's stages were rewritten by `rewriter` (`why` empty; `converted`: some stage
+  // was) or refused for `why`: then it falls back natively with the full layout. False
+  // when not even that can be made (the call then fails: Fail).
+  bool Outcome(uint32_t i, PipelineLayoutShadow& layout, const StageRewriter& rewriter, const std::string& why,
+               bool converted, const char* kind, const char* entry) {
+    reads_push_[i] = rewriter.reads_pushed_records();
+    if (why.empty()) {
+      was_rewritten_[i] = converted;
+      return true;
+    }
+    if (!FallBack(b_, kind, entry, why, layout, &infos[i].layout)) return false;
+    fallbacks_.emplace_back(i, &layout);
+    fallback_reasons_.push_back(why);
+    return true;
+  }
+
+  VkResult Fail(VkPipeline* pipelines) const {
+    for (uint32_t k = 0; k < count_; ++k) pipelines[k] = VK_NULL_HANDLE;
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  }
+
+  // After the driver's answer: what exists is registered (fallbacks, ranges, roots), twins
+  // made, static use recorded.
+  void Register(VkPipelineCache cache, const VkPipeline* pipelines) {
+    RegisterFallbacks(b_, fallbacks_, fallback_reasons_, layouts.data(), was_rewritten_.data(), count_, infos.data(),
+                      pipelines);
+    RegisterRanges(b_, layouts.data(), count_, pipelines);
+    MakeTwins(b_, cache, app_, layouts.data(), was_rewritten_.data(), pipelines, count_);
+    RecordStaticUse(b_, app_, count_, pipelines);
+    MarkPushReaders(b_, reads_push_.data(), count_, pipelines);
+  }
+
+  SmallVector<Info, kInlinePipelines> infos;
+  SmallVector<const PipelineLayoutShadow*, kInlinePipelines> layouts;
+
+ private:
+  PipelineStore& b_;
+  const Info* app_;
+  uint32_t count_;
+  std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks_;
+  std::vector<std::string> fallback_reasons_;  // why, per entry of `fallbacks_`
+  SmallVector<uint8_t, kInlinePipelines> was_rewritten_;
+  SmallVector<uint8_t, kInlinePipelines> reads_push_;
+};
+
+}  // namespace
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelineCache cache, uint32_t count,
                                                       const VkComputePipelineCreateInfo* pCreateInfos,
@@ -148,42 +202,22 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelin
     return NextOf(device).CreateComputePipelines(device, cache, count, pCreateInfos, pAllocator, pPipelines);
   }
   PipelineStore& b = *found;
-  SmallVector<VkComputePipelineCreateInfo, kInlinePipelines> infos(pCreateInfos, count);
+  CreationBatch<VkComputePipelineCreateInfo> batch(b, pCreateInfos, count);
   StageRewriter rewriter(b);
-  std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
-  std::vector<std::string> fallback_reasons;  // why, per entry of `fallbacks`
-  // Per pipeline: its layout's shadow (any layout the capability knows), whether it was
-  // rewritten, whether it reads pushed records.
-  SmallVector<const PipelineLayoutShadow*, kInlinePipelines> layouts(count);
-  SmallVector<uint8_t, kInlinePipelines> was_rewritten(count);
-  SmallVector<uint8_t, kInlinePipelines> reads_push(count);
   for (uint32_t i = 0; i < count; ++i) {
-    PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
-    layouts[i] = layout;
+    VkComputePipelineCreateInfo& info = batch.infos[i];
+    PipelineLayoutShadow* layout = b.pipeline_layouts.Find(info.layout);
+    batch.layouts[i] = layout;
     if (layout == nullptr || !layout->root.converts) continue;
     bool converted = false;
     VkPipelineShaderStageCreateInfo stage;
-    const std::string why = rewriter.Rewrite(*layout, 1, &infos[i].stage, &stage, &converted, infos[i].pNext);
-    reads_push[i] = rewriter.reads_pushed_records();
-    if (!why.empty()) {
-      if (!FallBack(b, "compute", infos[i].stage.pName, why, *layout, &infos[i].layout)) {
-        for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
-        return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-      }
-      fallbacks.emplace_back(i, layout);
-      fallback_reasons.push_back(why);
-      continue;
-    }
-    infos[i].stage = stage;
-    was_rewritten[i] = converted;
+    const std::string why = rewriter.Rewrite(*layout, 1, &info.stage, &stage, &converted, info.pNext);
+    if (!batch.Outcome(i, *layout, rewriter, why, converted, "compute", info.stage.pName)) return batch.Fail(pPipelines);
+    if (why.empty()) info.stage = stage;
   }
-  const VkResult result = b.next.CreateComputePipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
-  RegisterFallbacks(b, fallbacks, fallback_reasons, layouts.data(), was_rewritten.data(), count, infos.data(),
-                    pPipelines);
-  RegisterRanges(b, layouts.data(), count, pPipelines);
-  MakeTwins(b, cache, pCreateInfos, layouts.data(), was_rewritten.data(), pPipelines, count);
-  RecordStaticUse(b, pCreateInfos, count, pPipelines);
-  MarkPushReaders(b, reads_push.data(), count, pPipelines);
+  const VkResult result =
+      b.next.CreateComputePipelines(device, cache, count, batch.infos.data(), pAllocator, pPipelines);
+  batch.Register(cache, pPipelines);
   return result;
 }
 
@@ -196,57 +230,37 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
     return NextOf(device).CreateGraphicsPipelines(device, cache, count, pCreateInfos, pAllocator, pPipelines);
   }
   PipelineStore& b = *found;
-  SmallVector<VkGraphicsPipelineCreateInfo, kInlinePipelines> infos(pCreateInfos, count);
+  CreationBatch<VkGraphicsPipelineCreateInfo> batch(b, pCreateInfos, count);
   StageRewriter rewriter(b);
   // Every pipeline's stages as sent down, in one buffer sized once (pointers into it stay valid).
   std::size_t stage_total = 0;
   for (uint32_t i = 0; i < count; ++i) stage_total += pCreateInfos[i].stageCount;
   SmallVector<VkPipelineShaderStageCreateInfo, 8> stages(stage_total);
   std::size_t next_stage = 0;
-  std::vector<std::pair<uint32_t, const PipelineLayoutShadow*>> fallbacks;
-  std::vector<std::string> fallback_reasons;  // why, per entry of `fallbacks`
-  SmallVector<const PipelineLayoutShadow*, kInlinePipelines> layouts(count);
-  SmallVector<uint8_t, kInlinePipelines> was_rewritten(count);
-  SmallVector<uint8_t, kInlinePipelines> reads_push(count);
   std::vector<LibraryChainMember> library_chain;  // graphics pipeline libraries (pipeline_libraries.h)
   for (uint32_t i = 0; i < count; ++i) {
-    PipelineLayoutShadow* layout = b.pipeline_layouts.Find(infos[i].layout);
-    layouts[i] = layout;
-    if (InLibraryChain(infos[i])) {
+    VkGraphicsPipelineCreateInfo& info = batch.infos[i];
+    PipelineLayoutShadow* layout = b.pipeline_layouts.Find(info.layout);
+    batch.layouts[i] = layout;
+    if (InLibraryChain(info)) {
       // Libraries and the pipelines linked from them run natively with the full layouts.
       library_chain.emplace_back();
-      if (!PrepareLibraryChainMember(b, infos[i], layout, i, &library_chain.back())) {
-        for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
-        return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-      }
+      if (!PrepareLibraryChainMember(b, info, layout, i, &library_chain.back())) return batch.Fail(pPipelines);
       continue;
     }
-    if (layout == nullptr || !layout->root.converts || infos[i].stageCount == 0) continue;
+    if (layout == nullptr || !layout->root.converts || info.stageCount == 0) continue;
     VkPipelineShaderStageCreateInfo* out = stages.data() + next_stage;
-    next_stage += infos[i].stageCount;
+    next_stage += info.stageCount;
     bool converted = false;
-    std::string why =
-        rewriter.Rewrite(*layout, infos[i].stageCount, infos[i].pStages, out, &converted, infos[i].pNext);
-    reads_push[i] = rewriter.reads_pushed_records();
-    if (!why.empty()) {
-      if (!FallBack(b, "graphics", infos[i].pStages[0].pName, why, *layout, &infos[i].layout)) {
-        for (uint32_t k = 0; k < count; ++k) pPipelines[k] = VK_NULL_HANDLE;
-        return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-      }
-      fallbacks.emplace_back(i, layout);
-      fallback_reasons.push_back(why);
-      continue;
+    const std::string why = rewriter.Rewrite(*layout, info.stageCount, info.pStages, out, &converted, info.pNext);
+    if (!batch.Outcome(i, *layout, rewriter, why, converted, "graphics", info.pStages[0].pName)) {
+      return batch.Fail(pPipelines);
     }
-    infos[i].pStages = out;
-    was_rewritten[i] = converted;
+    if (why.empty()) info.pStages = out;
   }
-  const VkResult result = b.next.CreateGraphicsPipelines(device, cache, count, infos.data(), pAllocator, pPipelines);
-  RegisterFallbacks(b, fallbacks, fallback_reasons, layouts.data(), was_rewritten.data(), count, infos.data(),
-                    pPipelines);
-  RegisterRanges(b, layouts.data(), count, pPipelines);
-  MakeTwins(b, cache, pCreateInfos, layouts.data(), was_rewritten.data(), pPipelines, count);
-  RecordStaticUse(b, pCreateInfos, count, pPipelines);
-  MarkPushReaders(b, reads_push.data(), count, pPipelines);
+  const VkResult result =
+      b.next.CreateGraphicsPipelines(device, cache, count, batch.infos.data(), pAllocator, pPipelines);
+  batch.Register(cache, pPipelines);
   // After RecordStaticUse: a linked pipeline's static use is its libraries' too.
   RegisterLibraryChain(b, library_chain, pPipelines);
   return result;
