@@ -25,35 +25,23 @@ namespace {
 
 // The pool's argument-block buffer: `records` records, mapped, with its device address.
 VkResult CreateBlockBuffer(DescriptorStore& b, uint32_t records, PoolShadow& pool) {
-  VkDevice device = b.device.handle;
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = static_cast<VkDeviceSize>(records) * kRecordBytes;
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
   const QueueSharing sharing(b.device);  // a set may be bound on any queue
   sharing.Apply(info);
-  VkResult r = b.next.CreateBuffer(device, &info, nullptr, &pool.buffer);
+  ArgumentBuffer block;
+  const VkResult r = CreateArgumentBuffer(b, info, &block);
+  pool.buffer = block.buffer;
+  pool.memory = block.memory;
+  if (block.memory != VK_NULL_HANDLE) {
+    b.counters.block_bytes->Add(block.bytes);  // the memory cost per descriptor (bench, summary)
+    b.gpu_bytes.Add(block.bytes);
+    pool.block_bytes = block.bytes;
+  }
   if (r != VK_SUCCESS) return r;
-  VkMemoryRequirements req{};
-  b.next.GetBufferMemoryRequirements(device, pool.buffer, &req);
-  VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
-  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
-  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  alloc.pNext = b.device.addressing.memory_flag ? &flags : nullptr;
-  alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = ChooseArgumentMemoryType(b.memory_properties, req.memoryTypeBits);
-  if (alloc.memoryTypeIndex == UINT32_MAX) return VK_ERROR_OUT_OF_HOST_MEMORY;
-  r = b.next.AllocateMemory(device, &alloc, nullptr, &pool.memory);
-  if (r != VK_SUCCESS) return r;
-  b.counters.block_bytes->Add(alloc.allocationSize);  // the memory cost per descriptor (bench, summary)
-  b.gpu_bytes.Add(alloc.allocationSize);
-  pool.block_bytes = alloc.allocationSize;
-  r = b.next.BindBufferMemory(device, pool.buffer, pool.memory, 0);
-  if (r != VK_SUCCESS) return r;
-  void* mapped = nullptr;
-  r = b.next.MapMemory(device, pool.memory, 0, VK_WHOLE_SIZE, 0, &mapped);
-  if (r != VK_SUCCESS) return r;
-  pool.mapped = static_cast<uint8_t*>(mapped);
-  pool.address = b.trackers().AddressOf(pool.buffer);
+  pool.mapped = block.mapped;
+  pool.address = block.address;
   return pool.address != 0 ? VK_SUCCESS : VK_ERROR_INITIALIZATION_FAILED;
 }
 
