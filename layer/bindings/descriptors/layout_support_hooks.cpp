@@ -39,22 +39,27 @@ void LayoutSupport(DescriptorStore& b, PFN_vkGetDescriptorSetLayoutSupport next,
   if (shadow.converted.back().variable) variable->maxVariableDescriptorCount = shadow.converted.back().count;
 }
 
+// The hook of both names: `kNext` is its entry of the next layer's table.
+template <auto kNext>
+void LayoutSupportHook(VkDevice device, const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
+                       VkDescriptorSetLayoutSupport* pSupport) {
+  DescriptorStore* b = FindBindings<DescriptorStore>(device);
+  if (b == nullptr) return (NextOf(device).*kNext)(device, pCreateInfo, pSupport);
+  LayoutSupport(*b, b->next.*kNext, device, pCreateInfo, pSupport);
+}
+
 }  // namespace
 
 VKAPI_ATTR void VKAPI_CALL GetDescriptorSetLayoutSupport(VkDevice device,
                                                          const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
                                                          VkDescriptorSetLayoutSupport* pSupport) {
-  DescriptorStore* b = FindBindings<DescriptorStore>(device);
-  if (b == nullptr) return NextOf(device).GetDescriptorSetLayoutSupport(device, pCreateInfo, pSupport);
-  LayoutSupport(*b, b->next.GetDescriptorSetLayoutSupport, device, pCreateInfo, pSupport);
+  LayoutSupportHook<&VkLayerDispatchTable::GetDescriptorSetLayoutSupport>(device, pCreateInfo, pSupport);
 }
 
 VKAPI_ATTR void VKAPI_CALL GetDescriptorSetLayoutSupportKHR(VkDevice device,
                                                             const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
                                                             VkDescriptorSetLayoutSupport* pSupport) {
-  DescriptorStore* b = FindBindings<DescriptorStore>(device);
-  if (b == nullptr) return NextOf(device).GetDescriptorSetLayoutSupportKHR(device, pCreateInfo, pSupport);
-  LayoutSupport(*b, b->next.GetDescriptorSetLayoutSupportKHR, device, pCreateInfo, pSupport);
+  LayoutSupportHook<&VkLayerDispatchTable::GetDescriptorSetLayoutSupportKHR>(device, pCreateInfo, pSupport);
 }
 
 }  // namespace bindery::bindings
