@@ -224,12 +224,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const 
 
 VKAPI_ATTR void VKAPI_CALL DestroyDescriptorSetLayout(VkDevice device, VkDescriptorSetLayout layout,
                                                       const VkAllocationCallbacks* pAllocator) {
-  DescriptorStore* found = FindBindings<DescriptorStore>(device);
-  if (found == nullptr) return NextOf(device).DestroyDescriptorSetLayout(device, layout, pAllocator);
-  DescriptorStore& b = *found;
   // Sets and pipeline layouts made from it keep the shadow alive (shared).
-  if (layout != VK_NULL_HANDLE && b.set_layouts.Erase(layout) != nullptr) InvalidateLookupCaches();
-  b.next.DestroyDescriptorSetLayout(device, layout, pAllocator);
+  ForgetAndDestroy<DescriptorStore, &VkLayerDispatchTable::DestroyDescriptorSetLayout>(
+      device, layout, pAllocator, [&](DescriptorStore& b) {
+        if (b.set_layouts.Erase(layout) != nullptr) InvalidateLookupCaches();
+      });
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPipelineLayoutCreateInfo* pCreateInfo,
@@ -326,11 +325,10 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
 
 VKAPI_ATTR void VKAPI_CALL DestroyPipelineLayout(VkDevice device, VkPipelineLayout layout,
                                                  const VkAllocationCallbacks* pAllocator) {
-  DescriptorStore* found = FindBindings<DescriptorStore>(device);
-  if (found == nullptr) return NextOf(device).DestroyPipelineLayout(device, layout, pAllocator);
-  DescriptorStore& b = *found;
-  if (layout != VK_NULL_HANDLE && b.pipeline_layouts.Erase(layout) != nullptr) InvalidateLookupCaches();
-  b.next.DestroyPipelineLayout(device, layout, pAllocator);
+  ForgetAndDestroy<DescriptorStore, &VkLayerDispatchTable::DestroyPipelineLayout>(
+      device, layout, pAllocator, [&](DescriptorStore& b) {
+        if (b.pipeline_layouts.Erase(layout) != nullptr) InvalidateLookupCaches();
+      });
 }
 
 }  // namespace bindery::bindings

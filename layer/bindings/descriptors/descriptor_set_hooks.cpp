@@ -184,18 +184,15 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDes
 
 VKAPI_ATTR void VKAPI_CALL DestroyDescriptorPool(VkDevice device, VkDescriptorPool descriptorPool,
                                                  const VkAllocationCallbacks* pAllocator) {
-  DescriptorStore* found = FindBindings<DescriptorStore>(device);
-  if (found == nullptr) return NextOf(device).DestroyDescriptorPool(device, descriptorPool, pAllocator);
-  DescriptorStore& b = *found;
-  if (descriptorPool != VK_NULL_HANDLE) {
-    if (std::unique_ptr<PoolShadow> pool = b.pools.Erase(descriptorPool)) {
-      InvalidateLookupCaches();
-      ForgetSets(b, *pool);
-      DestroyOwnedSlots(b, *pool);
-      DestroyBlockBuffer(b, *pool);
-    }
-  }
-  b.next.DestroyDescriptorPool(device, descriptorPool, pAllocator);
+  ForgetAndDestroy<DescriptorStore, &VkLayerDispatchTable::DestroyDescriptorPool>(
+      device, descriptorPool, pAllocator, [&](DescriptorStore& b) {
+        if (std::unique_ptr<PoolShadow> pool = b.pools.Erase(descriptorPool)) {
+          InvalidateLookupCaches();
+          ForgetSets(b, *pool);
+          DestroyOwnedSlots(b, *pool);
+          DestroyBlockBuffer(b, *pool);
+        }
+      });
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL ResetDescriptorPool(VkDevice device, VkDescriptorPool descriptorPool,

@@ -172,4 +172,20 @@ inline Store* FindBindingsIndexed(Handle handle) {
   return static_cast<Store*>(g_bindings_by_key.Find(DispatchKey(handle)));
 }
 
+// The frame of a hook that destroys an object: `forget` drops what the store `Store` kept
+// of a non-null `handle`, then the call goes down unchanged through `kDestroy`, the hook's
+// entry of the next layer's table (the device's own next layer where the capability has no
+// state on it). Returns the store (nullptr where it has none) for steps after the call.
+template <typename Store, auto kDestroy, typename Handle, typename Forget>
+Store* ForgetAndDestroy(VkDevice device, Handle handle, const VkAllocationCallbacks* allocator, Forget&& forget) {
+  Store* b = FindBindings<Store>(device);
+  if (b == nullptr) {
+    (NextOf(device).*kDestroy)(device, handle, allocator);
+    return nullptr;
+  }
+  if (handle != VK_NULL_HANDLE) forget(*b);
+  (b->next.*kDestroy)(device, handle, allocator);
+  return b;
+}
+
 }  // namespace bindery::bindings

@@ -268,18 +268,16 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipeli
 
 // A destroyed pipeline leaves every map of the pipelines store that may hold it.
 VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline, const VkAllocationCallbacks* pAllocator) {
-  PipelineStore* found = FindBindings<PipelineStore>(device);
-  if (found == nullptr) return NextOf(device).DestroyPipeline(device, pipeline, pAllocator);
-  PipelineStore& b = *found;
-  if (pipeline != VK_NULL_HANDLE && b.Converting()) {
-    if (b.any_fallback.load(std::memory_order_acquire)) b.fallback_pipelines.Erase(pipeline);
-    b.pipeline_libraries.Erase(pipeline);
-    DestroyTwin(b, pipeline);
-    if (b.any_ring.load(std::memory_order_acquire)) b.ring_pipelines.Erase(pipeline);
-    b.root_pipelines.Erase(pipeline);
-    b.pipeline_ranges.Erase(pipeline);
-  }
-  b.next.DestroyPipeline(device, pipeline, pAllocator);
+  ForgetAndDestroy<PipelineStore, &VkLayerDispatchTable::DestroyPipeline>(
+      device, pipeline, pAllocator, [&](PipelineStore& b) {
+        if (!b.Converting()) return;
+        if (b.any_fallback.load(std::memory_order_acquire)) b.fallback_pipelines.Erase(pipeline);
+        b.pipeline_libraries.Erase(pipeline);
+        DestroyTwin(b, pipeline);
+        if (b.any_ring.load(std::memory_order_acquire)) b.ring_pipelines.Erase(pipeline);
+        b.root_pipelines.Erase(pipeline);
+        b.pipeline_ranges.Erase(pipeline);
+      });
 }
 
 }  // namespace bindery::bindings

@@ -28,14 +28,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateShaderModule(VkDevice device, const VkShade
 
 VKAPI_ATTR void VKAPI_CALL DestroyShaderModule(VkDevice device, VkShaderModule module,
                                                const VkAllocationCallbacks* pAllocator) {
-  PipelineStore* found = FindBindings<PipelineStore>(device);
-  if (found == nullptr) return NextOf(device).DestroyShaderModule(device, module, pAllocator);
-  PipelineStore& b = *found;
-  if (module != VK_NULL_HANDLE) b.modules.Erase(module);
-  b.next.DestroyShaderModule(device, module, pAllocator);
+  PipelineStore* b = ForgetAndDestroy<PipelineStore, &VkLayerDispatchTable::DestroyShaderModule>(
+      device, module, pAllocator, [&](PipelineStore& store) { store.modules.Erase(module); });
+  if (b == nullptr) return;
   // Its rewrites may now be held by the cache alone (bounded: rewrite_cache.h).
-  b.rewrites.TrimUnused([&](const CachedRewrite& r) {
-    if (r.driver_module != VK_NULL_HANDLE) b.next.DestroyShaderModule(device, r.driver_module, nullptr);
+  b->rewrites.TrimUnused([&](const CachedRewrite& r) {
+    if (r.driver_module != VK_NULL_HANDLE) b->next.DestroyShaderModule(device, r.driver_module, nullptr);
   });
 }
 
