@@ -220,6 +220,28 @@ TEST(RootPlan, ALargeSetCarriesAPrefixOfItsRecordsBeforeItsBlocksAddress) {
   EXPECT_TRUE(two.fits);
 }
 
+// The fuzzer's seed 289 under the split root (lavapipe's 128 bytes of push constants): a
+// 2-record set (one dynamic) whose prefix fits alone, but not with two sets above it. The 3-set layout
+// gives the prefix up and so moves every slot from set 0 on; it says so (reshaped_sets),
+// and the 1-set layout, compatible for set 0, keeps the prefix and says nothing moved.
+TEST(RootPlan, SetsMovedSoThatTheRootFitsAreNamed) {
+  auto two = std::make_shared<SetLayoutShadow>(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 1),
+                                                     B(2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1)}));
+  auto one = std::make_shared<SetLayoutShadow>(Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 1)}));
+  ASSERT_TRUE(two->records_prefix_fit_root || two->records_fit_root);
+  const uint32_t end = SplitPushSpace(12, 128, true).graphics_end();
+  const RootLayout alone = PlanRoot({two}, 12, end, true);
+  ASSERT_TRUE(alone.fits);
+  ASSERT_TRUE(alone.sets[0].records_in_root);
+  EXPECT_EQ(alone.reshaped_sets, 0u);
+  const RootLayout three = PlanRoot({two, one, two}, 12, end, true);
+  ASSERT_TRUE(three.fits);
+  EXPECT_FALSE(three.sets[0].records_in_root) << "set 0 gave its records up so that the root fits";
+  EXPECT_EQ(three.reshaped_sets, 0b111u);
+  // Room enough: nothing moves.
+  EXPECT_EQ(PlanRoot({two, one, two}, 12, 4096, true).reshaped_sets, 0u);
+}
+
 TEST(RecordAllocator, OutOfPoolMemoryVersusFragmentedAndMerging) {
   RecordAllocator r(10);
   uint32_t a = 0, b = 0, c = 0, d = 0;

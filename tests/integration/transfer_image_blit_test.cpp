@@ -157,9 +157,9 @@ TEST(TransferImageBlitProof, ProvenClassesGiveTheNativeBytes) {
     table << "  " << key << ": " << (counts.first == counts.second ? "native bytes" : "differs") << " ("
           << counts.first << "/" << counts.second << " cases)\n";
   }
-  std::cout << "[ blit classes as kernels (image_blits=all) ]\n" << table.str() << "[ kernels run ] "
-            << every.Counter("image kernels") << " of " << cases.size() << "; under the policy: "
-            << policy.Counter("image kernels") << "\n";
+  std::cout << "[ blit classes as kernels (image_blits=all) ]\n" << table.str() << "[ image kernels ] "
+            << every.Counter("image kernels") << " for " << cases.size() << " blits and " << every.staging
+            << " uploads and downloads; under the policy: " << policy.Counter("image kernels") << "\n";
   // What the policy runs as kernels gives exactly the native bytes.
   EXPECT_TRUE(SameDownloads(native, policy, names)) << policy.summary;
 }

@@ -225,6 +225,7 @@ std::vector<VkBufferImageCopy> WholeImage(const TestImage& image) {
 void ImageRun::Upload(VkCommandBuffer cb, const TestImage& image, const std::vector<uint8_t>& bytes,
                       VkImageLayout layout) {
   HostBuffer staging = Exportable(image.bytes);
+  ++staging_commands_;
   buffers_.push_back(staging);
   std::memcpy(staging.mapped, bytes.data(), std::min<uint64_t>(bytes.size(), image.bytes));
   Layout(cb, image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
@@ -236,6 +237,7 @@ void ImageRun::Upload(VkCommandBuffer cb, const TestImage& image, const std::vec
 
 void ImageRun::Download(VkCommandBuffer cb, const TestImage& image, VkImageLayout layout) {
   HostBuffer staging = Exportable(image.bytes);
+  ++staging_commands_;
   std::memset(staging.mapped, 0xEE, image.bytes);
   Layout(cb, image, layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
   const std::vector<VkBufferImageCopy> regions = WholeImage(image);
@@ -280,6 +282,7 @@ ImageRunResult RunImageProgram(const Config& config, const std::function<bool(Im
       return result;
     }
     for (uint32_t i = 0; i < run.downloads(); ++i) result.downloads.push_back(run.ReadBack(i));
+    result.staging = run.staging_commands();
   }
   rig.Finish();
   // The validation layer calls GENERAL "not optimal" for every native transfer command on

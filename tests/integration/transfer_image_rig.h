@@ -47,11 +47,14 @@ class ImageRun {
   TestImage Image(const VkImageCreateInfo& info);
   // A buffer of `size` bytes the layer can address (the kind the commands under test use).
   HostBuffer Buffer(uint64_t size);
-  // Records: the whole image (all mips and layers) from `bytes`, by native copies, then a
-  // layout change to `layout` (TRANSFER -> TRANSFER dependency).
+  // Records: the whole image (all mips and layers) from `bytes`, one vkCmdCopyBufferToImage,
+  // then a layout change to `layout` (TRANSFER -> TRANSFER dependency). Its staging buffer is
+  // exportable, which the layer addresses as any other (external memory, issue 30): with
+  // transfers forced, the copy runs as an image kernel wherever the image allows one
+  // (ImageRunResult::staging counts the calls).
   void Upload(VkCommandBuffer cb, const TestImage& image, const std::vector<uint8_t>& bytes, VkImageLayout layout);
-  // Records: a layout change from `layout` (TRANSFER -> TRANSFER), native copies of the whole
-  // image into a buffer, a TRANSFER -> HOST barrier. ReadBack() returns the bytes after the
+  // Records: a layout change from `layout` (TRANSFER -> TRANSFER), one vkCmdCopyImageToBuffer
+  // of the whole image into a buffer (an image kernel as Upload's may be), a TRANSFER -> HOST barrier. ReadBack() returns the bytes after the
   // submission.
   void Download(VkCommandBuffer cb, const TestImage& image, VkImageLayout layout);
   // Keeps `buffer`'s bytes as the next download (read after the submission; the program
@@ -61,6 +64,7 @@ class ImageRun {
   // Runs `destroy` when the run ends (after the device is idle, before its images go).
   void OnDestroy(std::function<void()> destroy) { on_destroy_.push_back(std::move(destroy)); }
   uint32_t downloads() const { return static_cast<uint32_t>(downloads_.size()); }
+  uint32_t staging_commands() const { return staging_commands_; }  // Upload and Download calls
 
  private:
   HostBuffer Exportable(uint64_t size);
@@ -68,6 +72,7 @@ class ImageRun {
   std::vector<TestImage> images_;
   std::vector<HostBuffer> buffers_;
   std::vector<std::pair<HostBuffer, uint64_t>> downloads_;
+  uint32_t staging_commands_ = 0;
   std::vector<std::function<void()>> on_destroy_;
 };
 
@@ -82,6 +87,9 @@ struct ImageRunResult {
   std::string validation;
   std::string summary;
   std::vector<std::vector<uint8_t>> downloads;
+  // The program's ImageRun::Upload and Download calls: each is one image command, which
+  // the layer may run as a kernel as well (tests add it to the `image kernels` they expect).
+  uint64_t staging = 0;
   uint64_t Counter(const std::string& name) const { return SummaryCounter(summary, name); }
 };
 

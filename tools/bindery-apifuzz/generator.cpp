@@ -1299,17 +1299,25 @@ class Generator {
   // query or not; a query spans it only where inheritedQueries exists, and then it inherits
   // the query's statistics (VUID-vkCmdExecuteCommands-commandBuffer-00104).
   void AddQuery(std::vector<Cmd>& cmds) {
-    size_t sb = cmds.size(), se = cmds.size();  // the secondary's kBeginSecondary and kEndSecondary
+    // Positions count only the commands the image-transfer stream did not add, so that the
+    // query lands around the same commands with --image-transfers as without (a seed's
+    // program only gains lines: apifuzz.image_transfers.only_added).
+    std::vector<size_t> at;  // at[k]: where the k-th such command is; at[n]: the end
     for (size_t i = 0; i < cmds.size(); ++i) {
-      if (cmds[i].kind == CmdKind::kBeginSecondary) sb = i;
-      if (cmds[i].kind == CmdKind::kEndSecondary) se = i;
+      if (!IsImageTransfer(cmds[i].kind)) at.push_back(i);
     }
-    if (sb < cmds.size() && s_.Chance(30)) cmds[sb].stages = Statistics();
-    if (cmds.empty() || !s_.Chance(40)) return;
-    const uint32_t n = static_cast<uint32_t>(cmds.size());
+    const uint32_t n = static_cast<uint32_t>(at.size());
+    at.push_back(cmds.size());
+    size_t sb = n, se = n;  // the secondary's kBeginSecondary and kEndSecondary (in at[])
+    for (size_t k = 0; k < n; ++k) {
+      if (cmds[at[k]].kind == CmdKind::kBeginSecondary) sb = k;
+      if (cmds[at[k]].kind == CmdKind::kEndSecondary) se = k;
+    }
+    if (sb < n && s_.Chance(30)) cmds[at[sb]].stages = Statistics();
+    if (n == 0 || !s_.Chance(40)) return;
     size_t begin = s_.Below(n), end = s_.Range(static_cast<uint32_t>(begin) + 1, n);  // before cmds[end], or last
     if (f_.query_begins_first) begin = 0;  // lavapipe: see Features::query_begins_first
-    if (sb < cmds.size()) {
+    if (sb < n) {
       if (begin > sb && begin <= se) begin = sb;  // not inside the secondary
       if (end > sb && end <= se) end = se + 1;
       if (begin <= sb && end > se && !f_.inherited_queries) end = sb;  // ends before it
@@ -1322,11 +1330,11 @@ class Generator {
     // Exactly the query's statistics: the spec wants at least them, and the validation layer
     // of Debian 12 (1.3.239) checks the reverse inclusion (VUID-...-00104 reported for a
     // secondary inheriting more).
-    if (sb < cmds.size() && begin <= sb && end > se) cmds[sb].stages = q.stages;
+    if (sb < n && begin <= sb && end > se) cmds[at[sb]].stages = q.stages;
     Cmd e = q;
     e.kind = CmdKind::kEndQuery;
-    cmds.insert(cmds.begin() + static_cast<std::ptrdiff_t>(end), e);
-    cmds.insert(cmds.begin() + static_cast<std::ptrdiff_t>(begin), q);
+    cmds.insert(cmds.begin() + static_cast<std::ptrdiff_t>(at[end]), e);
+    cmds.insert(cmds.begin() + static_cast<std::ptrdiff_t>(at[begin]), q);
   }
 
   // A secondary command buffer at the end of a primary (extra stream): it starts with nothing

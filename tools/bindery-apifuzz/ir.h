@@ -179,6 +179,9 @@ enum class CmdKind : uint32_t {
   kCount
 };
 
+// The commands only --image-transfers adds (the i_ stream).
+inline bool IsImageTransfer(CmdKind k) { return k >= CmdKind::kBufferToImage && k <= CmdKind::kBlitImage; }
+
 // Words per region in Cmd::values of the image transfer commands.
 // kBufferToImage / kImageToBuffer: bufferOffset, bufferRowLength, bufferImageHeight, mip,
 //   baseLayer, layerCount, x, y, z, width, height, depth.

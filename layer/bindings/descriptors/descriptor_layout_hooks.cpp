@@ -296,6 +296,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
                 !reserved_set ? "no descriptor set left under maxBoundDescriptorSets" : "the root is too large");
   }
 
+  if (shadow->root.reshaped_sets != 0) {
+    // Its slots of some sets are not where compatible layouts keep them (root_layout.h):
+    // draws deliver them where the bound pipeline reads them, as once a ring root exists.
+    b.any_ring.store(true, std::memory_order_release);
+    b.MarkWork(DescriptorStore::kWorkRing);
+  }
   // Every stage must see the root (ExtendPushRanges).
   ExtendPushRanges(b, *pCreateInfo, *shadow);
   if (shadow->widen_app_pushes) {

@@ -62,9 +62,10 @@ class DeviceCore : public CapabilityDevice {
   // (pipelines/native_twin.h; NoteUnaddressable, descriptors/set_records.h).
   std::atomic<bool> any_unaddressable{false};
   bool Converting() const { return any_converted.load(std::memory_order_acquire); }
-  // Set once the first pipeline layout with a root in the ring exists: until then draws
-  // and pipeline binds look neither for ring pipelines nor for root slots delivered to the
-  // ring (record/root_delivery.cpp).
+  // Set once the first pipeline layout with a root in the ring exists, or with slots moved
+  // from where compatible layouts keep them (RootLayout::reshaped_sets): until then draws
+  // and pipeline binds look neither for ring pipelines nor for root slots delivered
+  // elsewhere (record/root_delivery.cpp).
   std::atomic<bool> any_ring{false};
   // Set once a root pushed at one bind point overwrote push-constant bytes the other had
   // (bind_point_state.h): until then draws and dispatches do not look for bytes to re-send.

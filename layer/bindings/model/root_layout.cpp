@@ -75,13 +75,24 @@ RootLayout PlanRoot(std::vector<std::shared_ptr<const SetLayoutShadow>> sets, ui
     return std::min({(max_push_bytes - fixed) / kRecordBytes, l.record_count - 1, kMaxRootPrefixRecords});
   };
   LaySlots(root, max_push_bytes, chosen);
+  if (root.fits) return root;
   // A root that would fit with addresses only never moves to the ring for records in it:
   // the highest sets give theirs up first, so layouts that agree on the sets below keep
   // agreeing on them unless even their addresses would not fit.
+  const std::vector<SetRoot> compatible = root.sets;  // where compatible layouts keep each slot
   while (!root.fits && keep_below > 0) {
     --keep_below;
     if (!root.sets[keep_below].records_in_root) continue;
     LaySlots(root, max_push_bytes, chosen);
+  }
+  // From the first set that moved, every slot above it lies elsewhere too.
+  bool moved = false;
+  for (size_t i = 0; i < root.sets.size() && i < 32; ++i) {
+    const SetRoot& now = root.sets[i];
+    const SetRoot& was = compatible[i];
+    moved = moved || now.root_offset != was.root_offset || now.root_records != was.root_records ||
+            now.dynamic_offset != was.dynamic_offset;
+    if (moved && now.root_offset != kNoOffset) root.reshaped_sets |= 1u << i;
   }
   return root;
 }

@@ -61,6 +61,12 @@ struct RootLayout {
   // Some set puts converted dynamic offsets in the root (only then can a pushed range
   // hold padding or unwritten bytes; otherwise it is whole 8-byte addresses).
   bool dynamic = false;
+  // Sets (bit i: set i < 32) whose slots are not where every layout compatible for them
+  // keeps them: the highest sets gave up their records so that the root fits (PlanRoot),
+  // which moved these. A bind through this layout leaves their slots in a shape only it
+  // reads, and its pipelines get theirs delivered before each draw (root_delivery.cpp:
+  // DeliverMovedSlots), as for a root in the other place.
+  uint32_t reshaped_sets = 0;
   // A root in push constants has two copies in disjoint bytes: the graphics bind point's at
   // the offsets above, the compute bind point's `compute_shift` bytes further, so that a
   // compute bind's push names no graphics stage (RootPushSpace). 0 for a root in the ring.
@@ -93,8 +99,9 @@ RootPushSpace SplitPushSpace(uint32_t app_push_end, uint32_t max_push_bytes, boo
 // application's ranges, so compatible layouts agree on every slot. Should the root then
 // not fit where addresses alone would, the highest sets go back to addresses one by one
 // until it fits; only then can two layouts compatible for set N disagree on set N's slot
-// (the sets above N need nearly all of the space even as addresses), a corner left
-// unhandled like the ring's (bindings_records_in_root=off avoids it).
+// (the sets above N need nearly all of the space even as addresses): RootLayout's
+// `reshaped_sets` names the sets so moved, and draws deliver them where the bound
+// pipeline reads them (root_delivery.cpp).
 // A set whose records do not all fit (more than kMaxRecordsInRoot, or too little room) may
 // still carry a prefix of them, up to kMaxRootPrefixRecords, then its block's address, with
 // kRootReserveAfterPrefix bytes to spare: the address alone of the next set (the same

@@ -219,13 +219,15 @@ class BindPointState {
     slots_in_ring &= ~mask;
   }
   // The root slots of the sets in `mask` went down through a layout whose root lives in the
-  // ring (`in_ring`) or in push constants.
-  void NoteSlotsDelivered(uint32_t mask, bool in_ring) {
+  // ring (`in_ring`) or in push constants; those in `reshaped` in a shape only that layout
+  // reads (RootLayout::reshaped_sets): where they are is then not known to other layouts.
+  void NoteSlotsDelivered(uint32_t mask, bool in_ring, uint32_t reshaped = 0) {
     if (in_ring) {
       slots_in_ring |= mask;
       slots_in_push &= ~mask;
     } else {
-      slots_in_push |= mask;
+      slots_in_push |= mask & ~reshaped;
+      slots_in_push &= ~(mask & reshaped);
       slots_in_ring &= ~mask;
     }
   }

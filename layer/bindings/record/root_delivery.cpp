@@ -8,7 +8,8 @@
 //
 // Layouts compatible for a set may keep their roots in different places: a layout with
 // more sets (or larger ones) than another with the same push-constant ranges may have its
-// root in the ring where the other's fits in push constants (root_layout.h). A set bound
+// root in the ring where the other's fits in push constants, or its slots in push
+// constants moved (RootLayout::reshaped_sets, root_layout.h). A set bound
 // through one is valid for a pipeline of the other, so before a draw or dispatch the
 // pipeline's sets whose slots went to the other place are delivered where it reads them
 // (DeliverMovedSlots), from what the bind point recorded of the bind or push.
@@ -42,7 +43,7 @@ void DeliverRoot(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipeli
     // or dispatch (bind_point_state.h).
     BindingsCommandData* data = c.data;
     if (data == nullptr) return;
-    if (index >= 0) data->points[index].NoteSlotsDelivered(slot_sets, false);
+    if (index >= 0) data->points[index].NoteSlotsDelivered(slot_sets, false, pl.root.reshaped_sets);
     if (index >= 0 ? NoteRootDelivered(data->points, index, layout, pl.ranges_key, stages, lo + shift, hi + shift, bytes)
                    : NotePushConstants(*data, layout, stages, lo + shift, hi + shift, bytes, index)) {
       b.MarkStalePush();
@@ -149,7 +150,8 @@ void DeliverMovedSlots(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint b
   if (p == nullptr) return;
   const PipelineLayoutShadow& pl = p->base->layout;
   const bool ring = pl.root.in_buffer;
-  uint32_t moved = p->slot_sets & ~(ring ? point.slots_in_ring : point.slots_in_push);
+  // (A layout whose slots moved to fit reads its own shape of them: delivered every time.)
+  uint32_t moved = p->slot_sets & (~(ring ? point.slots_in_ring : point.slots_in_push) | pl.root.reshaped_sets);
   if (moved == 0) return;
   // Cold path: a set bound for a pipeline whose compatible layout keeps its root elsewhere.
   const int index = BindPointIndex(bindPoint);
@@ -173,7 +175,7 @@ void DeliverMovedSlots(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint b
     const uint32_t shift = pl.RootShift(index);
     const VkShaderStageFlags stages = pl.RootStages(index);
     b.next.CmdPushConstants(cb, through, stages, lo + shift, n, bytes);
-    point.NoteSlotsDelivered(BindPointState::SetMask(i, 1), false);
+    point.NoteSlotsDelivered(BindPointState::SetMask(i, 1), false, pl.root.reshaped_sets);
     if (NoteRootDelivered(data.points, index, through, pl.ranges_key, stages, lo + shift, lo + shift + n, bytes)) {
       b.MarkStalePush();
     }
