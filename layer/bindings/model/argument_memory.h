@@ -21,7 +21,7 @@ uint32_t ChooseArgumentMemoryType(const VkPhysicalDeviceMemoryProperties& props,
 class DeviceCore;
 
 // A buffer in argument memory, bound, mapped, with its device address (the pools' record
-// blocks: descriptors/descriptor_set_hooks.cpp; the ring's blocks: record/root_ring.cpp).
+// blocks: descriptors/pool_blocks.cpp; the ring's blocks: record/root_ring.cpp).
 struct ArgumentBuffer {
   VkBuffer buffer = VK_NULL_HANDLE;       // made (else VK_NULL_HANDLE), also when a later step failed
   VkDeviceMemory memory = VK_NULL_HANDLE;  // allocated (likewise): the caller frees both
