@@ -143,112 +143,127 @@ StageRewriter::~StageRewriter() {
 std::string StageRewriter::Rewrite(const PipelineLayoutShadow& layout, uint32_t count,
                                    const VkPipelineShaderStageCreateInfo* stages, VkPipelineShaderStageCreateInfo* out,
                                    bool* converted, const void* pipeline_chain) {
-  const RootLayout& root = layout.root;
   std::copy(stages, stages + count, out);
   *converted = false;
   reads_pushed_records_ = false;
   for (uint32_t i = 0; i < count; ++i) {
-    VkPipelineShaderStageCreateInfo& stage = out[i];
-    // A module's words and inspection are kept with it (valid for the whole call: the
-    // application may not destroy a module while a pipeline is made from it); inline
-    // code is copied and inspected here.
-    const std::vector<uint32_t>* words = nullptr;
-    std::vector<uint32_t> inline_words;
-    const VkShaderModuleCreateInfo* inline_code = nullptr;
-    const ModuleEntry* module = nullptr;
-    if (stage.module != VK_NULL_HANDLE) {
-      if ((module = b_.modules.Find(stage.module)) != nullptr) words = module->words.get();
-    } else if ((inline_code = FindInChain<VkShaderModuleCreateInfo>(
-                    stage.pNext, VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO)) != nullptr) {
-      inline_words.assign(inline_code->pCode, inline_code->pCode + inline_code->codeSize / 4);
-      words = &inline_words;
-    }
-    if (words == nullptr) return "the code of a shader stage is not known to the layer";
-    std::shared_ptr<const spirv::ModuleInfo> inline_info;
-    const spirv::ModuleInfo* info = InfoOf(module, *words, &inline_info);
-    if (!UsesConvertedBinding(*info, stage.pName, root)) {
-      // Used as it is, but for the numbers of its sets in the native layout.
-      if (layout.renumbered) {
-        std::string why = Renumbered(*words, layout, inline_code, stage);
-        if (!why.empty()) return why;
-      }
-      continue;
-    }
-    if (!root.fits) return "its layout's root does not fit in push constants";
-    // Its pushed records live only in the ring: a native twin could not read them.
-    reads_pushed_records_ = reads_pushed_records_ || UsesConvertedBinding(*info, stage.pName, root, true);
-    // SPIR-V library gap: the rewrite subtracts a dynamic offset from the record's size,
-    // but a dynamic descriptor's range does not shrink with its offset; lengths and
-    // bounds checks of dynamic storage buffers would differ from native.
-    const bool bounds_checks = StageBoundsChecks(b_.plan, pipeline_chain, stage.pNext);
-    if (HasConvertedDynamic(root) && (bounds_checks || HasArrayLength(*words))) {
-      return "dynamic storage buffers with OpArrayLength or bounds checks (the rewrite shrinks their size by the "
-             "dynamic offset)";
-    }
-    const uint32_t version = words->size() > 1 ? (*words)[1] : 0;
-    bool hit = false;
-    // One per thread, refilled for each stage and used only until the next; a pipeline
-    // whose rewrite the module already holds for this layout never needs them.
-    // (spirv/thread_scratch.h: still valid when a program's exit-time teardown creates pipelines.)
-    spirv::ThreadScratch<spirv::RewriteOptions>::Lease options_scratch;
-    spirv::RewriteOptions& options = *options_scratch;
-    bool have_options = false;
-    // A compute stage reads the compute bind point's copy of the root, the others the
-    // graphics one's (RootPushSpace).
-    const uint32_t root_shift = layout.RootShift(stage.stage == VK_SHADER_STAGE_COMPUTE_BIT ? 1 : 0);
-    // A module with several entry points is rewritten for the one the stage names: each
-    // may have its own push-constant block, which the root must join
-    // (spirv::RewriteOptions::entry_point). A module of one keeps its rewrite for all.
-    const char* entry = info->entry_points.size() > 1 ? stage.pName : nullptr;
-    const uint32_t model = entry != nullptr ? ExecutionModelOf(stage.stage) : spirv::kAnyExecutionModel;
-    const auto options_now = [&]() -> const spirv::RewriteOptions& {
-      if (!have_options) OptionsFor(b_, root, root_shift, version, bounds_checks, entry, model, options);
-      have_options = true;
-      return options;
-    };
-    std::shared_ptr<const CachedRewrite> r =
-        RewriteOf(module, layout, bounds_checks, root_shift, entry, model, *words, options_now, &hit);
-    if (!r->error.empty()) return "the shader could not be read: " + r->error;
-    if (!r->converted && r->report.no_buffer_in_layout) {
-      // The layer's inspection saw a converted binding in the stage's interface, but the
-      // pass finds no access through any buffer of the layout: nothing to convert, used
-      // as it is (seen on zink's tessellation stages).
-      if (layout.renumbered) {
-        std::string why = Renumbered(*words, layout, inline_code, stage);
-        if (!why.empty()) return why;
-      }
-      continue;
-    }
-    if (!r->converted) return r->reason;
-    if (b_.plan.validate) {
-      std::string why = Validated(*r, *words, options_now(), stage.pSpecializationInfo);
-      if (!why.empty()) return why;
-    }
-    if (!hit && !b_.plan.dump_dir.empty()) {
-      const std::string at = DumpRewrite(b_.plan.dump_dir, *words, options_now(), r->module, r->report);
-      BINDERY_LOG(b_.device.log(), kInfo, "bindings-dump", "rewritten module %s%s", at.empty() ? "not written to " : "written to ",
-                  at.empty() ? b_.plan.dump_dir.c_str() : at.c_str());
-    }
-    if (r->report.push_constant_end > b_.max_push_bytes) return "the rewritten shader's push constants exceed the limit";
-    const CachedRewrite& rewrite = *r;
-    rewritten_.push_back(std::move(r));
-    *converted = true;
-    if (layout.renumbered) {
-      std::string why = Renumbered(rewrite.module, layout, inline_code, stage);
-      if (!why.empty()) return why;
-      continue;
-    }
-    if (inline_code == nullptr) {
-      // The same rewritten module for every pipeline made from it.
-      const VkShaderModule driver_module = DriverModule(rewrite);
-      if (driver_module == VK_NULL_HANDLE) return "the rewritten module could not be created";
-      stage.module = driver_module;
-      continue;
-    }
-    std::string why = SendDown(rewrite.module, inline_code, stage);
+    std::string why = RewriteStage(layout, out[i], pipeline_chain, converted);
     if (!why.empty()) return why;
   }
   return "";
+}
+
+// One stage: used as it is (renumbered for the native layout) where it reads no converted
+// binding, else its rewrite for the layout's root sent down in its place.
+std::string StageRewriter::RewriteStage(const PipelineLayoutShadow& layout, VkPipelineShaderStageCreateInfo& stage,
+                                        const void* pipeline_chain, bool* converted) {
+  const RootLayout& root = layout.root;
+  // A module's words and inspection are kept with it (valid for the whole call: the
+  // application may not destroy a module while a pipeline is made from it); inline
+  // code is copied and inspected here.
+  const std::vector<uint32_t>* words = nullptr;
+  std::vector<uint32_t> inline_words;
+  const VkShaderModuleCreateInfo* inline_code = nullptr;
+  const ModuleEntry* module = nullptr;
+  if (stage.module != VK_NULL_HANDLE) {
+    if ((module = b_.modules.Find(stage.module)) != nullptr) words = module->words.get();
+  } else if ((inline_code = FindInChain<VkShaderModuleCreateInfo>(
+                  stage.pNext, VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO)) != nullptr) {
+    inline_words.assign(inline_code->pCode, inline_code->pCode + inline_code->codeSize / 4);
+    words = &inline_words;
+  }
+  if (words == nullptr) return "the code of a shader stage is not known to the layer";
+  std::shared_ptr<const spirv::ModuleInfo> inline_info;
+  const spirv::ModuleInfo* info = InfoOf(module, *words, &inline_info);
+  if (!UsesConvertedBinding(*info, stage.pName, root)) return UsedAsIs(*words, layout, inline_code, stage);
+  if (!root.fits) return "its layout's root does not fit in push constants";
+  // Its pushed records live only in the ring: a native twin could not read them.
+  reads_pushed_records_ = reads_pushed_records_ || UsesConvertedBinding(*info, stage.pName, root, true);
+  // SPIR-V library gap: the rewrite subtracts a dynamic offset from the record's size,
+  // but a dynamic descriptor's range does not shrink with its offset; lengths and
+  // bounds checks of dynamic storage buffers would differ from native.
+  const bool bounds_checks = StageBoundsChecks(b_.plan, pipeline_chain, stage.pNext);
+  if (HasConvertedDynamic(root) && (bounds_checks || HasArrayLength(*words))) {
+    return "dynamic storage buffers with OpArrayLength or bounds checks (the rewrite shrinks their size by the "
+           "dynamic offset)";
+  }
+  const uint32_t version = words->size() > 1 ? (*words)[1] : 0;
+  bool hit = false;
+  // One per thread, refilled for each stage and used only until the next; a pipeline
+  // whose rewrite the module already holds for this layout never needs them.
+  // (spirv/thread_scratch.h: still valid when a program's exit-time teardown creates pipelines.)
+  spirv::ThreadScratch<spirv::RewriteOptions>::Lease options_scratch;
+  spirv::RewriteOptions& options = *options_scratch;
+  bool have_options = false;
+  // A compute stage reads the compute bind point's copy of the root, the others the
+  // graphics one's (RootPushSpace).
+  const uint32_t root_shift = layout.RootShift(stage.stage == VK_SHADER_STAGE_COMPUTE_BIT ? 1 : 0);
+  // A module with several entry points is rewritten for the one the stage names: each
+  // may have its own push-constant block, which the root must join
+  // (spirv::RewriteOptions::entry_point). A module of one keeps its rewrite for all.
+  const char* entry = info->entry_points.size() > 1 ? stage.pName : nullptr;
+  const uint32_t model = entry != nullptr ? ExecutionModelOf(stage.stage) : spirv::kAnyExecutionModel;
+  const auto options_now = [&]() -> const spirv::RewriteOptions& {
+    if (!have_options) OptionsFor(b_, root, root_shift, version, bounds_checks, entry, model, options);
+    have_options = true;
+    return options;
+  };
+  std::shared_ptr<const CachedRewrite> r =
+      RewriteOf(module, layout, bounds_checks, root_shift, entry, model, *words, options_now, &hit);
+  if (!r->error.empty()) return "the shader could not be read: " + r->error;
+  if (!r->converted && r->report.no_buffer_in_layout) {
+    // The layer's inspection saw a converted binding in the stage's interface, but the
+    // pass finds no access through any buffer of the layout: nothing to convert, used
+    // as it is (seen on zink's tessellation stages).
+    return UsedAsIs(*words, layout, inline_code, stage);
+  }
+  if (!r->converted) return r->reason;
+  std::string why = Checked(*r, *words, options_now, stage, hit);
+  if (!why.empty()) return why;
+  const CachedRewrite& rewrite = *r;
+  rewritten_.push_back(std::move(r));
+  *converted = true;
+  return SendRewritten(rewrite, layout, inline_code, stage);
+}
+
+// A stage that reads no converted binding: as it is, but for the numbers of its sets in
+// the native layout.
+std::string StageRewriter::UsedAsIs(const std::vector<uint32_t>& words, const PipelineLayoutShadow& layout,
+                                    const VkShaderModuleCreateInfo* inline_code, VkPipelineShaderStageCreateInfo& stage) {
+  return layout.renumbered ? Renumbered(words, layout, inline_code, stage) : "";
+}
+
+// What a rewrite must pass before it is used: spirv-val where bindings_validate asks
+// (Validated), and the push-constant limit; a new rewrite is dumped where asked.
+template <typename OptionsNow>
+std::string StageRewriter::Checked(const CachedRewrite& r, const std::vector<uint32_t>& words,
+                                   OptionsNow&& options_now, const VkPipelineShaderStageCreateInfo& stage, bool hit) {
+  if (b_.plan.validate) {
+    std::string why = Validated(r, words, options_now(), stage.pSpecializationInfo);
+    if (!why.empty()) return why;
+  }
+  if (!hit && !b_.plan.dump_dir.empty()) {
+    const std::string at = DumpRewrite(b_.plan.dump_dir, words, options_now(), r.module, r.report);
+    BINDERY_LOG(b_.device.log(), kInfo, "bindings-dump", "rewritten module %s%s", at.empty() ? "not written to " : "written to ",
+                at.empty() ? b_.plan.dump_dir.c_str() : at.c_str());
+  }
+  if (r.report.push_constant_end > b_.max_push_bytes) return "the rewritten shader's push constants exceed the limit";
+  return "";
+}
+
+// The rewrite in the stage's place: renumbered for the native layout, else the driver's
+// module of it (one for every pipeline made from it), or inline code.
+std::string StageRewriter::SendRewritten(const CachedRewrite& rewrite, const PipelineLayoutShadow& layout,
+                                         const VkShaderModuleCreateInfo* inline_code,
+                                         VkPipelineShaderStageCreateInfo& stage) {
+  if (layout.renumbered) return Renumbered(rewrite.module, layout, inline_code, stage);
+  if (inline_code == nullptr) {
+    const VkShaderModule driver_module = DriverModule(rewrite);
+    if (driver_module == VK_NULL_HANDLE) return "the rewritten module could not be created";
+    stage.module = driver_module;
+    return "";
+  }
+  return SendDown(rewrite.module, inline_code, stage);
 }
 
 // The module's inspection, made once per module and kept with it (inline code: every

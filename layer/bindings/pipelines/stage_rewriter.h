@@ -37,6 +37,17 @@ class StageRewriter {
                       VkPipelineShaderStageCreateInfo* out, bool* converted, const void* pipeline_chain);
 
  private:
+  // One stage of Rewrite, and its steps (stage_rewriter.cpp).
+  std::string RewriteStage(const PipelineLayoutShadow& layout, VkPipelineShaderStageCreateInfo& stage,
+                           const void* pipeline_chain, bool* converted);
+  std::string UsedAsIs(const std::vector<uint32_t>& words, const PipelineLayoutShadow& layout,
+                       const VkShaderModuleCreateInfo* inline_code, VkPipelineShaderStageCreateInfo& stage);
+  template <typename OptionsNow>
+  std::string Checked(const CachedRewrite& r, const std::vector<uint32_t>& words, OptionsNow&& options_now,
+                      const VkPipelineShaderStageCreateInfo& stage, bool hit);
+  std::string SendRewritten(const CachedRewrite& rewrite, const PipelineLayoutShadow& layout,
+                            const VkShaderModuleCreateInfo* inline_code, VkPipelineShaderStageCreateInfo& stage);
+
   // The module's inspection, made once per module and kept with it (inline code: every
   // time, held by *owned).
   static const spirv::ModuleInfo* InfoOf(const ModuleEntry* module, const std::vector<uint32_t>& words,
