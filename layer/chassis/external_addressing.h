@@ -6,7 +6,7 @@
 // that query as the test). Memory imported through a handle type that allows it takes the
 // device-address flag (no valid-usage rule forbids the flag on an import; only an opaque
 // capture address must be zero there), so such a buffer can be bound to it. Everything
-// else stays as the application made it (the native paths: bindings/native_twin.h).
+// else stays as the application made it (the native paths: bindings/pipelines/native_twin.h).
 //
 // Buffer creation and memory allocation are not hot paths: the answers are cached per
 // question under one mutex, and each question goes to the driver once.

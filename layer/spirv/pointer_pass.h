@@ -156,6 +156,10 @@ class PointerPass {
   void ApplyVariableDecorations();
   // Indices into converted_ ordered by block type (stable: by index within a block).
   void SortByBlock(std::vector<uint32_t>* order) const;
+  // SortByBlock, and per converted buffer (by index into converted_) 1 where the buffers
+  // sharing its block differ in the decorations `member_kinds` selects, 0 where they agree.
+  void SortByBlockMarkingDifferences(uint32_t member_kinds, std::vector<uint32_t>* order,
+                                     std::vector<uint32_t>* users_differ) const;
   // Vulkan memory model: Coherent / Volatile of the variable(s) behind old pointer `id`
   // become memory operands of the access `inst` (first memory operand at `first`).
   void AddCoherenceOperands(Instruction* inst, uint32_t first, uint32_t id, bool is_store);

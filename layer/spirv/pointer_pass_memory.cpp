@@ -29,41 +29,31 @@ std::string PointerPass::PlanVariableDecorations() {
   // the Vulkan memory model).
   const uint32_t member_kinds = vulkan_memory_model_ ? (kNonWritable | kNonReadable) : ~0u;
   for (Converted& c : converted_) c.pointee_block = c.var.block_type;
-  PooledScratch<uint32_t> by_block_scratch;
+  PooledScratch<uint32_t> by_block_scratch, differ_scratch;
   std::vector<uint32_t>& by_block = by_block_scratch.v;
-  SortByBlock(&by_block);
-  for (std::size_t first = 0, last = 0; first < by_block.size(); first = last) {
-    last = first + 1;
-    while (last < by_block.size() && converted_[by_block[last]].var.block_type == converted_[by_block[first]].var.block_type)
-      ++last;
-    bool differ = false;
-    for (std::size_t u = first; u < last; ++u)
-      differ |= (converted_[by_block[u]].memory_flags & member_kinds) !=
-                (converted_[by_block[first]].memory_flags & member_kinds);
-    if (!differ) continue;
-    // Buffers needing decorations get a copy: every use must be an access chain into the
-    // block (for descriptor arrays, into an element).
-    for (std::size_t user = first; user < last; ++user) {
-      const uint32_t c = by_block[user];
-      if ((converted_[c].memory_flags & member_kinds) == 0) continue;
-      const bool arrayed = converted_[c].var.array_type != 0;
-      std::vector<uint32_t> pointers{converted_[c].var.id};
-      for (size_t p = 0; p < pointers.size(); ++p) {
-        const bool element_level = arrayed && p == 0;
-        for (const Use& u : UsesOf(pointers[p])) {
-          const Instruction& inst = m_.functions[u.function].instructions[u.index];
-          const bool chain = IsAccessChain(inst.opcode()) && u.operand == 0;
-          if (element_level && chain && inst.operand_count() == 2) {
-            pointers.push_back(inst.result_id());  // an element pointer: follow its uses too
-            continue;
-          }
-          if ((chain && inst.operand_count() >= (element_level ? 3u : 2u)) ||
-              (inst.opcode() == spv::OpArrayLength && !element_level))
-            continue;
-          return "converted buffers share a block type but differ in Coherent/Volatile/NonWritable/NonReadable, "
-                 "and " + (converted_[c].var.name.empty() ? std::string("one") : converted_[c].var.name) +
-                 " is used as a whole pointer";
+  std::vector<uint32_t>& users_differ = differ_scratch.v;
+  SortByBlockMarkingDifferences(member_kinds, &by_block, &users_differ);
+  // Buffers needing decorations, of blocks whose buffers differ, get a copy: every use
+  // must be an access chain into the block (for descriptor arrays, into an element).
+  for (const uint32_t c : by_block) {
+    if (!users_differ[c] || (converted_[c].memory_flags & member_kinds) == 0) continue;
+    const bool arrayed = converted_[c].var.array_type != 0;
+    std::vector<uint32_t> pointers{converted_[c].var.id};
+    for (size_t p = 0; p < pointers.size(); ++p) {
+      const bool element_level = arrayed && p == 0;
+      for (const Use& u : UsesOf(pointers[p])) {
+        const Instruction& inst = m_.functions[u.function].instructions[u.index];
+        const bool chain = IsAccessChain(inst.opcode()) && u.operand == 0;
+        if (element_level && chain && inst.operand_count() == 2) {
+          pointers.push_back(inst.result_id());  // an element pointer: follow its uses too
+          continue;
         }
+        if ((chain && inst.operand_count() >= (element_level ? 3u : 2u)) ||
+            (inst.opcode() == spv::OpArrayLength && !element_level))
+          continue;
+        return "converted buffers share a block type but differ in Coherent/Volatile/NonWritable/NonReadable, "
+               "and " + (converted_[c].var.name.empty() ? std::string("one") : converted_[c].var.name) +
+               " is used as a whole pointer";
       }
     }
   }
@@ -87,18 +77,7 @@ void PointerPass::ApplyVariableDecorations() {
   PooledScratch<uint32_t> by_block_scratch, differ_scratch;
   std::vector<uint32_t>& by_block = by_block_scratch.v;
   std::vector<uint32_t>& users_differ = differ_scratch.v;
-  SortByBlock(&by_block);
-  users_differ.assign(converted_.size(), 0);
-  for (std::size_t first = 0, last = 0; first < by_block.size(); first = last) {
-    last = first + 1;
-    while (last < by_block.size() && converted_[by_block[last]].var.block_type == converted_[by_block[first]].var.block_type)
-      ++last;
-    bool differ = false;
-    for (std::size_t u = first; u < last; ++u)
-      differ |= (converted_[by_block[u]].memory_flags & member_kinds) !=
-                (converted_[by_block[first]].memory_flags & member_kinds);
-    for (std::size_t u = first; u < last; ++u) users_differ[by_block[u]] = differ ? 1 : 0;
-  }
+  SortByBlockMarkingDifferences(member_kinds, &by_block, &users_differ);
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> copies;  // (block, flags) -> copy
   for (uint32_t index = 0; index < converted_.size(); ++index) {
     Converted& c = converted_[index];
@@ -141,6 +120,23 @@ void PointerPass::SortByBlock(std::vector<uint32_t>* order) const {
     const uint32_t block_a = converted_[a].var.block_type, block_b = converted_[b].var.block_type;
     return block_a != block_b ? block_a < block_b : a < b;
   });
+}
+
+void PointerPass::SortByBlockMarkingDifferences(uint32_t member_kinds, std::vector<uint32_t>* order,
+                                                std::vector<uint32_t>* users_differ) const {
+  SortByBlock(order);
+  const std::vector<uint32_t>& by_block = *order;
+  users_differ->assign(converted_.size(), 0);
+  for (std::size_t first = 0, last = 0; first < by_block.size(); first = last) {
+    last = first + 1;
+    while (last < by_block.size() && converted_[by_block[last]].var.block_type == converted_[by_block[first]].var.block_type)
+      ++last;
+    bool differ = false;
+    for (std::size_t u = first; u < last; ++u)
+      differ |= (converted_[by_block[u]].memory_flags & member_kinds) !=
+                (converted_[by_block[first]].memory_flags & member_kinds);
+    for (std::size_t u = first; u < last; ++u) (*users_differ)[by_block[u]] = differ ? 1 : 0;
+  }
 }
 
 int32_t PointerPass::StaticRootOf(uint32_t id) const {

@@ -34,7 +34,7 @@ inline std::vector<VariableInfo> ClassifyVariables(const Module& module, const T
 }
 
 // For each entry point (in module order), the global ids its static call tree references
-// (sorted). Also fills `function_index_of`: function id -> index in module.functions.
+// (sorted). Defined in inspect.cpp.
 std::vector<std::vector<uint32_t>> GlobalsUsedByEntryPoints(const Module& module);
 
 // Name given to `id` by OpName, or "".

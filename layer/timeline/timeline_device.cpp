@@ -1,6 +1,7 @@
 // Emulated timeline semaphores on one device: creation, host signal/wait/read, retiring
 // points from fences, pools, and the change signal. Submission and parking are in
-// timeline_queue.cpp.
+// timeline_device_submit.cpp (a release's steps in submit_builder.cpp), the fences of parked
+// work in timeline_device_fences.cpp, exports in timeline_device_exports.cpp.
 //
 // Handle decision: the application's handle of an emulated timeline semaphore IS a real
 // binary semaphore created at the driver (never used in a submission by the layer). So
@@ -29,6 +30,20 @@ constexpr uint64_t kCompletionSliceNs = 100'000'000;
 // A host wait blocks in the driver on at most this many fences at once (more: it sleeps on
 // the change signal, as any other wait).
 constexpr std::size_t kMaxDirectWaits = 16;
+
+// The last handle of a queue's free list, or a new one from `create` (the pools grow
+// instead of failing; VK_NULL_HANDLE when the driver could not create one, which the caller
+// reports).
+template <typename Handle, typename Create>
+Handle TakeOrCreate(std::vector<Handle>& free, Create create) {
+  if (!free.empty()) {
+    Handle h = free.back();
+    free.pop_back();
+    return h;
+  }
+  Handle h = VK_NULL_HANDLE;
+  return create(&h) == VK_SUCCESS ? h : VK_NULL_HANDLE;
+}
 
 }  // namespace
 
@@ -541,16 +556,10 @@ VkResult DeviceTimelines::WaitOnDevice(const std::vector<SubmissionRef>& held, b
 // ---- pools ----------------------------------------------------------------------------
 
 VkSemaphore DeviceTimelines::TakeSemaphore(QueueTimelines& q) {
-  if (!q.free_semaphores.empty()) {
-    VkSemaphore s = q.free_semaphores.back();
-    q.free_semaphores.pop_back();
-    return s;
-  }
-  // The pool grows instead of failing (a creation failure is reported by the caller).
-  VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-  VkSemaphore s = VK_NULL_HANDLE;
-  if (next.CreateSemaphore(device.handle, &info, nullptr, &s) != VK_SUCCESS) return VK_NULL_HANDLE;
-  return s;
+  return TakeOrCreate(q.free_semaphores, [&](VkSemaphore* s) {
+    const VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    return next.CreateSemaphore(device.handle, &info, nullptr, s);
+  });
 }
 
 SubmissionRef DeviceTimelines::TakeSubmission(QueueTimelines& q) {
@@ -586,15 +595,10 @@ void DeviceTimelines::Spend(VkSemaphore semaphore, const SubmissionRef& signalle
 }
 
 VkFence DeviceTimelines::TakeFence(QueueTimelines& q) {
-  if (!q.free_fences.empty()) {
-    VkFence f = q.free_fences.back();
-    q.free_fences.pop_back();
-    return f;
-  }
-  VkFenceCreateInfo info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VkFence f = VK_NULL_HANDLE;
-  if (next.CreateFence(device.handle, &info, nullptr, &f) != VK_SUCCESS) return VK_NULL_HANDLE;
-  return f;
+  return TakeOrCreate(q.free_fences, [&](VkFence* f) {
+    const VkFenceCreateInfo info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    return next.CreateFence(device.handle, &info, nullptr, f);
+  });
 }
 
 void DeviceTimelines::Sweep(QueueTimelines& q) {

@@ -1,6 +1,6 @@
 // The image commands (vkCmdCopyBufferToImage, vkCmdCopyImageToBuffer, vkCmdCopyImage,
 // vkCmdClearColorImage and their `2` forms): each flushes small writes that waited past a
-// barrier (transfer/small_write_barriers.h), then runs as compute kernels where the policy
+// barrier (transfer/transfer_only_barriers.h), then runs as compute kernels where the policy
 // says they pay and everything a kernel needs is there (transfer/images.h, image_kernels.h),
 // or goes down as the application made it. A command that would pay but cannot run as
 // kernels (depth/stencil, multi-planar or compressed formats, an image the layer could not

@@ -1,6 +1,7 @@
 #include "transfer/image_kernels.h"
 
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 #include "chassis/command_state.h"
@@ -50,10 +51,7 @@ ImageKernels::~ImageKernels() {
   for (std::atomic<VkPipeline>& p : pipelines_) {
     if (VkPipeline pipeline = p.load(); pipeline != VK_NULL_HANDLE) d.DestroyPipeline(device_.handle, pipeline, nullptr);
   }
-  for (VkShaderModule m : modules_) {
-    if (m != VK_NULL_HANDLE) d.DestroyShaderModule(device_.handle, m, nullptr);
-  }
-  if (layout_ != VK_NULL_HANDLE) d.DestroyPipelineLayout(device_.handle, layout_, nullptr);
+  DestroyModulesAndLayout(modules_, std::size(modules_));
   if (set_layout_ != VK_NULL_HANDLE) d.DestroyDescriptorSetLayout(device_.handle, set_layout_, nullptr);
   for (VkSampler s : samplers_) {
     if (s != VK_NULL_HANDLE) d.DestroySampler(device_.handle, s, nullptr);
@@ -61,13 +59,8 @@ ImageKernels::~ImageKernels() {
 }
 
 bool ImageKernels::Build(StagingPool& staging, uint32_t command_data_slot) {
-  ready_ = false;
   const VkLayerDispatchTable& d = next_;
-  staging_ = &staging;
-  command_data_slot_ = command_data_slot;
-  dispatch_base_ = device_.api_version >= VK_API_VERSION_1_1 ? d.CmdDispatchBase : d.CmdDispatchBaseKHR;
-  const VkDeviceAddress directory = staging.directory_address();
-  if (dispatch_base_ == nullptr || directory == 0 || d.CmdPushDescriptorSetKHR == nullptr) return false;
+  if (!BeginBuild(staging, command_data_slot) || d.CmdPushDescriptorSetKHR == nullptr) return false;
   // The blit's samplers: the spec's sampling for vkCmdBlitImage (clamp to edge, mip level 0).
   for (int f = 0; f < 2; ++f) {
     VkSamplerCreateInfo sci{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
@@ -93,8 +86,6 @@ bool ImageKernels::Build(StagingPool& staging, uint32_t command_data_slot) {
   plci.setLayoutCount = 1;
   plci.pSetLayouts = &set_layout_;
   if (d.CreatePipelineLayout(device_.handle, &plci, nullptr, &layout_) != VK_SUCCESS) return false;
-  directory_words_[0] = static_cast<uint32_t>(directory);
-  directory_words_[1] = static_cast<uint32_t>(directory >> 32);
   ready_ = true;
   return true;
 }
@@ -149,27 +140,8 @@ bool ImageKernels::Ensure(uint32_t index) {
   if (source == nullptr) return false;
   std::lock_guard<std::mutex> lock(build_mutex_);
   if (pipelines_[index].load(std::memory_order_relaxed) != VK_NULL_HANDLE) return true;
-  const VkLayerDispatchTable& d = next_;
-  const VkSpecializationMapEntry entries[2] = {{0, 0, sizeof(uint32_t)}, {1, sizeof(uint32_t), sizeof(uint32_t)}};
-  VkSpecializationInfo specialization{2, entries, sizeof(directory_words_), directory_words_};
-  if (modules_[index] == VK_NULL_HANDLE) {
-    VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    smci.codeSize = source->bytes;
-    smci.pCode = source->code;
-    if (d.CreateShaderModule(device_.handle, &smci, nullptr, &modules_[index]) != VK_SUCCESS) return false;
-  }
-  VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = modules_[index];
-  cpci.stage.pName = "main";
-  cpci.stage.pSpecializationInfo = &specialization;
-  cpci.flags = VK_PIPELINE_CREATE_DISPATCH_BASE_BIT;
-  cpci.layout = layout_;
   VkPipeline pipeline = VK_NULL_HANDLE;
-  if (d.CreateComputePipelines(device_.handle, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline) != VK_SUCCESS) {
-    return false;
-  }
+  if (!CreatePipeline(source->code, source->bytes, &modules_[index], &pipeline)) return false;
   pipelines_[index].store(pipeline, std::memory_order_release);
   return true;
 }

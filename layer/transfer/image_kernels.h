@@ -19,17 +19,13 @@
 
 #include <vulkan/vulkan.h>
 
-#include <vulkan/vk_layer.h>
-#include <vulkan/vk_layer_dispatch_table.h>
+#include "transfer/kernel_base.h"
 
 namespace bindery {
-struct DeviceState;
 class CommandState;
 }
 
 namespace bindery::transfer {
-
-class StagingPool;
 
 // The parameter record of an image kernel (ImageParams in shaders/image_common.glsl).
 struct ImageParams {
@@ -90,19 +86,16 @@ struct ImageDispatch {
   BlitParams blit_params{};
 };
 
-class ImageKernels {
+class ImageKernels : public KernelBase {
  public:
-  ImageKernels(DeviceState& device, const VkLayerDispatchTable& next) : device_(device), next_(next) {}
+  ImageKernels(DeviceState& device, const VkLayerDispatchTable& next) : KernelBase(device, next) {}
   ~ImageKernels();
-  ImageKernels(const ImageKernels&) = delete;
-  ImageKernels& operator=(const ImageKernels&) = delete;
 
   // Makes what every kernel shares (at vkCreateDevice): the push-descriptor layout, the
   // blit samplers. False if that failed (image commands then go native). The pipelines
   // themselves are built on first use (Ensure): 27 of them cost ~0.1 s of llvmpipe time per
   // device, which every device would pay whether it copies images or not.
   bool Build(StagingPool& staging, uint32_t command_data_slot);
-  bool Ready() const { return ready_; }
   // Builds pipeline `index` if it is not built yet (once per device and kernel; later calls
   // are one atomic load). False if it cannot be built: the caller goes native before
   // recording anything.
@@ -118,16 +111,8 @@ class ImageKernels {
               VkImageMemoryBarrier* to_general, uint32_t transition_count);
 
  private:
-  DeviceState& device_;
-  const VkLayerDispatchTable& next_;
-  bool ready_ = false;
-  StagingPool* staging_ = nullptr;
-  uint32_t command_data_slot_ = 0;
-  PFN_vkCmdDispatchBase dispatch_base_ = nullptr;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
-  VkPipelineLayout layout_ = VK_NULL_HANDLE;
   VkSampler samplers_[2] = {};  // nearest, linear: clamp to edge, level 0
-  uint32_t directory_words_[2] = {};
   std::mutex build_mutex_;
   VkShaderModule modules_[kImagePipelineCount] = {};
   std::atomic<VkPipeline> pipelines_[kImagePipelineCount] = {};

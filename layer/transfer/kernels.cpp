@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <vector>
 
 #include "copy_regions_comp.h"
@@ -33,30 +34,15 @@ void Barrier(const VkLayerDispatchTable& d, VkCommandBuffer cb, VkPipelineStageF
 }  // namespace
 
 Kernels::~Kernels() {
-  const VkLayerDispatchTable& d = next_;
   for (VkPipeline p : pipelines_) {
-    if (p != VK_NULL_HANDLE) d.DestroyPipeline(device_.handle, p, nullptr);
+    if (p != VK_NULL_HANDLE) next_.DestroyPipeline(device_.handle, p, nullptr);
   }
-  for (VkShaderModule m : modules_) {
-    if (m != VK_NULL_HANDLE) d.DestroyShaderModule(device_.handle, m, nullptr);
-  }
-  if (layout_ != VK_NULL_HANDLE) d.DestroyPipelineLayout(device_.handle, layout_, nullptr);
+  DestroyModulesAndLayout(modules_, std::size(modules_));
 }
 
 bool Kernels::Build(StagingPool& staging, uint32_t command_data_slot) {
-  ready_ = false;
   const VkLayerDispatchTable& d = next_;
-  staging_ = &staging;
-  command_data_slot_ = command_data_slot;
-  // Kernels need device addresses, which below Vulkan 1.2 come from VK_KHR_buffer_device_address,
-  // which needs VK_KHR_device_group below 1.1: one of the two is always there.
-  dispatch_base_ = device_.api_version >= VK_API_VERSION_1_1 ? d.CmdDispatchBase : d.CmdDispatchBaseKHR;
-  const VkDeviceAddress directory = staging.directory_address();
-  if (dispatch_base_ == nullptr || directory == 0) return false;
-  // The directory's address as the kernels' specialization constants 0 and 1.
-  const uint32_t directory_words[2] = {static_cast<uint32_t>(directory), static_cast<uint32_t>(directory >> 32)};
-  const VkSpecializationMapEntry entries[2] = {{0, 0, sizeof(uint32_t)}, {1, sizeof(uint32_t), sizeof(uint32_t)}};
-  VkSpecializationInfo specialization{2, entries, sizeof(directory_words), directory_words};
+  if (!BeginBuild(staging, command_data_slot)) return false;
   // No push constants, no descriptor sets: see kernels.h.
   VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   if (d.CreatePipelineLayout(device_.handle, &plci, nullptr, &layout_) != VK_SUCCESS) return false;
@@ -69,21 +55,7 @@ bool Kernels::Build(StagingPool& staging, uint32_t command_data_slot) {
                  {copy_regions_comp, sizeof(copy_regions_comp)},
                  {fill_edges_comp, sizeof(fill_edges_comp)}};
   for (int i = 0; i < static_cast<int>(KernelKind::kCount); ++i) {
-    VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    smci.codeSize = sources[i].bytes;
-    smci.pCode = sources[i].code;
-    if (d.CreateShaderModule(device_.handle, &smci, nullptr, &modules_[i]) != VK_SUCCESS) return false;
-    VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-    cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    cpci.stage.module = modules_[i];
-    cpci.stage.pName = "main";
-    cpci.stage.pSpecializationInfo = &specialization;
-    cpci.flags = VK_PIPELINE_CREATE_DISPATCH_BASE_BIT;
-    cpci.layout = layout_;
-    if (d.CreateComputePipelines(device_.handle, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipelines_[i]) != VK_SUCCESS) {
-      return false;
-    }
+    if (!CreatePipeline(sources[i].code, sources[i].bytes, &modules_[i], &pipelines_[i])) return false;
   }
   ready_ = true;
   return true;

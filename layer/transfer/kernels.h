@@ -14,17 +14,13 @@
 
 #include <vulkan/vulkan.h>
 
-#include <vulkan/vk_layer.h>
-#include <vulkan/vk_layer_dispatch_table.h>
+#include "transfer/kernel_base.h"
 
 namespace bindery {
-struct DeviceState;
 class CommandState;
 }
 
 namespace bindery::transfer {
-
-class StagingPool;
 
 // kFillEdges: the byte edges of a fill (shaders/fill_edges.comp), one workgroup, its
 // parameters all in the record (KernelJob below says where each goes).
@@ -88,19 +84,16 @@ inline uint32_t FillEdgeSpan(uint64_t address, uint64_t size) {
   return static_cast<uint32_t>(address & 3u) | static_cast<uint32_t>(size << 2);
 }
 
-class Kernels {
+class Kernels : public KernelBase {
  public:
-  Kernels(DeviceState& device, const VkLayerDispatchTable& next) : device_(device), next_(next) {}
+  Kernels(DeviceState& device, const VkLayerDispatchTable& next) : KernelBase(device, next) {}
   ~Kernels();
-  Kernels(const Kernels&) = delete;
-  Kernels& operator=(const Kernels&) = delete;
 
   // Builds the pipelines (at vkCreateDevice, off the application's recording thread);
   // false if that failed (the caller goes native). Parameter records come from `staging`
   // (which must have its block directory) through the TransferCommandData at
   // `command_data_slot` of each command buffer.
   bool Build(StagingPool& staging, uint32_t command_data_slot);
-  bool Ready() const { return ready_; }
 
   // Records `jobs` with the barriers and state restoration described above. When staging
   // for the parameter records cannot be had, records nothing and the command buffer keeps
@@ -118,13 +111,6 @@ class Kernels {
               void (*alongside)(void*), void* context, bool alongside_first = false);
 
  private:
-  DeviceState& device_;
-  const VkLayerDispatchTable& next_;
-  bool ready_ = false;
-  StagingPool* staging_ = nullptr;
-  uint32_t command_data_slot_ = 0;
-  PFN_vkCmdDispatchBase dispatch_base_ = nullptr;  // core 1.1, or VK_KHR_device_group's
-  VkPipelineLayout layout_ = VK_NULL_HANDLE;
   VkShaderModule modules_[static_cast<int>(KernelKind::kCount)] = {};
   VkPipeline pipelines_[static_cast<int>(KernelKind::kCount)] = {};
 };

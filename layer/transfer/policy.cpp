@@ -99,7 +99,7 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
     p.copy_batch_min_regions = 4;
     // A 63-byte unaligned fill or update from staging is one such copy (~2.7 us of GPU
     // time against ~14 ns for the driver's aligned 64-byte fill): small ones recorded back
-    // to back are queued and written by one batched dispatch (transfer/small_writes.h);
+    // to back are queued and written by one batched dispatch (transfer/coalesced_writes.h);
     // fewer than copy_batch_min_regions still go as copies.
     p.small_write_max = 4096;
     p.small_write_kernel_min = p.copy_batch_min_regions;

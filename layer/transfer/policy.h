@@ -30,7 +30,7 @@ struct Policy {
   uint64_t copy_batch_max_region = 64 * 1024;
   // Unaligned fills and updates of at most this many bytes are queued and written
   // together by one batched dispatch at the command buffer's next flush point
-  // (transfer/small_writes.h); 0: never.
+  // (transfer/coalesced_writes.h); 0: never.
   uint64_t small_write_max = 0;
   // A flush of at least this many queued writes uses the batched dispatch; fewer are copied
   // from staging. On NVIDIA a dispatch with its barriers costs more than one or two copies.

@@ -9,10 +9,10 @@
 
 #include "chassis/device_editor.h"
 #include "chassis/instance_editor.h"
+#include "transfer/flush_point_hooks.h"
 #include "transfer/hooks.h"
 #include "transfer/image_hooks.h"
-#include "transfer/small_write_hooks.h"
-#include "transfer/small_write_transfer_hooks.h"
+#include "transfer/passthrough_transfer_hooks.h"
 #include "transfer/transfer_device.h"
 
 namespace bindery::transfer {
@@ -29,7 +29,7 @@ const Hook kHooks[] = {
     BINDERY_HOOK(CmdCopyBuffer, KernelsPlanned),
     BINDERY_HOOK(CmdCopyBuffer2, KernelsPlanned),
     BINDERY_HOOK(CmdCopyBuffer2KHR, KernelsPlanned),
-    // Where small writes are coalesced: the points that flush them (small_write_hooks.cpp).
+    // Where small writes are coalesced: the points that flush them (flush_point_hooks.cpp).
     BINDERY_HOOK(CmdPipelineBarrier, SmallWritesPlanned),
     BINDERY_HOOK(CmdPipelineBarrier2, SmallWritesPlanned),
     BINDERY_HOOK(CmdPipelineBarrier2KHR, SmallWritesPlanned),
@@ -54,7 +54,7 @@ const Hook kHooks[] = {
     BINDERY_HOOK(CmdExecuteCommands, SmallWritesPlanned),
     BINDERY_HOOK(EndCommandBuffer, SmallWritesPlanned),
     // Transfer commands of other kinds: they flush small writes that waited past a
-    // barrier (small_write_transfer_hooks.cpp).
+    // barrier (passthrough_transfer_hooks.cpp).
     BINDERY_HOOK(CmdCopyImage, ImageCommandsHooked),
     BINDERY_HOOK(CmdCopyImage2, ImageCommandsHooked),
     BINDERY_HOOK(CmdCopyImage2KHR, ImageCommandsHooked),
@@ -130,7 +130,7 @@ class Transfers final : public Capability {
     plan->any_alignment = editor.Enabled(VK_BINDERY_TRANSFER_ANY_ALIGNMENT_EXTENSION_NAME);
     // VK_KHR_copy_memory_indirect's copies are transfer commands newer than the hook table
     // (every transfer command of the headers the layer is built with): with it enabled,
-    // small writes never wait past a barrier (transfer/small_write_barriers.h).
+    // small writes never wait past a barrier (transfer/transfer_only_barriers.h).
     plan->cross_barriers = !editor.Enabled("VK_KHR_copy_memory_indirect");
     const auto* group = static_cast<const VkDeviceGroupDeviceCreateInfo*>(
         editor.FindApplicationStruct(VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO));

@@ -15,11 +15,11 @@
 #include "chassis/capability.h"
 #include "chassis/state.h"
 #include "chassis/trackers.h"
+#include "transfer/coalesced_writes.h"
 #include "transfer/image_kernels.h"
 #include "transfer/images.h"
 #include "transfer/kernels.h"
 #include "transfer/policy.h"
-#include "transfer/small_writes.h"
 #include "transfer/staging.h"
 
 namespace bindery::transfer {
@@ -34,7 +34,7 @@ class TransferPlan : public DevicePlan {
   // the last byte even from aligned offsets (vk_bindery.h).
   bool any_alignment = false;
   // Queued small writes may wait past barriers that only make transfer commands wait
-  // (transfer/small_write_barriers.h): off where the application enabled an extension with
+  // (transfer/transfer_only_barriers.h): off where the application enabled an extension with
   // transfer commands this capability does not hook.
   bool cross_barriers = true;
   // The device is made of several physical devices (VkDeviceGroupDeviceCreateInfo): no
@@ -60,7 +60,7 @@ class DeviceTransfers : public CapabilityDevice {
   // Compute kernels can run on this device (addresses enabled, policy uses them, and the
   // pipelines were built).
   bool KernelsPossible() const { return kernels_possible_; }
-  // Small unaligned fills and updates are coalesced here (transfer/small_writes.h).
+  // Small unaligned fills and updates are coalesced here (transfer/coalesced_writes.h).
   bool small_writes() const { return kernels_possible_ && policy.small_write_max != 0; }
   // Whether a kernel may be recorded in this command buffer now (CommandState::
   // CanRecordComputeWork: its compute state can be put back, and no active query would count

@@ -1,17 +1,19 @@
-// The Vulkan entry points of the transfers capability.
+// The transfers capability's buffer commands: vkCmdFillBuffer, vkCmdUpdateBuffer and
+// vkCmdCopyBuffer / vkCmdCopyBuffer2(KHR). Each call chooses its path (transfer/policy.h):
+// the native command, edge bytes from staging, compute kernels, or a small write queued
+// for one batched dispatch (transfer/coalesced_writes.h).
 //
-// Resource tracking (buffers, memory, pools, command buffers) keeps what the polyfills
-// need; vkCmdFillBuffer / vkCmdUpdateBuffer / vkCmdCopyBuffer(2) choose a path per call
-// (transfer/policy.h). Each intercept is installed only on devices where it is needed
-// (see the `active_on` predicates in the table at the end).
+// The buffers and command buffers these read are tracked by the chassis's tracking
+// stage (chassis/trackers.h), not here. The hook table is in transfer_capability.cpp: each
+// Hook's `active` predicate there decides on which devices a hook is installed.
 #include <algorithm>
 #include <cstring>
 
 #include "chassis/state.h"
 #include "chassis/trackers.h"
+#include "transfer/coalesced_writes.h"
 #include "transfer/hooks.h"
 #include "transfer/plan.h"
-#include "transfer/small_writes.h"
 #include "transfer/transfer_capability.h"
 #include "transfer/transfer_device.h"
 
@@ -242,7 +244,7 @@ bool CopyNeedsLayer(DeviceTransfers& t, bool kernels_ok, VkDeviceAddress dst_add
 // The command buffer's state (the tracking stage's command index).
 CommandState* StateOf(DeviceTransfers&, VkCommandBuffer cb) { return Trackers::CommandOf(cb); }
 
-// Queues a small unaligned fill (transfer/small_writes.h); false if it was not queued.
+// Queues a small unaligned fill (transfer/coalesced_writes.h); false if it was not queued.
 bool QueueFill(DeviceTransfers& t, VkCommandBuffer cb, VkBuffer dst, VkDeviceSize offset, VkDeviceSize size,
                uint32_t data) {
   if (size == VK_WHOLE_SIZE || size > t.policy.small_write_max || NativeFillAllowed(offset, size)) return false;

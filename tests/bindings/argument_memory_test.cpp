@@ -13,7 +13,7 @@ constexpr VkMemoryPropertyFlags kHost = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK
 constexpr VkMemoryPropertyFlags kLocal = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
 
 // An NVIDIA-like device: 0 device-local, 1 host (system memory), 2 host-visible device-local
-// in heap 0 (`bar` bytes: all of VRAM with resizable BAR) or heap 2 (the 256 MiB window).
+// in heap 0 (`resizable_bar`: all of VRAM) or heap 2 (the 256 MiB window).
 VkPhysicalDeviceMemoryProperties Device(bool resizable_bar) {
   VkPhysicalDeviceMemoryProperties p{};
   p.memoryHeapCount = 3;

@@ -193,7 +193,7 @@ TEST(BindingsLimits, ABufferAtTheRaisedRangeWorks) {
 }
 
 // Forced, and under auto (the default) — where a layout beyond the driver's limits
-// converts whatever the driver's row in the policy table says (bindings/policy.h).
+// converts whatever the driver's row in the policy table says (bindings/model/policy.h).
 class FortyBuffers : public testing::TestWithParam<const char*> {};
 
 TEST_P(FortyBuffers, InOneStageAndSet) {

@@ -1,4 +1,4 @@
-// The indirect-bindings policy (bindings/policy.h): which layouts convert in each mode, and
+// The indirect-bindings policy (bindings/model/policy.h): which layouts convert in each mode, and
 // when a layout goes beyond a driver limit by itself.
 #include <gtest/gtest.h>
 

@@ -66,7 +66,7 @@ void CheckSmallWrites(Rig& rig, VkCommandBuffer cb, const HostBuffer& dst, const
 
 // `barriers`: a TRANSFER -> TRANSFER barrier after every case, as an application that orders
 // each write before the next command records it (where small writes are coalesced, they wait
-// past those barriers: transfer/small_write_barriers.h).
+// past those barriers: transfer/transfer_only_barriers.h).
 void RunFills(const Config& config, bool barriers) {
   struct Case {
     uint64_t offset, size;

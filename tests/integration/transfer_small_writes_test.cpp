@@ -1,6 +1,6 @@
 // Small unaligned fills and updates recorded back to back are coalesced where the policy
 // says so (the compute strategy here; NVIDIA under auto): queued, then written by one
-// batched dispatch at the next flush point (transfer/small_writes.h). Whatever the
+// batched dispatch at the next flush point (transfer/coalesced_writes.h). Whatever the
 // strategy, the bytes must be exactly the model's:
 //
 // - ManyBackToBackThenBarrier: 600 fills and updates at every byte phase (disjoint: writes
@@ -11,7 +11,7 @@
 //   after a barrier, and an aligned fill over part of them with no barrier (another
 //   transfer command keeps its place after the queued writes).
 // - WaitPastTransferBarriers: writes each behind a TRANSFER -> TRANSFER barrier (they wait
-//   past those: transfer/small_write_barriers.h), overlapping writes ordered only by such a
+//   past those: transfer/transfer_only_barriers.h), overlapping writes ordered only by such a
 //   barrier, then transfer commands of other kinds (buffer -> image -> buffer copies) that
 //   read their bytes, in groups of 200 writes (one dispatch) and of 3 (fewer than NVIDIA's
 //   small_write_kernel_min: copies from staging with the layer's stand-in barrier).

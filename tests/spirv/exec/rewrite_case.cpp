@@ -28,7 +28,8 @@ constexpr KnownGap kKnownGaps[] = {
     {"matrices_layouts.comp", true, "bounds checks: access into a matrix"},
     {"ubo_converted.comp", true, "bounds checks: access into a matrix"},
     // Addresses as uvec2 reach a pointer by OpBitcast, which spirv-val forbids for pointers
-    // to 8/16-bit storage-only values: intended, README "SPIR-V rewriting".
+    // to 8/16-bit storage-only values: intended (docs/indirect-bindings.md, "Status and
+    // proof", the row on rewrites the module can declare).
     {"storage16_only.comp", false, "needs shaderInt64", true},
     {"storage8_only.comp", false, "needs shaderInt64", true},
     // ggml's kernels read 8/16-bit storage-only values too (ggml enables shaderInt64 where

@@ -1,7 +1,7 @@
 // Transfer commands that are not the transfers capability's own (resolves,
 // depth/stencil clears, query result copies, buffer markers, indirect copies; image copies
 // colour clears and blits are in image_hooks.h): each flushes
-// small writes that waited past a barrier (transfer/small_write_barriers.h) before going
+// small writes that waited past a barrier (transfer/transfer_only_barriers.h) before going
 // down unchanged. Installed only where the device coalesces small writes.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The flush points of coalesced small writes (transfer/small_writes.h) that are not the
+// The flush points of coalesced small writes (transfer/coalesced_writes.h) that are not the
 // capability's own transfer commands: every command through which a later command can be
 // ordered after, or observe, a transfer write. Each flushes the command buffer's queued
 // writes, then goes down unchanged. Installed only where the device coalesces.
@@ -7,31 +7,20 @@
 // that counts dispatches active only after the begin went down), so the flush may still be a
 // dispatch; inside such a query nothing is queued (no kernel may run there), so its end has
 // nothing to flush into it.
-#include "transfer/small_write_hooks.h"
-
-#include "transfer/small_write_barriers.h"
+#include "transfer/flush_point_hooks.h"
 
 #include "transfer/transfer_capability.h"
 #include "transfer/transfer_device.h"
+#include "transfer/transfer_only_barriers.h"
 
 namespace bindery::transfer {
 namespace {
 
-// The capability's next table after flushing (the device's next layer where transfers
-// are off on the command buffer's device).
-const VkLayerDispatchTable& Flushed(VkCommandBuffer cb) {
-  DeviceTransfers* t = FindTransfers(cb);
-  if (t == nullptr) return NextOf(cb);
-  FlushIfPending(*t, cb);
-  return t->next;
-}
+const VkLayerDispatchTable& Flushed(VkCommandBuffer cb) { return FlushThenNext(cb, FlushBefore::kAny); }
 
-// The same at a barrier: writes may wait past one that only makes transfer commands wait.
+// At a barrier: writes may wait past one that only makes transfer commands wait.
 const VkLayerDispatchTable& FlushedOrCrossed(VkCommandBuffer cb, bool transfer_only) {
-  DeviceTransfers* t = FindTransfers(cb);
-  if (t == nullptr) return NextOf(cb);
-  FlushOrCross(*t, cb, transfer_only);
-  return t->next;
+  return FlushThenNext(cb, transfer_only ? FlushBefore::kTransferOnlyBarrier : FlushBefore::kAny);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Which barriers queued small writes may wait past (transfer/small_writes.h). A barrier
+// Which barriers queued small writes may wait past (transfer/coalesced_writes.h). A barrier
 // whose destination stages are all transfer stages orders the writes only before later
 // transfer commands (and, through chains, before whatever a later barrier orders after
 // those). While writes wait past such a barrier, every transfer command of the command

@@ -1,7 +1,7 @@
-// Which barriers queued small writes may wait past (transfer/small_write_barriers.h).
+// Which barriers queued small writes may wait past (transfer/transfer_only_barriers.h).
 #include <gtest/gtest.h>
 
-#include "transfer/small_write_barriers.h"
+#include "transfer/transfer_only_barriers.h"
 
 namespace bindery::transfer {
 namespace {
@@ -20,12 +20,12 @@ bool Legacy(VkPipelineStageFlags dst, VkDependencyFlags flags = 0, const VkBuffe
                                image);
 }
 
-TEST(SmallWriteBarriers, LegacyTransferToTransferQualifies) {
+TEST(TransferOnlyBarriers, LegacyTransferToTransferQualifies) {
   EXPECT_TRUE(Legacy(VK_PIPELINE_STAGE_TRANSFER_BIT));
   EXPECT_TRUE(WaitsOnlyForTransfers(VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, 0, nullptr));
 }
 
-TEST(SmallWriteBarriers, LegacyOtherDestinationStagesFlush) {
+TEST(TransferOnlyBarriers, LegacyOtherDestinationStagesFlush) {
   EXPECT_FALSE(Legacy(VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT));
   EXPECT_FALSE(Legacy(VK_PIPELINE_STAGE_HOST_BIT));
   EXPECT_FALSE(Legacy(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT));
@@ -33,7 +33,7 @@ TEST(SmallWriteBarriers, LegacyOtherDestinationStagesFlush) {
   EXPECT_FALSE(Legacy(0));
 }
 
-TEST(SmallWriteBarriers, LegacyDependencyFlagsOwnershipTransfersAndLayoutChangesFlush) {
+TEST(TransferOnlyBarriers, LegacyDependencyFlagsOwnershipTransfersAndLayoutChangesFlush) {
   EXPECT_FALSE(Legacy(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_DEPENDENCY_BY_REGION_BIT));
   VkBufferMemoryBarrier buffer{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
   buffer.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
@@ -51,7 +51,7 @@ TEST(SmallWriteBarriers, LegacyDependencyFlagsOwnershipTransfersAndLayoutChanges
   EXPECT_FALSE(Legacy(VK_PIPELINE_STAGE_TRANSFER_BIT, 0, nullptr, &image));
 }
 
-TEST(SmallWriteBarriers, LegacyExtensionStructsFlush) {
+TEST(TransferOnlyBarriers, LegacyExtensionStructsFlush) {
   VkMemoryBarrier memory = Memory();
   const VkMemoryBarrier other = Memory();
   memory.pNext = &other;
@@ -74,13 +74,13 @@ bool Sync2(const VkMemoryBarrier2& memory) {
   return WaitsOnlyForTransfers(&info);
 }
 
-TEST(SmallWriteBarriers, Sync2TransferStagesQualify) {
+TEST(TransferOnlyBarriers, Sync2TransferStagesQualify) {
   EXPECT_TRUE(Sync2(Memory2(VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT)));
   EXPECT_TRUE(Sync2(Memory2(VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_CLEAR_BIT)));
   EXPECT_TRUE(Sync2(Memory2(VK_PIPELINE_STAGE_2_BLIT_BIT | VK_PIPELINE_STAGE_2_RESOLVE_BIT)));
 }
 
-TEST(SmallWriteBarriers, Sync2OtherStagesAndShapesFlush) {
+TEST(TransferOnlyBarriers, Sync2OtherStagesAndShapesFlush) {
   EXPECT_FALSE(Sync2(Memory2(VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT)));
   EXPECT_FALSE(Sync2(Memory2(VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT)));
   EXPECT_FALSE(Sync2(Memory2(VK_PIPELINE_STAGE_2_HOST_BIT)));

@@ -1,6 +1,6 @@
 // Each hook flushes the command buffer's queued small writes if they waited past a
 // barrier, then calls down with the application's arguments.
-#include "transfer/small_write_transfer_hooks.h"
+#include "transfer/passthrough_transfer_hooks.h"
 
 #include "transfer/transfer_capability.h"
 #include "transfer/transfer_device.h"
@@ -8,14 +8,7 @@
 namespace bindery::transfer {
 namespace {
 
-// The capability's next table after flushing crossed writes (the device's next layer
-// where transfers are off on the command buffer's device).
-const VkLayerDispatchTable& CrossedFlushed(VkCommandBuffer cb) {
-  DeviceTransfers* t = FindTransfers(cb);
-  if (t == nullptr) return NextOf(cb);
-  FlushIfCrossed(*t, cb);
-  return t->next;
-}
+const VkLayerDispatchTable& CrossedFlushed(VkCommandBuffer cb) { return FlushThenNext(cb, FlushBefore::kCrossed); }
 
 }  // namespace
 

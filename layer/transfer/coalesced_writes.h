@@ -12,7 +12,7 @@
 // writes the bytes without one is a data race the spec leaves undefined), and the flush
 // comes before the first of them, inside the same barrier bracket as any other transfer
 // kernel (transfer/kernels.h). A barrier that only makes transfer commands wait does not
-// flush them: they wait past it (transfer/small_write_barriers.h says why that is exact),
+// flush them: they wait past it (transfer/transfer_only_barriers.h says why that is exact),
 // so writes that the application separated by such barriers are still written by one
 // dispatch. Too few writes for a dispatch to pay (the policy's small_write_kernel_min), or
 // no kernel possible at that point: each is copied from staging as before.
@@ -78,17 +78,32 @@ void FlushSmallWrites(DeviceTransfers& t, VkCommandBuffer cb, CommandState* stat
 DeviceTransfers* FindTransfers(VkCommandBuffer cb);
 const VkLayerDispatchTable& NextOf(VkCommandBuffer cb);
 
-// Flushes `cb`'s queued writes, if any: what every flush point calls first. Costs a
-// per-thread cache check when the device does not coalesce or nothing is queued.
+// Flushes `cb`'s queued writes, if any: what every flush point calls first. Costs a flag
+// test where the device does not coalesce, and one lock-free command-state lookup
+// (Trackers::CommandOf) where nothing is queued.
 void FlushIfPending(DeviceTransfers& t, VkCommandBuffer cb);
 
-// At a barrier: where `transfer_only` (transfer/small_write_barriers.h) and the device lets
+// At a barrier: where `transfer_only` (transfer/transfer_only_barriers.h) and the device lets
 // writes wait past barriers, the queued writes stay queued; otherwise they are flushed.
 void FlushOrCross(DeviceTransfers& t, VkCommandBuffer cb, bool transfer_only);
 
 // Flushes queued writes only if they waited past a barrier: what transfer commands that
 // are not this capability's own (image copies, blits, clears, query result copies) call.
 void FlushIfCrossed(DeviceTransfers& t, VkCommandBuffer cb);
+
+// Which queued writes a hook that is not a transfer of this capability flushes before it
+// goes down.
+enum class FlushBefore {
+  kAny,                  // every queued write (a flush point: FlushIfPending)
+  kCrossed,              // only writes that waited past a barrier (a passed-through transfer command)
+  kTransferOnlyBarrier,  // a barrier only transfer commands wait for: none where the device
+                         // lets writes wait past it, every queued write elsewhere
+};
+
+// Flushes `cb`'s queued writes as `when` says, then returns the capability's next table
+// (the device's next layer where transfers are off on the command buffer's device): the
+// first step of every flush-point and passed-through transfer hook.
+const VkLayerDispatchTable& FlushThenNext(VkCommandBuffer cb, FlushBefore when);
 
 // Whether the flush points that are not transfers of this capability (barriers, events,
 // queries, render passes, secondary command buffers, vkEndCommandBuffer) are hooked on a

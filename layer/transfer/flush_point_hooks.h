@@ -1,5 +1,5 @@
-// The flush points of coalesced small writes (small_write_hooks.cpp), installed by the
-// transfers capability where SmallWritesPlanned (transfer/small_writes.h).
+// The flush points of coalesced small writes (flush_point_hooks.cpp), installed by the
+// transfers capability where SmallWritesPlanned (transfer/coalesced_writes.h).
 #pragma once
 
 #include <vulkan/vulkan.h>

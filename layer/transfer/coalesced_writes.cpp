@@ -1,4 +1,4 @@
-#include "transfer/small_writes.h"
+#include "transfer/coalesced_writes.h"
 
 #include <algorithm>
 
@@ -141,6 +141,17 @@ void FlushIfPending(DeviceTransfers& t, VkCommandBuffer cb) {
   CommandState* state = Trackers::CommandOf(cb);
   const TransferCommandData* data = DataOf(state);
   if (data != nullptr && data->pending != nullptr && data->pending->count != 0) FlushSmallWrites(t, cb, state);
+}
+
+const VkLayerDispatchTable& FlushThenNext(VkCommandBuffer cb, FlushBefore when) {
+  DeviceTransfers* t = FindTransfers(cb);
+  if (t == nullptr) return NextOf(cb);
+  switch (when) {
+    case FlushBefore::kAny: FlushIfPending(*t, cb); break;
+    case FlushBefore::kCrossed: FlushIfCrossed(*t, cb); break;
+    case FlushBefore::kTransferOnlyBarrier: FlushOrCross(*t, cb, true); break;
+  }
+  return t->next;
 }
 
 }  // namespace bindery::transfer

@@ -1,4 +1,4 @@
-#include "transfer/small_write_barriers.h"
+#include "transfer/transfer_only_barriers.h"
 
 namespace bindery::transfer {
 namespace {
