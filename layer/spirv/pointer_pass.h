@@ -89,7 +89,32 @@ class PointerPass {
   };
   // RootPlacement::kStorageBuffer: the root buffer from `members` (offset order).
   void SetUpRootBuffer(const std::vector<RootMember>& members, RewriteReport* report);
+  // One function rewritten (pointer_pass_functions.cpp), in named steps: whether it needs
+  // it, its prologue (root and record pointers), each block begun (a loop header with a
+  // checked access split), its type and parameters retyped, chains into arrayed converted
+  // variables, array lengths, memory operands, bounds-checked accesses, and the phis of
+  // split blocks mended.
   std::string RewriteFunction(uint32_t f);
+  bool FunctionNeedsRewrite(uint32_t f, std::vector<uint32_t>* direct) const;
+  uint32_t PointeeOf(uint32_t old_id);
+  bool IsBufferPointer(uint32_t old_id);  // a retyped pointer into a converted buffer (PhysicalStorageBuffer)
+  uint32_t UndefOf(uint32_t type);
+  bool Guarded(const Instruction& x);  // an access a bounds check wraps
+  void EmitFunctionPrologue(const std::vector<uint32_t>& direct);
+  void BeginBlock(const std::vector<Instruction>& in, uint32_t i, Instruction label);
+  void SplitLoopHeader(const std::vector<Instruction>& in);
+  void RetypeFunction(uint32_t f, const std::vector<Instruction>& in, uint32_t i, Instruction inst);
+  bool IsArrayedConvertedChain(const Instruction& original) const;
+  void RewriteArrayedChain(const Instruction& original, const Instruction& inst, uint32_t result);
+  std::string RewriteArrayLength(const Instruction& original, uint32_t result);
+  void RetypeParameter(Instruction inst, uint32_t result);
+  void RetypeResult(uint32_t result, Instruction* inst);
+  std::string AddMemoryOperands(const Instruction& original, Instruction* inst, uint32_t guard_pointer[2],
+                                uint32_t guard_bytes[2]);
+  std::string AlignCopyOperandSets(Instruction* inst, uint32_t first, uint32_t at);
+  std::string EmitGuardedAccess(Instruction inst, uint32_t result, const uint32_t guard_pointer[2],
+                                const uint32_t guard_bytes[2]);
+  void FixSplitPredecessors(const std::vector<size_t>& original_phis);
   std::string FinishModule();
   // Emits the loads of record `record_index` (an id, u32) of converted variable `c`:
   // returns the pointer id (into `result_id` when non-zero) and sets *size when asked.
@@ -199,6 +224,11 @@ class PointerPass {
   IdMap<uint32_t> split_root_;     // chain result -> its element pointer
   IdMap<uint8_t> loop_headers_;    // labels of loop headers (present: a header)
   IdMap<uint32_t> undef_of_type_;
+  // A loop header with a checked access (BeginBlock): the index of its OpLoopMerge in the
+  // function's instructions, emitted early, and whether the header still has to be split
+  // after its phis.
+  size_t hoisted_loop_merge_ = SIZE_MAX;
+  bool split_header_pending_ = false;
 };
 
 }  // namespace bindery::spirv

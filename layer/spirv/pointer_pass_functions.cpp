@@ -192,6 +192,306 @@ std::string PointerPass::EmitInBounds(uint32_t id, uint32_t bytes, uint32_t* con
   return "";
 }
 
+// The converted variables function `f` names directly (indices into converted_); false
+// when the function has nothing to rewrite (no such variable, no retyped id).
+bool PointerPass::FunctionNeedsRewrite(uint32_t f, std::vector<uint32_t>* direct) const {
+  for (uint32_t c = 0; c < converted_.size(); ++c)
+    for (const Use& u : UsesOf(converted_[c].var.id))
+      if (u.function == f) { direct->push_back(c); break; }
+  if (!direct->empty()) return true;
+  for (const Instruction& inst : m_.functions[f].instructions)
+    if (Retyped(inst.result_id()) || retyped_return_[f]) return true;
+  return false;
+}
+
+uint32_t PointerPass::PointeeOf(uint32_t old_id) {
+  const Instruction* d = LocalDef(old_id);
+  if (!d) d = types_.Def(old_id);
+  return d ? types_.PointeeType(d->type_id()) : 0;
+}
+
+bool PointerPass::IsBufferPointer(uint32_t old_id) {
+  if (!Retyped(old_id)) return false;
+  const Instruction* d = LocalDef(old_id);
+  if (!d) return ConvertedOf(old_id) >= 0;
+  return types_.PointerStorageClass(MappedType(d->type_id())) == spv::StorageClassPhysicalStorageBuffer;
+}
+
+uint32_t PointerPass::UndefOf(uint32_t type) {
+  if (const uint32_t* known = undef_of_type_.Find(type)) return *known;
+  uint32_t id = m_.TakeId();
+  types_.AddGlobal(Instruction(spv::OpUndef, type, id, {}));
+  undef_of_type_[type] = id;
+  return id;
+}
+
+bool PointerPass::Guarded(const Instruction& x) {
+  const spv::Op o = x.opcode();
+  if (o == spv::OpLoad || IsAtomic(o)) return IsBufferPointer(x.operand(0));
+  if (o == spv::OpStore || o == spv::OpCopyMemory || o == spv::OpCopyMemorySized)
+    return IsBufferPointer(x.operand(0)) || IsBufferPointer(x.operand(1));
+  return false;
+}
+
+void PointerPass::EmitFunctionPrologue(const std::vector<uint32_t>& direct) {
+  for (uint32_t c : direct) {
+    uint32_t s = static_cast<uint32_t>(converted_[c].set - options_.sets.data());
+    if (!set_records_[s] && block_member_[s] != kNoMember) set_records_[s] = EmitRootPointer(s);
+  }
+  for (uint32_t c : direct) {
+    if (converted_[c].var.array_type) continue;
+    uint32_t size = 0;
+    uint32_t p = EmitRecordPointer(c, 0, 0, converted_[c].needs_size ? &size : nullptr);
+    replace_[converted_[c].var.id] = p;
+    roots_[converted_[c].var.id] = Root{c, size};
+    if (!converted_[c].var.name.empty()) {
+      Instruction name(spv::OpName, 0, 0, {p});
+      name.add_string_operand(converted_[c].var.name);
+      m_.debug.push_back(std::move(name));
+    }
+  }
+}
+
+// A loop header must keep its OpLoopMerge right before its terminator, so it cannot be
+// split. With a checked access in it, the header keeps only its phis and the merge
+// instruction, and branches to a new block holding the rest: the header's body moves
+// into the loop (as glslang lays out `while` loops), where it may be split.
+void PointerPass::BeginBlock(const std::vector<Instruction>& in, uint32_t i, Instruction label) {
+  current_label_ = block_label_ = label.result_id();
+  out_.push_back(std::move(label));
+  if (!options_.bounds_checks || !loop_headers_.Contains(block_label_)) return;
+  size_t merge = SIZE_MAX;
+  bool any_guarded = false;
+  for (size_t k = i + 1; k < in.size() && !IsTerminator(in[k].opcode()); ++k) {
+    if (in[k].opcode() == spv::OpLoopMerge) merge = k;
+    any_guarded |= Guarded(in[k]);
+  }
+  // A one-block loop (the header is its own continue target) would need a new continue
+  // block; not done: the access then refuses the module (EmitGuardedAccess's safety net).
+  if (merge != SIZE_MAX && any_guarded && in[merge].operand(1) != block_label_) {
+    hoisted_loop_merge_ = merge;
+    split_header_pending_ = true;
+  }
+}
+
+void PointerPass::SplitLoopHeader(const std::vector<Instruction>& in) {
+  split_header_pending_ = false;
+  const uint32_t body = m_.TakeId();
+  out_.push_back(in[hoisted_loop_merge_]);
+  out_.emplace_back(spv::OpBranch, 0, 0, std::initializer_list<uint32_t>{body});
+  out_.emplace_back(spv::OpLabel, 0, body, std::initializer_list<uint32_t>{});
+  current_label_ = body;
+}
+
+void PointerPass::RetypeFunction(uint32_t f, const std::vector<Instruction>& in, uint32_t i, Instruction inst) {
+  bool change = retyped_return_[f] != 0;
+  PooledScratch<uint32_t> params_scratch;
+  std::vector<uint32_t>& params = params_scratch.v;
+  for (uint32_t k = i + 1; k < in.size() && in[k].opcode() == spv::OpFunctionParameter; ++k) {
+    uint32_t t = in[k].type_id();
+    if (Retyped(in[k].result_id())) { t = MappedType(t); change = true; }
+    params.push_back(t);
+  }
+  if (change) {
+    uint32_t ret = retyped_return_[f] ? MappedType(inst.type_id()) : inst.type_id();
+    params.insert(params.begin(), ret);
+    inst.set_type_id(ret);
+    inst.set_operand(1, types_.GetType(spv::OpTypeFunction, params));
+  }
+  out_.push_back(std::move(inst));
+}
+
+bool PointerPass::IsArrayedConvertedChain(const Instruction& original) const {
+  const spv::Op op = original.opcode();
+  return (op == spv::OpAccessChain || op == spv::OpInBoundsAccessChain) && ConvertedOf(original.operand(0)) >= 0 &&
+         converted_[static_cast<uint32_t>(ConvertedOf(original.operand(0)))].var.array_type;
+}
+
+void PointerPass::RewriteArrayedChain(const Instruction& original, const Instruction& inst, uint32_t result) {
+  uint32_t c = static_cast<uint32_t>(ConvertedOf(original.operand(0)));
+  uint32_t size = 0;
+  uint32_t* want_size = converted_[c].needs_size ? &size : nullptr;
+  if (inst.operand_count() == 2) {
+    EmitRecordPointer(c, inst.operand(1), result, want_size);
+    roots_[result] = Root{c, size};
+    return;
+  }
+  uint32_t p = EmitRecordPointer(c, inst.operand(1), 0, want_size);
+  roots_[p] = Root{c, size};
+  split_root_[result] = p;
+  Instruction chain(inst.opcode(), MappedType(inst.type_id()), result, {p});
+  for (uint32_t k = 2; k < inst.operand_count(); ++k) chain.add_operand(inst.operand(k));
+  WidenChainIndices(&chain, 0, converted_[c].var.block_type, 1);
+  out_.push_back(std::move(chain));
+}
+
+std::string PointerPass::RewriteArrayLength(const Instruction& original, uint32_t result) {
+  const Root* r = roots_.Find(original.operand(0));
+  if (r == nullptr || !r->size) return "OpArrayLength on a pointer whose buffer is not known";
+  const Root known = *r;  // EmitArrayLength may grow roots_ (new ids)
+  EmitArrayLength(known.converted, known.size, result);
+  return "";
+}
+
+void PointerPass::RetypeParameter(Instruction inst, uint32_t result) {
+  inst.set_type_id(MappedType(inst.type_id()));
+  // A physical pointer parameter is Aliased or Restrict, exactly one: the module's
+  // own choice stands.
+  if (types_.PointerStorageClass(inst.type_id()) == spv::StorageClassPhysicalStorageBuffer &&
+      !types_.HasDecoration(result, spv::DecorationAliased) && !types_.HasDecoration(result, spv::DecorationRestrict))
+    types_.AddDecoration(result, spv::DecorationAliased);
+  out_.push_back(std::move(inst));
+}
+
+void PointerPass::RetypeResult(uint32_t result, Instruction* inst) {
+  const spv::Op op = inst->opcode();
+  inst->set_type_id(MappedType(inst->type_id()));
+  // Likewise a variable holding a physical pointer: AliasedPointer or RestrictPointer.
+  if (op == spv::OpVariable && !types_.HasDecoration(result, spv::DecorationAliasedPointer) &&
+      !types_.HasDecoration(result, spv::DecorationRestrictPointer))
+    types_.AddDecoration(result, spv::DecorationAliasedPointer);
+  if (op == spv::OpPhi || op == spv::OpSelect)
+    for (uint32_t k = op == spv::OpSelect ? 1 : 0; k < inst->operand_count(); k += op == spv::OpSelect ? 1 : 2) {
+      const Instruction* g = types_.Def(inst->operand(k));
+      if (g && g->opcode() == spv::OpUndef) inst->set_operand(k, UndefOf(inst->type_id()));
+    }
+}
+
+// Memory accesses through buffer pointers: Aligned operands (and the memory model's), and
+// the pointers (with their access sizes) a bounds check must guard.
+std::string PointerPass::AddMemoryOperands(const Instruction& original, Instruction* inst, uint32_t guard_pointer[2],
+                                           uint32_t guard_bytes[2]) {
+  const spv::Op op = original.opcode();
+  if ((op == spv::OpLoad || op == spv::OpStore) && IsBufferPointer(original.operand(0))) {
+    uint32_t pointee = PointeeOf(original.operand(0));
+    AddAligned(inst, op == spv::OpLoad ? 1 : 2,
+               std::max(types_.ScalarAlignment(pointee), DescriptorAccessAlignment(original.operand(0))));
+    if (vulkan_memory_model_) AddCoherenceOperands(inst, op == spv::OpLoad ? 1 : 2, original.operand(0), op == spv::OpStore);
+    guard_pointer[0] = original.operand(0);
+    guard_bytes[0] = types_.SizeOf(pointee);
+  } else if ((op == spv::OpCopyMemory || op == spv::OpCopyMemorySized) &&
+             (IsBufferPointer(original.operand(0)) || IsBufferPointer(original.operand(1)))) {
+    uint32_t first = op == spv::OpCopyMemory ? 2 : 3;
+    uint32_t at = std::min(types_.ScalarAlignment(PointeeOf(original.operand(0))),
+                           types_.ScalarAlignment(PointeeOf(original.operand(1))));
+    if (m_.version >= 0x00010400) {
+      std::string e = AlignCopyOperandSets(inst, first, at);
+      if (!e.empty()) return e;
+    } else {
+      AddAligned(inst, first, at);
+    }
+    for (int s = 0; s < 2; ++s)
+      if (IsBufferPointer(original.operand(s))) {
+        guard_pointer[s] = original.operand(s);
+        guard_bytes[s] = op == spv::OpCopyMemory ? types_.SizeOf(PointeeOf(original.operand(s))) : 0;
+      }
+    if (op == spv::OpCopyMemorySized && options_.bounds_checks) return "bounds checks: OpCopyMemorySized";
+  } else if (IsAtomic(op) && IsBufferPointer(original.operand(0))) {
+    guard_pointer[0] = original.operand(0);
+    guard_bytes[0] = types_.SizeOf(PointeeOf(original.operand(0)));
+  }
+  return "";
+}
+
+// SPIR-V 1.4's OpCopyMemory(Sized): two memory-operand sets, the first for the target, the
+// second for the source. A set is a mask then its operands (Aligned literal, MakePointer*
+// scope ids); one set given applies to both.
+std::string PointerPass::AlignCopyOperandSets(Instruction* inst, uint32_t first, uint32_t at) {
+  auto set_length = [](uint32_t mask) {
+    return 1u + ((mask & spv::MemoryAccessAlignedMask) ? 1u : 0u) +
+           ((mask & spv::MemoryAccessMakePointerAvailableMask) ? 1u : 0u) +
+           ((mask & spv::MemoryAccessMakePointerVisibleMask) ? 1u : 0u);
+  };
+  std::vector<uint32_t> sets[2];
+  uint32_t k = first;
+  for (int s = 0; s < 2 && k < inst->operand_count(); ++s) {
+    uint32_t n = set_length(inst->operand(k));
+    if (k + n > inst->operand_count()) return "malformed memory operands";
+    sets[s].assign(inst->words().begin() + inst->first_operand_index() + k,
+                   inst->words().begin() + inst->first_operand_index() + k + n);
+    k += n;
+  }
+  if (sets[1].empty()) sets[1] = sets[0];
+  inst->truncate_operands(first);
+  for (int s = 0; s < 2; ++s) {
+    Instruction one(spv::OpNop, 0, 0, {});
+    for (uint32_t w : sets[s]) one.add_operand(w);
+    // Both sets state the alignment: SPIRV-Tools checks the first set for either side.
+    AddAligned(&one, 0, at);
+    if (one.operand_count() == 0) one.add_operand(spv::MemoryAccessMaskNone);
+    for (uint32_t w = 0; w < one.operand_count(); ++w) inst->add_operand(one.operand(w));
+  }
+  return "";
+}
+
+// Bounds checks: the access runs in a selection on its pointers being inside their
+// buffers. The value of a checked load is the loaded one or zero, merged by a phi. A type
+// the module may only load, store and convert (8/16-bit storage without Int8 / Int16 /
+// Float16; the caller gives those where the device has them: RewriteOptions::float16)
+// can have no zero constant and no phi: an integer travels widened to 32 bits and is
+// narrowed after the merge (exact: UConvert/SConvert keep every bit). A 16-bit float
+// cannot: widened and narrowed by OpFConvert, a signalling NaN comes back quiet on
+// lavapipe and the H100 (ggml's quantized blocks, copied as float16 words, changed).
+std::string PointerPass::EmitGuardedAccess(Instruction inst, uint32_t result, const uint32_t guard_pointer[2],
+                                           const uint32_t guard_bytes[2]) {
+  // Safety net: a header is split (BeginBlock); never wrap an access in the header itself.
+  if (loop_headers_.Contains(current_label_)) return "bounds checks: a buffer access in a loop header block";
+  uint32_t cond = 0;
+  for (int s = 0; s < 2; ++s) {
+    if (!guard_pointer[s]) continue;
+    uint32_t c = 0;
+    std::string e = EmitInBounds(guard_pointer[s], guard_bytes[s], &c);
+    if (!e.empty()) return e;
+    cond = cond ? Emit(spv::OpLogicalAnd, bool_, {cond, c}) : c;
+  }
+  uint32_t widened = 0;
+  spv::Op widen_op = spv::OpNop;
+  if (result && IsStorageOnlyType(inst.type_id())) {
+    if (IsStorageOnlyFloat(inst.type_id()))
+      return "bounds checks: a load of 16-bit floats without the Float16 capability (widened to 32 bits and "
+             "back, a signalling NaN would not keep its bits)";
+    if (!WidenedType(inst.type_id(), &widened, &widen_op))
+      return "bounds checks: a whole-" + std::string(ShapeName(inst.type_id())) +
+             " load of 8/16-bit storage-only values (without the Int8/Int16/Float16 capability a zero of it "
+             "cannot be formed)";
+  }
+  uint32_t then_label = m_.TakeId(), merge_label = m_.TakeId();
+  uint32_t header = current_label_;
+  out_.emplace_back(spv::OpSelectionMerge, 0, 0, std::initializer_list<uint32_t>{merge_label, spv::SelectionControlMaskNone});
+  out_.emplace_back(spv::OpBranchConditional, 0, 0, std::initializer_list<uint32_t>{cond, then_label, merge_label});
+  out_.emplace_back(spv::OpLabel, 0, then_label, std::initializer_list<uint32_t>{});
+  uint32_t inner = 0;
+  uint32_t type = inst.type_id();
+  if (result) {
+    inner = m_.TakeId();
+    inst.set_result_id(inner);
+  }
+  out_.push_back(std::move(inst));
+  if (widened) inner = Emit(widen_op, widened, {inner});
+  out_.emplace_back(spv::OpBranch, 0, 0, std::initializer_list<uint32_t>{merge_label});
+  out_.emplace_back(spv::OpLabel, 0, merge_label, std::initializer_list<uint32_t>{});
+  current_label_ = merge_label;
+  if (result && widened) {
+    const uint32_t merged = Emit(spv::OpPhi, widened, {inner, then_label, types_.GetNullConstant(widened), header});
+    EmitWithId(widen_op, type, result, {merged});
+  } else if (result) {
+    out_.emplace_back(spv::OpPhi, type, result,
+                      std::initializer_list<uint32_t>{inner, then_label, types_.GetNullConstant(type), header});
+  }
+  return "";
+}
+
+// Phis of the original code name the split block's last part as the predecessor.
+void PointerPass::FixSplitPredecessors(const std::vector<size_t>& original_phis) {
+  for (size_t position : original_phis) {
+    Instruction& phi = out_[position];
+    for (uint32_t k = 1; k < phi.operand_count(); k += 2) {
+      if (const uint32_t* last = label_after_split_.Find(phi.operand(k))) phi.set_operand(k, *last);
+    }
+  }
+}
+
+// One function, instruction by instruction, in the named steps above.
 std::string PointerPass::RewriteFunction(uint32_t f) {
   const std::vector<Instruction>& in = m_.functions[f].instructions;
   out_.clear();
@@ -201,50 +501,11 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
   split_root_.Clear();
   label_after_split_.Clear();
   set_records_.assign(options_.sets.size(), 0);
-  // Converted variables this function names directly, and the sets they need.
   PooledScratch<uint32_t> direct_scratch;
   std::vector<uint32_t>& direct = direct_scratch.v;
-  for (uint32_t c = 0; c < converted_.size(); ++c)
-    for (const Use& u : UsesOf(converted_[c].var.id))
-      if (u.function == f) { direct.push_back(c); break; }
-  bool any_retyped = !direct.empty();
-  for (const Instruction& inst : in)
-    if (Retyped(inst.result_id()) || retyped_return_[f]) { any_retyped = true; break; }
-  if (!any_retyped) { return ""; }
-
-  auto pointee_of = [&](uint32_t old_id) -> uint32_t {
-    const Instruction* d = LocalDef(old_id);
-    if (!d) d = types_.Def(old_id);
-    return d ? types_.PointeeType(d->type_id()) : 0;
-  };
-  auto is_psb = [&](uint32_t old_id) {
-    if (!Retyped(old_id)) return false;
-    const Instruction* d = LocalDef(old_id);
-    if (!d) return ConvertedOf(old_id) >= 0;
-    return types_.PointerStorageClass(MappedType(d->type_id())) == spv::StorageClassPhysicalStorageBuffer;
-  };
-  auto undef_of = [&](uint32_t type) {
-    if (const uint32_t* known = undef_of_type_.Find(type)) return *known;
-    uint32_t id = m_.TakeId();
-    types_.AddGlobal(Instruction(spv::OpUndef, type, id, {}));
-    undef_of_type_[type] = id;
-    return id;
-  };
-
-  // Accesses the bounds checks wrap in a selection (the block is split around them).
-  auto guarded = [&](const Instruction& x) {
-    const spv::Op o = x.opcode();
-    if (o == spv::OpLoad || IsAtomic(o)) return is_psb(x.operand(0));
-    if (o == spv::OpStore || o == spv::OpCopyMemory || o == spv::OpCopyMemorySized)
-      return is_psb(x.operand(0)) || is_psb(x.operand(1));
-    return false;
-  };
-  // A loop header must keep its OpLoopMerge right before its terminator, so it cannot be
-  // split. With a checked access in it, the header keeps only its phis and the merge
-  // instruction, and branches to a new block holding the rest: the header's body moves
-  // into the loop (as glslang lays out `while` loops), where it may be split.
-  size_t hoisted_loop_merge = SIZE_MAX;  // index in `in` of the merge emitted early
-  bool split_header_pending = false;
+  if (!FunctionNeedsRewrite(f, &direct)) return "";
+  hoisted_loop_merge_ = SIZE_MAX;  // index in `in` of the merge emitted early (BeginBlock)
+  split_header_pending_ = false;
 
   PooledScratch<size_t> original_phis_scratch;
   std::vector<size_t>& original_phis = original_phis_scratch.v;
@@ -255,68 +516,17 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
     const spv::Op op = inst.opcode();
     if (seen_label && !prologue_done && op != spv::OpVariable && op != spv::OpLine && op != spv::OpNoLine) {
       prologue_done = true;
-      for (uint32_t c : direct) {
-        uint32_t s = static_cast<uint32_t>(converted_[c].set - options_.sets.data());
-        if (!set_records_[s] && block_member_[s] != kNoMember) set_records_[s] = EmitRootPointer(s);
-      }
-      for (uint32_t c : direct) {
-        if (converted_[c].var.array_type) continue;
-        uint32_t size = 0;
-        uint32_t p = EmitRecordPointer(c, 0, 0, converted_[c].needs_size ? &size : nullptr);
-        replace_[converted_[c].var.id] = p;
-        roots_[converted_[c].var.id] = Root{c, size};
-        if (!converted_[c].var.name.empty()) {
-          Instruction name(spv::OpName, 0, 0, {p});
-          name.add_string_operand(converted_[c].var.name);
-          m_.debug.push_back(std::move(name));
-        }
-      }
+      EmitFunctionPrologue(direct);
     }
     if (op == spv::OpLabel) {
       seen_label = true;
-      current_label_ = block_label_ = inst.result_id();
-      out_.push_back(std::move(inst));
-      if (options_.bounds_checks && loop_headers_.Contains(block_label_)) {
-        size_t merge = SIZE_MAX;
-        bool any_guarded = false;
-        for (size_t k = i + 1; k < in.size() && !IsTerminator(in[k].opcode()); ++k) {
-          if (in[k].opcode() == spv::OpLoopMerge) merge = k;
-          any_guarded |= guarded(in[k]);
-        }
-        // A one-block loop (the header is its own continue target) would need a new continue
-        // block; not done: the access below then refuses the module (the safety net).
-        if (merge != SIZE_MAX && any_guarded && in[merge].operand(1) != block_label_) {
-          hoisted_loop_merge = merge;
-          split_header_pending = true;
-        }
-      }
+      BeginBlock(in, i, std::move(inst));
       continue;
     }
-    if (split_header_pending && op != spv::OpPhi && op != spv::OpLine && op != spv::OpNoLine) {
-      split_header_pending = false;
-      const uint32_t body = m_.TakeId();
-      out_.push_back(in[hoisted_loop_merge]);
-      out_.emplace_back(spv::OpBranch, 0, 0, std::initializer_list<uint32_t>{body});
-      out_.emplace_back(spv::OpLabel, 0, body, std::initializer_list<uint32_t>{});
-      current_label_ = body;
-    }
-    if (i == hoisted_loop_merge) continue;  // already emitted at the top of the header
+    if (split_header_pending_ && op != spv::OpPhi && op != spv::OpLine && op != spv::OpNoLine) SplitLoopHeader(in);
+    if (i == hoisted_loop_merge_) continue;  // already emitted at the top of the header
     if (op == spv::OpFunction) {
-      bool change = retyped_return_[f] != 0;
-      PooledScratch<uint32_t> params_scratch;
-      std::vector<uint32_t>& params = params_scratch.v;
-      for (uint32_t k = i + 1; k < in.size() && in[k].opcode() == spv::OpFunctionParameter; ++k) {
-        uint32_t t = in[k].type_id();
-        if (Retyped(in[k].result_id())) { t = MappedType(t); change = true; }
-        params.push_back(t);
-      }
-      if (change) {
-        uint32_t ret = retyped_return_[f] ? MappedType(inst.type_id()) : inst.type_id();
-        params.insert(params.begin(), ret);
-        inst.set_type_id(ret);
-        inst.set_operand(1, types_.GetType(spv::OpTypeFunction, params));
-      }
-      out_.push_back(std::move(inst));
+      RetypeFunction(f, in, i, std::move(inst));
       continue;
     }
     // Uses of non-arrayed converted variables become the loaded pointer.
@@ -329,55 +539,20 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
     const uint32_t result = inst.has_result() ? inst.result_id() : 0;
     const bool retyped_result = Retyped(result);
 
-    if ((op == spv::OpAccessChain || op == spv::OpInBoundsAccessChain) && ConvertedOf(in[i].operand(0)) >= 0 &&
-        converted_[static_cast<uint32_t>(ConvertedOf(in[i].operand(0)))].var.array_type) {
-      uint32_t c = static_cast<uint32_t>(ConvertedOf(in[i].operand(0)));
-      uint32_t size = 0;
-      uint32_t* want_size = converted_[c].needs_size ? &size : nullptr;
-      if (inst.operand_count() == 2) {
-        EmitRecordPointer(c, inst.operand(1), result, want_size);
-        roots_[result] = Root{c, size};
-      } else {
-        uint32_t p = EmitRecordPointer(c, inst.operand(1), 0, want_size);
-        roots_[p] = Root{c, size};
-        split_root_[result] = p;
-        Instruction chain(op, MappedType(inst.type_id()), result, {p});
-        for (uint32_t k = 2; k < inst.operand_count(); ++k) chain.add_operand(inst.operand(k));
-        WidenChainIndices(&chain, 0, converted_[c].var.block_type, 1);
-        out_.push_back(std::move(chain));
-      }
+    if (IsArrayedConvertedChain(in[i])) {
+      RewriteArrayedChain(in[i], inst, result);
       continue;
     }
-    if (op == spv::OpArrayLength && is_psb(in[i].operand(0))) {
-      const Root* r = roots_.Find(in[i].operand(0));
-      if (r == nullptr || !r->size) return "OpArrayLength on a pointer whose buffer is not known";
-      const Root known = *r;  // EmitArrayLength may grow roots_ (new ids)
-      EmitArrayLength(known.converted, known.size, result);
+    if (op == spv::OpArrayLength && IsBufferPointer(in[i].operand(0))) {
+      std::string e = RewriteArrayLength(in[i], result);
+      if (!e.empty()) return e;
       continue;
     }
     if (op == spv::OpFunctionParameter && retyped_result) {
-      inst.set_type_id(MappedType(inst.type_id()));
-      // A physical pointer parameter is Aliased or Restrict, exactly one: the module's
-      // own choice stands.
-      if (types_.PointerStorageClass(inst.type_id()) == spv::StorageClassPhysicalStorageBuffer &&
-          !types_.HasDecoration(result, spv::DecorationAliased) && !types_.HasDecoration(result, spv::DecorationRestrict))
-        types_.AddDecoration(result, spv::DecorationAliased);
-      out_.push_back(std::move(inst));
+      RetypeParameter(std::move(inst), result);
       continue;
     }
-    if (retyped_result) {
-      inst.set_type_id(MappedType(inst.type_id()));
-      // Likewise a variable holding a physical pointer: AliasedPointer or RestrictPointer.
-      if (op == spv::OpVariable && !types_.HasDecoration(result, spv::DecorationAliasedPointer) &&
-          !types_.HasDecoration(result, spv::DecorationRestrictPointer))
-        types_.AddDecoration(result, spv::DecorationAliasedPointer);
-      if (op == spv::OpPhi || op == spv::OpSelect)
-        for (uint32_t k = op == spv::OpSelect ? 1 : 0; k < inst.operand_count(); k += op == spv::OpSelect ? 1 : 2) {
-          const Instruction* g = types_.Def(inst.operand(k));
-          if (g && g->opcode() == spv::OpUndef) inst.set_operand(k, undef_of(inst.type_id()));
-        }
-    }
-
+    if (retyped_result) RetypeResult(result, &inst);
     if (retyped_result && options_.shader_int64 && IsAccessChain(op) &&
         types_.PointerStorageClass(inst.type_id()) == spv::StorageClassPhysicalStorageBuffer) {
       const Instruction* base = LocalDef(in[i].operand(0));
@@ -386,128 +561,20 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       WidenChainIndices(&inst, base_type, types_.PointeeType(base_type), 1);
     }
 
-    // Memory accesses through buffer pointers: Aligned operands and bounds checks.
     uint32_t guard_pointer[2] = {0, 0};
     uint32_t guard_bytes[2] = {0, 0};
-    if ((op == spv::OpLoad || op == spv::OpStore) && is_psb(in[i].operand(0))) {
-      uint32_t pointee = pointee_of(in[i].operand(0));
-      AddAligned(&inst, op == spv::OpLoad ? 1 : 2,
-                 std::max(types_.ScalarAlignment(pointee), DescriptorAccessAlignment(in[i].operand(0))));
-      if (vulkan_memory_model_) AddCoherenceOperands(&inst, op == spv::OpLoad ? 1 : 2, in[i].operand(0), op == spv::OpStore);
-      guard_pointer[0] = in[i].operand(0);
-      guard_bytes[0] = types_.SizeOf(pointee);
-    } else if ((op == spv::OpCopyMemory || op == spv::OpCopyMemorySized) &&
-               (is_psb(in[i].operand(0)) || is_psb(in[i].operand(1)))) {
-      uint32_t first = op == spv::OpCopyMemory ? 2 : 3;
-      uint32_t at = std::min(types_.ScalarAlignment(pointee_of(in[i].operand(0))),
-                             types_.ScalarAlignment(pointee_of(in[i].operand(1))));
-      if (m_.version >= 0x00010400) {
-        // Two operand sets: the first for the target, the second for the source.
-        // A set is a mask then its operands (Aligned literal, MakePointer* scope ids); one
-        // set given applies to both.
-        auto set_length = [](uint32_t mask) {
-          return 1u + ((mask & spv::MemoryAccessAlignedMask) ? 1u : 0u) +
-                 ((mask & spv::MemoryAccessMakePointerAvailableMask) ? 1u : 0u) +
-                 ((mask & spv::MemoryAccessMakePointerVisibleMask) ? 1u : 0u);
-        };
-        std::vector<uint32_t> sets[2];
-        uint32_t k = first;
-        for (int s = 0; s < 2 && k < inst.operand_count(); ++s) {
-          uint32_t n = set_length(inst.operand(k));
-          if (k + n > inst.operand_count()) return "malformed memory operands";
-          sets[s].assign(inst.words().begin() + inst.first_operand_index() + k,
-                         inst.words().begin() + inst.first_operand_index() + k + n);
-          k += n;
-        }
-        if (sets[1].empty()) sets[1] = sets[0];
-        inst.truncate_operands(first);
-        for (int s = 0; s < 2; ++s) {
-          Instruction one(spv::OpNop, 0, 0, {});
-          for (uint32_t w : sets[s]) one.add_operand(w);
-          // Both sets state the alignment: SPIRV-Tools checks the first set for either side.
-          AddAligned(&one, 0, at);
-          if (one.operand_count() == 0) one.add_operand(spv::MemoryAccessMaskNone);
-          for (uint32_t w = 0; w < one.operand_count(); ++w) inst.add_operand(one.operand(w));
-        }
-      } else {
-        AddAligned(&inst, first, at);
-      }
-      for (int s = 0; s < 2; ++s)
-        if (is_psb(in[i].operand(s))) {
-          guard_pointer[s] = in[i].operand(s);
-          guard_bytes[s] = op == spv::OpCopyMemory ? types_.SizeOf(pointee_of(in[i].operand(s))) : 0;
-        }
-      if (op == spv::OpCopyMemorySized && options_.bounds_checks) return "bounds checks: OpCopyMemorySized";
-    } else if (IsAtomic(op) && is_psb(in[i].operand(0))) {
-      guard_pointer[0] = in[i].operand(0);
-      guard_bytes[0] = types_.SizeOf(pointee_of(in[i].operand(0)));
-    }
-
+    std::string e = AddMemoryOperands(in[i], &inst, guard_pointer, guard_bytes);
+    if (!e.empty()) return e;
     if (options_.bounds_checks && guard_pointer[0] + guard_pointer[1] != 0) {
-      // Safety net: a header is split above; never wrap an access in the header itself.
-      if (loop_headers_.Contains(current_label_)) return "bounds checks: a buffer access in a loop header block";
-      uint32_t cond = 0;
-      for (int s = 0; s < 2; ++s) {
-        if (!guard_pointer[s]) continue;
-        uint32_t c = 0;
-        std::string e = EmitInBounds(guard_pointer[s], guard_bytes[s], &c);
-        if (!e.empty()) return e;
-        cond = cond ? Emit(spv::OpLogicalAnd, bool_, {cond, c}) : c;
-      }
-      // The value of a checked load is the loaded one or zero, merged by a phi. A type the
-      // module may only load, store and convert (8/16-bit storage without Int8 / Int16 /
-      // Float16; the caller gives those where the device has them: RewriteOptions::float16)
-      // can have no zero constant and no phi: an integer travels widened to 32 bits and is
-      // narrowed after the merge (exact: UConvert/SConvert keep every bit). A 16-bit float
-      // cannot: widened and narrowed by OpFConvert, a signalling NaN comes back quiet on
-      // lavapipe and the H100 (ggml's quantized blocks, copied as float16 words, changed).
-      uint32_t widened = 0;
-      spv::Op widen_op = spv::OpNop;
-      if (result && IsStorageOnlyType(inst.type_id())) {
-        if (IsStorageOnlyFloat(inst.type_id()))
-          return "bounds checks: a load of 16-bit floats without the Float16 capability (widened to 32 bits and "
-                 "back, a signalling NaN would not keep its bits)";
-        if (!WidenedType(inst.type_id(), &widened, &widen_op))
-          return "bounds checks: a whole-" + std::string(ShapeName(inst.type_id())) +
-                 " load of 8/16-bit storage-only values (without the Int8/Int16/Float16 capability a zero of it "
-                 "cannot be formed)";
-      }
-      uint32_t then_label = m_.TakeId(), merge_label = m_.TakeId();
-      uint32_t header = current_label_;
-      out_.emplace_back(spv::OpSelectionMerge, 0, 0, std::initializer_list<uint32_t>{merge_label, spv::SelectionControlMaskNone});
-      out_.emplace_back(spv::OpBranchConditional, 0, 0, std::initializer_list<uint32_t>{cond, then_label, merge_label});
-      out_.emplace_back(spv::OpLabel, 0, then_label, std::initializer_list<uint32_t>{});
-      uint32_t inner = 0;
-      uint32_t type = inst.type_id();
-      if (result) {
-        inner = m_.TakeId();
-        inst.set_result_id(inner);
-      }
-      out_.push_back(std::move(inst));
-      if (widened) inner = Emit(widen_op, widened, {inner});
-      out_.emplace_back(spv::OpBranch, 0, 0, std::initializer_list<uint32_t>{merge_label});
-      out_.emplace_back(spv::OpLabel, 0, merge_label, std::initializer_list<uint32_t>{});
-      current_label_ = merge_label;
-      if (result && widened) {
-        const uint32_t merged = Emit(spv::OpPhi, widened, {inner, then_label, types_.GetNullConstant(widened), header});
-        EmitWithId(widen_op, type, result, {merged});
-      } else if (result) {
-        out_.emplace_back(spv::OpPhi, type, result,
-                          std::initializer_list<uint32_t>{inner, then_label, types_.GetNullConstant(type), header});
-      }
+      e = EmitGuardedAccess(std::move(inst), result, guard_pointer, guard_bytes);
+      if (!e.empty()) return e;
       continue;
     }
     if (IsTerminator(op) && current_label_ != block_label_) label_after_split_[block_label_] = current_label_;
     if (op == spv::OpPhi) original_phis.push_back(out_.size());
     out_.push_back(std::move(inst));
   }
-  // Phis of the original code name the split block's last part as the predecessor.
-  for (size_t position : original_phis) {
-    Instruction& phi = out_[position];
-    for (uint32_t k = 1; k < phi.operand_count(); k += 2) {
-      if (const uint32_t* last = label_after_split_.Find(phi.operand(k))) phi.set_operand(k, *last);
-    }
-  }
+  FixSplitPredecessors(original_phis);
   m_.functions[f].instructions.swap(out_);
   return "";
 }

@@ -1,10 +1,10 @@
-// Where argument memory (pool record blocks, the root ring) lives (bindings/device/
+// Where argument memory (pool record blocks, the root ring) lives (bindings/model/
 // argument_memory.h): device-local host-visible memory from a resizable-BAR heap, so every
 // dispatch of a rewritten shader reads its records at device speed; system memory when the
 // host-visible device-local heap is the small BAR window; never protected memory.
 #include <gtest/gtest.h>
 
-#include "bindings/device/argument_memory.h"
+#include "bindings/model/argument_memory.h"
 
 namespace bindery::bindings {
 namespace {

@@ -1,4 +1,4 @@
-// The layer-owned set classifier (bindings_device.h, OwnedSet) must answer for any 64-bit
+// The layer-owned set classifier (descriptors/shadows.h, OwnedSet) must answer for any 64-bit
 // value without faulting: a native handle can be anything. Values inside the owned-set
 // region, misaligned, in released arenas or in never-used slots read as "not ours".
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <random>
 
-#include "bindings/device/bindings_device.h"
+#include "bindings/descriptors/shadows.h"
 #include "bindings/descriptors/owned_set_region.h"
 
 namespace bindery::bindings {

@@ -3,7 +3,7 @@
 // always on with robustness2.nullDescriptor. No device needed.
 #include <gtest/gtest.h>
 
-#include "bindings/device/bindings_device.h"
+#include "bindings/model/bindings_plan.h"
 #include "bindings/pipelines/robustness.h"
 
 namespace bindery::bindings {

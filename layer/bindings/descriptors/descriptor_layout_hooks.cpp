@@ -5,10 +5,10 @@
 #include <mutex>
 #include <vector>
 
-#include "bindings/device/bindings_device.h"
-#include "bindings/device/hooks.h"
-#include "bindings/device/lookup_cache.h"
-#include "bindings/pipelines/native_twin.h"
+#include "bindings/descriptors/descriptor_store.h"
+#include "bindings/descriptors/descriptor_hooks.h"
+#include "bindings/model/lookup_cache.h"
+#include "bindings/descriptors/twin_layout.h"
 #include "core/chain_edit.h"
 #include "core/pnext.h"
 
@@ -46,7 +46,7 @@ std::vector<VkDescriptorSetLayout> NativeSetLayouts(const VkPipelineLayoutCreate
 // only on the application's ranges: every layout of the device gets it (whether it
 // converts, keeps its root in the ring, or has no set at all), so layouts the spec calls
 // compatible (identical push-constant ranges) stay compatible.
-void ExtendPushRanges(const DeviceBindings& b, const VkPipelineLayoutCreateInfo& app, PipelineLayoutShadow& shadow) {
+void ExtendPushRanges(const DescriptorStore& b, const VkPipelineLayoutCreateInfo& app, PipelineLayoutShadow& shadow) {
   std::vector<VkPushConstantRange> ranges(app.pPushConstantRanges, app.pPushConstantRanges + app.pushConstantRangeCount);
   uint32_t app_end = 0;
   VkShaderStageFlags app_stages = 0;
@@ -102,7 +102,7 @@ void ExtendPushRanges(const DeviceBindings& b, const VkPipelineLayoutCreateInfo&
 // from the first converting set layout on (layouts made before keep the application's
 // ranges: natively the two could not have been compatible anyway, as one is beyond the
 // driver's limits).
-bool ExtendsPushRanges(const DeviceBindings& b) { return b.plan.policy.convert_everything || b.Converting(); }
+bool ExtendsPushRanges(const DescriptorStore& b) { return b.plan.policy.convert_everything || b.Converting(); }
 
 // A layout whose root lives in the ring: the application's push-constant ranges as they
 // are, its sets with native descriptors (numbered as NativeSetLayouts does), and the
@@ -110,7 +110,7 @@ bool ExtendsPushRanges(const DeviceBindings& b) { return b.plan.policy.convert_e
 // count (no set of theirs has that number), renumbered like the others to its native
 // number. A layer-owned copy of the layout is made too (RestoreRingRoot binds through
 // it; it lives as long as the layout or a pipeline made with it: RingLayoutCopy).
-VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInfo& app,
+VkResult CreateRingRootLayout(DescriptorStore& b, const VkPipelineLayoutCreateInfo& app,
                               std::unique_ptr<PipelineLayoutShadow> shadow, const VkAllocationCallbacks* pAllocator,
                               VkPipelineLayout* pPipelineLayout) {
   std::vector<VkDescriptorSetLayout> set_layouts = NativeSetLayouts(app, *shadow);
@@ -120,7 +120,7 @@ VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInf
   ExtendPushRanges(b, app, *shadow);
   if (shadow->widen_app_pushes) {
     b.any_widened_pushes.store(true, std::memory_order_release);
-    b.MarkWork(DeviceBindings::kWorkWidenedPushes);
+    b.MarkWork(DescriptorStore::kWorkWidenedPushes);
   }
   VkPipelineLayoutCreateInfo info = app;
   info.pushConstantRangeCount = static_cast<uint32_t>(shadow->native_ranges.size());
@@ -139,13 +139,13 @@ VkResult CreateRingRootLayout(DeviceBindings& b, const VkPipelineLayoutCreateInf
   // for slots to deliver where their pipelines read them, whether or not any pipeline of
   // this layout exists (root_delivery.cpp: DeliverMovedSlots; the fuzzer's seed4002716).
   b.any_ring.store(true, std::memory_order_release);
-  b.MarkWork(DeviceBindings::kWorkRing);
+  b.MarkWork(DescriptorStore::kWorkRing);
   return result;
 }
 
 }  // namespace
 
-RingLayoutCopy::RingLayoutCopy(DeviceBindings& b, VkPipelineLayout handle) : b_(b), handle_(handle) {
+RingLayoutCopy::RingLayoutCopy(DeviceCore& b, VkPipelineLayout handle) : b_(b), handle_(handle) {
   b_.ring_layout_copies.Add(1);
 }
 
@@ -154,7 +154,7 @@ RingLayoutCopy::~RingLayoutCopy() {
   b_.ring_layout_copies.Sub(1);
 }
 
-bool ShouldConvertLayout(DeviceBindings& b, const VkDescriptorSetLayoutCreateInfo& info) {
+bool ShouldConvertLayout(DescriptorStore& b, const VkDescriptorSetLayoutCreateInfo& info) {
   if (!LayoutFlagsAllowConversion(info.flags)) return false;
   if (b.plan.policy.convert_everything) return true;
   if (!b.plan.policy.convert_over_limits) return false;
@@ -167,7 +167,7 @@ bool ShouldConvertLayout(DeviceBindings& b, const VkDescriptorSetLayoutCreateInf
   return true;
 }
 
-NativeLayoutSplit::NativeLayoutSplit(DeviceBindings& b, const VkDescriptorSetLayoutCreateInfo& app, bool convert)
+NativeLayoutSplit::NativeLayoutSplit(DescriptorStore& b, const VkDescriptorSetLayoutCreateInfo& app, bool convert)
     : chain_(app.pNext), info_(app) {
   const auto* flags_info = FindInChain<VkDescriptorSetLayoutBindingFlagsCreateInfo>(
       app.pNext, VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO);
@@ -191,9 +191,9 @@ NativeLayoutSplit::NativeLayoutSplit(DeviceBindings& b, const VkDescriptorSetLay
 VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
                                                          const VkAllocationCallbacks* pAllocator,
                                                          VkDescriptorSetLayout* pSetLayout) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) return NextOf(device).CreateDescriptorSetLayout(device, pCreateInfo, pAllocator, pSetLayout);
-  DeviceBindings& b = *found;
+  DescriptorStore& b = *found;
   NativeLayoutSplit split(b, *pCreateInfo, ShouldConvertLayout(b, *pCreateInfo));
   // Every layout gets a shadow (binds need each set's native dynamic-offset count), but
   // only converting ones are changed.
@@ -218,26 +218,25 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorSetLayout(VkDevice device, const 
   // After the shadow is findable: the hooks that now stop passing calls straight on can
   // see it.
   b.any_converted.store(true, std::memory_order_release);
-  b.MarkWork(DeviceBindings::kWorkConverting);
+  b.MarkWork(DescriptorStore::kWorkConverting);
   return result;
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyDescriptorSetLayout(VkDevice device, VkDescriptorSetLayout layout,
                                                       const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings* found = FindBindings(device);
-  if (found == nullptr) return NextOf(device).DestroyDescriptorSetLayout(device, layout, pAllocator);
-  DeviceBindings& b = *found;
   // Sets and pipeline layouts made from it keep the shadow alive (shared).
-  if (layout != VK_NULL_HANDLE && b.set_layouts.Erase(layout) != nullptr) InvalidateLookupCaches();
-  b.next.DestroyDescriptorSetLayout(device, layout, pAllocator);
+  ForgetAndDestroy<DescriptorStore, &VkLayerDispatchTable::DestroyDescriptorSetLayout>(
+      device, layout, pAllocator, [&](DescriptorStore& b) {
+        if (b.set_layouts.Erase(layout) != nullptr) InvalidateLookupCaches();
+      });
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPipelineLayoutCreateInfo* pCreateInfo,
                                                     const VkAllocationCallbacks* pAllocator,
                                                     VkPipelineLayout* pPipelineLayout) {
-  DeviceBindings* found = FindBindings(device);
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) return NextOf(device).CreatePipelineLayout(device, pCreateInfo, pAllocator, pPipelineLayout);
-  DeviceBindings& b = *found;
+  DescriptorStore& b = *found;
   std::vector<std::shared_ptr<const SetLayoutShadow>> sets(pCreateInfo->setLayoutCount);
   for (uint32_t i = 0; i < pCreateInfo->setLayoutCount; ++i) {
     if (const SetLayoutEntry* e = b.set_layouts.Find(pCreateInfo->pSetLayouts[i])) sets[i] = e->shadow;
@@ -261,7 +260,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
       ExtendPushRanges(b, *pCreateInfo, *shadow);
       if (shadow->widen_app_pushes) {
         b.any_widened_pushes.store(true, std::memory_order_release);
-        b.MarkWork(DeviceBindings::kWorkWidenedPushes);
+        b.MarkWork(DescriptorStore::kWorkWidenedPushes);
       }
       info.pushConstantRangeCount = static_cast<uint32_t>(shadow->native_ranges.size());
       info.pPushConstantRanges = shadow->native_ranges.empty() ? nullptr : shadow->native_ranges.data();
@@ -301,13 +300,13 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
     // Its slots of some sets are not where compatible layouts keep them (root_layout.h):
     // draws deliver them where the bound pipeline reads them, as once a ring root exists.
     b.any_ring.store(true, std::memory_order_release);
-    b.MarkWork(DeviceBindings::kWorkRing);
+    b.MarkWork(DescriptorStore::kWorkRing);
   }
   // Every stage must see the root (ExtendPushRanges).
   ExtendPushRanges(b, *pCreateInfo, *shadow);
   if (shadow->widen_app_pushes) {
     b.any_widened_pushes.store(true, std::memory_order_release);
-    b.MarkWork(DeviceBindings::kWorkWidenedPushes);
+    b.MarkWork(DescriptorStore::kWorkWidenedPushes);
   }
   const std::vector<VkPushConstantRange>& ranges = shadow->native_ranges;
   VkPipelineLayoutCreateInfo info = *pCreateInfo;
@@ -332,11 +331,10 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
 
 VKAPI_ATTR void VKAPI_CALL DestroyPipelineLayout(VkDevice device, VkPipelineLayout layout,
                                                  const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings* found = FindBindings(device);
-  if (found == nullptr) return NextOf(device).DestroyPipelineLayout(device, layout, pAllocator);
-  DeviceBindings& b = *found;
-  if (layout != VK_NULL_HANDLE && b.pipeline_layouts.Erase(layout) != nullptr) InvalidateLookupCaches();
-  b.next.DestroyPipelineLayout(device, layout, pAllocator);
+  ForgetAndDestroy<DescriptorStore, &VkLayerDispatchTable::DestroyPipelineLayout>(
+      device, layout, pAllocator, [&](DescriptorStore& b) {
+        if (b.pipeline_layouts.Erase(layout) != nullptr) InvalidateLookupCaches();
+      });
 }
 
 }  // namespace bindery::bindings

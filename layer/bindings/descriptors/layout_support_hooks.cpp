@@ -5,16 +5,16 @@
 // variable-count binding's maximum taken from the shadow when that binding converts.
 #include <vector>
 
-#include "bindings/device/bindings_device.h"
-#include "bindings/device/hooks.h"
-#include "bindings/device/limits.h"
+#include "bindings/descriptors/descriptor_store.h"
+#include "bindings/descriptors/descriptor_hooks.h"
+#include "bindings/model/policy.h"
 #include "core/chain_edit.h"
 #include "core/pnext.h"
 
 namespace bindery::bindings {
 namespace {
 
-void LayoutSupport(DeviceBindings& b, PFN_vkGetDescriptorSetLayoutSupport next, VkDevice device,
+void LayoutSupport(DescriptorStore& b, PFN_vkGetDescriptorSetLayoutSupport next, VkDevice device,
                    const VkDescriptorSetLayoutCreateInfo* pCreateInfo, VkDescriptorSetLayoutSupport* pSupport) {
   if (!ShouldConvertLayout(b, *pCreateInfo)) return next(device, pCreateInfo, pSupport);
   const NativeLayoutSplit split(b, *pCreateInfo, true);
@@ -39,22 +39,27 @@ void LayoutSupport(DeviceBindings& b, PFN_vkGetDescriptorSetLayoutSupport next, 
   if (shadow.converted.back().variable) variable->maxVariableDescriptorCount = shadow.converted.back().count;
 }
 
+// The hook of both names: `kNext` is its entry of the next layer's table.
+template <auto kNext>
+void LayoutSupportHook(VkDevice device, const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
+                       VkDescriptorSetLayoutSupport* pSupport) {
+  DescriptorStore* b = FindBindings<DescriptorStore>(device);
+  if (b == nullptr) return (NextOf(device).*kNext)(device, pCreateInfo, pSupport);
+  LayoutSupport(*b, b->next.*kNext, device, pCreateInfo, pSupport);
+}
+
 }  // namespace
 
 VKAPI_ATTR void VKAPI_CALL GetDescriptorSetLayoutSupport(VkDevice device,
                                                          const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
                                                          VkDescriptorSetLayoutSupport* pSupport) {
-  DeviceBindings* b = FindBindings(device);
-  if (b == nullptr) return NextOf(device).GetDescriptorSetLayoutSupport(device, pCreateInfo, pSupport);
-  LayoutSupport(*b, b->next.GetDescriptorSetLayoutSupport, device, pCreateInfo, pSupport);
+  LayoutSupportHook<&VkLayerDispatchTable::GetDescriptorSetLayoutSupport>(device, pCreateInfo, pSupport);
 }
 
 VKAPI_ATTR void VKAPI_CALL GetDescriptorSetLayoutSupportKHR(VkDevice device,
                                                             const VkDescriptorSetLayoutCreateInfo* pCreateInfo,
                                                             VkDescriptorSetLayoutSupport* pSupport) {
-  DeviceBindings* b = FindBindings(device);
-  if (b == nullptr) return NextOf(device).GetDescriptorSetLayoutSupportKHR(device, pCreateInfo, pSupport);
-  LayoutSupport(*b, b->next.GetDescriptorSetLayoutSupportKHR, device, pCreateInfo, pSupport);
+  LayoutSupportHook<&VkLayerDispatchTable::GetDescriptorSetLayoutSupportKHR>(device, pCreateInfo, pSupport);
 }
 
 }  // namespace bindery::bindings

@@ -14,9 +14,8 @@
 // may still call them through the device chain.
 #include <iterator>
 
-#include "bindings/device/bindings_capability.h"
-#include "bindings/device/bindings_device.h"
-#include "bindings/device/hooks.h"
+#include "bindings/descriptors/descriptor_store.h"
+#include "bindings/descriptors/descriptor_hooks.h"
 #include "chassis/instance_stack.h"
 #include "chassis/state.h"
 
@@ -30,7 +29,7 @@ struct Translated {
   uint64_t beneath[2] = {0, 0};  // native objects of the same type beneath it (0: none)
 };
 
-Translated Translate(DeviceBindings& b, VkObjectType type, uint64_t handle) {
+Translated Translate(DescriptorStore& b, VkObjectType type, uint64_t handle) {
   Translated t;
   if (handle == 0) return t;
   if (type == VK_OBJECT_TYPE_DESCRIPTOR_SET) {
@@ -71,7 +70,7 @@ VkResult ForEachBeneath(const Translated& t, uint64_t handle, Call call) {
   return result;
 }
 
-VkResult SetOwnedData(DeviceBindings& b, const Translated& t, uint64_t handle, VkPrivateDataSlot slot, uint64_t data) {
+VkResult SetOwnedData(DescriptorStore& b, const Translated& t, uint64_t handle, VkPrivateDataSlot slot, uint64_t data) {
   std::lock_guard<std::mutex> lock(b.owned_data_mutex);
   b.owned_data[{handle, reinterpret_cast<uint64_t>(slot)}] = data;
   // Freeing the set or resetting its pool, or destroying the template, forgets it (a
@@ -83,13 +82,13 @@ VkResult SetOwnedData(DeviceBindings& b, const Translated& t, uint64_t handle, V
   return VK_SUCCESS;
 }
 
-void GetOwnedData(DeviceBindings& b, uint64_t handle, VkPrivateDataSlot slot, uint64_t* data) {
+void GetOwnedData(DescriptorStore& b, uint64_t handle, VkPrivateDataSlot slot, uint64_t* data) {
   std::lock_guard<std::mutex> lock(b.owned_data_mutex);
   auto it = b.owned_data.find({handle, reinterpret_cast<uint64_t>(slot)});
   *data = it != b.owned_data.end() ? it->second : 0;
 }
 
-void ForgetSlot(DeviceBindings& b, VkPrivateDataSlot slot) {
+void ForgetSlot(DescriptorStore& b, VkPrivateDataSlot slot) {
   if (slot == VK_NULL_HANDLE) return;
   const uint64_t key = reinterpret_cast<uint64_t>(slot);
   std::lock_guard<std::mutex> lock(b.owned_data_mutex);
@@ -103,12 +102,12 @@ void ForgetSlot(DeviceBindings& b, VkPrivateDataSlot slot) {
 PFN_vkVoidFunction InstanceNext(VkDevice device, const char* name) {
   const DeviceState* state = StateRegistry::Get().FindDevice(device);
   if (state == nullptr) return nullptr;
-  return ResolveInstanceFunction(*state->instance, static_cast<int>(BindingsCapability().slot()), name);
+  return ResolveInstanceFunction(*state->instance, static_cast<int>(g_bindings_slot.load(std::memory_order_relaxed)), name);
 }
 
 }  // namespace
 
-void DeviceBindings::ForgetOwnedData(uint64_t begin, uint64_t end) {
+void DescriptorStore::ForgetOwnedData(uint64_t begin, uint64_t end) {
   std::lock_guard<std::mutex> lock(owned_data_mutex);
   for (auto it = owned_data.begin(); it != owned_data.end();) {
     it = it->first.set >= begin && it->first.set < end ? owned_data.erase(it) : std::next(it);
@@ -117,139 +116,146 @@ void DeviceBindings::ForgetOwnedData(uint64_t begin, uint64_t end) {
 
 namespace {
 
-template <typename Next>
-VkResult Name(DeviceBindings& b, const VkDebugUtilsObjectNameInfoEXT* info, Next next) {
+// Every handle beneath `info`'s object (a template's native ones, none for a layer-owned
+// set, else the object itself) named or tagged through `next`: the debug-utils name and
+// tag infos alike.
+template <typename Info, typename Next>
+VkResult DebugUtilsBeneath(DescriptorStore& b, const Info* info, Next next) {
   const Translated t = Translate(b, info->objectType, info->objectHandle);
   return ForEachBeneath(t, info->objectHandle, [&](uint64_t handle) {
-    VkDebugUtilsObjectNameInfoEXT copy = *info;
+    Info copy = *info;
     copy.objectHandle = handle;
     return next(&copy);
   });
 }
 
-template <typename Next>
-VkResult Tag(DeviceBindings& b, const VkDebugUtilsObjectTagInfoEXT* info, Next next) {
-  const Translated t = Translate(b, info->objectType, info->objectHandle);
-  return ForEachBeneath(t, info->objectHandle, [&](uint64_t handle) {
-    VkDebugUtilsObjectTagInfoEXT copy = *info;
-    copy.objectHandle = handle;
+// The same for the debug-marker infos (their object types are VK_EXT_debug_marker's enum).
+template <typename Info, typename Next>
+VkResult DebugMarkerBeneath(DescriptorStore& b, const Info* info, Next next) {
+  const Translated t = Translate(b, ObjectTypeOf(info->objectType), info->object);
+  return ForEachBeneath(t, info->object, [&](uint64_t handle) {
+    Info copy = *info;
+    copy.object = handle;
     return next(&copy);
   });
 }
+
+// The device-chain hooks below, each written once for its pair of entry points: `kNext`
+// is the hook's own entry of the next layer's table (core and EXT/KHR names alike).
+template <auto kNext, typename Info>
+VkResult DebugUtilsHook(VkDevice device, const Info* info) {
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
+  if (found == nullptr) return (NextOf(device).*kNext)(device, info);
+  DescriptorStore& b = *found;
+  return DebugUtilsBeneath(b, info, [&](const Info* i) { return (b.next.*kNext)(device, i); });
+}
+
+template <auto kNext, typename Info>
+VkResult DebugMarkerHook(VkDevice device, const Info* info) {
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
+  if (found == nullptr) return (NextOf(device).*kNext)(device, info);
+  DescriptorStore& b = *found;
+  return DebugMarkerBeneath(b, info, [&](const Info* i) { return (b.next.*kNext)(device, i); });
+}
+
+// The instance-chain hooks: `name`'s function as the capabilities below answer it.
+template <typename Pfn, typename Info>
+VkResult InstanceDebugUtilsHook(VkDevice device, const Info* info, const char* name) {
+  auto next = reinterpret_cast<Pfn>(InstanceNext(device, name));
+  DescriptorStore* b = FindBindings<DescriptorStore>(device);
+  if (b == nullptr) return next != nullptr ? next(device, info) : VK_SUCCESS;
+  return DebugUtilsBeneath(*b, info, [&](const Info* i) { return next != nullptr ? next(device, i) : VK_SUCCESS; });
+}
+
+template <auto kNext>
+VkResult SetPrivateDataHook(VkDevice device, VkObjectType objectType, uint64_t objectHandle, VkPrivateDataSlot slot,
+                            uint64_t data) {
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
+  if (found == nullptr) return (NextOf(device).*kNext)(device, objectType, objectHandle, slot, data);
+  DescriptorStore& b = *found;
+  const Translated t = Translate(b, objectType, objectHandle);
+  if (t.layer_made) return SetOwnedData(b, t, objectHandle, slot, data);
+  return (b.next.*kNext)(device, objectType, objectHandle, slot, data);
+}
+
+template <auto kNext>
+void GetPrivateDataHook(VkDevice device, VkObjectType objectType, uint64_t objectHandle, VkPrivateDataSlot slot,
+                        uint64_t* pData) {
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
+  if (found == nullptr) return (NextOf(device).*kNext)(device, objectType, objectHandle, slot, pData);
+  DescriptorStore& b = *found;
+  if (Translate(b, objectType, objectHandle).layer_made) return GetOwnedData(b, objectHandle, slot, pData);
+  (b.next.*kNext)(device, objectType, objectHandle, slot, pData);
+}
+
+template <auto kNext>
+void DestroyPrivateDataSlotHook(VkDevice device, VkPrivateDataSlot slot, const VkAllocationCallbacks* pAllocator) {
+  DescriptorStore* found = FindBindings<DescriptorStore>(device);
+  if (found == nullptr) return (NextOf(device).*kNext)(device, slot, pAllocator);
+  DescriptorStore& b = *found;
+  ForgetSlot(b, slot);
+  (b.next.*kNext)(device, slot, pAllocator);
+}
+
+using Table = VkLayerDispatchTable;
 
 }  // namespace
 
 VKAPI_ATTR VkResult VKAPI_CALL SetDebugUtilsObjectNameEXT(VkDevice device, const VkDebugUtilsObjectNameInfoEXT* pNameInfo) {
-  DeviceBindings* found = FindBindings(device);
-  if (found == nullptr) return NextOf(device).SetDebugUtilsObjectNameEXT(device, pNameInfo);
-  DeviceBindings& b = *found;
-  return Name(b, pNameInfo, [&](const VkDebugUtilsObjectNameInfoEXT* i) { return b.next.SetDebugUtilsObjectNameEXT(device, i); });
+  return DebugUtilsHook<&Table::SetDebugUtilsObjectNameEXT>(device, pNameInfo);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL SetDebugUtilsObjectTagEXT(VkDevice device, const VkDebugUtilsObjectTagInfoEXT* pTagInfo) {
-  DeviceBindings* found = FindBindings(device);
-  if (found == nullptr) return NextOf(device).SetDebugUtilsObjectTagEXT(device, pTagInfo);
-  DeviceBindings& b = *found;
-  return Tag(b, pTagInfo, [&](const VkDebugUtilsObjectTagInfoEXT* i) { return b.next.SetDebugUtilsObjectTagEXT(device, i); });
+  return DebugUtilsHook<&Table::SetDebugUtilsObjectTagEXT>(device, pTagInfo);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL InstanceSetDebugUtilsObjectNameEXT(VkDevice device,
                                                                   const VkDebugUtilsObjectNameInfoEXT* pNameInfo) {
-  auto next = reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(InstanceNext(device, "vkSetDebugUtilsObjectNameEXT"));
-  DeviceBindings* b = FindBindings(device);
-  if (b == nullptr) return next != nullptr ? next(device, pNameInfo) : VK_SUCCESS;
-  return Name(*b, pNameInfo,
-              [&](const VkDebugUtilsObjectNameInfoEXT* i) { return next != nullptr ? next(device, i) : VK_SUCCESS; });
+  return InstanceDebugUtilsHook<PFN_vkSetDebugUtilsObjectNameEXT>(device, pNameInfo, "vkSetDebugUtilsObjectNameEXT");
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL InstanceSetDebugUtilsObjectTagEXT(VkDevice device,
                                                                  const VkDebugUtilsObjectTagInfoEXT* pTagInfo) {
-  auto next = reinterpret_cast<PFN_vkSetDebugUtilsObjectTagEXT>(InstanceNext(device, "vkSetDebugUtilsObjectTagEXT"));
-  DeviceBindings* b = FindBindings(device);
-  if (b == nullptr) return next != nullptr ? next(device, pTagInfo) : VK_SUCCESS;
-  return Tag(*b, pTagInfo,
-             [&](const VkDebugUtilsObjectTagInfoEXT* i) { return next != nullptr ? next(device, i) : VK_SUCCESS; });
+  return InstanceDebugUtilsHook<PFN_vkSetDebugUtilsObjectTagEXT>(device, pTagInfo, "vkSetDebugUtilsObjectTagEXT");
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL DebugMarkerSetObjectNameEXT(VkDevice device,
                                                            const VkDebugMarkerObjectNameInfoEXT* pNameInfo) {
-  DeviceBindings* found = FindBindings(device);
-  if (found == nullptr) return NextOf(device).DebugMarkerSetObjectNameEXT(device, pNameInfo);
-  DeviceBindings& b = *found;
-  const Translated t = Translate(b, ObjectTypeOf(pNameInfo->objectType), pNameInfo->object);
-  return ForEachBeneath(t, pNameInfo->object, [&](uint64_t handle) {
-    VkDebugMarkerObjectNameInfoEXT copy = *pNameInfo;
-    copy.object = handle;
-    return b.next.DebugMarkerSetObjectNameEXT(device, &copy);
-  });
+  return DebugMarkerHook<&Table::DebugMarkerSetObjectNameEXT>(device, pNameInfo);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL DebugMarkerSetObjectTagEXT(VkDevice device, const VkDebugMarkerObjectTagInfoEXT* pTagInfo) {
-  DeviceBindings* found = FindBindings(device);
-  if (found == nullptr) return NextOf(device).DebugMarkerSetObjectTagEXT(device, pTagInfo);
-  DeviceBindings& b = *found;
-  const Translated t = Translate(b, ObjectTypeOf(pTagInfo->objectType), pTagInfo->object);
-  return ForEachBeneath(t, pTagInfo->object, [&](uint64_t handle) {
-    VkDebugMarkerObjectTagInfoEXT copy = *pTagInfo;
-    copy.object = handle;
-    return b.next.DebugMarkerSetObjectTagEXT(device, &copy);
-  });
+  return DebugMarkerHook<&Table::DebugMarkerSetObjectTagEXT>(device, pTagInfo);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL SetPrivateData(VkDevice device, VkObjectType objectType, uint64_t objectHandle,
                                               VkPrivateDataSlot slot, uint64_t data) {
-  DeviceBindings* found = FindBindings(device);
-  if (found == nullptr) return NextOf(device).SetPrivateData(device, objectType, objectHandle, slot, data);
-  DeviceBindings& b = *found;
-  const Translated t = Translate(b, objectType, objectHandle);
-  if (t.layer_made) return SetOwnedData(b, t, objectHandle, slot, data);
-  return b.next.SetPrivateData(device, objectType, objectHandle, slot, data);
+  return SetPrivateDataHook<&Table::SetPrivateData>(device, objectType, objectHandle, slot, data);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL SetPrivateDataEXT(VkDevice device, VkObjectType objectType, uint64_t objectHandle,
                                                  VkPrivateDataSlot slot, uint64_t data) {
-  DeviceBindings* found = FindBindings(device);
-  if (found == nullptr) return NextOf(device).SetPrivateDataEXT(device, objectType, objectHandle, slot, data);
-  DeviceBindings& b = *found;
-  const Translated t = Translate(b, objectType, objectHandle);
-  if (t.layer_made) return SetOwnedData(b, t, objectHandle, slot, data);
-  return b.next.SetPrivateDataEXT(device, objectType, objectHandle, slot, data);
+  return SetPrivateDataHook<&Table::SetPrivateDataEXT>(device, objectType, objectHandle, slot, data);
 }
 
 VKAPI_ATTR void VKAPI_CALL GetPrivateData(VkDevice device, VkObjectType objectType, uint64_t objectHandle,
                                           VkPrivateDataSlot slot, uint64_t* pData) {
-  DeviceBindings* found = FindBindings(device);
-  if (found == nullptr) return NextOf(device).GetPrivateData(device, objectType, objectHandle, slot, pData);
-  DeviceBindings& b = *found;
-  if (Translate(b, objectType, objectHandle).layer_made) return GetOwnedData(b, objectHandle, slot, pData);
-  b.next.GetPrivateData(device, objectType, objectHandle, slot, pData);
+  GetPrivateDataHook<&Table::GetPrivateData>(device, objectType, objectHandle, slot, pData);
 }
 
 VKAPI_ATTR void VKAPI_CALL GetPrivateDataEXT(VkDevice device, VkObjectType objectType, uint64_t objectHandle,
                                              VkPrivateDataSlot slot, uint64_t* pData) {
-  DeviceBindings* found = FindBindings(device);
-  if (found == nullptr) return NextOf(device).GetPrivateDataEXT(device, objectType, objectHandle, slot, pData);
-  DeviceBindings& b = *found;
-  if (Translate(b, objectType, objectHandle).layer_made) return GetOwnedData(b, objectHandle, slot, pData);
-  b.next.GetPrivateDataEXT(device, objectType, objectHandle, slot, pData);
+  GetPrivateDataHook<&Table::GetPrivateDataEXT>(device, objectType, objectHandle, slot, pData);
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyPrivateDataSlot(VkDevice device, VkPrivateDataSlot slot,
                                                   const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings* found = FindBindings(device);
-  if (found == nullptr) return NextOf(device).DestroyPrivateDataSlot(device, slot, pAllocator);
-  DeviceBindings& b = *found;
-  ForgetSlot(b, slot);
-  b.next.DestroyPrivateDataSlot(device, slot, pAllocator);
+  DestroyPrivateDataSlotHook<&Table::DestroyPrivateDataSlot>(device, slot, pAllocator);
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyPrivateDataSlotEXT(VkDevice device, VkPrivateDataSlot slot,
                                                      const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings* found = FindBindings(device);
-  if (found == nullptr) return NextOf(device).DestroyPrivateDataSlotEXT(device, slot, pAllocator);
-  DeviceBindings& b = *found;
-  ForgetSlot(b, slot);
-  b.next.DestroyPrivateDataSlotEXT(device, slot, pAllocator);
+  DestroyPrivateDataSlotHook<&Table::DestroyPrivateDataSlotEXT>(device, slot, pAllocator);
 }
 
 }  // namespace bindery::bindings

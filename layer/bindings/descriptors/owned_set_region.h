@@ -1,5 +1,5 @@
 // One process-wide reservation of address space that holds the slots of layer-owned
-// descriptor sets (bindings_device.h, OwnedSetSlot): a VkDescriptorSet handle the layer
+// descriptor sets (shadows.h, OwnedSetSlot): a VkDescriptorSet handle the layer
 // hands out is the address of its slot in here.
 //
 // Why a reserved region: every function taking a VkDescriptorSet must tell a layer-owned

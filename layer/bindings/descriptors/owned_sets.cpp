@@ -81,7 +81,7 @@ VkResult AllocateOwnedSet(PoolShadow& pool, const std::shared_ptr<const SetLayou
   return VK_SUCCESS;
 }
 
-void FreeOwnedSet(DeviceBindings& b, PoolShadow& pool, VkDescriptorSet handle, SetShadow& set) {
+void FreeOwnedSet(DescriptorStore& b, PoolShadow& pool, VkDescriptorSet handle, SetShadow& set) {
   b.ReleaseFull(set);
   pool.records.Free(set.first_record, set.record_count);
   OwnedSetSlot* slot = reinterpret_cast<OwnedSetSlot*>(reinterpret_cast<uint64_t>(handle));
@@ -94,7 +94,7 @@ void FreeOwnedSet(DeviceBindings& b, PoolShadow& pool, VkDescriptorSet handle, S
   }
 }
 
-void ResetOwnedSets(DeviceBindings& b, PoolShadow& pool) {
+void ResetOwnedSets(DescriptorStore& b, PoolShadow& pool) {
   if (pool.slots == nullptr) return;
   if (pool.owned_counted != 0) {
     b.counters.sets->Add(pool.owned_counted);
@@ -117,7 +117,7 @@ void ResetOwnedSets(DeviceBindings& b, PoolShadow& pool) {
   pool.free_slot = UINT32_MAX;
 }
 
-void DestroyOwnedSlots(DeviceBindings& b, PoolShadow& pool) {
+void DestroyOwnedSlots(DescriptorStore& b, PoolShadow& pool) {
   if (pool.slots == nullptr) return;
   ResetOwnedSets(b, pool);
   ReleaseOwnedArena(pool.slots, pool.arena_bytes);

@@ -8,7 +8,7 @@
 
 #include <vulkan/vulkan.h>
 
-#include "bindings/device/bindings_device.h"
+#include "bindings/descriptors/descriptor_store.h"
 
 namespace bindery::bindings {
 
@@ -22,13 +22,13 @@ VkResult AllocateOwnedSet(PoolShadow& pool, const std::shared_ptr<const SetLayou
                           uint32_t variable_count, VkDescriptorSet* out);
 
 // Frees one layer-owned set (`set` is OwnedSet(handle)).
-void FreeOwnedSet(DeviceBindings& b, PoolShadow& pool, VkDescriptorSet handle, SetShadow& set);
+void FreeOwnedSet(DescriptorStore& b, PoolShadow& pool, VkDescriptorSet handle, SetShadow& set);
 
 // Every layer-owned set of the pool goes at once (reset): O(1) unless some set was
 // materialised natively or has private data.
-void ResetOwnedSets(DeviceBindings& b, PoolShadow& pool);
+void ResetOwnedSets(DescriptorStore& b, PoolShadow& pool);
 
 // Reset, and the arena goes back to the region (pool destruction).
-void DestroyOwnedSlots(DeviceBindings& b, PoolShadow& pool);
+void DestroyOwnedSlots(DescriptorStore& b, PoolShadow& pool);
 
 }  // namespace bindery::bindings

@@ -1,8 +1,8 @@
 // What the indirect-bindings capability keeps for each application object it shadows:
 // set layouts, pipeline layouts (and their roots), pools, sets (their argument-block
 // records, their full native form for pipelines running natively), layer-owned sets,
-// update templates, shader modules, and the pipelines that run natively or read a ring
-// root. Found by the handles the application holds (DeviceBindings' handle maps).
+// and update templates (the pipelines' own are pipelines/pipeline_shadows.h). Found by
+// the handles the application holds (DescriptorStore's handle maps).
 //
 // Handles: the application holds real objects of the layer below — the smaller native
 // set layout, the native pipeline layout with the root's push-constant range, and for a
@@ -24,10 +24,8 @@
 
 #include "bindings/descriptors/owned_set_region.h"
 #include "bindings/model/record_allocator.h"
-#include "bindings/pipelines/rewrite_cache.h"
 #include "bindings/model/root_layout.h"
 #include "bindings/model/set_layout_shadow.h"
-#include "bindings/pipelines/static_use.h"
 #include "spirv/rewrite.h"
 
 namespace bindery::bindings {
@@ -42,7 +40,7 @@ struct SetLayoutEntry {
 // Stages the root is visible to (besides those of the application's ranges).
 inline constexpr VkShaderStageFlags kRootStages = VK_SHADER_STAGE_ALL_GRAPHICS | VK_SHADER_STAGE_COMPUTE_BIT;
 
-class DeviceBindings;
+class DeviceCore;
 
 // The layer's copy of a pipeline layout whose root lives in the ring. Draws bind the
 // reserved set through it (root_delivery.cpp), also after the application destroyed its
@@ -52,18 +50,18 @@ class DeviceBindings;
 // not by how many layouts the application ever made.
 class RingLayoutCopy {
  public:
-  RingLayoutCopy(DeviceBindings& b, VkPipelineLayout handle);
+  RingLayoutCopy(DeviceCore& b, VkPipelineLayout handle);
   ~RingLayoutCopy();
   RingLayoutCopy(const RingLayoutCopy&) = delete;
   RingLayoutCopy& operator=(const RingLayoutCopy&) = delete;
   VkPipelineLayout handle() const { return handle_; }
 
  private:
-  DeviceBindings& b_;
+  DeviceCore& b_;
   VkPipelineLayout handle_;
 };
 
-struct TwinLayout;  // bindings/pipelines/native_twin.h
+struct TwinLayout;  // twin_layout.h
 
 // Numbers pipeline layout shadows for the life of the process: a module's rewrites are
 // found again by the layout's number (ModuleEntry::by_layout), which, unlike its handle
@@ -94,7 +92,7 @@ struct PipelineLayoutShadow {
   // Names native_ranges (a hash): layouts with equal keys place their roots alike.
   uint64_t ranges_key = 0;
   // The full native layout for pipelines that fall back (created on first need, owned
-  // by DeviceBindings, guarded by DeviceBindings::fallback_mutex).
+  // by DescriptorStore, guarded by DescriptorStore::fallback_mutex).
   VkPipelineLayout full = VK_NULL_HANDLE;
   // The application's creation flags: the full layout keeps them
   // (VK_PIPELINE_LAYOUT_CREATE_INDEPENDENT_SETS_BIT_EXT, with VK_NULL_HANDLE sets, for
@@ -117,47 +115,12 @@ struct PipelineLayoutShadow {
   std::shared_ptr<TwinLayout> twin_layout;
 };
 
-// A pipeline rewritten for a layout whose root lives in the ring: where it reads the
-// root, so a draw or dispatch can put the reserved set back when binds through other
-// layouts disturbed it (root_delivery.cpp).
-struct RingPipeline {
-  VkPipelineLayout layout = VK_NULL_HANDLE;  // the application's (native) layout handle
-  VkPipelineLayout copy = VK_NULL_HANDLE;    // keep_copy's handle (read by draws)
-  std::shared_ptr<const RingLayoutCopy> keep_copy;  // PipelineLayoutShadow::ring_copy
-  uint32_t buffer_set = 0;                   // the reserved set's number in the native layout
-  uint32_t root_end = 0;
-};
-
-// A rewritten pipeline of a converting layout: where it reads each set's root slot, so a
-// draw or dispatch can deliver slots that binds through compatible layouts put in the
-// other place (push constants or the ring: root_delivery.cpp, DeliverMovedSlots). Its
-// layout's shared part outlives the application's layout.
-struct RootPipeline {
-  std::shared_ptr<const TwinLayout> base;  // the layout's root and ranges (native_twin.h)
-  uint32_t slot_sets = 0;                  // the sets with a root slot (bit i: set i < 32)
-};
-
-// A pipeline created natively (its shaders could not be rewritten): binding it makes the
-// sets bound at its bind point be materialised as full native sets at the next draw or
-// dispatch.
-struct FallbackPipeline {
-  VkPipelineLayout full = VK_NULL_HANDLE;  // the full native layout it was created with
-  std::vector<std::shared_ptr<const SetLayoutShadow>> sets;  // its layout's sets
-  // Its layout's push-constant ranges as sent down (PipelineLayoutShadow::native_ranges):
-  // with `sets`, what decides which binds and pushes are compatible with it.
-  std::vector<VkPushConstantRange> ranges;
-  // The bindings its shaders statically use: the only ones its full sets get written
-  // (static_use.h); nullptr: unknown, every binding.
-  std::shared_ptr<const StaticUse> uses;
-};
-
 struct PoolShadow;
-struct NativeTwin;  // bindings/native_twin.h
 
 // A converted set: its records in the pool's block, and the CPU copy of what each record
 // names (for sets that must be materialised natively).
 struct SetShadow {
-  // Kept alive by `keep` (sets in DeviceBindings::sets) or by the pool (layer-owned sets).
+  // Kept alive by `keep` (sets in DescriptorStore::sets) or by the pool (layer-owned sets).
   const SetLayoutShadow* layout = nullptr;
   std::shared_ptr<const SetLayoutShadow> keep;
   PoolShadow* pool = nullptr;
@@ -174,7 +137,7 @@ struct SetShadow {
   // Per record, as the application wrote it: the set's run of its pool's CPU copy.
   VkDescriptorBufferInfo* descriptors = nullptr;
   // The set as a full native set, for pipelines that fall back (allocated on first need;
-  // rewritten from the shadow when `full_stale`). Guarded by DeviceBindings::fallback_mutex.
+  // rewritten from the shadow when `full_stale`). Guarded by DescriptorStore::fallback_mutex.
   VkDescriptorSet full = VK_NULL_HANDLE;
   VkDescriptorPool full_pool = VK_NULL_HANDLE;
   bool full_stale = true;
@@ -182,12 +145,12 @@ struct SetShadow {
   // the first use, however many the layout has: writing one again later would update a
   // set that recorded command buffers still read).
   bool full_written = false;
-  // Records naming a buffer without a device address (bindings/native_twin.h): while
+  // Records naming a buffer without a device address (pipelines/native_twin.h): while
   // non-zero, draws and dispatches of rewritten pipelines with this set bound run natively.
   uint32_t unaddressable = 0;
   // Dynamic descriptors the layer made null in `full` (bit i: the set's i-th dynamic offset)
   // where the application wrote none that still exists: bound with dynamic offset 0
-  // (BindFullSets). Guarded by DeviceBindings::fallback_mutex.
+  // (BindFullSets). Guarded by DescriptorStore::fallback_mutex.
   uint32_t full_null_dynamic = 0;
 };
 
@@ -217,14 +180,14 @@ struct PoolShadow {
   uint8_t* mapped = nullptr;
   VkDeviceAddress address = 0;
   uint32_t capacity = 0;  // records the block holds (made on the first converted set)
-  VkDeviceSize block_bytes = 0;  // its memory (DeviceBindings::gpu_bytes)
+  VkDeviceSize block_bytes = 0;  // its memory (DeviceCore::gpu_bytes)
   RecordAllocator records{0};
   // The CPU copy of every record (what the application wrote), indexed like the block:
   // one allocation per pool, none per set.
   std::vector<VkDescriptorBufferInfo> descriptors;
   std::vector<uint64_t> host_records;  // the block's records, two words each (SetShadow::host_records)
-  std::vector<VkDescriptorSet> sets;  // live sets in DeviceBindings::sets (for reset and destroy)
-  std::vector<VkDescriptorSet> native_buffer_sets;  // live sets in DeviceBindings::native_buffer_sets
+  std::vector<VkDescriptorSet> sets;  // live sets in DescriptorStore::sets (for reset and destroy)
+  std::vector<VkDescriptorSet> native_buffer_sets;  // live sets in DescriptorStore::native_buffer_sets
 
   // Layer-owned sets: one slot per set the pool may hold (maxSets), in one arena of the
   // owned-set region (none when the region had no room: such pools keep native sets).
@@ -261,7 +224,7 @@ struct TemplateShadow {
   VkDescriptorUpdateTemplate full = VK_NULL_HANDLE;
   VkPipelineLayout full_layout = VK_NULL_HANDLE;
   bool push = false;
-  std::string full_content;  // what `full` was made from (DeviceBindings::RetiredTemplate)
+  std::string full_content;  // what `full` was made from (DescriptorStore::RetiredTemplate)
   VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;  // of a push template
   uint32_t data_size = 0;  // bytes of pData a push with it reads (push templates)
   // A push with it writes every descriptor of its set layout (push_coverage.h).
@@ -270,32 +233,5 @@ struct TemplateShadow {
   PFN_vkDestroyDescriptorUpdateTemplate destroy = nullptr;
 };
 
-struct ModuleEntry {
-  std::shared_ptr<const std::vector<uint32_t>> words;
-  // What the module uses and its rewrites so far, found by the module's handle: a second
-  // pipeline from it neither inspects nor hashes its words again (pipeline_hooks.cpp).
-  mutable std::mutex mutex;
-  mutable std::shared_ptr<const spirv::ModuleInfo> info;
-  mutable std::vector<std::pair<std::string, std::shared_ptr<const CachedRewrite>>> rewrites;  // by OptionsKey
-  // The same rewrites found by what determines their options besides the device: the
-  // layout (its serial), whether the stage asks for bounds checks, and in a module of
-  // several entry points the stage's entry point. A pipeline from the
-  // rewrite cache then neither builds its options nor compares their key. The few layouts
-  // used last (a program that makes layouts without end keeps this bounded).
-  struct LayoutRewrite {
-    uint64_t layout_serial = 0;
-    bool bounds_checks = false;
-    uint32_t root_shift = 0;  // the bind point's root copy it reads (RootPushSpace)
-    // The entry point it was made for ("" in a module of one entry point: it serves all).
-    std::string entry_point;
-    uint32_t execution_model = spirv::kAnyExecutionModel;
-    std::shared_ptr<const CachedRewrite> rewrite;
-  };
-  static constexpr std::size_t kLayoutRewrites = 8;
-  mutable std::vector<LayoutRewrite> by_layout;
-  mutable std::size_t next_by_layout = 0;  // the entry replaced next once full
-  // Per entry point: the bindings it statically uses (static_use.h), found by its name.
-  mutable std::vector<std::pair<std::string, std::shared_ptr<const StaticUse>>> static_uses;
-};
 
 }  // namespace bindery::bindings

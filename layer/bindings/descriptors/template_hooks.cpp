@@ -10,17 +10,17 @@
 #include <string>
 #include <vector>
 
-#include "bindings/device/bindings_device.h"
-#include "bindings/device/hooks.h"
-#include "bindings/model/set_records.h"
-#include "bindings/record/push_coverage.h"
+#include "bindings/descriptors/descriptor_store.h"
+#include "bindings/descriptors/descriptor_hooks.h"
+#include "bindings/descriptors/set_records.h"
+#include "bindings/descriptors/push_coverage.h"
 
 namespace bindery::bindings {
 namespace {
 
 // The set layout a template writes: its descriptorSetLayout, or for a push-descriptor
 // template the layout of set `set` of its pipeline layout.
-std::shared_ptr<const SetLayoutShadow> TemplateLayout(DeviceBindings& b, const VkDescriptorUpdateTemplateCreateInfo& info,
+std::shared_ptr<const SetLayoutShadow> TemplateLayout(DescriptorStore& b, const VkDescriptorUpdateTemplateCreateInfo& info,
                                                       PipelineLayoutShadow** pipeline_layout) {
   *pipeline_layout = nullptr;
   if (info.templateType == VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET) {
@@ -56,7 +56,7 @@ uint32_t TemplateEntryEnd(const VkDescriptorUpdateTemplateEntry& e) {
 
 // A template writing native sets whose buffer descriptors are kept (native_buffer_sets.h):
 // its buffer entries, so that its updates are kept too.
-void KeepNativeTemplate(DeviceBindings& b, const VkDescriptorUpdateTemplateCreateInfo& info,
+void KeepNativeTemplate(DescriptorStore& b, const VkDescriptorUpdateTemplateCreateInfo& info,
                         VkDescriptorUpdateTemplate handle) {
   auto kept = std::make_unique<NativeTemplate>();
   for (uint32_t i = 0; i < info.descriptorUpdateEntryCount; ++i) {
@@ -67,7 +67,7 @@ void KeepNativeTemplate(DeviceBindings& b, const VkDescriptorUpdateTemplateCreat
 }
 
 // An update through a native template of a set whose buffer descriptors are kept.
-void KeepNativeTemplateUpdate(DeviceBindings& b, VkDescriptorSet handle, const NativeTemplate& t, const void* pData) {
+void KeepNativeTemplateUpdate(DescriptorStore& b, VkDescriptorSet handle, const NativeTemplate& t, const void* pData) {
   NativeBufferSet* set = b.native_buffer_sets.Find(handle);
   if (set == nullptr) return;
   const uint8_t* data = static_cast<const uint8_t*>(pData);
@@ -100,7 +100,7 @@ std::string FullTemplateContent(const VkDescriptorUpdateTemplateCreateInfo& info
 // once if not yet), for pushes that must reach a pipeline running natively; and whether a
 // push with it writes every descriptor.
 template <typename CreateFn>
-VkResult MakeFullPushTemplate(DeviceBindings& b, CreateFn create, VkDevice device,
+VkResult MakeFullPushTemplate(DescriptorStore& b, CreateFn create, VkDevice device,
                               const VkDescriptorUpdateTemplateCreateInfo& app, PipelineLayoutShadow& pipeline_layout,
                               TemplateShadow& shadow) {
   shadow.writes_every_descriptor = WritesEveryDescriptor(*shadow.layout, [&](auto&& visit) {
@@ -135,7 +135,7 @@ VkResult MakeFullPushTemplate(DeviceBindings& b, CreateFn create, VkDevice devic
 // that its pushes reach pipelines of the layout that run natively (their full layout numbers
 // and lays out the sets otherwise). Without a twin (no full layout) nothing is kept.
 template <typename CreateFn>
-void KeepNativePushTemplate(DeviceBindings& b, CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate destroy,
+void KeepNativePushTemplate(DescriptorStore& b, CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate destroy,
                             VkDevice device, const VkDescriptorUpdateTemplateCreateInfo& app,
                             std::shared_ptr<const SetLayoutShadow> layout, PipelineLayoutShadow& pipeline_layout,
                             VkDescriptorUpdateTemplate handle) {
@@ -153,7 +153,7 @@ void KeepNativePushTemplate(DeviceBindings& b, CreateFn create, PFN_vkDestroyDes
 }
 
 template <typename CreateFn>
-VkResult CreateTemplate(DeviceBindings& b, CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate destroy,
+VkResult CreateTemplate(DescriptorStore& b, CreateFn create, PFN_vkDestroyDescriptorUpdateTemplate destroy,
                         VkDevice device, const VkDescriptorUpdateTemplateCreateInfo* pCreateInfo,
                         const VkAllocationCallbacks* pAllocator, VkDescriptorUpdateTemplate* pTemplate) {
   PipelineLayoutShadow* pipeline_layout = nullptr;
@@ -211,7 +211,7 @@ VkResult CreateTemplate(DeviceBindings& b, CreateFn create, PFN_vkDestroyDescrip
 }
 
 template <typename DestroyFn>
-void DestroyTemplate(DeviceBindings& b, DestroyFn destroy, VkDevice device, VkDescriptorUpdateTemplate handle,
+void DestroyTemplate(DescriptorStore& b, DestroyFn destroy, VkDevice device, VkDescriptorUpdateTemplate handle,
                      const VkAllocationCallbacks* pAllocator) {
   std::unique_ptr<TemplateShadow> shadow = handle != VK_NULL_HANDLE ? b.templates.Erase(handle) : nullptr;
   if (shadow == nullptr) {
@@ -240,7 +240,7 @@ void DestroyTemplate(DeviceBindings& b, DestroyFn destroy, VkDevice device, VkDe
 }
 
 template <typename UpdateFn>
-void UpdateWithTemplate(DeviceBindings& b, UpdateFn update, VkDevice device, VkDescriptorSet set,
+void UpdateWithTemplate(DescriptorStore& b, UpdateFn update, VkDevice device, VkDescriptorSet set,
                         VkDescriptorUpdateTemplate handle, const void* pData) {
   if (!b.Converting()) return update(device, set, handle, pData);
   const TemplateShadow* shadow = b.templates.Find(handle);
@@ -295,7 +295,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorUpdateTemplate(VkDevice device,
                                                               const VkDescriptorUpdateTemplateCreateInfo* pCreateInfo,
                                                               const VkAllocationCallbacks* pAllocator,
                                                               VkDescriptorUpdateTemplate* pTemplate) {
-  DeviceBindings* b = FindBindings(device);
+  DescriptorStore* b = FindBindings<DescriptorStore>(device);
   if (b == nullptr) return NextOf(device).CreateDescriptorUpdateTemplate(device, pCreateInfo, pAllocator, pTemplate);
   return CreateTemplate(*b, b->next.CreateDescriptorUpdateTemplate, b->next.DestroyDescriptorUpdateTemplate, device,
                         pCreateInfo, pAllocator, pTemplate);
@@ -304,7 +304,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorUpdateTemplate(VkDevice device,
 VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorUpdateTemplateKHR(
     VkDevice device, const VkDescriptorUpdateTemplateCreateInfo* pCreateInfo, const VkAllocationCallbacks* pAllocator,
     VkDescriptorUpdateTemplate* pTemplate) {
-  DeviceBindings* b = FindBindings(device);
+  DescriptorStore* b = FindBindings<DescriptorStore>(device);
   if (b == nullptr) return NextOf(device).CreateDescriptorUpdateTemplateKHR(device, pCreateInfo, pAllocator, pTemplate);
   return CreateTemplate(*b, b->next.CreateDescriptorUpdateTemplateKHR, b->next.DestroyDescriptorUpdateTemplateKHR,
                         device, pCreateInfo, pAllocator, pTemplate);
@@ -312,14 +312,14 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorUpdateTemplateKHR(
 
 VKAPI_ATTR void VKAPI_CALL DestroyDescriptorUpdateTemplate(VkDevice device, VkDescriptorUpdateTemplate handle,
                                                            const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings* b = FindBindings(device);
+  DescriptorStore* b = FindBindings<DescriptorStore>(device);
   if (b == nullptr) return NextOf(device).DestroyDescriptorUpdateTemplate(device, handle, pAllocator);
   DestroyTemplate(*b, b->next.DestroyDescriptorUpdateTemplate, device, handle, pAllocator);
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyDescriptorUpdateTemplateKHR(VkDevice device, VkDescriptorUpdateTemplate handle,
                                                               const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings* b = FindBindings(device);
+  DescriptorStore* b = FindBindings<DescriptorStore>(device);
   if (b == nullptr) return NextOf(device).DestroyDescriptorUpdateTemplateKHR(device, handle, pAllocator);
   DestroyTemplate(*b, b->next.DestroyDescriptorUpdateTemplateKHR, device, handle, pAllocator);
 }
@@ -328,14 +328,14 @@ namespace {
 
 [[gnu::noinline]] void UpdateWithTemplateSlow(VkDevice device, VkDescriptorSet set, VkDescriptorUpdateTemplate handle,
                                               const void* pData) {
-  DeviceBindings* b = FindBindings(device);
+  DescriptorStore* b = FindBindings<DescriptorStore>(device);
   if (b == nullptr) return NextOf(device).UpdateDescriptorSetWithTemplate(device, set, handle, pData);
   UpdateWithTemplate(*b, b->next.UpdateDescriptorSetWithTemplate, device, set, handle, pData);
 }
 
 [[gnu::noinline]] void UpdateWithTemplateKHRSlow(VkDevice device, VkDescriptorSet set,
                                                  VkDescriptorUpdateTemplate handle, const void* pData) {
-  DeviceBindings* b = FindBindings(device);
+  DescriptorStore* b = FindBindings<DescriptorStore>(device);
   if (b == nullptr) return NextOf(device).UpdateDescriptorSetWithTemplateKHR(device, set, handle, pData);
   UpdateWithTemplate(*b, b->next.UpdateDescriptorSetWithTemplateKHR, device, set, handle, pData);
 }
@@ -345,7 +345,7 @@ namespace {
 // Until a layout converts on the device: the lookup, one test and a tail call.
 VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSetWithTemplate(VkDevice device, VkDescriptorSet set,
                                                            VkDescriptorUpdateTemplate handle, const void* pData) {
-  DeviceBindings* cached = FindBindingsIndexed(device);
+  DescriptorStore* cached = FindBindingsIndexed<DescriptorStore>(device);
   if (cached != nullptr && !cached->Converting()) {
     return cached->next.UpdateDescriptorSetWithTemplate(device, set, handle, pData);
   }
@@ -355,11 +355,19 @@ VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSetWithTemplate(VkDevice device, VkDe
 // Until a layout converts on the device: the lookup, one test and a tail call.
 VKAPI_ATTR void VKAPI_CALL UpdateDescriptorSetWithTemplateKHR(VkDevice device, VkDescriptorSet set,
                                                               VkDescriptorUpdateTemplate handle, const void* pData) {
-  DeviceBindings* cached = FindBindingsIndexed(device);
+  DescriptorStore* cached = FindBindingsIndexed<DescriptorStore>(device);
   if (cached != nullptr && !cached->Converting()) {
     return cached->next.UpdateDescriptorSetWithTemplateKHR(device, set, handle, pData);
   }
   return UpdateWithTemplateKHRSlow(device, set, handle, pData);
+}
+
+VkDescriptorUpdateTemplateCreateInfo NativePushTemplateInfo(DescriptorStore& b,
+                                                            const VkDescriptorUpdateTemplateCreateInfo& app) {
+  VkDescriptorUpdateTemplateCreateInfo info = app;
+  if (app.templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR || !b.Converting()) return info;
+  if (const PipelineLayoutShadow* pl = b.pipeline_layouts.Find(app.pipelineLayout)) info.set = pl->NativeSet(app.set);
+  return info;
 }
 
 }  // namespace bindery::bindings

@@ -1,22 +1,21 @@
 // What the indirect-bindings capability needs from the instance and the device, its state
-// on a device, and the functions it hooks.
+// on a device made and torn down (bindings_device.h), and the functions it hooks (hooks.h).
 //
-// Which layouts convert in each mode is bindings/policy.h's decision: `force` every one,
+// Which layouts convert in each mode is model/policy.h's decision: `force` every one,
 // `auto` (the default) every one only on drivers where it was measured to pay, elsewhere
 // only layouts beyond a driver limit.
-#include "core/thread_local.h"
 #include "bindings/device/bindings_capability.h"
 
 #include <algorithm>
 #include <cstddef>
 #include <type_traits>
 
-#include "bindings/device/argument_memory.h"
+#include "bindings/model/argument_memory.h"
 #include "bindings/device/bindings_device.h"
 #include "bindings/device/hooks.h"
 #include "bindings/device/limits.h"
 #include "bindings/pipelines/native_twin.h"
-#include "bindings/device/lookup_cache.h"
+#include "bindings/model/lookup_cache.h"
 #include "chassis/device_editor.h"
 #include "chassis/instance_editor.h"
 #include "chassis/newer_vulkan.h"
@@ -107,7 +106,7 @@ const Hook kHooks[] = {
     BINDERY_HOOK(CmdDispatchIndirect, nullptr),
 };
 
-// Physical-device queries: the raised limits (bindings/limits.h).
+// Physical-device queries: the raised limits (limits.h).
 const Hook kInstanceHooks[] = {
     BINDERY_HOOK(GetPhysicalDeviceProperties, nullptr),
     BINDERY_HOOK(GetPhysicalDeviceProperties2, nullptr),
@@ -127,6 +126,8 @@ class Bindings final : public Capability {
   HookTable InstanceHooks() const override { return MakeHookTable(kInstanceHooks); }
 
   bool PlanInstance(const Settings& settings, InstanceEditor& editor) const override {
+    // The stores below find the capability's state by its slot (model/device_core.h).
+    g_bindings_slot.store(slot(), std::memory_order_relaxed);
     if (settings.indirect_bindings == Mode::kOff) return false;
     // Under a Vulkan 1.0 application, VK_KHR_buffer_device_address needs these (promoted
     // to 1.1).
@@ -279,24 +280,7 @@ Capability& BindingsCapability() {
 }
 
 DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p, const VkLayerDispatchTable& next_table)
-    : device(device_state),
-      next(next_table),
-      plan(p),
-      counters{&device_state.counters.Register("pipelines rewritten"),
-               &device_state.counters.Register("fallen back", &fallback_reasons),
-               &device_state.counters.Register("descriptor sets converted"),
-               &device_state.counters.Register("layer-owned"),
-               &device_state.counters.Register("push descriptor updates converted"),
-               &device_state.counters.Register("root ring bytes"),
-               &device_state.counters.Register("argument-block bytes")} {
-  gpu_bytes.Attach(&device_state.counters.Register("layer GPU bytes peak"));
-  host_bytes.Attach(&device_state.counters.Register("layer host bytes peak"));
-  ring_layout_copies.Attach(&device_state.counters.Register("ring-root layout copies peak"));
-  max_push_bytes = device_state.properties.limits.maxPushConstantsSize;
-  max_bound_sets = device_state.properties.limits.maxBoundDescriptorSets;
-  ring_alignment = static_cast<uint32_t>(
-      std::max<VkDeviceSize>(16, device_state.properties.limits.minStorageBufferOffsetAlignment));
-  device_state.instance->dispatch.GetPhysicalDeviceMemoryProperties(device_state.physical_device, &memory_properties);
+    : RecordStore(device_state, p, next_table) {
   // The reserved set's layout: made once, so every pipeline layout with a ring root names
   // the same one (and every ring block's set can be bound with any of them).
   const VkDescriptorSetLayoutBinding root{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 1, VK_SHADER_STAGE_ALL, nullptr};
@@ -341,30 +325,6 @@ DeviceBindings::~DeviceBindings() {
     if (pool.buffer != VK_NULL_HANDLE) device.driver.DestroyBuffer(device.handle, pool.buffer, nullptr);
     if (pool.memory != VK_NULL_HANDLE) device.driver.FreeMemory(device.handle, pool.memory, nullptr);
   });
-}
-
-ThreadLookups& Lookups() {
-  // Trivially destructible, so it has no thread-exit destructor: valid on a thread whose
-  // thread_local objects are torn down (the main thread in exit(): spirv/thread_scratch.h).
-  static_assert(std::is_trivially_destructible_v<ThreadLookups>);
-  static BINDERY_THREAD_LOCAL ThreadLookups lookups;
-  return lookups;
-}
-
-DeviceBindings* FindBindingsUnindexed(VkDevice device) {
-  return StateRegistry::Get().FindDevice(device)->State<DeviceBindings>(BindingsCapability().slot());
-}
-
-DeviceBindings* FindBindingsUnindexed(VkCommandBuffer cb) {
-  return StateRegistry::Get().FindDevice(cb)->State<DeviceBindings>(BindingsCapability().slot());
-}
-
-const VkLayerDispatchTable& NextOf(VkDevice device) {
-  return StateRegistry::Get().FindDevice(device)->Next(BindingsCapability().slot());
-}
-
-const VkLayerDispatchTable& NextOf(VkCommandBuffer cb) {
-  return StateRegistry::Get().FindDevice(cb)->Next(BindingsCapability().slot());
 }
 
 }  // namespace bindery::bindings

@@ -1,5 +1,5 @@
-// The indirect-bindings capability (see bindings_device.h and docs/indirect-bindings.md):
-// buffer descriptors become argument-block records, pipelines are rewritten.
+// The indirect-bindings capability (docs/indirect-bindings.md): buffer descriptors become
+// argument-block records, pipelines are rewritten. Its state on a device: bindings_device.h.
 #pragma once
 
 #include "chassis/capability.h"

@@ -1,6 +1,6 @@
 // The limits indirect bindings let an application exceed (docs/indirect-bindings.md), reported through
 // vkGetPhysicalDeviceProperties(2) where every layout converts (force, or auto on a driver
-// the policy says pays: bindings/policy.h), for physical devices that can run it
+// the policy says pays: model/policy.h), for physical devices that can run it
 // (bufferDeviceAddress). Only limits the capability really honours for every layout are
 // raised:
 //   maxStorageBufferRange: a record carries a 64-bit size and the rewritten shader loads
@@ -26,13 +26,14 @@
 
 #include <vulkan/vulkan.h>
 
+#include "bindings/model/policy.h"  // kRaisedStorageBuffers
+
 namespace bindery {
 struct InstanceState;
 }
 
 namespace bindery::bindings {
 
-inline constexpr uint32_t kRaisedStorageBuffers = 1u << 16;
 
 void RaiseLimits(VkPhysicalDeviceLimits& limits);
 

@@ -45,4 +45,9 @@ bool UsesRaisedLimit(const VkDescriptorSetLayoutCreateInfo& info, const VkPhysic
 bool FullLayoutFitsDriver(const std::vector<const std::vector<VkDescriptorSetLayoutBinding>*>& sets,
                           const VkPhysicalDeviceLimits& limits, const char** why);
 
+// The storage-buffer descriptor limits reported where every layout converts
+// (device/limits.h): a layout's records beyond it are refused by the support query
+// (descriptors/layout_support_hooks.cpp).
+inline constexpr uint32_t kRaisedStorageBuffers = 1u << 16;
+
 }  // namespace bindery::bindings

@@ -5,7 +5,7 @@
 //
 // A set's slots depend only on the sets below it and the application's ranges, so two
 // layouts the spec calls compatible for set N put set N's root in the same place. The
-// push-constant range the layer adds covers [begin, max_push) for every stage, so it is
+// push-constant range the layer adds covers [begin, max_push_bytes) for every stage, so it is
 // the same in every layout with the same application ranges (compatible for push
 // constants) whatever their sets.
 //
@@ -110,5 +110,14 @@ inline constexpr uint32_t kRootReserveAfterRecords = 32;
 inline constexpr uint32_t kRootReserveAfterPrefix = 8;
 RootLayout PlanRoot(std::vector<std::shared_ptr<const SetLayoutShadow>> sets, uint32_t app_push_end,
                     uint32_t max_push_bytes, bool records_in_root = false);
+
+// The largest root the ring carries (a root that does not fit in push constants; larger
+// ones fall back natively), and the range of the reserved set's descriptor
+// (record/root_ring.h).
+inline constexpr uint32_t kRingRootBytes = 1024;
+
+// The sets whose binds a bind point follows and whose root slots a pipeline notes (bit i
+// of a 32-bit mask: set i; record/bind_point_state.h).
+inline constexpr uint32_t kTrackedSets = 32;
 
 }  // namespace bindery::bindings

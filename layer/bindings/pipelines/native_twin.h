@@ -3,7 +3,7 @@
 // no record a rewritten shader can follow. When a set naming such a buffer is bound for
 // a draw or dispatch of a rewritten pipeline, that draw or dispatch runs with the
 // pipeline's native twin — the application's own shaders on the full native layout —
-// with the bound sets materialised as full native sets (fallback.cpp does that part).
+// with the bound sets materialised as full native sets (descriptors/full_sets.cpp and record/fallback_binds.cpp do that part).
 //
 // Twins cost a second pipeline, so they exist only on devices that have such a buffer:
 // a pipeline rewritten after the first one was created or written gets its twin at once;
@@ -22,19 +22,10 @@
 
 #include <vulkan/vulkan.h>
 
-#include "bindings/device/bindings_device.h"
+#include "bindings/descriptors/twin_layout.h"
+#include "bindings/pipelines/pipeline_store.h"
 
 namespace bindery::bindings {
-
-// What a twin needs of its pipeline's layout: made once per converting layout
-// (PipelineLayoutShadow::twin_layout) and shared by the twins of all its pipelines, so a
-// pipeline created from the rewrite cache copies nothing of its layout. It outlives the
-// application's layout, which may be destroyed once its pipelines exist.
-struct TwinLayout {
-  PipelineLayoutShadow layout;  // its root and native ranges; `full` made on first need
-  std::vector<std::shared_ptr<const SetLayoutShadow>> sets;  // the layout's sets, by number
-};
-std::shared_ptr<TwinLayout> MakeTwinLayout(const PipelineLayoutShadow& layout);
 
 struct NativeTwin {
   VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_COMPUTE;
@@ -63,25 +54,16 @@ struct NativeTwin {
 // After a pipeline creation call: twins (or what makes them) for its rewritten pipelines.
 // `app` are the application's create infos, `rewritten[i]` whether pipeline i was
 // rewritten, `layouts[i]` its layout's shadow.
-void MakeTwins(DeviceBindings& b, VkPipelineCache cache, const VkComputePipelineCreateInfo* app,
+void MakeTwins(PipelineStore& b, VkPipelineCache cache, const VkComputePipelineCreateInfo* app,
                const PipelineLayoutShadow* const* layouts, const uint8_t* rewritten, const VkPipeline* pipelines,
                uint32_t count);
-void MakeTwins(DeviceBindings& b, VkPipelineCache cache, const VkGraphicsPipelineCreateInfo* app,
+void MakeTwins(PipelineStore& b, VkPipelineCache cache, const VkGraphicsPipelineCreateInfo* app,
                const PipelineLayoutShadow* const* layouts, const uint8_t* rewritten, const VkPipeline* pipelines,
                uint32_t count);
 
-// A record now names a buffer without an address (or a buffer without one was created):
-// from now on twins are made and draws check their sets.
-void NoteUnaddressable(DeviceBindings& b, const char* what);
-
-// Before a draw or dispatch: switches to the twin (or back) as the bound sets require.
-// False when the command must be skipped (no twin can run it).
-bool ApplyTwin(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
-               BindPointState& point);
-// Whether twins are made and looked for on this device (a buffer without an address exists).
-inline bool NeedsTwins(const DeviceBindings& b) { return b.any_unaddressable.load(std::memory_order_acquire); }
-void DestroyTwin(DeviceBindings& b, VkPipeline pipeline);
-
-VKAPI_ATTR VkResult VKAPI_CALL CreateBuffer(VkDevice, const VkBufferCreateInfo*, const VkAllocationCallbacks*, VkBuffer*);
+// The twin's pipeline: made now for a compute pipeline that kept its create info (a cold
+// path, under the twin's mutex); VK_NULL_HANDLE where it could not be made.
+VkPipeline TwinPipeline(PipelineStore& b, NativeTwin& twin);
+void DestroyTwin(PipelineStore& b, VkPipeline pipeline);
 
 }  // namespace bindery::bindings

@@ -3,7 +3,8 @@
 
 #include <memory>
 
-#include "bindings/device/bindings_device.h"
+#include "bindings/pipelines/pipeline_store.h"
+#include "bindings/pipelines/static_use_of.h"
 #include "core/pnext.h"
 
 namespace bindery::bindings {
@@ -38,7 +39,7 @@ bool InLibraryChain(const VkGraphicsPipelineCreateInfo& info) {
   return libraries != nullptr && libraries->libraryCount != 0;
 }
 
-bool PrepareLibraryChainMember(DeviceBindings& b, VkGraphicsPipelineCreateInfo& info,
+bool PrepareLibraryChainMember(PipelineStore& b, VkGraphicsPipelineCreateInfo& info,
                                PipelineLayoutShadow* layout, uint32_t index, LibraryChainMember* member) {
   member->index = index;
   member->library = (info.flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) != 0;
@@ -87,7 +88,7 @@ bool PrepareLibraryChainMember(DeviceBindings& b, VkGraphicsPipelineCreateInfo& 
   return true;
 }
 
-void RegisterLibraryChain(DeviceBindings& b, const std::vector<LibraryChainMember>& members,
+void RegisterLibraryChain(PipelineStore& b, const std::vector<LibraryChainMember>& members,
                           const VkPipeline* pipelines) {
   for (const LibraryChainMember& m : members) {
     const VkPipeline pipeline = pipelines[m.index];
@@ -109,7 +110,7 @@ void RegisterLibraryChain(DeviceBindings& b, const std::vector<LibraryChainMembe
     b.fallback_reasons.Add(kReason);
     b.fallback_pipelines.Insert(pipeline, std::make_unique<FallbackPipeline>(m.native.native));
     b.any_fallback.store(true, std::memory_order_release);
-    b.MarkWork(DeviceBindings::kWorkFallback);
+    b.MarkWork(PipelineStore::kWorkFallback);
   }
 }
 

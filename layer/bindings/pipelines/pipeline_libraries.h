@@ -3,7 +3,7 @@
 // or a pipeline linking libraries (VkPipelineLibraryCreateInfoKHR) — whose layout converts
 // is created natively with the full layout (every binding a descriptor), and a linked
 // pipeline that can be bound runs as a pipeline that fell back: its bound sets are
-// materialised as full native sets at its draws (fallback.cpp). docs/indirect-bindings.md
+// materialised as full native sets at its draws (record/fallback_binds.cpp). docs/indirect-bindings.md
 // ("Graphics pipeline libraries") says why the chain is not rewritten instead: the
 // libraries of one pipeline are made apart (independent sets give each only its own
 // sets), so no library can learn the root or set numbering of the pipeline it will be
@@ -18,14 +18,14 @@
 
 #include <vulkan/vulkan.h>
 
-#include "bindings/descriptors/shadows.h"
+#include "bindings/pipelines/pipeline_shadows.h"
 
 namespace bindery::bindings {
 
-class DeviceBindings;
+class PipelineStore;
 
 // What a pipeline of a library chain made on a converting device leaves for the
-// pipelines linked from it (DeviceBindings::pipeline_libraries).
+// pipelines linked from it (PipelineStore::pipeline_libraries).
 struct PipelineLibrary {
   // The layout it was made with natively (`full`), its sets and ranges, and the bindings
   // its shaders and its own libraries' statically use: what a pipeline linked from it
@@ -50,13 +50,13 @@ bool InLibraryChain(const VkGraphicsPipelineCreateInfo& info);
 // `layout` (its layout's shadow, nullptr when unknown) converts, and `member` what the
 // pipeline runs with. False, logged, when the full layout cannot be made (a layout beyond
 // the driver's own limits has no native form): then the creation fails.
-bool PrepareLibraryChainMember(DeviceBindings& b, VkGraphicsPipelineCreateInfo& info,
+bool PrepareLibraryChainMember(PipelineStore& b, VkGraphicsPipelineCreateInfo& info,
                                PipelineLayoutShadow* layout, uint32_t index, LibraryChainMember* member);
 
 // After the driver's answer: each library is kept for the pipelines linked from it, and
 // each linked pipeline whose bindings convert runs natively (a fallback pipeline, counted
 // with its reason). Pipelines the driver did not create are skipped.
-void RegisterLibraryChain(DeviceBindings& b, const std::vector<LibraryChainMember>& members,
+void RegisterLibraryChain(PipelineStore& b, const std::vector<LibraryChainMember>& members,
                           const VkPipeline* pipelines);
 
 }  // namespace bindery::bindings

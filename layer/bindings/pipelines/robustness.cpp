@@ -1,6 +1,6 @@
 #include "bindings/pipelines/robustness.h"
 
-#include "bindings/device/bindings_device.h"
+#include "bindings/pipelines/pipeline_store.h"
 #include "core/pnext.h"
 
 namespace bindery::bindings {

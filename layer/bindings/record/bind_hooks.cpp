@@ -4,12 +4,15 @@
 // path: nothing allocated, no lock when the pipeline layout is in this thread's lookup
 // cache and the sets are layer-owned (a converted set with native bindings costs one
 // shard lock to find its shadow).
+#include "bindings/record/bind_hooks.h"
+
 #include <algorithm>
 #include <cstring>
 
-#include "bindings/device/bindings_device.h"
-#include "bindings/device/hooks.h"
-#include "bindings/device/lookup_cache.h"
+#include "bindings/record/record_store.h"
+#include "bindings/record/root_delivery.h"
+#include "bindings/record/record_hooks.h"
+#include "bindings/model/lookup_cache.h"
 
 namespace bindery::bindings {
 namespace {
@@ -39,10 +42,10 @@ constexpr uint32_t kMaxDynamic = 256;
 
 // A converting layout whose root cannot be pushed (too big, or more sets or offsets than
 // the bind path holds): its pipelines fall back, and sets are materialised for them at
-// the draw or dispatch (fallback.cpp). Only what is native goes down here: sets without
+// the draw or dispatch (fallback_binds.cpp). Only what is native goes down here: sets without
 // native bindings are skipped (layer-owned ones the layer below has never seen), and the
 // offsets of converted dynamic bindings are dropped.
-void BindWithoutRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+void BindWithoutRoot(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
                      const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
                      uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets) {
   auto layout_of = [&](uint32_t i) -> const SetLayoutShadow* {
@@ -113,7 +116,7 @@ bool AllNative(const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCo
 // The shadow of `layout`, through the command buffer's memory of the last layout it bound
 // or pushed through (a command buffer uses few layouts: no thread-local access, no lock),
 // else the lookup, remembered.
-[[gnu::noinline]] const PipelineLayoutShadow* LayoutShadowLookup(DeviceBindings& b, BindingsCommandData* data,
+[[gnu::noinline]] const PipelineLayoutShadow* LayoutShadowLookup(RecordStore& b, BindingsCommandData* data,
                                                                  VkPipelineLayout layout, uint64_t generation) {
   const PipelineLayoutShadow* pl = Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout);
   if (data != nullptr && pl != nullptr) {
@@ -123,7 +126,7 @@ bool AllNative(const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCo
   }
   return pl;
 }
-inline const PipelineLayoutShadow* LayoutShadowOf(DeviceBindings& b, BindingsCommandData* data,
+inline const PipelineLayoutShadow* LayoutShadowOf(RecordStore& b, BindingsCommandData* data,
                                                   VkPipelineLayout layout) {
   const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
   if (data != nullptr && data->last_layout == layout && data->last_layout_generation == generation &&
@@ -139,7 +142,7 @@ inline const PipelineLayoutShadow* LayoutShadowOf(DeviceBindings& b, BindingsCom
 // sets and the root. This is what BindSets and DeliverRoot do for such a bind, without
 // their generic steps (dynamic offsets, native runs, a second command-state lookup).
 // False, having done nothing, for any other bind.
-bool BindRootOnlySets(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData& data, int index,
+bool BindRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index,
                       VkPipelineLayout layout, const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount,
                       const VkDescriptorSet* pSets) {
   const RootLayout& root = pl.root;
@@ -178,24 +181,25 @@ bool BindRootOnlySets(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData
                                               VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
                                               const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
                                               const uint32_t* pDynamicOffsets) {
-  DeviceBindings* found = FindBindings(cb);
+  RecordStore* found = FindBindings<RecordStore>(cb);
   if (found == nullptr) {
     NextOf(cb).CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                      pDynamicOffsets);
     return;
   }
-  DeviceBindings& b = *found;
-  if ((b.Work() & DeviceBindings::kWorkConverting) == 0) {
+  RecordStore& b = *found;
+  if ((b.Work() & RecordStore::kWorkConverting) == 0) {
     return b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                         pDynamicOffsets);
   }
-  BindingsCommandData* data = CommandDataOf(b, cb);
+  const RecordContext c = ContextOf(b, cb);  // the command buffer's state, once
+  BindingsCommandData* data = c.data;
   const PipelineLayoutShadow* pl = LayoutShadowOf(b, data, layout);
   const int index = BindPointIndex(bindPoint);
   if (data != nullptr && pl != nullptr && index >= 0 && dynamicOffsetCount == 0 && firstSet < pl->root.sets.size() &&
       pl->root.sets[firstSet].root_only &&
       BindRootOnlySets(b, cb, *data, index, layout, *pl, firstSet, setCount, pSets)) {
-    NoteSetsBound(b, cb, bindPoint, layout);
+    NoteSetsBound(c, bindPoint, layout);
     return;
   }
   bool dynamic = true;
@@ -213,14 +217,14 @@ bool BindRootOnlySets(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData
     }
     b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl->NativeSet(firstSet), setCount, pSets, dynamicOffsetCount,
                                  pDynamicOffsets);
-    NoteSetsBound(b, cb, bindPoint, layout);
+    NoteSetsBound(c, bindPoint, layout);
     return;
   }
   if (BindPointState* point = data != nullptr ? data->At(bindPoint) : nullptr) {
     point->RecordSets(layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   }
-  BindSets(b, cb, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
-  NoteSetsBound(b, cb, bindPoint, layout);
+  BindSets(c, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+  NoteSetsBound(c, bindPoint, layout);
 }
 
 }  // namespace
@@ -231,15 +235,15 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineB
                                                  const uint32_t* pDynamicOffsets) {
   // No converting layout exists yet, so neither do fallback pipelines that would need
   // this bind remembered: straight down, a tail call.
-  DeviceBindings* cached = FindBindingsIndexed(cb);
-  if (cached != nullptr && (cached->Work() & DeviceBindings::kWorkConverting) == 0) {
+  RecordStore* cached = FindBindingsIndexed<RecordStore>(cb);
+  if (cached != nullptr && (cached->Work() & RecordStore::kWorkConverting) == 0) {
     return cached->next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                               pDynamicOffsets);
   }
   return BindDescriptorSetsSlow(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
 }
 
-uint32_t WriteBoundSetSlot(DeviceBindings& b, const SetRoot& r, VkDescriptorSet set, const uint32_t* dynamic,
+uint32_t WriteBoundSetSlot(RecordStore& b, const SetRoot& r, VkDescriptorSet set, const uint32_t* dynamic,
                            uint32_t dynamic_count, uint8_t* out) {
   if (r.layout == nullptr || r.root_offset == kNoOffset) return 0;
   WriteSetSlot(r, FindSet(b, set), out);
@@ -256,9 +260,11 @@ uint32_t WriteBoundSetSlot(DeviceBindings& b, const SetRoot& r, VkDescriptorSet 
   return r.dynamic_offset - r.root_offset + 4 * converted;
 }
 
-void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+void BindSets(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
               const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
               uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets) {
+  RecordStore& b = c.b;
+  const VkCommandBuffer cb = c.cb;
   if (pl == nullptr || !pl->root.converts || !pl->root.fits || setCount > kMaxSets || dynamicOffsetCount > kMaxDynamic ||
       firstSet + setCount > pl->root.sets.size()) {
     if (pl != nullptr && pl->root.converts) {
@@ -309,7 +315,7 @@ void BindSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoi
   // Offsets left over (a set without a known layout) go down with the last native run.
   while (dynamic_index < dynamicOffsetCount) native_dynamic[native_dynamic_count++] = pDynamicOffsets[dynamic_index++];
 
-  if (root_hi > root_lo) DeliverRoot(b, cb, bindPoint, layout, *pl, root_lo, root_hi, bytes + root_lo, slot_sets);
+  if (root_hi > root_lo) DeliverRoot(c, bindPoint, layout, *pl, root_lo, root_hi, bytes + root_lo, slot_sets);
   // Native binds: runs of consecutive sets that have native bindings (or no shadow).
   uint32_t dyn_cursor = 0;
   for (uint32_t i = 0; i < setCount;) {
@@ -339,14 +345,14 @@ namespace {
 // hook found already): recorded for the bind points, widened where its layout needs it.
 // Kept out of the hook so that the pass-through stays a few instructions and a tail call
 // (no frame to set up).
-[[gnu::noinline]] void PushConstantsConverting(DeviceBindings& b, VkCommandBuffer cb, VkPipelineLayout layout,
+[[gnu::noinline]] void PushConstantsConverting(RecordStore& b, VkCommandBuffer cb, VkPipelineLayout layout,
                                                VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size,
                                                const void* pValues) {
   const uint32_t work = b.Work();
   // The bind points whose stages it names keep the bytes: a root pushed at the other
   // bind point may overwrite them, and they are re-sent then (bind_point_state.h).
   BindingsCommandData* data = nullptr;
-  if ((work & DeviceBindings::kWorkConverting) != 0) {
+  if ((work & RecordStore::kWorkConverting) != 0) {
     if ((data = CommandDataOf(b, cb)) != nullptr) {
       const PipelineLayoutShadow* shadow = LayoutShadowOf(b, data, layout);
       if (NoteApplicationPush(data->points, layout, shadow != nullptr ? shadow->ranges_key : 0, shadow != nullptr, stageFlags,
@@ -357,7 +363,7 @@ namespace {
   }
   // Most devices never see a layout whose pushes need widening: no lookup then.
   const PipelineLayoutShadow* pl =
-      (work & DeviceBindings::kWorkWidenedPushes) != 0 ? LayoutShadowOf(b, data, layout) : nullptr;
+      (work & RecordStore::kWorkWidenedPushes) != 0 ? LayoutShadowOf(b, data, layout) : nullptr;
   if (pl == nullptr || !pl->widen_app_pushes) {
     b.next.CmdPushConstants(cb, layout, stageFlags, offset, size, pValues);
     return;
@@ -383,7 +389,7 @@ namespace {
 [[gnu::noinline]] void PushConstantsUnindexed(VkCommandBuffer cb, VkPipelineLayout layout,
                                               VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size,
                                               const void* pValues) {
-  DeviceBindings* found = FindBindings(cb);
+  RecordStore* found = FindBindings<RecordStore>(cb);
   if (found == nullptr) {
     NextOf(cb).CmdPushConstants(cb, layout, stageFlags, offset, size, pValues);
     return;
@@ -397,8 +403,8 @@ VKAPI_ATTR void VKAPI_CALL CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout
                                             uint32_t offset, uint32_t size, const void* pValues) {
   // Nothing converts and no layout widens pushes (auto where conversion does not pay,
   // until a layout goes beyond a limit): straight down, a tail call.
-  constexpr uint32_t kPushWork = DeviceBindings::kWorkConverting | DeviceBindings::kWorkWidenedPushes;
-  DeviceBindings* cached = FindBindingsIndexed(cb);
+  constexpr uint32_t kPushWork = RecordStore::kWorkConverting | RecordStore::kWorkWidenedPushes;
+  RecordStore* cached = FindBindingsIndexed<RecordStore>(cb);
   if (cached == nullptr) return PushConstantsUnindexed(cb, layout, stageFlags, offset, size, pValues);
   if ((cached->Work() & kPushWork) == 0) {
     return cached->next.CmdPushConstants(cb, layout, stageFlags, offset, size, pValues);

@@ -1,13 +1,17 @@
 // The pre-draw step and the push-constant bookkeeping of a bind point
-// (bind_point_state.h). Hot path: PrepareDraw costs one command-state lookup (this
-// thread's cache) and a few flag tests unless something must be sent down; nothing is
-// allocated and no lock is taken but a handle map's shard on the rare re-send.
+// (bind_point_state.h). Hot path: PrepareDraw costs a few flag tests, and one
+// command-state lookup (the tracking stage's lock-free command index, core/handle_index.h)
+// only when something may have to be sent down; nothing is allocated and no lock is
+// taken but a handle map's shard on the rare re-send.
 #include "bindings/record/bind_point_state.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "bindings/device/bindings_device.h"
+#include "bindings/record/record_store.h"
+#include "bindings/record/root_delivery.h"
+#include "bindings/record/fallback_binds.h"
+#include "bindings/record/twin_binds.h"
 #include "bindings/pipelines/native_twin.h"
 
 namespace bindery::bindings {
@@ -16,7 +20,7 @@ namespace {
 // Pushes [lo, hi) of `bytes` (indexed from 0) through `layout`, split where a range of it
 // begins or ends, each piece naming every stage whose range covers it: valid for any set
 // of ranges. Returns the stages named.
-VkShaderStageFlags PushCovered(DeviceBindings& b, VkCommandBuffer cb, VkPipelineLayout layout,
+VkShaderStageFlags PushCovered(RecordStore& b, VkCommandBuffer cb, VkPipelineLayout layout,
                                const std::vector<VkPushConstantRange>& ranges, uint32_t lo, uint32_t hi,
                                const uint8_t* bytes) {
   VkShaderStageFlags all = 0;
@@ -39,7 +43,7 @@ VkShaderStageFlags PushCovered(DeviceBindings& b, VkCommandBuffer cb, VkPipeline
 
 // Push-constant bytes of `index`'s stages that the other bind point overwrote, sent again
 // through the last layout pushed through here.
-void ResendPushImage(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
+void ResendPushImage(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
   PushImage& image = data.points[index].image;
   const uint32_t lo = image.stale_lo;
   const uint32_t hi = std::min(image.stale_hi, kPushImageBytes);
@@ -60,7 +64,7 @@ void ResendPushImage(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData&
 
 // The root bytes of `index` that application pushes overwrote, pushed again through the
 // last layout a root went through here (every stage: as the root was delivered).
-void ResendRoot(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
+void ResendRoot(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
   RootImage& root = data.points[index].root;
   const uint32_t lo = root.stale_lo;
   const uint32_t hi = std::min(root.stale_hi, kPushImageBytes);
@@ -76,7 +80,7 @@ void ResendRoot(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData& data
 
 // The application's bytes of `index` that a root overwrote, pushed again through the last
 // layout they went through (naming the stages whose ranges cover them).
-void ResendApp(DeviceBindings& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
+void ResendApp(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
   AppImage& app = data.points[index].app;
   const uint32_t lo = std::max(app.stale_lo, app.lo);
   const uint32_t hi = std::min({app.stale_hi, app.hi, kPushImageBytes});
@@ -168,7 +172,7 @@ bool NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layou
   return stale;
 }
 
-bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
+bool PrepareDraw(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
   // Until the device has a pipeline running natively, a twin, a ring root, or a root
   // pushed over another bind point's bytes, there is nothing to send (no lookup).
   if (!b.any_fallback.load(std::memory_order_acquire) && !NeedsTwins(b) && !b.any_ring.load(std::memory_order_acquire) &&
@@ -180,7 +184,8 @@ bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
   if (data == nullptr || index < 0) return true;
   BindPointState& point = data->points[index];
   // 1. A pipeline that runs natively: its sets as full native sets.
-  if (point.fallback != nullptr && !point.fallback_applied) BindFullSets(b, cb, bind_point, point, *point.fallback);
+  const RecordContext c{b, cb, data};
+  if (point.fallback != nullptr && !point.fallback_applied) BindFullSets(c, bind_point, point, *point.fallback);
   // 2. A rewritten pipeline with a set naming a buffer without an address: its twin.
   if (!ApplyTwin(b, cb, bind_point, *data, point)) return false;
   // 3. Root slots of sets bound through compatible layouts that keep their roots in the
@@ -205,7 +210,7 @@ bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
   return true;
 }
 
-void NotePipelineBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline) {
+void NotePipelineBound(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline) {
   // Until a pipeline runs natively, has a twin or reads a ring root, how the bound one
   // runs needs no record (and the converted binds were never replaced) but for the
   // pipeline itself: a draw re-sending push-constant bytes asks which ones it reads.
@@ -231,7 +236,7 @@ void NotePipelineBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoin
   point->fallback = b.any_fallback.load(std::memory_order_acquire) ? b.fallback_pipelines.Find(pipeline) : nullptr;
   point->fallback_applied = false;
   // A rewritten pipeline after one that ran natively: the converted binds back.
-  if (point->fallback == nullptr) RestoreConvertedBinds(b, cb, bind_point, *point);
+  if (point->fallback == nullptr) RestoreConvertedBinds(RecordContext{b, cb, data}, bind_point, *point);
 }
 
 }  // namespace bindery::bindings

@@ -13,6 +13,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include "bindings/model/root_layout.h"  // kTrackedSets
 #include "bindings/record/root_ring.h"
 
 namespace bindery::bindings {
@@ -22,9 +23,8 @@ struct NativeTwin;
 struct RingPipeline;
 struct RootPipeline;
 struct SetLayoutShadow;
-class DeviceBindings;
+class RecordStore;
 
-inline constexpr uint32_t kTrackedSets = 32;
 inline constexpr uint32_t kMaxDynamicPerSet = 16;
 // Push-constant bytes a bind point keeps a copy of (maxPushConstantsSize is 128 or 256 on
 // every known driver; bytes beyond are not re-sent).
@@ -304,7 +304,7 @@ inline constexpr VkShaderStageFlags BindPointStages(int index) {
 // `stages` over [lo, hi): NoteRootPushed and NotePushConstants in one step (the root image
 // and the push image of the bind point keep the bytes, the other bind point's and the
 // application's bytes there are marked stale). Returns true when it marked anything stale
-// (the caller then calls DeviceBindings::MarkStalePush). `points`: the command buffer's
+// (the caller then calls DeviceCore::MarkStalePush). `points`: the command buffer's
 // two bind points (BindingsCommandData::points).
 inline bool NoteRootDelivered(BindPointState* points, int index, VkPipelineLayout layout, uint64_t ranges_key,
                               VkShaderStageFlags stages, uint32_t lo, uint32_t hi, const uint8_t* bytes) {
@@ -329,11 +329,11 @@ inline bool NoteRootDelivered(BindPointState* points, int index, VkPipelineLayou
 // rewritten one its native twin where a bound set needs it, a ring root its reserved set
 // back, and push-constant bytes the other bind point overwrote are re-sent. False when
 // the command must be skipped (logged).
-bool PrepareDraw(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point);
+bool PrepareDraw(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point);
 
 // vkCmdBindPipeline: the pipeline, and how it runs (natively, with a twin, its root in
 // the ring); a rewritten one gets the converted binds back after one that ran natively.
-void NotePipelineBound(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline);
+void NotePipelineBound(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, VkPipeline pipeline);
 
 // Push constants went down through `layout` with `stages` over [lo, hi) (`bytes`: those
 // hi - lo bytes): the bind points whose stages they reach keep them, and, for a root
@@ -350,7 +350,7 @@ bool NotePushConstants(BindingsCommandData& data, VkPipelineLayout layout, VkSha
 // false when the layout has no shadow) with `stages` over [lo, hi): kept in the AppImage of
 // the bind points whose stages it names, and NotePushConstants for an application push, in
 // one step. Returns true when it marked a root stale (the caller then calls
-// DeviceBindings::MarkStalePush). `points`: the command buffer's two bind points
+// DeviceCore::MarkStalePush). `points`: the command buffer's two bind points
 // (BindingsCommandData::points). Inline: every application push under a converting
 // device pays it, and as a call its eight arguments cost about as much as its work.
 inline bool NoteApplicationPush(BindPointState* points, VkPipelineLayout layout, uint64_t ranges_key,

@@ -46,7 +46,7 @@ class BindingsCommandData : public CommandData {
   }
   BindPointState points[2];
   // The pipeline layout of the last bind and its shadow, valid while the lookup
-  // generation is this one (lookup_cache.h).
+  // generation is this one (model/lookup_cache.h).
   VkPipelineLayout last_layout = VK_NULL_HANDLE;
   const PipelineLayoutShadow* last_layout_shadow = nullptr;
   uint64_t last_layout_generation = 0;

@@ -1,4 +1,4 @@
-// vkCmdBindPipeline, vkDestroyPipeline and every draw and dispatch command: thin adapters
+// vkCmdBindPipeline and every draw and dispatch command: thin adapters
 // onto the bind point's state (bind_point_state.h). Each draw or dispatch first runs the
 // one pre-draw step, PrepareDraw, then goes down unchanged (or is skipped when no
 // pipeline can run it: logged there). A command missing here reads whatever the converted
@@ -6,46 +6,31 @@
 // the extensions whose commands bind or draw in ways this cannot follow are hidden
 // (bindings_capability.cpp).
 #include "bindings/record/bind_point_state.h"
-#include "bindings/device/bindings_device.h"
-#include "bindings/device/hooks.h"
+#include "bindings/record/record_store.h"
+#include "bindings/record/record_hooks.h"
 #include "bindings/pipelines/native_twin.h"
 
 namespace bindery::bindings {
 
 [[gnu::noinline]] static void BindPipelineSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipeline pipeline) {
-  DeviceBindings* found = FindBindings(cb);
+  RecordStore* found = FindBindings<RecordStore>(cb);
   if (found == nullptr) {
     NextOf(cb).CmdBindPipeline(cb, bindPoint, pipeline);
     return;
   }
-  DeviceBindings& b = *found;
+  RecordStore& b = *found;
   b.next.CmdBindPipeline(cb, bindPoint, pipeline);
-  if ((b.Work() & DeviceBindings::kWorkPipelineBind) != 0) NotePipelineBound(b, cb, bindPoint, pipeline);
+  if ((b.Work() & RecordStore::kWorkPipelineBind) != 0) NotePipelineBound(b, cb, bindPoint, pipeline);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipeline pipeline) {
   // Until a pipeline runs natively, has a twin or reads a ring root, there is nothing to
   // note: one load and one test, then a tail call.
-  DeviceBindings* cached = FindBindingsIndexed(cb);
-  if (cached != nullptr && (cached->Work() & DeviceBindings::kWorkPipelineBind) == 0) {
+  RecordStore* cached = FindBindingsIndexed<RecordStore>(cb);
+  if (cached != nullptr && (cached->Work() & RecordStore::kWorkPipelineBind) == 0) {
     return cached->next.CmdBindPipeline(cb, bindPoint, pipeline);
   }
   return BindPipelineSlow(cb, bindPoint, pipeline);
-}
-
-VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline, const VkAllocationCallbacks* pAllocator) {
-  DeviceBindings* found = FindBindings(device);
-  if (found == nullptr) return NextOf(device).DestroyPipeline(device, pipeline, pAllocator);
-  DeviceBindings& b = *found;
-  if (pipeline != VK_NULL_HANDLE && b.Converting()) {
-    if (b.any_fallback.load(std::memory_order_acquire)) b.fallback_pipelines.Erase(pipeline);
-    b.pipeline_libraries.Erase(pipeline);
-    DestroyTwin(b, pipeline);
-    if (b.any_ring.load(std::memory_order_acquire)) b.ring_pipelines.Erase(pipeline);
-    b.root_pipelines.Erase(pipeline);
-    b.pipeline_ranges.Erase(pipeline);
-  }
-  b.next.DestroyPipeline(device, pipeline, pAllocator);
 }
 
 // Until the device has something a draw must act on (a pipeline running natively, a
@@ -53,16 +38,16 @@ VKAPI_ATTR void VKAPI_CALL DestroyPipeline(VkDevice device, VkPipeline pipeline,
 // test before it goes down.
 #define BINDERY_DRAW(name, bind_point, params, args)                                   \
   [[gnu::noinline]] static void name##Slow params {                                    \
-    DeviceBindings* found = FindBindings(cb);                                          \
+    RecordStore* found = FindBindings<RecordStore>(cb);                                          \
     if (found == nullptr) return NextOf(cb).name args;                                 \
-    DeviceBindings& b = *found;                                                        \
-    if ((b.Work() & DeviceBindings::kWorkDraw) != 0 && !PrepareDraw(b, cb, bind_point)) \
+    RecordStore& b = *found;                                                        \
+    if ((b.Work() & RecordStore::kWorkDraw) != 0 && !PrepareDraw(b, cb, bind_point)) \
       return;                                                                          \
     b.next.name args;                                                                  \
   }                                                                                    \
   VKAPI_ATTR void VKAPI_CALL name params {                                             \
-    DeviceBindings* cached = FindBindingsIndexed(cb);                              \
-    if (cached != nullptr && (cached->Work() & DeviceBindings::kWorkDraw) == 0) {      \
+    RecordStore* cached = FindBindingsIndexed<RecordStore>(cb);                              \
+    if (cached != nullptr && (cached->Work() & RecordStore::kWorkDraw) == 0) {      \
       return cached->next.name args;                                                   \
     }                                                                                  \
     return name##Slow args;                                                            \

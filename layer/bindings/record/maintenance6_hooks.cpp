@@ -15,9 +15,8 @@
 // driver gets is the application's, with its own set numbers and push constants.
 #include <atomic>
 
-#include "bindings/device/bindings_capability.h"
-#include "bindings/device/bindings_device.h"
-#include "bindings/device/hooks.h"
+#include "bindings/record/record_store.h"
+#include "bindings/record/record_hooks.h"
 #include "bindings/record/bind_point_state.h"
 #include "chassis/newer_vulkan.h"
 #include "chassis/state.h"
@@ -30,7 +29,7 @@ constexpr VkShaderStageFlags kRayTracingStages =
     VK_SHADER_STAGE_MISS_BIT_KHR | VK_SHADER_STAGE_INTERSECTION_BIT_KHR | VK_SHADER_STAGE_CALLABLE_BIT_KHR;
 
 const NewerDeviceDispatch& NewerOf(VkCommandBuffer cb) {
-  return StateRegistry::Get().FindDevice(cb)->NextNewer(BindingsCapability().slot());
+  return StateRegistry::Get().FindDevice(cb)->NextNewer(g_bindings_slot.load(std::memory_order_relaxed));
 }
 
 // Cold-path notes, once per process each: they say where meaning could not be kept.
@@ -54,7 +53,7 @@ const VkPipelineLayoutCreateInfo* ChainedLayoutInfo(const void* pNext) {
 // (none of the chained layout's set layouts converts, so its sets and set numbers are
 // native), false when it must be dropped (it would hand the driver layer-owned sets or
 // wrong set numbers).
-bool DynamicLayoutGoesDown(DeviceBindings& b, const void* pNext, const char* command) {
+bool DynamicLayoutGoesDown(RecordStore& b, const void* pNext, const char* command) {
   const VkPipelineLayoutCreateInfo* info = ChainedLayoutInfo(pNext);
   bool converts = false;
   for (uint32_t i = 0; info != nullptr && i < info->setLayoutCount && !converts; ++i) {
@@ -81,7 +80,7 @@ bool DynamicLayoutGoesDown(DeviceBindings& b, const void* pNext, const char* com
 
 // A translated command drops its pNext chain: say so once for anything besides the
 // VkPipelineLayoutCreateInfo that a non-null layout makes meaningless.
-void NoteDroppedChain(DeviceBindings& b, const void* pNext, const char* command) {
+void NoteDroppedChain(RecordStore& b, const void* pNext, const char* command) {
   for (auto* s = static_cast<const VkBaseInStructure*>(pNext); s != nullptr; s = s->pNext) {
     if (s->sType == VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO) continue;
     if (!g_logged_extension_struct.exchange(true, std::memory_order_relaxed)) {
@@ -95,7 +94,7 @@ void NoteDroppedChain(DeviceBindings& b, const void* pNext, const char* command)
 
 // Ray-tracing pipelines are never rewritten: their bind point gets the command natively
 // while its layout converts nothing; a converting layout there has no native meaning.
-bool RayTracingGoesDown(DeviceBindings& b, VkPipelineLayout layout, const char* command) {
+bool RayTracingGoesDown(RecordStore& b, VkPipelineLayout layout, const char* command) {
   const PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
   if (pl == nullptr || !pl->root.converts) return true;
   if (!g_logged_ray_tracing.exchange(true, std::memory_order_relaxed)) {
@@ -107,7 +106,7 @@ bool RayTracingGoesDown(DeviceBindings& b, VkPipelineLayout layout, const char* 
   return false;
 }
 
-[[gnu::noinline]] void BindDescriptorSets2Slow(DeviceBindings& b, VkCommandBuffer cb,
+[[gnu::noinline]] void BindDescriptorSets2Slow(RecordStore& b, VkCommandBuffer cb,
                                                const BindDescriptorSetsInfo* info) {
   constexpr const char* kName = "vkCmdBindDescriptorSets2KHR";
   if (info->layout == VK_NULL_HANDLE) {
@@ -126,7 +125,7 @@ bool RayTracingGoesDown(DeviceBindings& b, VkPipelineLayout layout, const char* 
   }
 }
 
-[[gnu::noinline]] void PushConstants2Slow(DeviceBindings& b, VkCommandBuffer cb, const PushConstantsInfo* info) {
+[[gnu::noinline]] void PushConstants2Slow(RecordStore& b, VkCommandBuffer cb, const PushConstantsInfo* info) {
   constexpr const char* kName = "vkCmdPushConstants2KHR";
   if (info->layout == VK_NULL_HANDLE) {
     if (DynamicLayoutGoesDown(b, info->pNext, kName)) b.device.NextNewer(b.slot).CmdPushConstants2KHR(cb, info);
@@ -138,7 +137,7 @@ bool RayTracingGoesDown(DeviceBindings& b, VkPipelineLayout layout, const char* 
   CmdPushConstants(cb, info->layout, info->stageFlags, info->offset, info->size, info->pValues);
 }
 
-[[gnu::noinline]] void PushDescriptorSet2Slow(DeviceBindings& b, VkCommandBuffer cb, const PushDescriptorSetInfo* info) {
+[[gnu::noinline]] void PushDescriptorSet2Slow(RecordStore& b, VkCommandBuffer cb, const PushDescriptorSetInfo* info) {
   constexpr const char* kName = "vkCmdPushDescriptorSet2KHR";
   if (info->layout == VK_NULL_HANDLE || b.next.CmdPushDescriptorSetKHR == nullptr) {
     // Without VK_KHR_push_descriptor below the command is invalid anyway: down as it is.
@@ -158,7 +157,7 @@ bool RayTracingGoesDown(DeviceBindings& b, VkPipelineLayout layout, const char* 
   }
 }
 
-[[gnu::noinline]] void PushDescriptorSetWithTemplate2Slow(DeviceBindings& b, VkCommandBuffer cb,
+[[gnu::noinline]] void PushDescriptorSetWithTemplate2Slow(RecordStore& b, VkCommandBuffer cb,
                                                           const PushDescriptorSetWithTemplateInfo* info) {
   constexpr const char* kName = "vkCmdPushDescriptorSetWithTemplate2KHR";
   if (info->layout == VK_NULL_HANDLE || b.next.CmdPushDescriptorSetWithTemplateKHR == nullptr) {
@@ -175,9 +174,9 @@ bool RayTracingGoesDown(DeviceBindings& b, VkPipelineLayout layout, const char* 
 }  // namespace
 
 VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets2KHR(VkCommandBuffer cb, const BindDescriptorSetsInfo* info) {
-  DeviceBindings* b = FindBindings(cb);
+  RecordStore* b = FindBindings<RecordStore>(cb);
   if (b == nullptr) return NewerOf(cb).CmdBindDescriptorSets2KHR(cb, info);
-  if ((b->Work() & DeviceBindings::kWorkConverting) == 0) {
+  if ((b->Work() & RecordStore::kWorkConverting) == 0) {
     return b->device.NextNewer(b->slot).CmdBindDescriptorSets2KHR(cb, info);
   }
   return BindDescriptorSets2Slow(*b, cb, info);
@@ -185,15 +184,15 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets2KHR(VkCommandBuffer cb, const B
 
 VKAPI_ATTR void VKAPI_CALL CmdPushConstants2KHR(VkCommandBuffer cb, const PushConstantsInfo* info) {
   // As CmdPushConstants: layouts that widen the application's pushes need the 1-command too.
-  constexpr uint32_t kPushWork = DeviceBindings::kWorkConverting | DeviceBindings::kWorkWidenedPushes;
-  DeviceBindings* b = FindBindings(cb);
+  constexpr uint32_t kPushWork = RecordStore::kWorkConverting | RecordStore::kWorkWidenedPushes;
+  RecordStore* b = FindBindings<RecordStore>(cb);
   if (b == nullptr) return NewerOf(cb).CmdPushConstants2KHR(cb, info);
   if ((b->Work() & kPushWork) == 0) return b->device.NextNewer(b->slot).CmdPushConstants2KHR(cb, info);
   return PushConstants2Slow(*b, cb, info);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSet2KHR(VkCommandBuffer cb, const PushDescriptorSetInfo* info) {
-  DeviceBindings* b = FindBindings(cb);
+  RecordStore* b = FindBindings<RecordStore>(cb);
   if (b == nullptr) return NewerOf(cb).CmdPushDescriptorSet2KHR(cb, info);
   if (!b->Converting()) return b->device.NextNewer(b->slot).CmdPushDescriptorSet2KHR(cb, info);
   return PushDescriptorSet2Slow(*b, cb, info);
@@ -201,7 +200,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSet2KHR(VkCommandBuffer cb, const Pu
 
 VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplate2KHR(VkCommandBuffer cb,
                                                                 const PushDescriptorSetWithTemplateInfo* info) {
-  DeviceBindings* b = FindBindings(cb);
+  RecordStore* b = FindBindings<RecordStore>(cb);
   if (b == nullptr) return NewerOf(cb).CmdPushDescriptorSetWithTemplate2KHR(cb, info);
   if (!b->Converting()) return b->device.NextNewer(b->slot).CmdPushDescriptorSetWithTemplate2KHR(cb, info);
   return PushDescriptorSetWithTemplate2Slow(*b, cb, info);

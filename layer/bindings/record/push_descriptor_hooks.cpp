@@ -17,14 +17,18 @@
 //
 // Hot path: no lock but the handle maps' shards, nothing allocated (the ring lends 64 KiB
 // chunks; up to kInlineWrites native writes are split on the stack).
+#include "bindings/record/push_descriptor_hooks.h"
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
-#include "bindings/device/bindings_device.h"
-#include "bindings/device/hooks.h"
-#include "bindings/model/set_records.h"
-#include "bindings/record/push_coverage.h"
+#include "bindings/record/record_store.h"
+#include "bindings/record/root_delivery.h"
+#include "bindings/record/fallback_binds.h"
+#include "bindings/record/record_hooks.h"
+#include "bindings/descriptors/set_records.h"
+#include "bindings/descriptors/push_coverage.h"
 
 namespace bindery::bindings {
 namespace {
@@ -67,16 +71,16 @@ uint8_t* NewPushBlock(BindingsCommandData& data, BindingsCommandData::BindPoint*
 }
 
 // The block's address into the set's root slot.
-void DeliverPushRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+void DeliverPushRoot(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
                      const PipelineLayoutShadow& pl, uint32_t set, VkDeviceAddress address) {
   alignas(8) uint8_t bytes[8];
   std::memcpy(bytes, &address, 8);
   const uint32_t at = pl.root.sets[set].root_offset;
-  DeliverRoot(b, cb, bindPoint, layout, pl, at, at + 8, bytes, BindPointState::SetMask(set, 1));
+  DeliverRoot(c, bindPoint, layout, pl, at, at + 8, bytes, BindPointState::SetMask(set, 1));
 }
 
 // The fallback pipeline bound at the bind point whose full layout has `layout` at `set`.
-const FallbackPipeline* BoundFallback(DeviceBindings& b, BindingsCommandData::BindPoint* point,
+const FallbackPipeline* BoundFallback(RecordStore& b, BindingsCommandData::BindPoint* point,
                                       const SetLayoutShadow& layout, uint32_t set) {
   if (point == nullptr || !b.any_fallback.load(std::memory_order_acquire)) return nullptr;
   const FallbackPipeline* f = point->fallback;
@@ -136,7 +140,7 @@ const void* ElementArray(const VkWriteDescriptorSet& w, Payload payload) {
 // since, through a compatible layout), unless `covers_all()` says this push writes every
 // descriptor. Returns the new copy, emptied, with `previous` set.
 template <typename CoversAll>
-PushCopy& BeginPushCopy(DeviceBindings& b, BindingsCommandData& data, BindingsCommandData::BindPoint& point,
+PushCopy& BeginPushCopy(RecordStore& b, BindingsCommandData& data, BindingsCommandData::BindPoint& point,
                         uint32_t set, const SetLayoutShadow& layout, VkPipelineLayout app_layout,
                         CoversAll&& covers_all) {
   PushCopy& copy = point.push_copy[set];
@@ -155,7 +159,7 @@ PushCopy& BeginPushCopy(DeviceBindings& b, BindingsCommandData& data, BindingsCo
 
 // Keeps the push as the application made it (PushCopy).
 // The arena grows only until a recording's pushes fit; after that nothing is allocated.
-void SavePush(DeviceBindings& b, BindingsCommandData& data, BindingsCommandData::BindPoint* point,
+void SavePush(RecordStore& b, BindingsCommandData& data, BindingsCommandData::BindPoint* point,
               VkPipelineLayout app_layout, uint32_t set, const SetLayoutShadow& layout, uint32_t writeCount,
               const VkWriteDescriptorSet* pWrites) {
   if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
@@ -190,7 +194,7 @@ void SavePush(DeviceBindings& b, BindingsCommandData& data, BindingsCommandData:
   copy.writes = writeCount;
 }
 
-void SaveTemplatePush(DeviceBindings& b, BindingsCommandData& data, BindingsCommandData::BindPoint* point,
+void SaveTemplatePush(RecordStore& b, BindingsCommandData& data, BindingsCommandData::BindPoint* point,
                       VkPipelineLayout app_layout, uint32_t set, const SetLayoutShadow& layout, const TemplateShadow& t,
                       const void* pData) {
   if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
@@ -221,7 +225,7 @@ void NoteUnpushable(BindingsCommandData::BindPoint* point, uint32_t set) {
 // pipelines that run natively use a full layout numbering and laying out sets otherwise,
 // so the push is kept for them like any other (made again at their next draw or
 // dispatch). Only once the device has such pipelines.
-void KeepNativePush(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+void KeepNativePush(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
                     const PipelineLayoutShadow* pl, uint32_t set, uint32_t writeCount,
                     const VkWriteDescriptorSet* pWrites) {
   if (pl == nullptr || !pl->root.converts || !pl->root.fits || set >= pl->root.sets.size() ||
@@ -240,7 +244,7 @@ void KeepNativePush(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint b
 
 // The same for a push through a template of such a set layout (its full-layout twin was
 // made with it: template_hooks.cpp).
-void KeepNativeTemplatePush(DeviceBindings& b, VkCommandBuffer cb, VkDescriptorUpdateTemplate handle,
+void KeepNativeTemplatePush(RecordStore& b, VkCommandBuffer cb, VkDescriptorUpdateTemplate handle,
                             VkPipelineLayout layout, uint32_t set, const void* pData) {
   if (!b.any_fallback.load(std::memory_order_acquire)) return;
   const TemplateShadow* t = b.native_push_templates.Find(handle);
@@ -276,20 +280,21 @@ uint32_t BindsOf(const BindingsCommandData::BindPoint* point) { return point != 
 VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
                                                    VkPipelineLayout layout, uint32_t set, uint32_t writeCount,
                                                    const VkWriteDescriptorSet* pWrites) {
-  DeviceBindings* found = FindBindings(cb);
+  RecordStore* found = FindBindings<RecordStore>(cb);
   if (found == nullptr) return NextOf(cb).CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
-  DeviceBindings& b = *found;
+  RecordStore& b = *found;
   if (!b.Converting()) return b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
   PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
   const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
   // The layout sent down leaves root-only sets out: the set's number there.
   const uint32_t native_set = pl != nullptr ? pl->NativeSet(set) : set;
-  BindingsCommandData* data = CommandDataOf(b, cb);
+  const RecordContext c = ContextOf(b, cb);  // the command buffer's state, once
+  BindingsCommandData* data = c.data;
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
   const uint32_t binds_before = BindsOf(point);
   if (set_layout == nullptr) {
     b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, native_set, writeCount, pWrites);
-    NoteSetsBound(b, cb, bindPoint, layout);  // a push binds a set: the reserved set may be disturbed
+    NoteSetsBound(c, bindPoint, layout);  // a push binds a set: the reserved set may be disturbed
     KeepNativePush(b, cb, bindPoint, layout, pl, set, writeCount, pWrites);
     NotePushed(point, set, layout, binds_before);
     return;
@@ -298,7 +303,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
     // Every pipeline of this layout runs natively with its full layout (fallback path).
     const VkPipelineLayout full = b.FullPipelineLayout(*pl);
     if (full != VK_NULL_HANDLE) b.next.CmdPushDescriptorSetKHR(cb, bindPoint, full, set, writeCount, pWrites);
-    NoteSetsBound(b, cb, bindPoint, full);  // through a full layout: a reserved set is disturbed
+    NoteSetsBound(c, bindPoint, full);  // through a full layout: a reserved set is disturbed
     NotePushed(point, set, layout, binds_before);
     return;
   }
@@ -343,12 +348,12 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
   }
   if (native_count != 0) b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, native_set, native_count, native);
   if (block != nullptr) {
-    DeliverPushRoot(b, cb, bindPoint, layout, *pl, set, address);
+    DeliverPushRoot(c, bindPoint, layout, *pl, set, address);
     b.counters.pushes->Add();
   }
   if (const FallbackPipeline* f = BoundFallback(b, point, *set_layout, set)) {
     b.next.CmdPushDescriptorSetKHR(cb, bindPoint, f->full, set, writeCount, pWrites);
-    NoteSetsBound(b, cb, bindPoint, f->full);
+    NoteSetsBound(c, bindPoint, f->full);
     // The native part went down through the application's layout, not compatible with the
     // full one: it disturbed the full sets and the earlier pushes, which the next draw or
     // dispatch makes again (BindFullSets).
@@ -360,22 +365,23 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
                                                                VkDescriptorUpdateTemplate descriptorUpdateTemplate,
                                                                VkPipelineLayout layout, uint32_t set,
                                                                const void* pData) {
-  DeviceBindings* found = FindBindings(cb);
+  RecordStore* found = FindBindings<RecordStore>(cb);
   if (found == nullptr) {
     return NextOf(cb).CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
   }
-  DeviceBindings& b = *found;
+  RecordStore& b = *found;
   if (!b.Converting()) return b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
   const TemplateShadow* t = b.templates.Find(descriptorUpdateTemplate);
   PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
   // Native templates of push descriptors were made for the set's number in the layout sent
   // down (NativePushTemplateInfo).
   const uint32_t native_set = pl != nullptr ? pl->NativeSet(set) : set;
-  BindingsCommandData* data = CommandDataOf(b, cb);
+  const RecordContext c = ContextOf(b, cb);  // the command buffer's state, once
+  BindingsCommandData* data = c.data;
   if (t == nullptr) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, native_set, pData);
-    NoteSetsBound(b, cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout);
-    NoteSetsBound(b, cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout);
+    NoteSetsBound(c, VK_PIPELINE_BIND_POINT_GRAPHICS, layout);
+    NoteSetsBound(c, VK_PIPELINE_BIND_POINT_COMPUTE, layout);
     // (A template the layer never saw created has no known bind point: nothing is noted.)
     VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_MAX_ENUM;
     BindingsCommandData::BindPoint* point =
@@ -392,7 +398,7 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   const uint32_t binds_before = BindsOf(point);
   if (!pl->root.fits) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->full, t->full_layout, set, pData);
-    NoteSetsBound(b, cb, t->bind_point, t->full_layout);
+    NoteSetsBound(c, t->bind_point, t->full_layout);
     NotePushed(point, set, layout, binds_before);
     return;
   }
@@ -416,12 +422,12 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   }
   if (t->native != VK_NULL_HANDLE) b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->native, layout, native_set, pData);
   if (block != nullptr) {
-    DeliverPushRoot(b, cb, t->bind_point, layout, *pl, set, address);
+    DeliverPushRoot(c, t->bind_point, layout, *pl, set, address);
     b.counters.pushes->Add();
   }
   if (BoundFallback(b, point, *set_layout, set) != nullptr) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->full, t->full_layout, set, pData);
-    NoteSetsBound(b, cb, t->bind_point, t->full_layout);
+    NoteSetsBound(c, t->bind_point, t->full_layout);
     if (t->native != VK_NULL_HANDLE) point->fallback_applied = false;  // as above
   }
 }
@@ -431,7 +437,7 @@ namespace {
 // Makes one kept push again: with the full layout `full` (every write), or, when `full`
 // is VK_NULL_HANDLE, its native part through the application's layout as the push sent it
 // down.
-void RepushOne(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
+void RepushOne(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
                const PushCopy& copy, uint32_t set, VkPipelineLayout full) {
   const uint8_t* at = data.push_arena.data() + copy.offset;
   const PipelineLayoutShadow* pl = full == VK_NULL_HANDLE ? b.pipeline_layouts.Find(copy.app_layout) : nullptr;
@@ -484,7 +490,7 @@ std::vector<PushCopy> PushChain(const BindingsCommandData& data, const BindingsC
 
 }  // namespace
 
-bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
+bool RepushNatively(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
                     BindingsCommandData::BindPoint& point, uint32_t set, const FallbackPipeline& f) {
   if (set >= BindingsCommandData::kMaxSets || f.full == VK_NULL_HANDLE) return false;
   if (!point.push_copy[set].valid) return false;
@@ -501,7 +507,7 @@ bool RepushNatively(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint b
   return true;
 }
 
-void RepushNativeParts(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
+void RepushNativeParts(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point, BindingsCommandData& data,
                        BindingsCommandData::BindPoint& point, uint64_t skip) {
   for (uint32_t set = 0; set < BindingsCommandData::kMaxSets; ++set) {
     const PushCopy& last = point.push_copy[set];
@@ -512,14 +518,6 @@ void RepushNativeParts(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoin
       }
     }
   }
-}
-
-VkDescriptorUpdateTemplateCreateInfo NativePushTemplateInfo(DeviceBindings& b,
-                                                            const VkDescriptorUpdateTemplateCreateInfo& app) {
-  VkDescriptorUpdateTemplateCreateInfo info = app;
-  if (app.templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR || !b.Converting()) return info;
-  if (const PipelineLayoutShadow* pl = b.pipeline_layouts.Find(app.pipelineLayout)) info.set = pl->NativeSet(app.set);
-  return info;
 }
 
 }  // namespace bindery::bindings

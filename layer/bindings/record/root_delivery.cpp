@@ -17,15 +17,21 @@
 // Hot path: the delivery takes no lock (the ring's pool lock once per 64 KiB of slots);
 // the draw-time checks below cost nothing until a device has a ring pipeline, and then a
 // mask test per draw and one lookup per pipeline bind.
+#include "bindings/record/root_delivery.h"
+
 #include <cstring>
 
-#include "bindings/device/bindings_device.h"
+#include "bindings/record/record_store.h"
+#include "bindings/record/bind_hooks.h"
+#include "bindings/record/fallback_binds.h"
 #include "bindings/pipelines/native_twin.h"
 
 namespace bindery::bindings {
 
-void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+void DeliverRoot(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
                  const PipelineLayoutShadow& pl, uint32_t lo, uint32_t hi, const uint8_t* bytes, uint32_t slot_sets) {
+  RecordStore& b = c.b;
+  const VkCommandBuffer cb = c.cb;
   if (!pl.root.in_buffer) {
     // The bind point's own copy of the root (RootPushSpace: the compute one in bytes no
     // graphics-only range covers), naming every stage whose range covers it.
@@ -35,7 +41,7 @@ void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
     b.next.CmdPushConstants(cb, layout, stages, lo + shift, hi - lo, bytes);
     // The other bind point's stages among them re-get their bytes before their next draw
     // or dispatch (bind_point_state.h).
-    BindingsCommandData* data = CommandDataOf(b, cb);
+    BindingsCommandData* data = c.data;
     if (data == nullptr) return;
     if (index >= 0) data->points[index].NoteSlotsDelivered(slot_sets, false, pl.root.reshaped_sets);
     if (index >= 0 ? NoteRootDelivered(data->points, index, layout, pl.ranges_key, stages, lo + shift, hi + shift, bytes)
@@ -44,7 +50,7 @@ void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
     }
     return;
   }
-  BindingsCommandData* data = CommandDataOf(b, cb);
+  BindingsCommandData* data = c.data;
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
   if (point == nullptr || hi > kRingRootBytes) return;  // not recordable (layouts with such roots are never planned)
   std::memcpy(point->ring_root + lo, bytes, hi - lo);
@@ -67,9 +73,8 @@ void DeliverRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind
   if (point->fallback != nullptr || point->twin_bound) point->fallback_applied = false;
 }
 
-void NoteSetsBoundInRing(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
-                         VkPipelineLayout layout) {
-  BindingsCommandData* data = CommandDataOf(b, cb);
+void NoteSetsBoundInRing(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout) {
+  BindingsCommandData* data = c.data;
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
   if (point != nullptr && layout != point->ring_layout) point->ring_disturbed = true;
 }
@@ -79,7 +84,7 @@ void NoteSetsBoundInRing(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPo
 // the application) leaves the pipeline's reserved set disturbed or stale. Before the draw
 // the pipeline then gets a new copy of the bind point's root through its own layout's
 // copy (identical to it, so the application's sets below stay bound).
-void RestoreRingRoot(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, BindingsCommandData& data,
+void RestoreRingRoot(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, BindingsCommandData& data,
                      BindPointState& point) {
   if (!b.any_ring.load(std::memory_order_acquire)) return;
   // (A native twin bound instead of the pipeline reads no root: native_twin.cpp.)
@@ -105,7 +110,7 @@ namespace {
 // not disturbed since. Returns its length (0: nothing `pl`'s pipelines can read there), and
 // in `*through` the layout it went down through (alive: it was used in this recording, and
 // its push-constant ranges are `pl`'s).
-uint32_t SlotOfSet(DeviceBindings& b, const BindPointState& point, const PipelineLayoutShadow& pl, uint32_t i,
+uint32_t SlotOfSet(RecordStore& b, const BindPointState& point, const PipelineLayoutShadow& pl, uint32_t i,
                    uint8_t* out, VkPipelineLayout* through) {
   const SetRoot& r = pl.root.sets[i];
   const BoundSet& bound = point.sets[i];
@@ -133,7 +138,7 @@ uint32_t SlotOfSet(DeviceBindings& b, const BindPointState& point, const Pipelin
 
 }  // namespace
 
-void DeliverMovedSlots(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, BindingsCommandData& data,
+void DeliverMovedSlots(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, BindingsCommandData& data,
                        BindPointState& point) {
   // (A pipeline running natively, or a twin, reads no root.)
   if (point.untrackable || point.fallback != nullptr || point.twin_bound || point.pipeline == VK_NULL_HANDLE) return;

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 
-#include "bindings/device/argument_memory.h"
-#include "bindings/device/bindings_device.h"
+#include "bindings/model/argument_memory.h"
+#include "bindings/record/record_store.h"
 #include "chassis/queue_sharing.h"
 
 namespace bindery::bindings {
 
-RootRingPool::RootRingPool(DeviceBindings& b) : b_(b) {}
+RootRingPool::RootRingPool(DescriptorStore& b) : b_(b) {}
 
 RootRingPool::~RootRingPool() {
   // At device teardown: the chassis's trackers (the tracking stage below this capability
@@ -69,21 +69,12 @@ RingBlock* RootRingPool::CreateBlock() {
                VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
   const QueueSharing sharing(b_.device);  // blocks go from command buffer to command buffer, of any family
   sharing.Apply(info);
-  if (b_.next.CreateBuffer(device, &info, nullptr, &block->buffer) != VK_SUCCESS) return nullptr;
-  VkMemoryRequirements req{};
-  b_.next.GetBufferMemoryRequirements(device, block->buffer, &req);
-  VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
-  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
-  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  alloc.pNext = b_.device.addressing.memory_flag ? &flags : nullptr;
-  alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = ChooseArgumentMemoryType(b_.memory_properties, req.memoryTypeBits);
-  void* mapped = nullptr;
-  bool ok = alloc.memoryTypeIndex != UINT32_MAX &&
-            b_.next.AllocateMemory(device, &alloc, nullptr, &block->memory) == VK_SUCCESS &&
-            b_.next.BindBufferMemory(device, block->buffer, block->memory, 0) == VK_SUCCESS &&
-            b_.next.MapMemory(device, block->memory, 0, VK_WHOLE_SIZE, 0, &mapped) == VK_SUCCESS;
-  if (ok) block->address = b_.trackers().AddressOf(block->buffer);
+  ArgumentBuffer made;
+  bool ok = CreateArgumentBuffer(b_, info, &made) == VK_SUCCESS;
+  if (made.buffer == VK_NULL_HANDLE) return nullptr;
+  block->buffer = made.buffer;
+  block->memory = made.memory;
+  if (ok) block->address = made.address;
   if (ok && block->address != 0 && b_.root_set_layout != VK_NULL_HANDLE) ok = CreateRootSet(*block);
   if (!ok || block->address == 0) {
     if (block->root_pool != VK_NULL_HANDLE) b_.next.DestroyDescriptorPool(device, block->root_pool, nullptr);
@@ -91,7 +82,7 @@ RingBlock* RootRingPool::CreateBlock() {
     if (block->memory != VK_NULL_HANDLE) b_.next.FreeMemory(device, block->memory, nullptr);
     return nullptr;
   }
-  block->mapped = static_cast<uint8_t*>(mapped);
+  block->mapped = made.mapped;
   block->chunks.resize(kChunksPerBlock);
   for (uint32_t i = 0; i < kChunksPerBlock; ++i) {
     RingChunk& c = block->chunks[i];

@@ -36,9 +36,11 @@ namespace bindery {
 class Counter;
 }
 
+#include "bindings/model/root_layout.h"  // kRingRootBytes
+
 namespace bindery::bindings {
 
-class DeviceBindings;
+class DescriptorStore;
 struct RingBlock;
 
 struct RingChunk {
@@ -49,9 +51,6 @@ struct RingChunk {
   RingChunk* next = nullptr;   // the ring's list of held chunks / the pool's free list
 };
 
-// The largest root the ring carries (a root that does not fit in push constants; larger
-// ones fall back natively), and the range of the reserved set's descriptor.
-inline constexpr uint32_t kRingRootBytes = 1024;
 
 struct RingBlock {
   VkBuffer buffer = VK_NULL_HANDLE;  // kBlockBytes + kRingRootBytes (the descriptor's range past any offset)
@@ -80,7 +79,7 @@ class RootRingPool {
   static constexpr uint32_t kChunksPerBlock = 256;
   static constexpr uint32_t kBlockBytes = kChunkBytes * kChunksPerBlock;
 
-  explicit RootRingPool(DeviceBindings& b);
+  explicit RootRingPool(DescriptorStore& b);
   ~RootRingPool();
   RootRingPool(const RootRingPool&) = delete;
   RootRingPool& operator=(const RootRingPool&) = delete;
@@ -94,7 +93,7 @@ class RootRingPool {
   void TrimIdleBlocks();     // under mutex_
   void DestroyBlock(RingBlock& block, const VkLayerDispatchTable& table);
 
-  DeviceBindings& b_;
+  DescriptorStore& b_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<RingBlock>> blocks_;
   RingChunk* free_ = nullptr;

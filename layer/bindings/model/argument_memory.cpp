@@ -1,4 +1,6 @@
-#include "bindings/device/argument_memory.h"
+#include "bindings/model/argument_memory.h"
+
+#include "bindings/model/device_core.h"
 
 namespace bindery::bindings {
 namespace {
@@ -29,6 +31,38 @@ uint32_t ChooseArgumentMemoryType(const VkPhysicalDeviceMemoryProperties& props,
   }
   if (type == UINT32_MAX) type = first([](VkMemoryPropertyFlags, VkDeviceSize) { return true; });
   return type;
+}
+
+VkResult CreateArgumentBuffer(DeviceCore& b, const VkBufferCreateInfo& info, ArgumentBuffer* out) {
+  const VkDevice device = b.device.handle;
+  VkResult r = b.next.CreateBuffer(device, &info, nullptr, &out->buffer);
+  if (r != VK_SUCCESS) {
+    out->buffer = VK_NULL_HANDLE;
+    return r;
+  }
+  VkMemoryRequirements req{};
+  b.next.GetBufferMemoryRequirements(device, out->buffer, &req);
+  VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.pNext = b.device.addressing.memory_flag ? &flags : nullptr;
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = ChooseArgumentMemoryType(b.memory_properties, req.memoryTypeBits);
+  if (alloc.memoryTypeIndex == UINT32_MAX) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  r = b.next.AllocateMemory(device, &alloc, nullptr, &out->memory);
+  if (r != VK_SUCCESS) {
+    out->memory = VK_NULL_HANDLE;
+    return r;
+  }
+  out->bytes = alloc.allocationSize;
+  r = b.next.BindBufferMemory(device, out->buffer, out->memory, 0);
+  if (r != VK_SUCCESS) return r;
+  void* mapped = nullptr;
+  r = b.next.MapMemory(device, out->memory, 0, VK_WHOLE_SIZE, 0, &mapped);
+  if (r != VK_SUCCESS) return r;
+  out->mapped = static_cast<uint8_t*>(mapped);
+  out->address = b.trackers().AddressOf(out->buffer);
+  return VK_SUCCESS;
 }
 
 }  // namespace bindery::bindings

@@ -1,10 +1,10 @@
-#include "bindings/model/set_records.h"
+#include "bindings/descriptors/set_records.h"
 
-#include "bindings/pipelines/native_twin.h"
+#include "bindings/descriptors/twin_layout.h"
 
 namespace bindery::bindings {
 
-void NoteUnaddressableRecord(DeviceBindings& b, SetShadow& set) {
+void NoteUnaddressableRecord(DescriptorStore& b, SetShadow& set) {
   ++set.unaddressable;
   NoteUnaddressable(b, "a buffer written into a descriptor");
 }
@@ -16,7 +16,7 @@ void ForgetUnaddressableRecord(SetShadow& set, uint32_t record) {
   if (set.descriptors[record].buffer != VK_NULL_HANDLE && old_address == 0) --set.unaddressable;
 }
 
-void NoteRangeBeyond32Bits(DeviceBindings& b, uint64_t range) {
+void NoteRangeBeyond32Bits(DescriptorStore& b, uint64_t range) {
   if (b.logged_range_beyond_32_bits.exchange(true, std::memory_order_relaxed)) return;
   BINDERY_LOG(b.device.log(), kWarn, "bindings-range",
               "a storage buffer range of %llu bytes reaches rewritten shaders without shaderInt64: their array "
@@ -26,7 +26,7 @@ void NoteRangeBeyond32Bits(DeviceBindings& b, uint64_t range) {
               static_cast<unsigned long long>(range));
 }
 
-bool EncodeRecord(DeviceBindings& b, const VkDescriptorBufferInfo& info, uint8_t* record) {
+bool EncodeRecord(DescriptorStore& b, const VkDescriptorBufferInfo& info, uint8_t* record) {
   uint64_t out[2] = {0, 0};
   bool addressable = true;
   if (info.buffer != VK_NULL_HANDLE) {

@@ -18,4 +18,20 @@ namespace bindery::bindings {
 // host-visible and coherent.
 uint32_t ChooseArgumentMemoryType(const VkPhysicalDeviceMemoryProperties& props, uint32_t allowed);
 
+class DeviceCore;
+
+// A buffer in argument memory, bound, mapped, with its device address (the pools' record
+// blocks: descriptors/pool_blocks.cpp; the ring's blocks: record/root_ring.cpp).
+struct ArgumentBuffer {
+  VkBuffer buffer = VK_NULL_HANDLE;       // made (else VK_NULL_HANDLE), also when a later step failed
+  VkDeviceMemory memory = VK_NULL_HANDLE;  // allocated (likewise): the caller frees both
+  VkDeviceSize bytes = 0;                 // the memory's size, once allocated
+  uint8_t* mapped = nullptr;
+  VkDeviceAddress address = 0;            // 0 where the tracking stage has none for it
+};
+// Makes `out` from `info` (the caller sets its size, usage and queue sharing) on `b`'s
+// device, through the layer below: the first failing call's result, or
+// VK_ERROR_OUT_OF_HOST_MEMORY where no memory type is argument memory.
+VkResult CreateArgumentBuffer(DeviceCore& b, const VkBufferCreateInfo& info, ArgumentBuffer* out);
+
 }  // namespace bindery::bindings

@@ -1,5 +1,5 @@
 // Application writes made to the full native set of a converted set (the set a pipeline
-// running natively, or a native twin, reads: fallback.cpp). Writing each update through
+// running natively, or a native twin, reads: full_sets.cpp). Writing each update through
 // as the application makes it keeps the full set current without rewriting it whole:
 // - an update after bind (valid while a command buffer that bound the set is recorded or
 //   executing, for bindings with that flag) reaches the full set those command buffers
@@ -14,11 +14,11 @@
 // Cold path for most programs (only sets that have been materialised): one device mutex.
 #include <mutex>
 
-#include "bindings/device/bindings_device.h"
+#include "bindings/descriptors/descriptor_store.h"
 
 namespace bindery::bindings {
 
-bool DeviceBindings::MirrorWrite(SetShadow& set, const VkWriteDescriptorSet& write) {
+bool DescriptorStore::MirrorWrite(SetShadow& set, const VkWriteDescriptorSet& write) {
   // Never materialised (the common case): no lock, the shadow decides later.
   if (set.full == VK_NULL_HANDLE) return false;
   std::lock_guard<std::mutex> lock(fallback_mutex);
@@ -34,7 +34,7 @@ bool DeviceBindings::MirrorWrite(SetShadow& set, const VkWriteDescriptorSet& wri
   return true;
 }
 
-bool DeviceBindings::MirrorBufferDescriptors(SetShadow& set, uint32_t binding, uint32_t element, VkDescriptorType type,
+bool DescriptorStore::MirrorBufferDescriptors(SetShadow& set, uint32_t binding, uint32_t element, VkDescriptorType type,
                                              const VkDescriptorBufferInfo* values, uint32_t count) {
   if (set.full == VK_NULL_HANDLE) return false;
   // A buffer may be gone: that cannot be written down as it is, and the full set is
@@ -69,7 +69,7 @@ bool DeviceBindings::MirrorBufferDescriptors(SetShadow& set, uint32_t binding, u
   return true;
 }
 
-bool DeviceBindings::MirrorNativeRange(SetShadow& set, VkDescriptorSet app_set, uint32_t binding, uint32_t element,
+bool DescriptorStore::MirrorNativeRange(SetShadow& set, VkDescriptorSet app_set, uint32_t binding, uint32_t element,
                                        uint32_t count) {
   if (set.full == VK_NULL_HANDLE || OwnedSet(app_set) != nullptr) return false;
   // Within one binding only: the application's native set lacks the converted bindings,

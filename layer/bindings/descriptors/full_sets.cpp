@@ -1,18 +1,18 @@
-// Native fallback for pipelines the rewrite cannot convert (docs/indirect-bindings.md): such a
-// pipeline is created with the full native layout (every binding a descriptor, the same
-// push-constant ranges as the converted layout, so the application's pushes stay
-// compatible), and when it draws or dispatches, the sets bound at its bind point are
-// materialised from their shadows into full native sets and bound natively. Binding a
-// converted pipeline afterwards replays the recorded binds through the converted path.
-// Everything here is a cold path (first use of a set by a fallback pipeline, or after an
+// Full native layouts and sets (docs/indirect-bindings.md, "When it falls back"): what a
+// pipeline that runs natively (a fallback pipeline: pipelines/pipeline_shadows.h; a native
+// twin: pipelines/native_twin.h) is created with and draws with. A full layout has every
+// binding a descriptor and the same push-constant ranges as the converted layout, so the
+// application's pushes stay compatible; a full set is materialised from the set's shadow
+// when a pipeline running natively first uses it (record/fallback_binds.cpp binds it).
+// Everything here is a cold path (first use of a set by such a pipeline, or after an
 // update): one device mutex.
 #include <algorithm>
 #include <cstring>
 #include <string>
 
-#include "bindings/device/bindings_capability.h"
-#include "bindings/device/bindings_device.h"
-#include "bindings/device/hooks.h"
+#include "bindings/descriptors/descriptor_store.h"
+#include "bindings/model/static_use.h"
+#include "core/log.h"
 
 namespace bindery::bindings {
 namespace {
@@ -27,7 +27,7 @@ constexpr uint32_t kPoolSets = 256;
 
 // `update_after_bind`: a pool for full sets of update-after-bind layouts (kept apart:
 // such a pool cannot hold the other sets' descriptors of every type on every driver).
-VkDescriptorPool NewFallbackPool(DeviceBindings& b, bool update_after_bind) {
+VkDescriptorPool NewFallbackPool(DescriptorStore& b, bool update_after_bind) {
   VkDescriptorPoolSize sizes[sizeof(kPoolTypes) / sizeof(kPoolTypes[0])];
   for (size_t i = 0; i < sizeof(kPoolTypes) / sizeof(kPoolTypes[0]); ++i) sizes[i] = {kPoolTypes[i], kPoolDescriptors};
   VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
@@ -40,18 +40,6 @@ VkDescriptorPool NewFallbackPool(DeviceBindings& b, bool update_after_bind) {
   if (b.next.CreateDescriptorPool(b.device.handle, &info, nullptr, &pool) != VK_SUCCESS) return VK_NULL_HANDLE;
   (update_after_bind ? b.fallback_uab_pools : b.fallback_pools).push_back(pool);
   return pool;
-}
-
-bool SameRanges(const std::vector<VkPushConstantRange>& a, const std::vector<VkPushConstantRange>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].stageFlags != b[i].stageFlags || a[i].offset != b[i].offset || a[i].size != b[i].size) return false;
-  }
-  return true;
-}
-
-bool SameSetLayout(const SetLayoutShadow* x, const SetLayoutShadow* y) {
-  return x == y || (x != nullptr && y != nullptr && SameDefinition(*x, *y));
 }
 
 template <typename T>
@@ -75,7 +63,7 @@ std::string SetLayoutContent(const SetLayoutShadow& layout) {
   return key;
 }
 
-VkDescriptorSetLayout FullSetLayoutLocked(DeviceBindings& b, const SetLayoutShadow& layout) {
+VkDescriptorSetLayout FullSetLayoutLocked(DescriptorStore& b, const SetLayoutShadow& layout) {
   if (layout.full != VK_NULL_HANDLE) return layout.full;
   const std::string content = SetLayoutContent(layout);
   if (!content.empty()) {
@@ -120,12 +108,24 @@ uint32_t DynamicIndex(const SetLayoutShadow& layout, uint32_t binding) {
 
 }  // namespace
 
-VkDescriptorSetLayout DeviceBindings::FullSetLayout(const SetLayoutShadow& layout) {
+bool SameRanges(const std::vector<VkPushConstantRange>& a, const std::vector<VkPushConstantRange>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].stageFlags != b[i].stageFlags || a[i].offset != b[i].offset || a[i].size != b[i].size) return false;
+  }
+  return true;
+}
+
+bool SameSetLayout(const SetLayoutShadow* x, const SetLayoutShadow* y) {
+  return x == y || (x != nullptr && y != nullptr && SameDefinition(*x, *y));
+}
+
+VkDescriptorSetLayout DescriptorStore::FullSetLayout(const SetLayoutShadow& layout) {
   std::lock_guard<std::mutex> lock(fallback_mutex);
   return FullSetLayoutLocked(*this, layout);
 }
 
-VkPipelineLayout DeviceBindings::FullPipelineLayout(PipelineLayoutShadow& layout) {
+VkPipelineLayout DescriptorStore::FullPipelineLayout(PipelineLayoutShadow& layout) {
   std::lock_guard<std::mutex> lock(fallback_mutex);
   if (layout.full != VK_NULL_HANDLE) return layout.full;
   // A layout beyond the driver's own limits (more sets, more buffers) has no full native
@@ -171,13 +171,13 @@ VkPipelineLayout DeviceBindings::FullPipelineLayout(PipelineLayoutShadow& layout
   return layout.full;
 }
 
-bool DeviceBindings::StillNames(const VkDescriptorBufferInfo& d) {
+bool DescriptorStore::StillNames(const VkDescriptorBufferInfo& d) {
   const BufferInfo* buffer = trackers().buffers.Find(d.buffer);
   if (buffer == nullptr || d.offset >= buffer->size) return false;
   return d.range == VK_WHOLE_SIZE || d.range <= buffer->size - d.offset;
 }
 
-void DeviceBindings::WriteConvertedBinding(SetShadow& set, const ConvertedBinding& c, uint32_t set_index,
+void DescriptorStore::WriteConvertedBinding(SetShadow& set, const ConvertedBinding& c, uint32_t set_index,
                                            bool statically_used, std::vector<VkWriteDescriptorSet>& writes) {
   const uint32_t count = c.first_record < set.record_count ? std::min(c.count, set.record_count - c.first_record) : 0;
   const VkDescriptorBufferInfo* d = set.descriptors + c.first_record;
@@ -237,7 +237,7 @@ void DeviceBindings::WriteConvertedBinding(SetShadow& set, const ConvertedBindin
   }
 }
 
-VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses,
+VkDescriptorSet DescriptorStore::Materialise(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses,
                                             uint32_t set_index, uint32_t* null_dynamic) {
   std::lock_guard<std::mutex> lock(fallback_mutex);
   const VkDescriptorSet full = MaterialiseLocked(handle, set, uses, set_index);
@@ -245,7 +245,7 @@ VkDescriptorSet DeviceBindings::Materialise(VkDescriptorSet handle, SetShadow& s
   return full;
 }
 
-VkDescriptorSet DeviceBindings::MaterialiseLocked(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses,
+VkDescriptorSet DescriptorStore::MaterialiseLocked(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses,
                                                   uint32_t set_index) {
   const SetLayoutShadow& layout = *set.layout;
   if (set.full == VK_NULL_HANDLE) {
@@ -334,65 +334,11 @@ VkDescriptorSet DeviceBindings::MaterialiseLocked(VkDescriptorSet handle, SetSha
   return set.full;
 }
 
-void DeviceBindings::ReleaseFull(SetShadow& set) {
+void DescriptorStore::ReleaseFull(SetShadow& set) {
   if (set.full == VK_NULL_HANDLE) return;  // the common case: never materialised (no lock)
   std::lock_guard<std::mutex> lock(fallback_mutex);
   if (set.full != VK_NULL_HANDLE) next.FreeDescriptorSets(device.handle, set.full_pool, 1, &set.full);
   set.full = VK_NULL_HANDLE;
-}
-
-bool CompatibleWithFallback(const PipelineLayoutShadow& layout, const FallbackPipeline& f, uint32_t set) {
-  if (set >= layout.root.sets.size() || set >= f.sets.size() || !SameRanges(layout.native_ranges, f.ranges)) {
-    return false;
-  }
-  for (uint32_t k = 0; k <= set; ++k) {
-    if (!SameSetLayout(layout.root.sets[k].layout.get(), f.sets[k].get())) return false;
-  }
-  return true;
-}
-
-void BindFullSets(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
-                  BindingsCommandData::BindPoint& point, const FallbackPipeline& f) {
-  for (uint32_t i = 0; i < f.sets.size() && i < BindingsCommandData::kMaxSets; ++i) {
-    const BindingsCommandData::BoundSet& bound = point.sets[i];
-    if (f.sets[i] != nullptr && f.sets[i]->push_descriptor && point.push_copy[i].valid) {
-      // A pushed set: the last push, made again with the full layout.
-      if (BindingsCommandData* data = CommandDataOf(b, cb)) RepushNatively(b, cb, bind_point, *data, point, i, f);
-      continue;
-    }
-    if (bound.set == VK_NULL_HANDLE || f.sets[i] == nullptr) continue;
-    // Only a set bound through a layout with an identically defined set layout at i (as
-    // the spec compares them, not by handle) can be rebound.
-    const PipelineLayoutShadow* bound_layout = b.pipeline_layouts.Find(bound.layout);
-    if (bound_layout == nullptr || i >= bound_layout->root.sets.size() ||
-        bound_layout->root.sets[i].layout == nullptr ||
-        !SameDefinition(*bound_layout->root.sets[i].layout, *f.sets[i])) {
-      continue;
-    }
-    VkDescriptorSet full = bound.set;  // a set of a layout that converts nothing is already full
-    uint32_t null_dynamic = 0;
-    if (SetShadow* shadow = FindSet(b, bound.set)) {
-      full = b.Materialise(bound.set, *shadow, f.uses.get(), i, &null_dynamic);
-    }
-    if (full == VK_NULL_HANDLE) continue;
-    const uint32_t* dynamic = bound.dynamic;
-    uint32_t zeroed[kMaxDynamicPerSet];
-    if (null_dynamic != 0) {
-      // Dynamic descriptors the layer made null: offset 0, the only one their VK_WHOLE_SIZE
-      // range allows (the application's own null descriptors have it already).
-      for (uint32_t k = 0; k < bound.dynamic_count; ++k) {
-        zeroed[k] = k < 32 && (null_dynamic & (1u << k)) != 0 ? 0 : bound.dynamic[k];
-      }
-      dynamic = zeroed;
-    }
-    b.next.CmdBindDescriptorSets(cb, bind_point, f.full, i, 1, &full, bound.dynamic_count, dynamic);
-  }
-  point.fallback_applied = true;
-  point.converted_disturbed = true;
-  // The full binds and pushes went through the full layout: a reserved set of a ring root
-  // bound here is disturbed, and a rewritten pipeline bound later gets it back
-  // (RestoreRingRoot), whether or not sets are bound again for it.
-  point.ring_disturbed = true;
 }
 
 // Are the two layouts compatible for set `set` as the spec defines it (the same
@@ -407,62 +353,6 @@ bool CompatibleFor(const PipelineLayoutShadow& a, const PipelineLayoutShadow& b,
     if (!SameSetLayout(a.root.sets[k].layout.get(), b.root.sets[k].layout.get())) return false;
   }
   return true;
-}
-
-// Was what set `i` holds (bound or pushed at `order` through `layout`) disturbed by a later
-// bind or push through a layout not compatible with its own (the spec's rules, seen from
-// what is still recorded: a later one at set j disturbs i unless its layout is compatible
-// with i's for the lower of the two)? Putting it back would disturb what came after it.
-bool DisturbedSince(DeviceBindings& b, const BindingsCommandData::BindPoint& point, uint32_t i, uint32_t order,
-                    VkPipelineLayout layout) {
-  const PipelineLayoutShadow* mine = nullptr;
-  auto disturbs = [&](uint32_t j, uint32_t later_order, VkPipelineLayout later_layout) {
-    if (j == i || later_order <= order || later_layout == layout) return false;
-    if (mine == nullptr) mine = b.pipeline_layouts.Find(layout);
-    const PipelineLayoutShadow* theirs = b.pipeline_layouts.Find(later_layout);
-    if (mine == nullptr || theirs == nullptr) return false;  // destroyed since: nothing to compare
-    return !CompatibleFor(*mine, *theirs, std::min(i, j));
-  };
-  for (uint32_t j = 0; j < BindingsCommandData::kMaxSets; ++j) {
-    const BindingsCommandData::BoundSet& later = point.sets[j];
-    if (later.set != VK_NULL_HANDLE && disturbs(j, later.order, later.layout)) return true;
-    // Every push counts, kept or not (a push whose contents were not kept still disturbed).
-    const PushCopy& pushed = point.push_copy[j];
-    if (pushed.order != 0 && pushed.app_layout != VK_NULL_HANDLE && disturbs(j, pushed.order, pushed.app_layout)) {
-      return true;
-    }
-  }
-  return false;
-}
-
-bool PushStillHolds(DeviceBindings& b, const BindingsCommandData::BindPoint& point, uint32_t set,
-                    const PushCopy& prior, VkPipelineLayout through) {
-  if (prior.app_layout != through) {
-    const PipelineLayoutShadow* mine = b.pipeline_layouts.Find(prior.app_layout);
-    const PipelineLayoutShadow* theirs = b.pipeline_layouts.Find(through);
-    if (mine == nullptr || theirs == nullptr || !CompatibleFor(*mine, *theirs, set)) return false;
-  }
-  return !DisturbedSince(b, point, set, prior.order, prior.app_layout);
-}
-
-void RestoreConvertedBinds(DeviceBindings& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point,
-                           BindingsCommandData::BindPoint& point) {
-  if (!point.converted_disturbed || point.untrackable) return;
-  // Full binds replaced the converted ones: put them back, set by set (in set order: sets
-  // still valid together are bound through layouts compatible for the lower set), leaving
-  // out sets that later binds disturbed.
-  uint64_t disturbed_pushes = 0;
-  for (uint32_t i = 0; i < BindingsCommandData::kMaxSets; ++i) {
-    const PushCopy& pushed = point.push_copy[i];
-    if (pushed.valid && DisturbedSince(b, point, i, pushed.order, pushed.app_layout)) disturbed_pushes |= uint64_t{1} << i;
-    const BindingsCommandData::BoundSet& bound = point.sets[i];
-    if (bound.set == VK_NULL_HANDLE || DisturbedSince(b, point, i, bound.order, bound.layout)) continue;
-    BindSets(b, cb, bind_point, bound.layout, b.pipeline_layouts.Find(bound.layout), i, 1, &bound.set,
-             bound.dynamic_count, bound.dynamic);
-  }
-  // Pushed sets: their native descriptors went down through the full layout since.
-  if (BindingsCommandData* data = CommandDataOf(b, cb)) RepushNativeParts(b, cb, bind_point, *data, point, disturbed_pushes);
-  point.converted_disturbed = false;
 }
 
 }  // namespace bindery::bindings

@@ -1,35 +1,20 @@
-#include "bindings/pipelines/static_use.h"
+#include "bindings/pipelines/static_use_of.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "bindings/device/bindings_device.h"
+#include "bindings/pipelines/pipeline_store.h"
 #include "core/pnext.h"
 
 namespace bindery::bindings {
 
-void StaticUse::Seal() {
-  std::sort(keys_.begin(), keys_.end());
-  keys_.erase(std::unique(keys_.begin(), keys_.end()), keys_.end());
-}
-
-bool StaticUse::Uses(uint32_t set, uint32_t binding) const {
-  return std::binary_search(keys_.begin(), keys_.end(), Key(set, binding));
-}
-
 namespace {
 
-// The module's inspection: made once per module and kept with it (pipeline_hooks.cpp
-// shares it), every time for inline code.
-std::shared_ptr<const spirv::ModuleInfo> InspectStage(DeviceBindings& b, const VkPipelineShaderStageCreateInfo& stage) {
+// The stage's inspection: its module's (ModuleEntry::Info), or made now for inline code.
+std::shared_ptr<const spirv::ModuleInfo> InspectStage(PipelineStore& b, const VkPipelineShaderStageCreateInfo& stage) {
   if (stage.module != VK_NULL_HANDLE) {
     const ModuleEntry* module = b.modules.Find(stage.module);
-    if (module == nullptr) return nullptr;
-    std::lock_guard<std::mutex> lock(module->mutex);
-    if (module->info == nullptr) {
-      module->info = std::make_shared<spirv::ModuleInfo>(spirv::Inspect(module->words->data(), module->words->size()));
-    }
-    return module->info;
+    return module != nullptr ? module->Info() : nullptr;
   }
   const auto* code = FindInChain<VkShaderModuleCreateInfo>(stage.pNext, VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
   if (code == nullptr) return nullptr;
@@ -38,7 +23,7 @@ std::shared_ptr<const spirv::ModuleInfo> InspectStage(DeviceBindings& b, const V
 
 // Twins learn theirs when they are made (MakeTwins): only fallbacks are looked for, and
 // only on a device that has some.
-void Attach(DeviceBindings& b, VkPipeline pipeline, uint32_t stage_count, const VkPipelineShaderStageCreateInfo* stages) {
+void Attach(PipelineStore& b, VkPipeline pipeline, uint32_t stage_count, const VkPipelineShaderStageCreateInfo* stages) {
   if (pipeline == VK_NULL_HANDLE || !b.any_fallback.load(std::memory_order_acquire)) return;
   FallbackPipeline* fallback = b.fallback_pipelines.Find(pipeline);
   if (fallback == nullptr) return;
@@ -51,7 +36,7 @@ void Attach(DeviceBindings& b, VkPipeline pipeline, uint32_t stage_count, const 
 namespace {
 
 // What one stage's entry point statically uses, added to *uses; false when unknown.
-bool AddStage(DeviceBindings& b, const VkPipelineShaderStageCreateInfo& stage, StaticUse* uses) {
+bool AddStage(PipelineStore& b, const VkPipelineShaderStageCreateInfo& stage, StaticUse* uses) {
   const std::shared_ptr<const spirv::ModuleInfo> info = InspectStage(b, stage);
   if (info == nullptr || !info->error.empty() || stage.pName == nullptr) return false;
   bool found = false;
@@ -67,7 +52,7 @@ bool AddStage(DeviceBindings& b, const VkPipelineShaderStageCreateInfo& stage, S
 
 }  // namespace
 
-std::shared_ptr<const StaticUse> StaticUseOf(DeviceBindings& b, const ModuleEntry& module,
+std::shared_ptr<const StaticUse> StaticUseOf(PipelineStore& b, const ModuleEntry& module,
                                             const VkPipelineShaderStageCreateInfo& stage) {
   // Worked out once per module and entry point (every pipeline made from the rewrite cache
   // asks again).
@@ -86,7 +71,7 @@ std::shared_ptr<const StaticUse> StaticUseOf(DeviceBindings& b, const ModuleEntr
   return uses;
 }
 
-std::shared_ptr<const StaticUse> StaticUseOf(DeviceBindings& b, uint32_t stage_count,
+std::shared_ptr<const StaticUse> StaticUseOf(PipelineStore& b, uint32_t stage_count,
                                             const VkPipelineShaderStageCreateInfo* stages) {
   if (stage_count == 1 && stages[0].module != VK_NULL_HANDLE) {
     const ModuleEntry* module = b.modules.Find(stages[0].module);
@@ -100,12 +85,12 @@ std::shared_ptr<const StaticUse> StaticUseOf(DeviceBindings& b, uint32_t stage_c
   return uses;
 }
 
-void RecordStaticUse(DeviceBindings& b, const VkComputePipelineCreateInfo* app, uint32_t count,
+void RecordStaticUse(PipelineStore& b, const VkComputePipelineCreateInfo* app, uint32_t count,
                      const VkPipeline* pipelines) {
   for (uint32_t i = 0; i < count; ++i) Attach(b, pipelines[i], 1, &app[i].stage);
 }
 
-void RecordStaticUse(DeviceBindings& b, const VkGraphicsPipelineCreateInfo* app, uint32_t count,
+void RecordStaticUse(PipelineStore& b, const VkGraphicsPipelineCreateInfo* app, uint32_t count,
                      const VkPipeline* pipelines) {
   for (uint32_t i = 0; i < count; ++i) Attach(b, pipelines[i], app[i].stageCount, app[i].pStages);
 }

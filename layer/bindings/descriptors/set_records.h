@@ -8,24 +8,24 @@
 
 #include <vulkan/vulkan.h>
 
-#include "bindings/device/bindings_device.h"
+#include "bindings/descriptors/descriptor_store.h"
 
 namespace bindery::bindings {
 
 // A record now names a buffer without an address: counted in the set, and the device
-// starts making native twins (bindings/native_twin.h). Cold path.
-void NoteUnaddressableRecord(DeviceBindings& b, SetShadow& set);
+// starts making native twins (pipelines/native_twin.h). Cold path.
+void NoteUnaddressableRecord(DescriptorStore& b, SetShadow& set);
 // Record `record` of a set that has such records is about to be replaced: uncounts it if
 // it was one. Cold path (only while the set has any).
 void ForgetUnaddressableRecord(SetShadow& set, uint32_t record);
 // A record's range is 4 GiB or more on a device whose shaders carry 32-bit sizes (no
 // shaderInt64): array lengths and bounds checks see 4 GiB - 1, and accesses past the
 // first 4 GiB are not honoured (32-bit offsets). Logged once. Cold path.
-void NoteRangeBeyond32Bits(DeviceBindings& b, uint64_t range);
+void NoteRangeBeyond32Bits(DescriptorStore& b, uint64_t range);
 
 // Writes record `record` of `set` (and its CPU copy) from `info`. Inline: it runs for
 // every buffer descriptor written. `lookups` is Lookups(), fetched once by the caller.
-__attribute__((always_inline)) inline void WriteRecord(DeviceBindings& b, ThreadLookups& lookups, SetShadow& set,
+__attribute__((always_inline)) inline void WriteRecord(DescriptorStore& b, ThreadLookups& lookups, SetShadow& set,
                                                       uint32_t record, const VkDescriptorBufferInfo& info) {
   if (record >= set.record_count) return;  // beyond a variable-count binding's allocation: invalid usage
   if (set.unaddressable != 0) ForgetUnaddressableRecord(set, record);
@@ -52,7 +52,7 @@ __attribute__((always_inline)) inline void WriteRecord(DeviceBindings& b, Thread
 // The 16-byte record `info` becomes, written to `out` (push-descriptor records; set
 // records go through WriteRecord). False when it names a buffer without a device address
 // (a null record: the caller decides what runs instead).
-bool EncodeRecord(DeviceBindings& b, const VkDescriptorBufferInfo& info, uint8_t* out);
+bool EncodeRecord(DescriptorStore& b, const VkDescriptorBufferInfo& info, uint8_t* out);
 
 // Walks `count` descriptors from (binding, element) across consecutive bindings as the
 // spec's update rollover does; calls fn(record index) for converted bindings. Returns
