@@ -161,8 +161,8 @@ bool BindRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& d
     hi += r[i].slot_bytes;
   }
   BindPointState& point = data.points[index];
-  // Their slots: pushed below (not where other layouts read them if this one moved them).
-  point.slots_in_push |= point.RecordPlainSets(layout, firstSet, setCount, pSets) & ~root.reshaped_sets;
+  point.slots_in_push |= point.RecordPlainSets(layout, firstSet, setCount, pSets);  // their slots: pushed below
+  point.NoteReshapedWrite(root.reshaped_sets);
   // The bind point's own copy of the root (RootPushSpace), naming the stages that cover it.
   const uint32_t shift = pl.RootShift(index);
   const VkShaderStageFlags stages = pl.RootStages(index);

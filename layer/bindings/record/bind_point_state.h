@@ -219,17 +219,23 @@ class BindPointState {
     slots_in_ring &= ~mask;
   }
   // The root slots of the sets in `mask` went down through a layout whose root lives in the
-  // ring (`in_ring`) or in push constants; those in `reshaped` in a shape only that layout
-  // reads (RootLayout::reshaped_sets): where they are is then not known to other layouts.
+  // ring (`in_ring`) or in push constants. A layout with `reshaped` sets
+  // (RootLayout::reshaped_sets) writes its slots from its first moved set up where no other
+  // layout reads them, over bytes where other layouts keep any set from there up: those
+  // slots are then not where other layouts read them (NoteReshapedWrite).
   void NoteSlotsDelivered(uint32_t mask, bool in_ring, uint32_t reshaped = 0) {
     if (in_ring) {
       slots_in_ring |= mask;
       slots_in_push &= ~mask;
     } else {
-      slots_in_push |= mask & ~reshaped;
-      slots_in_push &= ~(mask & reshaped);
+      slots_in_push |= mask;
       slots_in_ring &= ~mask;
+      NoteReshapedWrite(reshaped);
     }
+  }
+  void NoteReshapedWrite(uint32_t reshaped) {
+    // Sets below the first moved one lie where every compatible layout keeps them.
+    if (reshaped != 0) slots_in_push &= (1u << __builtin_ctz(reshaped)) - 1;
   }
   static uint32_t SetMask(uint32_t first, uint32_t count) {
     if (first >= kTrackedSets || count == 0) return 0;

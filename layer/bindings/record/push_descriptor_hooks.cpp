@@ -84,7 +84,9 @@ const FallbackPipeline* BoundFallback(RecordStore& b, BindingsCommandData::BindP
                                       const SetLayoutShadow& layout, uint32_t set) {
   if (point == nullptr || !b.any_fallback.load(std::memory_order_acquire)) return nullptr;
   const FallbackPipeline* f = point->fallback;
-  if (f == nullptr || set >= f->sets.size() || f->sets[set].get() != &layout) return nullptr;
+  // (Identically defined set layouts are compatible: a push through another layout whose
+  // set layout is defined as the pipeline's reaches it natively too.)
+  if (f == nullptr || set >= f->sets.size() || !SameSetLayout(f->sets[set].get(), &layout)) return nullptr;
   point->converted_disturbed = true;  // a converted pipeline bound later gets its binds back
   return f;
 }
