@@ -81,6 +81,11 @@ TEST(ImageFormats, ClearColourBits) {
   EXPECT_EQ(bits[0], 0x00FF0000u);  // red is the third byte
   ASSERT_TRUE(ClearColorBits(VK_FORMAT_R8G8B8A8_SNORM, Floats(-1.0f, 1.0f, -2.0f, 0.0f), bits));
   EXPECT_EQ(bits[0], 0x00817F81u);  // -127, 127, clamped -127, 0
+  // 0.5 x 127 = 63.5 rounds to 64 by nearest even and half up alike; -63.5 gives -64 rounding
+  // the magnitude but -63 on NVIDIA (half up): negative ties go down natively.
+  ASSERT_TRUE(ClearColorBits(VK_FORMAT_R8G8B8A8_SNORM, Floats(0.5f, 0.0f, 0.0f, 0.0f), bits));
+  EXPECT_EQ(bits[0], 0x40u);
+  EXPECT_FALSE(ClearColorBits(VK_FORMAT_R8G8B8A8_SNORM, Floats(-0.5f, 0.0f, 0.0f, 0.0f), bits));
   ASSERT_TRUE(ClearColorBits(VK_FORMAT_R8G8B8A8_SRGB, Floats(0.25f, 0.0f, 1.0f, 0.5f), bits));
   EXPECT_EQ(bits[0], 0x80FF0089u);  // sRGB(0.25) = 0.5371 -> 136.96 -> 137; alpha stays linear
   // sRGB(0.5) x 255 = 187.52: within a tenth of a step of the tie, where drivers' encoders differ.
