@@ -120,16 +120,19 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
     // taken where both buffers are at least this large.
     p.address_min_buffer_size = 64ull << 10;
     // Image copies and clears: the driver's commands run at 189 GB/s (buffer -> image) down
-    // to ~13 GB/s (clears) where a compute kernel through raw views reaches ~2 TB/s: 10x to 63x
-    // at 4096^2 and 8192^2 R8G8B8A8 (issue 31's probe, H100, driver 580.159.04, GPU
-    // timestamps, median of 15). Only those sizes are measured so far: kernels from 64 MiB
-    // written per command (4096^2 x 4 bytes) until scripts/gpu-bench-images' sweep places the
-    // thresholds lower. Blits stay native until proven byte-exact per format class and filter.
+    // to ~13 GB/s (clears) where a compute kernel through raw views reaches ~2 TB/s.
+    // scripts/gpu-bench-images' sweep (H100, driver 580.159.04, 2026-12-07, docs/measured.md):
+    // the kernel is faster at every size measured, from 512^2 R8G8B8A8 (1 MiB: upload and
+    // readback 13.7 -> 7.5 us, image copy 24.3 -> 7.5, clear 21.4 -> 7.2) to 8192^2 (9x to
+    // 31x); below 1 MiB nothing is measured, so kernels from 1 MiB written per command.
+    // Images of 1 MiB and more are extended at creation: sampling them and rendering to them
+    // measured no different with the added flags (the sample and render rows, 512^2..8192^2).
+    // Blits stay native until proven byte-exact per format class and filter here.
     for (ImageCommand c : {ImageCommand::kBufferToImage, ImageCommand::kImageToBuffer, ImageCommand::kImageToImage,
                            ImageCommand::kClear}) {
-      p.image_kernel_min[static_cast<int>(c)] = 64ull << 20;
+      p.image_kernel_min[static_cast<int>(c)] = 1ull << 20;
     }
-    p.image_extend_min = 64ull << 20;
+    p.image_extend_min = 1ull << 20;
     return p;
   }
   // lavapipe and every device not measured yet: native commands, which are the fastest

@@ -122,6 +122,21 @@ TEST(TransferPolicy, TableAndOverrides) {
   EXPECT_EQ(lavapipe.fill_edge_kernel_min, UINT64_MAX) << "no kernels on lavapipe";
 }
 
+// Image copies and clears as kernels on NVIDIA from 1 MiB written (the smallest size
+// scripts/gpu-bench-images measured faster: 512^2 R8G8B8A8), blits native (not proven there),
+// nothing on lavapipe.
+TEST(TransferPolicy, ImageKernelsWhereMeasuredFaster) {
+  const Policy nvidia = ChoosePolicy(0x10DE, VK_DRIVER_ID_NVIDIA_PROPRIETARY, TransferStrategy::kAuto);
+  const Policy lavapipe = ChoosePolicy(0x10005, VK_DRIVER_ID_MESA_LLVMPIPE, TransferStrategy::kAuto);
+  for (ImageCommand c : {ImageCommand::kBufferToImage, ImageCommand::kImageToBuffer, ImageCommand::kImageToImage,
+                         ImageCommand::kClear}) {
+    EXPECT_EQ(nvidia.image_kernel_min[static_cast<int>(c)], 1ull << 20);
+    EXPECT_EQ(lavapipe.image_kernel_min[static_cast<int>(c)], UINT64_MAX);
+  }
+  EXPECT_EQ(nvidia.image_extend_min, 1ull << 20);
+  EXPECT_EQ(nvidia.image_kernel_min[static_cast<int>(ImageCommand::kBlit)], UINT64_MAX);
+}
+
 // transfer_strategy=nvidia: the NVIDIA row on any device (how tests on lavapipe run what the
 // default mode does on NVIDIA), with the device's own answer on replaying pushes.
 TEST(TransferPolicy, NvidiaStrategyIsTheNvidiaRowAnywhere) {
