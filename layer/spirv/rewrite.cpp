@@ -45,7 +45,15 @@ void EntryPointsNaming(const Module& m, uint32_t global, std::vector<uint8_t>* n
     std::vector<uint8_t> names_global, seen;
   };
   ThreadScratch<Tables>::Lease tables;
-  auto& [index_of, callees, first_callee, stack, names_global, seen] = *tables;
+  // (References, not a structured binding: a lambda below captures one, which C++17 allows
+  // only GCC, not clang, the SPIR-V fuzzer's compiler.)
+  Tables& t = *tables;
+  auto& index_of = t.index_of;
+  auto& callees = t.callees;
+  auto& first_callee = t.first_callee;
+  auto& stack = t.stack;
+  auto& names_global = t.names_global;
+  auto& seen = t.seen;
   const uint32_t functions = static_cast<uint32_t>(m.functions.size());
   index_of.assign(m.bound, kNoFunction);
   for (uint32_t i = 0; i < functions; ++i) {
