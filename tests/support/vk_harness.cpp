@@ -3,6 +3,7 @@
 #include "support/vk_objects.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <regex>
 #include <sstream>
@@ -26,6 +27,15 @@ VkHarness::VkHarness(const HarnessOptions& options) {
   for (const std::string& l : options.layers_between) layers.push_back(l.c_str());
   if (options.validation) layers.push_back("VK_LAYER_KHRONOS_validation");
   for (const std::string& l : options.layers_below) layers.push_back(l.c_str());
+  // A diagnostic for crashes seen on another driver (e.g. the GPU machine): whether a test's
+  // program crashes without one of its layers. BINDERY_TEST_DROP_LAYERS=VK_LAYER_bindery,...
+  // (the test then fails where it expects that layer's work; only the crash is in question).
+  if (const char* drop = std::getenv("BINDERY_TEST_DROP_LAYERS")) {
+    const std::string dropped = std::string(",") + drop + ",";
+    layers.erase(std::remove_if(layers.begin(), layers.end(),
+                                [&](const char* l) { return dropped.find(std::string(",") + l + ",") != std::string::npos; }),
+                 layers.end());
+  }
 
   const VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
   VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
