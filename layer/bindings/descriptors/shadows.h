@@ -105,7 +105,7 @@ struct PipelineLayoutShadow {
   // the layout and shared by them (native_twin.h).
   std::shared_ptr<TwinLayout> twin_layout;
   // What the layout gives every rewrite of a pipeline made with it, as the rewrite cache
-  // keys it (pipelines/stage_options.h, LayoutRewriteKey): made at the first such pipeline.
+  // keys it (pipelines/stage_options.h, StageRewriteKey): made at the first such pipeline.
   mutable std::once_flag rewrite_key_once;
   mutable std::string rewrite_key;
 };

@@ -35,8 +35,9 @@ struct CachedRewrite {
   std::vector<uint32_t> module;       // the rewritten module (empty when not converted)
   spirv::RewriteReport report;
   // The rewritten module as a shader module of the layer below, made on first use and
-  // kept until the device goes or the entry is trimmed (stage_rewriter.cpp): a second pipeline from it hands the
-  // driver the same module, which its own pipeline cache recognises.
+  // kept until the device goes or the entry is trimmed (stage_rewriter.cpp): a second
+  // pipeline from it hands the driver the same module, which its own pipeline cache
+  // recognises.
   mutable std::mutex driver_module_mutex;
   mutable VkShaderModule driver_module = VK_NULL_HANDLE;
   mutable uint64_t last_use = 0;  // the cache's clock at its last Get (under the cache's mutex)

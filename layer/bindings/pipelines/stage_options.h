@@ -17,7 +17,7 @@ class PipelineStore;
 struct PipelineLayoutShadow;
 
 // What a stage's rewrite options take from the stage itself; the rest comes from its
-// layout and the device. With the layout (LayoutRewriteKey) and the module's words, it
+// layout and the device. With the layout (StageRewriteKey) and the module's words, it
 // decides the rewrite.
 struct StageVariant {
   uint32_t root_shift = 0;       // the bind point's root copy it reads (RootPushSpace)
