@@ -160,11 +160,11 @@ std::vector<std::vector<uint32_t>> GlobalsUsedByEntryPoints(const Module& module
   return out;
 }
 
-ModuleInfo Inspect(const uint32_t* words, std::size_t word_count) {
+namespace {
+
+// What Inspect tells of a module already parsed.
+ModuleInfo InspectParsed(Module& module) {
   ModuleInfo info;
-  Module module;
-  info.error = ParseModule(words, word_count, &module);
-  if (!info.error.empty()) return info;
   info.spirv_version = module.version;
   TypeManager types(module);
   std::vector<VariableInfo> vars = ClassifyVariables(module, types);
@@ -197,6 +197,30 @@ ModuleInfo Inspect(const uint32_t* words, std::size_t word_count) {
     info.entry_points.push_back(std::move(epi));
   }
   return info;
+}
+
+}  // namespace
+
+ModuleInfo Inspect(const uint32_t* words, std::size_t word_count) {
+  Module module;
+  const std::string error = ParseModule(words, word_count, &module);
+  if (!error.empty()) {
+    ModuleInfo info;
+    info.error = error;
+    return info;
+  }
+  return InspectParsed(module);
+}
+
+ModuleInfo Inspect(ModuleParse& parse) {
+  std::string error;
+  Module& module = parse.Parsed(&error);
+  if (!error.empty()) {
+    ModuleInfo info;
+    info.error = error;
+    return info;
+  }
+  return InspectParsed(module);
 }
 
 RewriteOptions DefaultLayout(const ModuleInfo& info, uint32_t root_offset, bool ubo) {

@@ -1,7 +1,9 @@
 // RewriteDescriptorsToPointers (rewrite.h): parse, analyze, rewrite, and the module-level
 // edits (capabilities, addressing model, interfaces, removed variables).
 #include <algorithm>
+#include <memory>
 #include <optional>
+#include <string>
 
 #include "spirv/pointer_pass.h"
 #include "spirv/thread_scratch.h"
@@ -352,23 +354,39 @@ std::string PointerPass::FinishModule() {
 
 namespace {
 
-// The module IR of the rewrite, one per thread and parsed into again for every module, so
-// its sections and instruction vectors are allocated once (for a small module they were
-// a good part of the rewrite's fixed cost). A thread gives back what a large module made
-// it hold (kKeepInstructions) when the rewrite ends.
-class ThreadModule {
- public:
-  ~ThreadModule() {
-    if (module_->CapacityInInstructions() > kKeepInstructions) *module_ = Module{};
-  }
-  Module& module() { return *module_; }
-
- private:
-  static constexpr std::size_t kKeepInstructions = 1u << 14;
-  ThreadScratch<Module>::Lease module_;  // thread_scratch.h: safe after the thread's teardown
-};
+// The module IR of the rewrite is one per thread and parsed into again for every module
+// (ModuleParse), so its sections and instruction vectors are allocated once (for a small
+// module they were a good part of the rewrite's fixed cost). A thread gives back what a
+// large module made it hold (kKeepInstructions) when the parse ends.
+constexpr std::size_t kKeepInstructions = 1u << 14;
 
 }  // namespace
+
+void ModuleParse::Release() {
+  if (owned_) {
+    delete module_;
+  } else if (module_->CapacityInInstructions() > kKeepInstructions) {
+    *module_ = Module{};
+  }
+  module_ = nullptr;
+}
+
+Module& ModuleParse::Parsed(std::string* error) {
+  if (module_ == nullptr) {
+    // thread_scratch.h: after the thread's teardown, a module of this parse's own.
+    module_ = ThreadScratch<Module>::Get();
+    if (module_ == nullptr) {
+      module_ = new Module();
+      owned_ = true;
+    }
+  }
+  if (state_ != State::kParsed) {
+    error_ = ParseModule(words_, word_count_, module_);
+    state_ = State::kParsed;
+  }
+  *error = error_;
+  return *module_;
+}
 
 namespace {
 
@@ -391,16 +409,20 @@ const char* LaneZeroIndexRefusal(const Module& module, const RewriteOptions& opt
 }  // namespace
 
 RewriteResult RewriteDescriptorsToPointers(const uint32_t* words, std::size_t word_count, const RewriteOptions& options) {
+  ModuleParse parse(words, word_count);
+  return RewriteDescriptorsToPointers(parse, options);
+}
+
+RewriteResult RewriteDescriptorsToPointers(ModuleParse& parse, const RewriteOptions& options) {
   RewriteResult result;
-  ThreadModule thread_module;
-  Module& module = thread_module.module();
-  result.error = ParseModule(words, word_count, &module);
+  Module& module = parse.Parsed(&result.error);
   if (!result.error.empty()) return result;
+  parse.MarkEdited();  // from here on the pass edits it
   auto keep_original = [&](const std::string& why) {
     result.report.converted = false;
     result.report.reason = "not converted: " + why;
     result.report.push_constant_end = 0;
-    result.module.assign(words, words + word_count);
+    result.module.assign(parse.words(), parse.words() + parse.word_count());
   };
   if (!options.entry_point.empty()) {
     const std::string why = KeepEntryPoint(module, options.entry_point, options.execution_model);

@@ -173,6 +173,44 @@ struct RewriteResult {
 RewriteResult RewriteDescriptorsToPointers(const uint32_t* words, std::size_t word_count,
                                            const RewriteOptions& options);
 
+struct Module;  // module.h
+
+// One parse of a module for both its inspection and its rewrite: pipeline creation
+// inspects a module it has not seen and then rewrites it, and both read this parse. The
+// module is parsed on first need (never, where both answers are cached), into this thread's
+// module storage (the rewrite's, reused from one module to the next). The rewrite edits the
+// parsed form in place: an Inspect after it parses again. One ModuleParse per thread at a
+// time, and no rewrite of words while one lives (they share that storage).
+class ModuleParse {
+ public:
+  ModuleParse(const uint32_t* words, std::size_t word_count) : words_(words), word_count_(word_count) {}
+  ~ModuleParse() {
+    if (module_ != nullptr) Release();  // nothing to do where nothing was parsed (a cache hit)
+  }
+  ModuleParse(const ModuleParse&) = delete;
+  ModuleParse& operator=(const ModuleParse&) = delete;
+  const uint32_t* words() const { return words_; }
+  std::size_t word_count() const { return word_count_; }
+  // The module as parsed ("" in *error, else why it cannot be read), parsed now where needed.
+  Module& Parsed(std::string* error);
+  // The rewrite edited the module (the next Parsed parses again).
+  void MarkEdited() { state_ = State::kEdited; }
+
+ private:
+  enum class State { kNone, kParsed, kEdited };
+  const uint32_t* words_;
+  std::size_t word_count_;
+  State state_ = State::kNone;
+  std::string error_;
+  void Release();
+  Module* module_ = nullptr;  // the thread's, or after the thread's teardown one of its own
+  bool owned_ = false;        // module_ is this parse's own
+};
+
+// The rewrite of a parsed module (RewriteDescriptorsToPointers above parses `words` and
+// calls this): the same result.
+RewriteResult RewriteDescriptorsToPointers(ModuleParse& parse, const RewriteOptions& options);
+
 // ---- inspection (the CLI's `info`, and building layouts) -----------------------------
 
 enum class ResourceKind {
@@ -204,6 +242,8 @@ struct ModuleInfo {
 };
 
 ModuleInfo Inspect(const uint32_t* words, std::size_t word_count);
+// The same from a parse the rewrite may use next (ModuleParse).
+ModuleInfo Inspect(ModuleParse& parse);
 
 // Records DefaultLayout gives a runtime-sized descriptor array, whose length the shader
 // does not state (the application's descriptor count decides it): 1024 records, 16 KiB of

@@ -104,6 +104,16 @@ void ExtendPushRanges(const DescriptorStore& b, const VkPipelineLayoutCreateInfo
 // driver's limits).
 bool ExtendsPushRanges(const DescriptorStore& b) { return b.plan.policy.convert_everything || b.Converting(); }
 
+// ExtendPushRanges, and where the application's pushes must now be widened, the device
+// told so (its push hooks stop passing them straight on).
+void ExtendPushRangesAndMark(DescriptorStore& b, const VkPipelineLayoutCreateInfo& app, PipelineLayoutShadow& shadow) {
+  ExtendPushRanges(b, app, shadow);
+  if (shadow.widen_app_pushes) {
+    b.any_widened_pushes.store(true, std::memory_order_release);
+    b.MarkWork(DescriptorStore::kWorkWidenedPushes);
+  }
+}
+
 // A layout whose root lives in the ring: the application's push-constant ranges as they
 // are, its sets with native descriptors (numbered as NativeSetLayouts does), and the
 // reserved set right after them. Shaders name the reserved set by the application's set
@@ -117,11 +127,7 @@ VkResult CreateRingRootLayout(DescriptorStore& b, const VkPipelineLayoutCreateIn
   shadow->root.native_buffer_set = static_cast<uint32_t>(set_layouts.size());
   shadow->renumbered = shadow->renumbered || shadow->root.native_buffer_set != shadow->root.buffer_set;
   set_layouts.push_back(b.root_set_layout);
-  ExtendPushRanges(b, app, *shadow);
-  if (shadow->widen_app_pushes) {
-    b.any_widened_pushes.store(true, std::memory_order_release);
-    b.MarkWork(DescriptorStore::kWorkWidenedPushes);
-  }
+  ExtendPushRangesAndMark(b, app, *shadow);
   VkPipelineLayoutCreateInfo info = app;
   info.pushConstantRangeCount = static_cast<uint32_t>(shadow->native_ranges.size());
   info.pPushConstantRanges = shadow->native_ranges.empty() ? nullptr : shadow->native_ranges.data();
@@ -140,6 +146,111 @@ VkResult CreateRingRootLayout(DescriptorStore& b, const VkPipelineLayoutCreateIn
   // this layout exists (root_delivery.cpp: DeliverMovedSlots; the fuzzer's seed4002716).
   b.any_ring.store(true, std::memory_order_release);
   b.MarkWork(DescriptorStore::kWorkRing);
+  return result;
+}
+
+// The steps of CreatePipelineLayout.
+
+// The shadows of the layout's set layouts, by set number (nullptr where the capability
+// does not know one).
+std::vector<std::shared_ptr<const SetLayoutShadow>> SetShadowsOf(DescriptorStore& b,
+                                                                 const VkPipelineLayoutCreateInfo& app) {
+  std::vector<std::shared_ptr<const SetLayoutShadow>> sets(app.setLayoutCount);
+  for (uint32_t i = 0; i < app.setLayoutCount; ++i) {
+    if (const SetLayoutEntry* e = b.set_layouts.Find(app.pSetLayouts[i])) sets[i] = e->shadow;
+  }
+  return sets;
+}
+
+// One past the application's last push-constant byte.
+uint32_t AppPushEnd(const VkPipelineLayoutCreateInfo& app) {
+  uint32_t app_end = 0;
+  for (uint32_t i = 0; i < app.pushConstantRangeCount; ++i) {
+    const VkPushConstantRange& r = app.pPushConstantRanges[i];
+    app_end = std::max(app_end, r.offset + r.size);
+  }
+  return app_end;
+}
+
+// A layout that converts nothing: kept too (binds through it are recorded: a fallback
+// pipeline may need those sets), sent down with its ranges extended where the device's
+// layouts get them.
+VkResult CreatePlainLayout(DescriptorStore& b, const VkPipelineLayoutCreateInfo& app,
+                           std::unique_ptr<PipelineLayoutShadow> shadow, const VkAllocationCallbacks* pAllocator,
+                           VkPipelineLayout* pPipelineLayout) {
+  VkPipelineLayoutCreateInfo info = app;
+  if (ExtendsPushRanges(b)) {
+    ExtendPushRangesAndMark(b, app, *shadow);
+    info.pushConstantRangeCount = static_cast<uint32_t>(shadow->native_ranges.size());
+    info.pPushConstantRanges = shadow->native_ranges.empty() ? nullptr : shadow->native_ranges.data();
+  } else {
+    shadow->native_ranges.assign(app.pPushConstantRanges, app.pPushConstantRanges + app.pushConstantRangeCount);
+  }
+  const VkResult result = b.next.CreatePipelineLayout(b.device.handle, &info, pAllocator, pPipelineLayout);
+  if (result != VK_SUCCESS) return result;
+  shadow->full = *pPipelineLayout;
+  b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
+  return result;
+}
+
+// A root that does not fit in push constants goes to the command buffer's ring, read
+// through a reserved set after the application's sets (root_delivery.cpp), when the driver
+// has one more set to give and the root is small enough: true, and shadow.root is that
+// placement. Else logged: the layout's pipelines cannot be rewritten.
+bool PlaceRootInRing(DescriptorStore& b, const VkPipelineLayoutCreateInfo& app,
+                     const std::vector<std::shared_ptr<const SetLayoutShadow>>& sets, uint32_t app_end,
+                     const RootPushSpace& space, PipelineLayoutShadow& shadow) {
+  RootLayout ring = PlanRoot(sets, 0, kRingRootBytes);
+  uint32_t native_sets = 0;
+  for (const SetRoot& r : ring.sets) native_sets += r.layout == nullptr || r.layout->has_native ? 1 : 0;
+  const bool reserved_set = native_sets < b.max_bound_sets && b.root_set_layout != VK_NULL_HANDLE;
+  if (ring.fits && reserved_set) {
+    ring.in_buffer = true;
+    ring.buffer_set = app.setLayoutCount;
+    shadow.root = std::move(ring);
+    return true;
+  }
+  BINDERY_LOG(b.device.log(), kWarn, "bindings-root",
+              "a pipeline layout's root (%u bytes after the application's %u) does not fit in %u bytes of push "
+              "constants (one copy per bind point where split), nor in the reserved set (%s); its pipelines cannot "
+              "be rewritten",
+              shadow.root.end - shadow.root.begin, app_end, space.graphics_end() - space.begin,
+              !reserved_set ? "no descriptor set left under maxBoundDescriptorSets" : "the root is too large");
+  return false;
+}
+
+// A converting layout whose root lies in push constants (or fits nowhere: its pipelines
+// fall back): sent down with the sets that keep native descriptors and the ranges every
+// stage needs to see the root.
+VkResult CreateConvertingLayout(DescriptorStore& b, const VkPipelineLayoutCreateInfo& app,
+                                std::unique_ptr<PipelineLayoutShadow> shadow, const VkAllocationCallbacks* pAllocator,
+                                VkPipelineLayout* pPipelineLayout) {
+  if (shadow->root.reshaped_sets != 0) {
+    // Its slots of some sets are not where compatible layouts keep them (root_layout.h):
+    // draws deliver them where the bound pipeline reads them, as once a ring root exists.
+    b.any_ring.store(true, std::memory_order_release);
+    b.MarkWork(DescriptorStore::kWorkRing);
+  }
+  // Every stage must see the root (ExtendPushRanges).
+  ExtendPushRangesAndMark(b, app, *shadow);
+  const std::vector<VkPushConstantRange>& ranges = shadow->native_ranges;
+  VkPipelineLayoutCreateInfo info = app;
+  info.pushConstantRangeCount = static_cast<uint32_t>(ranges.size());
+  info.pPushConstantRanges = ranges.empty() ? nullptr : ranges.data();
+  const std::vector<VkDescriptorSetLayout> native_layouts = NativeSetLayouts(app, *shadow);
+  if (native_layouts.size() > b.plan.native_limits.maxBoundDescriptorSets) {
+    BINDERY_LOG(b.device.log(), kError, "bindings-sets",
+                "a pipeline layout has %zu sets with descriptors that stay native (images, samplers, texel buffers...); "
+                "the driver binds at most %u: creation fails",
+                native_layouts.size(), b.plan.native_limits.maxBoundDescriptorSets);
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  }
+  info.setLayoutCount = static_cast<uint32_t>(native_layouts.size());
+  info.pSetLayouts = native_layouts.empty() ? nullptr : native_layouts.data();
+  const VkResult result = b.next.CreatePipelineLayout(b.device.handle, &info, pAllocator, pPipelineLayout);
+  if (result != VK_SUCCESS) return result;
+  shadow->twin_layout = MakeTwinLayout(*shadow);
+  b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
   return result;
 }
 
@@ -237,96 +348,19 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
   DescriptorStore* found = FindBindings<DescriptorStore>(device);
   if (found == nullptr) return NextOf(device).CreatePipelineLayout(device, pCreateInfo, pAllocator, pPipelineLayout);
   DescriptorStore& b = *found;
-  std::vector<std::shared_ptr<const SetLayoutShadow>> sets(pCreateInfo->setLayoutCount);
-  for (uint32_t i = 0; i < pCreateInfo->setLayoutCount; ++i) {
-    if (const SetLayoutEntry* e = b.set_layouts.Find(pCreateInfo->pSetLayouts[i])) sets[i] = e->shadow;
-  }
-  const std::vector<std::shared_ptr<const SetLayoutShadow>> sets_for_ring = sets;
-  uint32_t app_end = 0;
-  for (uint32_t i = 0; i < pCreateInfo->pushConstantRangeCount; ++i) {
-    const VkPushConstantRange& r = pCreateInfo->pPushConstantRanges[i];
-    app_end = std::max(app_end, r.offset + r.size);
-  }
+  const std::vector<std::shared_ptr<const SetLayoutShadow>> sets = SetShadowsOf(b, *pCreateInfo);
+  const uint32_t app_end = AppPushEnd(*pCreateInfo);
   auto shadow = std::make_unique<PipelineLayoutShadow>();
   shadow->create_flags = pCreateInfo->flags;
   // The root's offsets are its graphics copy's; the compute copy lies `half` bytes after.
   const RootPushSpace space = SplitPushSpace(app_end, b.max_push_bytes, b.plan.root_split);
-  shadow->root = PlanRoot(std::move(sets), app_end, space.graphics_end(), b.plan.records_in_root);
+  shadow->root = PlanRoot(sets, app_end, space.graphics_end(), b.plan.records_in_root);
   shadow->root.compute_shift = space.compute_shift();
-  if (!shadow->root.converts) {
-    // Kept too: binds through it are recorded (a fallback pipeline may need those sets).
-    VkPipelineLayoutCreateInfo info = *pCreateInfo;
-    if (ExtendsPushRanges(b)) {
-      ExtendPushRanges(b, *pCreateInfo, *shadow);
-      if (shadow->widen_app_pushes) {
-        b.any_widened_pushes.store(true, std::memory_order_release);
-        b.MarkWork(DescriptorStore::kWorkWidenedPushes);
-      }
-      info.pushConstantRangeCount = static_cast<uint32_t>(shadow->native_ranges.size());
-      info.pPushConstantRanges = shadow->native_ranges.empty() ? nullptr : shadow->native_ranges.data();
-    } else {
-      shadow->native_ranges.assign(pCreateInfo->pPushConstantRanges,
-                                   pCreateInfo->pPushConstantRanges + pCreateInfo->pushConstantRangeCount);
-    }
-    const VkResult result = b.next.CreatePipelineLayout(device, &info, pAllocator, pPipelineLayout);
-    if (result != VK_SUCCESS) return result;
-    shadow->full = *pPipelineLayout;
-    b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
-    return result;
+  if (!shadow->root.converts) return CreatePlainLayout(b, *pCreateInfo, std::move(shadow), pAllocator, pPipelineLayout);
+  if (!shadow->root.fits && PlaceRootInRing(b, *pCreateInfo, sets, app_end, space, *shadow)) {
+    return CreateRingRootLayout(b, *pCreateInfo, std::move(shadow), pAllocator, pPipelineLayout);
   }
-  if (!shadow->root.fits) {
-    // Push constants are full: the root goes to the command buffer's ring, read through a
-    // reserved set after the application's sets (root_delivery.cpp), when the driver has
-    // one more set to give and the root is small enough.
-    RootLayout ring = PlanRoot(sets_for_ring, 0, kRingRootBytes);
-    uint32_t native_sets = 0;
-    for (const SetRoot& r : ring.sets) native_sets += r.layout == nullptr || r.layout->has_native ? 1 : 0;
-    const bool reserved_set = native_sets < b.max_bound_sets && b.root_set_layout != VK_NULL_HANDLE;
-    if (ring.fits && reserved_set) {
-      ring.in_buffer = true;
-      ring.buffer_set = pCreateInfo->setLayoutCount;
-      shadow->root = std::move(ring);
-      return CreateRingRootLayout(b, *pCreateInfo, std::move(shadow), pAllocator, pPipelineLayout);
-    }
-    BINDERY_LOG(b.device.log(), kWarn, "bindings-root",
-                "a pipeline layout's root (%u bytes after the application's %u) does not fit in %u bytes of push "
-                "constants (one copy per bind point where split), nor in the reserved set (%s); its pipelines cannot "
-                "be rewritten",
-                shadow->root.end - shadow->root.begin, app_end, space.graphics_end() - space.begin,
-                !reserved_set ? "no descriptor set left under maxBoundDescriptorSets" : "the root is too large");
-  }
-
-  if (shadow->root.reshaped_sets != 0) {
-    // Its slots of some sets are not where compatible layouts keep them (root_layout.h):
-    // draws deliver them where the bound pipeline reads them, as once a ring root exists.
-    b.any_ring.store(true, std::memory_order_release);
-    b.MarkWork(DescriptorStore::kWorkRing);
-  }
-  // Every stage must see the root (ExtendPushRanges).
-  ExtendPushRanges(b, *pCreateInfo, *shadow);
-  if (shadow->widen_app_pushes) {
-    b.any_widened_pushes.store(true, std::memory_order_release);
-    b.MarkWork(DescriptorStore::kWorkWidenedPushes);
-  }
-  const std::vector<VkPushConstantRange>& ranges = shadow->native_ranges;
-  VkPipelineLayoutCreateInfo info = *pCreateInfo;
-  info.pushConstantRangeCount = static_cast<uint32_t>(ranges.size());
-  info.pPushConstantRanges = ranges.empty() ? nullptr : ranges.data();
-  const std::vector<VkDescriptorSetLayout> native_layouts = NativeSetLayouts(*pCreateInfo, *shadow);
-  if (native_layouts.size() > b.plan.native_limits.maxBoundDescriptorSets) {
-    BINDERY_LOG(b.device.log(), kError, "bindings-sets",
-                "a pipeline layout has %zu sets with descriptors that stay native (images, samplers, texel buffers...); "
-                "the driver binds at most %u: creation fails",
-                native_layouts.size(), b.plan.native_limits.maxBoundDescriptorSets);
-    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  }
-  info.setLayoutCount = static_cast<uint32_t>(native_layouts.size());
-  info.pSetLayouts = native_layouts.empty() ? nullptr : native_layouts.data();
-  const VkResult result = b.next.CreatePipelineLayout(device, &info, pAllocator, pPipelineLayout);
-  if (result != VK_SUCCESS) return result;
-  shadow->twin_layout = MakeTwinLayout(*shadow);
-  b.pipeline_layouts.Insert(*pPipelineLayout, std::move(shadow));
-  return result;
+  return CreateConvertingLayout(b, *pCreateInfo, std::move(shadow), pAllocator, pPipelineLayout);
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyPipelineLayout(VkDevice device, VkPipelineLayout layout,

@@ -106,6 +106,10 @@ class DescriptorStore : public DeviceCore {
   VkDescriptorSet Materialise(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses, uint32_t set_index,
                               uint32_t* null_dynamic = nullptr);
   VkDescriptorSet MaterialiseLocked(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses, uint32_t set_index);
+  // Its steps (fallback_mutex held): the full set allocated (false when it cannot be), then
+  // written, every binding once.
+  bool AllocateFullLocked(SetShadow& set);
+  void WriteFullLocked(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses, uint32_t set_index);
   // Does `d` still name a live buffer, within its size? (Destroyed buffers leave the
   // shadow untouched: the spec lets a set keep them while no pipeline uses them.)
   bool StillNames(const VkDescriptorBufferInfo& d);

@@ -247,58 +247,77 @@ VkDescriptorSet DescriptorStore::Materialise(VkDescriptorSet handle, SetShadow& 
 
 VkDescriptorSet DescriptorStore::MaterialiseLocked(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses,
                                                   uint32_t set_index) {
-  const SetLayoutShadow& layout = *set.layout;
-  if (set.full == VK_NULL_HANDLE) {
-    VkDescriptorSetLayout full_layout = FullSetLayoutLocked(*this, layout);
-    if (full_layout == VK_NULL_HANDLE) return VK_NULL_HANDLE;
-    // A converted variable-count binding gets the count the set was allocated with.
-    uint32_t variable_count = 0;
-    if (!layout.app_flags.empty()) {
-      for (size_t i = 0; i < layout.app_bindings.size(); ++i) {
-        if ((layout.app_flags[i] & VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT) == 0) continue;
-        const ConvertedBinding* c = layout.Find(layout.app_bindings[i].binding);
-        variable_count = c != nullptr ? set.record_count - c->first_record
-                                      : std::min(set.variable_count, layout.app_bindings[i].descriptorCount);
-      }
-    }
-    VkDescriptorSetVariableDescriptorCountAllocateInfo variable{
-        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO};
-    variable.descriptorSetCount = 1;
-    variable.pDescriptorCounts = &variable_count;
-    VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    alloc.pNext = variable_count != 0 ? &variable : nullptr;
-    alloc.descriptorSetCount = 1;
-    alloc.pSetLayouts = &full_layout;
-    for (int attempt = 0; attempt < 2 && set.full == VK_NULL_HANDLE; ++attempt) {
-      // Update-after-bind layouts need such a pool; a set of such a pool needs one too
-      // (the full set is filled by copies from it, which need pools that agree).
-      const bool uab = (layout.create_flags & VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT) != 0 ||
-                       (set.pool != nullptr && set.pool->update_after_bind);
-      const std::vector<VkDescriptorPool>& from = uab ? fallback_uab_pools : fallback_pools;
-      alloc.descriptorPool = attempt == 0 && !from.empty() ? from.back() : NewFallbackPool(*this, uab);
-      if (alloc.descriptorPool == VK_NULL_HANDLE) break;
-      if (next.AllocateDescriptorSets(device.handle, &alloc, &set.full) == VK_SUCCESS) {
-        set.full_pool = alloc.descriptorPool;
-      } else {
-        set.full = VK_NULL_HANDLE;
-      }
-    }
-    if (set.full == VK_NULL_HANDLE) return VK_NULL_HANDLE;
-    set.full_stale = true;
-    // A pool reset must now release the full sets of its layer-owned sets.
-    if (set.pool != nullptr) set.pool->owned_materialised.store(true, std::memory_order_release);
-  }
+  if (set.full == VK_NULL_HANDLE && !AllocateFullLocked(set)) return VK_NULL_HANDLE;
   if (set.full_stale) {
     set.full_written = false;
     set.full_stale = false;
   }
-  if (set.full_written) return set.full;
+  if (!set.full_written) WriteFullLocked(handle, set, uses, set_index);
+  return set.full;
+}
+
+namespace {
+
+// The descriptor count a full set of `set` is allocated with for its layout's
+// variable-count binding: a converted one gets the records the set was allocated with, a
+// native one the set's count (0: the layout has none).
+uint32_t FullVariableCount(const SetLayoutShadow& layout, const SetShadow& set) {
+  uint32_t variable_count = 0;
+  for (size_t i = 0; i < layout.app_flags.size() && i < layout.app_bindings.size(); ++i) {
+    if ((layout.app_flags[i] & VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT) == 0) continue;
+    const ConvertedBinding* c = layout.Find(layout.app_bindings[i].binding);
+    variable_count = c != nullptr ? set.record_count - c->first_record
+                                  : std::min(set.variable_count, layout.app_bindings[i].descriptorCount);
+  }
+  return variable_count;
+}
+
+}  // namespace
+
+bool DescriptorStore::AllocateFullLocked(SetShadow& set) {
+  const SetLayoutShadow& layout = *set.layout;
+  VkDescriptorSetLayout full_layout = FullSetLayoutLocked(*this, layout);
+  if (full_layout == VK_NULL_HANDLE) return false;
+  uint32_t variable_count = FullVariableCount(layout, set);
+  VkDescriptorSetVariableDescriptorCountAllocateInfo variable{
+      VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO};
+  variable.descriptorSetCount = 1;
+  variable.pDescriptorCounts = &variable_count;
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.pNext = variable_count != 0 ? &variable : nullptr;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &full_layout;
+  // Update-after-bind layouts need such a pool; a set of such a pool needs one too
+  // (the full set is filled by copies from it, which need pools that agree).
+  const bool uab = (layout.create_flags & VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT) != 0 ||
+                   (set.pool != nullptr && set.pool->update_after_bind);
+  for (int attempt = 0; attempt < 2 && set.full == VK_NULL_HANDLE; ++attempt) {
+    // The newest pool first, then a new one (the newest may be full).
+    const std::vector<VkDescriptorPool>& from = uab ? fallback_uab_pools : fallback_pools;
+    alloc.descriptorPool = attempt == 0 && !from.empty() ? from.back() : NewFallbackPool(*this, uab);
+    if (alloc.descriptorPool == VK_NULL_HANDLE) break;
+    if (next.AllocateDescriptorSets(device.handle, &alloc, &set.full) == VK_SUCCESS) {
+      set.full_pool = alloc.descriptorPool;
+    } else {
+      set.full = VK_NULL_HANDLE;
+    }
+  }
+  if (set.full == VK_NULL_HANDLE) return false;
+  set.full_stale = true;
+  // A pool reset must now release the full sets of its layer-owned sets.
+  if (set.pool != nullptr) set.pool->owned_materialised.store(true, std::memory_order_release);
+  return true;
+}
+
+// Every binding, once since the shadow last changed: converted ones from the shadow (runs
+// of written descriptors whose buffer still exists: an unwritten one stays unwritten),
+// native ones copied from the set's native part (a layer-owned set has no native binding,
+// and no native set to copy from).
+void DescriptorStore::WriteFullLocked(VkDescriptorSet handle, SetShadow& set, const StaticUse* uses,
+                                      uint32_t set_index) {
+  const SetLayoutShadow& layout = *set.layout;
   set.full_written = true;
   set.full_null_dynamic = 0;
-  // Every binding, once since the shadow last changed: converted ones from the shadow
-  // (runs of written descriptors whose buffer still exists: an unwritten one stays
-  // unwritten), native ones copied from the set's native part (a layer-owned set has no
-  // native binding, and no native set to copy from).
   std::vector<VkWriteDescriptorSet> writes;
   std::vector<VkCopyDescriptorSet> copies;
   const bool owned = OwnedSet(handle) != nullptr;
@@ -331,7 +350,6 @@ VkDescriptorSet DescriptorStore::MaterialiseLocked(VkDescriptorSet handle, SetSh
     next.UpdateDescriptorSets(device.handle, static_cast<uint32_t>(writes.size()), writes.data(),
                               static_cast<uint32_t>(copies.size()), copies.data());
   }
-  return set.full;
 }
 
 void DescriptorStore::ReleaseFull(SetShadow& set) {

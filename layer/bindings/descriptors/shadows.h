@@ -63,16 +63,7 @@ class RingLayoutCopy {
 
 struct TwinLayout;  // twin_layout.h
 
-// Numbers pipeline layout shadows for the life of the process: a module's rewrites are
-// found again by the layout's number (ModuleEntry::by_layout), which, unlike its handle
-// or address, is never reused.
-inline uint64_t NextLayoutSerial() {
-  static std::atomic<uint64_t> next{1};
-  return next.fetch_add(1, std::memory_order_relaxed);
-}
-
 struct PipelineLayoutShadow {
-  uint64_t serial = NextLayoutSerial();
   RootLayout root;
   // The stages a root push names, per bind point (graphics 0, compute 1): those of every
   // range that covers the bind point's root bytes (ExtendPushRanges), as a push must.
@@ -113,6 +104,10 @@ struct PipelineLayoutShadow {
   // A converting layout: what its rewritten pipelines' native twins need of it, made with
   // the layout and shared by them (native_twin.h).
   std::shared_ptr<TwinLayout> twin_layout;
+  // What the layout gives every rewrite of a pipeline made with it, as the rewrite cache
+  // keys it (pipelines/stage_options.h, StageRewriteKey): made at the first such pipeline.
+  mutable std::once_flag rewrite_key_once;
+  mutable std::string rewrite_key;
 };
 
 struct PoolShadow;

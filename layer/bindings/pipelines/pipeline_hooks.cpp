@@ -18,23 +18,18 @@
 //   native layout): no valid-usage rule ties a derivative's layout to its base's, and the
 //   base is only a hint the implementation may ignore.
 #include <algorithm>
-#include <list>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bindings/pipelines/pipeline_store.h"
 #include "bindings/pipelines/pipeline_hooks.h"
 #include "bindings/pipelines/native_twin.h"
-#include "bindings/pipelines/rewrite_dump.h"
 #include "bindings/pipelines/robustness.h"
 #include "bindings/pipelines/stage_rewriter.h"
 #include "bindings/pipelines/static_use_of.h"
-#include "core/chain_edit.h"
-#include "core/pnext.h"
 #include "core/small_vector.h"
-#include "spirv/renumber.h"
-#include "spirv/thread_scratch.h"
 
 namespace bindery::bindings {
 namespace {
@@ -191,79 +186,113 @@ class CreationBatch {
   SmallVector<uint8_t, kInlinePipelines> reads_push_;
 };
 
+// What compute and graphics create infos differ in for the creation below: where their
+// stages are, and what the log calls them.
+uint32_t StageCount(const VkComputePipelineCreateInfo&) { return 1; }
+uint32_t StageCount(const VkGraphicsPipelineCreateInfo& info) { return info.stageCount; }
+const VkPipelineShaderStageCreateInfo* StagesOf(const VkComputePipelineCreateInfo& info) { return &info.stage; }
+const VkPipelineShaderStageCreateInfo* StagesOf(const VkGraphicsPipelineCreateInfo& info) { return info.pStages; }
+void SendStages(VkComputePipelineCreateInfo& info, const VkPipelineShaderStageCreateInfo* stages) {
+  info.stage = stages[0];
+}
+void SendStages(VkGraphicsPipelineCreateInfo& info, const VkPipelineShaderStageCreateInfo* stages) {
+  info.pStages = stages;
+}
+const char* KindOf(const VkComputePipelineCreateInfo&) { return "compute"; }
+const char* KindOf(const VkGraphicsPipelineCreateInfo&) { return "graphics"; }
+
+// Where the stages of a call's pipelines are rewritten to. Compute: each pipeline's one
+// stage is copied into its create info, so one slot serves them all.
+template <typename Info>
+class StageSlots {
+ public:
+  StageSlots(const Info*, uint32_t) {}
+  VkPipelineShaderStageCreateInfo* Take(uint32_t) { return &one_; }
+
+ private:
+  VkPipelineShaderStageCreateInfo one_;
+};
+
+// Graphics: every pipeline's stages in one buffer sized once (pointers into it stay valid).
+template <>
+class StageSlots<VkGraphicsPipelineCreateInfo> {
+ public:
+  StageSlots(const VkGraphicsPipelineCreateInfo* infos, uint32_t count) : slots_(Total(infos, count)) {}
+  VkPipelineShaderStageCreateInfo* Take(uint32_t n) {
+    VkPipelineShaderStageCreateInfo* out = slots_.data() + next_;
+    next_ += n;
+    return out;
+  }
+
+ private:
+  static std::size_t Total(const VkGraphicsPipelineCreateInfo* infos, uint32_t count) {
+    std::size_t total = 0;
+    for (uint32_t i = 0; i < count; ++i) total += infos[i].stageCount;
+    return total;
+  }
+  SmallVector<VkPipelineShaderStageCreateInfo, 8> slots_;
+  std::size_t next_ = 0;
+};
+
+// vkCreateComputePipelines and vkCreateGraphicsPipelines (`Next`: the layer below's): each
+// pipeline whose layout converts made from its stages rewritten for the layout's root, or
+// natively with the full layout where they cannot be (CreationBatch). Graphics pipeline
+// libraries and the pipelines linked from them run natively with the full layouts
+// (pipeline_libraries.h).
+template <typename Info, auto Next>
+VkResult CreatePipelines(VkDevice device, VkPipelineCache cache, uint32_t count, const Info* pCreateInfos,
+                         const VkAllocationCallbacks* pAllocator, VkPipeline* pPipelines) {
+  PipelineStore* found = FindBindings<PipelineStore>(device);
+  if (found == nullptr) return (NextOf(device).*Next)(device, cache, count, pCreateInfos, pAllocator, pPipelines);
+  PipelineStore& b = *found;
+  constexpr bool kGraphics = std::is_same_v<Info, VkGraphicsPipelineCreateInfo>;
+  CreationBatch<Info> batch(b, pCreateInfos, count);
+  StageRewriter rewriter(b);
+  StageSlots<Info> stages(pCreateInfos, count);
+  std::conditional_t<kGraphics, std::vector<LibraryChainMember>, std::nullptr_t> library_chain{};
+  for (uint32_t i = 0; i < count; ++i) {
+    Info& info = batch.infos[i];
+    PipelineLayoutShadow* layout = b.pipeline_layouts.Find(info.layout);
+    batch.layouts[i] = layout;
+    if constexpr (kGraphics) {
+      if (InLibraryChain(info)) {
+        library_chain.emplace_back();
+        if (!PrepareLibraryChainMember(b, info, layout, i, &library_chain.back())) return batch.Fail(pPipelines);
+        continue;
+      }
+    }
+    if (layout == nullptr || !layout->root.converts || StageCount(info) == 0) continue;
+    VkPipelineShaderStageCreateInfo* out = stages.Take(StageCount(info));
+    bool converted = false;
+    const std::string why = rewriter.Rewrite(*layout, StageCount(info), StagesOf(info), out, &converted, info.pNext);
+    if (!batch.Outcome(i, *layout, rewriter, why, converted, KindOf(info), StagesOf(info)[0].pName)) {
+      return batch.Fail(pPipelines);
+    }
+    if (why.empty()) SendStages(info, out);
+  }
+  const VkResult result = (b.next.*Next)(device, cache, count, batch.infos.data(), pAllocator, pPipelines);
+  batch.Register(cache, pPipelines);
+  // After RecordStaticUse: a linked pipeline's static use is its libraries' too.
+  if constexpr (kGraphics) RegisterLibraryChain(b, library_chain, pPipelines);
+  return result;
+}
+
 }  // namespace
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateComputePipelines(VkDevice device, VkPipelineCache cache, uint32_t count,
                                                       const VkComputePipelineCreateInfo* pCreateInfos,
                                                       const VkAllocationCallbacks* pAllocator,
                                                       VkPipeline* pPipelines) {
-  PipelineStore* found = FindBindings<PipelineStore>(device);
-  if (found == nullptr) {
-    return NextOf(device).CreateComputePipelines(device, cache, count, pCreateInfos, pAllocator, pPipelines);
-  }
-  PipelineStore& b = *found;
-  CreationBatch<VkComputePipelineCreateInfo> batch(b, pCreateInfos, count);
-  StageRewriter rewriter(b);
-  for (uint32_t i = 0; i < count; ++i) {
-    VkComputePipelineCreateInfo& info = batch.infos[i];
-    PipelineLayoutShadow* layout = b.pipeline_layouts.Find(info.layout);
-    batch.layouts[i] = layout;
-    if (layout == nullptr || !layout->root.converts) continue;
-    bool converted = false;
-    VkPipelineShaderStageCreateInfo stage;
-    const std::string why = rewriter.Rewrite(*layout, 1, &info.stage, &stage, &converted, info.pNext);
-    if (!batch.Outcome(i, *layout, rewriter, why, converted, "compute", info.stage.pName)) return batch.Fail(pPipelines);
-    if (why.empty()) info.stage = stage;
-  }
-  const VkResult result =
-      b.next.CreateComputePipelines(device, cache, count, batch.infos.data(), pAllocator, pPipelines);
-  batch.Register(cache, pPipelines);
-  return result;
+  return CreatePipelines<VkComputePipelineCreateInfo, &VkLayerDispatchTable::CreateComputePipelines>(
+      device, cache, count, pCreateInfos, pAllocator, pPipelines);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateGraphicsPipelines(VkDevice device, VkPipelineCache cache, uint32_t count,
                                                        const VkGraphicsPipelineCreateInfo* pCreateInfos,
                                                        const VkAllocationCallbacks* pAllocator,
                                                        VkPipeline* pPipelines) {
-  PipelineStore* found = FindBindings<PipelineStore>(device);
-  if (found == nullptr) {
-    return NextOf(device).CreateGraphicsPipelines(device, cache, count, pCreateInfos, pAllocator, pPipelines);
-  }
-  PipelineStore& b = *found;
-  CreationBatch<VkGraphicsPipelineCreateInfo> batch(b, pCreateInfos, count);
-  StageRewriter rewriter(b);
-  // Every pipeline's stages as sent down, in one buffer sized once (pointers into it stay valid).
-  std::size_t stage_total = 0;
-  for (uint32_t i = 0; i < count; ++i) stage_total += pCreateInfos[i].stageCount;
-  SmallVector<VkPipelineShaderStageCreateInfo, 8> stages(stage_total);
-  std::size_t next_stage = 0;
-  std::vector<LibraryChainMember> library_chain;  // graphics pipeline libraries (pipeline_libraries.h)
-  for (uint32_t i = 0; i < count; ++i) {
-    VkGraphicsPipelineCreateInfo& info = batch.infos[i];
-    PipelineLayoutShadow* layout = b.pipeline_layouts.Find(info.layout);
-    batch.layouts[i] = layout;
-    if (InLibraryChain(info)) {
-      // Libraries and the pipelines linked from them run natively with the full layouts.
-      library_chain.emplace_back();
-      if (!PrepareLibraryChainMember(b, info, layout, i, &library_chain.back())) return batch.Fail(pPipelines);
-      continue;
-    }
-    if (layout == nullptr || !layout->root.converts || info.stageCount == 0) continue;
-    VkPipelineShaderStageCreateInfo* out = stages.data() + next_stage;
-    next_stage += info.stageCount;
-    bool converted = false;
-    const std::string why = rewriter.Rewrite(*layout, info.stageCount, info.pStages, out, &converted, info.pNext);
-    if (!batch.Outcome(i, *layout, rewriter, why, converted, "graphics", info.pStages[0].pName)) {
-      return batch.Fail(pPipelines);
-    }
-    if (why.empty()) info.pStages = out;
-  }
-  const VkResult result =
-      b.next.CreateGraphicsPipelines(device, cache, count, batch.infos.data(), pAllocator, pPipelines);
-  batch.Register(cache, pPipelines);
-  // After RecordStaticUse: a linked pipeline's static use is its libraries' too.
-  RegisterLibraryChain(b, library_chain, pPipelines);
-  return result;
+  return CreatePipelines<VkGraphicsPipelineCreateInfo, &VkLayerDispatchTable::CreateGraphicsPipelines>(
+      device, cache, count, pCreateInfos, pAllocator, pPipelines);
 }
 
 // A destroyed pipeline leaves every map of the pipelines store that may hold it.

@@ -3,6 +3,7 @@
 // application holds (PipelineStore's handle maps, pipeline_store.h).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -62,32 +63,20 @@ bool CompatibleWithFallback(const PipelineLayoutShadow& layout, const FallbackPi
 
 struct ModuleEntry {
   std::shared_ptr<const std::vector<uint32_t>> words;
-  // What the module uses and its rewrites so far, found by the module's handle: a second
-  // pipeline from it neither inspects nor hashes its words again (pipeline_hooks.cpp).
+  // What the module uses, found by the module's handle: a second pipeline from it neither
+  // parses nor hashes its words again. Its rewrites live in the device's rewrite cache
+  // (rewrite_cache.h), keyed by these words.
   mutable std::mutex mutex;
   mutable std::shared_ptr<const spirv::ModuleInfo> info;  // Info() makes it
   // The module's inspection (spirv::Inspect), made on first need under `mutex` and never
   // replaced: pipeline creation (stage_rewriter.cpp) and static use (static_use_of.cpp)
-  // share it (pipeline_shadows.cpp).
+  // share it. `parse`: the parse of these words the rewrite then reads (one parse for
+  // both, spirv::ModuleParse); without one, a parse of its own.
+  const std::shared_ptr<const spirv::ModuleInfo>& Info(spirv::ModuleParse& parse) const;
   const std::shared_ptr<const spirv::ModuleInfo>& Info() const;
-  mutable std::vector<std::pair<std::string, std::shared_ptr<const CachedRewrite>>> rewrites;  // by OptionsKey
-  // The same rewrites found by what determines their options besides the device: the
-  // layout (its serial), whether the stage asks for bounds checks, and in a module of
-  // several entry points the stage's entry point. A pipeline from the
-  // rewrite cache then neither builds its options nor compares their key. The few layouts
-  // used last (a program that makes layouts without end keeps this bounded).
-  struct LayoutRewrite {
-    uint64_t layout_serial = 0;
-    bool bounds_checks = false;
-    uint32_t root_shift = 0;  // the bind point's root copy it reads (RootPushSpace)
-    // The entry point it was made for ("" in a module of one entry point: it serves all).
-    std::string entry_point;
-    uint32_t execution_model = spirv::kAnyExecutionModel;
-    std::shared_ptr<const CachedRewrite> rewrite;
-  };
-  static constexpr std::size_t kLayoutRewrites = 8;
-  mutable std::vector<LayoutRewrite> by_layout;
-  mutable std::size_t next_by_layout = 0;  // the entry replaced next once full
+  // The words' hash as the rewrite cache keys them (WordsHash), made on first need.
+  uint64_t WordsHash() const;
+  mutable std::atomic<uint64_t> words_hash{0};  // 0: not made yet
   // Per entry point: the bindings it statically uses (static_use.h), found by its name.
   mutable std::vector<std::pair<std::string, std::shared_ptr<const StaticUse>>> static_uses;
 };

@@ -1,13 +1,10 @@
 #include "bindings/pipelines/rewrite_cache.h"
 
 #include <cstring>
+#include <functional>
+#include <string_view>
 
 namespace bindery::bindings {
-namespace {
-
-void Append(std::string& key, uint32_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof(v)); }
-
-}  // namespace
 
 std::string OptionsKey(const spirv::RewriteOptions& o) {
   std::string key;
@@ -17,63 +14,121 @@ std::string OptionsKey(const spirv::RewriteOptions& o) {
 
 void AppendOptionsKey(const spirv::RewriteOptions& o, std::string* out) {
   std::string& key = *out;
-  // Sized up front: at most one allocation (this runs for every pipeline, cached ones
-  // included; a caller reusing `out` makes none).
+  // Sized up front and written through a pointer: at most one allocation, and no call per
+  // word (this runs for every pipeline, cached ones included; a caller reusing `out` makes
+  // no allocation at all).
   std::size_t words = 9 + o.entry_point.size() / sizeof(uint32_t) + 1;
   for (const spirv::SetLayout& s : o.sets) words += 5 + 4 * s.bindings.size();
-  key.reserve(key.size() + words * sizeof(uint32_t));
-  Append(key, static_cast<uint32_t>(o.target));
-  Append(key, (o.shader_int64 ? 1u : 0u) | (o.bounds_checks ? 2u : 0u) | (o.convert_uniform_buffers ? 4u : 0u) |
-                  (o.float16 ? 8u : 0u) | (o.int16 ? 16u : 0u) | (o.int8 ? 32u : 0u));
-  Append(key, static_cast<uint32_t>(o.root_placement));
-  Append(key, o.root_buffer_set);
-  Append(key, o.descriptor_base_alignment);
-  Append(key, o.broadcast_descriptor_index_models);
-  Append(key, o.lane_zero_descriptor_index_models);
-  Append(key, o.execution_model);
-  Append(key, static_cast<uint32_t>(o.entry_point.size()));
-  key.append(o.entry_point);
+  const std::size_t start = key.size();
+  key.resize(start + words * sizeof(uint32_t));
+  char* at = key.data() + start;
+  auto put = [&at](uint32_t v) {
+    std::memcpy(at, &v, sizeof(v));
+    at += sizeof(v);
+  };
+  put(static_cast<uint32_t>(o.target));
+  put((o.shader_int64 ? 1u : 0u) | (o.bounds_checks ? 2u : 0u) | (o.convert_uniform_buffers ? 4u : 0u) |
+      (o.float16 ? 8u : 0u) | (o.int16 ? 16u : 0u) | (o.int8 ? 32u : 0u));
+  put(static_cast<uint32_t>(o.root_placement));
+  put(o.root_buffer_set);
+  put(o.descriptor_base_alignment);
+  put(o.broadcast_descriptor_index_models);
+  put(o.lane_zero_descriptor_index_models);
+  put(o.execution_model);
+  put(static_cast<uint32_t>(o.entry_point.size()));
+  std::memcpy(at, o.entry_point.data(), o.entry_point.size());
+  at += o.entry_point.size();
   for (const spirv::SetLayout& s : o.sets) {
-    Append(key, s.set);
-    Append(key, s.root_offset);
-    Append(key, s.records_in_root ? 1u : 0u);
-    Append(key, s.root_records);
-    Append(key, static_cast<uint32_t>(s.bindings.size()));
+    put(s.set);
+    put(s.root_offset);
+    put(s.records_in_root ? 1u : 0u);
+    put(s.root_records);
+    put(static_cast<uint32_t>(s.bindings.size()));
     for (const spirv::BindingLayout& b : s.bindings) {
-      Append(key, b.binding);
-      Append(key, b.array_size);
-      Append(key, b.first_record);
-      Append(key, b.dynamic_offsets_root_offset);
+      put(b.binding);
+      put(b.array_size);
+      put(b.first_record);
+      put(b.dynamic_offsets_root_offset);
     }
   }
+  key.resize(static_cast<std::size_t>(at - key.data()));
 }
 
-std::shared_ptr<const CachedRewrite> RewriteCache::Get(const std::vector<uint32_t>& words,
-                                                       const spirv::RewriteOptions& options, bool* hit) {
-  // The whole module is part of the key: no hash collision can hand back another
-  // module's rewrite.
-  std::string key = OptionsKey(options);
-  key.append(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(uint32_t));
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = entries_.find(key);
-    if (it != entries_.end()) {
-      *hit = true;
-      it->second->last_use = ++clock_;
-      return it->second;
-    }
-  }
-  *hit = false;
+uint64_t WordsHash(const std::vector<uint32_t>& words) {
+  const uint64_t hash = std::hash<std::string_view>()(
+      std::string_view(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(uint32_t)));
+  return hash | 1;  // never 0 (ModuleEntry::words_hash: "not made yet")
+}
+
+namespace {
+
+// Does `entry` answer for `words`? Its own words, or equal ones (an identical module made
+// again); unequal ones under the same key are a hash collision.
+bool SameWords(const CachedRewrite& entry, const std::shared_ptr<const std::vector<uint32_t>>& words) {
+  return entry.source == words || *entry.source == *words;
+}
+
+}  // namespace
+
+void RewriteCache::AppendWordsKey(const std::vector<uint32_t>& words, uint64_t words_hash, std::string* key) {
+  const uint32_t head[] = {static_cast<uint32_t>(words_hash), static_cast<uint32_t>(words_hash >> 32),
+                           static_cast<uint32_t>(words.size())};
+  key->append(reinterpret_cast<const char*>(head), sizeof(head));
+}
+
+std::shared_ptr<const CachedRewrite> RewriteCache::Find(const std::string& key,
+                                                        const std::shared_ptr<const std::vector<uint32_t>>& words) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(key);
+  if (it == entries_.end() || !SameWords(*it->second, words)) return nullptr;
+  it->second->last_use = ++clock_;
+  return it->second;
+}
+
+std::shared_ptr<CachedRewrite> RewriteCache::Rewrite(const std::shared_ptr<const std::vector<uint32_t>>& words,
+                                                     const spirv::RewriteOptions& options, spirv::ModuleParse& parse) {
   auto out = std::make_shared<CachedRewrite>();
-  spirv::RewriteResult r = spirv::RewriteDescriptorsToPointers(words.data(), words.size(), options);
+  out->source = words;
+  spirv::RewriteResult r = spirv::RewriteDescriptorsToPointers(parse, options);
   out->error = std::move(r.error);
   out->converted = out->error.empty() && r.report.converted;
   out->reason = r.report.reason;
   if (out->converted) out->module = std::move(r.module);
   out->report = std::move(r.report);
+  return out;
+}
+
+std::shared_ptr<const CachedRewrite> RewriteCache::Keep(const std::string& key,
+                                                        const std::shared_ptr<const std::vector<uint32_t>>& words,
+                                                        std::shared_ptr<CachedRewrite> made) {
   std::lock_guard<std::mutex> lock(mutex_);
-  out->last_use = ++clock_;
-  return entries_.emplace(std::move(key), std::move(out)).first->second;
+  auto [it, kept] = entries_.try_emplace(key, made);
+  if (!kept) {
+    // Another thread made it meanwhile: one entry for all (its driver module among them).
+    if (SameWords(*it->second, words)) return it->second;
+    return made;  // a collision: the key stays the other words', this rewrite is not kept
+  }
+  made->last_use = ++clock_;
+  return made;
+}
+
+std::shared_ptr<const CachedRewrite> RewriteCache::Get(const std::shared_ptr<const std::vector<uint32_t>>& words,
+                                                       uint64_t words_hash, const spirv::RewriteOptions& options,
+                                                       spirv::ModuleParse& parse, bool* hit) {
+  std::string key;
+  AppendWordsKey(*words, words_hash, &key);
+  AppendOptionsKey(options, &key);
+  return Get(words, key, [&]() -> const spirv::RewriteOptions& { return options; }, parse, hit);
+}
+
+void RewriteCache::UnusedLocked(std::vector<std::pair<uint64_t, const std::string*>>* out) const {
+  std::unordered_map<const std::vector<uint32_t>*, long> held_by_entries;
+  for (const auto& [key, entry] : entries_) ++held_by_entries[entry->source.get()];
+  for (const auto& [key, entry] : entries_) {
+    if (entry.use_count() == 1 && entry->source.use_count() == held_by_entries[entry->source.get()]) {
+      out->emplace_back(entry->last_use, &key);
+    }
+  }
 }
 
 std::size_t RewriteCache::size() const {

@@ -1,7 +1,7 @@
 // Shader modules: the capability keeps each module's code (ModuleEntry,
-// pipeline_shadows.h), which pipeline creation inspects and rewrites (pipeline_hooks.cpp);
-// a destroyed module's rewrites stay in the rewrite cache while pipelines may be made
-// from them (rewrite_cache.h).
+// pipeline_shadows.h), which pipeline creation inspects and rewrites (stage_rewriter.cpp);
+// a destroyed module's rewrites stay in the rewrite cache (bounded: the most recently used
+// of those nothing holds, rewrite_cache.h).
 #include <memory>
 #include <vector>
 

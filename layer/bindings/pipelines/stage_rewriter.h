@@ -1,7 +1,8 @@
 // The stages of a pipeline as sent down (stage_rewriter.cpp): each stage that reads a
-// converted binding rewritten for its layout's root (through the module's own rewrites,
-// else the device's rewrite cache), the others used as they are but for their sets'
-// numbers in the native layout.
+// converted binding rewritten for its layout's root (through the device's rewrite cache,
+// rewrite_cache.h), the others used as they are but for their sets' numbers in the native
+// layout. Each module is parsed at most once per stage, for its inspection and its rewrite
+// both (spirv::ModuleParse), and not at all where both are kept.
 #pragma once
 
 #include <cstdint>
@@ -40,34 +41,23 @@ class StageRewriter {
   // One stage of Rewrite, and its steps (stage_rewriter.cpp).
   std::string RewriteStage(const PipelineLayoutShadow& layout, VkPipelineShaderStageCreateInfo& stage,
                            const void* pipeline_chain, bool* converted);
+  const std::shared_ptr<const std::vector<uint32_t>>* CodeOf(const VkPipelineShaderStageCreateInfo& stage,
+                                                             const ModuleEntry** module,
+                                                             const VkShaderModuleCreateInfo** inline_code,
+                                                             std::shared_ptr<const std::vector<uint32_t>>* inline_words);
+  std::string CheckedRewriteOf(const PipelineLayoutShadow& layout, const VkPipelineShaderStageCreateInfo& stage,
+                               const spirv::ModuleInfo& info, const std::shared_ptr<const std::vector<uint32_t>>& code,
+                               const ModuleEntry* module, spirv::ModuleParse& parse, bool bounds_checks,
+                               std::shared_ptr<const CachedRewrite>* out);
   std::string UsedAsIs(const std::vector<uint32_t>& words, const PipelineLayoutShadow& layout,
                        const VkShaderModuleCreateInfo* inline_code, VkPipelineShaderStageCreateInfo& stage);
-  template <typename OptionsNow>
-  std::string Checked(const CachedRewrite& r, const std::vector<uint32_t>& words, OptionsNow&& options_now,
-                      const VkPipelineShaderStageCreateInfo& stage, bool hit);
   std::string SendRewritten(const CachedRewrite& rewrite, const PipelineLayoutShadow& layout,
                             const VkShaderModuleCreateInfo* inline_code, VkPipelineShaderStageCreateInfo& stage);
 
   // The module's inspection, made once per module and kept with it (inline code: every
-  // time, held by *owned).
-  static const spirv::ModuleInfo* InfoOf(const ModuleEntry* module, const std::vector<uint32_t>& words,
+  // time, held by *owned), from `parse`: the parse the rewrite reads on a cache miss.
+  static const spirv::ModuleInfo* InfoOf(const ModuleEntry* module, spirv::ModuleParse& parse,
                                          std::shared_ptr<const spirv::ModuleInfo>* owned);
-
-  // The rewrite for the options `options_now()` builds: from the module's own lists (by
-  // the layout's serial, else by the options' key: no hashing of its words), else from
-  // the device's cache (keyed by content: identical modules share it).
-  template <typename OptionsNow>
-  std::shared_ptr<const CachedRewrite> RewriteOf(const ModuleEntry* module, const PipelineLayoutShadow& layout,
-                                                 bool bounds_checks, uint32_t root_shift, const char* entry,
-                                                 uint32_t model, const std::vector<uint32_t>& words,
-                                                 OptionsNow&& options_now, bool* hit);
-
-  // bindings_validate: "" when the rewritten module, with the stage's specialization
-  // applied, passes spirv-val (or the application's own module already fails it: then the
-  // rewrite is not judged), else why the pipeline falls back. Logged and dumped once per
-  // module and specialization.
-  std::string Validated(const CachedRewrite& r, const std::vector<uint32_t>& words, const spirv::RewriteOptions& options,
-                        const VkSpecializationInfo* spec);
 
   // The rewritten module as a module of the layer below (kept with the cache entry).
   VkShaderModule DriverModule(const CachedRewrite& r);
