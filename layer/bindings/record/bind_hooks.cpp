@@ -113,29 +113,6 @@ bool AllNative(const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCo
   return true;
 }
 
-// The shadow of `layout`, through the command buffer's memory of the last layout it bound
-// or pushed through (a command buffer uses few layouts: no thread-local access, no lock),
-// else the lookup, remembered.
-[[gnu::noinline]] const PipelineLayoutShadow* LayoutShadowLookup(RecordStore& b, BindingsCommandData* data,
-                                                                 VkPipelineLayout layout, uint64_t generation) {
-  const PipelineLayoutShadow* pl = Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout);
-  if (data != nullptr && pl != nullptr) {
-    data->last_layout = layout;
-    data->last_layout_shadow = pl;
-    data->last_layout_generation = generation;
-  }
-  return pl;
-}
-inline const PipelineLayoutShadow* LayoutShadowOf(RecordStore& b, BindingsCommandData* data,
-                                                  VkPipelineLayout layout) {
-  const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
-  if (data != nullptr && data->last_layout == layout && data->last_layout_generation == generation &&
-      layout != VK_NULL_HANDLE) {
-    return data->last_layout_shadow;
-  }
-  return LayoutShadowLookup(b, data, layout, generation);
-}
-
 // A bind of root-only sets (SetRoot::root_only: no native binding, no dynamic one) through
 // a layout whose root is pushed, their slots consecutive: their addresses become the
 // root's bytes, which go down in one vkCmdPushConstants, and the bind point records the
@@ -173,15 +150,15 @@ bool BindRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& d
   return true;
 }
 
-// A bind the device table did not answer, or on a device where layouts convert (kept out
-// of the hook: see CmdPushConstants). It finds the device state again: handing the hook's
-// answer over would make a ninth argument, on the stack, and cost the hook's pass-through
-// a frame.
-[[gnu::noinline]] void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
+// A bind on a device where layouts convert, or one the device table did not answer
+// (`cached` nullptr: the registry's answer then, else straight down). Kept out of the
+// hook so that the pass-through stays a few instructions and a tail call; the device the
+// hook found is handed down, so a bind finds it once.
+[[gnu::noinline]] void BindDescriptorSetsSlow(RecordStore* cached, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
                                               VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
                                               const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
                                               const uint32_t* pDynamicOffsets) {
-  RecordStore* found = FindBindings<RecordStore>(cb);
+  RecordStore* found = cached != nullptr ? cached : FindBindings<RecordStore>(cb);
   if (found == nullptr) {
     NextOf(cb).CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                      pDynamicOffsets);
@@ -240,7 +217,8 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineB
     return cached->next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                               pDynamicOffsets);
   }
-  return BindDescriptorSetsSlow(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+  return BindDescriptorSetsSlow(cached, cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
+                                pDynamicOffsets);
 }
 
 uint32_t WriteBoundSetSlot(RecordStore& b, const SetRoot& r, VkDescriptorSet set, const uint32_t* dynamic,
