@@ -170,11 +170,13 @@ void BindNativeOnlySets(RecordStore& b, VkCommandBuffer cb, BindPointState* poin
                                pDynamicOffsets);
 }
 
+}  // namespace
+
 // A bind on a device where layouts convert, or one the device table did not answer
 // (`cached` nullptr: the registry's answer then, else straight down). Kept out of the
 // hook so that the pass-through stays a few instructions and a tail call; the device the
 // hook found is handed down, so a bind finds it once.
-[[gnu::noinline]] void BindDescriptorSetsSlow(RecordStore* cached, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
+void BindDescriptorSetsSlow(RecordStore* cached, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
                                               VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
                                               const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
                                               const uint32_t* pDynamicOffsets) {
@@ -213,8 +215,6 @@ void BindNativeOnlySets(RecordStore& b, VkCommandBuffer cb, BindPointState* poin
   BindSets(c, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   NoteSetsBound(c, bindPoint, layout);
 }
-
-}  // namespace
 
 VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
                                                  VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
@@ -353,13 +353,11 @@ void BindSets(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineL
   BindNativeRuns(c, bindPoint, layout, *pl, firstSet, setCount, pSets, split);
 }
 
-namespace {
-
 // A push on a device where layouts convert or pushes widen (`b`: its state, which the
 // hook found already): recorded for the bind points, widened where its layout needs it.
 // Kept out of the hook so that the pass-through stays a few instructions and a tail call
 // (no frame to set up).
-[[gnu::noinline]] void PushConstantsConverting(RecordStore& b, VkCommandBuffer cb, VkPipelineLayout layout,
+void PushConstantsConverting(RecordStore& b, VkCommandBuffer cb, VkPipelineLayout layout,
                                                VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size,
                                                const void* pValues) {
   const uint32_t work = b.Work();
@@ -397,6 +395,8 @@ namespace {
     at = piece_end;
   }
 }
+
+namespace {
 
 // A push whose device the hook's table did not answer: the registry's answer, else
 // straight down.

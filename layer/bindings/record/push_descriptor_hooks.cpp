@@ -525,8 +525,13 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelin
                                                    const VkWriteDescriptorSet* pWrites) {
   RecordStore* found = FindBindings<RecordStore>(cb);
   if (found == nullptr) return NextOf(cb).CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
-  RecordStore& b = *found;
-  if (!b.Converting()) return b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
+  if (!found->Converting()) return found->next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
+  PushDescriptorSetConverting(*found, cb, bindPoint, layout, set, writeCount, pWrites);
+}
+
+void PushDescriptorSetConverting(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
+                                 VkPipelineLayout layout, uint32_t set, uint32_t writeCount,
+                                 const VkWriteDescriptorSet* pWrites) {
   const PushContext p = PushContextOf(b, cb, CommandDataOf(b, cb), bindPoint, layout, set);  // found once
   const SetLayoutShadow* set_layout = ConvertedPushLayout(p.pl, set);
   if (set_layout == nullptr) return PushNativeSet(p, writeCount, pWrites);
@@ -543,8 +548,15 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
   if (found == nullptr) {
     return NextOf(cb).CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
   }
-  RecordStore& b = *found;
-  if (!b.Converting()) return b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
+  if (!found->Converting()) {
+    return found->next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
+  }
+  PushDescriptorSetWithTemplateConverting(*found, cb, descriptorUpdateTemplate, layout, set, pData);
+}
+
+void PushDescriptorSetWithTemplateConverting(RecordStore& b, VkCommandBuffer cb,
+                                             VkDescriptorUpdateTemplate descriptorUpdateTemplate,
+                                             VkPipelineLayout layout, uint32_t set, const void* pData) {
   BindingsCommandData* data = CommandDataOf(b, cb);
   const TemplateShadow* t = TemplateShadowOf(b, data, descriptorUpdateTemplate);
   if (t == nullptr) return PushNativeTemplate(b, cb, data, descriptorUpdateTemplate, layout, set, pData);
