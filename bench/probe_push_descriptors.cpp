@@ -12,9 +12,7 @@
 namespace bindery::bench {
 namespace {
 
-constexpr uint32_t kCommands = 1000;
-constexpr int kWarmUp = 10;
-constexpr int kSamples = 15;
+constexpr uint32_t kCommands = kRecordCommands;
 constexpr uint32_t kBuffers = 4;
 
 // The kernel's objects through a set layout of push descriptors; destroyed with it.
@@ -89,22 +87,19 @@ std::vector<ProbeResult> RunPushDescriptorProbes(ProbeDevice& d) {
     }
     // The buffers change per dispatch (windows of 256 bytes), as a runtime walking through them.
     auto measure = [&](bool by_template) {
-      return PerCommandNs(
-          d,
-          [&](VkCommandBuffer cb) {
-            fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
-            for (uint32_t n = 0; n < kCommands; ++n) {
-              for (VkDescriptorBufferInfo& info : infos) info.offset = 256 * (n % 64);
-              if (by_template) {
-                push_template(cb, k.update_template, k.layout, 0, infos);
-              } else {
-                push(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, kBuffers, writes);
-              }
-              fn.CmdDispatch(cb, 1, 1, 1);
-            }
-            return true;
-          },
-          kWarmUp, kSamples, kCommands);
+      return PerRecordedCommandNs(d, [&](VkCommandBuffer cb) {
+        fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+        for (uint32_t n = 0; n < kCommands; ++n) {
+          for (VkDescriptorBufferInfo& info : infos) info.offset = 256 * (n % 64);
+          if (by_template) {
+            push_template(cb, k.update_template, k.layout, 0, infos);
+          } else {
+            push(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, kBuffers, writes);
+          }
+          fn.CmdDispatch(cb, 1, 1, 1);
+        }
+        return true;
+      });
     };
     if (RowWanted(writes_row)) {
       const double ns = measure(false);
