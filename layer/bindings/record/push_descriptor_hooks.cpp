@@ -139,7 +139,7 @@ uint8_t* NewPushBlock(BindingsCommandData& data, BindingsCommandData::BindPoint*
     point->push_layout[set] = &layout;
     point->push_block[set] = slice.data;
     point->push_address[set] = slice.address;
-    point->sets[set] = BindingsCommandData::BoundSet{};  // a push replaces what was bound there
+    // (What was bound there is forgotten already: NotePushed ran first.)
   }
   *address = slice.address;
   return slice.data;
@@ -344,7 +344,7 @@ void KeepNativeTemplatePush(const PushContext& p, VkDescriptorUpdateTemplate han
 // copy kept by this push has a later order).
 void NotePushed(BindingsCommandData::BindPoint* point, uint32_t set, VkPipelineLayout layout, uint32_t binds_before) {
   if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
-  point->sets[set] = BindingsCommandData::BoundSet{};
+  point->sets[set].Clear();
   point->ForgetSlots(set, 1);
   PushCopy& copy = point->push_copy[set];
   if (copy.valid && copy.order > binds_before) return;  // kept by this push: its order and layout are set
