@@ -175,11 +175,11 @@ void BindNativeOnlySets(RecordStore& b, VkCommandBuffer cb, BindPointState* poin
 // A bind on a device where layouts convert, or one the device table did not answer
 // (`cached` nullptr: the registry's answer then, else straight down). Kept out of the
 // hook so that the pass-through stays a few instructions and a tail call; the device the
-// hook found is handed down, so a bind finds it once.
-void BindDescriptorSetsSlow(RecordStore* cached, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
-                                              VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
-                                              const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
-                                              const uint32_t* pDynamicOffsets) {
+// hook found is handed down (last: the pass-through shifts no argument register for it),
+// so a bind finds it once.
+void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+                            uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
+                            uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets, RecordStore* cached) {
   RecordStore* found = cached != nullptr ? cached : FindBindings<RecordStore>(cb);
   if (found == nullptr) {
     NextOf(cb).CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
@@ -227,8 +227,8 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineB
     return cached->next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                               pDynamicOffsets);
   }
-  return BindDescriptorSetsSlow(cached, cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
-                                pDynamicOffsets);
+  return BindDescriptorSetsSlow(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets,
+                                cached);
 }
 
 uint32_t WriteBoundSetSlot(RecordStore& b, const SetRoot& r, VkDescriptorSet set, const uint32_t* dynamic,

@@ -14,8 +14,8 @@ namespace bindery::bindings {
 
 // A pipeline bind with something to note, or one the device table did not answer
 // (`cached` nullptr: the registry's answer then); the device the hook found is handed down.
-[[gnu::noinline]] static void BindPipelineSlow(RecordStore* cached, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
-                                               VkPipeline pipeline) {
+[[gnu::noinline]] static void BindPipelineSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipeline pipeline,
+                                               RecordStore* cached) {
   RecordStore* found = cached != nullptr ? cached : FindBindings<RecordStore>(cb);
   if (found == nullptr) {
     NextOf(cb).CmdBindPipeline(cb, bindPoint, pipeline);
@@ -33,16 +33,17 @@ VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoi
   if (cached != nullptr && (cached->Work() & RecordStore::kWorkPipelineBind) == 0) {
     return cached->next.CmdBindPipeline(cb, bindPoint, pipeline);
   }
-  return BindPipelineSlow(cached, cb, bindPoint, pipeline);
+  return BindPipelineSlow(cb, bindPoint, pipeline, cached);
 }
 
 // Until the device has something a draw must act on (a pipeline running natively, a
 // twin, a ring root, stale push bytes), a draw costs the device lookup, one load and one
 // test before it goes down.
-// (The device the hook found is handed to the slow path: a draw finds it once.)
+// (The device the hook found is handed to the slow path, last: a draw finds it once, and
+// the pass-through shifts no argument register for it.)
 #define BINDERY_UNPAREN(...) __VA_ARGS__
 #define BINDERY_DRAW(name, bind_point, params, args)                                              \
-  [[gnu::noinline]] static void name##Slow(RecordStore* cached, BINDERY_UNPAREN params) {         \
+  [[gnu::noinline]] static void name##Slow(BINDERY_UNPAREN params, RecordStore* cached) {         \
     RecordStore* found = cached != nullptr ? cached : FindBindings<RecordStore>(cb);              \
     if (found == nullptr) return NextOf(cb).name args;                                            \
     RecordStore& b = *found;                                                                      \
@@ -54,7 +55,7 @@ VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoi
     if (cached != nullptr && (cached->Work() & RecordStore::kWorkDraw) == 0) {                    \
       return cached->next.name args;                                                              \
     }                                                                                             \
-    return name##Slow(cached, BINDERY_UNPAREN args);                                              \
+    return name##Slow(BINDERY_UNPAREN args, cached);                                              \
   }
 #define BINDERY_GRAPHICS(name, params, args) BINDERY_DRAW(name, VK_PIPELINE_BIND_POINT_GRAPHICS, params, args)
 #define BINDERY_COMPUTE(name, params, args) BINDERY_DRAW(name, VK_PIPELINE_BIND_POINT_COMPUTE, params, args)

@@ -116,8 +116,8 @@ bool RayTracingGoesDown(RecordStore& b, VkPipelineLayout layout, const char* com
   }
   NoteDroppedChain(b, info->pNext, kName);
   auto bind = [&](VkPipelineBindPoint point) {
-    BindDescriptorSetsSlow(&b, cb, point, info->layout, info->firstSet, info->descriptorSetCount,
-                           info->pDescriptorSets, info->dynamicOffsetCount, info->pDynamicOffsets);
+    BindDescriptorSetsSlow(cb, point, info->layout, info->firstSet, info->descriptorSetCount, info->pDescriptorSets,
+                           info->dynamicOffsetCount, info->pDynamicOffsets, &b);
   };
   if ((info->stageFlags & kGraphicsPointStages) != 0) bind(VK_PIPELINE_BIND_POINT_GRAPHICS);
   if ((info->stageFlags & kComputePointStages) != 0) bind(VK_PIPELINE_BIND_POINT_COMPUTE);

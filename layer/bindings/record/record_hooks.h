@@ -27,9 +27,9 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer, 
 // call too. BindDescriptorSetsSlow takes nullptr for a device the caller's table did not
 // answer; the others take a device where layouts convert (or, for pushes, widen).
 // Out of line (gnu::noinline): the hooks' pass-through stays a tail call without a frame.
-[[gnu::noinline]] void BindDescriptorSetsSlow(RecordStore* found, VkCommandBuffer, VkPipelineBindPoint,
-                                              VkPipelineLayout, uint32_t, uint32_t, const VkDescriptorSet*, uint32_t,
-                                              const uint32_t*);
+[[gnu::noinline]] void BindDescriptorSetsSlow(VkCommandBuffer, VkPipelineBindPoint, VkPipelineLayout, uint32_t,
+                                              uint32_t, const VkDescriptorSet*, uint32_t, const uint32_t*,
+                                              RecordStore* found);
 [[gnu::noinline]] void PushConstantsConverting(RecordStore& found, VkCommandBuffer, VkPipelineLayout,
                                                VkShaderStageFlags, uint32_t, uint32_t, const void*);
 void PushDescriptorSetConverting(RecordStore& found, VkCommandBuffer, VkPipelineBindPoint, VkPipelineLayout, uint32_t,
