@@ -15,8 +15,11 @@
 // writes that need their pNext, such as inline uniform blocks, are not kept and do not
 // reach it).
 //
-// Hot path: no lock but the handle maps' shards, nothing allocated (the ring lends 64 KiB
-// chunks; up to kInlineWrites native writes are split on the stack).
+// Hot path: no lock (the buffers through the per-thread lookup cache, the pipeline layout
+// and a converting template through the command buffer's memory of its last ones; the
+// handle maps' shards only on a miss), nothing allocated (the ring lends 64 KiB chunks; up
+// to kInlineWrites native writes are split on the stack; the arena of kept pushes keeps its
+// capacity). Each hook finds its device, command state and layout once (PushContext).
 #include "bindings/record/push_descriptor_hooks.h"
 
 #include <algorithm>
@@ -520,13 +523,40 @@ void PushConvertedTemplate(const PushContext& p, const SetLayoutShadow& set_layo
 
 }  // namespace
 
-VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
-                                                   VkPipelineLayout layout, uint32_t set, uint32_t writeCount,
-                                                   const VkWriteDescriptorSet* pWrites) {
-  RecordStore* found = FindBindings<RecordStore>(cb);
+namespace {
+
+// A push on a device where layouts convert, or one the device table did not answer
+// (`cached` nullptr: the registry's answer then, else straight down); the device the hook
+// found is handed down, last.
+[[gnu::noinline]] void PushDescriptorSetSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+                                             uint32_t set, uint32_t writeCount, const VkWriteDescriptorSet* pWrites,
+                                             RecordStore* cached) {
+  RecordStore* found = cached != nullptr ? cached : FindBindings<RecordStore>(cb);
   if (found == nullptr) return NextOf(cb).CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
   if (!found->Converting()) return found->next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
   PushDescriptorSetConverting(*found, cb, bindPoint, layout, set, writeCount, pWrites);
+}
+
+[[gnu::noinline]] void PushDescriptorSetWithTemplateSlow(VkCommandBuffer cb, VkDescriptorUpdateTemplate handle,
+                                                         VkPipelineLayout layout, uint32_t set, const void* pData,
+                                                         RecordStore* cached) {
+  RecordStore* found = cached != nullptr ? cached : FindBindings<RecordStore>(cb);
+  if (found == nullptr) return NextOf(cb).CmdPushDescriptorSetWithTemplateKHR(cb, handle, layout, set, pData);
+  if (!found->Converting()) return found->next.CmdPushDescriptorSetWithTemplateKHR(cb, handle, layout, set, pData);
+  PushDescriptorSetWithTemplateConverting(*found, cb, handle, layout, set, pData);
+}
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
+                                                   VkPipelineLayout layout, uint32_t set, uint32_t writeCount,
+                                                   const VkWriteDescriptorSet* pWrites) {
+  // No converting layout exists yet: straight down, a tail call (as every record hook).
+  RecordStore* cached = FindBindingsIndexed<RecordStore>(cb);
+  if (cached != nullptr && (cached->Work() & RecordStore::kWorkConverting) == 0) {
+    return cached->next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
+  }
+  return PushDescriptorSetSlow(cb, bindPoint, layout, set, writeCount, pWrites, cached);
 }
 
 void PushDescriptorSetConverting(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
@@ -544,14 +574,11 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer c
                                                                VkDescriptorUpdateTemplate descriptorUpdateTemplate,
                                                                VkPipelineLayout layout, uint32_t set,
                                                                const void* pData) {
-  RecordStore* found = FindBindings<RecordStore>(cb);
-  if (found == nullptr) {
-    return NextOf(cb).CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
+  RecordStore* cached = FindBindingsIndexed<RecordStore>(cb);
+  if (cached != nullptr && (cached->Work() & RecordStore::kWorkConverting) == 0) {
+    return cached->next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
   }
-  if (!found->Converting()) {
-    return found->next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
-  }
-  PushDescriptorSetWithTemplateConverting(*found, cb, descriptorUpdateTemplate, layout, set, pData);
+  return PushDescriptorSetWithTemplateSlow(cb, descriptorUpdateTemplate, layout, set, pData, cached);
 }
 
 void PushDescriptorSetWithTemplateConverting(RecordStore& b, VkCommandBuffer cb,
