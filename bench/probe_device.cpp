@@ -21,6 +21,8 @@ VkPhysicalDeviceFeatures Int64Features() {
 test::HarnessOptions ProbeOptions(bool bindery, const void* device_pnext, const VkPhysicalDeviceFeatures* features) {
   test::HarnessOptions o = BenchHarnessOptions(bindery, device_pnext);
   o.enabled_features = features;
+  // The push-descriptor rows (probe_push_descriptors.cpp), where the device has it.
+  o.optional_device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
   return o;
 }
 

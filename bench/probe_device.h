@@ -129,6 +129,17 @@ double PerCommandNs(const ProbeDevice& d, Fn&& record, int warm_up, int samples,
   return Median(ns);
 }
 
+// The record rows' shape (probe_record.cpp, probe_passthrough.cpp, probe_push_descriptors.cpp):
+// kRecordCommands commands per command buffer, recorded kRecordWarmUp times, then timed
+// kRecordSamples times. Median CPU ns per command of `record`; < 0 on failure.
+inline constexpr uint32_t kRecordCommands = 1000;
+inline constexpr int kRecordWarmUp = 10;
+inline constexpr int kRecordSamples = 15;
+template <typename Fn>
+double PerRecordedCommandNs(const ProbeDevice& d, Fn&& record) {
+  return PerCommandNs(d, record, kRecordWarmUp, kRecordSamples, kRecordCommands);
+}
+
 // Median GPU ns of `body` over `samples` runs after `warm_up` ones (the first also checks
 // that timestamps work); < 0 on failure.
 template <typename Fn>

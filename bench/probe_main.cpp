@@ -105,6 +105,7 @@ int main(int argc, char** argv) {
     ProbeDevice& device = *probe;
     if (groups.count("record")) print("record", RunRecordProbes(device));
     if (groups.count("record")) print("record (pass-through)", RunPassThroughProbes(device));
+    if (groups.count("record")) print("record (push descriptors)", RunPushDescriptorProbes(device));
     if (groups.count("stream")) print("stream", RunStreamProbes(device));
     if (groups.count("transfer")) print("transfer", RunTransferProbes(device));
     if (groups.count("image")) print("image", RunImageProbes(device));

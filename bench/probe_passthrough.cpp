@@ -14,15 +14,8 @@
 namespace bindery::bench {
 namespace {
 
-constexpr uint32_t kCommands = 1000;
-constexpr int kWarmUp = 10;
-constexpr int kSamples = 15;
+constexpr uint32_t kCommands = kRecordCommands;
 constexpr uint32_t kSets = 16;
-
-template <typename Fn>
-double PerCommand(ProbeDevice& d, Fn&& record) {
-  return PerCommandNs(d, record, kWarmUp, kSamples, kCommands);
-}
 
 VkShaderModule Module(VkDevice device, const uint32_t* code, size_t bytes) {
   VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
@@ -245,7 +238,7 @@ std::vector<ProbeResult> RunPassThroughProbes(ProbeDevice& d) {
   const char* const draw_row = "record/draw (in a render pass)";
   if (RowWanted(bind_row) && uniform.buffer != VK_NULL_HANDLE && storage.buffer != VK_NULL_HANDLE &&
       CreateComputePart(d, o, uniform, storage)) {
-    const double ns = PerCommand(d, [&](VkCommandBuffer cb) {
+    const double ns = PerRecordedCommandNs(d, [&](VkCommandBuffer cb) {
       fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.compute);
       fn.CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.compute_layout, 1, 1, &o.out_set, 0, nullptr);
       for (uint32_t i = 0; i < kCommands; ++i) {
@@ -259,7 +252,7 @@ std::vector<ProbeResult> RunPassThroughProbes(ProbeDevice& d) {
     const char* const ranged_row = "record/bind native UBO set + dispatch through root-shaped push ranges";
     const uint32_t half = d.limits().maxPushConstantsSize / 2;
     const uint8_t root[16] = {};
-    const double ranged = !RowWanted(ranged_row) ? -1 : PerCommand(d, [&](VkCommandBuffer cb) {
+    const double ranged = !RowWanted(ranged_row) ? -1 : PerRecordedCommandNs(d, [&](VkCommandBuffer cb) {
       fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.compute_ranged);
       fn.CmdPushConstants(cb, o.ranged_layout, VK_SHADER_STAGE_COMPUTE_BIT, half, sizeof(root), root);
       fn.CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, o.ranged_layout, 1, 1, &o.out_set, 0, nullptr);
@@ -274,7 +267,7 @@ std::vector<ProbeResult> RunPassThroughProbes(ProbeDevice& d) {
   }
   if (RowWanted(draw_row) && CreateGraphicsPart(d, o)) {
     auto draw = reinterpret_cast<PFN_vkCmdDraw>(vkGetDeviceProcAddr(d.device(), "vkCmdDraw"));
-    const double ns = PerCommand(d, [&](VkCommandBuffer cb) {
+    const double ns = PerRecordedCommandNs(d, [&](VkCommandBuffer cb) {
       VkClearValue clear{};
       VkRenderPassBeginInfo begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
       begin.renderPass = o.render_pass;

@@ -12,21 +12,13 @@
 namespace bindery::bench {
 namespace {
 
-constexpr uint32_t kCommands = 1000;  // commands recorded per command buffer
-constexpr int kWarmUp = 10;
-constexpr int kSamples = 15;
+constexpr uint32_t kCommands = kRecordCommands;
 constexpr uint32_t kPrebuiltSets = 16;
 
 double WallNs() {
   return static_cast<double>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
           .count());
-}
-
-// Median CPU ns per command of `record` (kCommands commands per command buffer); < 0 on failure.
-template <typename Fn>
-double PerCommand(ProbeDevice& d, Fn&& record) {
-  return PerCommandNs(d, record, kWarmUp, kSamples, kCommands);
 }
 
 VkDescriptorSet AllocateSet(ProbeDevice& d, const ProbeKernel& k) { return AllocateProbeSet(d, k); }
@@ -81,9 +73,9 @@ std::vector<ProbeResult> RunRecordProbes(ProbeDevice& d) {
       return true;
     };
   };
-  add("record/push constants 8 B (no dispatch)", [&] { return PerCommand(d, pushes(std::false_type{})); });
-  add("record/push constants 8 B + dispatch", [&] { return PerCommand(d, pushes(std::true_type{})); });
-  add("record/dispatch only", [&] { return PerCommand(d, [&](VkCommandBuffer cb) {
+  add("record/push constants 8 B (no dispatch)", [&] { return PerRecordedCommandNs(d, pushes(std::false_type{})); });
+  add("record/push constants 8 B + dispatch", [&] { return PerRecordedCommandNs(d, pushes(std::true_type{})); });
+  add("record/dispatch only", [&] { return PerRecordedCommandNs(d, [&](VkCommandBuffer cb) {
         fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, four.kernel.pipeline);
         for (uint32_t i = 0; i < kCommands; ++i) fn.CmdDispatch(cb, 1, 1, 1);
         return true;
@@ -91,13 +83,13 @@ std::vector<ProbeResult> RunRecordProbes(ProbeDevice& d) {
   // The push rows' pipeline dispatched with its push constants set once before: that
   // pipeline's dispatch floor, so that `push constants 8 B + dispatch` minus this row minus
   // the push alone is what a push costs the dispatch after it (a root is such a push).
-  add("record/push-constant kernel: dispatches after one push", [&] { return PerCommand(d, [&](VkCommandBuffer cb) {
+  add("record/push-constant kernel: dispatches after one push", [&] { return PerRecordedCommandNs(d, [&](VkCommandBuffer cb) {
         fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pushed.kernel.pipeline);
         fn.CmdPushConstants(cb, pushed.kernel.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(args), &args);
         for (uint32_t i = 0; i < kCommands; ++i) fn.CmdDispatch(cb, 1, 1, 1);
         return true;
       }); });
-  add("record/bind pre-built set + dispatch", [&] { return PerCommand(d, [&](VkCommandBuffer cb) {
+  add("record/bind pre-built set + dispatch", [&] { return PerRecordedCommandNs(d, [&](VkCommandBuffer cb) {
         fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, four.kernel.pipeline);
         for (uint32_t i = 0; i < kCommands; ++i) {
           fn.CmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, four.kernel.layout, 0, 1,
@@ -106,7 +98,7 @@ std::vector<ProbeResult> RunRecordProbes(ProbeDevice& d) {
         }
         return true;
       }); });
-  add("record/alloc+update 4 SSBOs+bind+dispatch", [&] { return PerCommand(d, [&](VkCommandBuffer cb) {
+  add("record/alloc+update 4 SSBOs+bind+dispatch", [&] { return PerRecordedCommandNs(d, [&](VkCommandBuffer cb) {
         if (fn.ResetDescriptorPool(d.device(), four.pool, 0) != VK_SUCCESS) return false;
         fn.CmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, four.kernel.pipeline);
         for (uint32_t i = 0; i < kCommands; ++i) {

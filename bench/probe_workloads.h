@@ -15,6 +15,9 @@ std::vector<ProbeResult> RunRecordProbes(ProbeDevice& d);
 // record/* rows of commands no capability changes: binds of a native (uniform-buffer)
 // set, draws.
 std::vector<ProbeResult> RunPassThroughProbes(ProbeDevice& d);
+// record/* rows of push descriptors (raw writes and a template) + dispatch, where the device
+// has VK_KHR_push_descriptor (probe_push_descriptors.cpp).
+std::vector<ProbeResult> RunPushDescriptorProbes(ProbeDevice& d);
 // stream/*: an inference runtime's command stream, per submit: record, and submit to done.
 std::vector<ProbeResult> RunStreamProbes(ProbeDevice& d);
 // transfer/*: GPU time of small and large fills and updates.

@@ -26,22 +26,4 @@ void NoteRangeBeyond32Bits(DescriptorStore& b, uint64_t range) {
               static_cast<unsigned long long>(range));
 }
 
-bool EncodeRecord(DescriptorStore& b, const VkDescriptorBufferInfo& info, uint8_t* record) {
-  uint64_t out[2] = {0, 0};
-  bool addressable = true;
-  if (info.buffer != VK_NULL_HANDLE) {
-    // One lookup for both the address and the size.
-    const BufferInfo* buffer = b.trackers().buffers.Find(info.buffer);
-    if (buffer == nullptr || buffer->address == 0) {
-      addressable = false;
-    } else {
-      out[0] = buffer->address + info.offset;
-      out[1] = info.range == VK_WHOLE_SIZE ? (buffer->size > info.offset ? buffer->size - info.offset : 0) : info.range;
-      if (out[1] > UINT32_MAX && !b.plan.shader_int64) NoteRangeBeyond32Bits(b, out[1]);
-    }
-  }
-  std::memcpy(record, out, sizeof(out));
-  return addressable;
-}
-
 }  // namespace bindery::bindings

@@ -23,6 +23,32 @@ void ForgetUnaddressableRecord(SetShadow& set, uint32_t record);
 // first 4 GiB are not honoured (32-bit offsets). Logged once. Cold path.
 void NoteRangeBeyond32Bits(DescriptorStore& b, uint64_t range);
 
+// The 16-byte record `info` becomes, written to `out`: the buffer's address and the range
+// (from the per-thread cache of buffers: a set's or a push's few buffers are written again
+// and again, and the cache skips the locked map; DestroyBuffer invalidates). False when it
+// names a buffer without a device address (a null record: the caller decides what runs
+// instead). Inline: it runs for every buffer descriptor written or pushed. `lookups` is
+// Lookups(), fetched once by the caller.
+__attribute__((always_inline)) inline bool EncodeRecord(DescriptorStore& b, ThreadLookups& lookups,
+                                                       const VkDescriptorBufferInfo& info, uint8_t* out) {
+  uint64_t record[2] = {0, 0};
+  bool addressable = true;
+  if (info.buffer != VK_NULL_HANDLE) {
+    // One lookup for both the address and the size.
+    Trackers& trackers = b.trackers();
+    const BufferInfo* buffer = lookups.buffers.Find(&trackers, trackers.buffers, info.buffer);
+    if (buffer == nullptr || buffer->address == 0) {
+      addressable = false;
+    } else {
+      record[0] = buffer->address + info.offset;
+      record[1] = info.range == VK_WHOLE_SIZE ? (buffer->size > info.offset ? buffer->size - info.offset : 0) : info.range;
+      if (record[1] > UINT32_MAX && !b.plan.shader_int64) NoteRangeBeyond32Bits(b, record[1]);
+    }
+  }
+  std::memcpy(out, record, sizeof(record));
+  return addressable;
+}
+
 // Writes record `record` of `set` (and its CPU copy) from `info`. Inline: it runs for
 // every buffer descriptor written. `lookups` is Lookups(), fetched once by the caller.
 __attribute__((always_inline)) inline void WriteRecord(DescriptorStore& b, ThreadLookups& lookups, SetShadow& set,
@@ -30,29 +56,13 @@ __attribute__((always_inline)) inline void WriteRecord(DescriptorStore& b, Threa
   if (record >= set.record_count) return;  // beyond a variable-count binding's allocation: invalid usage
   if (set.unaddressable != 0) ForgetUnaddressableRecord(set, record);
   set.descriptors[record] = info;
-  uint64_t out[2] = {0, 0};
-  if (info.buffer != VK_NULL_HANDLE) {
-    // One lookup for both the address and the size (a set's few buffers are written again
-    // and again: the per-thread cache skips the locked map; DestroyBuffer invalidates).
-    Trackers& trackers = b.trackers();
-    const BufferInfo* buffer = lookups.buffers.Find(&trackers, trackers.buffers, info.buffer);
-    if (buffer == nullptr || buffer->address == 0) {
-      // A null record: draws and dispatches binding this set run natively.
-      NoteUnaddressableRecord(b, set);
-    } else {
-      out[0] = buffer->address + info.offset;
-      out[1] = info.range == VK_WHOLE_SIZE ? (buffer->size > info.offset ? buffer->size - info.offset : 0) : info.range;
-      if (out[1] > UINT32_MAX && !b.plan.shader_int64) NoteRangeBeyond32Bits(b, out[1]);
-    }
-  }
-  std::memcpy(set.records + static_cast<size_t>(record) * kRecordBytes, out, sizeof(out));
-  std::memcpy(set.host_records + static_cast<size_t>(record) * kRecordBytes, out, sizeof(out));
+  // Encoded here, then copied to the block (GPU-visible memory, never read back) and the CPU copy.
+  alignas(8) uint8_t encoded[kRecordBytes];
+  // A null record: draws and dispatches binding this set run natively.
+  if (!EncodeRecord(b, lookups, info, encoded)) NoteUnaddressableRecord(b, set);
+  std::memcpy(set.records + static_cast<size_t>(record) * kRecordBytes, encoded, kRecordBytes);
+  std::memcpy(set.host_records + static_cast<size_t>(record) * kRecordBytes, encoded, kRecordBytes);
 }
-
-// The 16-byte record `info` becomes, written to `out` (push-descriptor records; set
-// records go through WriteRecord). False when it names a buffer without a device address
-// (a null record: the caller decides what runs instead).
-bool EncodeRecord(DescriptorStore& b, const VkDescriptorBufferInfo& info, uint8_t* out);
 
 // Walks `count` descriptors from (binding, element) across consecutive bindings as the
 // spec's update rollover does; calls fn(record index) for converted bindings. Returns

@@ -214,6 +214,9 @@ template <typename DestroyFn>
 void DestroyTemplate(DescriptorStore& b, DestroyFn destroy, VkDevice device, VkDescriptorUpdateTemplate handle,
                      const VkAllocationCallbacks* pAllocator) {
   std::unique_ptr<TemplateShadow> shadow = handle != VK_NULL_HANDLE ? b.templates.Erase(handle) : nullptr;
+  // Command buffers remember the converting templates they pushed with (TemplateShadowOf,
+  // record/record_store.h) while the lookup generation holds.
+  if (shadow != nullptr) InvalidateLookupCaches();
   if (shadow == nullptr) {
     if (handle != VK_NULL_HANDLE) {
       b.native_templates.Erase(handle);

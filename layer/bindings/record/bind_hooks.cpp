@@ -113,29 +113,6 @@ bool AllNative(const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCo
   return true;
 }
 
-// The shadow of `layout`, through the command buffer's memory of the last layout it bound
-// or pushed through (a command buffer uses few layouts: no thread-local access, no lock),
-// else the lookup, remembered.
-[[gnu::noinline]] const PipelineLayoutShadow* LayoutShadowLookup(RecordStore& b, BindingsCommandData* data,
-                                                                 VkPipelineLayout layout, uint64_t generation) {
-  const PipelineLayoutShadow* pl = Lookups().pipeline_layouts.Find(&b, b.pipeline_layouts, layout);
-  if (data != nullptr && pl != nullptr) {
-    data->last_layout = layout;
-    data->last_layout_shadow = pl;
-    data->last_layout_generation = generation;
-  }
-  return pl;
-}
-inline const PipelineLayoutShadow* LayoutShadowOf(RecordStore& b, BindingsCommandData* data,
-                                                  VkPipelineLayout layout) {
-  const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
-  if (data != nullptr && data->last_layout == layout && data->last_layout_generation == generation &&
-      layout != VK_NULL_HANDLE) {
-    return data->last_layout_shadow;
-  }
-  return LayoutShadowLookup(b, data, layout, generation);
-}
-
 // A bind of root-only sets (SetRoot::root_only: no native binding, no dynamic one) through
 // a layout whose root is pushed, their slots consecutive: their addresses become the
 // root's bytes, which go down in one vkCmdPushConstants, and the bind point records the
@@ -173,15 +150,37 @@ bool BindRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& d
   return true;
 }
 
-// A bind the device table did not answer, or on a device where layouts convert (kept out
-// of the hook: see CmdPushConstants). It finds the device state again: handing the hook's
-// answer over would make a ninth argument, on the stack, and cost the hook's pass-through
-// a frame.
-[[gnu::noinline]] void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
-                                              VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
-                                              const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount,
-                                              const uint32_t* pDynamicOffsets) {
-  RecordStore* found = FindBindings<RecordStore>(cb);
+// Sets of layouts that keep every binding native, through a layout with a root (AllNative):
+// the bind goes down as it is, renumbered (BindSets would find no root byte and one run),
+// and the bind point records the sets. Sets without dynamic bindings, bound without
+// dynamic offsets, within the tracked sets: every check of RecordSets passes, and its
+// plain form records the same.
+void BindNativeOnlySets(RecordStore& b, VkCommandBuffer cb, BindPointState* point, VkPipelineBindPoint bindPoint,
+                        VkPipelineLayout layout, const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount,
+                        const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets,
+                        bool dynamic) {
+  if (point != nullptr) {
+    if (!dynamic && dynamicOffsetCount == 0 && firstSet + setCount <= kTrackedSets) {
+      point->RecordPlainSets(layout, firstSet, setCount, pSets);
+    } else {
+      point->RecordSets(layout, &pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+    }
+  }
+  b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl.NativeSet(firstSet), setCount, pSets, dynamicOffsetCount,
+                               pDynamicOffsets);
+}
+
+}  // namespace
+
+// A bind on a device where layouts convert, or one the device table did not answer
+// (`cached` nullptr: the registry's answer then, else straight down). Kept out of the
+// hook so that the pass-through stays a few instructions and a tail call; the device the
+// hook found is handed down (last: the pass-through shifts no argument register for it),
+// so a bind finds it once.
+void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+                            uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
+                            uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets, RecordStore* cached) {
+  RecordStore* found = cached != nullptr ? cached : FindBindings<RecordStore>(cb);
   if (found == nullptr) {
     NextOf(cb).CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                      pDynamicOffsets);
@@ -192,33 +191,23 @@ bool BindRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& d
     return b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                         pDynamicOffsets);
   }
-  const RecordContext c = ContextOf(b, cb);  // the command buffer's state, once
-  BindingsCommandData* data = c.data;
+  BindingsCommandData* data = CommandDataOf(b, cb);  // the command buffer's state, once
   const PipelineLayoutShadow* pl = LayoutShadowOf(b, data, layout);
-  const int index = BindPointIndex(bindPoint);
-  if (data != nullptr && pl != nullptr && index >= 0 && dynamicOffsetCount == 0 && firstSet < pl->root.sets.size() &&
-      pl->root.sets[firstSet].root_only &&
-      BindRootOnlySets(b, cb, *data, index, layout, *pl, firstSet, setCount, pSets)) {
-    NoteSetsBound(c, bindPoint, layout);
-    return;
-  }
+  const RecordContext c{b, cb, data};
+  // The two short paths, told apart by the first set: root-only sets (never of a native
+  // layout), or sets of native layouts only.
+  const bool root_only = pl != nullptr && firstSet < pl->root.sets.size() && pl->root.sets[firstSet].root_only;
   bool dynamic = true;
-  if (AllNative(pl, firstSet, setCount, dynamicOffsetCount, &dynamic)) {
-    // Sets of layouts that keep every binding native, through a layout with a root: the
-    // bind goes down as it is, renumbered (BindSets would find no root byte and one run).
-    // Sets without dynamic bindings, bound without dynamic offsets, within the tracked
-    // sets: every check of RecordSets passes, and its plain form records the same.
-    if (BindPointState* point = data != nullptr ? data->At(bindPoint) : nullptr) {
-      if (!dynamic && dynamicOffsetCount == 0 && firstSet + setCount <= kTrackedSets) {
-        point->RecordPlainSets(layout, firstSet, setCount, pSets);
-      } else {
-        point->RecordSets(layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
-      }
+  if (root_only) {
+    const int index = BindPointIndex(bindPoint);
+    if (data != nullptr && index >= 0 && dynamicOffsetCount == 0 &&
+        BindRootOnlySets(b, cb, *data, index, layout, *pl, firstSet, setCount, pSets)) {
+      return NoteSetsBound(c, bindPoint, layout);
     }
-    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl->NativeSet(firstSet), setCount, pSets, dynamicOffsetCount,
-                                 pDynamicOffsets);
-    NoteSetsBound(c, bindPoint, layout);
-    return;
+  } else if (AllNative(pl, firstSet, setCount, dynamicOffsetCount, &dynamic)) {
+    BindNativeOnlySets(b, cb, data != nullptr ? data->At(bindPoint) : nullptr, bindPoint, layout, *pl, firstSet,
+                       setCount, pSets, dynamicOffsetCount, pDynamicOffsets, dynamic);
+    return NoteSetsBound(c, bindPoint, layout);
   }
   if (BindPointState* point = data != nullptr ? data->At(bindPoint) : nullptr) {
     point->RecordSets(layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
@@ -226,8 +215,6 @@ bool BindRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& d
   BindSets(c, bindPoint, layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   NoteSetsBound(c, bindPoint, layout);
 }
-
-}  // namespace
 
 VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
                                                  VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
@@ -240,7 +227,8 @@ VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineB
     return cached->next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
                                               pDynamicOffsets);
   }
-  return BindDescriptorSetsSlow(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+  return BindDescriptorSetsSlow(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets,
+                                cached);
 }
 
 uint32_t WriteBoundSetSlot(RecordStore& b, const SetRoot& r, VkDescriptorSet set, const uint32_t* dynamic,
@@ -260,92 +248,116 @@ uint32_t WriteBoundSetSlot(RecordStore& b, const SetRoot& r, VkDescriptorSet set
   return r.dynamic_offset - r.root_offset + 4 * converted;
 }
 
-void BindSets(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
-              const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
-              uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets) {
-  RecordStore& b = c.b;
-  const VkCommandBuffer cb = c.cb;
-  if (pl == nullptr || !pl->root.converts || !pl->root.fits || setCount > kMaxSets || dynamicOffsetCount > kMaxDynamic ||
-      firstSet + setCount > pl->root.sets.size()) {
-    if (pl != nullptr && pl->root.converts) {
-      BindWithoutRoot(b, cb, bindPoint, layout, *pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
-      return;
-    }
-    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
-    return;
-  }
-  const RootLayout& root = pl->root;
+namespace {
+
+// What BindSets works out of a bind before anything goes down: the root bytes of the
+// sets bound (their slots and converted dynamic offsets, at their root offsets), and the
+// native dynamic offsets in order. On the stack: nothing allocated.
+struct SplitBind {
   alignas(8) uint8_t bytes[kMaxRootBytes];
   uint32_t root_lo = UINT32_MAX, root_hi = 0;
   uint32_t slot_sets = 0;  // the sets whose slots the root bytes hold (bit i: set i)
   uint32_t native_dynamic[kMaxDynamic];
   uint32_t native_dynamic_count = 0;
-  const SetLayoutShadow* layouts[kMaxSets];
-  uint32_t dynamic_index = 0;
-  // Padding between slots is pushed too: zero it so every pushed byte is defined (a root
-  // of addresses only has none, and every byte pushed is written below).
-  if (root.dynamic) std::memset(bytes + root.begin, 0, root.end - root.begin);
+  const SetLayoutShadow* layouts[kMaxSets];  // of the sets bound, in order (nullptr: unknown)
+  void Widen(uint32_t lo, uint32_t hi) {
+    root_lo = std::min(root_lo, lo);
+    root_hi = std::max(root_hi, hi);
+  }
+};
 
-  for (uint32_t i = 0; i < setCount; ++i) {
-    const SetRoot& r = root.sets[firstSet + i];
-    layouts[i] = r.layout.get();
-    const SetShadow* set = r.layout != nullptr && r.layout->converts() ? FindSet(b, pSets[i]) : nullptr;
-    if (r.layout == nullptr) continue;  // unknown layout (VK_NULL_HANDLE): handled below
-    // Dynamic offsets, split between the root and the native bind.
-    uint32_t converted_index = 0;
-    for (const DynamicRun& run : r.layout->dynamic_runs) {
-      for (uint32_t k = 0; k < run.count && dynamic_index < dynamicOffsetCount; ++k, ++dynamic_index) {
-        if (run.converted) {
-          const uint32_t at = r.dynamic_offset + 4 * converted_index++;
-          std::memcpy(bytes + at, &pDynamicOffsets[dynamic_index], 4);
-          root_lo = std::min(root_lo, at);
-          root_hi = std::max(root_hi, at + 4);
-        } else {
-          native_dynamic[native_dynamic_count++] = pDynamicOffsets[dynamic_index];
-        }
+// Set `i` of the bind (set number `first + i`, root slot `r`): its slot into the root
+// bytes, its dynamic offsets (from `*dynamic_index` on) split between the root's converted
+// ones and the native bind's.
+void SplitSet(RecordStore& b, const SetRoot& r, uint32_t set_number, VkDescriptorSet set, uint32_t dynamicOffsetCount,
+              const uint32_t* pDynamicOffsets, uint32_t* dynamic_index, SplitBind& out) {
+  if (r.layout == nullptr) return;  // unknown layout (VK_NULL_HANDLE): its offsets go down with the rest
+  uint32_t converted_index = 0;
+  for (const DynamicRun& run : r.layout->dynamic_runs) {
+    for (uint32_t k = 0; k < run.count && *dynamic_index < dynamicOffsetCount; ++k, ++*dynamic_index) {
+      if (run.converted) {
+        const uint32_t at = r.dynamic_offset + 4 * converted_index++;
+        std::memcpy(out.bytes + at, &pDynamicOffsets[*dynamic_index], 4);
+        out.Widen(at, at + 4);
+      } else {
+        out.native_dynamic[out.native_dynamic_count++] = pDynamicOffsets[*dynamic_index];
       }
     }
-    if (r.root_offset != kNoOffset) {
-      slot_sets |= BindPointState::SetMask(firstSet + i, 1);
-      WriteSetSlot(r, set, bytes + r.root_offset);
-      root_lo = std::min(root_lo, r.root_offset);
-      root_hi = std::max(root_hi, r.root_offset + r.slot_bytes);
-    }
   }
-  // Offsets left over (a set without a known layout) go down with the last native run.
-  while (dynamic_index < dynamicOffsetCount) native_dynamic[native_dynamic_count++] = pDynamicOffsets[dynamic_index++];
+  if (r.root_offset != kNoOffset) {
+    out.slot_sets |= BindPointState::SetMask(set_number, 1);
+    WriteSetSlot(r, r.layout->converts() ? FindSet(b, set) : nullptr, out.bytes + r.root_offset);
+    out.Widen(r.root_offset, r.root_offset + r.slot_bytes);
+  }
+}
 
-  if (root_hi > root_lo) DeliverRoot(c, bindPoint, layout, *pl, root_lo, root_hi, bytes + root_lo, slot_sets);
-  // Native binds: runs of consecutive sets that have native bindings (or no shadow).
+// The native binds of a split bind: runs of consecutive sets that have native bindings (or
+// no shadow), each with its native dynamic offsets (the last run takes those left over, of
+// sets without a known layout). Consecutive sets with native bindings are consecutive in
+// the native layout too.
+void BindNativeRuns(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+                    const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
+                    const SplitBind& split) {
+  auto native = [&](uint32_t i) { return split.layouts[i] == nullptr || split.layouts[i]->has_native; };
   uint32_t dyn_cursor = 0;
   for (uint32_t i = 0; i < setCount;) {
-    const bool native = layouts[i] == nullptr || layouts[i]->has_native;
-    if (!native) {
+    if (!native(i)) {
       ++i;
       continue;
     }
     uint32_t j = i;
     uint32_t dyn = 0;
-    while (j < setCount && (layouts[j] == nullptr || layouts[j]->has_native)) {
-      dyn += layouts[j] != nullptr ? layouts[j]->native_dynamic : 0;
-      ++j;
-    }
-    if (j == setCount) dyn = native_dynamic_count - dyn_cursor;  // the rest (unshadowed layouts)
-    // Consecutive sets with native bindings are consecutive in the native layout too.
-    b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl->NativeSet(firstSet + i), j - i, pSets + i, dyn,
-                                 dyn != 0 ? native_dynamic + dyn_cursor : nullptr);
+    for (; j < setCount && native(j); ++j) dyn += split.layouts[j] != nullptr ? split.layouts[j]->native_dynamic : 0;
+    if (j == setCount) dyn = split.native_dynamic_count - dyn_cursor;  // the rest (unshadowed layouts)
+    c.b.next.CmdBindDescriptorSets(c.cb, bindPoint, layout, pl.NativeSet(firstSet + i), j - i, pSets + i, dyn,
+                                   dyn != 0 ? split.native_dynamic + dyn_cursor : nullptr);
     dyn_cursor += dyn;
     i = j;
   }
 }
 
-namespace {
+}  // namespace
+
+void BindSets(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+              const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCount, const VkDescriptorSet* pSets,
+              uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets) {
+  RecordStore& b = c.b;
+  if (pl == nullptr || !pl->root.converts || !pl->root.fits || setCount > kMaxSets || dynamicOffsetCount > kMaxDynamic ||
+      firstSet + setCount > pl->root.sets.size()) {
+    if (pl != nullptr && pl->root.converts) {
+      BindWithoutRoot(b, c.cb, bindPoint, layout, *pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+      return;
+    }
+    b.next.CmdBindDescriptorSets(c.cb, bindPoint, layout, firstSet, setCount, pSets, dynamicOffsetCount,
+                                 pDynamicOffsets);
+    return;
+  }
+  const RootLayout& root = pl->root;
+  SplitBind split;
+  // Padding between slots is pushed too: zero it so every pushed byte is defined (a root
+  // of addresses only has none, and every byte pushed is written below).
+  if (root.dynamic) std::memset(split.bytes + root.begin, 0, root.end - root.begin);
+  uint32_t dynamic_index = 0;
+  for (uint32_t i = 0; i < setCount; ++i) {
+    split.layouts[i] = root.sets[firstSet + i].layout.get();
+    SplitSet(b, root.sets[firstSet + i], firstSet + i, pSets[i], dynamicOffsetCount, pDynamicOffsets, &dynamic_index,
+             split);
+  }
+  // Offsets left over (a set without a known layout) go down with the last native run.
+  while (dynamic_index < dynamicOffsetCount) {
+    split.native_dynamic[split.native_dynamic_count++] = pDynamicOffsets[dynamic_index++];
+  }
+  if (split.root_hi > split.root_lo) {
+    DeliverRoot(c, bindPoint, layout, *pl, split.root_lo, split.root_hi, split.bytes + split.root_lo, split.slot_sets);
+  }
+  BindNativeRuns(c, bindPoint, layout, *pl, firstSet, setCount, pSets, split);
+}
 
 // A push on a device where layouts convert or pushes widen (`b`: its state, which the
 // hook found already): recorded for the bind points, widened where its layout needs it.
 // Kept out of the hook so that the pass-through stays a few instructions and a tail call
 // (no frame to set up).
-[[gnu::noinline]] void PushConstantsConverting(RecordStore& b, VkCommandBuffer cb, VkPipelineLayout layout,
+void PushConstantsConverting(RecordStore& b, VkCommandBuffer cb, VkPipelineLayout layout,
                                                VkShaderStageFlags stageFlags, uint32_t offset, uint32_t size,
                                                const void* pValues) {
   const uint32_t work = b.Work();
@@ -383,6 +395,8 @@ namespace {
     at = piece_end;
   }
 }
+
+namespace {
 
 // A push whose device the hook's table did not answer: the registry's answer, else
 // straight down.

@@ -41,15 +41,26 @@ VkShaderStageFlags PushCovered(RecordStore& b, VkCommandBuffer cb, VkPipelineLay
   return all;
 }
 
+// The stale span of `bytes` (made fresh: it is being sent again) and the shadow of the
+// layout the bytes last went through. `pl` is nullptr for a layout destroyed since, which
+// cannot be pushed through: its bytes then stay as they are.
+struct StaleSpan {
+  uint32_t lo;
+  uint32_t hi;
+  const PipelineLayoutShadow* pl;
+};
+StaleSpan TakeStale(RecordStore& b, PushedBytes& bytes) {
+  const StaleSpan span{bytes.stale_lo, std::min(bytes.stale_hi, kPushImageBytes),
+                       bytes.layout != VK_NULL_HANDLE ? b.pipeline_layouts.Find(bytes.layout) : nullptr};
+  bytes.Fresh();
+  return span;
+}
+
 // Push-constant bytes of `index`'s stages that the other bind point overwrote, sent again
 // through the last layout pushed through here.
 void ResendPushImage(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
   PushImage& image = data.points[index].image;
-  const uint32_t lo = image.stale_lo;
-  const uint32_t hi = std::min(image.stale_hi, kPushImageBytes);
-  image.Fresh();
-  // (A layout destroyed since cannot be pushed through: its bytes stay as they are.)
-  const PipelineLayoutShadow* pl = image.layout != VK_NULL_HANDLE ? b.pipeline_layouts.Find(image.layout) : nullptr;
+  const auto [lo, hi, pl] = TakeStale(b, image);
   if (pl == nullptr || hi <= lo) return;
   const VkShaderStageFlags stages = PushCovered(b, cb, image.layout, pl->native_ranges, lo, hi, image.bytes);
   // Whatever stages it names, the driver may hand these bytes to every stage (one array
@@ -66,11 +77,7 @@ void ResendPushImage(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& da
 // last layout a root went through here (every stage: as the root was delivered).
 void ResendRoot(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index) {
   RootImage& root = data.points[index].root;
-  const uint32_t lo = root.stale_lo;
-  const uint32_t hi = std::min(root.stale_hi, kPushImageBytes);
-  root.Fresh();
-  // (A layout destroyed since cannot be pushed through: its bytes stay as they are.)
-  const PipelineLayoutShadow* pl = root.layout != VK_NULL_HANDLE ? b.pipeline_layouts.Find(root.layout) : nullptr;
+  const auto [lo, hi, pl] = TakeStale(b, root);
   if (pl == nullptr || hi <= lo || pl->root.in_buffer) return;
   // (lo, hi: where the bytes were pushed, the bind point's copy of the root already.)
   b.next.CmdPushConstants(cb, root.layout, pl->RootStages(index), lo, hi - lo, root.bytes + lo);

@@ -41,6 +41,13 @@ struct BoundSet {
   uint32_t dynamic_count = 0;
   uint32_t dynamic[kMaxDynamicPerSet];
   uint32_t order = 0;  // when it was bound (BindPointState::binds then): later binds may have disturbed it
+  // Nothing bound (as BoundSet{}, without writing the dynamic offsets nobody reads then).
+  void Clear() {
+    layout = VK_NULL_HANDLE;
+    set = VK_NULL_HANDLE;
+    dynamic_count = 0;
+    order = 0;
+  }
 };
 
 inline constexpr uint32_t kNoPushCopy = UINT32_MAX;

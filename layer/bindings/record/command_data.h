@@ -14,6 +14,7 @@
 namespace bindery::bindings {
 
 struct PipelineLayoutShadow;
+struct TemplateShadow;
 
 // Per command buffer: the state of each bind point (bind_point_state.h), the ring its
 // pushed records and ring roots live in, and the arena of kept pushes. Fixed arrays and
@@ -31,6 +32,8 @@ class BindingsCommandData : public CommandData {
     points[1] = BindPointState{};
     last_layout = VK_NULL_HANDLE;
     last_layout_shadow = nullptr;
+    last_template = VK_NULL_HANDLE;
+    last_template_shadow = nullptr;
     push_arena.clear();  // keeps its capacity: no allocation once a recording has grown it
     ring.ReleaseAll(pool_);
     error = VK_SUCCESS;
@@ -50,6 +53,10 @@ class BindingsCommandData : public CommandData {
   VkPipelineLayout last_layout = VK_NULL_HANDLE;
   const PipelineLayoutShadow* last_layout_shadow = nullptr;
   uint64_t last_layout_generation = 0;
+  // The same for the last converting update template pushed with (TemplateShadowOf).
+  VkDescriptorUpdateTemplate last_template = VK_NULL_HANDLE;
+  const TemplateShadow* last_template_shadow = nullptr;
+  uint64_t last_template_generation = 0;
   RootRing ring;
   std::vector<uint8_t> push_arena;  // PushCopy contents
   VkResult error = VK_SUCCESS;  // the first failure while recording (out of ring memory)

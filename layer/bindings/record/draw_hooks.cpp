@@ -12,8 +12,11 @@
 
 namespace bindery::bindings {
 
-[[gnu::noinline]] static void BindPipelineSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipeline pipeline) {
-  RecordStore* found = FindBindings<RecordStore>(cb);
+// A pipeline bind with something to note, or one the device table did not answer
+// (`cached` nullptr: the registry's answer then); the device the hook found is handed down.
+[[gnu::noinline]] static void BindPipelineSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipeline pipeline,
+                                               RecordStore* cached) {
+  RecordStore* found = cached != nullptr ? cached : FindBindings<RecordStore>(cb);
   if (found == nullptr) {
     NextOf(cb).CmdBindPipeline(cb, bindPoint, pipeline);
     return;
@@ -30,27 +33,29 @@ VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoi
   if (cached != nullptr && (cached->Work() & RecordStore::kWorkPipelineBind) == 0) {
     return cached->next.CmdBindPipeline(cb, bindPoint, pipeline);
   }
-  return BindPipelineSlow(cb, bindPoint, pipeline);
+  return BindPipelineSlow(cb, bindPoint, pipeline, cached);
 }
 
 // Until the device has something a draw must act on (a pipeline running natively, a
 // twin, a ring root, stale push bytes), a draw costs the device lookup, one load and one
 // test before it goes down.
-#define BINDERY_DRAW(name, bind_point, params, args)                                   \
-  [[gnu::noinline]] static void name##Slow params {                                    \
-    RecordStore* found = FindBindings<RecordStore>(cb);                                          \
-    if (found == nullptr) return NextOf(cb).name args;                                 \
-    RecordStore& b = *found;                                                        \
-    if ((b.Work() & RecordStore::kWorkDraw) != 0 && !PrepareDraw(b, cb, bind_point)) \
-      return;                                                                          \
-    b.next.name args;                                                                  \
-  }                                                                                    \
-  VKAPI_ATTR void VKAPI_CALL name params {                                             \
-    RecordStore* cached = FindBindingsIndexed<RecordStore>(cb);                              \
-    if (cached != nullptr && (cached->Work() & RecordStore::kWorkDraw) == 0) {      \
-      return cached->next.name args;                                                   \
-    }                                                                                  \
-    return name##Slow args;                                                            \
+// (The device the hook found is handed to the slow path, last: a draw finds it once, and
+// the pass-through shifts no argument register for it.)
+#define BINDERY_UNPAREN(...) __VA_ARGS__
+#define BINDERY_DRAW(name, bind_point, params, args)                                              \
+  [[gnu::noinline]] static void name##Slow(BINDERY_UNPAREN params, RecordStore* cached) {         \
+    RecordStore* found = cached != nullptr ? cached : FindBindings<RecordStore>(cb);              \
+    if (found == nullptr) return NextOf(cb).name args;                                            \
+    RecordStore& b = *found;                                                                      \
+    if ((b.Work() & RecordStore::kWorkDraw) != 0 && !PrepareDraw(b, cb, bind_point)) return;      \
+    b.next.name args;                                                                             \
+  }                                                                                               \
+  VKAPI_ATTR void VKAPI_CALL name params {                                                        \
+    RecordStore* cached = FindBindingsIndexed<RecordStore>(cb);                                   \
+    if (cached != nullptr && (cached->Work() & RecordStore::kWorkDraw) == 0) {                    \
+      return cached->next.name args;                                                              \
+    }                                                                                             \
+    return name##Slow(BINDERY_UNPAREN args, cached);                                              \
   }
 #define BINDERY_GRAPHICS(name, params, args) BINDERY_DRAW(name, VK_PIPELINE_BIND_POINT_GRAPHICS, params, args)
 #define BINDERY_COMPUTE(name, params, args) BINDERY_DRAW(name, VK_PIPELINE_BIND_POINT_COMPUTE, params, args)
@@ -112,5 +117,6 @@ BINDERY_COMPUTE(CmdDispatchIndirect, (VkCommandBuffer cb, VkBuffer a, VkDeviceSi
 #undef BINDERY_COMPUTE
 #undef BINDERY_GRAPHICS
 #undef BINDERY_DRAW
+#undef BINDERY_UNPAREN
 
 }  // namespace bindery::bindings

@@ -4,10 +4,11 @@
 // converts; under auto it stays offered, and a layout beyond the driver's limits converts
 // there at any time. Until the first layout converts each hook is a tail call down (hot
 // path: nothing allocated, no lock). From then on each command becomes its 1-command, once
-// per bind point its stageFlags name, through the hooks of those (bind_hooks.cpp,
-// push_descriptor_hooks.cpp): the bind point's state and its pre-draw step see exactly
-// what they see for the 1-commands (converted sets into the root, layer-owned handles kept
-// from the driver, renumbered sets).
+// per bind point its stageFlags name, through the slow paths of the hooks of those
+// (bind_hooks.cpp, push_descriptor_hooks.cpp), handed the device found here: the bind
+// point's state and its pre-draw step see exactly what they see for the 1-commands
+// (converted sets into the root, layer-owned handles kept from the driver, renumbered
+// sets).
 //
 // vkCmdSetDescriptorBufferOffsets2EXT and vkCmdBindDescriptorBufferEmbeddedSamplers2EXT
 // are not hooked: set layouts made for descriptor buffers never convert, and a pipeline
@@ -115,8 +116,8 @@ bool RayTracingGoesDown(RecordStore& b, VkPipelineLayout layout, const char* com
   }
   NoteDroppedChain(b, info->pNext, kName);
   auto bind = [&](VkPipelineBindPoint point) {
-    CmdBindDescriptorSets(cb, point, info->layout, info->firstSet, info->descriptorSetCount, info->pDescriptorSets,
-                          info->dynamicOffsetCount, info->pDynamicOffsets);
+    BindDescriptorSetsSlow(cb, point, info->layout, info->firstSet, info->descriptorSetCount, info->pDescriptorSets,
+                           info->dynamicOffsetCount, info->pDynamicOffsets, &b);
   };
   if ((info->stageFlags & kGraphicsPointStages) != 0) bind(VK_PIPELINE_BIND_POINT_GRAPHICS);
   if ((info->stageFlags & kComputePointStages) != 0) bind(VK_PIPELINE_BIND_POINT_COMPUTE);
@@ -134,7 +135,7 @@ bool RayTracingGoesDown(RecordStore& b, VkPipelineLayout layout, const char* com
   NoteDroppedChain(b, info->pNext, kName);
   // Push constants belong to stages, not bind points: one vkCmdPushConstants, as the
   // 1-command would be.
-  CmdPushConstants(cb, info->layout, info->stageFlags, info->offset, info->size, info->pValues);
+  PushConstantsConverting(b, cb, info->layout, info->stageFlags, info->offset, info->size, info->pValues);
 }
 
 [[gnu::noinline]] void PushDescriptorSet2Slow(RecordStore& b, VkCommandBuffer cb, const PushDescriptorSetInfo* info) {
@@ -148,7 +149,8 @@ bool RayTracingGoesDown(RecordStore& b, VkPipelineLayout layout, const char* com
   }
   NoteDroppedChain(b, info->pNext, kName);
   auto push = [&](VkPipelineBindPoint point) {
-    CmdPushDescriptorSetKHR(cb, point, info->layout, info->set, info->descriptorWriteCount, info->pDescriptorWrites);
+    PushDescriptorSetConverting(b, cb, point, info->layout, info->set, info->descriptorWriteCount,
+                                info->pDescriptorWrites);
   };
   if ((info->stageFlags & kGraphicsPointStages) != 0) push(VK_PIPELINE_BIND_POINT_GRAPHICS);
   if ((info->stageFlags & kComputePointStages) != 0) push(VK_PIPELINE_BIND_POINT_COMPUTE);
@@ -168,7 +170,8 @@ bool RayTracingGoesDown(RecordStore& b, VkPipelineLayout layout, const char* com
   }
   NoteDroppedChain(b, info->pNext, kName);
   // The template names its bind point: one push, as the 1-command would be.
-  CmdPushDescriptorSetWithTemplateKHR(cb, info->descriptorUpdateTemplate, info->layout, info->set, info->pData);
+  PushDescriptorSetWithTemplateConverting(b, cb, info->descriptorUpdateTemplate, info->layout, info->set,
+                                          info->pData);
 }
 
 }  // namespace

@@ -15,8 +15,11 @@
 // writes that need their pNext, such as inline uniform blocks, are not kept and do not
 // reach it).
 //
-// Hot path: no lock but the handle maps' shards, nothing allocated (the ring lends 64 KiB
-// chunks; up to kInlineWrites native writes are split on the stack).
+// Hot path: no lock (the buffers through the per-thread lookup cache, the pipeline layout
+// and a converting template through the command buffer's memory of its last ones; the
+// handle maps' shards only on a miss), nothing allocated (the ring lends 64 KiB chunks; up
+// to kInlineWrites native writes are split on the stack; the arena of kept pushes keeps its
+// capacity). Each hook finds its device, command state and layout once (PushContext).
 #include "bindings/record/push_descriptor_hooks.h"
 
 #include <algorithm>
@@ -42,11 +45,86 @@ const SetLayoutShadow* ConvertedPushLayout(const PipelineLayoutShadow* pl, uint3
   return layout != nullptr && layout->converts() ? layout : nullptr;
 }
 
+
+// What a push-descriptor hook found once and hands to each of its steps: the device's
+// record store, the command buffer and its state (RecordContext), the pipeline layout's
+// shadow, the set, its number in the layout sent down, and the bind point's state.
+struct PushContext {
+  RecordContext c;
+  VkPipelineBindPoint bind_point;
+  VkPipelineLayout layout;
+  const PipelineLayoutShadow* pl;  // nullptr: a layout the layer does not know
+  uint32_t set;
+  uint32_t native_set;             // the layout sent down leaves root-only sets out
+  BindingsCommandData::BindPoint* point;  // nullptr: not tracked
+  uint32_t binds_before;           // the bind point's binds before the push (NotePushed)
+};
+
+uint32_t BindsOf(const BindingsCommandData::BindPoint* point) { return point != nullptr ? point->binds : 0; }
+
+PushContext PushContextOf(RecordStore& b, VkCommandBuffer cb, BindingsCommandData* data, VkPipelineBindPoint bind_point,
+                          VkPipelineLayout layout, uint32_t set) {
+  const PipelineLayoutShadow* pl = LayoutShadowOf(b, data, layout);
+  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bind_point) : nullptr;
+  return PushContext{RecordContext{b, cb, data}, bind_point, layout, pl, set, pl != nullptr ? pl->NativeSet(set) : set,
+                     point, BindsOf(point)};
+}
+
+// Visits each write of a push as WritesEveryDescriptor asks: visit(binding, element, count).
+auto ForEachWriteOf(uint32_t count, const VkWriteDescriptorSet* writes) {
+  return [count, writes](auto&& visit) {
+    for (uint32_t i = 0; i < count; ++i) visit(writes[i].dstBinding, writes[i].dstArrayElement, writes[i].descriptorCount);
+  };
+}
+
+// Whether a push writes every descriptor of its set layout (push_coverage.h), worked out
+// at most once per push and only when a step asks.
+template <typename ForEachWrite>
+class Coverage {
+ public:
+  Coverage(const SetLayoutShadow& layout, ForEachWrite for_each_write)
+      : layout_(layout), for_each_write_(for_each_write) {}
+  bool operator()() {
+    if (!known_) {
+      all_ = WritesEveryDescriptor(layout_, for_each_write_);
+      known_ = true;
+    }
+    return all_;
+  }
+  // Already known without the general count (WholeBindingsInOrder).
+  void Know(bool all) {
+    all_ = all;
+    known_ = true;
+  }
+
+ private:
+  const SetLayoutShadow& layout_;
+  ForEachWrite for_each_write_;
+  bool known_ = false;
+  bool all_ = false;
+};
+
+// The usual whole-set push, recognised without WritesEveryDescriptor's count: one write per
+// binding of the layout, in the layout's order, each from element 0 over all of the
+// binding's descriptors. False says only "not this shape".
+bool WholeBindingsInOrder(const SetLayoutShadow& layout, uint32_t writeCount, const VkWriteDescriptorSet* pWrites) {
+  if (writeCount != layout.app_bindings.size()) return false;
+  for (uint32_t i = 0; i < writeCount; ++i) {
+    const VkDescriptorSetLayoutBinding& b = layout.app_bindings[i];
+    const VkWriteDescriptorSet& w = pWrites[i];
+    if (w.dstBinding != b.binding || w.dstArrayElement != 0 || w.descriptorCount != b.descriptorCount) return false;
+  }
+  return true;
+}
+
 // A new block for a push of `layout` to `set`: the previous push's block copied, or zeros
-// (a record of zeros is a null descriptor). nullptr when out of ring memory (the command
+// (a record of zeros is a null descriptor); neither when the push writes every record
+// (`covers_all`): the previous block lies in GPU-visible memory, which is slow to read
+// (write-combined on discrete GPUs). nullptr when out of ring memory (the command
 // buffer's vkEndCommandBuffer then fails).
+template <typename CoversAll>
 uint8_t* NewPushBlock(BindingsCommandData& data, BindingsCommandData::BindPoint* point, const SetLayoutShadow& layout,
-                      uint32_t set, VkDeviceAddress* address) {
+                      uint32_t set, CoversAll&& covers_all, VkDeviceAddress* address) {
   const uint32_t bytes = layout.record_count * kRecordBytes;
   const RingSlice slice = data.ring.Allocate(data.pool(), bytes, kRecordBytes);
   if (slice.data == nullptr) {
@@ -55,28 +133,27 @@ uint8_t* NewPushBlock(BindingsCommandData& data, BindingsCommandData::BindPoint*
   }
   const bool tracked = point != nullptr && set < BindingsCommandData::kMaxSets;
   if (tracked && point->push_layout[set] == &layout) {
-    std::memcpy(slice.data, point->push_block[set], bytes);
+    if (!covers_all()) std::memcpy(slice.data, point->push_block[set], bytes);
   } else {
-    std::memset(slice.data, 0, bytes);
+    if (!covers_all()) std::memset(slice.data, 0, bytes);
     if (tracked) point->pushed_unaddressable &= ~BindPointState::SetMask(set, 1);  // no record kept
   }
   if (tracked) {
     point->push_layout[set] = &layout;
     point->push_block[set] = slice.data;
     point->push_address[set] = slice.address;
-    point->sets[set] = BindingsCommandData::BoundSet{};  // a push replaces what was bound there
+    // (What was bound there is forgotten already: NotePushed ran first.)
   }
   *address = slice.address;
   return slice.data;
 }
 
 // The block's address into the set's root slot.
-void DeliverPushRoot(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
-                     const PipelineLayoutShadow& pl, uint32_t set, VkDeviceAddress address) {
+void DeliverPushRoot(const PushContext& p, VkDeviceAddress address) {
   alignas(8) uint8_t bytes[8];
   std::memcpy(bytes, &address, 8);
-  const uint32_t at = pl.root.sets[set].root_offset;
-  DeliverRoot(c, bindPoint, layout, pl, at, at + 8, bytes, BindPointState::SetMask(set, 1));
+  const uint32_t at = p.pl->root.sets[p.set].root_offset;
+  DeliverRoot(p.c, p.bind_point, p.layout, *p.pl, at, at + 8, bytes, BindPointState::SetMask(p.set, 1));
 }
 
 // The fallback pipeline bound at the bind point whose full layout has `layout` at `set`.
@@ -136,84 +213,90 @@ const void* ElementArray(const VkWriteDescriptorSet& w, Payload payload) {
                                        : static_cast<const void*>(w.pTexelBufferView);
 }
 
-// Starts the kept copy of a push to `set` of `layout` through `app_layout`: the set's
-// previous copy is chained behind it (its header appended to the arena) when it pushed the
-// same set layout and the set still holds what it wrote (PushStillHolds: not disturbed
-// since, through a compatible layout), unless `covers_all()` says this push writes every
-// descriptor. Returns the new copy, emptied, with `previous` set.
+// Starts the kept copy of a push to `set` of `layout` through `app_layout`, with
+// `contents` bytes for what it keeps (returned in `*out`): the set's previous copy is
+// chained behind it (its header stored before the contents) when it pushed the same set
+// layout and the set still holds what it wrote (PushStillHolds: not disturbed since,
+// through a compatible layout), unless `covers_all()` says this push writes every
+// descriptor. One growth of the arena per push (it keeps its capacity across recordings).
 template <typename CoversAll>
 PushCopy& BeginPushCopy(RecordStore& b, BindingsCommandData& data, BindingsCommandData::BindPoint& point,
                         uint32_t set, const SetLayoutShadow& layout, VkPipelineLayout app_layout,
-                        CoversAll&& covers_all) {
+                        CoversAll&& covers_all, size_t contents, uint8_t** out) {
   PushCopy& copy = point.push_copy[set];
   const PushCopy prior = copy;
+  const bool chain =
+      prior.valid && prior.layout == &layout && !covers_all() && PushStillHolds(b, point, set, prior, app_layout);
+  const size_t at = data.push_arena.size();
+  const size_t header = chain ? sizeof(PushCopy) : 0;
+  data.push_arena.resize(at + header + contents);
   copy = {};
-  if (prior.valid && prior.layout == &layout && !covers_all() && PushStillHolds(b, point, set, prior, app_layout)) {
-    const size_t at = data.push_arena.size();
-    data.push_arena.resize(at + sizeof(PushCopy));
+  if (chain) {
     std::memcpy(data.push_arena.data() + at, &prior, sizeof(PushCopy));
     copy.previous = static_cast<uint32_t>(at);
   }
+  copy.valid = true;
   copy.layout = &layout;
+  copy.app_layout = app_layout;
   copy.order = ++point.binds;
+  copy.offset = static_cast<uint32_t>(at + header);
+  copy.size = static_cast<uint32_t>(contents);
+  *out = data.push_arena.data() + at + header;
   return copy;
 }
 
-// Keeps the push as the application made it (PushCopy).
-// The arena grows only until a recording's pushes fit; after that nothing is allocated.
-void SavePush(RecordStore& b, BindingsCommandData& data, BindingsCommandData::BindPoint* point,
-              VkPipelineLayout app_layout, uint32_t set, const SetLayoutShadow& layout, uint32_t writeCount,
+// The bytes a write and its array take in the arena; 0 for a write that cannot be kept.
+size_t KeptBytes(const VkWriteDescriptorSet& w) {
+  const Payload payload = PayloadOf(w.descriptorType);
+  const size_t element = ElementBytes(payload);
+  if (element == 0 || w.pNext != nullptr || (ElementArray(w, payload) == nullptr && w.descriptorCount != 0)) return 0;
+  return sizeof(VkWriteDescriptorSet) + element * w.descriptorCount;
+}
+
+// Keeps the push as the application made it (PushCopy), for a pipeline running natively
+// bound later; a push with a write that cannot be kept (one that needs its pNext) is not.
+template <typename CoversAll>
+void SavePush(const PushContext& p, const SetLayoutShadow& layout, CoversAll&& covers_all, uint32_t writeCount,
               const VkWriteDescriptorSet* pWrites) {
-  if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
-  const size_t begin = data.push_arena.size();
-  PushCopy& copy = BeginPushCopy(b, data, *point, set, layout, app_layout, [&] {
-    return WritesEveryDescriptor(layout, [&](auto&& visit) {
-      for (uint32_t i = 0; i < writeCount; ++i) visit(pWrites[i].dstBinding, pWrites[i].dstArrayElement, pWrites[i].descriptorCount);
-    });
-  });
-  const size_t contents = data.push_arena.size();
+  if (p.point == nullptr || p.set >= BindingsCommandData::kMaxSets) return;
+  size_t contents = 0;
+  for (uint32_t i = 0; i < writeCount; ++i) {
+    const size_t bytes = KeptBytes(pWrites[i]);
+    if (bytes == 0) {
+      p.point->push_copy[p.set] = {};
+      return;
+    }
+    contents += bytes;
+  }
+  uint8_t* at = nullptr;
+  PushCopy& copy = BeginPushCopy(p.c.b, *p.c.data, *p.point, p.set, layout, p.layout, covers_all, contents, &at);
+  copy.writes = writeCount;
   for (uint32_t i = 0; i < writeCount; ++i) {
     const VkWriteDescriptorSet& w = pWrites[i];
     const Payload payload = PayloadOf(w.descriptorType);
-    const size_t element = ElementBytes(payload);
-    const void* array = ElementArray(w, payload);
-    if (element == 0 || w.pNext != nullptr || (array == nullptr && w.descriptorCount != 0)) {
-      data.push_arena.resize(begin);
-      copy = {};
-      return;  // not kept: a pipeline running natively bound later does not get it
+    const size_t array_bytes = ElementBytes(payload) * w.descriptorCount;
+    std::memcpy(at, &w, sizeof(w));
+    if (payload == Payload::kBuffer && w.descriptorCount == 1) {
+      std::memcpy(at + sizeof(w), w.pBufferInfo, sizeof(VkDescriptorBufferInfo));  // the usual one buffer, inline
+    } else if (array_bytes != 0) {
+      std::memcpy(at + sizeof(w), ElementArray(w, payload), array_bytes);
     }
-    const size_t at = data.push_arena.size();
-    data.push_arena.resize(at + sizeof(VkWriteDescriptorSet) + element * w.descriptorCount);
-    std::memcpy(data.push_arena.data() + at, &w, sizeof(w));
-    if (w.descriptorCount != 0) {
-      std::memcpy(data.push_arena.data() + at + sizeof(w), array, element * w.descriptorCount);
-    }
+    at += sizeof(w) + array_bytes;
   }
-  copy.valid = true;
-  copy.app_layout = app_layout;
-  copy.offset = static_cast<uint32_t>(contents);
-  copy.size = static_cast<uint32_t>(data.push_arena.size() - contents);
-  copy.writes = writeCount;
 }
 
-void SaveTemplatePush(RecordStore& b, BindingsCommandData& data, BindingsCommandData::BindPoint* point,
-                      VkPipelineLayout app_layout, uint32_t set, const SetLayoutShadow& layout, const TemplateShadow& t,
-                      const void* pData) {
-  if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
+void SaveTemplatePush(const PushContext& p, const SetLayoutShadow& layout, const TemplateShadow& t, const void* pData) {
+  if (p.point == nullptr || p.set >= BindingsCommandData::kMaxSets) return;
   if (t.full == VK_NULL_HANDLE) {
-    point->push_copy[set] = {};
+    p.point->push_copy[p.set] = {};
     return;
   }
-  PushCopy& copy = BeginPushCopy(b, data, *point, set, layout, app_layout, [&] { return t.writes_every_descriptor; });
-  const size_t begin = data.push_arena.size();
-  data.push_arena.resize(begin + t.data_size);
-  if (t.data_size != 0) std::memcpy(data.push_arena.data() + begin, pData, t.data_size);
-  copy.valid = true;
-  copy.app_layout = app_layout;
+  uint8_t* at = nullptr;
+  PushCopy& copy = BeginPushCopy(p.c.b, *p.c.data, *p.point, p.set, layout, p.layout,
+                                 [&] { return t.writes_every_descriptor; }, t.data_size, &at);
+  if (t.data_size != 0) std::memcpy(at, pData, t.data_size);
   copy.native_template = t.native;
   copy.with_template = t.full;
-  copy.offset = static_cast<uint32_t>(begin);
-  copy.size = t.data_size;
 }
 
 // A pushed buffer without a device address: its record is null, so a rewritten pipeline
@@ -227,34 +310,32 @@ void NoteUnpushable(BindingsCommandData::BindPoint* point, uint32_t set) {
 // pipelines that run natively use a full layout numbering and laying out sets otherwise,
 // so the push is kept for them like any other (made again at their next draw or
 // dispatch). Only once the device has such pipelines.
-void KeepNativePush(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
-                    const PipelineLayoutShadow* pl, uint32_t set, uint32_t writeCount,
-                    const VkWriteDescriptorSet* pWrites) {
-  if (pl == nullptr || !pl->root.converts || !pl->root.fits || set >= pl->root.sets.size() ||
+void KeepNativePush(const PushContext& p, uint32_t writeCount, const VkWriteDescriptorSet* pWrites) {
+  RecordStore& b = p.c.b;
+  const PipelineLayoutShadow* pl = p.pl;
+  if (pl == nullptr || !pl->root.converts || !pl->root.fits || p.set >= pl->root.sets.size() ||
       !b.any_fallback.load(std::memory_order_acquire)) {
     return;
   }
-  const SetLayoutShadow* set_layout = pl->root.sets[set].layout.get();
-  BindingsCommandData* data = set_layout != nullptr ? CommandDataOf(b, cb) : nullptr;
-  if (data == nullptr) return;
-  BindingsCommandData::BindPoint* point = data->At(bindPoint);
-  SavePush(b, *data, point, layout, set, *set_layout, writeCount, pWrites);
+  const SetLayoutShadow* set_layout = pl->root.sets[p.set].layout.get();
+  if (set_layout == nullptr || p.c.data == nullptr) return;
+  SavePush(p, *set_layout, Coverage(*set_layout, ForEachWriteOf(writeCount, pWrites)), writeCount, pWrites);
   // A pipeline running natively is bound: the push through the application's layout
   // disturbed its full sets, which its next draw or dispatch binds again with the pushes.
-  if (BoundFallback(b, point, *set_layout, set) != nullptr) point->fallback_applied = false;
+  if (BoundFallback(b, p.point, *set_layout, p.set) != nullptr) p.point->fallback_applied = false;
 }
 
 // The same for a push through a template of such a set layout (its full-layout twin was
 // made with it: template_hooks.cpp).
-void KeepNativeTemplatePush(RecordStore& b, VkCommandBuffer cb, VkDescriptorUpdateTemplate handle,
-                            VkPipelineLayout layout, uint32_t set, const void* pData) {
-  if (!b.any_fallback.load(std::memory_order_acquire)) return;
+void KeepNativeTemplatePush(const PushContext& p, VkDescriptorUpdateTemplate handle, const void* pData) {
+  RecordStore& b = p.c.b;
+  if (!b.any_fallback.load(std::memory_order_acquire) || p.c.data == nullptr) return;
   const TemplateShadow* t = b.native_push_templates.Find(handle);
-  BindingsCommandData* data = t != nullptr && t->layout != nullptr ? CommandDataOf(b, cb) : nullptr;
-  if (data == nullptr) return;
-  BindingsCommandData::BindPoint* point = data->At(t->bind_point);
-  SaveTemplatePush(b, *data, point, layout, set, *t->layout, *t, pData);
-  if (BoundFallback(b, point, *t->layout, set) != nullptr) point->fallback_applied = false;
+  if (t == nullptr || t->layout == nullptr) return;
+  PushContext at_template = p;  // (the template's own bind point)
+  at_template.point = p.c.data->At(t->bind_point);
+  SaveTemplatePush(at_template, *t->layout, *t, pData);
+  if (BoundFallback(b, at_template.point, *t->layout, p.set) != nullptr) at_template.point->fallback_applied = false;
 }
 
 // Every push replaces what was bound at its set number (natively the set now holds the
@@ -266,7 +347,7 @@ void KeepNativeTemplatePush(RecordStore& b, VkCommandBuffer cb, VkDescriptorUpda
 // copy kept by this push has a later order).
 void NotePushed(BindingsCommandData::BindPoint* point, uint32_t set, VkPipelineLayout layout, uint32_t binds_before) {
   if (point == nullptr || set >= BindingsCommandData::kMaxSets) return;
-  point->sets[set] = BindingsCommandData::BoundSet{};
+  point->sets[set].Clear();
   point->ForgetSlots(set, 1);
   PushCopy& copy = point->push_copy[set];
   if (copy.valid && copy.order > binds_before) return;  // kept by this push: its order and layout are set
@@ -275,163 +356,248 @@ void NotePushed(BindingsCommandData::BindPoint* point, uint32_t set, VkPipelineL
   copy.order = ++point->binds;
 }
 
-uint32_t BindsOf(const BindingsCommandData::BindPoint* point) { return point != nullptr ? point->binds : 0; }
+
+// ---- vkCmdPushDescriptorSetKHR's steps ----
+
+// A push to a set layout that converts nothing: down as it is, renumbered.
+void PushNativeSet(const PushContext& p, uint32_t writeCount, const VkWriteDescriptorSet* pWrites) {
+  p.c.b.next.CmdPushDescriptorSetKHR(p.c.cb, p.bind_point, p.layout, p.native_set, writeCount, pWrites);
+  NoteSetsBound(p.c, p.bind_point, p.layout);  // a push binds a set: the reserved set may be disturbed
+  KeepNativePush(p, writeCount, pWrites);
+  NotePushed(p.point, p.set, p.layout, p.binds_before);
+}
+
+// A layout whose root does not fit: every pipeline of it runs natively with its full
+// layout (the fallback path), and so does the push.
+void PushThroughFullLayout(const PushContext& p, uint32_t writeCount, const VkWriteDescriptorSet* pWrites) {
+  RecordStore& b = p.c.b;
+  PipelineLayoutShadow* pl = b.pipeline_layouts.Find(p.layout);  // cold path: made on first use
+  const VkPipelineLayout full = pl != nullptr ? b.FullPipelineLayout(*pl) : VK_NULL_HANDLE;
+  if (full != VK_NULL_HANDLE) b.next.CmdPushDescriptorSetKHR(p.c.cb, p.bind_point, full, p.set, writeCount, pWrites);
+  NoteSetsBound(p.c, p.bind_point, full);  // through a full layout: a reserved set is disturbed
+  NotePushed(p.point, p.set, p.layout, p.binds_before);
+}
+
+// The converted writes' records into `block` (or none where there is no block), the
+// native writes split off into `native`. Returns how many native writes there are.
+uint32_t SplitWrites(const PushContext& p, const SetLayoutShadow& set_layout, uint8_t* block, uint32_t writeCount,
+                     const VkWriteDescriptorSet* pWrites, VkWriteDescriptorSet* native) {
+  ThreadLookups& lookups = Lookups();
+  uint32_t native_count = 0;
+  for (uint32_t i = 0; i < writeCount; ++i) {
+    const VkWriteDescriptorSet& w = pWrites[i];
+    // Bindings of one converted type roll over only into bindings of the same type: a
+    // write is wholly converted or wholly native.
+    if (set_layout.Find(w.dstBinding) == nullptr) {
+      native[native_count++] = w;
+      continue;
+    }
+    if (block == nullptr) continue;
+    ForEachRecord(set_layout, w.dstBinding, w.dstArrayElement, w.descriptorCount, [&](uint32_t record, uint32_t k) {
+      uint8_t* out = block + static_cast<size_t>(record) * kRecordBytes;
+      if (w.pBufferInfo == nullptr) {
+        std::memset(out, 0, kRecordBytes);  // invalid usage: a null record (the block was not cleared)
+      } else if (!EncodeRecord(p.c.b, lookups, w.pBufferInfo[k], out)) {
+        NoteUnpushable(p.point, p.set);
+      }
+    });
+  }
+  return native_count;
+}
+
+// A pipeline running natively bound at the bind point gets the push through its full
+// layout (`push` sends it through the layout it is given); the native part went down
+// through the application's layout, not compatible with the full one: it disturbed the
+// full sets and the earlier pushes, which the next draw or dispatch makes again
+// (BindFullSets).
+template <typename Push>
+void PushToBoundFallback(const PushContext& p, const SetLayoutShadow& set_layout, bool native_sent, Push&& push) {
+  const FallbackPipeline* f = BoundFallback(p.c.b, p.point, set_layout, p.set);
+  if (f == nullptr) return;
+  const VkPipelineLayout full = push(*f);
+  NoteSetsBound(p.c, p.bind_point, full);
+  if (native_sent) p.point->fallback_applied = false;
+}
+
+// A push to a set layout that converts, through a layout whose root fits: the push is
+// kept (SavePush), its converted writes become a new block of records in the ring whose
+// address goes into the root, and its native writes go down as a push with the smaller
+// native layout.
+void PushConverted(const PushContext& p, const SetLayoutShadow& set_layout, uint32_t writeCount,
+                   const VkWriteDescriptorSet* pWrites) {
+  RecordStore& b = p.c.b;
+  auto covers_all = Coverage(set_layout, ForEachWriteOf(writeCount, pWrites));
+  if (WholeBindingsInOrder(set_layout, writeCount, pWrites)) covers_all.Know(true);
+  SavePush(p, set_layout, covers_all, writeCount, pWrites);
+  NotePushed(p.point, p.set, p.layout, p.binds_before);
+  bool any_converted = false;
+  for (uint32_t i = 0; i < writeCount && !any_converted; ++i) any_converted = set_layout.Find(pWrites[i].dstBinding) != nullptr;
+  VkDeviceAddress address = 0;
+  // A push of native descriptors only leaves the records (and the root) as they are.
+  uint8_t* block = any_converted ? NewPushBlock(*p.c.data, p.point, set_layout, p.set, covers_all, &address) : nullptr;
+  // A push writing every descriptor replaces a null record an earlier push left (rare: only
+  // looked at while one is there).
+  if (block != nullptr && p.point != nullptr && (p.point->pushed_unaddressable & BindPointState::SetMask(p.set, 1)) != 0 &&
+      covers_all()) {
+    p.point->pushed_unaddressable &= ~BindPointState::SetMask(p.set, 1);
+  }
+  VkWriteDescriptorSet inline_writes[kInlineWrites];
+  std::vector<VkWriteDescriptorSet> heap_writes;  // only for pushes of more than kInlineWrites writes
+  if (writeCount > kInlineWrites) heap_writes.resize(writeCount);
+  VkWriteDescriptorSet* native = writeCount > kInlineWrites ? heap_writes.data() : inline_writes;
+  const uint32_t native_count = SplitWrites(p, set_layout, block, writeCount, pWrites, native);
+  if (native_count != 0) b.next.CmdPushDescriptorSetKHR(p.c.cb, p.bind_point, p.layout, p.native_set, native_count, native);
+  if (block != nullptr) {
+    DeliverPushRoot(p, address);
+    b.counters.pushes->Add();
+  }
+  PushToBoundFallback(p, set_layout, native_count != 0, [&](const FallbackPipeline& f) {
+    b.next.CmdPushDescriptorSetKHR(p.c.cb, p.bind_point, f.full, p.set, writeCount, pWrites);
+    return f.full;
+  });
+}
+
+// ---- vkCmdPushDescriptorSetWithTemplateKHR's steps ----
+
+// A template the layer keeps no shadow of (of a set layout that converts nothing): down as
+// it is, renumbered, and kept for pipelines running natively.
+void PushNativeTemplate(RecordStore& b, VkCommandBuffer cb, BindingsCommandData* data,
+                        VkDescriptorUpdateTemplate handle, VkPipelineLayout layout, uint32_t set, const void* pData) {
+  // (A template the layer never saw created has no known bind point: nothing is noted.)
+  VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_MAX_ENUM;
+  if (data != nullptr) b.native_push_bind_points.Find(handle, &bind_point);
+  const PushContext p = PushContextOf(b, cb, data, bind_point, layout, set);
+  // Native templates of push descriptors were made for the set's number in the layout
+  // sent down (NativePushTemplateInfo).
+  b.next.CmdPushDescriptorSetWithTemplateKHR(cb, handle, layout, p.native_set, pData);
+  NoteSetsBound(p.c, VK_PIPELINE_BIND_POINT_GRAPHICS, layout);
+  NoteSetsBound(p.c, VK_PIPELINE_BIND_POINT_COMPUTE, layout);
+  KeepNativeTemplatePush(p, handle, pData);
+  NotePushed(p.point, set, layout, p.binds_before);
+}
+
+// The converted entries' records of a push with template `t` into `block`.
+void EncodeTemplateRecords(const PushContext& p, const SetLayoutShadow& set_layout, const TemplateShadow& t,
+                           const void* pData, uint8_t* block) {
+  ThreadLookups& lookups = Lookups();
+  const uint8_t* bytes = static_cast<const uint8_t*>(pData);
+  for (const VkDescriptorUpdateTemplateEntry& e : t.converted) {
+    ForEachRecord(set_layout, e.dstBinding, e.dstArrayElement, e.descriptorCount, [&](uint32_t record, uint32_t k) {
+      VkDescriptorBufferInfo info;
+      std::memcpy(&info, bytes + e.offset + static_cast<size_t>(k) * e.stride, sizeof(info));
+      if (!EncodeRecord(p.c.b, lookups, info, block + static_cast<size_t>(record) * kRecordBytes)) {
+        NoteUnpushable(p.point, p.set);
+      }
+    });
+  }
+}
+
+// A push with a converting template through a layout whose root fits: as PushConverted,
+// the template's converted entries into the block, its native ones through its native
+// template.
+void PushConvertedTemplate(const PushContext& p, const SetLayoutShadow& set_layout, const TemplateShadow& t,
+                           const void* pData) {
+  RecordStore& b = p.c.b;
+  SaveTemplatePush(p, set_layout, t, pData);
+  NotePushed(p.point, p.set, p.layout, p.binds_before);
+  auto covers_all = [&] { return t.writes_every_descriptor; };
+  VkDeviceAddress address = 0;
+  uint8_t* block =
+      t.converted.empty() ? nullptr : NewPushBlock(*p.c.data, p.point, set_layout, p.set, covers_all, &address);
+  if (block != nullptr && p.point != nullptr && t.writes_every_descriptor) {
+    p.point->pushed_unaddressable &= ~BindPointState::SetMask(p.set, 1);
+  }
+  if (block != nullptr) EncodeTemplateRecords(p, set_layout, t, pData, block);
+  if (t.native != VK_NULL_HANDLE) {
+    b.next.CmdPushDescriptorSetWithTemplateKHR(p.c.cb, t.native, p.layout, p.native_set, pData);
+  }
+  if (block != nullptr) {
+    DeliverPushRoot(p, address);
+    b.counters.pushes->Add();
+  }
+  PushToBoundFallback(p, set_layout, t.native != VK_NULL_HANDLE, [&](const FallbackPipeline&) {
+    b.next.CmdPushDescriptorSetWithTemplateKHR(p.c.cb, t.full, t.full_layout, p.set, pData);
+    return t.full_layout;
+  });
+}
+
+}  // namespace
+
+namespace {
+
+// A push on a device where layouts convert, or one the device table did not answer
+// (`cached` nullptr: the registry's answer then, else straight down); the device the hook
+// found is handed down, last.
+[[gnu::noinline]] void PushDescriptorSetSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
+                                             uint32_t set, uint32_t writeCount, const VkWriteDescriptorSet* pWrites,
+                                             RecordStore* cached) {
+  RecordStore* found = cached != nullptr ? cached : FindBindings<RecordStore>(cb);
+  if (found == nullptr) return NextOf(cb).CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
+  if (!found->Converting()) return found->next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
+  PushDescriptorSetConverting(*found, cb, bindPoint, layout, set, writeCount, pWrites);
+}
+
+[[gnu::noinline]] void PushDescriptorSetWithTemplateSlow(VkCommandBuffer cb, VkDescriptorUpdateTemplate handle,
+                                                         VkPipelineLayout layout, uint32_t set, const void* pData,
+                                                         RecordStore* cached) {
+  RecordStore* found = cached != nullptr ? cached : FindBindings<RecordStore>(cb);
+  if (found == nullptr) return NextOf(cb).CmdPushDescriptorSetWithTemplateKHR(cb, handle, layout, set, pData);
+  if (!found->Converting()) return found->next.CmdPushDescriptorSetWithTemplateKHR(cb, handle, layout, set, pData);
+  PushDescriptorSetWithTemplateConverting(*found, cb, handle, layout, set, pData);
+}
 
 }  // namespace
 
 VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
                                                    VkPipelineLayout layout, uint32_t set, uint32_t writeCount,
                                                    const VkWriteDescriptorSet* pWrites) {
-  RecordStore* found = FindBindings<RecordStore>(cb);
-  if (found == nullptr) return NextOf(cb).CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
-  RecordStore& b = *found;
-  if (!b.Converting()) return b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
-  PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
-  const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
-  // The layout sent down leaves root-only sets out: the set's number there.
-  const uint32_t native_set = pl != nullptr ? pl->NativeSet(set) : set;
-  const RecordContext c = ContextOf(b, cb);  // the command buffer's state, once
-  BindingsCommandData* data = c.data;
-  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bindPoint) : nullptr;
-  const uint32_t binds_before = BindsOf(point);
-  if (set_layout == nullptr) {
-    b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, native_set, writeCount, pWrites);
-    NoteSetsBound(c, bindPoint, layout);  // a push binds a set: the reserved set may be disturbed
-    KeepNativePush(b, cb, bindPoint, layout, pl, set, writeCount, pWrites);
-    NotePushed(point, set, layout, binds_before);
-    return;
+  // No converting layout exists yet: straight down, a tail call (as every record hook).
+  RecordStore* cached = FindBindingsIndexed<RecordStore>(cb);
+  if (cached != nullptr && (cached->Work() & RecordStore::kWorkConverting) == 0) {
+    return cached->next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, set, writeCount, pWrites);
   }
-  if (!pl->root.fits) {
-    // Every pipeline of this layout runs natively with its full layout (fallback path).
-    const VkPipelineLayout full = b.FullPipelineLayout(*pl);
-    if (full != VK_NULL_HANDLE) b.next.CmdPushDescriptorSetKHR(cb, bindPoint, full, set, writeCount, pWrites);
-    NoteSetsBound(c, bindPoint, full);  // through a full layout: a reserved set is disturbed
-    NotePushed(point, set, layout, binds_before);
-    return;
-  }
-  if (data == nullptr) return;  // not a command buffer the layer tracks: nothing can be recorded
-  SavePush(b, *data, point, layout, set, *set_layout, writeCount, pWrites);
-  NotePushed(point, set, layout, binds_before);
-  bool any_converted = false;
-  for (uint32_t i = 0; i < writeCount && !any_converted; ++i) any_converted = set_layout->Find(pWrites[i].dstBinding) != nullptr;
-  VkDeviceAddress address = 0;
-  // A push of native descriptors only leaves the records (and the root) as they are.
-  uint8_t* block = any_converted ? NewPushBlock(*data, point, *set_layout, set, &address) : nullptr;
-  // A push writing every descriptor replaces a null record an earlier push left (rare: only
-  // looked at while one is there).
-  if (block != nullptr && point != nullptr && (point->pushed_unaddressable & BindPointState::SetMask(set, 1)) != 0 &&
-      WritesEveryDescriptor(*set_layout, [&](auto&& visit) {
-        for (uint32_t i = 0; i < writeCount; ++i) {
-          visit(pWrites[i].dstBinding, pWrites[i].dstArrayElement, pWrites[i].descriptorCount);
-        }
-      })) {
-    point->pushed_unaddressable &= ~BindPointState::SetMask(set, 1);
-  }
+  return PushDescriptorSetSlow(cb, bindPoint, layout, set, writeCount, pWrites, cached);
+}
 
-  VkWriteDescriptorSet inline_writes[kInlineWrites];
-  std::vector<VkWriteDescriptorSet> heap_writes;  // only for pushes of more than kInlineWrites writes
-  if (writeCount > kInlineWrites) heap_writes.resize(writeCount);
-  VkWriteDescriptorSet* native = writeCount > kInlineWrites ? heap_writes.data() : inline_writes;
-  uint32_t native_count = 0;
-  for (uint32_t i = 0; i < writeCount; ++i) {
-    const VkWriteDescriptorSet& w = pWrites[i];
-    // Bindings of one converted type roll over only into bindings of the same type: a
-    // write is wholly converted or wholly native.
-    if (set_layout->Find(w.dstBinding) == nullptr) {
-      native[native_count++] = w;
-      continue;
-    }
-    if (block == nullptr || w.pBufferInfo == nullptr) continue;
-    ForEachRecord(*set_layout, w.dstBinding, w.dstArrayElement, w.descriptorCount, [&](uint32_t record, uint32_t k) {
-      if (!EncodeRecord(b, w.pBufferInfo[k], block + static_cast<size_t>(record) * kRecordBytes)) {
-        NoteUnpushable(point, set);
-      }
-    });
-  }
-  if (native_count != 0) b.next.CmdPushDescriptorSetKHR(cb, bindPoint, layout, native_set, native_count, native);
-  if (block != nullptr) {
-    DeliverPushRoot(c, bindPoint, layout, *pl, set, address);
-    b.counters.pushes->Add();
-  }
-  if (const FallbackPipeline* f = BoundFallback(b, point, *set_layout, set)) {
-    b.next.CmdPushDescriptorSetKHR(cb, bindPoint, f->full, set, writeCount, pWrites);
-    NoteSetsBound(c, bindPoint, f->full);
-    // The native part went down through the application's layout, not compatible with the
-    // full one: it disturbed the full sets and the earlier pushes, which the next draw or
-    // dispatch makes again (BindFullSets).
-    if (native_count != 0) point->fallback_applied = false;
-  }
+void PushDescriptorSetConverting(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint,
+                                 VkPipelineLayout layout, uint32_t set, uint32_t writeCount,
+                                 const VkWriteDescriptorSet* pWrites) {
+  const PushContext p = PushContextOf(b, cb, CommandDataOf(b, cb), bindPoint, layout, set);  // found once
+  const SetLayoutShadow* set_layout = ConvertedPushLayout(p.pl, set);
+  if (set_layout == nullptr) return PushNativeSet(p, writeCount, pWrites);
+  if (!p.pl->root.fits) return PushThroughFullLayout(p, writeCount, pWrites);
+  if (p.c.data == nullptr) return;  // not a command buffer the layer tracks: nothing can be recorded
+  PushConverted(p, *set_layout, writeCount, pWrites);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer cb,
                                                                VkDescriptorUpdateTemplate descriptorUpdateTemplate,
                                                                VkPipelineLayout layout, uint32_t set,
                                                                const void* pData) {
-  RecordStore* found = FindBindings<RecordStore>(cb);
-  if (found == nullptr) {
-    return NextOf(cb).CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
+  RecordStore* cached = FindBindingsIndexed<RecordStore>(cb);
+  if (cached != nullptr && (cached->Work() & RecordStore::kWorkConverting) == 0) {
+    return cached->next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
   }
-  RecordStore& b = *found;
-  if (!b.Converting()) return b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, set, pData);
-  const TemplateShadow* t = b.templates.Find(descriptorUpdateTemplate);
-  PipelineLayoutShadow* pl = b.pipeline_layouts.Find(layout);
-  // Native templates of push descriptors were made for the set's number in the layout sent
-  // down (NativePushTemplateInfo).
-  const uint32_t native_set = pl != nullptr ? pl->NativeSet(set) : set;
-  const RecordContext c = ContextOf(b, cb);  // the command buffer's state, once
-  BindingsCommandData* data = c.data;
-  if (t == nullptr) {
-    b.next.CmdPushDescriptorSetWithTemplateKHR(cb, descriptorUpdateTemplate, layout, native_set, pData);
-    NoteSetsBound(c, VK_PIPELINE_BIND_POINT_GRAPHICS, layout);
-    NoteSetsBound(c, VK_PIPELINE_BIND_POINT_COMPUTE, layout);
-    // (A template the layer never saw created has no known bind point: nothing is noted.)
-    VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_MAX_ENUM;
-    BindingsCommandData::BindPoint* point =
-        data != nullptr && b.native_push_bind_points.Find(descriptorUpdateTemplate, &bind_point) ? data->At(bind_point)
-                                                                                                  : nullptr;
-    const uint32_t binds_before = BindsOf(point);
-    KeepNativeTemplatePush(b, cb, descriptorUpdateTemplate, layout, set, pData);
-    NotePushed(point, set, layout, binds_before);
-    return;
-  }
-  const SetLayoutShadow* set_layout = ConvertedPushLayout(pl, set);
+  return PushDescriptorSetWithTemplateSlow(cb, descriptorUpdateTemplate, layout, set, pData, cached);
+}
+
+void PushDescriptorSetWithTemplateConverting(RecordStore& b, VkCommandBuffer cb,
+                                             VkDescriptorUpdateTemplate descriptorUpdateTemplate,
+                                             VkPipelineLayout layout, uint32_t set, const void* pData) {
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  const TemplateShadow* t = TemplateShadowOf(b, data, descriptorUpdateTemplate);
+  if (t == nullptr) return PushNativeTemplate(b, cb, data, descriptorUpdateTemplate, layout, set, pData);
+  const PushContext p = PushContextOf(b, cb, data, t->bind_point, layout, set);  // found once
+  const SetLayoutShadow* set_layout = ConvertedPushLayout(p.pl, set);
   if (!t->push || set_layout == nullptr) return;  // invalid usage (not a push template of this layout)
-  BindingsCommandData::BindPoint* point = data != nullptr ? data->At(t->bind_point) : nullptr;
-  const uint32_t binds_before = BindsOf(point);
-  if (!pl->root.fits) {
+  if (!p.pl->root.fits) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->full, t->full_layout, set, pData);
-    NoteSetsBound(c, t->bind_point, t->full_layout);
-    NotePushed(point, set, layout, binds_before);
+    NoteSetsBound(p.c, t->bind_point, t->full_layout);
+    NotePushed(p.point, set, layout, p.binds_before);
     return;
   }
   if (data == nullptr) return;
-  SaveTemplatePush(b, *data, point, layout, set, *set_layout, *t, pData);
-  NotePushed(point, set, layout, binds_before);
-  VkDeviceAddress address = 0;
-  uint8_t* block = t->converted.empty() ? nullptr : NewPushBlock(*data, point, *set_layout, set, &address);
-  if (block != nullptr && point != nullptr && t->writes_every_descriptor) {
-    point->pushed_unaddressable &= ~BindPointState::SetMask(set, 1);
-  }
-  if (block != nullptr) {
-    const uint8_t* bytes = static_cast<const uint8_t*>(pData);
-    for (const VkDescriptorUpdateTemplateEntry& e : t->converted) {
-      ForEachRecord(*set_layout, e.dstBinding, e.dstArrayElement, e.descriptorCount, [&](uint32_t record, uint32_t k) {
-        VkDescriptorBufferInfo info;
-        std::memcpy(&info, bytes + e.offset + static_cast<size_t>(k) * e.stride, sizeof(info));
-        if (!EncodeRecord(b, info, block + static_cast<size_t>(record) * kRecordBytes)) NoteUnpushable(point, set);
-      });
-    }
-  }
-  if (t->native != VK_NULL_HANDLE) b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->native, layout, native_set, pData);
-  if (block != nullptr) {
-    DeliverPushRoot(c, t->bind_point, layout, *pl, set, address);
-    b.counters.pushes->Add();
-  }
-  if (BoundFallback(b, point, *set_layout, set) != nullptr) {
-    b.next.CmdPushDescriptorSetWithTemplateKHR(cb, t->full, t->full_layout, set, pData);
-    NoteSetsBound(c, t->bind_point, t->full_layout);
-    if (t->native != VK_NULL_HANDLE) point->fallback_applied = false;  // as above
-  }
+  PushConvertedTemplate(p, *set_layout, *t, pData);
 }
 
 namespace {

@@ -8,6 +8,8 @@
 
 namespace bindery::bindings {
 
+class RecordStore;
+
 // bind_hooks.cpp
 VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer, VkPipelineBindPoint, VkPipelineLayout, uint32_t,
                                                  uint32_t, const VkDescriptorSet*, uint32_t, const uint32_t*);
@@ -19,6 +21,21 @@ VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer, VkPipelineBi
                                                    uint32_t, const VkWriteDescriptorSet*);
 VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer, VkDescriptorUpdateTemplate,
                                                                VkPipelineLayout, uint32_t, const void*);
+
+// The hooks' work for a device their caller found already (`found`), so that a command finds
+// it once: the slow paths of the hooks above, which maintenance6_hooks.cpp's 2-commands
+// call too. BindDescriptorSetsSlow takes nullptr for a device the caller's table did not
+// answer; the others take a device where layouts convert (or, for pushes, widen).
+// Out of line (gnu::noinline): the hooks' pass-through stays a tail call without a frame.
+[[gnu::noinline]] void BindDescriptorSetsSlow(VkCommandBuffer, VkPipelineBindPoint, VkPipelineLayout, uint32_t,
+                                              uint32_t, const VkDescriptorSet*, uint32_t, const uint32_t*,
+                                              RecordStore* found);
+[[gnu::noinline]] void PushConstantsConverting(RecordStore& found, VkCommandBuffer, VkPipelineLayout,
+                                               VkShaderStageFlags, uint32_t, uint32_t, const void*);
+void PushDescriptorSetConverting(RecordStore& found, VkCommandBuffer, VkPipelineBindPoint, VkPipelineLayout, uint32_t,
+                                 uint32_t, const VkWriteDescriptorSet*);
+void PushDescriptorSetWithTemplateConverting(RecordStore& found, VkCommandBuffer, VkDescriptorUpdateTemplate,
+                                             VkPipelineLayout, uint32_t, const void*);
 
 // maintenance6_hooks.cpp (VK_KHR_maintenance6; the info structs are chassis/newer_vulkan.h's)
 VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets2KHR(VkCommandBuffer, const BindDescriptorSetsInfo*);
