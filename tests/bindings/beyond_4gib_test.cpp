@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include <unistd.h>
 
 #include "far_words_bda_comp.h"
 #include "far_words_comp.h"
@@ -123,7 +124,7 @@ std::string CannotHold(VkPhysicalDevice pd, const FarLayout& l) {
 // enables the feature itself where the device has it).
 FarRun RunFar(const char* mode, const FarLayout& l, bool app_int64 = true) {
   ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", mode);
-  const std::string log_path = ::testing::TempDir() + "bindery_beyond_4gib_" + mode + ".log";
+  const std::string log_path = ::testing::TempDir() + "bindery_beyond_4gib_" + mode + "_" + std::to_string(getpid()) + ".log";
   std::remove(log_path.c_str());
   ScopedEnv log_file("BINDERY_LOG_FILE", log_path);
   ScopedEnv log_level("BINDERY_LOG_LEVEL", "info");

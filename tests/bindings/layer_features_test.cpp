@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 
 #include "far_words_comp.h"
 #include "integration/test_env.h"
@@ -43,7 +44,7 @@ TEST_P(LayerFeatures, ShaderInt64EnabledBelowTheApplicationOnly) {
   const VkPhysicalDeviceFeatures driver = DriverFeatures();
   if (!driver.shaderInt64) GTEST_SKIP() << "the device has no shaderInt64: nothing for the layer to enable";
   const bool features2 = GetParam();
-  const std::string log_path = ::testing::TempDir() + "bindery_layer_features.log";
+  const std::string log_path = ::testing::TempDir() + "bindery_layer_features" + "_" + std::to_string(getpid()) + ".log";
   std::remove(log_path.c_str());
   ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "force");
   ScopedEnv log_file("BINDERY_LOG_FILE", log_path);

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 #include <vector>
+#include <unistd.h>
 
 #include "integration/test_env.h"
 #include "support/vk_objects.h"
@@ -143,7 +144,7 @@ TEST(LayerIdentity, ManyInstancesAndDevicesComeAndGo) {
 }
 
 TEST(LayerIdentity, NothingStaysTrackedAfterTheApplicationDestroysEverything) {
-  const std::string log = ::testing::TempDir() + "bindery_teardown.log";
+  const std::string log = ::testing::TempDir() + "bindery_teardown" + "_" + std::to_string(getpid()) + ".log";
   std::remove(log.c_str());
   {
     ScopedEnv level("BINDERY_LOG_LEVEL", "debug");

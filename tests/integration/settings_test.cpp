@@ -2,6 +2,7 @@
 // unknown keys are reported through the application's messenger.
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 #include "integration/test_env.h"
 
@@ -21,7 +22,7 @@ TEST(LayerSettings, FromEnvironment) {
 }
 
 TEST(LayerSettings, FromSettingsFileWithEnvironmentWinning) {
-  const std::string path = ::testing::TempDir() + "bindery_it_vk_layer_settings.txt";
+  const std::string path = ::testing::TempDir() + "bindery_it_vk_layer_settings" + "_" + std::to_string(getpid()) + ".txt";
   std::ofstream(path) << "# written by the test\n"
                          "bindery.log_level = info\n"
                          "bindery.transfers = off\n"
@@ -40,7 +41,7 @@ TEST(LayerSettings, FromSettingsFileWithEnvironmentWinning) {
 }
 
 TEST(LayerSettings, LogFileGetsTheSummary) {
-  const std::string log = ::testing::TempDir() + "bindery_it.log";
+  const std::string log = ::testing::TempDir() + "bindery_it" + "_" + std::to_string(getpid()) + ".log";
   std::remove(log.c_str());
   ScopedEnv level("BINDERY_LOG_LEVEL", "info");
   ScopedEnv file("BINDERY_LOG_FILE", log);

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <unistd.h>
 
 namespace bindery {
 namespace {
@@ -98,7 +99,7 @@ TEST(SettingsResolve, UnknownKeysAndBadValuesBecomeWarnings) {
 }
 
 TEST(SettingsFile, FoundThroughVkLayerSettingsPathAsFileOrDirectory) {
-  const std::string dir = ::testing::TempDir() + "bindery_settings_dir";
+  const std::string dir = ::testing::TempDir() + "bindery_settings_dir" + "_" + std::to_string(getpid());
   std::system(("mkdir -p " + dir).c_str());
   const std::string file = dir + "/vk_layer_settings.txt";
   std::ofstream(file) << "bindery.timeline = force\nbindery.log_level = debug\n";
