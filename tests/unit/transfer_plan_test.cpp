@@ -123,8 +123,8 @@ TEST(TransferPolicy, TableAndOverrides) {
 }
 
 // Image copies and clears as kernels on NVIDIA from 1 MiB written (the smallest size
-// scripts/gpu-bench-images measured faster: 512^2 R8G8B8A8), blits native (not proven there),
-// nothing on lavapipe.
+// scripts/gpu-bench-images measured faster: 512^2 R8G8B8A8), linear blits of the classes
+// proven there, nothing on lavapipe.
 TEST(TransferPolicy, ImageKernelsWhereMeasuredFaster) {
   const Policy nvidia = ChoosePolicy(0x10DE, VK_DRIVER_ID_NVIDIA_PROPRIETARY, TransferStrategy::kAuto);
   const Policy lavapipe = ChoosePolicy(0x10005, VK_DRIVER_ID_MESA_LLVMPIPE, TransferStrategy::kAuto);
@@ -134,7 +134,19 @@ TEST(TransferPolicy, ImageKernelsWhereMeasuredFaster) {
     EXPECT_EQ(lavapipe.image_kernel_min[static_cast<int>(c)], UINT64_MAX);
   }
   EXPECT_EQ(nvidia.image_extend_min, 1ull << 20);
-  EXPECT_EQ(nvidia.image_kernel_min[static_cast<int>(ImageCommand::kBlit)], UINT64_MAX);
+  // Blits: the linear classes proven on the H100, from 4 MiB written; nearest stays native.
+  EXPECT_EQ(nvidia.image_kernel_min[static_cast<int>(ImageCommand::kBlit)], 4ull << 20);
+  EXPECT_TRUE(nvidia.BlitProven(Encoding::kUnorm8, Encoding::kUnorm8, VK_FILTER_LINEAR));
+  EXPECT_TRUE(nvidia.BlitProven(Encoding::kFloat32, Encoding::kFloat32, VK_FILTER_LINEAR));
+  EXPECT_FALSE(nvidia.BlitProven(Encoding::kUnorm8, Encoding::kUnorm8, VK_FILTER_NEAREST));
+  EXPECT_FALSE(nvidia.BlitProven(Encoding::kUint, Encoding::kUint, VK_FILTER_NEAREST));
+  EXPECT_FALSE(nvidia.BlitProven(Encoding::kFloat32, Encoding::kUnorm8, VK_FILTER_LINEAR)) << "not in the proof";
+  EXPECT_EQ(lavapipe.image_kernel_min[static_cast<int>(ImageCommand::kBlit)], UINT64_MAX);
+  // transfer_strategy=nvidia on lavapipe: NVIDIA's thresholds, lavapipe's own proven classes.
+  const Policy row = ChoosePolicy(0x10005, VK_DRIVER_ID_MESA_LLVMPIPE, TransferStrategy::kNvidia);
+  EXPECT_TRUE(row.BlitProven(Encoding::kUnorm8, Encoding::kUnorm8, VK_FILTER_LINEAR));
+  EXPECT_FALSE(row.BlitProven(Encoding::kFloat32, Encoding::kFloat32, VK_FILTER_LINEAR))
+      << "a class proven on NVIDIA's driver is not lavapipe's bytes";
 }
 
 // transfer_strategy=nvidia: the NVIDIA row on any device (how tests on lavapipe run what the
