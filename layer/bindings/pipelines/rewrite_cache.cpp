@@ -19,7 +19,7 @@ void AppendOptionsKey(const spirv::RewriteOptions& o, std::string* out) {
   std::string& key = *out;
   // Sized up front: at most one allocation (this runs for every pipeline, cached ones
   // included; a caller reusing `out` makes none).
-  std::size_t words = 9 + o.entry_point.size() / sizeof(uint32_t) + 1;
+  std::size_t words = 10 + o.entry_point.size() / sizeof(uint32_t) + 1;
   for (const spirv::SetLayout& s : o.sets) words += 5 + 4 * s.bindings.size();
   key.reserve(key.size() + words * sizeof(uint32_t));
   Append(key, static_cast<uint32_t>(o.target));
@@ -27,6 +27,7 @@ void AppendOptionsKey(const spirv::RewriteOptions& o, std::string* out) {
                   (o.float16 ? 8u : 0u) | (o.int16 ? 16u : 0u) | (o.int8 ? 32u : 0u));
   Append(key, static_cast<uint32_t>(o.root_placement));
   Append(key, o.root_buffer_set);
+  Append(key, o.root_address_offset);
   Append(key, o.descriptor_base_alignment);
   Append(key, o.broadcast_descriptor_index_models);
   Append(key, o.lane_zero_descriptor_index_models);

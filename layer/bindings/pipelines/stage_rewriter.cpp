@@ -56,8 +56,13 @@ void OptionsFor(const PipelineStore& b, const RootLayout& root, uint32_t root_sh
   VkDeviceSize base_alignment = limits.minStorageBufferOffsetAlignment;
   if (o.convert_uniform_buffers) base_alignment = std::min(base_alignment, limits.minUniformBufferOffsetAlignment);
   o.descriptor_base_alignment = static_cast<uint32_t>(std::min<VkDeviceSize>(base_alignment, 256));
-  o.root_placement = root.in_buffer ? spirv::RootPlacement::kStorageBuffer : spirv::RootPlacement::kPushConstants;
-  o.root_buffer_set = root.in_buffer ? root.buffer_set : 0;
+  o.root_placement = !root.in_buffer        ? spirv::RootPlacement::kPushConstants
+                     : root.address_in_push ? spirv::RootPlacement::kPushAddress
+                                            : spirv::RootPlacement::kStorageBuffer;
+  o.root_buffer_set = root.in_buffer && !root.address_in_push ? root.buffer_set : 0;
+  // A root in the ring has one copy: only its address (in push constants) has one per bind point.
+  o.root_address_offset = root.address_in_push ? root.address_offset + root_shift : 0;
+  if (root.in_buffer) root_shift = 0;
   for (uint32_t i = 0; i < root.sets.size(); ++i) {
     const SetRoot& r = root.sets[i];
     if (r.root_offset == kNoOffset) continue;
@@ -406,7 +411,7 @@ std::string StageRewriter::Renumbered(const std::vector<uint32_t>& words, const 
   // A root-only set keeps its number: no descriptor of a valid shader is left in one.
   std::vector<uint32_t> map(layout.native_set.size());
   for (uint32_t s = 0; s < map.size(); ++s) map[s] = layout.native_set[s] == kNoOffset ? s : layout.native_set[s];
-  if (layout.root.in_buffer) {
+  if (layout.root.in_buffer && !layout.root.address_in_push) {
     // The root buffer (named by the application's set count) goes after the native sets.
     if (map.size() <= layout.root.buffer_set) map.resize(layout.root.buffer_set + 1);
     for (uint32_t s = static_cast<uint32_t>(layout.native_set.size()); s < map.size(); ++s) map[s] = s;

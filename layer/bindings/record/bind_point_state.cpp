@@ -71,7 +71,8 @@ void ResendRoot(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, i
   root.Fresh();
   // (A layout destroyed since cannot be pushed through: its bytes stay as they are.)
   const PipelineLayoutShadow* pl = root.layout != VK_NULL_HANDLE ? b.pipeline_layouts.Find(root.layout) : nullptr;
-  if (pl == nullptr || hi <= lo || pl->root.in_buffer) return;
+  // (A ring root's bytes here are its address: RootLayout::address_in_push.)
+  if (pl == nullptr || hi <= lo || (pl->root.in_buffer && !pl->root.address_in_push)) return;
   // (lo, hi: where the bytes were pushed, the bind point's copy of the root already.)
   b.next.CmdPushConstants(cb, root.layout, pl->RootStages(index), lo, hi - lo, root.bytes + lo);
   NoteRootPushed(data, index, root.layout, pl->ranges_key, lo, hi, root.bytes + lo);
