@@ -285,6 +285,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreatePipelineLayout(VkDevice device, const VkPip
     const char* why_not = nullptr;
     RootLayout ring = PlanRingRoot(sets_for_ring, space, b.max_bound_sets, b.root_set_layout != VK_NULL_HANDLE, &why_not);
     if (ring.fits) {
+      if (ring.address_in_push) {
+        BINDERY_LOG(b.device.log(), kDebug, "bindings-root",
+                    "a pipeline layout's root (%u bytes) lives in the ring, read through its address in push constants "
+                    "at byte %u: no descriptor set is left for the reserved one",
+                    ring.end, ring.address_offset);
+      }
       shadow->root = std::move(ring);
       return CreateRingRootLayout(b, *pCreateInfo, std::move(shadow), pAllocator, pPipelineLayout);
     }
