@@ -71,8 +71,13 @@ void ResendRoot(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, i
   root.Fresh();
   // (A layout destroyed since cannot be pushed through: its bytes stay as they are.)
   const PipelineLayoutShadow* pl = root.layout != VK_NULL_HANDLE ? b.pipeline_layouts.Find(root.layout) : nullptr;
-  // (A ring root's bytes here are its address: RootLayout::address_in_push.)
-  if (pl == nullptr || hi <= lo || (pl->root.in_buffer && !pl->root.address_in_push)) return;
+  // Through a layout whose root is in the ring too: the bytes went down through it in push
+  // constants all the same (a ring root's address, or slots DeliverMovedSlots gave a
+  // pipeline of a compatible layout whose root is in push constants: the fuzzer's
+  // seed71949 under `split`, whose slots an application push of other ranges overwrote
+  // and which were not sent again), and its push-constant ranges are those of every
+  // layout with its application ranges.
+  if (pl == nullptr || hi <= lo) return;
   // (lo, hi: where the bytes were pushed, the bind point's copy of the root already.)
   b.next.CmdPushConstants(cb, root.layout, pl->RootStages(index), lo, hi - lo, root.bytes + lo);
   NoteRootPushed(data, index, root.layout, pl->ranges_key, lo, hi, root.bytes + lo);
