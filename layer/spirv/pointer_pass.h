@@ -89,6 +89,10 @@ class PointerPass {
   };
   // RootPlacement::kStorageBuffer: the root buffer from `members` (offset order).
   void SetUpRootBuffer(const std::vector<RootMember>& members, RewriteReport* report);
+  // RootPlacement::kPushAddress: the root block its address points to (false: refused, why in report).
+  bool SetUpRootStruct(const std::vector<RootMember>& members, RewriteReport* report);
+  uint32_t RootBase();
+  uint32_t LoadRoot(uint32_t type, uint32_t pointer, uint32_t alignment);
   // One function rewritten (pointer_pass_functions.cpp), in named steps: whether it needs
   // it, its prologue (root and record pointers), each block begun (a loop header with a
   // checked access split), its type and parameters retyped, chains into arrayed converted
@@ -206,6 +210,9 @@ class PointerPass {
   uint32_t records_pointer_ = 0, address_pointer_ = 0;  // PSB pointers to the record array / one address
   uint32_t pc_var_ = 0, pc_struct_ = 0, pc_address_pointer_ = 0, pc_u32_pointer_ = 0;
   bool new_pc_var_ = false;
+  // RootPlacement::kPushAddress: the address's member in the push constants, its pointer
+  // type there, and the pointer type of the root block.
+  uint32_t root_address_member_ = 0, pc_root_address_pointer_ = 0, root_struct_pointer_ = 0;
   std::vector<uint32_t> root_member_;      // per set in options_.sets: member index of its records in the root
   std::vector<uint32_t> block_member_;     // per set: member index of its block's address (kNoMember: none read)
   static constexpr uint32_t kNoMember = 0xffffffffu;

@@ -129,6 +129,12 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
     SetUpRootBuffer(members, report);
     return;
   }
+  if (options_.root_placement == RootPlacement::kPushAddress) {
+    // The root's members form a block in memory; the push constants get its address alone.
+    if (!SetUpRootStruct(members, report)) return;
+    members.clear();
+    members.push_back({options_.root_address_offset, address_type_, &root_address_member_, "bindery_root_address", 0});
+  }
 
   PooledScratch<uint32_t> member_types_scratch, offsets_scratch;
   std::vector<uint32_t>& member_types = member_types_scratch.v;
@@ -204,6 +210,59 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
   }
   pc_address_pointer_ = types_.GetPointerType(spv::StorageClassPushConstant, address_type_);
   pc_u32_pointer_ = types_.GetPointerType(spv::StorageClassPushConstant, u32_);
+  if (options_.root_placement == RootPlacement::kPushAddress) {
+    // Root reads go through the pointer (RootBase): the push-constant pointer types above
+    // serve the address's own load.
+    pc_root_address_pointer_ = pc_address_pointer_;
+    pc_address_pointer_ = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, address_type_);
+    pc_u32_pointer_ = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, u32_);
+  }
+}
+
+// RootPlacement::kPushAddress: the root's members (offset order) as a block read through a
+// PhysicalStorageBuffer pointer (storage-buffer layout, as the reserved set's buffer).
+bool PointerPass::SetUpRootStruct(const std::vector<RootMember>& members, RewriteReport* report) {
+  PooledScratch<uint32_t> member_types_scratch;
+  std::vector<uint32_t>& member_types = member_types_scratch.v;
+  uint32_t end = 0;
+  for (uint32_t i = 0; i < members.size(); ++i) {
+    if (members[i].offset < end) {
+      report->reason = "root members overlap at byte " + std::to_string(members[i].offset);
+      return false;
+    }
+    *members[i].index = i;
+    member_types.push_back(members[i].type);
+    end = members[i].offset + types_.SizeOf(members[i].type);
+  }
+  report->root_buffer_end = end;
+  const uint32_t root_struct = types_.CreateType(spv::OpTypeStruct, member_types);
+  types_.AddDecoration(root_struct, spv::DecorationBlock);
+  for (uint32_t i = 0; i < members.size(); ++i) {
+    types_.AddMemberDecoration(root_struct, i, spv::DecorationOffset, {members[i].offset});
+    types_.AddMemberDecoration(root_struct, i, spv::DecorationNonWritable);
+    Instruction name(spv::OpMemberName, 0, 0, {root_struct, i});
+    members[i].AddName(&name);
+    m_.debug.push_back(std::move(name));
+  }
+  root_struct_pointer_ = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, root_struct);
+  return true;
+}
+
+// What root members are read through: the push-constant (or root buffer) variable, or, with
+// RootPlacement::kPushAddress, a pointer made from the address in push constants, loaded
+// at each use (a push-constant load, as the other placements' reads are).
+uint32_t PointerPass::RootBase() {
+  if (options_.root_placement != RootPlacement::kPushAddress) return pc_var_;
+  const uint32_t at = Emit(spv::OpAccessChain, pc_root_address_pointer_, {pc_var_, types_.GetUintConstant(root_address_member_)});
+  const uint32_t address = Emit(spv::OpLoad, address_type_, {at});
+  return Emit(options_.shader_int64 ? spv::OpConvertUToPtr : spv::OpBitcast, root_struct_pointer_, {address});
+}
+
+// A load of a root member through `pointer` (from RootBase): aligned as the root's layout
+// makes it where the root lies in memory (a PhysicalStorageBuffer load must say so).
+uint32_t PointerPass::LoadRoot(uint32_t type, uint32_t pointer, uint32_t alignment) {
+  if (options_.root_placement != RootPlacement::kPushAddress) return Emit(spv::OpLoad, type, {pointer});
+  return Emit(spv::OpLoad, type, {pointer, spv::MemoryAccessAlignedMask, alignment});
 }
 
 // The push-constant variable the root joins (nullptr: a new one). A module usually has
@@ -286,8 +345,8 @@ void PointerPass::SetUpRootBuffer(const std::vector<RootMember>& members, Rewrit
 
 uint32_t PointerPass::EmitRootPointer(uint32_t set_index) {
   uint32_t member = types_.GetUintConstant(block_member_[set_index]);
-  uint32_t chain = Emit(spv::OpAccessChain, pc_address_pointer_, {pc_var_, member});
-  uint32_t root = Emit(spv::OpLoad, address_type_, {chain});
+  uint32_t chain = Emit(spv::OpAccessChain, pc_address_pointer_, {RootBase(), member});
+  uint32_t root = LoadRoot(address_type_, chain, 8);
   return Emit(options_.shader_int64 ? spv::OpConvertUToPtr : spv::OpBitcast, records_pointer_, {root});
 }
 
@@ -312,8 +371,8 @@ uint32_t PointerPass::EmitRecordPointer(uint32_t c, uint32_t element, uint32_t r
   const uint32_t root_records = in_root ? types_.GetUintConstant(root_member_[set_index]) : 0;
   auto record_word = [&](uint32_t member) {
     if (in_root) {
-      uint32_t at = Emit(spv::OpAccessChain, pc_address_pointer_, {pc_var_, root_records, index, member});
-      return Emit(spv::OpLoad, address_type_, {at});
+      uint32_t at = Emit(spv::OpAccessChain, pc_address_pointer_, {RootBase(), root_records, index, member});
+      return LoadRoot(address_type_, at, 8);
     }
     uint32_t at = Emit(spv::OpAccessChain, address_pointer_, {records, c0, index, member});
     return Emit(spv::OpLoad, address_type_, {at, spv::MemoryAccessAlignedMask, kRecordAlignment});
@@ -321,8 +380,8 @@ uint32_t PointerPass::EmitRecordPointer(uint32_t c, uint32_t element, uint32_t r
   uint32_t address = record_word(c0);
   uint32_t dynamic = 0;
   if (dynamic_member_[c] != kNone) {
-    uint32_t at = Emit(spv::OpAccessChain, pc_u32_pointer_, {pc_var_, types_.GetUintConstant(dynamic_member_[c]), element_u32});
-    dynamic = Emit(spv::OpLoad, u32_, {at});
+    uint32_t at = Emit(spv::OpAccessChain, pc_u32_pointer_, {RootBase(), types_.GetUintConstant(dynamic_member_[c]), element_u32});
+    dynamic = LoadRoot(u32_, at, 4);
     if (options_.shader_int64) {
       uint32_t wide = Emit(spv::OpUConvert, u64_, {dynamic});
       address = Emit(spv::OpIAdd, u64_, {address, wide});

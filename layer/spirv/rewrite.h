@@ -11,7 +11,9 @@
 // SetLayout::root_offset. The root lives in push constants, placed by the caller after
 // the application's own (RootPlacement::kPushConstants), or in a read-only storage
 // buffer at (root_buffer_set, binding 0) that the caller binds as a dynamic storage
-// buffer (RootPlacement::kStorageBuffer: push-constant space is full).
+// buffer (RootPlacement::kStorageBuffer: push-constant space is full), or in memory
+// whose address alone lies in push constants (RootPlacement::kPushAddress: no set left
+// for that buffer either).
 //
 // Failure is a value: malformed input gives `error`; anything the pass does not support
 // gives report.converted == false with report.reason ("not converted: <reason>") and the
@@ -78,12 +80,19 @@ enum class RootPlacement {
   // layout, so dynamic offsets keep their 4-byte stride); the module's own push
   // constants are left as they are. Offsets in the layout are offsets in that buffer.
   kStorageBuffer,
+  // The root's members in memory the caller fills (offsets in the layout are offsets
+  // there), read through a PhysicalStorageBuffer pointer whose 8-byte address (uint64,
+  // or uvec2 without shaderInt64) joins the module's push-constant block at
+  // root_address_offset, as kPushConstants adds members: for a root too large for push
+  // constants where no descriptor set is left for kStorageBuffer's.
+  kPushAddress,
 };
 
 struct RewriteOptions {
   std::vector<SetLayout> sets;
   RootPlacement root_placement = RootPlacement::kPushConstants;
   uint32_t root_buffer_set = 0;  // kStorageBuffer: the root buffer's descriptor set
+  uint32_t root_address_offset = 0;  // kPushAddress: the root's address in push constants (8-byte aligned)
   TargetEnv target = TargetEnv::kVulkan1_2;
   bool shader_int64 = true;            // else addresses travel as uvec2 and are bitcast
   // The device has shaderFloat16 / shaderInt16 / shaderInt8 (the application's, or the
@@ -156,8 +165,8 @@ struct RewriteReport {
   // in push constants, the root); the caller's pipeline layout must cover [0, this) for
   // the module's stages.
   uint32_t push_constant_end = 0;
-  // RootPlacement::kStorageBuffer: one past the last root byte the module reads from
-  // the root buffer (0 otherwise).
+  // RootPlacement::kStorageBuffer (kPushAddress): one past the last root byte the module
+  // reads from the root buffer (through the root's address; 0 otherwise).
   uint32_t root_buffer_end = 0;
   // Descriptor-array indices broadcast (options.broadcast_descriptor_index_models).
   uint32_t broadcast_indices = 0;

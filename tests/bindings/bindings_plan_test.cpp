@@ -242,6 +242,56 @@ TEST(RootPlan, SetsMovedSoThatTheRootFitsAreNamed) {
   EXPECT_EQ(PlanRoot({two, one, two}, 12, 4096, true).reshaped_sets, 0u);
 }
 
+// The conformance suite's descriptorset_random.sets8.*.sbolimithigh.* shape on lavapipe with
+// the split root forced (docs/indirect-bindings.md, "The root"): eight sets, each with
+// storage buffers and a descriptor that stays native, a 16-byte application range, 56
+// bytes per bind point. The root fits in neither region; every one of the driver's 8
+// bound sets is the application's, so no reserved set: the root goes to the ring with
+// its address in push constants (graphics copy after the application's bytes, compute
+// copy half the space further), its slots where the reserved-set plan puts them.
+TEST(RootPlan, ARingRootWithNoSetLeftIsReadThroughItsAddressInPushConstants) {
+  auto set = std::make_shared<SetLayoutShadow>(
+      Plan({B(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2), B(1, VK_DESCRIPTOR_TYPE_SAMPLER, 1)}));
+  ASSERT_TRUE(set->has_native);
+  const std::vector<std::shared_ptr<const SetLayoutShadow>> eight(8, set);
+  const RootPushSpace space = SplitPushSpace(16, 128, true);
+  ASSERT_EQ(space.half, 56u);
+  ASSERT_FALSE(PlanRoot(eight, 16, space.graphics_end(), true).fits);
+  const char* why_not = nullptr;
+  const RootLayout ring = PlanRingRoot(eight, space, 8, true, &why_not);
+  ASSERT_TRUE(ring.fits) << why_not;
+  EXPECT_TRUE(ring.in_buffer);
+  EXPECT_TRUE(ring.address_in_push);
+  EXPECT_EQ(ring.AddressAt(0), 16u);
+  EXPECT_EQ(ring.AddressAt(1), 16u + 56u);
+  EXPECT_EQ(ring.end, 64u);  // eight 8-byte addresses from byte 0 of the ring copy
+  for (uint32_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(ring.sets[i].root_offset, 8 * i) << i;
+    EXPECT_FALSE(ring.sets[i].records_in_root) << i;
+  }
+  // One more set under the driver's limit: the reserved set, as before (no address).
+  const RootLayout reserved = PlanRingRoot(eight, space, 9, true, &why_not);
+  ASSERT_TRUE(reserved.fits);
+  EXPECT_TRUE(reserved.in_buffer);
+  EXPECT_FALSE(reserved.address_in_push);
+  EXPECT_EQ(reserved.buffer_set, 8u);
+  EXPECT_EQ(reserved.compute_shift, 0u);
+  for (uint32_t i = 0; i < 8; ++i) EXPECT_EQ(reserved.sets[i].root_offset, ring.sets[i].root_offset) << i;
+  // Not split: the one region every stage sees, no shift.
+  const RootLayout whole = PlanRingRoot(eight, SplitPushSpace(16, 64, false), 8, true, &why_not);
+  ASSERT_TRUE(whole.address_in_push);
+  EXPECT_EQ(whole.AddressAt(0), 16u);
+  EXPECT_EQ(whole.AddressAt(1), 16u);
+  // No reserved-set layout on the device: the address too.
+  EXPECT_TRUE(PlanRingRoot(eight, space, 9, false, &why_not).address_in_push);
+  // Nowhere: the application's range fills push constants and no set is left, or more sets
+  // with native descriptors than the driver binds.
+  EXPECT_FALSE(PlanRingRoot(eight, SplitPushSpace(128, 128, true), 8, true, &why_not).fits);
+  EXPECT_NE(why_not, nullptr);
+  EXPECT_FALSE(PlanRingRoot(eight, space, 7, true, &why_not).fits);
+  EXPECT_NE(why_not, nullptr);
+}
+
 TEST(RecordAllocator, OutOfPoolMemoryVersusFragmentedAndMerging) {
   RecordAllocator r(10);
   uint32_t a = 0, b = 0, c = 0, d = 0;

@@ -57,6 +57,11 @@ bool PackedCopiesShape() {
   return v != nullptr && std::strcmp(v, "1") == 0;
 }
 
+bool ManySetsShape() {
+  const char* v = std::getenv("BINDERY_APIFUZZ_MANY_SETS");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
+
 bool PushImagesShape() {
   const char* v = std::getenv("BINDERY_APIFUZZ_PUSH_IMAGES");
   return v != nullptr && std::strcmp(v, "1") == 0;
@@ -166,6 +171,8 @@ bool QueryFeatures(Features* out, std::string* error) {
     f.uniform_alignment = static_cast<uint32_t>(std::max<VkDeviceSize>(props.limits.minUniformBufferOffsetAlignment, 4));
     f.max_push_constants = std::min(props.limits.maxPushConstantsSize, 128u);
     f.max_storage_images = props.limits.maxPerStageDescriptorStorageImages;
+    f.max_bound_sets = props.limits.maxBoundDescriptorSets;
+    f.many_sets = ManySetsShape();
     f.max_sampled_images = std::min(props.limits.maxPerStageDescriptorSampledImages,
                                     props.limits.maxPerStageDescriptorSamplers);
     f.partially_bound = v12.descriptorBindingPartiallyBound;

@@ -24,6 +24,8 @@ bool DescriptorIndexingStandIn();
 bool PushImagesShape();
 // --packed-copies (BINDERY_APIFUZZ_PACKED_COPIES=1): Features::packed_copies where the device can.
 bool PackedCopiesShape();
+// --many-sets (BINDERY_APIFUZZ_MANY_SETS=1): Features::many_sets.
+bool ManySetsShape();
 
 // lavapipe 22.3 lacks inheritedQueries (a secondary executed inside a query of its primary).
 // With BINDERY_APIFUZZ_INHERITED_QUERIES_STANDIN=1 (--inherited-queries-standin) a test layer

@@ -22,6 +22,7 @@ void VisitFeatures(V& v, Features& f) {
   v("max_push_constants", f.max_push_constants);
   v("max_storage_images", f.max_storage_images);
   v("max_sampled_images", f.max_sampled_images);
+  v("max_bound_sets", f.max_bound_sets);
   v("partially_bound", f.partially_bound);
   v("variable_count", f.variable_count);
   v("unwritten_images", f.unwritten_images);

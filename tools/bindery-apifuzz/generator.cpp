@@ -59,7 +59,7 @@ class Generator {
       : r_(seed), x_(~seed), n_(seed ^ 0x6E756C6Cull), d_(seed ^ 0x6465736378ull), q_(seed ^ 0x717565756573ull),
         e_(seed ^ 0x65787465726Eull), s_(seed ^ 0x7374617473ull), m_(seed ^ 0x656E74727970ull),
         l_(seed ^ 0x6C6962726172ull), g_(seed ^ 0x7075736869676Dull), k_(seed ^ 0x7061636B6564ull),
-        i_(seed ^ 0x696D67786672ull), f_(f) {
+        i_(seed ^ 0x696D67786672ull), w_(seed ^ 0x6D616E79736574ull), f_(f) {
     p_.seed = seed;
   }
 
@@ -71,6 +71,7 @@ class Generator {
     MakeSetLayouts();
     MakePipelineLayouts();
     MakePipelines();
+    AddManySetLayout();
     ShareModules();
     ChooseLibraryModes();
     MakePools();
@@ -653,6 +654,90 @@ class Generator {
       }
       p_.pipelines.push_back(pl);
     }
+  }
+
+  // Issue 30 (Features::many_sets, from its own stream w_; the first stream is not consulted,
+  // so the program is the one it was with this layout and pipeline added): a pipeline layout
+  // extending an earlier one (so compatible with it for its sets, with its push-constant
+  // ranges) to as many sets as the device binds, at most 8, drawn from one or two set
+  // layouts — those with an image (a descriptor that stays native under Bindery) where there
+  // are such — within the per-stage limits; and a pipeline of it. The conformance suite's
+  // descriptorset_random.sets8 shape: with the split root forced on lavapipe its root fits
+  // neither push constants nor a reserved set (docs/indirect-bindings.md, "The root").
+  void AddManySetLayout() {
+    if (!f_.many_sets || p_.pipeline_layouts.empty() || !w_.Chance(60)) return;
+    const uint32_t want = std::min(f_.max_bound_sets, 8u);
+    // Mostly a layout with push constants: the root then starts after them, and eight sets'
+    // addresses no longer fit in half of lavapipe's 128 bytes.
+    std::vector<uint32_t> with_push;
+    for (uint32_t i = 0; i < p_.pipeline_layouts.size(); ++i)
+      if (!p_.pipeline_layouts[i].push.empty()) with_push.push_back(i);
+    PipelineLayout l = p_.pipeline_layouts[!with_push.empty() && w_.Chance(80)
+                                               ? w_.Pick(with_push)
+                                               : w_.Below(static_cast<uint32_t>(p_.pipeline_layouts.size()))];
+    std::vector<uint32_t> native, plain;
+    std::vector<bool> has_image(p_.set_layouts.size(), false);
+    for (uint32_t i = 0; i < p_.set_layouts.size(); ++i) {
+      const SetLayout& sl = p_.set_layouts[i];
+      for (const Binding& b : sl.bindings) has_image[i] = has_image[i] || IsImage(b.type);
+      if (!sl.push) (has_image[i] ? native : plain).push_back(i);
+    }
+    // Its sets up to the first without an image (the layouts stay compatible for those): a
+    // set without a native descriptor leaves the driver a set for the reserved one.
+    for (size_t k = 0; k < l.sets.size(); ++k) {
+      if (has_image[l.sets[k]] && !p_.set_layouts[l.sets[k]].push) continue;
+      if (w_.Chance(70)) l.sets.resize(k);
+      break;
+    }
+    if (l.sets.size() >= want) return;
+    if (native.empty() && !p_.images.empty() && w_.Chance(70)) {
+      // A set layout of its own with an image beside a buffer, so that the sets keep a
+      // native descriptor each (the program has images to write there).
+      SetLayout sl;
+      sl.bindings.push_back(Binding{0, DescType::kStorage, 1, Role::kIn, kCompute | kVertex | kFragment});
+      sl.bindings.push_back(Binding{1, DescType::kSampledImage, 1, Role::kIn, kCompute | kVertex | kFragment});
+      p_.set_layouts.push_back(sl);
+      native.push_back(static_cast<uint32_t>(p_.set_layouts.size() - 1));
+    }
+    const std::vector<uint32_t>& from = native.empty() || (!plain.empty() && w_.Chance(15)) ? plain : native;
+    if (from.empty()) return;
+    const uint32_t first = w_.Pick(from), second = w_.Pick(from);
+    while (l.sets.size() < want) l.sets.push_back(w_.Chance(70) ? first : second);
+    if (!WithinStageLimits(l.sets)) return;
+    p_.pipeline_layouts.push_back(l);
+    Pipeline pl;
+    pl.layout = static_cast<uint32_t>(p_.pipeline_layouts.size() - 1);
+    std::swap(r_, w_);  // the stages' choices from this stream too
+    pl.graphics = r_.Chance(40);
+    if (pl.graphics) {
+      pl.stages.push_back(MakeStage(p_.pipeline_layouts[pl.layout], kVertex));
+      pl.stages.push_back(MakeStage(p_.pipeline_layouts[pl.layout], kFragment));
+    } else {
+      const uint32_t sizes[] = {1, 2, 4, 8};
+      pl.local_size = sizes[r_.Below(4)];
+      pl.dispatch_base = r_.Chance(30);
+      pl.stages.push_back(MakeStage(p_.pipeline_layouts[pl.layout], kCompute));
+    }
+    std::swap(r_, w_);
+    p_.pipelines.push_back(pl);
+  }
+  // Every binding counted in every stage (conservative): this generator's 12 uniform
+  // buffers, 24 storage buffers (every device it runs on allows 32 per stage), the spec's
+  // minimum of dynamic buffers per layout (8 uniform, 4 storage: the H100 allows 15 and 16,
+  // and eight sets repeat a set's dynamic bindings eight times), and the images' limits.
+  bool WithinStageLimits(const std::vector<uint32_t>& sets) const {
+    uint32_t storage = 0, storage_dynamic = 0, uniform_dynamic = 0;
+    for (uint32_t s : sets) {
+      for (const Binding& b : p_.set_layouts[s].bindings) {
+        storage += b.type == DescType::kStorage || b.type == DescType::kStorageDynamic ? b.count : 0;
+        storage_dynamic += b.type == DescType::kStorageDynamic ? b.count : 0;
+        uniform_dynamic += b.type == DescType::kUniformDynamic ? b.count : 0;
+      }
+    }
+    return UniformCount(sets) <= 12 && storage <= 24 && storage_dynamic <= 4 && uniform_dynamic <= 8 &&
+           ImageCount(sets, DescType::kStorageImage) <= f_.max_storage_images &&
+           ImageCount(sets, DescType::kSampledImage) + ImageCount(sets, DescType::kCombinedImageSampler) <=
+               f_.max_sampled_images;
   }
 
   // Modules of several entry points (Stage::module), from their own stream (m_), consulted
@@ -1525,6 +1610,7 @@ class Generator {
   Rng g_;  // images in push-descriptor sets read in pre-rasterisation stages (Features::push_images)
   Rng k_;  // packed 16/8-bit copies (Features::packed_copies)
   Rng i_;  // image transfers: see WithImageTransfers
+  Rng w_;  // a layout of as many sets as the device binds: see AddManySetLayout (Features::many_sets)
   uint32_t queries_ = 0;  // queries named so far (each kBeginQuery its own)
   Features f_;
   Program p_;

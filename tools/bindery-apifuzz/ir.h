@@ -301,6 +301,14 @@ struct Features {
   // storageBuffer16BitAccess and storageBuffer8BitAccess; off by default): compute and vertex
   // stages move float16 / uint8 data by bits (OpKind::kCopyPacked). Its own stream (k_).
   bool packed_copies = false;
+  // Issue 30 (--many-sets, BINDERY_APIFUZZ_MANY_SETS=1; off by default, so a seed's program is
+  // what it was): a pipeline layout with as many sets as the device binds (max_bound_sets, at
+  // most 8), extending an earlier one, its sets keeping native descriptors (images) where a
+  // set layout has them, and a pipeline of it. With the split root on lavapipe its root fits
+  // neither push constants nor a reserved set (every bound set is the application's): the
+  // ring root read through its address in push constants. Its own stream (w_).
+  bool many_sets = false;
+  uint32_t max_bound_sets = 4;  // the device's maxBoundDescriptorSets (4: the spec's minimum)
   // Image transfer commands (--image-transfers, from their own random stream): off unless
   // asked for, so that a seed's program is the one it was before they existed.
   bool image_transfers = false;

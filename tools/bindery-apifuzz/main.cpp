@@ -54,6 +54,7 @@ int Usage() {
                "                       [--known FILE] [--hang-seconds S] [--time-limit S] [--progress-every P]\n"
                "                       [--descriptor-indexing-standin] [--inherited-queries-standin]\n"
                "                       [--shared-queues N] [--lagging-queue N] [--push-images] [--packed-copies]\n"
+               "                       [--many-sets]\n"
                "                       [--image-transfers]\n"
                "                       [--bytes-dir DIR]\n"
                "       bindery-apifuzz --print|--dump --seed N [--features FILE]\n"
@@ -268,6 +269,8 @@ int main(int argc, char** argv) {
       ::setenv("BINDERY_APIFUZZ_SHARED_QUEUES", value().c_str(), 1);  // children inherit it
     } else if (a == "--packed-copies") {
       ::setenv("BINDERY_APIFUZZ_PACKED_COPIES", "1", 1);  // children inherit it
+    } else if (a == "--many-sets") {
+      ::setenv("BINDERY_APIFUZZ_MANY_SETS", "1", 1);  // children inherit it
     } else if (a == "--push-images") {
       ::setenv("BINDERY_APIFUZZ_PUSH_IMAGES", "1", 1);  // children inherit it
     } else if (a == "--image-transfers") {
@@ -338,6 +341,7 @@ int main(int argc, char** argv) {
     // A generation choice, not a device property (the file does not carry it).
     f.push_images = f.push_descriptor && f.images && PushImagesShape();
     f.packed_copies = f.packed_copies || PackedCopiesShape();  // assumed there (the file does not say)
+    f.many_sets = ManySetsShape();
     const Program p = Generate(seed, f);
     std::printf("%s", (dump ? Serialize(p) : Listing(p)).c_str());
     return 0;

@@ -118,15 +118,19 @@ void ExtendPushRangesAndMark(DescriptorStore& b, const VkPipelineLayoutCreateInf
 // are, its sets with native descriptors (numbered as NativeSetLayouts does), and the
 // reserved set right after them. Shaders name the reserved set by the application's set
 // count (no set of theirs has that number), renumbered like the others to its native
-// number. A layer-owned copy of the layout is made too (RestoreRingRoot binds through
-// it; it lives as long as the layout or a pipeline made with it: RingLayoutCopy).
+// number. With the root's address in push constants instead (RootLayout::address_in_push)
+// there is no reserved set. A layer-owned copy of the layout is made too (RestoreRingRoot
+// binds or pushes through it; it lives as long as the layout or a pipeline made with it:
+// RingLayoutCopy).
 VkResult CreateRingRootLayout(DescriptorStore& b, const VkPipelineLayoutCreateInfo& app,
                               std::unique_ptr<PipelineLayoutShadow> shadow, const VkAllocationCallbacks* pAllocator,
                               VkPipelineLayout* pPipelineLayout) {
   std::vector<VkDescriptorSetLayout> set_layouts = NativeSetLayouts(app, *shadow);
-  shadow->root.native_buffer_set = static_cast<uint32_t>(set_layouts.size());
-  shadow->renumbered = shadow->renumbered || shadow->root.native_buffer_set != shadow->root.buffer_set;
-  set_layouts.push_back(b.root_set_layout);
+  if (!shadow->root.address_in_push) {
+    shadow->root.native_buffer_set = static_cast<uint32_t>(set_layouts.size());
+    shadow->renumbered = shadow->renumbered || shadow->root.native_buffer_set != shadow->root.buffer_set;
+    set_layouts.push_back(b.root_set_layout);
+  }
   ExtendPushRangesAndMark(b, app, *shadow);
   VkPipelineLayoutCreateInfo info = app;
   info.pushConstantRangeCount = static_cast<uint32_t>(shadow->native_ranges.size());
@@ -194,28 +198,29 @@ VkResult CreatePlainLayout(DescriptorStore& b, const VkPipelineLayoutCreateInfo&
 }
 
 // A root that does not fit in push constants goes to the command buffer's ring, read
-// through a reserved set after the application's sets (root_delivery.cpp), when the driver
-// has one more set to give and the root is small enough: true, and shadow.root is that
-// placement. Else logged: the layout's pipelines cannot be rewritten.
-bool PlaceRootInRing(DescriptorStore& b, const VkPipelineLayoutCreateInfo& app,
+// through a reserved set after the application's sets when the driver has one more set to
+// give, else through its address in push constants (PlanRingRoot, root_delivery.cpp): true,
+// and shadow.root is that placement. Else logged: the layout's pipelines cannot be rewritten.
+bool PlaceRootInRing(DescriptorStore& b, const VkPipelineLayoutCreateInfo&,
                      const std::vector<std::shared_ptr<const SetLayoutShadow>>& sets, uint32_t app_end,
                      const RootPushSpace& space, PipelineLayoutShadow& shadow) {
-  RootLayout ring = PlanRoot(sets, 0, kRingRootBytes);
-  uint32_t native_sets = 0;
-  for (const SetRoot& r : ring.sets) native_sets += r.layout == nullptr || r.layout->has_native ? 1 : 0;
-  const bool reserved_set = native_sets < b.max_bound_sets && b.root_set_layout != VK_NULL_HANDLE;
-  if (ring.fits && reserved_set) {
-    ring.in_buffer = true;
-    ring.buffer_set = app.setLayoutCount;
+  const char* why_not = nullptr;
+  RootLayout ring = PlanRingRoot(sets, space, b.max_bound_sets, b.root_set_layout != VK_NULL_HANDLE, &why_not);
+  if (ring.fits) {
+    if (ring.address_in_push) {
+      BINDERY_LOG(b.device.log(), kDebug, "bindings-root",
+                  "a pipeline layout's root (%u bytes) lives in the ring, read through its address in push constants "
+                  "at byte %u: no descriptor set is left for the reserved one",
+                  ring.end, ring.address_offset);
+    }
     shadow.root = std::move(ring);
     return true;
   }
   BINDERY_LOG(b.device.log(), kWarn, "bindings-root",
               "a pipeline layout's root (%u bytes after the application's %u) does not fit in %u bytes of push "
-              "constants (one copy per bind point where split), nor in the reserved set (%s); its pipelines cannot "
+              "constants (one copy per bind point where split), nor in the ring (%s); its pipelines cannot "
               "be rewritten",
-              shadow.root.end - shadow.root.begin, app_end, space.graphics_end() - space.begin,
-              !reserved_set ? "no descriptor set left under maxBoundDescriptorSets" : "the root is too large");
+              shadow.root.end - shadow.root.begin, app_end, space.graphics_end() - space.begin, why_not);
   return false;
 }
 

@@ -97,4 +97,34 @@ RootLayout PlanRoot(std::vector<std::shared_ptr<const SetLayoutShadow>> sets, ui
   return root;
 }
 
+RootLayout PlanRingRoot(const std::vector<std::shared_ptr<const SetLayoutShadow>>& sets, const RootPushSpace& space,
+                        uint32_t max_bound_sets, bool reserved_set, const char** why_not) {
+  RootLayout ring = PlanRoot(sets, 0, kRingRootBytes);
+  *why_not = nullptr;
+  if (!ring.fits) {
+    *why_not = "the root is too large for the ring";
+    return ring;
+  }
+  uint32_t native_sets = 0;  // sets the native layout keeps (NativeSetLayouts leaves root-only ones out)
+  for (const SetRoot& r : ring.sets) native_sets += r.layout == nullptr || r.layout->has_native ? 1 : 0;
+  ring.in_buffer = true;
+  ring.buffer_set = static_cast<uint32_t>(sets.size());
+  if (reserved_set && native_sets < max_bound_sets) return ring;
+  // The address in push constants: 8 bytes in each bind point's region (split) or in the
+  // one region every stage sees.
+  const uint32_t region = space.graphics_end() > space.begin ? space.graphics_end() - space.begin : 0;
+  if (region >= 8 && native_sets <= max_bound_sets) {
+    ring.address_in_push = true;
+    ring.address_offset = space.begin;
+    ring.compute_shift = space.compute_shift();
+    return ring;
+  }
+  ring.in_buffer = false;
+  ring.fits = false;
+  *why_not = native_sets > max_bound_sets ? "more sets with native descriptors than maxBoundDescriptorSets"
+                                          : "no descriptor set left under maxBoundDescriptorSets, and no 8 bytes of "
+                                            "push constants for the root's address";
+  return ring;
+}
+
 }  // namespace bindery::bindings

@@ -51,13 +51,21 @@ struct RootLayout {
   uint32_t end = 0;           // one past the last root byte used
   bool converts = false;      // some set has converted bindings
   bool fits = true;           // the root fits where it is delivered
-  // The root does not fit in push constants and lives in the reserved set instead
-  // (root_delivery.cpp): offsets are then offsets in the ring copy of the root (begin 0),
-  // and `buffer_set` (the application's set count) is the reserved set's number in the
-// shaders, `native_buffer_set` in the native layout (root-only sets are left out there).
+  // The root does not fit in push constants and lives in the ring instead
+  // (root_delivery.cpp): offsets are then offsets in the ring copy of the root (begin 0).
+  // Read through the reserved set: `buffer_set` (the application's set count) is the
+  // reserved set's number in the shaders, `native_buffer_set` in the native layout
+  // (root-only sets are left out there).
   bool in_buffer = false;
   uint32_t buffer_set = 0;         // as the rewritten shaders name it before renumbering
   uint32_t native_buffer_set = 0;  // in the native layout (after the sets sent down)
+  // Or, where the driver has no set left for the reserved one (every bound set is the
+  // application's: PlanRingRoot), read through its address: the ring copy's 8-byte device
+  // address lies in push constants at `address_offset` (the graphics bind point's copy;
+  // the compute one `compute_shift` bytes further, as a root in push constants), and the
+  // shaders load the root through it (spirv::RootPlacement::kPushAddress). No reserved set.
+  bool address_in_push = false;
+  uint32_t address_offset = kNoOffset;
   // Some set puts converted dynamic offsets in the root (only then can a pushed range
   // hold padding or unwritten bytes; otherwise it is whole 8-byte addresses).
   bool dynamic = false;
@@ -69,8 +77,12 @@ struct RootLayout {
   uint32_t reshaped_sets = 0;
   // A root in push constants has two copies in disjoint bytes: the graphics bind point's at
   // the offsets above, the compute bind point's `compute_shift` bytes further, so that a
-  // compute bind's push names no graphics stage (RootPushSpace). 0 for a root in the ring.
+  // compute bind's push names no graphics stage (RootPushSpace). For a root in the ring,
+  // the shift of its address (address_in_push), else 0.
   uint32_t compute_shift = 0;
+  // Where bind point `index` (graphics 0, compute 1) reads its root's address
+  // (address_in_push).
+  uint32_t AddressAt(int index) const { return address_offset + (index == 1 ? compute_shift : 0); }
 };
 
 // How push-constant space is shared on a device where layouts convert: the application's
@@ -115,6 +127,26 @@ RootLayout PlanRoot(std::vector<std::shared_ptr<const SetLayoutShadow>> sets, ui
 // ones fall back natively), and the range of the reserved set's descriptor
 // (record/root_ring.h).
 inline constexpr uint32_t kRingRootBytes = 1024;
+
+// A root that does not fit in push constants (PlanRoot's `fits` false) laid out for the
+// ring (offsets from byte 0, the same decisions as PlanRoot's, so layouts compatible for
+// set N agree on its slot there too), and how shaders reach it:
+//  1. the reserved set, a dynamic storage buffer after the sets sent down, where the
+//     driver binds one more set than the layout's sets with native descriptors
+//     (`max_bound_sets`, the driver's own limit) and the device has the reserved set's
+//     layout (`reserved_set`);
+//  2. else its address, 8 bytes in push constants at `space.begin` (and the compute copy
+//     `space.compute_shift()` further), where those bytes exist: the layer raises
+//     maxBoundDescriptorSets (root-only sets are left out of the native layout), so a
+//     layout may use every set the driver has, with a root too large for push constants
+//     (lavapipe with the split root forced: 8 sets and 104 bytes of root against 64 per
+//     bind point, the conformance suite's descriptorset_random.sets8.*.sbolimithigh.*).
+//     Its slots lie where the reserved-set plan puts them (a set bound through either is
+//     read alike by the other), and nothing is bound: no full set of a pipeline running
+//     natively is disturbed by its delivery.
+// `fits` false: neither (`*why_not` says which limit).
+RootLayout PlanRingRoot(const std::vector<std::shared_ptr<const SetLayoutShadow>>& sets, const RootPushSpace& space,
+                        uint32_t max_bound_sets, bool reserved_set, const char** why_not);
 
 // The sets whose binds a bind point follows and whose root slots a pipeline notes (bit i
 // of a 32-bit mask: set i; record/bind_point_state.h).

@@ -101,6 +101,12 @@ void RegisterFallbacks(PipelineStore& b, const std::vector<std::pair<uint32_t, c
     r->copy = layout->ring_copy != nullptr ? layout->ring_copy->handle() : VK_NULL_HANDLE;
     r->buffer_set = layout->root.native_buffer_set;
     r->root_end = layout->root.end;
+    r->address_in_push = layout->root.address_in_push;
+    for (int index = 0; index < 2; ++index) {
+      r->address_at[index] = layout->root.AddressAt(index);
+      r->address_stages[index] = layout->RootStages(index);
+    }
+    r->ranges_key = layout->ranges_key;
     b.ring_pipelines.Insert(pipelines[i], std::move(r));
     b.any_ring.store(true, std::memory_order_release);
     b.MarkWork(PipelineStore::kWorkRing);

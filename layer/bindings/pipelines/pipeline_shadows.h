@@ -31,6 +31,13 @@ struct RingPipeline {
   std::shared_ptr<const RingLayoutCopy> keep_copy;  // PipelineLayoutShadow::ring_copy
   uint32_t buffer_set = 0;                   // the reserved set's number in the native layout
   uint32_t root_end = 0;
+  // The root's address in push constants instead of the reserved set
+  // (RootLayout::address_in_push): pushed per bind point (graphics 0, compute 1) at
+  // `address_at` naming `address_stages`, through ranges `ranges_key`.
+  bool address_in_push = false;
+  uint32_t address_at[2] = {0, 0};
+  VkShaderStageFlags address_stages[2] = {0, 0};
+  uint64_t ranges_key = 0;
 };
 
 // A rewritten pipeline of a converting layout: where it reads each set's root slot, so a

@@ -17,7 +17,7 @@ void AppendOptionsKey(const spirv::RewriteOptions& o, std::string* out) {
   // Sized up front and written through a pointer: at most one allocation, and no call per
   // word (this runs for every pipeline, cached ones included; a caller reusing `out` makes
   // no allocation at all).
-  std::size_t words = 9 + o.entry_point.size() / sizeof(uint32_t) + 1;
+  std::size_t words = 10 + o.entry_point.size() / sizeof(uint32_t) + 1;
   for (const spirv::SetLayout& s : o.sets) words += 5 + 4 * s.bindings.size();
   const std::size_t start = key.size();
   key.resize(start + words * sizeof(uint32_t));
@@ -31,6 +31,7 @@ void AppendOptionsKey(const spirv::RewriteOptions& o, std::string* out) {
       (o.float16 ? 8u : 0u) | (o.int16 ? 16u : 0u) | (o.int8 ? 32u : 0u));
   put(static_cast<uint32_t>(o.root_placement));
   put(o.root_buffer_set);
+  put(o.root_address_offset);
   put(o.descriptor_base_alignment);
   put(o.broadcast_descriptor_index_models);
   put(o.lane_zero_descriptor_index_models);

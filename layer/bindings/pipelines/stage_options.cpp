@@ -45,8 +45,13 @@ void OptionsFor(const PipelineStore& b, const RootLayout& root, uint32_t root_sh
   VkDeviceSize base_alignment = limits.minStorageBufferOffsetAlignment;
   if (o.convert_uniform_buffers) base_alignment = std::min(base_alignment, limits.minUniformBufferOffsetAlignment);
   o.descriptor_base_alignment = static_cast<uint32_t>(std::min<VkDeviceSize>(base_alignment, 256));
-  o.root_placement = root.in_buffer ? spirv::RootPlacement::kStorageBuffer : spirv::RootPlacement::kPushConstants;
-  o.root_buffer_set = root.in_buffer ? root.buffer_set : 0;
+  o.root_placement = !root.in_buffer        ? spirv::RootPlacement::kPushConstants
+                     : root.address_in_push ? spirv::RootPlacement::kPushAddress
+                                            : spirv::RootPlacement::kStorageBuffer;
+  o.root_buffer_set = root.in_buffer && !root.address_in_push ? root.buffer_set : 0;
+  // A root in the ring has one copy: only its address (in push constants) has one per bind point.
+  o.root_address_offset = root.address_in_push ? root.address_offset + root_shift : 0;
+  if (root.in_buffer) root_shift = 0;
   for (uint32_t i = 0; i < root.sets.size(); ++i) {
     const SetRoot& r = root.sets[i];
     if (r.root_offset == kNoOffset) continue;

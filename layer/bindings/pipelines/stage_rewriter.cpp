@@ -229,7 +229,7 @@ std::string StageRewriter::Renumbered(const std::vector<uint32_t>& words, const 
   // A root-only set keeps its number: no descriptor of a valid shader is left in one.
   std::vector<uint32_t> map(layout.native_set.size());
   for (uint32_t s = 0; s < map.size(); ++s) map[s] = layout.native_set[s] == kNoOffset ? s : layout.native_set[s];
-  if (layout.root.in_buffer) {
+  if (layout.root.in_buffer && !layout.root.address_in_push) {
     // The root buffer (named by the application's set count) goes after the native sets.
     if (map.size() <= layout.root.buffer_set) map.resize(layout.root.buffer_set + 1);
     for (uint32_t s = static_cast<uint32_t>(layout.native_set.size()); s < map.size(); ++s) map[s] = s;

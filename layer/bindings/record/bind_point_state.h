@@ -285,6 +285,7 @@ class BindPointState {
   bool ring_root_written = false;
   VkPipelineLayout ring_layout = VK_NULL_HANDLE;  // of the last reserved-set bind
   bool ring_disturbed = false;                    // sets bound through another layout since
+  VkDeviceAddress ring_address = 0;               // the last ring root address pushed here (RootLayout::address_in_push)
 
   // ---- where each set's root slot went (bit i: set i) ----
   // Layouts compatible for a set may keep their roots in different places (one in push

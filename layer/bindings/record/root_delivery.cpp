@@ -3,8 +3,12 @@
 // root_layout.h). In the ring (push constants are full): the bytes update the command
 // buffer's copy of the root at that bind point, the whole root is copied to a new slot of
 // the command buffer's ring, and the reserved set of the slot's block is bound with the
-// slot's offset as its dynamic offset. A slot is never rewritten: draws and dispatches
-// recorded earlier keep reading the root they were recorded with.
+// slot's offset as its dynamic offset — or, where the layout has no reserved set (every set
+// the driver binds is the application's: RootLayout::address_in_push), the slot's device
+// address is pushed in 8 bytes of push constants instead (PushRingAddress), kept with the
+// bind point's root bytes so that it is sent again where something else went over it. A
+// slot is never rewritten: draws and dispatches recorded earlier keep reading the root
+// they were recorded with.
 //
 // Layouts compatible for a set may keep their roots in different places: a layout with
 // more sets (or larger ones) than another with the same push-constant ranges may have its
@@ -27,6 +31,38 @@
 #include "bindings/pipelines/native_twin.h"
 
 namespace bindery::bindings {
+namespace {
+
+// A ring root's address (RootLayout::address_in_push) pushed at bind point `index`
+// through `layout`: kept as root bytes in push constants (re-sent where an application
+// push or the other bind point's root overwrites it: bind_point_state.cpp). Its 8 bytes
+// lie over the first root slot that layouts with the same ranges keep in push constants,
+// so no slot is known to be there any more (DeliverMovedSlots gives a pipeline reading
+// them there its slots back).
+void PushRingAddress(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index, VkPipelineLayout layout,
+                     uint32_t at, VkShaderStageFlags stages, uint64_t ranges_key, VkDeviceAddress address) {
+  uint8_t bytes[8];
+  std::memcpy(bytes, &address, 8);
+  b.next.CmdPushConstants(cb, layout, stages, at, 8, bytes);
+  if (index < 0) return;
+  data.points[index].slots_in_push = 0;
+  data.points[index].ring_address = address;
+  if (NoteRootDelivered(data.points, index, layout, ranges_key, stages, at, at + 8, bytes)) b.MarkStalePush();
+}
+
+// Is the address pipeline `p` reads still in push constants at bind point `index`? The
+// bind point's root image holds every root byte pushed here, made stale where anything
+// else was pushed over it (application pushes, the other bind point's roots): any other
+// root (another pipeline's slots delivered over it) or a stale span there means no.
+bool RingAddressIntact(const BindPointState& point, const RingPipeline& p, int index) {
+  const RootImage& root = point.root;
+  const uint32_t at = p.address_at[index];
+  if (root.ranges_key != p.ranges_key || root.lo > at || root.hi < at + 8 || at + 8 > kPushImageBytes) return false;
+  if (root.Stale() && root.stale_hi > at && root.stale_lo < at + 8) return false;
+  return std::memcmp(root.bytes + at, &point.ring_address, 8) == 0;
+}
+
+}  // namespace
 
 void DeliverRoot(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
                  const PipelineLayoutShadow& pl, uint32_t lo, uint32_t hi, const uint8_t* bytes, uint32_t slot_sets) {
@@ -55,16 +91,25 @@ void DeliverRoot(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipeli
   if (point == nullptr || hi > kRingRootBytes) return;  // not recordable (layouts with such roots are never planned)
   std::memcpy(point->ring_root + lo, bytes, hi - lo);
   const RingSlice slot = data->ring.Allocate(data->pool(), pl.root.end, b.ring_alignment);
-  if (slot.data == nullptr || slot.block->root_set == VK_NULL_HANDLE) {
+  if (slot.data == nullptr || (slot.block->root_set == VK_NULL_HANDLE && !pl.root.address_in_push)) {
     data->Fail(VK_ERROR_OUT_OF_DEVICE_MEMORY);  // vkEndCommandBuffer reports it
     return;
   }
   std::memcpy(slot.data, point->ring_root, pl.root.end);
-  const uint32_t offset = slot.offset;
-  b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl.root.native_buffer_set, 1, &slot.block->root_set, 1, &offset);
   point->ring_root_written = true;
   point->ring_layout = layout;
   point->ring_disturbed = false;
+  if (pl.root.address_in_push) {
+    // Its address in push constants: nothing is bound, so no set of a pipeline running
+    // natively here is disturbed.
+    const int index = BindPointIndex(bindPoint);
+    PushRingAddress(b, cb, *data, index, layout, pl.root.AddressAt(index), pl.RootStages(index), pl.ranges_key,
+                    slot.address);
+    point->NoteSlotsDelivered(slot_sets, true);
+    return;
+  }
+  const uint32_t offset = slot.offset;
+  b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl.root.native_buffer_set, 1, &slot.block->root_set, 1, &offset);
   point->NoteSlotsDelivered(slot_sets, true);
   // That bind went through the layout sent down, not a full layout: a pipeline running
   // natively (or a twin) bound here lost the full sets it was given, from the reserved
@@ -90,17 +135,28 @@ void RestoreRingRoot(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bin
   // (A native twin bound instead of the pipeline reads no root: native_twin.cpp.)
   if (point.ring_pipeline == nullptr || !point.ring_root_written || point.twin_bound) return;
   const RingPipeline& p = *point.ring_pipeline;
-  if (!point.ring_disturbed && (point.ring_layout == p.layout || point.ring_layout == p.copy)) return;
+  const int index = BindPointIndex(bindPoint);
+  if (!point.ring_disturbed && (point.ring_layout == p.layout || point.ring_layout == p.copy) &&
+      (!p.address_in_push || (index >= 0 && RingAddressIntact(point, p, index)))) {
+    return;
+  }
   const RingSlice slot = data.ring.Allocate(data.pool(), p.root_end, b.ring_alignment);
-  if (slot.data == nullptr || slot.block->root_set == VK_NULL_HANDLE) {
+  if (slot.data == nullptr || (slot.block->root_set == VK_NULL_HANDLE && !p.address_in_push)) {
     data.Fail(VK_ERROR_OUT_OF_DEVICE_MEMORY);
     return;
   }
   std::memcpy(slot.data, point.ring_root, p.root_end);
-  const uint32_t offset = slot.offset;
-  b.next.CmdBindDescriptorSets(cb, bindPoint, p.copy, p.buffer_set, 1, &slot.block->root_set, 1, &offset);
   point.ring_layout = p.copy;
   point.ring_disturbed = false;
+  if (p.address_in_push) {
+    if (index >= 0) {
+      PushRingAddress(b, cb, data, index, p.copy, p.address_at[index], p.address_stages[index], p.ranges_key,
+                      slot.address);
+    }
+    return;
+  }
+  const uint32_t offset = slot.offset;
+  b.next.CmdBindDescriptorSets(cb, bindPoint, p.copy, p.buffer_set, 1, &slot.block->root_set, 1, &offset);
 }
 
 namespace {
