@@ -53,6 +53,7 @@ const char* Name(Shape s) {
 
 struct RenderOutput : ModeRunResult {
   std::vector<uint8_t> image, seen, count;
+  VkDriverId driver = {};
 };
 
 uint32_t FindMemory(VkPhysicalDevice pd, uint32_t bits, VkMemoryPropertyFlags flags) {
@@ -376,6 +377,7 @@ RenderOutput Render(const char* mode, Shape shape) {
     VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
     VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &driver};
     vkGetPhysicalDeviceProperties2(h.physical_device(), &properties);
+    out.driver = driver.driverID;
     const Built built =
         BuildPipeline(d, shape, state, pass, set_layouts, driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE);
     if (out.error.empty() && built.pipeline == VK_NULL_HANDLE) out.error = "the pipeline could not be created";
@@ -452,6 +454,13 @@ TEST_P(BindingsPipelineLibraries, LinkedPipelineDrawsWhatTheMonolithicOneDraws) 
   ASSERT_EQ(id5, 5u * 7u + 1u);
 
   const Shape shape = GetParam();
+  if (reference.driver == VK_DRIVER_ID_NVIDIA_PROPRIETARY && shape != Shape::kMonolithic &&
+      shape != Shape::kFragmentInPipeline) {
+    // The process dies before any result: a general protection fault inside
+    // libnvidia-eglcore with no layer loaded at all (driver 580.159.04, H100, 2026-12-07:
+    // scripts/gpu-issue31-checks' gpl step and BINDERY_TEST_DROP_LAYERS; docs/indirect-bindings.md).
+    GTEST_SKIP() << "NVIDIA's driver crashes natively on this library chain (no layer loaded); not Bindery's to test here";
+  }
   const RenderOutput native = Render("off", shape);
   const RenderOutput forced = Render("force", shape);
   ASSERT_BOTH_RAN_SILENTLY(native, forced);
