@@ -193,6 +193,7 @@ bool QueryFeatures(Features* out, std::string* error) {
     props2.pNext = &driver;
     vkGetPhysicalDeviceProperties2(pd, &props2);
     f.dynamic_all_stages = driver.driverID == VK_DRIVER_ID_NVIDIA_PROPRIETARY;
+    f.fragment_library_crashes = f.pipeline_library && driver.driverID == VK_DRIVER_ID_NVIDIA_PROPRIETARY;
     f.compute_push_reaches_graphics_sets = driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
     f.external_memory = ExternalMemoryUsable(pd);
     f.pipeline_statistics = f2.features.pipelineStatisticsQuery;

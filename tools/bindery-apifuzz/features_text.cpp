@@ -42,6 +42,7 @@ void VisitFeatures(V& v, Features& f) {
   v("inherited_queries", f.inherited_queries);
   v("query_begins_first", f.query_begins_first);
   v("pipeline_library", f.pipeline_library);
+  v("fragment_library_crashes", f.fragment_library_crashes);
   v("multi_entry_modules", f.multi_entry_modules);
   v("image_transfers", f.image_transfers);
 }

@@ -773,6 +773,8 @@ class Generator {
     for (Pipeline& pl : p_.pipelines) {
       if (pl.graphics && l_.Chance(50))
         pl.library = static_cast<LibraryMode>(l_.Range(1, static_cast<uint32_t>(LibraryMode::kCount) - 1));
+      if (f_.fragment_library_crashes && pl.library != LibraryMode::kFragmentInPipeline)
+        pl.library = LibraryMode::kMonolithic;
     }
   }
 

@@ -287,6 +287,13 @@ struct Features {
   // VK_EXT_graphics_pipeline_library (graphicsPipelineLibrary): graphics pipelines may be
   // linked from libraries (Pipeline::library).
   bool pipeline_library = false;
+  // NVIDIA's driver (580.159.04, H100) dies natively, no layer loaded, on library chains
+  // whose fragment shader is a library of its own (a general protection fault inside
+  // libnvidia-eglcore: BindingsPipelineLibraries skips those shapes there; 21 of the 26
+  // native crashes of seeds 1..74 on 2026-12-07 were such chains). Where set, the generator
+  // keeps only kFragmentInPipeline (the other modes it draws become monolithic, the draws
+  // unchanged, so every other seed's program stays what it was).
+  bool fragment_library_crashes = false;
   // Stages may share a module of several entry points (Stage::module). Not a device feature
   // (every device takes such modules): the generator's switch, on for every device it
   // opens, off where a features file written before it lacks the line, so that such a
