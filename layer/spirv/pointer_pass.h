@@ -133,6 +133,21 @@ class PointerPass {
   // whether an access of `bytes` there is inside; "" or why not.
   std::string EmitInBounds(uint32_t id, uint32_t bytes, uint32_t* condition);
   std::string EmitOffset(uint32_t id, uint32_t* offset, uint32_t* overflow, Root* root);
+  // EmitOffset's steps: the chains back to the root, each chain's and each index's part,
+  // and the sum's last addition. `OffsetSum` is the offset so far: a constant folded here,
+  // the id of the emitted dynamic part (0: none), and (32-bit) the id of "it wrapped".
+  struct OffsetSum {
+    uint32_t constant = 0;
+    uint32_t dynamic = 0;
+    uint32_t overflow = 0;
+  };
+  std::string FindChainsToRoot(uint32_t id, std::vector<const Instruction*>* chains, Root* root, uint32_t* root_type);
+  std::string AddChainOffset(const Instruction& chain, uint32_t* type, OffsetSum* sum);
+  std::string AddIndexOffset(uint32_t index, uint32_t* type, OffsetSum* sum);
+  std::string AddIndexTerm(uint32_t index, uint32_t stride, OffsetSum* sum);
+  void AddIndexTerm64(uint32_t index, uint32_t width, bool is_signed, uint32_t stride, OffsetSum* sum);
+  void AddIndexTerm32(uint32_t index, bool is_signed, uint32_t stride, OffsetSum* sum);
+  void FinishOffset(const OffsetSum& sum, uint32_t* offset, uint32_t* overflow);
   void AddAligned(Instruction* inst, uint32_t first_memory_operand, uint32_t alignment);
   // 64-bit array indices (pointer_pass_wide_indices.cpp): with shaderInt64 every array
   // index of `chain` (a rewritten chain on a buffer pointer whose old base pointer type is
