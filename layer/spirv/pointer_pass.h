@@ -56,6 +56,17 @@ class PointerPass {
   std::string FindConverted(RewriteReport* report);
   void BuildUses();
   std::string Close();
+  // Close's steps (pointer_pass_analyze.cpp): the retyped ids found from the converted
+  // variables through their uses, then the checks that each merge, call and return of
+  // them is retyped whole and that no global instruction names a converted variable.
+  std::string PropagateRetyped();
+  std::string RetypeUser(uint32_t id, const Use& u, std::vector<uint32_t>* work);
+  void MarkParameterRetyped(uint32_t callee, uint32_t position, std::vector<uint32_t>* work);
+  void MarkCallsRetyped(uint32_t function_id, std::vector<uint32_t>* work);
+  bool RetypedOrUndef(uint32_t v) const;
+  std::string CheckMergesAreAllRetyped() const;
+  std::string CheckCallsAndReturnsAreAllRetyped() const;
+  std::string CheckNoGlobalNamesConverted() const;
   bool MarkRetyped(uint32_t id, std::vector<uint32_t>* work);
   uint32_t MappedType(uint32_t old_type);
   const Instruction* LocalDef(uint32_t id) const;
