@@ -102,6 +102,8 @@ class PointerPass {
   void SetUpRootBuffer(const std::vector<RootMember>& members, RewriteReport* report);
   // RootPlacement::kPushAddress: the root block its address points to (false: refused, why in report).
   bool SetUpRootStruct(const std::vector<RootMember>& members, RewriteReport* report);
+  // Both: the members as a read-only block struct of their own (0: they overlap, why in report).
+  uint32_t CreateRootBlock(const std::vector<RootMember>& members, spv::Decoration block_decoration, RewriteReport* report);
   uint32_t RootBase();
   uint32_t LoadRoot(uint32_t type, uint32_t pointer, uint32_t alignment);
   // One function rewritten (pointer_pass_functions.cpp), in named steps: whether it needs

@@ -222,30 +222,41 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
 // RootPlacement::kPushAddress: the root's members (offset order) as a block read through a
 // PhysicalStorageBuffer pointer (storage-buffer layout, as the reserved set's buffer).
 bool PointerPass::SetUpRootStruct(const std::vector<RootMember>& members, RewriteReport* report) {
+  const uint32_t root_struct = CreateRootBlock(members, spv::DecorationBlock, report);
+  if (root_struct == 0) return false;
+  root_struct_pointer_ = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, root_struct);
+  return true;
+}
+
+// The root's members (offset order) as a read-only block of their own, for the placements
+// that keep the root in memory (kStorageBuffer's buffer, kPushAddress's block): member i is
+// members[i] (its index set), at its offset, named. Decorated `block_decoration` (Block,
+// or BufferBlock for a Uniform-class buffer). 0 where two members overlap (why in report).
+uint32_t PointerPass::CreateRootBlock(const std::vector<RootMember>& members, spv::Decoration block_decoration,
+                                      RewriteReport* report) {
   PooledScratch<uint32_t> member_types_scratch;
   std::vector<uint32_t>& member_types = member_types_scratch.v;
   uint32_t end = 0;
   for (uint32_t i = 0; i < members.size(); ++i) {
     if (members[i].offset < end) {
       report->reason = "root members overlap at byte " + std::to_string(members[i].offset);
-      return false;
+      return 0;
     }
     *members[i].index = i;
     member_types.push_back(members[i].type);
     end = members[i].offset + types_.SizeOf(members[i].type);
   }
   report->root_buffer_end = end;
-  const uint32_t root_struct = types_.CreateType(spv::OpTypeStruct, member_types);
-  types_.AddDecoration(root_struct, spv::DecorationBlock);
+  const uint32_t block = types_.CreateType(spv::OpTypeStruct, member_types);
+  types_.AddDecoration(block, block_decoration);
   for (uint32_t i = 0; i < members.size(); ++i) {
-    types_.AddMemberDecoration(root_struct, i, spv::DecorationOffset, {members[i].offset});
-    types_.AddMemberDecoration(root_struct, i, spv::DecorationNonWritable);
-    Instruction name(spv::OpMemberName, 0, 0, {root_struct, i});
+    types_.AddMemberDecoration(block, i, spv::DecorationOffset, {members[i].offset});
+    types_.AddMemberDecoration(block, i, spv::DecorationNonWritable);
+    Instruction name(spv::OpMemberName, 0, 0, {block, i});
     members[i].AddName(&name);
     m_.debug.push_back(std::move(name));
   }
-  root_struct_pointer_ = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, root_struct);
-  return true;
+  return block;
 }
 
 // What root members are read through: the push-constant (or root buffer) variable, or, with
@@ -308,28 +319,9 @@ void PointerPass::SetUpRootBuffer(const std::vector<RootMember>& members, Rewrit
   // the same (storage-buffer) layout without an extension.
   const bool storage_class = m_.version >= 0x00010300;
   const spv::StorageClass sc = storage_class ? spv::StorageClassStorageBuffer : spv::StorageClassUniform;
-  PooledScratch<uint32_t> member_types_scratch;
-  std::vector<uint32_t>& member_types = member_types_scratch.v;
-  uint32_t end = 0;
-  for (uint32_t i = 0; i < members.size(); ++i) {
-    if (members[i].offset < end) {
-      report->reason = "root members overlap at byte " + std::to_string(members[i].offset);
-      return;
-    }
-    *members[i].index = i;
-    member_types.push_back(members[i].type);
-    end = members[i].offset + types_.SizeOf(members[i].type);
-  }
-  report->root_buffer_end = end;
-  pc_struct_ = types_.CreateType(spv::OpTypeStruct, member_types);
-  types_.AddDecoration(pc_struct_, storage_class ? spv::DecorationBlock : spv::DecorationBufferBlock);
-  for (uint32_t i = 0; i < members.size(); ++i) {
-    types_.AddMemberDecoration(pc_struct_, i, spv::DecorationOffset, {members[i].offset});
-    types_.AddMemberDecoration(pc_struct_, i, spv::DecorationNonWritable);
-    Instruction name(spv::OpMemberName, 0, 0, {pc_struct_, i});
-    members[i].AddName(&name);
-    m_.debug.push_back(std::move(name));
-  }
+  const uint32_t block = CreateRootBlock(members, storage_class ? spv::DecorationBlock : spv::DecorationBufferBlock, report);
+  if (block == 0) return;
+  pc_struct_ = block;
   uint32_t pointer = types_.CreateType(spv::OpTypePointer, {static_cast<uint32_t>(sc), pc_struct_});
   pc_var_ = m_.TakeId();
   new_pc_var_ = true;
