@@ -98,6 +98,19 @@ class PointerPass {
       member_name->add_string_operand(std::string_view(name, n > 0 ? static_cast<std::size_t>(n) : 0));
     }
   };
+  // SetUpPushConstants' steps (pointer_pass_apply.cpp): the root's members collected, then
+  // joined to the push-constant block (the old block's members first, the block declared
+  // again, its variable retyped or made) with the pointer types root reads go through.
+  void CollectRootMembers(std::vector<RootMember>* members);
+  void AddRootMembersOfSet(uint32_t s, std::vector<RootMember>* members);
+  void JoinPushConstants(const std::vector<RootMember>& members, RewriteReport* report);
+  bool TakeOldPushConstantMembers(const VariableInfo& pc, std::vector<uint32_t>* member_types,
+                                  std::vector<Instruction>* member_decorations, uint32_t* end, RewriteReport* report);
+  void CreatePushConstantBlock(const std::vector<RootMember>& members, const std::vector<uint32_t>& member_types,
+                               const std::vector<uint32_t>& offsets, const std::vector<Instruction>& member_decorations);
+  void RetypePushConstantVariable(const VariableInfo& pc, uint32_t pointer);
+  void CreatePushConstantVariable(uint32_t pointer);
+  void SetUpRootPointerTypes();
   // RootPlacement::kStorageBuffer: the root buffer from `members` (offset order).
   void SetUpRootBuffer(const std::vector<RootMember>& members, RewriteReport* report);
   // RootPlacement::kPushAddress: the root block its address points to (false: refused, why in report).
