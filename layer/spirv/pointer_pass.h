@@ -180,6 +180,21 @@ class PointerPass {
   // `base_pointer_type`, pointing to `pointee`; indices from operand `first`) becomes
   // 64-bit, so no driver forms a byte offset beyond 4 GiB in 32 bits.
   void WidenChainIndices(Instruction* chain, uint32_t base_pointer_type, uint32_t pointee, uint32_t first);
+  // WidenChainIndices' steps: the chain as it is rebuilt (`base`, OpPtrAccessChain's Element
+  // while kept (0: none), then `pending`, the indices whose offsets stay small), the
+  // Element, the indices, the stride by which an array index leaves the chain, the move.
+  struct WideChain {
+    uint32_t base = 0;
+    uint32_t element_index = 0;
+    std::vector<uint32_t>* pending = nullptr;
+    bool in_bounds = false;
+    bool changed = false;  // an offset moved to integer arithmetic
+    Instruction Make(uint32_t type_id, uint32_t result_id) const;
+  };
+  void WidenElement(uint32_t element, uint32_t base_pointer_type, WideChain* chain);
+  uint32_t WidenIndices(const std::vector<uint32_t>& operands, uint32_t first, uint32_t pointee, WideChain* chain);
+  uint32_t ArrayStrideLeavingChain(uint32_t array_type, spv::Op t_op, uint32_t element, uint32_t array_length) const;
+  void MoveIndexToArithmetic(uint32_t element, uint32_t index, uint32_t stride, WideChain* chain);
   // `index` as a 64-bit value; `strided_type` carries the ArrayStride it is scaled by.
   uint32_t WideIndex(uint32_t index, uint32_t strided_type);
   // A constant index whose offset (by strided_type's ArrayStride) is below 2 GiB.
