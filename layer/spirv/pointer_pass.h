@@ -120,11 +120,13 @@ class PointerPass {
   uint32_t RootBase();
   uint32_t LoadRoot(uint32_t type, uint32_t pointer, uint32_t alignment);
   // One function rewritten (pointer_pass_functions.cpp), in named steps: whether it needs
-  // it, its prologue (root and record pointers), each block begun (a loop header with a
-  // checked access split), its type and parameters retyped, chains into arrayed converted
-  // variables, array lengths, memory operands, bounds-checked accesses, and the phis of
-  // split blocks mended.
+  // it (StartFunction), its prologue (root and record pointers), each block begun (a loop
+  // header with a checked access split), its type and parameters retyped, then each other
+  // instruction (RewriteInstruction): chains into arrayed converted variables, array
+  // lengths, memory operands, bounds-checked accesses; last the phis of split blocks mended.
   std::string RewriteFunction(uint32_t f);
+  bool StartFunction(uint32_t f, std::vector<uint32_t>* direct);
+  std::string RewriteInstruction(const Instruction& original, Instruction&& inst, std::vector<size_t>* original_phis);
   bool FunctionNeedsRewrite(uint32_t f, std::vector<uint32_t>* direct) const;
   uint32_t PointeeOf(uint32_t old_id);
   bool IsBufferPointer(uint32_t old_id);  // a retyped pointer into a converted buffer (PhysicalStorageBuffer)

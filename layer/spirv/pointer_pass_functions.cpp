@@ -532,19 +532,9 @@ void PointerPass::FixSplitPredecessors(const std::vector<size_t>& original_phis)
 // One function, instruction by instruction, in the named steps above.
 std::string PointerPass::RewriteFunction(uint32_t f) {
   const std::vector<Instruction>& in = m_.functions[f].instructions;
-  out_.clear();
-  out_.reserve(in.size() + 32);
-  replace_.Clear();
-  roots_.Clear();
-  split_root_.Clear();
-  label_after_split_.Clear();
-  set_records_.assign(options_.sets.size(), 0);
   PooledScratch<uint32_t> direct_scratch;
   std::vector<uint32_t>& direct = direct_scratch.v;
-  if (!FunctionNeedsRewrite(f, &direct)) return "";
-  hoisted_loop_merge_ = SIZE_MAX;  // index in `in` of the merge emitted early (BeginBlock)
-  split_header_pending_ = false;
-
+  if (!StartFunction(f, &direct)) return "";
   PooledScratch<size_t> original_phis_scratch;
   std::vector<size_t>& original_phis = original_phis_scratch.v;
   bool prologue_done = false;
@@ -552,6 +542,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
   for (uint32_t i = 0; i < in.size(); ++i) {
     Instruction inst = in[i];
     const spv::Op op = inst.opcode();
+    // The prologue goes after the entry block's variables (which must open the block).
     if (seen_label && !prologue_done && op != spv::OpVariable && op != spv::OpLine && op != spv::OpNoLine) {
       prologue_done = true;
       EmitFunctionPrologue(direct);
@@ -567,53 +558,74 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       RetypeFunction(f, in, i, std::move(inst));
       continue;
     }
-    // Uses of non-arrayed converted variables become the loaded pointer.
-    if (!replace_.empty())
-      ForEachPointerOperand(in[i], PointerOperandsOf(op), ext_sets_, [&](uint32_t k) {
-        const uint32_t w = inst.operand(k);
-        if (w >= m_.bound) return;
-        if (const uint32_t* r = replace_.Find(w)) inst.set_operand(k, *r);
-      });
-    const uint32_t result = inst.has_result() ? inst.result_id() : 0;
-    const bool retyped_result = Retyped(result);
-
-    if (IsArrayedConvertedChain(in[i])) {
-      RewriteArrayedChain(in[i], inst, result);
-      continue;
-    }
-    if (op == spv::OpArrayLength && IsBufferPointer(in[i].operand(0))) {
-      std::string e = RewriteArrayLength(in[i], result);
-      if (!e.empty()) return e;
-      continue;
-    }
-    if (op == spv::OpFunctionParameter && retyped_result) {
-      RetypeParameter(std::move(inst), result);
-      continue;
-    }
-    if (retyped_result) RetypeResult(result, &inst);
-    if (retyped_result && options_.shader_int64 && IsAccessChain(op) &&
-        types_.PointerStorageClass(inst.type_id()) == spv::StorageClassPhysicalStorageBuffer) {
-      const Instruction* base = LocalDef(in[i].operand(0));
-      if (base == nullptr) base = types_.Def(in[i].operand(0));
-      const uint32_t base_type = base ? base->type_id() : 0;
-      WidenChainIndices(&inst, base_type, types_.PointeeType(base_type), 1);
-    }
-
-    uint32_t guard_pointer[2] = {0, 0};
-    uint32_t guard_bytes[2] = {0, 0};
-    std::string e = AddMemoryOperands(in[i], &inst, guard_pointer, guard_bytes);
+    std::string e = RewriteInstruction(in[i], std::move(inst), &original_phis);
     if (!e.empty()) return e;
-    if (options_.bounds_checks && guard_pointer[0] + guard_pointer[1] != 0) {
-      e = EmitGuardedAccess(std::move(inst), result, guard_pointer, guard_bytes);
-      if (!e.empty()) return e;
-      continue;
-    }
-    if (IsTerminator(op) && current_label_ != block_label_) label_after_split_[block_label_] = current_label_;
-    if (op == spv::OpPhi) original_phis.push_back(out_.size());
-    out_.push_back(std::move(inst));
   }
   FixSplitPredecessors(original_phis);
   m_.functions[f].instructions.swap(out_);
+  return "";
+}
+
+// The per-function state cleared for function `f`; false when it has nothing to rewrite
+// (FunctionNeedsRewrite; `direct` gets the converted variables it names).
+bool PointerPass::StartFunction(uint32_t f, std::vector<uint32_t>* direct) {
+  out_.clear();
+  out_.reserve(m_.functions[f].instructions.size() + 32);
+  replace_.Clear();
+  roots_.Clear();
+  split_root_.Clear();
+  label_after_split_.Clear();
+  set_records_.assign(options_.sets.size(), 0);
+  if (!FunctionNeedsRewrite(f, direct)) return false;
+  hoisted_loop_merge_ = SIZE_MAX;  // index in the function of the merge emitted early (BeginBlock)
+  split_header_pending_ = false;
+  return true;
+}
+
+// One instruction of a block (`original` as the module has it, `inst` its copy to edit):
+// its uses of converted variables replaced, then the first step that applies (a chain into
+// a descriptor array, an array length, a retyped parameter), else retyped, its indices
+// widened, its memory operands set, and bounds-checked where it accesses a buffer.
+std::string PointerPass::RewriteInstruction(const Instruction& original, Instruction&& inst,
+                                            std::vector<size_t>* original_phis) {
+  const spv::Op op = inst.opcode();
+  // Uses of non-arrayed converted variables become the loaded pointer.
+  if (!replace_.empty())
+    ForEachPointerOperand(original, PointerOperandsOf(op), ext_sets_, [&](uint32_t k) {
+      const uint32_t w = inst.operand(k);
+      if (w >= m_.bound) return;
+      if (const uint32_t* r = replace_.Find(w)) inst.set_operand(k, *r);
+    });
+  const uint32_t result = inst.has_result() ? inst.result_id() : 0;
+  const bool retyped_result = Retyped(result);
+
+  if (IsArrayedConvertedChain(original)) {
+    RewriteArrayedChain(original, inst, result);
+    return "";
+  }
+  if (op == spv::OpArrayLength && IsBufferPointer(original.operand(0))) return RewriteArrayLength(original, result);
+  if (op == spv::OpFunctionParameter && retyped_result) {
+    RetypeParameter(std::move(inst), result);
+    return "";
+  }
+  if (retyped_result) RetypeResult(result, &inst);
+  if (retyped_result && options_.shader_int64 && IsAccessChain(op) &&
+      types_.PointerStorageClass(inst.type_id()) == spv::StorageClassPhysicalStorageBuffer) {
+    const Instruction* base = LocalDef(original.operand(0));
+    if (base == nullptr) base = types_.Def(original.operand(0));
+    const uint32_t base_type = base ? base->type_id() : 0;
+    WidenChainIndices(&inst, base_type, types_.PointeeType(base_type), 1);
+  }
+
+  uint32_t guard_pointer[2] = {0, 0};
+  uint32_t guard_bytes[2] = {0, 0};
+  std::string e = AddMemoryOperands(original, &inst, guard_pointer, guard_bytes);
+  if (!e.empty()) return e;
+  if (options_.bounds_checks && guard_pointer[0] + guard_pointer[1] != 0)
+    return EmitGuardedAccess(std::move(inst), result, guard_pointer, guard_bytes);
+  if (IsTerminator(op) && current_label_ != block_label_) label_after_split_[block_label_] = current_label_;
+  if (op == spv::OpPhi) original_phis->push_back(out_.size());
+  out_.push_back(std::move(inst));
   return "";
 }
 
