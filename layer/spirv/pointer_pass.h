@@ -147,7 +147,11 @@ class PointerPass {
   std::string EmitGuardedAccess(Instruction inst, uint32_t result, const uint32_t guard_pointer[2],
                                 const uint32_t guard_bytes[2]);
   void FixSplitPredecessors(const std::vector<size_t>& original_phis);
+  // The module-level edits once every function is rewritten (rewrite.cpp).
   std::string FinishModule();
+  void RemoveConvertedVariables();
+  void UpdateEntryPointInterfaces();
+  void DeclarePhysicalAddressing();
   // Emits the loads of record `record_index` (an id, u32) of converted variable `c`:
   // returns the pointer id (into `result_id` when non-zero) and sets *size when asked.
   uint32_t EmitRecordPointer(uint32_t c, uint32_t record_index, uint32_t result_id, uint32_t* size);
