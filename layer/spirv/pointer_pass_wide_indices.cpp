@@ -21,6 +21,20 @@ namespace {
 // A constant index whose offset stays below this keeps its 32-bit form.
 constexpr uint64_t kSmallOffset = uint64_t{1} << 31;
 
+// A constant index's value, sign- or zero-extended as its type says (a narrow constant is
+// stored in one word).
+int64_t ExtendedValue(uint32_t value, uint32_t width, bool is_signed) {
+  if (!is_signed) return int64_t{value};
+  return width == 32 ? int64_t{static_cast<int32_t>(value)}
+                     : int64_t{static_cast<int32_t>(value << (32 - width)) >> (32 - width)};
+}
+
+// Whether index value `v` steps less than kSmallOffset bytes by `stride` (0: 1); a negative
+// value never does (its sign must not depend on how a driver extends a 32-bit index).
+bool SmallOffset(int64_t v, uint32_t stride) {
+  return v >= 0 && static_cast<uint64_t>(v) * uint64_t{stride == 0 ? 1u : stride} < kSmallOffset;
+}
+
 }  // namespace
 
 bool PointerPass::IndexIntType(uint32_t id, uint32_t* width, bool* is_signed) const {
@@ -41,15 +55,12 @@ uint32_t PointerPass::WideIndex(uint32_t index, uint32_t strided_type) {
   if (!IndexIntType(index, &width, &is_signed) || (width != 8 && width != 16 && width != 32)) return index;
   uint32_t value = 0;
   if (types_.GetConstantValue(index, &value)) {
-    // Sign- or zero-extended value of the constant (narrow constants are stored in one word).
-    int64_t v = is_signed ? (width == 32 ? int64_t{static_cast<int32_t>(value)}
-                                         : int64_t{static_cast<int32_t>(value << (32 - width)) >> (32 - width)})
-                          : int64_t{value};
+    const int64_t v = ExtendedValue(value, width, is_signed);
     // A negative constant is widened whatever its size: its sign must not depend on how a
     // driver extends a 32-bit index.
     uint32_t stride = 0;  // looked up only here: most indices are not constants
     types_.GetDecoration(strided_type, spv::DecorationArrayStride, &stride);
-    if (v >= 0 && static_cast<uint64_t>(v) * uint64_t{stride == 0 ? 1u : stride} < kSmallOffset) return index;
+    if (SmallOffset(v, stride)) return index;
     const uint64_t bits = static_cast<uint64_t>(v);
     const uint32_t type = is_signed ? types_.GetIntType(64, true) : u64_;
     return types_.GetConstant(type, {static_cast<uint32_t>(bits), static_cast<uint32_t>(bits >> 32)});
@@ -61,12 +72,9 @@ bool PointerPass::SmallConstantIndex(uint32_t index, uint32_t strided_type) cons
   uint32_t width = 0, value = 0;
   bool is_signed = false;
   if (!IndexIntType(index, &width, &is_signed) || width > 32 || !types_.GetConstantValue(index, &value)) return false;
-  const int64_t v = is_signed ? (width == 32 ? int64_t{static_cast<int32_t>(value)}
-                                             : int64_t{static_cast<int32_t>(value << (32 - width)) >> (32 - width)})
-                              : int64_t{value};
   uint32_t stride = 0;
   types_.GetDecoration(strided_type, spv::DecorationArrayStride, &stride);
-  return v >= 0 && static_cast<uint64_t>(v) * uint64_t{stride == 0 ? 1u : stride} < kSmallOffset;
+  return SmallOffset(ExtendedValue(value, width, is_signed), stride);
 }
 
 uint32_t PointerPass::OffsetPointer(uint32_t pointer, uint32_t pointer_type, uint32_t index, uint32_t stride) {
@@ -76,10 +84,7 @@ uint32_t PointerPass::OffsetPointer(uint32_t pointer, uint32_t pointer_type, uin
   if (IndexIntType(index, &width, &is_signed) && width <= 32 && types_.GetConstantValue(index, &value)) {
     // A constant index: its byte offset as one 64-bit constant (two's complement when
     // negative), sign- or zero-extended as WideIndex does.
-    const int64_t v = is_signed ? (width == 32 ? int64_t{static_cast<int32_t>(value)}
-                                               : int64_t{static_cast<int32_t>(value << (32 - width)) >> (32 - width)})
-                                : int64_t{value};
-    const uint64_t bytes = static_cast<uint64_t>(v) * uint64_t{stride};
+    const uint64_t bytes = static_cast<uint64_t>(ExtendedValue(value, width, is_signed)) * uint64_t{stride};
     offset = types_.GetConstant(u64_, {static_cast<uint32_t>(bytes), static_cast<uint32_t>(bytes >> 32)});
   } else {
     const uint32_t wide = WideIndex(index, 0);  // by its signedness; a 64-bit index as it is
