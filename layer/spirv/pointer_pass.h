@@ -54,6 +54,10 @@ class PointerPass {
 
   // Analysis.
   std::string FindConverted(RewriteReport* report);
+  void FindInLayout(const VariableInfo& v, const SetLayout** set, const BindingLayout** binding) const;
+  std::string CheckConvertible(const VariableInfo& v, const SetLayout& set, const BindingLayout& binding) const;
+  void AddConverted(const VariableInfo& v, const SetLayout* set, const BindingLayout* binding);
+  std::string CheckConvertedBlocksNotShared() const;
   void BuildUses();
   std::string Close();
   // Close's steps (pointer_pass_analyze.cpp): the retyped ids found from the converted

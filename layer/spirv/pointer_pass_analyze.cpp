@@ -42,10 +42,7 @@ std::string PointerPass::FindConverted(RewriteReport* report) {
     br.name = v.name;
     const SetLayout* set = nullptr;
     const BindingLayout* binding = nullptr;
-    for (const SetLayout& s : options_.sets)
-      if (s.set == v.set)
-        for (const BindingLayout& b : s.bindings)
-          if (b.binding == v.binding) { set = &s; binding = &b; }
+    FindInLayout(v, &set, &binding);
     if (v.kind == ResourceKind::kOther) {
       br.outcome = BindingOutcome::kNotABuffer;
     } else if (v.kind == ResourceKind::kUniformBuffer && !options_.convert_uniform_buffers) {
@@ -53,33 +50,13 @@ std::string PointerPass::FindConverted(RewriteReport* report) {
     } else if (!binding) {
       br.outcome = BindingOutcome::kNotInLayout;
     } else {
-      const Instruction* block = types_.Def(v.block_type);
-      if (!block || block->opcode() != spv::OpTypeStruct)
-        return "set " + std::to_string(v.set) + " binding " + std::to_string(v.binding) + " is not a struct block";
-      if (v.array_size > binding->array_size)
-        return "set " + std::to_string(v.set) + " binding " + std::to_string(v.binding) + " has " +
-               std::to_string(v.array_size) + " descriptors but the layout gives " + std::to_string(binding->array_size);
-      if (v.array_type && v.array_size == 1 && types_.Def(v.array_type)->opcode() == spv::OpTypeArray) {
-        uint32_t n = 0;
-        if (!types_.GetConstantValue(types_.Def(v.array_type)->operand(1), &n))
-          return "descriptor array sized by a specialization constant";
-      }
-      if (set->root_offset % 8 != 0) return "root offset " + std::to_string(set->root_offset) + " is not 8-byte aligned";
+      const std::string why = CheckConvertible(v, *set, *binding);
+      if (!why.empty()) return why;
       br.outcome = BindingOutcome::kConverted;
       br.first_record = binding->first_record;
       br.last_record = binding->first_record + std::max(1u, binding->array_size) - 1;
       br.root_offset = set->root_offset;
-      Converted c;
-      c.var = v;
-      static constexpr std::pair<uint32_t, spv::Decoration> kKept[] = {
-          {kCoherent, spv::DecorationCoherent}, {kVolatile, spv::DecorationVolatile},
-          {kNonWritable, spv::DecorationNonWritable}, {kNonReadable, spv::DecorationNonReadable}};
-      for (const auto& [flag, decoration] : kKept)
-        if (types_.HasDecoration(v.id, decoration)) c.memory_flags |= flag;
-      c.set = set;
-      c.binding = binding;
-      converted_of_var_[v.id] = static_cast<int32_t>(converted_.size());
-      converted_.push_back(c);
+      AddConverted(v, set, binding);
     }
     report->bindings.push_back(std::move(br));
   }
@@ -90,8 +67,54 @@ std::string PointerPass::FindConverted(RewriteReport* report) {
     report->no_buffer_in_layout = true;
     return "no buffer of the module is in the layout";
   }
-  // A block struct whose BufferBlock decoration we change to Block must not be shared
-  // with a variable that stays a descriptor.
+  return CheckConvertedBlocksNotShared();
+}
+
+// The set and binding of the layout that `v` names (nullptr: not in the layout).
+void PointerPass::FindInLayout(const VariableInfo& v, const SetLayout** set, const BindingLayout** binding) const {
+  for (const SetLayout& s : options_.sets)
+    if (s.set == v.set)
+      for (const BindingLayout& b : s.bindings)
+        if (b.binding == v.binding) { *set = &s; *binding = &b; }
+}
+
+// Why buffer variable `v` cannot convert to `binding` of `set`, or "": its block is a
+// struct, its descriptors fit the layout's, its array is not sized by a specialization
+// constant, and its set's root offset is 8-byte aligned.
+std::string PointerPass::CheckConvertible(const VariableInfo& v, const SetLayout& set, const BindingLayout& binding) const {
+  const Instruction* block = types_.Def(v.block_type);
+  if (!block || block->opcode() != spv::OpTypeStruct)
+    return "set " + std::to_string(v.set) + " binding " + std::to_string(v.binding) + " is not a struct block";
+  if (v.array_size > binding.array_size)
+    return "set " + std::to_string(v.set) + " binding " + std::to_string(v.binding) + " has " +
+           std::to_string(v.array_size) + " descriptors but the layout gives " + std::to_string(binding.array_size);
+  if (v.array_type && v.array_size == 1 && types_.Def(v.array_type)->opcode() == spv::OpTypeArray) {
+    uint32_t n = 0;
+    if (!types_.GetConstantValue(types_.Def(v.array_type)->operand(1), &n))
+      return "descriptor array sized by a specialization constant";
+  }
+  if (set.root_offset % 8 != 0) return "root offset " + std::to_string(set.root_offset) + " is not 8-byte aligned";
+  return "";
+}
+
+// `v` joins converted_, with the memory decorations it keeps once it is a pointer.
+void PointerPass::AddConverted(const VariableInfo& v, const SetLayout* set, const BindingLayout* binding) {
+  Converted c;
+  c.var = v;
+  static constexpr std::pair<uint32_t, spv::Decoration> kKept[] = {
+      {kCoherent, spv::DecorationCoherent}, {kVolatile, spv::DecorationVolatile},
+      {kNonWritable, spv::DecorationNonWritable}, {kNonReadable, spv::DecorationNonReadable}};
+  for (const auto& [flag, decoration] : kKept)
+    if (types_.HasDecoration(v.id, decoration)) c.memory_flags |= flag;
+  c.set = set;
+  c.binding = binding;
+  converted_of_var_[v.id] = static_cast<int32_t>(converted_.size());
+  converted_.push_back(c);
+}
+
+// A block struct whose BufferBlock decoration we change to Block must not be shared
+// with a variable that stays a descriptor.
+std::string PointerPass::CheckConvertedBlocksNotShared() const {
   for (const VariableInfo& v : vars_) {
     if (converted_of_var_[v.id] >= 0) continue;
     for (const Converted& c : converted_)
