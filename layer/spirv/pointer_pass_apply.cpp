@@ -1,5 +1,7 @@
-// PointerPass rewrite: push-constant root, record loads, retyping, Aligned operands,
-// OpArrayLength from the stored size, bounds checks, capabilities and interfaces.
+// PointerPass rewrite: the types the emitted code uses, the root (push constants, root
+// buffer or root block), record loads, retyped types, OpArrayLength from the stored size,
+// Aligned operands. Bounds checks are in pointer_pass_functions.cpp, capabilities and
+// interfaces in rewrite.cpp (FinishModule).
 #include <algorithm>
 #include <map>
 #include <set>

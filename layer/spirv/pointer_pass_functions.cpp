@@ -1,4 +1,5 @@
-// PointerPass: rewriting each function's instructions, and the module-level finish.
+// PointerPass: rewriting each function's instructions (with the bounds checks' offsets),
+// and the 8/16-bit storage-only types. The module-level finish is in rewrite.cpp.
 #include <algorithm>
 #include <cstdint>
 
