@@ -64,7 +64,7 @@ class PointerPass {
   // variables through their uses, then the checks that each merge, call and return of
   // them is retyped whole and that no global instruction names a converted variable.
   std::string PropagateRetyped();
-  std::string RetypeUser(uint32_t id, const Use& u, std::vector<uint32_t>* work);
+  std::string RetypeUser(uint32_t id, bool is_var, bool arrayed, const Use& u, std::vector<uint32_t>* work);
   void MarkParameterRetyped(uint32_t callee, uint32_t position, std::vector<uint32_t>* work);
   void MarkCallsRetyped(uint32_t function_id, std::vector<uint32_t>* work);
   bool RetypedOrUndef(uint32_t v) const;

@@ -229,19 +229,20 @@ std::string PointerPass::PropagateRetyped() {
   while (!work.empty()) {
     uint32_t id = work.back();
     work.pop_back();
+    const bool is_var = converted_of_var_[id] >= 0;
+    const bool arrayed = is_var && converted_[static_cast<uint32_t>(converted_of_var_[id])].var.array_type != 0;
     for (const Use& u : UsesOf(id)) {
-      std::string why = RetypeUser(id, u, &work);
+      std::string why = RetypeUser(id, is_var, arrayed, u, &work);
       if (!why.empty()) return why;
     }
   }
   return "";
 }
 
-// One use `u` of retyped id `id`: what the using instruction makes retyped too, or why the
-// rewrite cannot follow the pointer there.
-std::string PointerPass::RetypeUser(uint32_t id, const Use& u, std::vector<uint32_t>* work) {
-  const bool is_var = converted_of_var_[id] >= 0;
-  const bool arrayed = is_var && converted_[static_cast<uint32_t>(converted_of_var_[id])].var.array_type != 0;
+// One use `u` of retyped id `id` (`is_var`: a converted variable, `arrayed`: of a descriptor
+// array): what the using instruction makes retyped too, or why the rewrite cannot follow
+// the pointer there.
+std::string PointerPass::RetypeUser(uint32_t id, bool is_var, bool arrayed, const Use& u, std::vector<uint32_t>* work) {
   const Instruction& inst = m_.functions[u.function].instructions[u.index];
   const spv::Op op = inst.opcode();
   if (arrayed && !((op == spv::OpAccessChain || op == spv::OpInBoundsAccessChain) && u.operand == 0 &&
