@@ -140,8 +140,11 @@ std::size_t Module::CapacityInInstructions() const {
   return n;
 }
 
-std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* module) {
-  module->Clear();
+namespace {
+
+// The header's five words: magic, a version this library reads, the id bound within the
+// parser's cap; "" or why not.
+std::string ParseHeader(const uint32_t* words, std::size_t word_count, Module* module) {
   if (words == nullptr || word_count < 5) return "truncated header: a module has at least 5 words";
   if (word_count > kMaxModuleWords) return "module too large (" + std::to_string(word_count) + " words)";
   if (words[0] != spv::MagicNumber) {
@@ -157,80 +160,143 @@ std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* m
   module->generator = words[2];
   module->bound = words[3];
   module->schema = words[4];
+  return "";
+}
 
+// The error messages, built out of line on the error paths only: the checks then inline
+// into the parse loop (a string per instruction was once most of the parse time).
+[[gnu::cold, gnu::noinline]] bool FailAt(std::string* error, const char* what, std::size_t at) {
+  *error = std::string(what) + " at word " + std::to_string(at);
+  return false;
+}
+[[gnu::cold, gnu::noinline]] bool FailOpcodeAt(std::string* error, spv::Op op, const char* what, std::size_t at) {
+  *error = "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ")" + what + " at word " + std::to_string(at);
+  return false;
+}
+[[gnu::cold, gnu::noinline]] bool FailIdAt(std::string* error, const char* before, uint32_t id, const char* after,
+                                           std::size_t at) {
+  *error = before + std::to_string(id) + after + " at word " + std::to_string(at);
+  return false;
+}
+[[gnu::cold, gnu::noinline]] bool FailResultIdAt(std::string* error, uint32_t id, uint32_t bound, std::size_t at) {
+  return FailIdAt(error, "result id ", id, (" outside the bound " + std::to_string(bound)).c_str(), at);
+}
+[[gnu::cold, gnu::noinline]] bool FailTooFewWords(std::string* error, spv::Op op, uint32_t count, std::size_t at) {
+  const std::string words = " has " + std::to_string(count) + " words, fewer than the grammar's " + std::to_string(MinWordCount(op));
+  return FailOpcodeAt(error, op, words.c_str(), at);
+}
+
+// The instruction at word `at`: its word count and shape (instruction_shape.h), checked on
+// the words so that each instruction is built once, in place in its section: it fits in
+// the module, has every operand the grammar requires (the pass may read them unchecked),
+// and its result (marked in `defined`) and type ids lie within the bound. False: why in *error.
+inline bool CheckInstruction(const uint32_t* words, std::size_t word_count, std::size_t at, uint32_t bound,
+                             std::vector<uint8_t>& defined, uint32_t* count_out, uint32_t* shape_out,
+                             std::string* error) {
+  const uint32_t count = words[at] >> 16;
+  const auto op = static_cast<spv::Op>(words[at] & 0xffffu);
+  if (count == 0) return FailAt(error, "instruction with word count 0", at);
+  if (count > word_count - at) return FailOpcodeAt(error, op, " runs past the end of the module", at);
+  const uint32_t shape = OpShape(op);
+  const bool has_result = (shape & kShapeHasResult) != 0, has_type = (shape & kShapeHasType) != 0;
+  if (count < 1u + has_result + has_type) return FailAt(error, "instruction too short for its type and result", at);
+  if (count < (shape >> kShapeMinWordsShift)) return FailTooFewWords(error, op, count, at);
+  // OpPhi's operands come in (value, parent block) pairs.
+  if (op == spv::OpPhi && (count - 3u) % 2u != 0) return FailAt(error, "OpPhi with an unpaired operand", at);
+  const uint32_t result_id = has_result ? words[at + 1 + (has_type ? 1 : 0)] : 0;
+  const uint32_t type_id = has_type ? words[at + 1] : 0;
+  if (has_result && (result_id == 0 || result_id >= bound)) return FailResultIdAt(error, result_id, bound, at);
+  // SSA: each id is defined once. The pass indexes definitions by id; a second definition
+  // (malformed input, found by the fuzzer) would make it rewrite the wrong one.
+  if (has_result) {
+    if (defined[result_id]) return FailIdAt(error, "id ", result_id, " is defined more than once", at);
+    defined[result_id] = 1;
+  }
+  if (has_type && (type_id == 0 || type_id >= bound))
+    return FailIdAt(error, "type id ", type_id, " outside the bound", at);
+  *count_out = count;
+  *shape_out = shape;
+  return true;
+}
+
+// A new function of `module`: it takes a list an earlier parse left (Module::Clear), its
+// capacity kept.
+void BeginFunction(Module* module) {
+  module->functions.emplace_back();
+  if (!module->spare_instruction_lists.empty()) {
+    module->functions.back().instructions = std::move(module->spare_instruction_lists.back());
+    module->spare_instruction_lists.pop_back();
+  }
+}
+
+// Where each checked instruction goes: its section, kept in the logical layout's order, or
+// the function it is in.
+class InstructionPlacer {
+ public:
+  explicit InstructionPlacer(Module* module)
+      : module_(module),
+        sections_{&module->capabilities, &module->extensions, &module->ext_inst_imports, &module->memory_model,
+                  &module->entry_points, &module->execution_modes, &module->debug, &module->annotations,
+                  &module->types_values} {}
+
+  bool in_function() const { return in_function_; }
+
+  // The instruction at `first` (word `at` of `word_count`); false: why in *error.
+  inline bool Place(const uint32_t* first, uint32_t count, uint32_t shape, std::size_t at, std::size_t word_count,
+                    std::string* error) {
+    const auto op = static_cast<spv::Op>(first[0] & 0xffffu);
+    if (in_function_) {
+      if (op == spv::OpFunction) return FailAt(error, "OpFunction inside a function", at);
+      Append(&module_->functions.back().instructions, first, count, word_count - at, shape);
+      if (op == spv::OpFunctionEnd) in_function_ = false;
+      return true;
+    }
+    // OpLine/OpNoLine may appear among the types (their section) and in functions.
+    const int s = SectionOf(op);
+    if (s == kFunctionBody) return FailAt(error, "function instruction outside a function", at);
+    // Anything else must not go back to an earlier section.
+    if (s < section_) return FailOpcodeAt(error, op, " out of the logical layout order", at);
+    section_ = s;
+    if (s == kMemoryModel && !module_->memory_model.empty()) return FailAt(error, "more than one OpMemoryModel", at);
+    if (s == kFunctions) {
+      BeginFunction(module_);
+      Append(&module_->functions.back().instructions, first, count, word_count - at, shape);
+      in_function_ = true;
+      return true;
+    }
+    Append(sections_[s], first, count, word_count - at, shape);
+    return true;
+  }
+
+ private:
+  Module* module_;
+  std::vector<Instruction>* const sections_[kFunctions];
+  int section_ = kCapability;
+  bool in_function_ = false;
+};
+
+}  // namespace
+
+std::string ParseModule(const uint32_t* words, std::size_t word_count, Module* module) {
+  module->Clear();
+  std::string error = ParseHeader(words, word_count, module);
+  if (!error.empty()) return error;
   ParseScratchLease scratch_lease;
   ParseScratch& scratch = scratch_lease.scratch();
   // No counting pass to reserve the sections: the module is kept per thread (module.h,
   // Clear), so its sections and function lists already hold the capacity of the largest
   // module the thread has parsed, and a larger one grows them once.
-  // SSA: each id is defined once. The pass indexes definitions by id; a second definition
-  // (malformed input, found by the fuzzer) would make it rewrite the wrong one.
   std::vector<uint8_t>& defined = scratch.defined;
   defined.assign(module->bound, 0);
-  int section = kCapability;
-  std::vector<Instruction>* const sections[kFunctions] = {
-      &module->capabilities, &module->extensions, &module->ext_inst_imports, &module->memory_model,
-      &module->entry_points, &module->execution_modes, &module->debug, &module->annotations,
-      &module->types_values};
-  bool in_function = false;
+  InstructionPlacer placer(module);
   std::size_t pos = 5;
   while (pos < word_count) {
-    const uint32_t count = words[pos] >> 16;
-    const auto op = static_cast<spv::Op>(words[pos] & 0xffffu);
-    // Built only on the error paths: a string per instruction was most of the parse time.
-    const std::size_t at = pos;
-    auto where = [at] { return " at word " + std::to_string(at); };
-    if (count == 0) return "instruction with word count 0" + where();
-    if (count > word_count - pos) return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") runs past the end of the module" + where();
-    const uint32_t shape = OpShape(op);
-    const bool has_result = (shape & kShapeHasResult) != 0, has_type = (shape & kShapeHasType) != 0;
-    if (count < 1u + has_result + has_type) return "instruction too short for its type and result" + where();
-    // Every operand the grammar requires is there, so the pass may read it unchecked.
-    if (count < (shape >> kShapeMinWordsShift))
-      return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") has " + std::to_string(count) +
-             " words, fewer than the grammar's " + std::to_string(MinWordCount(op)) + where();
-    // OpPhi's operands come in (value, parent block) pairs.
-    if (op == spv::OpPhi && (count - 3u) % 2u != 0) return "OpPhi with an unpaired operand" + where();
-    // Checked on the words, so each instruction is built once, in place in its section.
-    const uint32_t result_id = has_result ? words[pos + 1 + (has_type ? 1 : 0)] : 0;
-    const uint32_t type_id = has_type ? words[pos + 1] : 0;
-    if (has_result && (result_id == 0 || result_id >= module->bound))
-      return "result id " + std::to_string(result_id) + " outside the bound " + std::to_string(module->bound) + where();
-    if (has_result) {
-      if (defined[result_id]) return "id " + std::to_string(result_id) + " is defined more than once" + where();
-      defined[result_id] = 1;
-    }
-    if (has_type && (type_id == 0 || type_id >= module->bound))
-      return "type id " + std::to_string(type_id) + " outside the bound" + where();
-    const uint32_t* first = words + pos;
+    uint32_t count = 0, shape = 0;
+    if (!CheckInstruction(words, word_count, pos, module->bound, defined, &count, &shape, &error)) return error;
+    if (!placer.Place(words + pos, count, shape, pos, word_count, &error)) return error;
     pos += count;
-
-    if (in_function) {
-      if (op == spv::OpFunction) return "OpFunction inside a function" + where();
-      Append(&module->functions.back().instructions, first, count, word_count - at, shape);
-      if (op == spv::OpFunctionEnd) in_function = false;
-      continue;
-    }
-    // OpLine/OpNoLine may appear among the types (their section) and in functions.
-    const int s = SectionOf(op);
-    if (s == kFunctionBody) return "function instruction outside a function" + where();
-    // Anything else must not go back to an earlier section.
-    if (s < section) return "instruction (opcode " + std::to_string(static_cast<uint32_t>(op)) + ") out of the logical layout order" + where();
-    section = s;
-    if (s == kMemoryModel && !module->memory_model.empty()) return "more than one OpMemoryModel" + where();
-    if (s == kFunctions) {
-      module->functions.emplace_back();
-      if (!module->spare_instruction_lists.empty()) {
-        module->functions.back().instructions = std::move(module->spare_instruction_lists.back());
-        module->spare_instruction_lists.pop_back();
-      }
-      Append(&module->functions.back().instructions, first, count, word_count - at, shape);
-      in_function = true;
-      continue;
-    }
-    Append(sections[s], first, count, word_count - at, shape);
   }
-  if (in_function) return "module ends inside a function (no OpFunctionEnd)";
+  if (placer.in_function()) return "module ends inside a function (no OpFunctionEnd)";
   if (module->memory_model.empty()) return "no OpMemoryModel";
   return CheckTypesDefinedBeforeUse(*module);
 }

@@ -54,8 +54,23 @@ class PointerPass {
 
   // Analysis.
   std::string FindConverted(RewriteReport* report);
+  void FindInLayout(const VariableInfo& v, const SetLayout** set, const BindingLayout** binding) const;
+  std::string CheckConvertible(const VariableInfo& v, const SetLayout& set, const BindingLayout& binding) const;
+  void AddConverted(const VariableInfo& v, const SetLayout* set, const BindingLayout* binding);
+  std::string CheckConvertedBlocksNotShared() const;
   void BuildUses();
   std::string Close();
+  // Close's steps (pointer_pass_analyze.cpp): the retyped ids found from the converted
+  // variables through their uses, then the checks that each merge, call and return of
+  // them is retyped whole and that no global instruction names a converted variable.
+  std::string PropagateRetyped();
+  std::string RetypeUser(uint32_t id, bool is_var, bool arrayed, const Use& u, std::vector<uint32_t>* work);
+  void MarkParameterRetyped(uint32_t callee, uint32_t position, std::vector<uint32_t>* work);
+  void MarkCallsRetyped(uint32_t function_id, std::vector<uint32_t>* work);
+  bool RetypedOrUndef(uint32_t v) const;
+  std::string CheckMergesAreAllRetyped() const;
+  std::string CheckCallsAndReturnsAreAllRetyped() const;
+  std::string CheckNoGlobalNamesConverted() const;
   bool MarkRetyped(uint32_t id, std::vector<uint32_t>* work);
   uint32_t MappedType(uint32_t old_type);
   const Instruction* LocalDef(uint32_t id) const;
@@ -87,18 +102,35 @@ class PointerPass {
       member_name->add_string_operand(std::string_view(name, n > 0 ? static_cast<std::size_t>(n) : 0));
     }
   };
+  // SetUpPushConstants' steps (pointer_pass_apply.cpp): the root's members collected, then
+  // joined to the push-constant block (the old block's members first, the block declared
+  // again, its variable retyped or made) with the pointer types root reads go through.
+  void CollectRootMembers(std::vector<RootMember>* members);
+  void AddRootMembersOfSet(uint32_t s, std::vector<RootMember>* members);
+  void JoinPushConstants(const std::vector<RootMember>& members, RewriteReport* report);
+  bool TakeOldPushConstantMembers(const VariableInfo& pc, std::vector<uint32_t>* member_types,
+                                  std::vector<Instruction>* member_decorations, uint32_t* end, RewriteReport* report);
+  void CreatePushConstantBlock(const std::vector<RootMember>& members, const std::vector<uint32_t>& member_types,
+                               const std::vector<uint32_t>& offsets, const std::vector<Instruction>& member_decorations);
+  void RetypePushConstantVariable(const VariableInfo& pc, uint32_t pointer);
+  void CreatePushConstantVariable(uint32_t pointer);
+  void SetUpRootPointerTypes();
   // RootPlacement::kStorageBuffer: the root buffer from `members` (offset order).
   void SetUpRootBuffer(const std::vector<RootMember>& members, RewriteReport* report);
   // RootPlacement::kPushAddress: the root block its address points to (false: refused, why in report).
   bool SetUpRootStruct(const std::vector<RootMember>& members, RewriteReport* report);
+  // Both: the members as a read-only block struct of their own (0: they overlap, why in report).
+  uint32_t CreateRootBlock(const std::vector<RootMember>& members, spv::Decoration block_decoration, RewriteReport* report);
   uint32_t RootBase();
   uint32_t LoadRoot(uint32_t type, uint32_t pointer, uint32_t alignment);
   // One function rewritten (pointer_pass_functions.cpp), in named steps: whether it needs
-  // it, its prologue (root and record pointers), each block begun (a loop header with a
-  // checked access split), its type and parameters retyped, chains into arrayed converted
-  // variables, array lengths, memory operands, bounds-checked accesses, and the phis of
-  // split blocks mended.
+  // it (StartFunction), its prologue (root and record pointers), each block begun (a loop
+  // header with a checked access split), its type and parameters retyped, then each other
+  // instruction (RewriteInstruction): chains into arrayed converted variables, array
+  // lengths, memory operands, bounds-checked accesses; last the phis of split blocks mended.
   std::string RewriteFunction(uint32_t f);
+  bool StartFunction(uint32_t f, std::vector<uint32_t>* direct);
+  std::string RewriteInstruction(const Instruction& original, Instruction&& inst, std::vector<size_t>* original_phis);
   bool FunctionNeedsRewrite(uint32_t f, std::vector<uint32_t>* direct) const;
   uint32_t PointeeOf(uint32_t old_id);
   bool IsBufferPointer(uint32_t old_id);  // a retyped pointer into a converted buffer (PhysicalStorageBuffer)
@@ -119,7 +151,11 @@ class PointerPass {
   std::string EmitGuardedAccess(Instruction inst, uint32_t result, const uint32_t guard_pointer[2],
                                 const uint32_t guard_bytes[2]);
   void FixSplitPredecessors(const std::vector<size_t>& original_phis);
+  // The module-level edits once every function is rewritten (rewrite.cpp).
   std::string FinishModule();
+  void RemoveConvertedVariables();
+  void UpdateEntryPointInterfaces();
+  void DeclarePhysicalAddressing();
   // Emits the loads of record `record_index` (an id, u32) of converted variable `c`:
   // returns the pointer id (into `result_id` when non-zero) and sets *size when asked.
   uint32_t EmitRecordPointer(uint32_t c, uint32_t record_index, uint32_t result_id, uint32_t* size);
@@ -133,12 +169,42 @@ class PointerPass {
   // whether an access of `bytes` there is inside; "" or why not.
   std::string EmitInBounds(uint32_t id, uint32_t bytes, uint32_t* condition);
   std::string EmitOffset(uint32_t id, uint32_t* offset, uint32_t* overflow, Root* root);
+  // EmitOffset's steps: the chains back to the root, each chain's and each index's part,
+  // and the sum's last addition. `OffsetSum` is the offset so far: a constant folded here,
+  // the id of the emitted dynamic part (0: none), and (32-bit) the id of "it wrapped".
+  struct OffsetSum {
+    uint32_t constant = 0;
+    uint32_t dynamic = 0;
+    uint32_t overflow = 0;
+  };
+  std::string FindChainsToRoot(uint32_t id, std::vector<const Instruction*>* chains, Root* root, uint32_t* root_type);
+  std::string AddChainOffset(const Instruction& chain, uint32_t* type, OffsetSum* sum);
+  std::string AddIndexOffset(uint32_t index, uint32_t* type, OffsetSum* sum);
+  std::string AddIndexTerm(uint32_t index, uint32_t stride, OffsetSum* sum);
+  void AddIndexTerm64(uint32_t index, uint32_t width, bool is_signed, uint32_t stride, OffsetSum* sum);
+  void AddIndexTerm32(uint32_t index, bool is_signed, uint32_t stride, OffsetSum* sum);
+  void FinishOffset(const OffsetSum& sum, uint32_t* offset, uint32_t* overflow);
   void AddAligned(Instruction* inst, uint32_t first_memory_operand, uint32_t alignment);
   // 64-bit array indices (pointer_pass_wide_indices.cpp): with shaderInt64 every array
   // index of `chain` (a rewritten chain on a buffer pointer whose old base pointer type is
   // `base_pointer_type`, pointing to `pointee`; indices from operand `first`) becomes
   // 64-bit, so no driver forms a byte offset beyond 4 GiB in 32 bits.
   void WidenChainIndices(Instruction* chain, uint32_t base_pointer_type, uint32_t pointee, uint32_t first);
+  // WidenChainIndices' steps: the chain as it is rebuilt (`base`, OpPtrAccessChain's Element
+  // while kept (0: none), then `pending`, the indices whose offsets stay small), the
+  // Element, the indices, the stride by which an array index leaves the chain, the move.
+  struct WideChain {
+    uint32_t base = 0;
+    uint32_t element_index = 0;
+    std::vector<uint32_t>* pending = nullptr;
+    bool in_bounds = false;
+    bool changed = false;  // an offset moved to integer arithmetic
+    Instruction Make(uint32_t type_id, uint32_t result_id) const;
+  };
+  void WidenElement(uint32_t element, uint32_t base_pointer_type, WideChain* chain);
+  uint32_t WidenIndices(const std::vector<uint32_t>& operands, uint32_t first, uint32_t pointee, WideChain* chain);
+  uint32_t ArrayStrideLeavingChain(uint32_t array_type, spv::Op t_op, uint32_t element, uint32_t array_length) const;
+  void MoveIndexToArithmetic(uint32_t element, uint32_t index, uint32_t stride, WideChain* chain);
   // `index` as a 64-bit value; `strided_type` carries the ArrayStride it is scaled by.
   uint32_t WideIndex(uint32_t index, uint32_t strided_type);
   // A constant index whose offset (by strided_type's ArrayStride) is below 2 GiB.

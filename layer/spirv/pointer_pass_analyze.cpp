@@ -42,10 +42,7 @@ std::string PointerPass::FindConverted(RewriteReport* report) {
     br.name = v.name;
     const SetLayout* set = nullptr;
     const BindingLayout* binding = nullptr;
-    for (const SetLayout& s : options_.sets)
-      if (s.set == v.set)
-        for (const BindingLayout& b : s.bindings)
-          if (b.binding == v.binding) { set = &s; binding = &b; }
+    FindInLayout(v, &set, &binding);
     if (v.kind == ResourceKind::kOther) {
       br.outcome = BindingOutcome::kNotABuffer;
     } else if (v.kind == ResourceKind::kUniformBuffer && !options_.convert_uniform_buffers) {
@@ -53,33 +50,13 @@ std::string PointerPass::FindConverted(RewriteReport* report) {
     } else if (!binding) {
       br.outcome = BindingOutcome::kNotInLayout;
     } else {
-      const Instruction* block = types_.Def(v.block_type);
-      if (!block || block->opcode() != spv::OpTypeStruct)
-        return "set " + std::to_string(v.set) + " binding " + std::to_string(v.binding) + " is not a struct block";
-      if (v.array_size > binding->array_size)
-        return "set " + std::to_string(v.set) + " binding " + std::to_string(v.binding) + " has " +
-               std::to_string(v.array_size) + " descriptors but the layout gives " + std::to_string(binding->array_size);
-      if (v.array_type && v.array_size == 1 && types_.Def(v.array_type)->opcode() == spv::OpTypeArray) {
-        uint32_t n = 0;
-        if (!types_.GetConstantValue(types_.Def(v.array_type)->operand(1), &n))
-          return "descriptor array sized by a specialization constant";
-      }
-      if (set->root_offset % 8 != 0) return "root offset " + std::to_string(set->root_offset) + " is not 8-byte aligned";
+      const std::string why = CheckConvertible(v, *set, *binding);
+      if (!why.empty()) return why;
       br.outcome = BindingOutcome::kConverted;
       br.first_record = binding->first_record;
       br.last_record = binding->first_record + std::max(1u, binding->array_size) - 1;
       br.root_offset = set->root_offset;
-      Converted c;
-      c.var = v;
-      static constexpr std::pair<uint32_t, spv::Decoration> kKept[] = {
-          {kCoherent, spv::DecorationCoherent}, {kVolatile, spv::DecorationVolatile},
-          {kNonWritable, spv::DecorationNonWritable}, {kNonReadable, spv::DecorationNonReadable}};
-      for (const auto& [flag, decoration] : kKept)
-        if (types_.HasDecoration(v.id, decoration)) c.memory_flags |= flag;
-      c.set = set;
-      c.binding = binding;
-      converted_of_var_[v.id] = static_cast<int32_t>(converted_.size());
-      converted_.push_back(c);
+      AddConverted(v, set, binding);
     }
     report->bindings.push_back(std::move(br));
   }
@@ -90,8 +67,54 @@ std::string PointerPass::FindConverted(RewriteReport* report) {
     report->no_buffer_in_layout = true;
     return "no buffer of the module is in the layout";
   }
-  // A block struct whose BufferBlock decoration we change to Block must not be shared
-  // with a variable that stays a descriptor.
+  return CheckConvertedBlocksNotShared();
+}
+
+// The set and binding of the layout that `v` names (nullptr: not in the layout).
+void PointerPass::FindInLayout(const VariableInfo& v, const SetLayout** set, const BindingLayout** binding) const {
+  for (const SetLayout& s : options_.sets)
+    if (s.set == v.set)
+      for (const BindingLayout& b : s.bindings)
+        if (b.binding == v.binding) { *set = &s; *binding = &b; }
+}
+
+// Why buffer variable `v` cannot convert to `binding` of `set`, or "": its block is a
+// struct, its descriptors fit the layout's, its array is not sized by a specialization
+// constant, and its set's root offset is 8-byte aligned.
+std::string PointerPass::CheckConvertible(const VariableInfo& v, const SetLayout& set, const BindingLayout& binding) const {
+  const Instruction* block = types_.Def(v.block_type);
+  if (!block || block->opcode() != spv::OpTypeStruct)
+    return "set " + std::to_string(v.set) + " binding " + std::to_string(v.binding) + " is not a struct block";
+  if (v.array_size > binding.array_size)
+    return "set " + std::to_string(v.set) + " binding " + std::to_string(v.binding) + " has " +
+           std::to_string(v.array_size) + " descriptors but the layout gives " + std::to_string(binding.array_size);
+  if (v.array_type && v.array_size == 1 && types_.Def(v.array_type)->opcode() == spv::OpTypeArray) {
+    uint32_t n = 0;
+    if (!types_.GetConstantValue(types_.Def(v.array_type)->operand(1), &n))
+      return "descriptor array sized by a specialization constant";
+  }
+  if (set.root_offset % 8 != 0) return "root offset " + std::to_string(set.root_offset) + " is not 8-byte aligned";
+  return "";
+}
+
+// `v` joins converted_, with the memory decorations it keeps once it is a pointer.
+void PointerPass::AddConverted(const VariableInfo& v, const SetLayout* set, const BindingLayout* binding) {
+  Converted c;
+  c.var = v;
+  static constexpr std::pair<uint32_t, spv::Decoration> kKept[] = {
+      {kCoherent, spv::DecorationCoherent}, {kVolatile, spv::DecorationVolatile},
+      {kNonWritable, spv::DecorationNonWritable}, {kNonReadable, spv::DecorationNonReadable}};
+  for (const auto& [flag, decoration] : kKept)
+    if (types_.HasDecoration(v.id, decoration)) c.memory_flags |= flag;
+  c.set = set;
+  c.binding = binding;
+  converted_of_var_[v.id] = static_cast<int32_t>(converted_.size());
+  converted_.push_back(c);
+}
+
+// A block struct whose BufferBlock decoration we change to Block must not be shared
+// with a variable that stays a descriptor.
+std::string PointerPass::CheckConvertedBlocksNotShared() const {
   for (const VariableInfo& v : vars_) {
     if (converted_of_var_[v.id] >= 0) continue;
     for (const Converted& c : converted_)
@@ -180,7 +203,21 @@ bool PointerPass::MarkRetyped(uint32_t id, std::vector<uint32_t>* work) {
 }
 
 // The closure: every id whose type mentions a converted buffer's storage class changes.
+// Then what the rewrite cannot retype is refused: a merge, call or return that mixes
+// converted buffers with other pointers, or a global instruction naming a converted buffer.
 std::string PointerPass::Close() {
+  std::string why = PropagateRetyped();
+  if (!why.empty()) return why;
+  why = CheckMergesAreAllRetyped();
+  if (!why.empty()) return why;
+  why = CheckCallsAndReturnsAreAllRetyped();
+  if (!why.empty()) return why;
+  return CheckNoGlobalNamesConverted();
+}
+
+// From the converted variables through their uses: every id that holds one of their
+// pointers is marked in retyped_ (and retyped_params_, retyped_return_).
+std::string PointerPass::PropagateRetyped() {
   retyped_.assign(m_.bound, 0);
   retyped_return_.assign(m_.functions.size(), 0);
   PooledScratch<uint32_t> work_scratch;
@@ -195,85 +232,104 @@ std::string PointerPass::Close() {
     const bool is_var = converted_of_var_[id] >= 0;
     const bool arrayed = is_var && converted_[static_cast<uint32_t>(converted_of_var_[id])].var.array_type != 0;
     for (const Use& u : UsesOf(id)) {
-      const Instruction& inst = m_.functions[u.function].instructions[u.index];
-      const spv::Op op = inst.opcode();
-      if (arrayed && !((op == spv::OpAccessChain || op == spv::OpInBoundsAccessChain) && u.operand == 0 &&
-                       inst.operand_count() >= 2))
-        return "a descriptor array is used other than through an access chain (" + OpName(op) + ")";
-      if (IsAccessChain(op) || op == spv::OpCopyObject || op == spv::OpSelect || op == spv::OpPhi) {
-        if (is_var && (op == spv::OpPtrAccessChain || op == spv::OpInBoundsPtrAccessChain))
-          return "OpPtrAccessChain directly on a buffer variable";
-        MarkRetyped(inst.result_id(), &work);
-      } else if (op == spv::OpLoad) {
-        if (types_.IsPointerType(inst.type_id())) MarkRetyped(inst.result_id(), &work);
-      } else if (op == spv::OpStore) {
-        if (u.operand == 1) {
-          const Instruction* target = LocalDef(inst.operand(0));
-          if (!target || target->opcode() != spv::OpVariable)
-            return "a buffer pointer is stored somewhere other than a function variable";
-          MarkRetyped(target->result_id(), &work);
-        }
-      } else if (op == spv::OpFunctionCall) {
-        const uint32_t* callee = function_index_.Find(inst.operand(0));
-        if (callee == nullptr) return "call to an unknown function";
-        // Parameter u.operand - 1 of the callee.
-        uint32_t n = 0;
-        for (const Instruction& p : m_.functions[*callee].instructions) {
-          if (p.opcode() != spv::OpFunctionParameter) continue;
-          if (n++ == u.operand - 1) {
-            if (MarkRetyped(p.result_id(), &work)) retyped_params_.push_back(p.result_id());
-            break;
-          }
-        }
-      } else if (op == spv::OpReturnValue) {
-        if (!retyped_return_[u.function]) {
-          retyped_return_[u.function] = 1;
-          uint32_t fid = m_.functions[u.function].id();
-          for (const auto& fn : m_.functions)
-            for (const Instruction& call : fn.instructions)
-              if (call.opcode() == spv::OpFunctionCall && call.operand(0) == fid) MarkRetyped(call.result_id(), &work);
-        }
-      } else if (op == spv::OpArrayLength) {
-        // Needs the root's size: the variable itself or one element of a descriptor array.
-        bool root = is_var;
-        if (const Instruction* d = LocalDef(id))
-          root = (d->opcode() == spv::OpAccessChain || d->opcode() == spv::OpInBoundsAccessChain) &&
-                 d->operand_count() == 2 && converted_of_var_[d->operand(0)] >= 0;
-        if (!root) return "OpArrayLength on a pointer whose buffer is not known statically";
-      } else if (op == spv::OpVariable) {
-        // A function variable initialized with a buffer pointer.
-        MarkRetyped(inst.result_id(), &work);
-      } else if (op == spv::OpCopyMemory || op == spv::OpCopyMemorySized || IsAtomic(op)) {
-        // Fine: only the memory operands change.
-      } else {
-        return "a buffer pointer is used by " + InstructionName(inst, ext_sets_) + ", which the rewrite does not handle";
-      }
+      std::string why = RetypeUser(id, is_var, arrayed, u, &work);
+      if (!why.empty()) return why;
     }
   }
-  // Everything that merges pointers must merge only retyped ones.
+  return "";
+}
+
+// One use `u` of retyped id `id` (`is_var`: a converted variable, `arrayed`: of a descriptor
+// array): what the using instruction makes retyped too, or why the rewrite cannot follow
+// the pointer there.
+std::string PointerPass::RetypeUser(uint32_t id, bool is_var, bool arrayed, const Use& u, std::vector<uint32_t>* work) {
+  const Instruction& inst = m_.functions[u.function].instructions[u.index];
+  const spv::Op op = inst.opcode();
+  if (arrayed && !((op == spv::OpAccessChain || op == spv::OpInBoundsAccessChain) && u.operand == 0 &&
+                   inst.operand_count() >= 2))
+    return "a descriptor array is used other than through an access chain (" + OpName(op) + ")";
+  if (IsAccessChain(op) || op == spv::OpCopyObject || op == spv::OpSelect || op == spv::OpPhi) {
+    if (is_var && (op == spv::OpPtrAccessChain || op == spv::OpInBoundsPtrAccessChain))
+      return "OpPtrAccessChain directly on a buffer variable";
+    MarkRetyped(inst.result_id(), work);
+  } else if (op == spv::OpLoad) {
+    if (types_.IsPointerType(inst.type_id())) MarkRetyped(inst.result_id(), work);
+  } else if (op == spv::OpStore) {
+    if (u.operand == 1) {
+      const Instruction* target = LocalDef(inst.operand(0));
+      if (!target || target->opcode() != spv::OpVariable)
+        return "a buffer pointer is stored somewhere other than a function variable";
+      MarkRetyped(target->result_id(), work);
+    }
+  } else if (op == spv::OpFunctionCall) {
+    const uint32_t* callee = function_index_.Find(inst.operand(0));
+    if (callee == nullptr) return "call to an unknown function";
+    MarkParameterRetyped(*callee, u.operand - 1, work);
+  } else if (op == spv::OpReturnValue) {
+    if (!retyped_return_[u.function]) {
+      retyped_return_[u.function] = 1;
+      MarkCallsRetyped(m_.functions[u.function].id(), work);
+    }
+  } else if (op == spv::OpArrayLength) {
+    // Needs the root's size: the variable itself or one element of a descriptor array.
+    bool root = is_var;
+    if (const Instruction* d = LocalDef(id))
+      root = (d->opcode() == spv::OpAccessChain || d->opcode() == spv::OpInBoundsAccessChain) &&
+             d->operand_count() == 2 && converted_of_var_[d->operand(0)] >= 0;
+    if (!root) return "OpArrayLength on a pointer whose buffer is not known statically";
+  } else if (op == spv::OpVariable) {
+    // A function variable initialized with a buffer pointer.
+    MarkRetyped(inst.result_id(), work);
+  } else if (op == spv::OpCopyMemory || op == spv::OpCopyMemorySized || IsAtomic(op)) {
+    // Fine: only the memory operands change.
+  } else {
+    return "a buffer pointer is used by " + InstructionName(inst, ext_sets_) + ", which the rewrite does not handle";
+  }
+  return "";
+}
+
+// Parameter `position` of function `callee` (an index into m_.functions) takes a retyped pointer.
+void PointerPass::MarkParameterRetyped(uint32_t callee, uint32_t position, std::vector<uint32_t>* work) {
+  uint32_t n = 0;
+  for (const Instruction& p : m_.functions[callee].instructions) {
+    if (p.opcode() != spv::OpFunctionParameter) continue;
+    if (n++ == position) {
+      if (MarkRetyped(p.result_id(), work)) retyped_params_.push_back(p.result_id());
+      return;
+    }
+  }
+}
+
+// Function `function_id` returns a retyped pointer: so does every call of it.
+void PointerPass::MarkCallsRetyped(uint32_t function_id, std::vector<uint32_t>* work) {
+  for (const auto& fn : m_.functions)
+    for (const Instruction& call : fn.instructions)
+      if (call.opcode() == spv::OpFunctionCall && call.operand(0) == function_id) MarkRetyped(call.result_id(), work);
+}
+
+// A retyped id, or an OpUndef (which takes any pointer type): what a retyped merge may name.
+bool PointerPass::RetypedOrUndef(uint32_t v) const {
+  if (v < m_.bound && retyped_[v]) return true;
+  const Instruction* g = types_.Def(v);
+  return g && (g->opcode() == spv::OpUndef);
+}
+
+// Everything that merges pointers (select, phi, a function variable) must merge only
+// retyped ones: one pointer type cannot be both.
+std::string PointerPass::CheckMergesAreAllRetyped() const {
   for (uint32_t f = 0; f < m_.functions.size(); ++f) {
     for (const Instruction& inst : m_.functions[f].instructions) {
       const spv::Op op = inst.opcode();
-      if (!inst.has_result() || !retyped_[inst.result_id()]) {
-        if (op == spv::OpFunctionCall) {
-          // Arguments of retyped parameters must all be retyped (checked below per param).
-        }
-        continue;
-      }
-      auto check = [&](uint32_t v) -> bool {
-        if (v < m_.bound && retyped_[v]) return true;
-        const Instruction* g = types_.Def(v);
-        return g && (g->opcode() == spv::OpUndef);
-      };
-      if (op == spv::OpSelect && !(check(inst.operand(1)) && check(inst.operand(2))))
+      if (!inst.has_result() || !retyped_[inst.result_id()]) continue;
+      if (op == spv::OpSelect && !(RetypedOrUndef(inst.operand(1)) && RetypedOrUndef(inst.operand(2))))
         return "OpSelect mixes a converted buffer with another pointer";
       if (op == spv::OpPhi)
         for (uint32_t k = 0; k < inst.operand_count(); k += 2)
-          if (!check(inst.operand(k))) return "OpPhi mixes a converted buffer with another pointer";
+          if (!RetypedOrUndef(inst.operand(k))) return "OpPhi mixes a converted buffer with another pointer";
       if (op == spv::OpVariable) {
         for (const Use& u : UsesOf(inst.result_id())) {
           const Instruction& s = m_.functions[u.function].instructions[u.index];
-          if (s.opcode() == spv::OpStore && u.operand == 0 && !check(s.operand(1)))
+          if (s.opcode() == spv::OpStore && u.operand == 0 && !RetypedOrUndef(s.operand(1)))
             return "a function variable holds both converted and other pointers";
           if (s.opcode() != spv::OpStore && s.opcode() != spv::OpLoad)
             return "a function variable holding a buffer pointer is used by " + OpName(s.opcode());
@@ -283,6 +339,12 @@ std::string PointerPass::Close() {
       }
     }
   }
+  return "";
+}
+
+// A retyped parameter gets a retyped argument from every call, and a function returning a
+// retyped pointer returns one from every OpReturnValue.
+std::string PointerPass::CheckCallsAndReturnsAreAllRetyped() const {
   for (uint32_t param : retyped_params_) {
     // Which function and position is it?
     auto [fplus, index] = local_def_[param];
@@ -301,10 +363,14 @@ std::string PointerPass::Close() {
       for (const Instruction& inst : m_.functions[f].instructions)
         if (inst.opcode() == spv::OpReturnValue && !retyped_[inst.operand(0)])
           return "a function returns both converted buffers and other pointers";
-  // Converted variables must not be named by global instructions other than names,
-  // decorations and entry-point interfaces (e.g. debug-info extended instructions).
-  // Only id operands count (the grammar's): OpSpecConstantOp's opcode and an extended
-  // instruction's number are literals.
+  return "";
+}
+
+// Converted variables must not be named by global instructions other than names,
+// decorations and entry-point interfaces (e.g. debug-info extended instructions).
+// Only id operands count (the grammar's): OpSpecConstantOp's opcode and an extended
+// instruction's number are literals.
+std::string PointerPass::CheckNoGlobalNamesConverted() const {
   for (const Instruction& inst : m_.types_values) {
     if (inst.opcode() != spv::OpExtInst && inst.opcode() != spv::OpSpecConstantOp) continue;
     bool names_converted = false;

@@ -1,5 +1,7 @@
-// PointerPass rewrite: push-constant root, record loads, retyping, Aligned operands,
-// OpArrayLength from the stored size, bounds checks, capabilities and interfaces.
+// PointerPass rewrite: the types the emitted code uses, the root (push constants, root
+// buffer or root block), record loads, retyped types, OpArrayLength from the stored size,
+// Aligned operands. Bounds checks are in pointer_pass_functions.cpp, capabilities and
+// interfaces in rewrite.cpp (FinishModule).
 #include <algorithm>
 #include <map>
 #include <set>
@@ -78,53 +80,12 @@ void PointerPass::SetUpTypes() {
 }
 
 // The root members (one address per set, dynamic offsets) join the module's push-constant
-// block, or a new block when it has none. Their types are created after the existing
-// block, so the block is re-declared at the end of the types with the old members first.
+// block, or a new block when it has none; or, by the root's placement, form a buffer or a
+// block in memory of their own (whose address alone joins the push constants).
 void PointerPass::SetUpPushConstants(RewriteReport* report) {
-  using Member = RootMember;
-  PooledScratch<Member> members_scratch;
-  std::vector<Member>& members = members_scratch.v;
-  root_member_.assign(options_.sets.size(), kNone);
-  block_member_.assign(options_.sets.size(), kNone);
-  dynamic_member_.assign(converted_.size(), kNone);
-  for (uint32_t s = 0; s < options_.sets.size(); ++s) {
-    // Records in the root: an array covering every record this module reads there (its
-    // type a record struct of its own, never the argument block's); the block's address
-    // where some binding it reads lies in the block (after a prefix of records in the root).
-    const SetLayout& set = options_.sets[s];
-    uint32_t records_used = 0;
-    bool used = false, reads_block = false;
-    for (const Converted& c : converted_)
-      if (c.set == &set) {
-        used = true;
-        if (!set.BindingInRoot(*c.binding)) {
-          reads_block = true;
-          continue;
-        }
-        records_used = std::max(records_used, c.binding->first_record + std::max(1u, c.binding->array_size));
-      }
-    if (!used) continue;
-    if (!set.records_in_root) {
-      members.push_back({set.root_offset, address_type_, &block_member_[s], "bindery_set", set.set});
-      continue;
-    }
-    if (reads_block) {
-      members.push_back({set.root_offset + 16 * set.root_records, address_type_, &block_member_[s],
-                         "bindery_set_block", set.set});
-    }
-    if (records_used == 0) continue;
-    uint32_t record = types_.CreateType(spv::OpTypeStruct, {address_type_, address_type_});
-    types_.AddMemberDecoration(record, 0, spv::DecorationOffset, {0});
-    types_.AddMemberDecoration(record, 1, spv::DecorationOffset, {8});
-    members.push_back({options_.sets[s].root_offset, types_.GetArrayType(record, records_used, 16), &root_member_[s],
-                       "bindery_set_records", options_.sets[s].set});
-  }
-  for (uint32_t i = 0; i < converted_.size(); ++i)
-    if (converted_[i].binding->dynamic_offsets_root_offset != kNoRootOffset)
-      members.push_back({converted_[i].binding->dynamic_offsets_root_offset,
-                         types_.GetArrayType(u32_, std::max(1u, converted_[i].binding->array_size), 4),
-                         &dynamic_member_[i], "bindery_dynamic_offsets", i});
-  std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.offset < b.offset; });
+  PooledScratch<RootMember> members_scratch;
+  std::vector<RootMember>& members = members_scratch.v;
+  CollectRootMembers(&members);
   if (options_.root_placement == RootPlacement::kStorageBuffer) {
     SetUpRootBuffer(members, report);
     return;
@@ -135,7 +96,64 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
     members.clear();
     members.push_back({options_.root_address_offset, address_type_, &root_address_member_, "bindery_root_address", 0});
   }
+  JoinPushConstants(members, report);
+}
 
+// Every member the root has for this module, in offset order: per set the module reads,
+// its block's address or its records (RootMembersOfSet), then each dynamic binding's offsets.
+void PointerPass::CollectRootMembers(std::vector<RootMember>* members) {
+  root_member_.assign(options_.sets.size(), kNone);
+  block_member_.assign(options_.sets.size(), kNone);
+  dynamic_member_.assign(converted_.size(), kNone);
+  for (uint32_t s = 0; s < options_.sets.size(); ++s) AddRootMembersOfSet(s, members);
+  for (uint32_t i = 0; i < converted_.size(); ++i)
+    if (converted_[i].binding->dynamic_offsets_root_offset != kNoRootOffset)
+      members->push_back({converted_[i].binding->dynamic_offsets_root_offset,
+                          types_.GetArrayType(u32_, std::max(1u, converted_[i].binding->array_size), 4),
+                          &dynamic_member_[i], "bindery_dynamic_offsets", i});
+  std::sort(members->begin(), members->end(),
+            [](const RootMember& a, const RootMember& b) { return a.offset < b.offset; });
+}
+
+// The root members of set `s` (an index into options_.sets), none where the module reads
+// none of its bindings. Records in the root: an array covering every record this module
+// reads there (its type a record struct of its own, never the argument block's); the
+// block's address where some binding it reads lies in the block (after a prefix of
+// records in the root).
+void PointerPass::AddRootMembersOfSet(uint32_t s, std::vector<RootMember>* members) {
+  const SetLayout& set = options_.sets[s];
+  uint32_t records_used = 0;
+  bool used = false, reads_block = false;
+  for (const Converted& c : converted_)
+    if (c.set == &set) {
+      used = true;
+      if (!set.BindingInRoot(*c.binding)) {
+        reads_block = true;
+        continue;
+      }
+      records_used = std::max(records_used, c.binding->first_record + std::max(1u, c.binding->array_size));
+    }
+  if (!used) return;
+  if (!set.records_in_root) {
+    members->push_back({set.root_offset, address_type_, &block_member_[s], "bindery_set", set.set});
+    return;
+  }
+  if (reads_block) {
+    members->push_back({set.root_offset + 16 * set.root_records, address_type_, &block_member_[s],
+                        "bindery_set_block", set.set});
+  }
+  if (records_used == 0) return;
+  uint32_t record = types_.CreateType(spv::OpTypeStruct, {address_type_, address_type_});
+  types_.AddMemberDecoration(record, 0, spv::DecorationOffset, {0});
+  types_.AddMemberDecoration(record, 1, spv::DecorationOffset, {8});
+  members->push_back({set.root_offset, types_.GetArrayType(record, records_used, 16), &root_member_[s],
+                      "bindery_set_records", set.set});
+}
+
+// `members` (offset order) after the members of the push-constant block the root joins.
+// Their types are created after that block, so the block is re-declared at the end of the
+// types with the old members first, and the variable moves after it.
+void PointerPass::JoinPushConstants(const std::vector<RootMember>& members, RewriteReport* report) {
   PooledScratch<uint32_t> member_types_scratch, offsets_scratch;
   std::vector<uint32_t>& member_types = member_types_scratch.v;
   std::vector<uint32_t>& offsets = offsets_scratch.v;
@@ -147,22 +165,9 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
     report->reason = why;
     return;
   }
-  uint32_t old_end = 0;
-  if (pc) {
-    const Instruction* old_struct = types_.Def(pc->block_type);
-    // Malformed input (found by the fuzzer): a push-constant variable whose pointee is not
-    // a struct defined in the module. Not converted, never a crash.
-    if (old_struct == nullptr || old_struct->opcode() != spv::OpTypeStruct) {
-      report->reason = "the push-constant variable's type is not a struct";
-      return;
-    }
-    old_end = types_.SizeOf(pc->block_type);
-    for (uint32_t i = 0; i < old_struct->operand_count(); ++i) member_types.push_back(old_struct->operand(i));
-    for (uint32_t i : types_.DecorationsOf(pc->block_type))
-      if (m_.annotations[i].opcode() == spv::OpMemberDecorate) member_decorations.push_back(m_.annotations[i]);
-  }
-  uint32_t end = old_end;
-  for (Member& mb : members) {
+  uint32_t end = 0;
+  if (pc && !TakeOldPushConstantMembers(*pc, &member_types, &member_decorations, &end, report)) return;
+  for (const RootMember& mb : members) {
     if (mb.offset < end) {
       report->reason = "root at byte " + std::to_string(mb.offset) + " overlaps push constants ending at " + std::to_string(end);
       return;
@@ -173,6 +178,39 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
     end = mb.offset + types_.SizeOf(mb.type);
   }
   report->push_constant_end = end;
+  CreatePushConstantBlock(members, member_types, offsets, member_decorations);
+  uint32_t pointer = types_.CreateType(spv::OpTypePointer, {spv::StorageClassPushConstant, pc_struct_});
+  if (pc) {
+    RetypePushConstantVariable(*pc, pointer);
+  } else {
+    CreatePushConstantVariable(pointer);
+  }
+  SetUpRootPointerTypes();
+}
+
+// The members the module's push-constant block `pc` already has (types, member
+// decorations) and where they end; false where its type is not a struct (why in report).
+bool PointerPass::TakeOldPushConstantMembers(const VariableInfo& pc, std::vector<uint32_t>* member_types,
+                                             std::vector<Instruction>* member_decorations, uint32_t* end,
+                                             RewriteReport* report) {
+  const Instruction* old_struct = types_.Def(pc.block_type);
+  // Malformed input (found by the fuzzer): a push-constant variable whose pointee is not
+  // a struct defined in the module. Not converted, never a crash.
+  if (old_struct == nullptr || old_struct->opcode() != spv::OpTypeStruct) {
+    report->reason = "the push-constant variable's type is not a struct";
+    return false;
+  }
+  *end = types_.SizeOf(pc.block_type);
+  for (uint32_t i = 0; i < old_struct->operand_count(); ++i) member_types->push_back(old_struct->operand(i));
+  for (uint32_t i : types_.DecorationsOf(pc.block_type))
+    if (m_.annotations[i].opcode() == spv::OpMemberDecorate) member_decorations->push_back(m_.annotations[i]);
+  return true;
+}
+
+// pc_struct_: the old members (`member_decorations` theirs) then the root's, at `offsets`, named.
+void PointerPass::CreatePushConstantBlock(const std::vector<RootMember>& members, const std::vector<uint32_t>& member_types,
+                                          const std::vector<uint32_t>& offsets,
+                                          const std::vector<Instruction>& member_decorations) {
   pc_struct_ = types_.CreateType(spv::OpTypeStruct, member_types);
   types_.AddDecoration(pc_struct_, spv::DecorationBlock);
   for (Instruction d : member_decorations) {
@@ -186,28 +224,38 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
     members[i].AddName(&name);
     m_.debug.push_back(std::move(name));
   }
-  uint32_t pointer = types_.CreateType(spv::OpTypePointer, {spv::StorageClassPushConstant, pc_struct_});
-  if (pc) {
-    pc_var_ = pc->id;
-    // Member names of the old block carry over.
-    PooledScratch<Instruction> names_scratch;
-    std::vector<Instruction>& names = names_scratch.v;
-    for (const Instruction& d : m_.debug)
-      if (d.opcode() == spv::OpMemberName && d.operand(0) == pc->block_type) {
-        names.push_back(d);
-        names.back().set_operand(0, pc_struct_);
-      }
-    for (auto& n : names) m_.debug.push_back(std::move(n));
-    // Moved after its new pointer type (the index follows the move).
-    if (Instruction* var = types_.MoveGlobalToEnd(pc_var_)) var->set_type_id(pointer);
-  } else {
-    pc_var_ = m_.TakeId();
-    new_pc_var_ = true;
-    types_.AddGlobal(Instruction(spv::OpVariable, pointer, pc_var_, {spv::StorageClassPushConstant}));
-    Instruction name(spv::OpName, 0, 0, {pc_var_});
-    name.add_string_operand("bindery_root");
-    m_.debug.push_back(std::move(name));
-  }
+}
+
+// The module's push-constant variable `pc` now points to pc_struct_ (`pointer`), its old
+// block's member names carried over.
+void PointerPass::RetypePushConstantVariable(const VariableInfo& pc, uint32_t pointer) {
+  pc_var_ = pc.id;
+  PooledScratch<Instruction> names_scratch;
+  std::vector<Instruction>& names = names_scratch.v;
+  for (const Instruction& d : m_.debug)
+    if (d.opcode() == spv::OpMemberName && d.operand(0) == pc.block_type) {
+      names.push_back(d);
+      names.back().set_operand(0, pc_struct_);
+    }
+  for (auto& n : names) m_.debug.push_back(std::move(n));
+  // Moved after its new pointer type (the index follows the move).
+  if (Instruction* var = types_.MoveGlobalToEnd(pc_var_)) var->set_type_id(pointer);
+}
+
+// A module without push constants: a new variable of `pointer`, named bindery_root.
+void PointerPass::CreatePushConstantVariable(uint32_t pointer) {
+  pc_var_ = m_.TakeId();
+  new_pc_var_ = true;
+  types_.AddGlobal(Instruction(spv::OpVariable, pointer, pc_var_, {spv::StorageClassPushConstant}));
+  Instruction name(spv::OpName, 0, 0, {pc_var_});
+  name.add_string_operand("bindery_root");
+  m_.debug.push_back(std::move(name));
+}
+
+// The pointer types a root member is read through: push-constant ones, or with
+// RootPlacement::kPushAddress PhysicalStorageBuffer ones (the push-constant pointer then
+// serves the address's own load).
+void PointerPass::SetUpRootPointerTypes() {
   pc_address_pointer_ = types_.GetPointerType(spv::StorageClassPushConstant, address_type_);
   pc_u32_pointer_ = types_.GetPointerType(spv::StorageClassPushConstant, u32_);
   if (options_.root_placement == RootPlacement::kPushAddress) {
@@ -222,30 +270,41 @@ void PointerPass::SetUpPushConstants(RewriteReport* report) {
 // RootPlacement::kPushAddress: the root's members (offset order) as a block read through a
 // PhysicalStorageBuffer pointer (storage-buffer layout, as the reserved set's buffer).
 bool PointerPass::SetUpRootStruct(const std::vector<RootMember>& members, RewriteReport* report) {
+  const uint32_t root_struct = CreateRootBlock(members, spv::DecorationBlock, report);
+  if (root_struct == 0) return false;
+  root_struct_pointer_ = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, root_struct);
+  return true;
+}
+
+// The root's members (offset order) as a read-only block of their own, for the placements
+// that keep the root in memory (kStorageBuffer's buffer, kPushAddress's block): member i is
+// members[i] (its index set), at its offset, named. Decorated `block_decoration` (Block,
+// or BufferBlock for a Uniform-class buffer). 0 where two members overlap (why in report).
+uint32_t PointerPass::CreateRootBlock(const std::vector<RootMember>& members, spv::Decoration block_decoration,
+                                      RewriteReport* report) {
   PooledScratch<uint32_t> member_types_scratch;
   std::vector<uint32_t>& member_types = member_types_scratch.v;
   uint32_t end = 0;
   for (uint32_t i = 0; i < members.size(); ++i) {
     if (members[i].offset < end) {
       report->reason = "root members overlap at byte " + std::to_string(members[i].offset);
-      return false;
+      return 0;
     }
     *members[i].index = i;
     member_types.push_back(members[i].type);
     end = members[i].offset + types_.SizeOf(members[i].type);
   }
   report->root_buffer_end = end;
-  const uint32_t root_struct = types_.CreateType(spv::OpTypeStruct, member_types);
-  types_.AddDecoration(root_struct, spv::DecorationBlock);
+  const uint32_t block = types_.CreateType(spv::OpTypeStruct, member_types);
+  types_.AddDecoration(block, block_decoration);
   for (uint32_t i = 0; i < members.size(); ++i) {
-    types_.AddMemberDecoration(root_struct, i, spv::DecorationOffset, {members[i].offset});
-    types_.AddMemberDecoration(root_struct, i, spv::DecorationNonWritable);
-    Instruction name(spv::OpMemberName, 0, 0, {root_struct, i});
+    types_.AddMemberDecoration(block, i, spv::DecorationOffset, {members[i].offset});
+    types_.AddMemberDecoration(block, i, spv::DecorationNonWritable);
+    Instruction name(spv::OpMemberName, 0, 0, {block, i});
     members[i].AddName(&name);
     m_.debug.push_back(std::move(name));
   }
-  root_struct_pointer_ = types_.GetPointerType(spv::StorageClassPhysicalStorageBuffer, root_struct);
-  return true;
+  return block;
 }
 
 // What root members are read through: the push-constant (or root buffer) variable, or, with
@@ -308,28 +367,9 @@ void PointerPass::SetUpRootBuffer(const std::vector<RootMember>& members, Rewrit
   // the same (storage-buffer) layout without an extension.
   const bool storage_class = m_.version >= 0x00010300;
   const spv::StorageClass sc = storage_class ? spv::StorageClassStorageBuffer : spv::StorageClassUniform;
-  PooledScratch<uint32_t> member_types_scratch;
-  std::vector<uint32_t>& member_types = member_types_scratch.v;
-  uint32_t end = 0;
-  for (uint32_t i = 0; i < members.size(); ++i) {
-    if (members[i].offset < end) {
-      report->reason = "root members overlap at byte " + std::to_string(members[i].offset);
-      return;
-    }
-    *members[i].index = i;
-    member_types.push_back(members[i].type);
-    end = members[i].offset + types_.SizeOf(members[i].type);
-  }
-  report->root_buffer_end = end;
-  pc_struct_ = types_.CreateType(spv::OpTypeStruct, member_types);
-  types_.AddDecoration(pc_struct_, storage_class ? spv::DecorationBlock : spv::DecorationBufferBlock);
-  for (uint32_t i = 0; i < members.size(); ++i) {
-    types_.AddMemberDecoration(pc_struct_, i, spv::DecorationOffset, {members[i].offset});
-    types_.AddMemberDecoration(pc_struct_, i, spv::DecorationNonWritable);
-    Instruction name(spv::OpMemberName, 0, 0, {pc_struct_, i});
-    members[i].AddName(&name);
-    m_.debug.push_back(std::move(name));
-  }
+  const uint32_t block = CreateRootBlock(members, storage_class ? spv::DecorationBlock : spv::DecorationBufferBlock, report);
+  if (block == 0) return;
+  pc_struct_ = block;
   uint32_t pointer = types_.CreateType(spv::OpTypePointer, {static_cast<uint32_t>(sc), pc_struct_});
   pc_var_ = m_.TakeId();
   new_pc_var_ = true;

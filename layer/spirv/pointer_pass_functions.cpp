@@ -1,4 +1,5 @@
-// PointerPass: rewriting each function's instructions, and the module-level finish.
+// PointerPass: rewriting each function's instructions (with the bounds checks' offsets),
+// and the 8/16-bit storage-only types. The module-level finish is in rewrite.cpp.
 #include <algorithm>
 #include <cstdint>
 
@@ -22,8 +23,24 @@ bool IsTerminator(spv::Op op) {
 std::string PointerPass::EmitOffset(uint32_t id, uint32_t* offset, uint32_t* overflow, Root* root) {
   PooledScratch<const Instruction*> chains_scratch;
   std::vector<const Instruction*>& chains = chains_scratch.v;
+  uint32_t type = 0;
+  std::string e = FindChainsToRoot(id, &chains, root, &type);
+  if (!e.empty()) return e;
+  OffsetSum sum;
+  // From the root outwards: each chain's indices step into the type the previous one reached.
+  for (auto it = chains.rbegin(); it != chains.rend(); ++it) {
+    e = AddChainOffset(**it, &type, &sum);
+    if (!e.empty()) return e;
+  }
+  FinishOffset(sum, offset, overflow);
+  return "";
+}
+
+// The access chains from `id` back to its root (innermost first; copies skipped), the root,
+// and the type the outermost chain indexes (the root's block).
+std::string PointerPass::FindChainsToRoot(uint32_t id, std::vector<const Instruction*>* chains, Root* root,
+                                          uint32_t* root_type) {
   uint32_t cur = id;
-  uint32_t root_type = 0;
   // Valid SSA cannot loop back here, but malformed input can (an access chain or copy
   // naming itself, found by the fuzzer): bound the walk instead of looping or growing.
   constexpr uint32_t kMaxWalk = 4096;
@@ -31,142 +48,164 @@ std::string PointerPass::EmitOffset(uint32_t id, uint32_t* offset, uint32_t* ove
     if (step == kMaxWalk) return "bounds checks: a pointer's definitions form a cycle (malformed module)";
     if (const Root* r = roots_.Find(cur)) {
       *root = *r;
-      root_type = converted_[r->converted].var.block_type;
-      break;
+      *root_type = converted_[r->converted].var.block_type;
+      return "";
     }
     const Instruction* d = LocalDef(cur);
     if (!d) return "bounds checks: an access whose buffer is not known statically";
     if (d->opcode() == spv::OpCopyObject) { cur = d->operand(0); continue; }
     if (!IsAccessChain(d->opcode())) return "bounds checks: an access through a merged or passed pointer";
-    chains.push_back(d);
+    chains->push_back(d);
     cur = d->operand(0);
+    // A chain into a descriptor array was split (RewriteArrayedChain): its root is the element.
     if (const uint32_t* split = split_root_.Find(d->result_id())) {
       const Root* rr = roots_.Find(*split);
       if (rr == nullptr) return "bounds checks: an access whose buffer is not known statically";
       *root = *rr;
-      root_type = converted_[rr->converted].var.block_type;
-      break;
+      *root_type = converted_[rr->converted].var.block_type;
+      return "";
     }
   }
-  const bool wide = options_.shader_int64;
-  uint32_t constant_part = 0;
-  uint32_t dynamic = 0;  // id of the dynamic part, 0 if none
-  uint32_t ovf = 0;
-  // Emitting may append constants to the types section and so move every Instruction in
-  // it: nothing below keeps a types_.Def() pointer across an Emit or a Get*.
-  auto add_dynamic = [&](uint32_t index, uint32_t stride) -> std::string {
-    const Instruction* it = types_.Def(LocalDef(index) ? LocalDef(index)->type_id() : (types_.Def(index) ? types_.Def(index)->type_id() : 0));
-    const bool is_int = it && it->opcode() == spv::OpTypeInt;
-    const uint32_t width = is_int ? it->operand(0) : 32;
-    const bool is_signed = is_int && it->operand(1) != 0;
-    it = nullptr;
-    uint32_t value = 0;
-    if (types_.GetConstantValue(index, &value) && (value < (1u << 20))) { constant_part += value * stride; return ""; }
-    if (wide) {
-      // A signed index keeps its sign (a negative OpPtrAccessChain Element steps back).
-      uint32_t w = width == 64 ? index : Emit(is_signed ? spv::OpSConvert : spv::OpUConvert, u64_, {index});
-      uint32_t term = Emit(spv::OpIMul, u64_, {w, types_.GetConstant(u64_, {stride, 0})});
-      dynamic = dynamic ? Emit(spv::OpIAdd, u64_, {dynamic, term}) : term;
-    } else {
-      if (width != 32) return "bounds checks: a 64-bit index without shaderInt64";
-      if (is_signed) index = Emit(spv::OpBitcast, u32_, {index});
-      uint32_t pair = types_.GetType(spv::OpTypeStruct, {u32_, u32_});
-      // A signed index is a signed term (hi:lo as 64 bits, hi all ones when negative): the
-      // offset so far, constants included, must be in the running sum before it is added.
-      if (is_signed && !dynamic && constant_part != 0) {
-        dynamic = types_.GetUintConstant(constant_part);
-        constant_part = 0;
-      }
-      uint32_t prod = Emit(is_signed ? spv::OpSMulExtended : spv::OpUMulExtended, pair,
-                           {index, types_.GetUintConstant(stride)});
-      uint32_t lo = Emit(spv::OpCompositeExtract, u32_, {prod, 0});
-      uint32_t hi = Emit(spv::OpCompositeExtract, u32_, {prod, 1});
-      uint32_t term = lo;
-      uint32_t bad = 0;
-      if (dynamic) {
-        uint32_t sum = Emit(spv::OpIAddCarry, pair, {dynamic, term});
-        term = Emit(spv::OpCompositeExtract, u32_, {sum, 0});
-        uint32_t carry = Emit(spv::OpCompositeExtract, u32_, {sum, 1});
-        if (is_signed) {
-          // In range exactly when hi + carry wraps to 0: a positive term without a carry,
-          // or a negative one (hi = ~0) whose addition carries.
-          uint32_t top = Emit(spv::OpIAdd, u32_, {hi, carry});
-          bad = Emit(spv::OpINotEqual, bool_, {top, types_.GetUintConstant(0)});
-        } else {
-          uint32_t h = Emit(spv::OpINotEqual, bool_, {hi, types_.GetUintConstant(0)});
-          uint32_t c = Emit(spv::OpINotEqual, bool_, {carry, types_.GetUintConstant(0)});
-          bad = Emit(spv::OpLogicalOr, bool_, {h, c});
-        }
-      } else {
-        bad = Emit(spv::OpINotEqual, bool_, {hi, types_.GetUintConstant(0)});
-      }
-      dynamic = term;
-      ovf = ovf ? Emit(spv::OpLogicalOr, bool_, {ovf, bad}) : bad;
+}
+
+// The offset `chain` adds, from `*type` (the type its base points to; left at the type its
+// result points to).
+std::string PointerPass::AddChainOffset(const Instruction& chain, uint32_t* type, OffsetSum* sum) {
+  // A split chain's first index picked the descriptor array's element: the root already.
+  uint32_t first = split_root_.Contains(chain.result_id()) ? 2 : 1;
+  if (chain.opcode() == spv::OpPtrAccessChain || chain.opcode() == spv::OpInBoundsPtrAccessChain) {
+    uint32_t base_type = LocalDef(chain.operand(0)) ? LocalDef(chain.operand(0))->type_id() : 0;
+    uint32_t stride = 0;
+    if (!types_.GetDecoration(base_type, spv::DecorationArrayStride, &stride)) return "bounds checks: OpPtrAccessChain without ArrayStride";
+    std::string e = AddIndexTerm(chain.operand(1), stride, sum);
+    if (!e.empty()) return e;
+    first = 2;
+  }
+  for (uint32_t k = first; k < chain.operand_count(); ++k) {
+    std::string e = AddIndexOffset(chain.operand(k), type, sum);
+    if (!e.empty()) return e;
+  }
+  return "";
+}
+
+// The offset of one index into `*type` (then the indexed member's or element's type).
+std::string PointerPass::AddIndexOffset(uint32_t index, uint32_t* type, OffsetSum* sum) {
+  const Instruction* t = types_.Def(*type);
+  if (!t) return "bounds checks: unknown type";
+  switch (t->opcode()) {
+    case spv::OpTypeStruct: {
+      uint32_t member = 0, off = 0;
+      if (!types_.GetConstantValue(index, &member) || member >= t->operand_count()) return "bounds checks: bad struct index";
+      types_.GetMemberDecoration(*type, member, spv::DecorationOffset, &off);
+      const Instruction* mt = types_.Def(t->operand(member));
+      if (mt && mt->opcode() == spv::OpTypeMatrix) return "bounds checks: access into a matrix";
+      sum->constant += off;
+      *type = t->operand(member);
+      return "";
     }
-    return "";
-  };
-  uint32_t type = root_type;
-  for (auto it = chains.rbegin(); it != chains.rend(); ++it) {
-    const Instruction* ch = *it;
-    uint32_t first = split_root_.Contains(ch->result_id()) ? 2 : 1;
-    if (ch->opcode() == spv::OpPtrAccessChain || ch->opcode() == spv::OpInBoundsPtrAccessChain) {
-      uint32_t base_type = LocalDef(ch->operand(0)) ? LocalDef(ch->operand(0))->type_id() : 0;
+    case spv::OpTypeArray:
+    case spv::OpTypeRuntimeArray: {
       uint32_t stride = 0;
-      if (!types_.GetDecoration(base_type, spv::DecorationArrayStride, &stride)) return "bounds checks: OpPtrAccessChain without ArrayStride";
-      std::string e = add_dynamic(ch->operand(1), stride);
-      if (!e.empty()) return e;
-      first = 2;
+      if (!types_.GetDecoration(*type, spv::DecorationArrayStride, &stride)) return "bounds checks: array without ArrayStride";
+      *type = t->operand(0);  // read before AddIndexTerm moves `t`
+      return AddIndexTerm(index, stride, sum);
     }
-    for (uint32_t k = first; k < ch->operand_count(); ++k) {
-      const Instruction* t = types_.Def(type);
-      if (!t) return "bounds checks: unknown type";
-      uint32_t index = ch->operand(k);
-      switch (t->opcode()) {
-        case spv::OpTypeStruct: {
-          uint32_t member = 0, off = 0;
-          if (!types_.GetConstantValue(index, &member) || member >= t->operand_count()) return "bounds checks: bad struct index";
-          types_.GetMemberDecoration(type, member, spv::DecorationOffset, &off);
-          const Instruction* mt = types_.Def(t->operand(member));
-          if (mt && mt->opcode() == spv::OpTypeMatrix) return "bounds checks: access into a matrix";
-          constant_part += off;
-          type = t->operand(member);
-          break;
-        }
-        case spv::OpTypeArray:
-        case spv::OpTypeRuntimeArray: {
-          uint32_t stride = 0;
-          if (!types_.GetDecoration(type, spv::DecorationArrayStride, &stride)) return "bounds checks: array without ArrayStride";
-          type = t->operand(0);  // read before add_dynamic moves `t`
-          std::string e = add_dynamic(index, stride);
-          if (!e.empty()) return e;
-          break;
-        }
-        case spv::OpTypeVector: {
-          type = t->operand(0);  // read before add_dynamic moves `t`
-          std::string e = add_dynamic(index, types_.SizeOf(type));
-          if (!e.empty()) return e;
-          break;
-        }
-        default:
-          return "bounds checks: access chain into an unsupported type";
-      }
+    case spv::OpTypeVector: {
+      *type = t->operand(0);  // read before AddIndexTerm moves `t`
+      return AddIndexTerm(index, types_.SizeOf(*type), sum);
     }
+    default:
+      return "bounds checks: access chain into an unsupported type";
   }
-  uint32_t c = wide ? types_.GetConstant(u64_, {constant_part, 0}) : types_.GetUintConstant(constant_part);
-  if (!dynamic) {
+}
+
+// index x stride joins the sum: folded when the index is a small constant, else emitted.
+// Emitting may append constants to the types section and so move every Instruction in
+// it: nothing here keeps a types_.Def() pointer across an Emit or a Get*.
+std::string PointerPass::AddIndexTerm(uint32_t index, uint32_t stride, OffsetSum* sum) {
+  // An index whose type is not an integer type of the module (malformed) counts as a u32.
+  uint32_t width = 32;
+  bool is_signed = false;
+  IndexIntType(index, &width, &is_signed);
+  uint32_t value = 0;
+  if (types_.GetConstantValue(index, &value) && (value < (1u << 20))) {
+    sum->constant += value * stride;
+    return "";
+  }
+  if (options_.shader_int64) {
+    AddIndexTerm64(index, width, is_signed, stride, sum);
+    return "";
+  }
+  if (width != 32) return "bounds checks: a 64-bit index without shaderInt64";
+  AddIndexTerm32(index, is_signed, stride, sum);
+  return "";
+}
+
+// With shaderInt64 the dynamic part is a 64-bit sum that cannot wrap for any 32-bit index.
+void PointerPass::AddIndexTerm64(uint32_t index, uint32_t width, bool is_signed, uint32_t stride, OffsetSum* sum) {
+  // A signed index keeps its sign (a negative OpPtrAccessChain Element steps back).
+  uint32_t w = width == 64 ? index : Emit(is_signed ? spv::OpSConvert : spv::OpUConvert, u64_, {index});
+  uint32_t term = Emit(spv::OpIMul, u64_, {w, types_.GetConstant(u64_, {stride, 0})});
+  sum->dynamic = sum->dynamic ? Emit(spv::OpIAdd, u64_, {sum->dynamic, term}) : term;
+}
+
+// Without it the sum is 32-bit: the product's high word and each addition's carry say
+// whether the offset left 32 bits, which makes the access out of bounds (sum->overflow).
+void PointerPass::AddIndexTerm32(uint32_t index, bool is_signed, uint32_t stride, OffsetSum* sum) {
+  if (is_signed) index = Emit(spv::OpBitcast, u32_, {index});
+  uint32_t pair = types_.GetType(spv::OpTypeStruct, {u32_, u32_});
+  // A signed index is a signed term (hi:lo as 64 bits, hi all ones when negative): the
+  // offset so far, constants included, must be in the running sum before it is added.
+  if (is_signed && !sum->dynamic && sum->constant != 0) {
+    sum->dynamic = types_.GetUintConstant(sum->constant);
+    sum->constant = 0;
+  }
+  uint32_t prod = Emit(is_signed ? spv::OpSMulExtended : spv::OpUMulExtended, pair,
+                       {index, types_.GetUintConstant(stride)});
+  uint32_t lo = Emit(spv::OpCompositeExtract, u32_, {prod, 0});
+  uint32_t hi = Emit(spv::OpCompositeExtract, u32_, {prod, 1});
+  uint32_t term = lo;
+  uint32_t bad = 0;
+  if (sum->dynamic) {
+    uint32_t added = Emit(spv::OpIAddCarry, pair, {sum->dynamic, term});
+    term = Emit(spv::OpCompositeExtract, u32_, {added, 0});
+    uint32_t carry = Emit(spv::OpCompositeExtract, u32_, {added, 1});
+    if (is_signed) {
+      // In range exactly when hi + carry wraps to 0: a positive term without a carry,
+      // or a negative one (hi = ~0) whose addition carries.
+      uint32_t top = Emit(spv::OpIAdd, u32_, {hi, carry});
+      bad = Emit(spv::OpINotEqual, bool_, {top, types_.GetUintConstant(0)});
+    } else {
+      uint32_t h = Emit(spv::OpINotEqual, bool_, {hi, types_.GetUintConstant(0)});
+      uint32_t c = Emit(spv::OpINotEqual, bool_, {carry, types_.GetUintConstant(0)});
+      bad = Emit(spv::OpLogicalOr, bool_, {h, c});
+    }
+  } else {
+    bad = Emit(spv::OpINotEqual, bool_, {hi, types_.GetUintConstant(0)});
+  }
+  sum->dynamic = term;
+  sum->overflow = sum->overflow ? Emit(spv::OpLogicalOr, bool_, {sum->overflow, bad}) : bad;
+}
+
+// The constant part added last (one instruction), and in 32-bit mode its carry joins the
+// overflow.
+void PointerPass::FinishOffset(const OffsetSum& sum, uint32_t* offset, uint32_t* overflow) {
+  const bool wide = options_.shader_int64;
+  uint32_t ovf = sum.overflow;
+  uint32_t c = wide ? types_.GetConstant(u64_, {sum.constant, 0}) : types_.GetUintConstant(sum.constant);
+  if (!sum.dynamic) {
     *offset = c;
   } else if (wide) {
-    *offset = Emit(spv::OpIAdd, u64_, {dynamic, c});
+    *offset = Emit(spv::OpIAdd, u64_, {sum.dynamic, c});
   } else {
     uint32_t pair = types_.GetType(spv::OpTypeStruct, {u32_, u32_});
-    uint32_t sum = Emit(spv::OpIAddCarry, pair, {dynamic, c});
-    *offset = Emit(spv::OpCompositeExtract, u32_, {sum, 0});
-    uint32_t carry = Emit(spv::OpCompositeExtract, u32_, {sum, 1});
+    uint32_t added = Emit(spv::OpIAddCarry, pair, {sum.dynamic, c});
+    *offset = Emit(spv::OpCompositeExtract, u32_, {added, 0});
+    uint32_t carry = Emit(spv::OpCompositeExtract, u32_, {added, 1});
     uint32_t b = Emit(spv::OpINotEqual, bool_, {carry, types_.GetUintConstant(0)});
     ovf = ovf ? Emit(spv::OpLogicalOr, bool_, {ovf, b}) : b;
   }
   *overflow = ovf;
-  return "";
 }
 
 std::string PointerPass::EmitInBounds(uint32_t id, uint32_t bytes, uint32_t* condition) {
@@ -494,19 +533,9 @@ void PointerPass::FixSplitPredecessors(const std::vector<size_t>& original_phis)
 // One function, instruction by instruction, in the named steps above.
 std::string PointerPass::RewriteFunction(uint32_t f) {
   const std::vector<Instruction>& in = m_.functions[f].instructions;
-  out_.clear();
-  out_.reserve(in.size() + 32);
-  replace_.Clear();
-  roots_.Clear();
-  split_root_.Clear();
-  label_after_split_.Clear();
-  set_records_.assign(options_.sets.size(), 0);
   PooledScratch<uint32_t> direct_scratch;
   std::vector<uint32_t>& direct = direct_scratch.v;
-  if (!FunctionNeedsRewrite(f, &direct)) return "";
-  hoisted_loop_merge_ = SIZE_MAX;  // index in `in` of the merge emitted early (BeginBlock)
-  split_header_pending_ = false;
-
+  if (!StartFunction(f, &direct)) return "";
   PooledScratch<size_t> original_phis_scratch;
   std::vector<size_t>& original_phis = original_phis_scratch.v;
   bool prologue_done = false;
@@ -514,6 +543,7 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
   for (uint32_t i = 0; i < in.size(); ++i) {
     Instruction inst = in[i];
     const spv::Op op = inst.opcode();
+    // The prologue goes after the entry block's variables (which must open the block).
     if (seen_label && !prologue_done && op != spv::OpVariable && op != spv::OpLine && op != spv::OpNoLine) {
       prologue_done = true;
       EmitFunctionPrologue(direct);
@@ -529,53 +559,74 @@ std::string PointerPass::RewriteFunction(uint32_t f) {
       RetypeFunction(f, in, i, std::move(inst));
       continue;
     }
-    // Uses of non-arrayed converted variables become the loaded pointer.
-    if (!replace_.empty())
-      ForEachPointerOperand(in[i], PointerOperandsOf(op), ext_sets_, [&](uint32_t k) {
-        const uint32_t w = inst.operand(k);
-        if (w >= m_.bound) return;
-        if (const uint32_t* r = replace_.Find(w)) inst.set_operand(k, *r);
-      });
-    const uint32_t result = inst.has_result() ? inst.result_id() : 0;
-    const bool retyped_result = Retyped(result);
-
-    if (IsArrayedConvertedChain(in[i])) {
-      RewriteArrayedChain(in[i], inst, result);
-      continue;
-    }
-    if (op == spv::OpArrayLength && IsBufferPointer(in[i].operand(0))) {
-      std::string e = RewriteArrayLength(in[i], result);
-      if (!e.empty()) return e;
-      continue;
-    }
-    if (op == spv::OpFunctionParameter && retyped_result) {
-      RetypeParameter(std::move(inst), result);
-      continue;
-    }
-    if (retyped_result) RetypeResult(result, &inst);
-    if (retyped_result && options_.shader_int64 && IsAccessChain(op) &&
-        types_.PointerStorageClass(inst.type_id()) == spv::StorageClassPhysicalStorageBuffer) {
-      const Instruction* base = LocalDef(in[i].operand(0));
-      if (base == nullptr) base = types_.Def(in[i].operand(0));
-      const uint32_t base_type = base ? base->type_id() : 0;
-      WidenChainIndices(&inst, base_type, types_.PointeeType(base_type), 1);
-    }
-
-    uint32_t guard_pointer[2] = {0, 0};
-    uint32_t guard_bytes[2] = {0, 0};
-    std::string e = AddMemoryOperands(in[i], &inst, guard_pointer, guard_bytes);
+    std::string e = RewriteInstruction(in[i], std::move(inst), &original_phis);
     if (!e.empty()) return e;
-    if (options_.bounds_checks && guard_pointer[0] + guard_pointer[1] != 0) {
-      e = EmitGuardedAccess(std::move(inst), result, guard_pointer, guard_bytes);
-      if (!e.empty()) return e;
-      continue;
-    }
-    if (IsTerminator(op) && current_label_ != block_label_) label_after_split_[block_label_] = current_label_;
-    if (op == spv::OpPhi) original_phis.push_back(out_.size());
-    out_.push_back(std::move(inst));
   }
   FixSplitPredecessors(original_phis);
   m_.functions[f].instructions.swap(out_);
+  return "";
+}
+
+// The per-function state cleared for function `f`; false when it has nothing to rewrite
+// (FunctionNeedsRewrite; `direct` gets the converted variables it names).
+bool PointerPass::StartFunction(uint32_t f, std::vector<uint32_t>* direct) {
+  out_.clear();
+  out_.reserve(m_.functions[f].instructions.size() + 32);
+  replace_.Clear();
+  roots_.Clear();
+  split_root_.Clear();
+  label_after_split_.Clear();
+  set_records_.assign(options_.sets.size(), 0);
+  if (!FunctionNeedsRewrite(f, direct)) return false;
+  hoisted_loop_merge_ = SIZE_MAX;  // index in the function of the merge emitted early (BeginBlock)
+  split_header_pending_ = false;
+  return true;
+}
+
+// One instruction of a block (`original` as the module has it, `inst` its copy to edit):
+// its uses of converted variables replaced, then the first step that applies (a chain into
+// a descriptor array, an array length, a retyped parameter), else retyped, its indices
+// widened, its memory operands set, and bounds-checked where it accesses a buffer.
+std::string PointerPass::RewriteInstruction(const Instruction& original, Instruction&& inst,
+                                            std::vector<size_t>* original_phis) {
+  const spv::Op op = inst.opcode();
+  // Uses of non-arrayed converted variables become the loaded pointer.
+  if (!replace_.empty())
+    ForEachPointerOperand(original, PointerOperandsOf(op), ext_sets_, [&](uint32_t k) {
+      const uint32_t w = inst.operand(k);
+      if (w >= m_.bound) return;
+      if (const uint32_t* r = replace_.Find(w)) inst.set_operand(k, *r);
+    });
+  const uint32_t result = inst.has_result() ? inst.result_id() : 0;
+  const bool retyped_result = Retyped(result);
+
+  if (IsArrayedConvertedChain(original)) {
+    RewriteArrayedChain(original, inst, result);
+    return "";
+  }
+  if (op == spv::OpArrayLength && IsBufferPointer(original.operand(0))) return RewriteArrayLength(original, result);
+  if (op == spv::OpFunctionParameter && retyped_result) {
+    RetypeParameter(std::move(inst), result);
+    return "";
+  }
+  if (retyped_result) RetypeResult(result, &inst);
+  if (retyped_result && options_.shader_int64 && IsAccessChain(op) &&
+      types_.PointerStorageClass(inst.type_id()) == spv::StorageClassPhysicalStorageBuffer) {
+    const Instruction* base = LocalDef(original.operand(0));
+    if (base == nullptr) base = types_.Def(original.operand(0));
+    const uint32_t base_type = base ? base->type_id() : 0;
+    WidenChainIndices(&inst, base_type, types_.PointeeType(base_type), 1);
+  }
+
+  uint32_t guard_pointer[2] = {0, 0};
+  uint32_t guard_bytes[2] = {0, 0};
+  std::string e = AddMemoryOperands(original, &inst, guard_pointer, guard_bytes);
+  if (!e.empty()) return e;
+  if (options_.bounds_checks && guard_pointer[0] + guard_pointer[1] != 0)
+    return EmitGuardedAccess(std::move(inst), result, guard_pointer, guard_bytes);
+  if (IsTerminator(op) && current_label_ != block_label_) label_after_split_[block_label_] = current_label_;
+  if (op == spv::OpPhi) original_phis->push_back(out_.size());
+  out_.push_back(std::move(inst));
   return "";
 }
 

@@ -31,6 +31,17 @@ void AddExtension(Module& m, const std::string& name) {
   m.extensions.push_back(std::move(e));
 }
 
+constexpr uint32_t kNoFunction = ~0u;
+
+// Per id below the bound: the index in m.functions of the function it names, or kNoFunction.
+void IndexFunctionsById(const Module& m, std::vector<uint32_t>* index_of) {
+  index_of->assign(m.bound, kNoFunction);
+  for (uint32_t i = 0; i < m.functions.size(); ++i) {
+    const uint32_t id = m.functions[i].id();
+    if (id < m.bound) (*index_of)[id] = i;
+  }
+}
+
 // For each entry point, whether a function its call tree reaches names `global` as an operand
 // (what GlobalsUsedByEntryPoints would list for it, asked of one global). The rewrite only asks
 // about the push-constant variable, so this looks for one id instead of collecting every
@@ -41,7 +52,6 @@ void EntryPointsNaming(const Module& m, uint32_t global, std::vector<uint8_t>* n
   for (const Instruction& inst : m.types_values)
     if (inst.opcode() == spv::OpVariable && inst.result_id() == global && global < m.bound) is_global = true;
   if (!is_global) return;
-  constexpr uint32_t kNoFunction = ~0u;
   struct Tables {
     std::vector<uint32_t> index_of, callees, first_callee, stack;
     std::vector<uint8_t> names_global, seen;
@@ -57,11 +67,7 @@ void EntryPointsNaming(const Module& m, uint32_t global, std::vector<uint8_t>* n
   auto& names_global = t.names_global;
   auto& seen = t.seen;
   const uint32_t functions = static_cast<uint32_t>(m.functions.size());
-  index_of.assign(m.bound, kNoFunction);
-  for (uint32_t i = 0; i < functions; ++i) {
-    const uint32_t id = m.functions[i].id();
-    if (id < m.bound) index_of[id] = i;
-  }
+  IndexFunctionsById(m, &index_of);
   // Callees per function as one flat list: function f's are [first_callee[f], first_callee[f + 1]).
   names_global.assign(functions, 0);
   callees.clear();
@@ -122,19 +128,11 @@ void EraseNamesAndDecorations(Module& m, const std::vector<uint8_t>& gone) {
   m.annotations.erase(std::remove_if(m.annotations.begin(), m.annotations.end(), targets_gone), m.annotations.end());
 }
 
-// After entry points were left out: the functions none of the remaining ones reaches go,
-// and then the push-constant variables no remaining function or interface names. Nothing
-// changes where a global instruction (non-semantic debug information) names an id of a
-// function that would go. The other entry points' blocks would otherwise stay in the
-// module beside the one the root joins: valid SPIR-V (no entry point uses two), but the
-// validation layer of Debian 12 (1.3.239) crashes creating such a module once the root's
-// records lie in the block (spirv_exec `multi_entry_push_blocks`, records in the root).
-void DropUnreachable(Module& m) {
-  constexpr uint32_t kNoFunction = ~0u;
-  std::vector<uint32_t> index_of(m.bound, kNoFunction);
-  for (uint32_t f = 0; f < m.functions.size(); ++f)
-    if (m.functions[f].id() < m.bound) index_of[m.functions[f].id()] = f;
-  std::vector<uint8_t> reached(m.functions.size(), 0);
+// Per function of `m`, whether an entry point's call tree reaches it.
+void FunctionsReached(const Module& m, std::vector<uint8_t>* reached) {
+  std::vector<uint32_t> index_of;
+  IndexFunctionsById(m, &index_of);
+  reached->assign(m.functions.size(), 0);
   std::vector<uint32_t> stack;
   for (const Instruction& ep : m.entry_points)
     if (ep.operand_count() >= 2 && ep.operand(1) < m.bound && index_of[ep.operand(1)] != kNoFunction)
@@ -142,22 +140,20 @@ void DropUnreachable(Module& m) {
   while (!stack.empty()) {
     const uint32_t f = stack.back();
     stack.pop_back();
-    if (reached[f]) continue;
-    reached[f] = 1;
+    if ((*reached)[f]) continue;
+    (*reached)[f] = 1;
     for (const Instruction& inst : m.functions[f].instructions)
       if (inst.opcode() == spv::OpFunctionCall && inst.operand_count() >= 1 && inst.operand(0) < m.bound &&
           index_of[inst.operand(0)] != kNoFunction)
         stack.push_back(index_of[inst.operand(0)]);
   }
-  std::vector<uint8_t> gone(m.bound, 0);  // ids defined by the functions that go
-  bool any = false;
-  for (uint32_t f = 0; f < m.functions.size(); ++f) {
-    if (reached[f]) continue;
-    any = true;
-    for (const Instruction& inst : m.functions[f].instructions)
-      if (inst.has_result() && inst.result_id() < m.bound) gone[inst.result_id()] = 1;
-  }
-  const ExtInstSets sets(m);
+}
+
+// The functions not `reached` go with the names and decorations of `gone` (the ids they
+// define); false (nothing changed) where a global instruction or a decoration group names
+// one of those ids.
+bool DropFunctions(Module& m, const std::vector<uint8_t>& reached, const std::vector<uint8_t>& gone,
+                   const ExtInstSets& sets) {
   auto names_gone = [&](const Instruction& inst) {
     bool hit = false;
     grammar::ForEachIdOperand(inst, sets.SetOf(inst), [&](uint32_t k) {
@@ -165,23 +161,25 @@ void DropUnreachable(Module& m) {
     });
     return hit;
   };
-  if (any) {
-    for (const Instruction& inst : m.types_values)
-      if (names_gone(inst)) return;
-    for (const Instruction& inst : m.annotations)
-      if (inst.opcode() == spv::OpGroupDecorate || inst.opcode() == spv::OpGroupMemberDecorate)
-        if (names_gone(inst)) return;  // decoration groups: not edited, left as they are
-    std::size_t kept = 0;
-    for (uint32_t f = 0; f < m.functions.size(); ++f) {
-      if (!reached[f]) continue;
-      if (kept != f) std::swap(m.functions[kept], m.functions[f]);
-      ++kept;
-    }
-    m.functions.resize(kept);
-    EraseNamesAndDecorations(m, gone);
+  for (const Instruction& inst : m.types_values)
+    if (names_gone(inst)) return false;
+  for (const Instruction& inst : m.annotations)
+    if (inst.opcode() == spv::OpGroupDecorate || inst.opcode() == spv::OpGroupMemberDecorate)
+      if (names_gone(inst)) return false;  // decoration groups: not edited, left as they are
+  std::size_t kept = 0;
+  for (uint32_t f = 0; f < m.functions.size(); ++f) {
+    if (!reached[f]) continue;
+    if (kept != f) std::swap(m.functions[kept], m.functions[f]);
+    ++kept;
   }
-  // Push-constant variables nothing names any more.
-  std::fill(gone.begin(), gone.end(), uint8_t{0});
+  m.functions.resize(kept);
+  EraseNamesAndDecorations(m, gone);
+  return true;
+}
+
+// Push-constant variables nothing names any more go, with their names and decorations
+// (`gone`, all 0, marks them).
+void DropUnnamedPushConstants(Module& m, const ExtInstSets& sets, std::vector<uint8_t>* gone) {
   std::vector<uint8_t> named(m.bound, 0);
   auto mark = [&](const Instruction& inst) {
     grammar::ForEachIdOperand(inst, sets.SetOf(inst), [&](uint32_t k) {
@@ -197,15 +195,39 @@ void DropUnreachable(Module& m) {
   for (const Instruction& inst : m.types_values)
     if (inst.opcode() == spv::OpVariable && inst.operand_count() >= 1 &&
         inst.operand(0) == spv::StorageClassPushConstant && inst.result_id() < m.bound && !named[inst.result_id()]) {
-      gone[inst.result_id()] = 1;
+      (*gone)[inst.result_id()] = 1;
       unused = true;
     }
   if (!unused) return;
   auto is_gone = [&](const Instruction& inst) {
-    return inst.opcode() == spv::OpVariable && inst.result_id() < m.bound && gone[inst.result_id()];
+    return inst.opcode() == spv::OpVariable && inst.result_id() < m.bound && (*gone)[inst.result_id()];
   };
   m.types_values.erase(std::remove_if(m.types_values.begin(), m.types_values.end(), is_gone), m.types_values.end());
-  EraseNamesAndDecorations(m, gone);
+  EraseNamesAndDecorations(m, *gone);
+}
+
+// After entry points were left out: the functions none of the remaining ones reaches go,
+// and then the push-constant variables no remaining function or interface names. Nothing
+// changes where a global instruction (non-semantic debug information) names an id of a
+// function that would go. The other entry points' blocks would otherwise stay in the
+// module beside the one the root joins: valid SPIR-V (no entry point uses two), but the
+// validation layer of Debian 12 (1.3.239) crashes creating such a module once the root's
+// records lie in the block (spirv_exec `multi_entry_push_blocks`, records in the root).
+void DropUnreachable(Module& m) {
+  std::vector<uint8_t> reached;
+  FunctionsReached(m, &reached);
+  std::vector<uint8_t> gone(m.bound, 0);  // ids defined by the functions that go
+  bool any = false;
+  for (uint32_t f = 0; f < m.functions.size(); ++f) {
+    if (reached[f]) continue;
+    any = true;
+    for (const Instruction& inst : m.functions[f].instructions)
+      if (inst.has_result() && inst.result_id() < m.bound) gone[inst.result_id()] = 1;
+  }
+  const ExtInstSets sets(m);
+  if (any && !DropFunctions(m, reached, gone, sets)) return;
+  std::fill(gone.begin(), gone.end(), uint8_t{0});
+  DropUnnamedPushConstants(m, sets, &gone);
 }
 
 // Leaves the entry points named `name` (of execution model `model`, unless any) and the
@@ -274,12 +296,27 @@ std::string PointerPass::FinishModule() {
   // Decided before the converted variables leave the types section: it reads scope
   // constants through the type manager, whose positions that removal makes stale.
   AddDeviceScopeCapability();
-  // Converted variables, their decorations and names go.
-  auto gone = [&](uint32_t id) { return id < converted_of_var_.size() && converted_of_var_[id] >= 0; };
+  RemoveConvertedVariables();
+  UpdateEntryPointInterfaces();
+  // The names the rewrite appended to the debug section go before its OpModuleProcessed
+  // instructions, which the logical layout puts last (SPIRV-Tools' linker and glslang with
+  // debug information emit them; the validation layer rejects a name after one). Done once
+  // here rather than at each name: the function rewrite's hot path stays as it was.
+  if (std::any_of(m_.debug.begin(), m_.debug.end(),
+                  [](const Instruction& i) { return i.opcode() == spv::OpModuleProcessed; }))
+    std::stable_partition(m_.debug.begin(), m_.debug.end(),
+                          [](const Instruction& i) { return i.opcode() != spv::OpModuleProcessed; });
+  DeclarePhysicalAddressing();
+  return "";
+}
+
+// Converted variables, their decorations and names go; their blocks' BufferBlock becomes Block.
+void PointerPass::RemoveConvertedVariables() {
+  auto gone = [&](uint32_t id) { return ConvertedOf(id) >= 0; };
   m_.types_values.erase(std::remove_if(m_.types_values.begin(), m_.types_values.end(),
                                        [&](const Instruction& i) { return i.opcode() == spv::OpVariable && gone(i.result_id()); }),
                         m_.types_values.end());
-  PooledScratch<uint32_t> blocks_scratch, keep_scratch;
+  PooledScratch<uint32_t> blocks_scratch;
   std::vector<uint32_t>& blocks = blocks_scratch.v;
   for (const Converted& c : converted_) blocks.push_back(c.var.block_type);
   // Compacted in place: the section keeps its storage (the module is reused per thread).
@@ -300,37 +337,37 @@ std::string PointerPass::FinishModule() {
   m_.debug.erase(std::remove_if(m_.debug.begin(), m_.debug.end(),
                                 [&](const Instruction& i) { return i.opcode() == spv::OpName && i.operand_count() && gone(i.operand(0)); }),
                  m_.debug.end());
+}
 
-  // Entry-point interfaces: SPIR-V >= 1.4 lists every global an entry point uses.
-  // Only SPIR-V >= 1.4 needs it (the push-constant variable joins the interface).
+// Entry-point interfaces: the converted variables leave them, and from SPIR-V 1.4 (where
+// an interface lists every global an entry point uses) the push-constant variable joins
+// those of the entry points that use it.
+void PointerPass::UpdateEntryPointInterfaces() {
   struct NamesPcVar {};
   ThreadScratch<std::vector<uint8_t>, NamesPcVar>::Lease names_pc_var_scratch;
   std::vector<uint8_t>& names_pc_var = *names_pc_var_scratch;
   if (m_.version >= 0x00010400) EntryPointsNaming(m_, pc_var_, &names_pc_var);
+  PooledScratch<uint32_t> keep_scratch;
+  std::vector<uint32_t>& keep = keep_scratch.v;
   for (uint32_t e = 0; e < m_.entry_points.size(); ++e) {
     Instruction& ep = m_.entry_points[e];
     uint32_t name_end = 0;
     ep.string_operand(2, &name_end);
-    std::vector<uint32_t>& keep = keep_scratch.v;
     keep.clear();
     for (uint32_t k = name_end; k < ep.operand_count(); ++k)
-      if (!gone(ep.operand(k))) keep.push_back(ep.operand(k));
+      if (ConvertedOf(ep.operand(k)) < 0) keep.push_back(ep.operand(k));
     if (m_.version >= 0x00010400 && names_pc_var[e] &&
         std::find(keep.begin(), keep.end(), pc_var_) == keep.end())
       keep.push_back(pc_var_);
     ep.truncate_operands(name_end);
     for (uint32_t id : keep) ep.add_operand(id);
   }
+}
 
-  // The names the rewrite appended to the debug section go before its OpModuleProcessed
-  // instructions, which the logical layout puts last (SPIRV-Tools' linker and glslang with
-  // debug information emit them; the validation layer rejects a name after one). Done once
-  // here rather than at each name: the function rewrite's hot path stays as it was.
-  if (std::any_of(m_.debug.begin(), m_.debug.end(),
-                  [](const Instruction& i) { return i.opcode() == spv::OpModuleProcessed; }))
-    std::stable_partition(m_.debug.begin(), m_.debug.end(),
-                          [](const Instruction& i) { return i.opcode() != spv::OpModuleProcessed; });
-
+// What physical pointers need: their capability and addressing model, the extension before
+// SPIR-V 1.5, Int64 where the rewrite used it, and the small types' capabilities the device
+// has (RewriteOptions::float16...) where the module declares such a type.
+void PointerPass::DeclarePhysicalAddressing() {
   AddCapability(m_, spv::CapabilityPhysicalStorageBufferAddresses);
   if (uses_int64_) AddCapability(m_, spv::CapabilityInt64);
   if (add_int8_ || add_int16_ || add_float16_) {
@@ -349,7 +386,6 @@ std::string PointerPass::FinishModule() {
   }
   if (m_.version < 0x00010500) AddExtension(m_, "SPV_KHR_physical_storage_buffer");
   m_.memory_model.front().set_operand(0, spv::AddressingModelPhysicalStorageBuffer64);
-  return "";
 }
 
 namespace {

@@ -129,20 +129,37 @@ uint32_t RootVariable(uint32_t pointer, const std::vector<const Instruction*>& l
   return 0;
 }
 
-}  // namespace
+// What the walk back from the descriptor-array indices knows of each id (tables sized at
+// the module's bound).
+struct IndexSources {
+  std::vector<const Instruction*> local;  // definitions in functions
+  std::vector<uint8_t> is_variable, converted_ubo, descriptor_array, local_memory;
+  // The values stored into each local-memory variable (stored_slot[variable] indexes `stored`).
+  std::vector<std::vector<uint32_t>> stored;
+  std::vector<uint32_t> stored_slot;
+};
 
-bool DescriptorIndexFromConvertedUniformBuffer(const Module& m, const std::vector<ConvertedBinding>& converted) {
-  if (converted.empty()) return false;
-  // Set and binding of every decorated id, and which are Block structs.
-  std::vector<uint32_t> set_of(m.bound, UINT32_MAX), binding_of(m.bound, UINT32_MAX);
-  std::vector<uint8_t> block(m.bound, 0);
+// Set and binding of every decorated id, and which are Block structs.
+void ReadBindingDecorations(const Module& m, std::vector<uint32_t>* set_of, std::vector<uint32_t>* binding_of,
+                            std::vector<uint8_t>* block) {
+  set_of->assign(m.bound, UINT32_MAX);
+  binding_of->assign(m.bound, UINT32_MAX);
+  block->assign(m.bound, 0);
   for (const Instruction& a : m.annotations) {
     if (a.opcode() != spv::OpDecorate || a.operand_count() < 2 || a.operand(0) >= m.bound) continue;
     const uint32_t id = a.operand(0), d = a.operand(1);
-    if (d == spv::DecorationDescriptorSet && a.operand_count() >= 3) set_of[id] = a.operand(2);
-    if (d == spv::DecorationBinding && a.operand_count() >= 3) binding_of[id] = a.operand(2);
-    if (d == spv::DecorationBlock) block[id] = 1;
+    if (d == spv::DecorationDescriptorSet && a.operand_count() >= 3) (*set_of)[id] = a.operand(2);
+    if (d == spv::DecorationBinding && a.operand_count() >= 3) (*binding_of)[id] = a.operand(2);
+    if (d == spv::DecorationBlock) (*block)[id] = 1;
   }
+}
+
+// The global variables: which are descriptor arrays, private memory, and uniform buffers
+// (a Uniform-class Block, or an array of them) that `converted` names.
+void ClassifyGlobalVariables(const Module& m, const std::vector<ConvertedBinding>& converted, IndexSources* ids) {
+  std::vector<uint32_t> set_of, binding_of;
+  std::vector<uint8_t> block;
+  ReadBindingDecorations(m, &set_of, &binding_of, &block);
   // Global definitions: pointer types' pointees, arrays' elements, variables.
   std::vector<const Instruction*> global(m.bound, nullptr);
   for (const Instruction& t : m.types_values)
@@ -152,75 +169,88 @@ bool DescriptorIndexFromConvertedUniformBuffer(const Module& m, const std::vecto
     if (p == nullptr || p->opcode() != spv::OpTypePointer || p->operand_count() < 2 || p->operand(1) >= m.bound) return nullptr;
     return global[p->operand(1)];
   };
-  std::vector<uint8_t> is_variable(m.bound, 0), converted_ubo(m.bound, 0), descriptor_array(m.bound, 0),
-      local_memory(m.bound, 0);
+  ids->is_variable.assign(m.bound, 0);
+  ids->converted_ubo.assign(m.bound, 0);
+  ids->descriptor_array.assign(m.bound, 0);
+  ids->local_memory.assign(m.bound, 0);
   for (const Instruction& v : m.types_values) {
     if (v.opcode() != spv::OpVariable || v.result_id() >= m.bound) continue;
     const uint32_t id = v.result_id();
-    is_variable[id] = 1;
+    ids->is_variable[id] = 1;
     const uint32_t storage = v.operand(0);
     const Instruction* type = pointee(v.type_id());
     if (storage == spv::StorageClassUniformConstant && type != nullptr &&
         (type->opcode() == spv::OpTypeArray || type->opcode() == spv::OpTypeRuntimeArray))
-      descriptor_array[id] = 1;
-    if (storage == spv::StorageClassPrivate) local_memory[id] = 1;
+      ids->descriptor_array[id] = 1;
+    if (storage == spv::StorageClassPrivate) ids->local_memory[id] = 1;
     if (storage != spv::StorageClassUniform || set_of[id] == UINT32_MAX) continue;
     // A Block struct, or an array of them (a descriptor array of uniform buffers).
     while (type != nullptr && (type->opcode() == spv::OpTypeArray || type->opcode() == spv::OpTypeRuntimeArray))
       type = type->operand(0) < m.bound ? global[type->operand(0)] : nullptr;
     if (type == nullptr || !block[type->result_id()]) continue;
     for (const ConvertedBinding& c : converted)
-      if (c.set == set_of[id] && c.binding == binding_of[id]) converted_ubo[id] = 1;
+      if (c.set == set_of[id] && c.binding == binding_of[id]) ids->converted_ubo[id] = 1;
   }
-  // Local definitions, function variables, and the values stored into each variable.
-  std::vector<const Instruction*> local(m.bound, nullptr);
+}
+
+// Local definitions and function variables into `ids`; returns the first index of each
+// access chain into a descriptor array (where the walk starts).
+std::vector<uint32_t> IndexLocalDefinitions(const Module& m, IndexSources* ids) {
+  ids->local.assign(m.bound, nullptr);
   std::vector<uint32_t> index_roots;
   for (const Function& fn : m.functions) {
     for (const Instruction& inst : fn.instructions) {
-      if (inst.has_result() && inst.result_id() < m.bound) local[inst.result_id()] = &inst;
+      if (inst.has_result() && inst.result_id() < m.bound) ids->local[inst.result_id()] = &inst;
       if (inst.opcode() == spv::OpVariable && inst.result_id() < m.bound) {
-        is_variable[inst.result_id()] = 1;
-        local_memory[inst.result_id()] = 1;
+        ids->is_variable[inst.result_id()] = 1;
+        ids->local_memory[inst.result_id()] = 1;
       }
       if ((inst.opcode() == spv::OpAccessChain || inst.opcode() == spv::OpInBoundsAccessChain) &&
-          inst.operand_count() >= 2 && inst.operand(0) < m.bound && descriptor_array[inst.operand(0)])
+          inst.operand_count() >= 2 && inst.operand(0) < m.bound && ids->descriptor_array[inst.operand(0)])
         index_roots.push_back(inst.operand(1));
     }
   }
-  if (index_roots.empty()) return false;
-  std::vector<std::vector<uint32_t>> stored;  // per local-memory variable, built lazily below
-  std::vector<uint32_t> stored_slot(m.bound, UINT32_MAX);
+  return index_roots;
+}
+
+// The values stored into each local-memory variable (a load from one may give any of them).
+void CollectStoredValues(const Module& m, IndexSources* ids) {
+  ids->stored_slot.assign(m.bound, UINT32_MAX);
   for (const Function& fn : m.functions) {
     for (const Instruction& inst : fn.instructions) {
       if (inst.opcode() != spv::OpStore || inst.operand_count() < 2) continue;
-      const uint32_t root = RootVariable(inst.operand(0), local, is_variable);
-      if (root == 0 || !local_memory[root]) continue;
-      if (stored_slot[root] == UINT32_MAX) {
-        stored_slot[root] = static_cast<uint32_t>(stored.size());
-        stored.emplace_back();
+      const uint32_t root = RootVariable(inst.operand(0), ids->local, ids->is_variable);
+      if (root == 0 || !ids->local_memory[root]) continue;
+      if (ids->stored_slot[root] == UINT32_MAX) {
+        ids->stored_slot[root] = static_cast<uint32_t>(ids->stored.size());
+        ids->stored.emplace_back();
       }
-      stored[stored_slot[root]].push_back(inst.operand(1));
+      ids->stored[ids->stored_slot[root]].push_back(inst.operand(1));
     }
   }
-  // Walk back from every dynamic index through the values it is computed from.
+}
+
+// Walk back from every dynamic index through the values it is computed from: true where
+// one is a load through a converted uniform buffer.
+bool AnyIndexLoadsConvertedUniform(const Module& m, const std::vector<uint32_t>& index_roots, const IndexSources& ids) {
   std::vector<uint8_t> seen(m.bound, 0);
   std::vector<uint32_t> work;
   for (uint32_t index : index_roots) {
-    if (index >= m.bound || local[index] == nullptr) continue;  // a constant
+    if (index >= m.bound || ids.local[index] == nullptr) continue;  // a constant
     work.push_back(index);
   }
   while (!work.empty()) {
     const uint32_t id = work.back();
     work.pop_back();
-    if (id >= m.bound || seen[id] || local[id] == nullptr) continue;
+    if (id >= m.bound || seen[id] || ids.local[id] == nullptr) continue;
     seen[id] = 1;
-    const Instruction& def = *local[id];
+    const Instruction& def = *ids.local[id];
     switch (def.opcode()) {
       case spv::OpLoad: {
-        const uint32_t root = RootVariable(def.operand(0), local, is_variable);
-        if (root != 0 && converted_ubo[root]) return true;
-        if (root != 0 && local_memory[root] && stored_slot[root] != UINT32_MAX)
-          for (uint32_t v : stored[stored_slot[root]]) work.push_back(v);
+        const uint32_t root = RootVariable(def.operand(0), ids.local, ids.is_variable);
+        if (root != 0 && ids.converted_ubo[root]) return true;
+        if (root != 0 && ids.local_memory[root] && ids.stored_slot[root] != UINT32_MAX)
+          for (uint32_t v : ids.stored[ids.stored_slot[root]]) work.push_back(v);
         break;
       }
       case spv::OpVariable:
@@ -239,6 +269,18 @@ bool DescriptorIndexFromConvertedUniformBuffer(const Module& m, const std::vecto
     }
   }
   return false;
+}
+
+}  // namespace
+
+bool DescriptorIndexFromConvertedUniformBuffer(const Module& m, const std::vector<ConvertedBinding>& converted) {
+  if (converted.empty()) return false;
+  IndexSources ids;
+  ClassifyGlobalVariables(m, converted, &ids);
+  const std::vector<uint32_t> index_roots = IndexLocalDefinitions(m, &ids);
+  if (index_roots.empty()) return false;
+  CollectStoredValues(m, &ids);
+  return AnyIndexLoadsConvertedUniform(m, index_roots, ids);
 }
 
 }  // namespace bindery::spirv

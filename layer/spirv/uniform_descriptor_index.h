@@ -27,6 +27,18 @@ namespace bindery::spirv {
 // SPIR-V 1.3, one that uses NonUniform anywhere, or an entry point of another model).
 uint32_t BroadcastUniformDescriptorIndices(Module& module, uint32_t execution_model_mask);
 
+// Whether BroadcastUniformDescriptorIndices can change `module` for that mask (SPIR-V 1.3 or
+// later, no NonUniform, every entry point of those models).
+bool BroadcastPossible(const Module& module, uint32_t execution_model_mask);
+// Whether an entry point of `module` is of one of those models.
+bool AnyEntryPointIn(const Module& module, uint32_t execution_model_mask);
+
+// A binding the rewrite converts.
+struct ConvertedBinding {
+  uint32_t set = 0;
+  uint32_t binding = 0;
+};
+
 // The stages where no broadcast is possible (lavapipe has subgroup ballot in fragment and
 // compute only, and a module below SPIR-V 1.3 cannot use it): there the same driver takes a
 // vertex, tessellation or geometry shader's image index from lane 0 too, and a lane that is
@@ -38,16 +50,6 @@ uint32_t BroadcastUniformDescriptorIndices(Module& module, uint32_t execution_mo
 // rewrite converts (a Uniform-class Block variable of `set`/`binding` in `converted`,
 // through local variables, phis and arithmetic) cannot keep its meaning there: this
 // finds it, so that the rewrite refuses it and the pipeline runs natively.
-// Whether BroadcastUniformDescriptorIndices can change `module` for that mask (SPIR-V 1.3 or
-// later, no NonUniform, every entry point of those models).
-bool BroadcastPossible(const Module& module, uint32_t execution_model_mask);
-// Whether an entry point of `module` is of one of those models.
-bool AnyEntryPointIn(const Module& module, uint32_t execution_model_mask);
-
-struct ConvertedBinding {
-  uint32_t set = 0;
-  uint32_t binding = 0;
-};
 bool DescriptorIndexFromConvertedUniformBuffer(const Module& module, const std::vector<ConvertedBinding>& converted);
 
 }  // namespace bindery::spirv
