@@ -150,20 +150,34 @@ bool BindRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& d
   return true;
 }
 
+// Does the pre-draw step at `point` still find nothing to do after sets `mask` were bound
+// there plainly (RecordPlainSets: native sets, no root byte pushed)? Such a bind changes
+// only what a pipeline running natively would be given (it has none) and which root
+// slots were delivered where (its pipeline reads none of those sets' slots); the other
+// bind point is untouched. A ring pipeline or a twin never settles (NothingToPrepare).
+bool StaysSettled(const BindPointState& point, uint32_t mask) {
+  return point.fallback == nullptr && (point.pipeline_root == nullptr || (point.pipeline_root->slot_sets & mask) == 0);
+}
+
 // Sets of layouts that keep every binding native, through a layout with a root (AllNative):
 // the bind goes down as it is, renumbered (BindSets would find no root byte and one run),
 // and the bind point records the sets. Sets without dynamic bindings, bound without
 // dynamic offsets, within the tracked sets: every check of RecordSets passes, and its
-// plain form records the same.
-void BindNativeOnlySets(RecordStore& b, VkCommandBuffer cb, BindPointState* point, VkPipelineBindPoint bindPoint,
+// plain form records the same. A bind point left settled stays so where the plain bind
+// cannot give its next draw or dispatch anything to do (StaysSettled).
+void BindNativeOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData* data, VkPipelineBindPoint bindPoint,
                         VkPipelineLayout layout, const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount,
                         const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets,
                         bool dynamic) {
-  if (point != nullptr) {
+  const int index = BindPointIndex(bindPoint);
+  if (data != nullptr && index >= 0) {
+    BindPointState& point = data->points[index];
     if (!dynamic && dynamicOffsetCount == 0 && firstSet + setCount <= kTrackedSets) {
-      point->RecordPlainSets(layout, firstSet, setCount, pSets);
+      const uint32_t mask = point.RecordPlainSets(layout, firstSet, setCount, pSets);
+      if (!StaysSettled(point, mask)) data->settled[index] = 0;
     } else {
-      point->RecordSets(layout, &pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+      data->Unsettle();
+      point.RecordSets(layout, &pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
     }
   }
   b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl.NativeSet(firstSet), setCount, pSets, dynamicOffsetCount,
@@ -198,16 +212,20 @@ void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, V
   // layout), or sets of native layouts only.
   const bool root_only = pl != nullptr && firstSet < pl->root.sets.size() && pl->root.sets[firstSet].root_only;
   bool dynamic = true;
+  if (!root_only && AllNative(pl, firstSet, setCount, dynamicOffsetCount, &dynamic)) {
+    BindNativeOnlySets(b, cb, data, bindPoint, layout, *pl, firstSet, setCount, pSets, dynamicOffsetCount,
+                       pDynamicOffsets, dynamic);
+    return NoteSetsBound(c, bindPoint, layout);
+  }
+  // Anything else may push root bytes over either bind point's: the next draw or dispatch
+  // of each looks at what this bind changed.
+  if (data != nullptr) data->Unsettle();
   if (root_only) {
     const int index = BindPointIndex(bindPoint);
     if (data != nullptr && index >= 0 && dynamicOffsetCount == 0 &&
         BindRootOnlySets(b, cb, *data, index, layout, *pl, firstSet, setCount, pSets)) {
       return NoteSetsBound(c, bindPoint, layout);
     }
-  } else if (AllNative(pl, firstSet, setCount, dynamicOffsetCount, &dynamic)) {
-    BindNativeOnlySets(b, cb, data != nullptr ? data->At(bindPoint) : nullptr, bindPoint, layout, *pl, firstSet,
-                       setCount, pSets, dynamicOffsetCount, pDynamicOffsets, dynamic);
-    return NoteSetsBound(c, bindPoint, layout);
   }
   if (BindPointState* point = data != nullptr ? data->At(bindPoint) : nullptr) {
     point->RecordSets(layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
@@ -366,6 +384,7 @@ void PushConstantsConverting(RecordStore& b, VkCommandBuffer cb, VkPipelineLayou
   BindingsCommandData* data = nullptr;
   if ((work & RecordStore::kWorkConverting) != 0) {
     if ((data = CommandDataOf(b, cb)) != nullptr) {
+      data->Unsettle();  // the next draw or dispatch looks at what this push changed
       const PipelineLayoutShadow* shadow = LayoutShadowOf(b, data, layout);
       if (NoteApplicationPush(data->points, layout, shadow != nullptr ? shadow->ranges_key : 0, shadow != nullptr, stageFlags,
                               offset, offset + size, static_cast<const uint8_t*>(pValues))) {

@@ -1,8 +1,9 @@
 // The pre-draw step and the push-constant bookkeeping of a bind point
-// (bind_point_state.h). Hot path: PrepareDraw costs a few flag tests, and one
-// command-state lookup (the tracking stage's lock-free command index, core/handle_index.h)
-// only when something may have to be sent down; nothing is allocated and no lock is
-// taken but a handle map's shard on the rare re-send.
+// (bind_point_state.h). Hot path: PrepareDraw runs only where the device has something a
+// draw may act on, and not again at a bind point it left settled until something is
+// recorded there (draw_hooks.cpp: the command-state lookup, through the tracking stage's
+// lock-free command index, and one compare); nothing is allocated and no lock is taken
+// but a handle map's shard on the rare re-send.
 #include "bindings/record/bind_point_state.h"
 
 #include <algorithm>
@@ -104,6 +105,35 @@ void ResendApp(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, in
   NotePushConstants(data, app.layout, stages, lo, hi, app.bytes + lo, -1);
 }
 
+// Would the pre-draw step at this bind point send nothing and change nothing? Each test
+// is the early return of one of its steps, so true means the step is a no-op now, and
+// stays one until something is recorded at the command buffer's bind points (or the
+// device's `work` changes): the next draw or dispatch may skip it then
+// (BindingsCommandData::settled). Conservative: a case that depends on more than the
+// bind point's own state (the contents of sets a twin decision reads, which an update
+// after bind may change; a ring root whose pipeline re-checks its reserved set) is never
+// a no-op here, nor is one that has anything left to send (slots not delivered, bytes
+// still stale).
+bool NothingToPrepare(uint32_t work, const BindPointState& point) {
+  if (point.fallback != nullptr && !point.fallback_applied) return false;
+  if ((work & RecordStore::kWorkTwins) != 0 && point.twin != nullptr && !point.untrackable) return false;
+  if ((work & RecordStore::kWorkRing) != 0) {
+    // DeliverMovedSlots: nothing moved for the bound pipeline (its reshaped sets are
+    // delivered at every draw: never settled).
+    if (!point.untrackable && point.fallback == nullptr && !point.twin_bound && point.pipeline != VK_NULL_HANDLE) {
+      if (!point.pipeline_root_known) return false;
+      if (const RootPipeline* p = point.pipeline_root) {
+        const RootLayout& root = p->base->layout.root;
+        const uint32_t delivered = root.in_buffer ? point.slots_in_ring : point.slots_in_push;
+        if ((p->slot_sets & (~delivered | root.reshaped_sets)) != 0) return false;
+      }
+    }
+    // RestoreRingRoot checks a ring pipeline's reserved set at every draw.
+    if (point.ring_pipeline != nullptr && point.ring_root_written && !point.twin_bound) return false;
+  }
+  return !point.image.Stale() && !point.root.Stale() && !point.app.Stale();
+}
+
 }  // namespace
 
 void BindPointState::RecordSets(VkPipelineLayout layout, const PipelineLayoutShadow* pl, uint32_t first_set,
@@ -185,17 +215,18 @@ bool NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layou
   return stale;
 }
 
-bool PrepareDraw(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
-  // Until the device has a pipeline running natively, a twin, a ring root, or a root
-  // pushed over another bind point's bytes, there is nothing to send (no lookup).
-  if (!b.any_fallback.load(std::memory_order_acquire) && !NeedsTwins(b) && !b.any_ring.load(std::memory_order_acquire) &&
-      !b.any_stale_push.load(std::memory_order_acquire)) {
+bool PrepareDraw(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& command, int index, uint32_t settled) {
+  BindingsCommandData* data = &command;
+  const VkPipelineBindPoint bind_point = BindPointOf(index);
+  BindPointState& point = data->points[index];
+  // Usually nothing to do (the binds and pushes since the last draw left nothing behind):
+  // the steps' early returns tested once, without their calls.
+  if (NothingToPrepare(settled, point)) {
+    data->settled[index] = settled;
     return true;
   }
-  BindingsCommandData* data = CommandDataOf(b, cb);
-  const int index = BindPointIndex(bind_point);
-  if (data == nullptr || index < 0) return true;
-  BindPointState& point = data->points[index];
+  // What follows may send something that disturbs the other bind point: both unsettled.
+  data->Unsettle();
   // 1. A pipeline that runs natively: its sets as full native sets.
   const RecordContext c{b, cb, data};
   if (point.fallback != nullptr && !point.fallback_applied) BindFullSets(c, bind_point, point, *point.fallback);
@@ -220,6 +251,7 @@ bool PrepareDraw(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_po
     if (point.app.Stale() && (key == 0 || key == point.app.ranges_key)) ResendApp(b, cb, *data, index);
     if (point.root.Stale() && (key == 0 || key == point.root.ranges_key)) ResendRoot(b, cb, *data, index);
   }
+  if (NothingToPrepare(settled, point)) data->settled[index] = settled;
   return true;
 }
 
@@ -230,6 +262,7 @@ void NotePipelineBound(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint b
   if (!b.any_fallback.load(std::memory_order_acquire) && !NeedsTwins(b) && !b.any_ring.load(std::memory_order_acquire)) {
     if (b.Converting()) {
       BindingsCommandData* data = CommandDataOf(b, cb);
+      if (data != nullptr) data->Unsettle();
       if (BindPointState* point = data != nullptr ? data->At(bind_point) : nullptr) {
         point->pipeline = pipeline;
         point->pipeline_root_known = false;  // (a ring root may come later: looked up then)
@@ -238,6 +271,7 @@ void NotePipelineBound(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint b
     return;
   }
   BindingsCommandData* data = CommandDataOf(b, cb);
+  if (data != nullptr) data->Unsettle();
   BindPointState* point = data != nullptr ? data->At(bind_point) : nullptr;
   if (point == nullptr) return;
   point->pipeline = pipeline;

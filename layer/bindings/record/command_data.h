@@ -34,6 +34,7 @@ class BindingsCommandData : public CommandData {
     last_layout_shadow = nullptr;
     last_template = VK_NULL_HANDLE;
     last_template_shadow = nullptr;
+    Unsettle();
     push_arena.clear();  // keeps its capacity: no allocation once a recording has grown it
     ring.ReleaseAll(pool_);
     error = VK_SUCCESS;
@@ -48,6 +49,21 @@ class BindingsCommandData : public CommandData {
     return i < 0 ? nullptr : &points[i];
   }
   BindPointState points[2];
+  // Per bind point (graphics 0, compute 1): the device's Work() word with kSettled added,
+  // written by the pre-draw step (PrepareDraw) when it found nothing to send and nothing
+  // that would make it send something at the next draw or dispatch unless the recording
+  // changes; 0 otherwise. A draw or dispatch finding the word equal to the device's
+  // Work() | kSettled skips the step: one compare instead of its walk. Every hook that
+  // records into this command buffer's bind points (binds, pushes, push descriptors,
+  // pipeline binds) calls Unsettle first, and a new device-wide kind of work (a fallback
+  // pipeline, a ring layout, a buffer without an address, a stale push) changes Work(),
+  // so a settled word never outlives what it was settled on.
+  static constexpr uint32_t kSettled = 1u << 31;
+  uint32_t settled[2] = {0, 0};
+  void Unsettle() {
+    settled[0] = 0;
+    settled[1] = 0;
+  }
   // The pipeline layout of the last bind and its shadow, valid while the lookup
   // generation is this one (model/lookup_cache.h).
   VkPipelineLayout last_layout = VK_NULL_HANDLE;

@@ -65,6 +65,7 @@ uint32_t BindsOf(const BindingsCommandData::BindPoint* point) { return point != 
 PushContext PushContextOf(RecordStore& b, VkCommandBuffer cb, BindingsCommandData* data, VkPipelineBindPoint bind_point,
                           VkPipelineLayout layout, uint32_t set) {
   const PipelineLayoutShadow* pl = LayoutShadowOf(b, data, layout);
+  if (data != nullptr) data->Unsettle();  // the next draw or dispatch looks at what this push changes
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bind_point) : nullptr;
   return PushContext{RecordContext{b, cb, data}, bind_point, layout, pl, set, pl != nullptr ? pl->NativeSet(set) : set,
                      point, BindsOf(point)};
