@@ -151,20 +151,24 @@ bool BindRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& d
 }
 
 // Does the pre-draw step at `point` still find nothing to do after sets `mask` were bound
-// there plainly (RecordPlainSets: native sets, no root byte pushed)? Such a bind changes
-// only what a pipeline running natively would be given (it has none) and which root
-// slots were delivered where (its pipeline reads none of those sets' slots); the other
-// bind point is untouched. A ring pipeline or a twin never settles (NothingToPrepare).
+// there plainly (RecordPlainSets: native sets, no root byte pushed) and noted for the ring
+// (NoteSetsBound)? Such a bind changes only what a pipeline running natively would be
+// given (it has none), which root slots were delivered where (its pipeline reads none of
+// those sets' slots) and whether a ring root's reserved set was disturbed (it was not);
+// the other bind point is untouched. A twin never settles (NothingToPrepare).
 bool StaysSettled(const BindPointState& point, uint32_t mask) {
-  return point.fallback == nullptr && (point.pipeline_root == nullptr || (point.pipeline_root->slot_sets & mask) == 0);
+  return point.fallback == nullptr &&
+         (point.pipeline_root == nullptr || (point.pipeline_root->slot_sets & mask) == 0) &&
+         (point.ring_pipeline == nullptr || !point.ring_disturbed);
 }
 
 // Sets of layouts that keep every binding native, through a layout with a root (AllNative):
 // the bind goes down as it is, renumbered (BindSets would find no root byte and one run),
 // and the bind point records the sets. Sets without dynamic bindings, bound without
 // dynamic offsets, within the tracked sets: every check of RecordSets passes, and its
-// plain form records the same. A bind point left settled stays so where the plain bind
-// cannot give its next draw or dispatch anything to do (StaysSettled).
+// plain form records the same; the ring is told (NoteSetsBound). A bind point left settled
+// stays so where the plain bind cannot give its next draw or dispatch anything to do
+// (StaysSettled).
 void BindNativeOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData* data, VkPipelineBindPoint bindPoint,
                         VkPipelineLayout layout, const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount,
                         const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets,
@@ -174,11 +178,15 @@ void BindNativeOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData*
     BindPointState& point = data->points[index];
     if (!dynamic && dynamicOffsetCount == 0 && firstSet + setCount <= kTrackedSets) {
       const uint32_t mask = point.RecordPlainSets(layout, firstSet, setCount, pSets);
+      NoteSetsBound(RecordContext{b, cb, data}, bindPoint, layout);
       if (!StaysSettled(point, mask)) data->settled[index] = 0;
     } else {
       data->Unsettle();
       point.RecordSets(layout, &pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+      NoteSetsBound(RecordContext{b, cb, data}, bindPoint, layout);
     }
+  } else {
+    NoteSetsBound(RecordContext{b, cb, data}, bindPoint, layout);
   }
   b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl.NativeSet(firstSet), setCount, pSets, dynamicOffsetCount,
                                pDynamicOffsets);
@@ -213,9 +221,8 @@ void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, V
   const bool root_only = pl != nullptr && firstSet < pl->root.sets.size() && pl->root.sets[firstSet].root_only;
   bool dynamic = true;
   if (!root_only && AllNative(pl, firstSet, setCount, dynamicOffsetCount, &dynamic)) {
-    BindNativeOnlySets(b, cb, data, bindPoint, layout, *pl, firstSet, setCount, pSets, dynamicOffsetCount,
-                       pDynamicOffsets, dynamic);
-    return NoteSetsBound(c, bindPoint, layout);
+    return BindNativeOnlySets(b, cb, data, bindPoint, layout, *pl, firstSet, setCount, pSets, dynamicOffsetCount,
+                              pDynamicOffsets, dynamic);
   }
   // Anything else may push root bytes over either bind point's: the next draw or dispatch
   // of each looks at what this bind changed.

@@ -111,10 +111,9 @@ void ResendApp(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, in
 // device's `work` changes): the next draw or dispatch may skip it then
 // (BindingsCommandData::settled). Conservative: a case that depends on more than the
 // bind point's own state (the contents of sets a twin decision reads, which an update
-// after bind may change; a ring root whose pipeline re-checks its reserved set) is never
-// a no-op here, nor is one that has anything left to send (slots not delivered, bytes
-// still stale).
-bool NothingToPrepare(uint32_t work, const BindPointState& point) {
+// after bind may change) is never a no-op here, nor is one that has anything left to
+// send (slots not delivered, a ring root disturbed, bytes the pipeline reads stale).
+bool NothingToPrepare(uint32_t work, const BindPointState& point, int index) {
   if (point.fallback != nullptr && !point.fallback_applied) return false;
   if ((work & RecordStore::kWorkTwins) != 0 && point.twin != nullptr && !point.untrackable) return false;
   if ((work & RecordStore::kWorkRing) != 0) {
@@ -128,10 +127,21 @@ bool NothingToPrepare(uint32_t work, const BindPointState& point) {
         if ((p->slot_sets & (~delivered | root.reshaped_sets)) != 0) return false;
       }
     }
-    // RestoreRingRoot checks a ring pipeline's reserved set at every draw.
-    if (point.ring_pipeline != nullptr && point.ring_root_written && !point.twin_bound) return false;
+    // RestoreRingRoot: the ring pipeline's root where it reads it.
+    if (point.ring_pipeline != nullptr && point.ring_root_written && !point.twin_bound &&
+        !RingRootInPlace(point, *point.ring_pipeline, index)) {
+      return false;
+    }
   }
-  return !point.image.Stale() && !point.root.Stale() && !point.app.Stale();
+  if (point.image.Stale()) return false;
+  // Stale bytes of ranges the bound pipeline does not read stay as they are (step 5).
+  if (point.root.Stale() || point.app.Stale()) {
+    if (point.pipeline != VK_NULL_HANDLE && !point.pipeline_ranges_known) return false;
+    const uint64_t key = point.pipeline != VK_NULL_HANDLE ? point.pipeline_ranges_key : 0;
+    if (point.app.Stale() && (key == 0 || key == point.app.ranges_key)) return false;
+    if (point.root.Stale() && (key == 0 || key == point.root.ranges_key)) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -221,7 +231,7 @@ bool PrepareDraw(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& comman
   BindPointState& point = data->points[index];
   // Usually nothing to do (the binds and pushes since the last draw left nothing behind):
   // the steps' early returns tested once, without their calls.
-  if (NothingToPrepare(settled, point)) {
+  if (NothingToPrepare(settled, point, index)) {
     data->settled[index] = settled;
     return true;
   }
@@ -246,12 +256,16 @@ bool PrepareDraw(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& comman
   if (point.root.Stale() || point.app.Stale()) {
     uint64_t key = 0;  // unknown: both are re-sent
     if (point.pipeline != VK_NULL_HANDLE) {
-      if (!b.pipeline_ranges.Find(point.pipeline, &key)) key = 0;
+      if (!point.pipeline_ranges_known) {
+        if (!b.pipeline_ranges.Find(point.pipeline, &point.pipeline_ranges_key)) point.pipeline_ranges_key = 0;
+        point.pipeline_ranges_known = true;
+      }
+      key = point.pipeline_ranges_key;
     }
     if (point.app.Stale() && (key == 0 || key == point.app.ranges_key)) ResendApp(b, cb, *data, index);
     if (point.root.Stale() && (key == 0 || key == point.root.ranges_key)) ResendRoot(b, cb, *data, index);
   }
-  if (NothingToPrepare(settled, point)) data->settled[index] = settled;
+  if (NothingToPrepare(settled, point, index)) data->settled[index] = settled;
   return true;
 }
 
@@ -266,6 +280,7 @@ void NotePipelineBound(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint b
       if (BindPointState* point = data != nullptr ? data->At(bind_point) : nullptr) {
         point->pipeline = pipeline;
         point->pipeline_root_known = false;  // (a ring root may come later: looked up then)
+        point->pipeline_ranges_known = false;
       }
     }
     return;
@@ -280,6 +295,7 @@ void NotePipelineBound(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint b
   point->ring_pipeline = b.any_ring.load(std::memory_order_acquire) ? b.ring_pipelines.Find(pipeline) : nullptr;
   point->pipeline_root = nullptr;
   point->pipeline_root_known = false;
+  point->pipeline_ranges_known = false;
   point->fallback = b.any_fallback.load(std::memory_order_acquire) ? b.fallback_pipelines.Find(pipeline) : nullptr;
   point->fallback_applied = false;
   // A rewritten pipeline after one that ran natively: the converted binds back.

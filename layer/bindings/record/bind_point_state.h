@@ -279,6 +279,10 @@ class BindPointState {
   // or dispatch on a device with a ring root: root_delivery.cpp, DeliverMovedSlots).
   const RootPipeline* pipeline_root = nullptr;
   bool pipeline_root_known = false;
+  // The push-constant ranges key of the pipeline (0: unknown), looked up at its first draw
+  // or dispatch with stale push bytes: which of them it reads (PrepareDraw's step 5).
+  uint64_t pipeline_ranges_key = 0;
+  bool pipeline_ranges_known = false;
 
   // ---- the root in the ring (layouts whose root does not fit in push constants) ----
   alignas(8) uint8_t ring_root[kRingRootBytes] = {};
