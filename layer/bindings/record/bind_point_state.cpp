@@ -115,7 +115,8 @@ void ResendApp(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, in
 // send (slots not delivered, a ring root disturbed, bytes the pipeline reads stale).
 bool NothingToPrepare(uint32_t work, const BindPointState& point, int index) {
   if (point.fallback != nullptr && !point.fallback_applied) return false;
-  if ((work & RecordStore::kWorkTwins) != 0 && point.twin != nullptr && !point.untrackable) return false;
+  // (A pipeline has a twin only once the device needs twins: ApplyTwin's first test holds.)
+  if (point.twin != nullptr && !point.untrackable) return false;
   if ((work & RecordStore::kWorkRing) != 0) {
     // DeliverMovedSlots: nothing moved for the bound pipeline (its reshaped sets are
     // delivered at every draw: never settled).

@@ -3,7 +3,8 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
+#include <cstring>
+#include <memory>
 
 #include <vulkan/vulkan.h>
 
@@ -15,6 +16,43 @@ namespace bindery::bindings {
 
 struct PipelineLayoutShadow;
 struct TemplateShadow;
+
+// The bytes of kept pushes (PushCopy contents) of one recording: appended to, read back,
+// emptied at reset. Unlike a std::vector<uint8_t> it does not zero what it appends (every
+// appended byte is written by the caller), and it keeps its capacity: nothing is
+// allocated once a recording has grown it.
+class PushArena {
+ public:
+  // `n` more bytes at the end (uninitialised), or nullptr where memory ran out.
+  uint8_t* Append(size_t n) {
+    if (n > capacity_ - size_) {
+      if (!Grow(size_ + n)) return nullptr;
+    }
+    uint8_t* at = bytes_.get() + size_;
+    size_ += n;
+    return at;
+  }
+  void clear() { size_ = 0; }
+  size_t size() const { return size_; }
+  const uint8_t* data() const { return bytes_.get(); }
+  uint8_t* data() { return bytes_.get(); }
+
+ private:
+  // Out of line: only the first recordings grow.
+  [[gnu::noinline]] bool Grow(size_t needed) {
+    size_t capacity = capacity_ != 0 ? capacity_ : 4096;
+    while (capacity < needed) capacity *= 2;
+    std::unique_ptr<uint8_t[]> bytes(new (std::nothrow) uint8_t[capacity]);
+    if (bytes == nullptr) return false;
+    if (size_ != 0) std::memcpy(bytes.get(), bytes_.get(), size_);
+    bytes_ = std::move(bytes);
+    capacity_ = capacity;
+    return true;
+  }
+  std::unique_ptr<uint8_t[]> bytes_;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
 
 // Per command buffer: the state of each bind point (bind_point_state.h), the ring its
 // pushed records and ring roots live in, and the arena of kept pushes. Fixed arrays and
@@ -74,7 +112,7 @@ class BindingsCommandData : public CommandData {
   const TemplateShadow* last_template_shadow = nullptr;
   uint64_t last_template_generation = 0;
   RootRing ring;
-  std::vector<uint8_t> push_arena;  // PushCopy contents
+  PushArena push_arena;  // PushCopy contents
   VkResult error = VK_SUCCESS;  // the first failure while recording (out of ring memory)
   RootRingPool& pool() { return pool_; }
 
