@@ -13,6 +13,7 @@
 #include "bindings/record/root_delivery.h"
 #include "bindings/record/record_hooks.h"
 #include "bindings/model/lookup_cache.h"
+#include "bindings/descriptors/twin_layout.h"
 
 namespace bindery::bindings {
 namespace {
@@ -118,10 +119,11 @@ bool AllNative(const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCo
 // root's bytes, which go down in one vkCmdPushConstants, and the bind point records the
 // sets and the root. This is what BindSets and DeliverRoot do for such a bind, without
 // their generic steps (dynamic offsets, native runs, a second command-state lookup).
-// False, having done nothing, for any other bind.
+// False, having done nothing, for any other bind. `*marked_stale`: whether the root went
+// over bytes another image of either bind point keeps (NoteRootDelivered).
 bool BindRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index,
                       VkPipelineLayout layout, const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount,
-                      const VkDescriptorSet* pSets) {
+                      const VkDescriptorSet* pSets, bool* marked_stale) {
   const RootLayout& root = pl.root;
   if (!root.fits || root.in_buffer || setCount == 0 || firstSet + setCount > kTrackedSets ||
       firstSet + setCount > root.sets.size()) {
@@ -144,10 +146,23 @@ bool BindRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& d
   const uint32_t shift = pl.RootShift(index);
   const VkShaderStageFlags stages = pl.RootStages(index);
   b.next.CmdPushConstants(cb, layout, stages, lo + shift, hi - lo, bytes);
-  if (NoteRootDelivered(data.points, index, layout, pl.ranges_key, stages, lo + shift, hi + shift, bytes)) {
-    b.MarkStalePush();
-  }
+  *marked_stale = NoteRootDelivered(data.points, index, layout, pl.ranges_key, stages, lo + shift, hi + shift, bytes);
+  if (*marked_stale) b.MarkStalePush();
   return true;
+}
+
+// Does the pre-draw step at `point` still find nothing to do after a bind of root-only
+// sets there (BindRootOnlySets) that marked nothing stale? The other bind point is then
+// untouched, and this one's images only got fresher; what may have changed is what a
+// pipeline running natively is given (it has none), where root slots were delivered (its
+// pipeline has them all where it reads them) and its ring root (it has none).
+bool StaysSettledAfterRoot(const BindPointState& point) {
+  if (point.fallback != nullptr || point.ring_pipeline != nullptr) return false;
+  const RootPipeline* p = point.pipeline_root;
+  if (p == nullptr) return true;
+  const RootLayout& root = p->base->layout.root;
+  const uint32_t delivered = root.in_buffer ? point.slots_in_ring : point.slots_in_push;
+  return (p->slot_sets & (~delivered | root.reshaped_sets)) == 0;
 }
 
 // Does the pre-draw step at `point` still find nothing to do after sets `mask` were bound
@@ -224,16 +239,23 @@ void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, V
     return BindNativeOnlySets(b, cb, data, bindPoint, layout, *pl, firstSet, setCount, pSets, dynamicOffsetCount,
                               pDynamicOffsets, dynamic);
   }
+  if (root_only) {
+    const int index = BindPointIndex(bindPoint);
+    bool marked_stale = true;
+    if (data != nullptr && index >= 0 && dynamicOffsetCount == 0 &&
+        BindRootOnlySets(b, cb, *data, index, layout, *pl, firstSet, setCount, pSets, &marked_stale)) {
+      NoteSetsBound(c, bindPoint, layout);
+      if (marked_stale) {
+        data->Unsettle();
+      } else if (!StaysSettledAfterRoot(data->points[index])) {
+        data->settled[index] = 0;
+      }
+      return;
+    }
+  }
   // Anything else may push root bytes over either bind point's: the next draw or dispatch
   // of each looks at what this bind changed.
   if (data != nullptr) data->Unsettle();
-  if (root_only) {
-    const int index = BindPointIndex(bindPoint);
-    if (data != nullptr && index >= 0 && dynamicOffsetCount == 0 &&
-        BindRootOnlySets(b, cb, *data, index, layout, *pl, firstSet, setCount, pSets)) {
-      return NoteSetsBound(c, bindPoint, layout);
-    }
-  }
   if (BindPointState* point = data != nullptr ? data->At(bindPoint) : nullptr) {
     point->RecordSets(layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   }
