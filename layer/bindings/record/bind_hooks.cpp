@@ -184,17 +184,35 @@ bool StaysSettled(const BindPointState& point, uint32_t mask) {
 // plain form records the same; the ring is told (NoteSetsBound). A bind point left settled
 // stays so where the plain bind cannot give its next draw or dispatch anything to do
 // (StaysSettled).
+// The plain form for sets of a layout whose shadow was checked already: recorded, the
+// ring told, the bind point kept settled where it may be, and down renumbered to
+// `native_set`. `index` >= 0.
+void BindPlainNativeSets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index,
+                         VkPipelineBindPoint bindPoint, VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
+                         const VkDescriptorSet* pSets, uint32_t native_set) {
+  BindPointState& point = data.points[index];
+  const uint32_t mask = point.RecordPlainSets(layout, firstSet, setCount, pSets);
+  NoteSetsBound(RecordContext{b, cb, &data}, bindPoint, layout);
+  if (!StaysSettled(point, mask)) data.settled[index] = 0;
+  b.next.CmdBindDescriptorSets(cb, bindPoint, layout, native_set, setCount, pSets, 0, nullptr);
+}
+
 void BindNativeOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData* data, VkPipelineBindPoint bindPoint,
                         VkPipelineLayout layout, const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount,
                         const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets,
-                        bool dynamic) {
+                        bool dynamic, uint64_t generation) {
   const int index = BindPointIndex(bindPoint);
   if (data != nullptr && index >= 0) {
     BindPointState& point = data->points[index];
     if (!dynamic && dynamicOffsetCount == 0 && firstSet + setCount <= kTrackedSets) {
-      const uint32_t mask = point.RecordPlainSets(layout, firstSet, setCount, pSets);
-      NoteSetsBound(RecordContext{b, cb, data}, bindPoint, layout);
-      if (!StaysSettled(point, mask)) data->settled[index] = 0;
+      if (setCount == 1) {  // remembered for the next bind of one set through the layout
+        data->plain_layout = layout;
+        data->plain_first_set = firstSet;
+        data->plain_native_set = pl.NativeSet(firstSet);
+        data->plain_generation = generation;
+      }
+      return BindPlainNativeSets(b, cb, *data, index, bindPoint, layout, firstSet, setCount, pSets,
+                                 pl.NativeSet(firstSet));
     } else {
       data->Unsettle();
       point.RecordSets(layout, &pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
@@ -229,6 +247,15 @@ void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, V
                                         pDynamicOffsets);
   }
   BindingsCommandData* data = CommandDataOf(b, cb);  // the command buffer's state, once
+  // One native set bound as the last plain bind was, through the same layout: its path again.
+  const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
+  if (data != nullptr && setCount == 1 && dynamicOffsetCount == 0 && data->plain_layout == layout &&
+      data->plain_first_set == firstSet && data->plain_generation == generation && layout != VK_NULL_HANDLE) {
+    const int index = BindPointIndex(bindPoint);
+    if (index >= 0) {
+      return BindPlainNativeSets(b, cb, *data, index, bindPoint, layout, firstSet, 1, pSets, data->plain_native_set);
+    }
+  }
   const PipelineLayoutShadow* pl = LayoutShadowOf(b, data, layout);
   const RecordContext c{b, cb, data};
   // The two short paths, told apart by the first set: root-only sets (never of a native
@@ -237,7 +264,7 @@ void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, V
   bool dynamic = true;
   if (!root_only && AllNative(pl, firstSet, setCount, dynamicOffsetCount, &dynamic)) {
     return BindNativeOnlySets(b, cb, data, bindPoint, layout, *pl, firstSet, setCount, pSets, dynamicOffsetCount,
-                              pDynamicOffsets, dynamic);
+                              pDynamicOffsets, dynamic, generation);
   }
   if (root_only) {
     const int index = BindPointIndex(bindPoint);
