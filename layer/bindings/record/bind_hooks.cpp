@@ -193,7 +193,7 @@ void BindPlainNativeSets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData
   BindPointState& point = data.points[index];
   const uint32_t mask = point.RecordPlainSets(layout, firstSet, setCount, pSets);
   NoteSetsBound(RecordContext{b, cb, &data}, bindPoint, layout);
-  if (!StaysSettled(point, mask)) data.settled[index] = 0;
+  if (data.settled[index] != 0 && !StaysSettled(point, mask)) data.settled[index] = 0;
   b.next.CmdBindDescriptorSets(cb, bindPoint, layout, native_set, setCount, pSets, 0, nullptr);
 }
 
@@ -272,10 +272,13 @@ void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, V
     if (data != nullptr && index >= 0 && dynamicOffsetCount == 0 &&
         BindRootOnlySets(b, cb, *data, index, layout, *pl, firstSet, setCount, pSets, &marked_stale)) {
       NoteSetsBound(c, bindPoint, layout);
-      if (marked_stale) {
-        data->Unsettle();
-      } else if (!StaysSettledAfterRoot(data->points[index])) {
-        data->settled[index] = 0;
+      // (Nothing settled, as on a device whose draws have nothing to look at: nothing to keep.)
+      if ((data->settled[0] | data->settled[1]) != 0) {
+        if (marked_stale) {
+          data->Unsettle();
+        } else if (!StaysSettledAfterRoot(data->points[index])) {
+          data->settled[index] = 0;
+        }
       }
       return;
     }

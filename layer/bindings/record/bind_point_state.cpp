@@ -12,6 +12,7 @@
 #include "bindings/record/record_store.h"
 #include "bindings/record/root_delivery.h"
 #include "bindings/record/fallback_binds.h"
+#include "bindings/record/nothing_to_prepare.h"
 #include "bindings/record/twin_binds.h"
 #include "bindings/pipelines/native_twin.h"
 
@@ -105,46 +106,6 @@ void ResendApp(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, in
   NotePushConstants(data, app.layout, stages, lo, hi, app.bytes + lo, -1);
 }
 
-// Would the pre-draw step at this bind point send nothing and change nothing? Each test
-// is the early return of one of its steps, so true means the step is a no-op now, and
-// stays one until something is recorded at the command buffer's bind points (or the
-// device's `work` changes): the next draw or dispatch may skip it then
-// (BindingsCommandData::settled). Conservative: a case that depends on more than the
-// bind point's own state (the contents of sets a twin decision reads, which an update
-// after bind may change) is never a no-op here, nor is one that has anything left to
-// send (slots not delivered, a ring root disturbed, bytes the pipeline reads stale).
-bool NothingToPrepare(uint32_t work, const BindPointState& point, int index) {
-  if (point.fallback != nullptr && !point.fallback_applied) return false;
-  // (A pipeline has a twin only once the device needs twins: ApplyTwin's first test holds.)
-  if (point.twin != nullptr && !point.untrackable) return false;
-  if ((work & RecordStore::kWorkRing) != 0) {
-    // DeliverMovedSlots: nothing moved for the bound pipeline (its reshaped sets are
-    // delivered at every draw: never settled).
-    if (!point.untrackable && point.fallback == nullptr && !point.twin_bound && point.pipeline != VK_NULL_HANDLE) {
-      if (!point.pipeline_root_known) return false;
-      if (const RootPipeline* p = point.pipeline_root) {
-        const RootLayout& root = p->base->layout.root;
-        const uint32_t delivered = root.in_buffer ? point.slots_in_ring : point.slots_in_push;
-        if ((p->slot_sets & (~delivered | root.reshaped_sets)) != 0) return false;
-      }
-    }
-    // RestoreRingRoot: the ring pipeline's root where it reads it.
-    if (point.ring_pipeline != nullptr && point.ring_root_written && !point.twin_bound &&
-        !RingRootInPlace(point, *point.ring_pipeline, index)) {
-      return false;
-    }
-  }
-  if (point.image.Stale()) return false;
-  // Stale bytes of ranges the bound pipeline does not read stay as they are (step 5).
-  if (point.root.Stale() || point.app.Stale()) {
-    if (point.pipeline != VK_NULL_HANDLE && !point.pipeline_ranges_known) return false;
-    const uint64_t key = point.pipeline != VK_NULL_HANDLE ? point.pipeline_ranges_key : 0;
-    if (point.app.Stale() && (key == 0 || key == point.app.ranges_key)) return false;
-    if (point.root.Stale() && (key == 0 || key == point.root.ranges_key)) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 void BindPointState::RecordSets(VkPipelineLayout layout, const PipelineLayoutShadow* pl, uint32_t first_set,
@@ -230,12 +191,7 @@ bool PrepareDraw(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& comman
   BindingsCommandData* data = &command;
   const VkPipelineBindPoint bind_point = BindPointOf(index);
   BindPointState& point = data->points[index];
-  // Usually nothing to do (the binds and pushes since the last draw left nothing behind):
-  // the steps' early returns tested once, without their calls.
-  if (NothingToPrepare(settled, point, index)) {
-    data->settled[index] = settled;
-    return true;
-  }
+  // (The draw hooks found something to do: NothingToPrepare, draw_hooks.cpp.)
   // What follows may send something that disturbs the other bind point: both unsettled.
   data->Unsettle();
   // 1. A pipeline that runs natively: its sets as full native sets.

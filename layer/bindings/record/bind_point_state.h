@@ -350,7 +350,8 @@ inline bool NoteRootDelivered(BindPointState* points, int index, VkPipelineLayou
 // back, and push-constant bytes the other bind point overwrote are re-sent. `settled`:
 // the device's Work() | BindingsCommandData::kSettled, noted for the bind point when
 // nothing is left that the next draw or dispatch would act on (draw_hooks.cpp skips the
-// step then). False when the command must be skipped (logged).
+// step then, and calls it only where NothingToPrepare, nothing_to_prepare.h, said there
+// was something to do). False when the command must be skipped (logged).
 class BindingsCommandData;
 bool PrepareDraw(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index, uint32_t settled);
 

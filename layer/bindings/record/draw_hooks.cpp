@@ -6,6 +6,7 @@
 // the extensions whose commands bind or draw in ways this cannot follow are hidden
 // (bindings_capability.cpp).
 #include "bindings/record/bind_point_state.h"
+#include "bindings/record/nothing_to_prepare.h"
 #include "bindings/record/record_store.h"
 #include "bindings/record/record_hooks.h"
 #include "bindings/pipelines/native_twin.h"
@@ -45,6 +46,12 @@ static inline bool ReadyToDraw(RecordStore& b, VkCommandBuffer cb, int index, ui
   if (data == nullptr) return true;
   const uint32_t settled = work | BindingsCommandData::kSettled;
   if (data->settled[index] == settled) return true;
+  // Usually nothing to do (the binds and pushes since the last draw left nothing behind):
+  // the step's early returns tested here, without its calls, and the bind point settled.
+  if (NothingToPrepare(settled, data->points[index], index)) {
+    data->settled[index] = settled;
+    return true;
+  }
   return PrepareDraw(b, cb, *data, index, settled);
 }
 
