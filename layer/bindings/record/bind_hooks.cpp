@@ -114,43 +114,6 @@ bool AllNative(const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCo
   return true;
 }
 
-// A bind of root-only sets (SetRoot::root_only: no native binding, no dynamic one) through
-// a layout whose root is pushed, their slots consecutive: their addresses become the
-// root's bytes, which go down in one vkCmdPushConstants, and the bind point records the
-// sets and the root. This is what BindSets and DeliverRoot do for such a bind, without
-// their generic steps (dynamic offsets, native runs, a second command-state lookup).
-// False, having done nothing, for any other bind. `*marked_stale`: whether the root went
-// over bytes another image of either bind point keeps (NoteRootDelivered).
-bool BindRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index,
-                      VkPipelineLayout layout, const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount,
-                      const VkDescriptorSet* pSets, bool* marked_stale) {
-  const RootLayout& root = pl.root;
-  if (!root.fits || root.in_buffer || setCount == 0 || firstSet + setCount > kTrackedSets ||
-      firstSet + setCount > root.sets.size()) {
-    return false;
-  }
-  const SetRoot* r = root.sets.data() + firstSet;
-  const uint32_t lo = r[0].root_offset;
-  alignas(8) uint8_t bytes[(kRecordBytes * std::max(kMaxRecordsInRoot, kMaxRootPrefixRecords) + 8) * kTrackedSets];
-  uint32_t hi = lo;
-  for (uint32_t i = 0; i < setCount; ++i) {
-    if (!r[i].root_only || r[i].root_offset != hi) return false;
-    const SetShadow* set = FindSet(b, pSets[i]);
-    WriteSetSlot(r[i], set, bytes + (hi - lo));
-    hi += r[i].slot_bytes;
-  }
-  BindPointState& point = data.points[index];
-  point.slots_in_push |= point.RecordPlainSets(layout, firstSet, setCount, pSets);  // their slots: pushed below
-  point.NoteReshapedWrite(root.reshaped_sets);
-  // The bind point's own copy of the root (RootPushSpace), naming the stages that cover it.
-  const uint32_t shift = pl.RootShift(index);
-  const VkShaderStageFlags stages = pl.RootStages(index);
-  b.next.CmdPushConstants(cb, layout, stages, lo + shift, hi - lo, bytes);
-  *marked_stale = NoteRootDelivered(data.points, index, layout, pl.ranges_key, stages, lo + shift, hi + shift, bytes);
-  if (*marked_stale) b.MarkStalePush();
-  return true;
-}
-
 // Does the pre-draw step at `point` still find nothing to do after a bind of root-only
 // sets there (BindRootOnlySets) that marked nothing stale? The other bind point is then
 // untouched, and this one's images only got fresher; what may have changed is what a
@@ -164,6 +127,68 @@ bool StaysSettledAfterRoot(const BindPointState& point) {
   const uint32_t delivered = root.in_buffer ? point.slots_in_ring : point.slots_in_push;
   return (p->slot_sets & (~delivered | root.reshaped_sets)) == 0;
 }
+
+// A bind of root-only sets (SetRoot::root_only: no native binding, no dynamic one) through
+// a layout whose root is pushed, their slots consecutive: their addresses become the
+// root's bytes, which go down in one vkCmdPushConstants, and the bind point records the
+// sets and the root. This is what BindSets and DeliverRoot do for such a bind, without
+// their generic steps (dynamic offsets, native runs, a second command-state lookup).
+// False, having done nothing, for any other bind. The bind point is kept settled where a
+// root that marked nothing stale leaves its draws nothing to do (StaysSettledAfterRoot).
+// Whether BindRootOnlySets takes a bind of `setCount` sets from `firstSet` through `pl`:
+// what it checks depends on the layout only.
+bool RootOnlyBindable(const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount) {
+  const RootLayout& root = pl.root;
+  if (!root.fits || root.in_buffer || setCount == 0 || firstSet + setCount > kTrackedSets ||
+      firstSet + setCount > root.sets.size()) {
+    return false;
+  }
+  const SetRoot* r = root.sets.data() + firstSet;
+  uint32_t hi = r[0].root_offset;
+  for (uint32_t i = 0; i < setCount; ++i) {
+    if (!r[i].root_only || r[i].root_offset != hi) return false;
+    hi += r[i].slot_bytes;
+  }
+  return true;
+}
+
+// BindRootOnlySets' work for a bind RootOnlyBindable took.
+void BindCheckedRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index,
+                             VkPipelineLayout layout, const PipelineLayoutShadow& pl, uint32_t firstSet,
+                             uint32_t setCount, const VkDescriptorSet* pSets) {
+  const RootLayout& root = pl.root;
+  const SetRoot* r = root.sets.data() + firstSet;
+  const uint32_t lo = r[0].root_offset;
+  alignas(8) uint8_t bytes[(kRecordBytes * std::max(kMaxRecordsInRoot, kMaxRootPrefixRecords) + 8) * kTrackedSets];
+  uint32_t hi = lo;
+  for (uint32_t i = 0; i < setCount; ++i) {
+    const SetShadow* set = FindSet(b, pSets[i]);
+    WriteSetSlot(r[i], set, bytes + (hi - lo));
+    hi += r[i].slot_bytes;
+  }
+  BindPointState& point = data.points[index];
+  point.slots_in_push |= point.RecordPlainSets(layout, firstSet, setCount, pSets);  // their slots: pushed below
+  point.NoteReshapedWrite(root.reshaped_sets);
+  // The bind point's own copy of the root (RootPushSpace), naming the stages that cover it.
+  const uint32_t shift = pl.RootShift(index);
+  const VkShaderStageFlags stages = pl.RootStages(index);
+  b.next.CmdPushConstants(cb, layout, stages, lo + shift, hi - lo, bytes);
+  if (NoteRootDelivered(data.points, index, layout, pl.ranges_key, stages, lo + shift, hi + shift, bytes)) {
+    b.MarkStalePush();
+    data.Unsettle();
+  } else if (data.settled[index] != 0 && !StaysSettledAfterRoot(point)) {
+    data.settled[index] = 0;
+  }
+}
+
+bool BindRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index,
+                      VkPipelineLayout layout, const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount,
+                      const VkDescriptorSet* pSets) {
+  if (!RootOnlyBindable(pl, firstSet, setCount)) return false;
+  BindCheckedRootOnlySets(b, cb, data, index, layout, pl, firstSet, setCount, pSets);
+  return true;
+}
+
 
 // Does the pre-draw step at `point` still find nothing to do after sets `mask` were bound
 // there plainly (RecordPlainSets: native sets, no root byte pushed) and noted for the ring
@@ -210,6 +235,7 @@ void BindNativeOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData*
         data->plain_first_set = firstSet;
         data->plain_native_set = pl.NativeSet(firstSet);
         data->plain_generation = generation;
+        data->plain_root = nullptr;
       }
       return BindPlainNativeSets(b, cb, *data, index, bindPoint, layout, firstSet, setCount, pSets,
                                  pl.NativeSet(firstSet));
@@ -248,14 +274,20 @@ void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, V
   }
   BindingsCommandData* data = CommandDataOf(b, cb);  // the command buffer's state, once
   // One native set bound as the last plain bind was, through the same layout: its path again.
-  const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
-  if (data != nullptr && setCount == 1 && dynamicOffsetCount == 0 && data->plain_layout == layout &&
-      data->plain_first_set == firstSet && data->plain_generation == generation && layout != VK_NULL_HANDLE) {
+  if (data != nullptr && data->plain_layout == layout && layout != VK_NULL_HANDLE && setCount == 1 &&
+      dynamicOffsetCount == 0 && data->plain_first_set == firstSet &&
+      data->plain_generation == g_lookup_generation.load(std::memory_order_acquire)) {
     const int index = BindPointIndex(bindPoint);
     if (index >= 0) {
+      if (const PipelineLayoutShadow* root_layout = data->plain_root) {
+        BindCheckedRootOnlySets(b, cb, *data, index, layout, *root_layout, firstSet, 1, pSets);
+        return NoteSetsBound(RecordContext{b, cb, data}, bindPoint, layout);
+      }
       return BindPlainNativeSets(b, cb, *data, index, bindPoint, layout, firstSet, 1, pSets, data->plain_native_set);
     }
   }
+  // (Loaded before the layout's lookup: a plain bind remembered under it was found under it or later.)
+  const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
   const PipelineLayoutShadow* pl = LayoutShadowOf(b, data, layout);
   const RecordContext c{b, cb, data};
   // The two short paths, told apart by the first set: root-only sets (never of a native
@@ -268,19 +300,15 @@ void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, V
   }
   if (root_only) {
     const int index = BindPointIndex(bindPoint);
-    bool marked_stale = true;
     if (data != nullptr && index >= 0 && dynamicOffsetCount == 0 &&
-        BindRootOnlySets(b, cb, *data, index, layout, *pl, firstSet, setCount, pSets, &marked_stale)) {
-      NoteSetsBound(c, bindPoint, layout);
-      // (Nothing settled, as on a device whose draws have nothing to look at: nothing to keep.)
-      if ((data->settled[0] | data->settled[1]) != 0) {
-        if (marked_stale) {
-          data->Unsettle();
-        } else if (!StaysSettledAfterRoot(data->points[index])) {
-          data->settled[index] = 0;
-        }
+        BindRootOnlySets(b, cb, *data, index, layout, *pl, firstSet, setCount, pSets)) {
+      if (setCount == 1) {  // remembered for the next bind of one set through the layout
+        data->plain_layout = layout;
+        data->plain_first_set = firstSet;
+        data->plain_generation = generation;
+        data->plain_root = pl;
       }
-      return;
+      return NoteSetsBound(c, bindPoint, layout);
     }
   }
   // Anything else may push root bytes over either bind point's: the next draw or dispatch

@@ -112,15 +112,17 @@ class BindingsCommandData : public CommandData {
   VkDescriptorUpdateTemplate last_template = VK_NULL_HANDLE;
   const TemplateShadow* last_template_shadow = nullptr;
   uint64_t last_template_generation = 0;
-  // The last bind of one native set without dynamic offsets that took the plain path
-  // (bind_hooks.cpp, BindNativeOnlySets): a bind through the same layout at the same set
-  // number, while the lookup generation is this one, takes it again without looking the
-  // layout up or checking its sets (what decides the path is the layout's, whatever set is
-  // bound).
+  // The last bind of one set without dynamic offsets that took a short path
+  // (bind_hooks.cpp): a plain native set (BindNativeOnlySets; `plain_root` nullptr) or a
+  // root-only set (BindRootOnlySets; `plain_root` the layout's shadow). A bind through the
+  // same layout at the same set number, while the lookup generation is this one, takes
+  // the same path again without looking the layout up or checking it (what decides the
+  // path is the layout's, whatever set is bound).
   VkPipelineLayout plain_layout = VK_NULL_HANDLE;
   uint32_t plain_first_set = 0;
   uint32_t plain_native_set = 0;
   uint64_t plain_generation = 0;
+  const PipelineLayoutShadow* plain_root = nullptr;
   RootRing ring;
   PushArena push_arena;  // PushCopy contents
   VkResult error = VK_SUCCESS;  // the first failure while recording (out of ring memory)
