@@ -471,11 +471,14 @@ void PushConstantsConverting(RecordStore& b, VkCommandBuffer cb, VkPipelineLayou
   BindingsCommandData* data = nullptr;
   if ((work & RecordStore::kWorkConverting) != 0) {
     if ((data = CommandDataOf(b, cb)) != nullptr) {
-      data->Unsettle();  // the next draw or dispatch looks at what this push changed
       const PipelineLayoutShadow* shadow = LayoutShadowOf(b, data, layout);
       if (NoteApplicationPush(data->points, layout, shadow != nullptr ? shadow->ranges_key : 0, shadow != nullptr, stageFlags,
                               offset, offset + size, static_cast<const uint8_t*>(pValues))) {
         b.MarkStalePush();
+        // The next draw or dispatch of either bind point re-sends what went stale. (A push
+        // that marked nothing stale left the bind points' images only fresher: a settled
+        // one stays so, NothingToPrepare.)
+        data->Unsettle();
       }
     }
   }
