@@ -28,9 +28,24 @@ inline void InvalidateLookupCaches() { g_lookup_generation.fetch_add(1, std::mem
 template <typename Handle, typename Value, std::size_t kWays>
 class LookupCache {
  public:
+  // Inline: the entry after the last hit, where the next handle usually is (a set's
+  // buffers are written in the same order each time and were cached in that order);
+  // anything else scans out of line.
   template <typename Map>
   Value* Find(const void* owner, const Map& map, Handle handle) {
+    static_assert((kWays & (kWays - 1)) == 0, "kWays: a power of two");
     const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
+    const std::size_t i = hint_;
+    if (generation_ == generation && handles_[i] == handle && owners_[i] == owner && handle != Handle{}) {
+      hint_ = (i + 1) & (kWays - 1);
+      return values_[i];
+    }
+    return Scan(owner, map, handle, generation);
+  }
+
+ private:
+  template <typename Map>
+  [[gnu::noinline]] Value* Scan(const void* owner, const Map& map, Handle handle, uint64_t generation) {
     if (generation_ != generation) {
       for (std::size_t i = 0; i < kWays; ++i) handles_[i] = Handle{};
       generation_ = generation;
@@ -38,21 +53,25 @@ class LookupCache {
     // The handles alone are scanned (one cache line for 8 of them); a null handle is never
     // cached, so an emptied entry never matches.
     for (std::size_t i = 0; i < kWays; ++i) {
-      if (handles_[i] == handle && owners_[i] == owner && handle != Handle{}) return values_[i];
+      if (handles_[i] == handle && owners_[i] == owner && handle != Handle{}) {
+        hint_ = (i + 1) & (kWays - 1);
+        return values_[i];
+      }
     }
     Value* value = map.Find(handle);
     if (value != nullptr) {
       handles_[next_] = handle;
       owners_[next_] = owner;
       values_[next_] = value;
-      next_ = (next_ + 1) % kWays;
+      next_ = (next_ + 1) & (kWays - 1);
+      hint_ = next_;
     }
     return value;
   }
 
- private:
   uint64_t generation_ = 0;
   std::size_t next_ = 0;  // the entry the next miss replaces (round robin)
+  std::size_t hint_ = 0;  // the entry Find tries first: after the last hit or fill
   Handle handles_[kWays] = {};
   const void* owners_[kWays] = {};
   Value* values_[kWays] = {};

@@ -13,6 +13,7 @@
 #include "bindings/record/root_delivery.h"
 #include "bindings/record/record_hooks.h"
 #include "bindings/model/lookup_cache.h"
+#include "bindings/descriptors/twin_layout.h"
 
 namespace bindery::bindings {
 namespace {
@@ -113,26 +114,54 @@ bool AllNative(const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCo
   return true;
 }
 
+// Does the pre-draw step at `point` still find nothing to do after a bind of root-only
+// sets there (BindRootOnlySets) that marked nothing stale? The other bind point is then
+// untouched, and this one's images only got fresher; what may have changed is what a
+// pipeline running natively is given (it has none), where root slots were delivered (its
+// pipeline has them all where it reads them) and its ring root (it has none).
+bool StaysSettledAfterRoot(const BindPointState& point) {
+  if (point.fallback != nullptr || point.ring_pipeline != nullptr) return false;
+  const RootPipeline* p = point.pipeline_root;
+  if (p == nullptr) return true;
+  const RootLayout& root = p->base->layout.root;
+  const uint32_t delivered = root.in_buffer ? point.slots_in_ring : point.slots_in_push;
+  return (p->slot_sets & (~delivered | root.reshaped_sets)) == 0;
+}
+
 // A bind of root-only sets (SetRoot::root_only: no native binding, no dynamic one) through
 // a layout whose root is pushed, their slots consecutive: their addresses become the
 // root's bytes, which go down in one vkCmdPushConstants, and the bind point records the
 // sets and the root. This is what BindSets and DeliverRoot do for such a bind, without
 // their generic steps (dynamic offsets, native runs, a second command-state lookup).
-// False, having done nothing, for any other bind.
-bool BindRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index,
-                      VkPipelineLayout layout, const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount,
-                      const VkDescriptorSet* pSets) {
+// False, having done nothing, for any other bind. The bind point is kept settled where a
+// root that marked nothing stale leaves its draws nothing to do (StaysSettledAfterRoot).
+// Whether BindRootOnlySets takes a bind of `setCount` sets from `firstSet` through `pl`:
+// what it checks depends on the layout only.
+bool RootOnlyBindable(const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount) {
   const RootLayout& root = pl.root;
   if (!root.fits || root.in_buffer || setCount == 0 || firstSet + setCount > kTrackedSets ||
       firstSet + setCount > root.sets.size()) {
     return false;
   }
   const SetRoot* r = root.sets.data() + firstSet;
+  uint32_t hi = r[0].root_offset;
+  for (uint32_t i = 0; i < setCount; ++i) {
+    if (!r[i].root_only || r[i].root_offset != hi) return false;
+    hi += r[i].slot_bytes;
+  }
+  return true;
+}
+
+// BindRootOnlySets' work for a bind RootOnlyBindable took.
+void BindCheckedRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index,
+                             VkPipelineLayout layout, const PipelineLayoutShadow& pl, uint32_t firstSet,
+                             uint32_t setCount, const VkDescriptorSet* pSets) {
+  const RootLayout& root = pl.root;
+  const SetRoot* r = root.sets.data() + firstSet;
   const uint32_t lo = r[0].root_offset;
   alignas(8) uint8_t bytes[(kRecordBytes * std::max(kMaxRecordsInRoot, kMaxRootPrefixRecords) + 8) * kTrackedSets];
   uint32_t hi = lo;
   for (uint32_t i = 0; i < setCount; ++i) {
-    if (!r[i].root_only || r[i].root_offset != hi) return false;
     const SetShadow* set = FindSet(b, pSets[i]);
     WriteSetSlot(r[i], set, bytes + (hi - lo));
     hi += r[i].slot_bytes;
@@ -146,25 +175,77 @@ bool BindRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& d
   b.next.CmdPushConstants(cb, layout, stages, lo + shift, hi - lo, bytes);
   if (NoteRootDelivered(data.points, index, layout, pl.ranges_key, stages, lo + shift, hi + shift, bytes)) {
     b.MarkStalePush();
+    data.Unsettle();
+  } else if (data.settled[index] != 0 && !StaysSettledAfterRoot(point)) {
+    data.settled[index] = 0;
   }
+}
+
+bool BindRootOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index,
+                      VkPipelineLayout layout, const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount,
+                      const VkDescriptorSet* pSets) {
+  if (!RootOnlyBindable(pl, firstSet, setCount)) return false;
+  BindCheckedRootOnlySets(b, cb, data, index, layout, pl, firstSet, setCount, pSets);
   return true;
+}
+
+
+// Does the pre-draw step at `point` still find nothing to do after sets `mask` were bound
+// there plainly (RecordPlainSets: native sets, no root byte pushed) and noted for the ring
+// (NoteSetsBound)? Such a bind changes only what a pipeline running natively would be
+// given (it has none), which root slots were delivered where (its pipeline reads none of
+// those sets' slots) and whether a ring root's reserved set was disturbed (it was not);
+// the other bind point is untouched. A twin never settles (NothingToPrepare).
+bool StaysSettled(const BindPointState& point, uint32_t mask) {
+  return point.fallback == nullptr &&
+         (point.pipeline_root == nullptr || (point.pipeline_root->slot_sets & mask) == 0) &&
+         (point.ring_pipeline == nullptr || !point.ring_disturbed);
 }
 
 // Sets of layouts that keep every binding native, through a layout with a root (AllNative):
 // the bind goes down as it is, renumbered (BindSets would find no root byte and one run),
 // and the bind point records the sets. Sets without dynamic bindings, bound without
 // dynamic offsets, within the tracked sets: every check of RecordSets passes, and its
-// plain form records the same.
-void BindNativeOnlySets(RecordStore& b, VkCommandBuffer cb, BindPointState* point, VkPipelineBindPoint bindPoint,
+// plain form records the same; the ring is told (NoteSetsBound). A bind point left settled
+// stays so where the plain bind cannot give its next draw or dispatch anything to do
+// (StaysSettled).
+// The plain form for sets of a layout whose shadow was checked already: recorded, the
+// ring told, the bind point kept settled where it may be, and down renumbered to
+// `native_set`. `index` >= 0.
+void BindPlainNativeSets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index,
+                         VkPipelineBindPoint bindPoint, VkPipelineLayout layout, uint32_t firstSet, uint32_t setCount,
+                         const VkDescriptorSet* pSets, uint32_t native_set) {
+  BindPointState& point = data.points[index];
+  const uint32_t mask = point.RecordPlainSets(layout, firstSet, setCount, pSets);
+  NoteSetsBound(RecordContext{b, cb, &data}, bindPoint, layout);
+  if (data.settled[index] != 0 && !StaysSettled(point, mask)) data.settled[index] = 0;
+  b.next.CmdBindDescriptorSets(cb, bindPoint, layout, native_set, setCount, pSets, 0, nullptr);
+}
+
+void BindNativeOnlySets(RecordStore& b, VkCommandBuffer cb, BindingsCommandData* data, VkPipelineBindPoint bindPoint,
                         VkPipelineLayout layout, const PipelineLayoutShadow& pl, uint32_t firstSet, uint32_t setCount,
                         const VkDescriptorSet* pSets, uint32_t dynamicOffsetCount, const uint32_t* pDynamicOffsets,
-                        bool dynamic) {
-  if (point != nullptr) {
+                        bool dynamic, uint64_t generation) {
+  const int index = BindPointIndex(bindPoint);
+  if (data != nullptr && index >= 0) {
+    BindPointState& point = data->points[index];
     if (!dynamic && dynamicOffsetCount == 0 && firstSet + setCount <= kTrackedSets) {
-      point->RecordPlainSets(layout, firstSet, setCount, pSets);
+      if (setCount == 1) {  // remembered for the next bind of one set through the layout
+        data->plain_layout = layout;
+        data->plain_first_set = firstSet;
+        data->plain_native_set = pl.NativeSet(firstSet);
+        data->plain_generation = generation;
+        data->plain_root = nullptr;
+      }
+      return BindPlainNativeSets(b, cb, *data, index, bindPoint, layout, firstSet, setCount, pSets,
+                                 pl.NativeSet(firstSet));
     } else {
-      point->RecordSets(layout, &pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+      data->Unsettle();
+      point.RecordSets(layout, &pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
+      NoteSetsBound(RecordContext{b, cb, data}, bindPoint, layout);
     }
+  } else {
+    NoteSetsBound(RecordContext{b, cb, data}, bindPoint, layout);
   }
   b.next.CmdBindDescriptorSets(cb, bindPoint, layout, pl.NativeSet(firstSet), setCount, pSets, dynamicOffsetCount,
                                pDynamicOffsets);
@@ -192,23 +273,47 @@ void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bindPoint, V
                                         pDynamicOffsets);
   }
   BindingsCommandData* data = CommandDataOf(b, cb);  // the command buffer's state, once
+  // One native set bound as the last plain bind was, through the same layout: its path again.
+  if (data != nullptr && data->plain_layout == layout && layout != VK_NULL_HANDLE && setCount == 1 &&
+      dynamicOffsetCount == 0 && data->plain_first_set == firstSet &&
+      data->plain_generation == g_lookup_generation.load(std::memory_order_acquire)) {
+    const int index = BindPointIndex(bindPoint);
+    if (index >= 0) {
+      if (const PipelineLayoutShadow* root_layout = data->plain_root) {
+        BindCheckedRootOnlySets(b, cb, *data, index, layout, *root_layout, firstSet, 1, pSets);
+        return NoteSetsBound(RecordContext{b, cb, data}, bindPoint, layout);
+      }
+      return BindPlainNativeSets(b, cb, *data, index, bindPoint, layout, firstSet, 1, pSets, data->plain_native_set);
+    }
+  }
+  // (Loaded before the layout's lookup: a plain bind remembered under it was found under it or later.)
+  const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
   const PipelineLayoutShadow* pl = LayoutShadowOf(b, data, layout);
   const RecordContext c{b, cb, data};
   // The two short paths, told apart by the first set: root-only sets (never of a native
   // layout), or sets of native layouts only.
   const bool root_only = pl != nullptr && firstSet < pl->root.sets.size() && pl->root.sets[firstSet].root_only;
   bool dynamic = true;
+  if (!root_only && AllNative(pl, firstSet, setCount, dynamicOffsetCount, &dynamic)) {
+    return BindNativeOnlySets(b, cb, data, bindPoint, layout, *pl, firstSet, setCount, pSets, dynamicOffsetCount,
+                              pDynamicOffsets, dynamic, generation);
+  }
   if (root_only) {
     const int index = BindPointIndex(bindPoint);
     if (data != nullptr && index >= 0 && dynamicOffsetCount == 0 &&
         BindRootOnlySets(b, cb, *data, index, layout, *pl, firstSet, setCount, pSets)) {
+      if (setCount == 1) {  // remembered for the next bind of one set through the layout
+        data->plain_layout = layout;
+        data->plain_first_set = firstSet;
+        data->plain_generation = generation;
+        data->plain_root = pl;
+      }
       return NoteSetsBound(c, bindPoint, layout);
     }
-  } else if (AllNative(pl, firstSet, setCount, dynamicOffsetCount, &dynamic)) {
-    BindNativeOnlySets(b, cb, data != nullptr ? data->At(bindPoint) : nullptr, bindPoint, layout, *pl, firstSet,
-                       setCount, pSets, dynamicOffsetCount, pDynamicOffsets, dynamic);
-    return NoteSetsBound(c, bindPoint, layout);
   }
+  // Anything else may push root bytes over either bind point's: the next draw or dispatch
+  // of each looks at what this bind changed.
+  if (data != nullptr) data->Unsettle();
   if (BindPointState* point = data != nullptr ? data->At(bindPoint) : nullptr) {
     point->RecordSets(layout, pl, firstSet, setCount, pSets, dynamicOffsetCount, pDynamicOffsets);
   }
@@ -370,6 +475,10 @@ void PushConstantsConverting(RecordStore& b, VkCommandBuffer cb, VkPipelineLayou
       if (NoteApplicationPush(data->points, layout, shadow != nullptr ? shadow->ranges_key : 0, shadow != nullptr, stageFlags,
                               offset, offset + size, static_cast<const uint8_t*>(pValues))) {
         b.MarkStalePush();
+        // The next draw or dispatch of either bind point re-sends what went stale. (A push
+        // that marked nothing stale left the bind points' images only fresher: a settled
+        // one stays so, NothingToPrepare.)
+        data->Unsettle();
       }
     }
   }

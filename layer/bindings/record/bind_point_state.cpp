@@ -1,8 +1,9 @@
 // The pre-draw step and the push-constant bookkeeping of a bind point
-// (bind_point_state.h). Hot path: PrepareDraw costs a few flag tests, and one
-// command-state lookup (the tracking stage's lock-free command index, core/handle_index.h)
-// only when something may have to be sent down; nothing is allocated and no lock is
-// taken but a handle map's shard on the rare re-send.
+// (bind_point_state.h). Hot path: PrepareDraw runs only where the device has something a
+// draw may act on, and not again at a bind point it left settled until something is
+// recorded there (draw_hooks.cpp: the command-state lookup, through the tracking stage's
+// lock-free command index, and one compare); nothing is allocated and no lock is taken
+// but a handle map's shard on the rare re-send.
 #include "bindings/record/bind_point_state.h"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "bindings/record/record_store.h"
 #include "bindings/record/root_delivery.h"
 #include "bindings/record/fallback_binds.h"
+#include "bindings/record/nothing_to_prepare.h"
 #include "bindings/record/twin_binds.h"
 #include "bindings/pipelines/native_twin.h"
 
@@ -185,17 +187,13 @@ bool NoteRootPushed(BindingsCommandData& data, int index, VkPipelineLayout layou
   return stale;
 }
 
-bool PrepareDraw(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point) {
-  // Until the device has a pipeline running natively, a twin, a ring root, or a root
-  // pushed over another bind point's bytes, there is nothing to send (no lookup).
-  if (!b.any_fallback.load(std::memory_order_acquire) && !NeedsTwins(b) && !b.any_ring.load(std::memory_order_acquire) &&
-      !b.any_stale_push.load(std::memory_order_acquire)) {
-    return true;
-  }
-  BindingsCommandData* data = CommandDataOf(b, cb);
-  const int index = BindPointIndex(bind_point);
-  if (data == nullptr || index < 0) return true;
+bool PrepareDraw(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& command, int index, uint32_t settled) {
+  BindingsCommandData* data = &command;
+  const VkPipelineBindPoint bind_point = BindPointOf(index);
   BindPointState& point = data->points[index];
+  // (The draw hooks found something to do: NothingToPrepare, draw_hooks.cpp.)
+  // What follows may send something that disturbs the other bind point: both unsettled.
+  data->Unsettle();
   // 1. A pipeline that runs natively: its sets as full native sets.
   const RecordContext c{b, cb, data};
   if (point.fallback != nullptr && !point.fallback_applied) BindFullSets(c, bind_point, point, *point.fallback);
@@ -215,11 +213,16 @@ bool PrepareDraw(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_po
   if (point.root.Stale() || point.app.Stale()) {
     uint64_t key = 0;  // unknown: both are re-sent
     if (point.pipeline != VK_NULL_HANDLE) {
-      if (!b.pipeline_ranges.Find(point.pipeline, &key)) key = 0;
+      if (!point.pipeline_ranges_known) {
+        if (!b.pipeline_ranges.Find(point.pipeline, &point.pipeline_ranges_key)) point.pipeline_ranges_key = 0;
+        point.pipeline_ranges_known = true;
+      }
+      key = point.pipeline_ranges_key;
     }
     if (point.app.Stale() && (key == 0 || key == point.app.ranges_key)) ResendApp(b, cb, *data, index);
     if (point.root.Stale() && (key == 0 || key == point.root.ranges_key)) ResendRoot(b, cb, *data, index);
   }
+  if (NothingToPrepare(settled, point, index)) data->settled[index] = settled;
   return true;
 }
 
@@ -230,14 +233,17 @@ void NotePipelineBound(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint b
   if (!b.any_fallback.load(std::memory_order_acquire) && !NeedsTwins(b) && !b.any_ring.load(std::memory_order_acquire)) {
     if (b.Converting()) {
       BindingsCommandData* data = CommandDataOf(b, cb);
+      if (data != nullptr) data->Unsettle();
       if (BindPointState* point = data != nullptr ? data->At(bind_point) : nullptr) {
         point->pipeline = pipeline;
         point->pipeline_root_known = false;  // (a ring root may come later: looked up then)
+        point->pipeline_ranges_known = false;
       }
     }
     return;
   }
   BindingsCommandData* data = CommandDataOf(b, cb);
+  if (data != nullptr) data->Unsettle();
   BindPointState* point = data != nullptr ? data->At(bind_point) : nullptr;
   if (point == nullptr) return;
   point->pipeline = pipeline;
@@ -246,6 +252,7 @@ void NotePipelineBound(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint b
   point->ring_pipeline = b.any_ring.load(std::memory_order_acquire) ? b.ring_pipelines.Find(pipeline) : nullptr;
   point->pipeline_root = nullptr;
   point->pipeline_root_known = false;
+  point->pipeline_ranges_known = false;
   point->fallback = b.any_fallback.load(std::memory_order_acquire) ? b.fallback_pipelines.Find(pipeline) : nullptr;
   point->fallback_applied = false;
   // A rewritten pipeline after one that ran natively: the converted binds back.

@@ -279,6 +279,10 @@ class BindPointState {
   // or dispatch on a device with a ring root: root_delivery.cpp, DeliverMovedSlots).
   const RootPipeline* pipeline_root = nullptr;
   bool pipeline_root_known = false;
+  // The push-constant ranges key of the pipeline (0: unknown), looked up at its first draw
+  // or dispatch with stale push bytes: which of them it reads (PrepareDraw's step 5).
+  uint64_t pipeline_ranges_key = 0;
+  bool pipeline_ranges_known = false;
 
   // ---- the root in the ring (layouts whose root does not fit in push constants) ----
   alignas(8) uint8_t ring_root[kRingRootBytes] = {};
@@ -338,12 +342,18 @@ inline bool NoteRootDelivered(BindPointState* points, int index, VkPipelineLayou
   return stale;
 }
 
-// The one step before every draw and dispatch (bind_point_state.cpp): a pipeline running
+// The one step before every draw and dispatch (bind_point_state.cpp) at bind point `index`
+// (graphics 0, compute 1) of the command buffer whose state is `data`, on a device where
+// a draw may have something to act on (DeviceCore::kWorkDraw): a pipeline running
 // natively gets its sets as full native sets (and pushes made again natively), a
 // rewritten one its native twin where a bound set needs it, a ring root its reserved set
-// back, and push-constant bytes the other bind point overwrote are re-sent. False when
-// the command must be skipped (logged).
-bool PrepareDraw(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bind_point);
+// back, and push-constant bytes the other bind point overwrote are re-sent. `settled`:
+// the device's Work() | BindingsCommandData::kSettled, noted for the bind point when
+// nothing is left that the next draw or dispatch would act on (draw_hooks.cpp skips the
+// step then, and calls it only where NothingToPrepare, nothing_to_prepare.h, said there
+// was something to do). False when the command must be skipped (logged).
+class BindingsCommandData;
+bool PrepareDraw(RecordStore& b, VkCommandBuffer cb, BindingsCommandData& data, int index, uint32_t settled);
 
 // vkCmdBindPipeline: the pipeline, and how it runs (natively, with a twin, its root in
 // the ring); a rewritten one gets the converted binds back after one that ran natively.

@@ -3,7 +3,8 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
+#include <cstring>
+#include <memory>
 
 #include <vulkan/vulkan.h>
 
@@ -15,6 +16,43 @@ namespace bindery::bindings {
 
 struct PipelineLayoutShadow;
 struct TemplateShadow;
+
+// The bytes of kept pushes (PushCopy contents) of one recording: appended to, read back,
+// emptied at reset. Unlike a std::vector<uint8_t> it does not zero what it appends (every
+// appended byte is written by the caller), and it keeps its capacity: nothing is
+// allocated once a recording has grown it.
+class PushArena {
+ public:
+  // `n` more bytes at the end (uninitialised), or nullptr where memory ran out.
+  uint8_t* Append(size_t n) {
+    if (n > capacity_ - size_) {
+      if (!Grow(size_ + n)) return nullptr;
+    }
+    uint8_t* at = bytes_.get() + size_;
+    size_ += n;
+    return at;
+  }
+  void clear() { size_ = 0; }
+  size_t size() const { return size_; }
+  const uint8_t* data() const { return bytes_.get(); }
+  uint8_t* data() { return bytes_.get(); }
+
+ private:
+  // Out of line: only the first recordings grow.
+  [[gnu::noinline]] bool Grow(size_t needed) {
+    size_t capacity = capacity_ != 0 ? capacity_ : 4096;
+    while (capacity < needed) capacity *= 2;
+    std::unique_ptr<uint8_t[]> bytes(new (std::nothrow) uint8_t[capacity]);
+    if (bytes == nullptr) return false;
+    if (size_ != 0) std::memcpy(bytes.get(), bytes_.get(), size_);
+    bytes_ = std::move(bytes);
+    capacity_ = capacity;
+    return true;
+  }
+  std::unique_ptr<uint8_t[]> bytes_;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
 
 // Per command buffer: the state of each bind point (bind_point_state.h), the ring its
 // pushed records and ring roots live in, and the arena of kept pushes. Fixed arrays and
@@ -34,6 +72,8 @@ class BindingsCommandData : public CommandData {
     last_layout_shadow = nullptr;
     last_template = VK_NULL_HANDLE;
     last_template_shadow = nullptr;
+    plain_layout = VK_NULL_HANDLE;
+    Unsettle();
     push_arena.clear();  // keeps its capacity: no allocation once a recording has grown it
     ring.ReleaseAll(pool_);
     error = VK_SUCCESS;
@@ -48,6 +88,21 @@ class BindingsCommandData : public CommandData {
     return i < 0 ? nullptr : &points[i];
   }
   BindPointState points[2];
+  // Per bind point (graphics 0, compute 1): the device's Work() word with kSettled added,
+  // written by the pre-draw step (PrepareDraw) when it found nothing to send and nothing
+  // that would make it send something at the next draw or dispatch unless the recording
+  // changes; 0 otherwise. A draw or dispatch finding the word equal to the device's
+  // Work() | kSettled skips the step: one compare instead of its walk. Every hook that
+  // records into this command buffer's bind points (binds, pushes, push descriptors,
+  // pipeline binds) calls Unsettle first, and a new device-wide kind of work (a fallback
+  // pipeline, a ring layout, a buffer without an address, a stale push) changes Work(),
+  // so a settled word never outlives what it was settled on.
+  static constexpr uint32_t kSettled = 1u << 31;
+  uint32_t settled[2] = {0, 0};
+  void Unsettle() {
+    settled[0] = 0;
+    settled[1] = 0;
+  }
   // The pipeline layout of the last bind and its shadow, valid while the lookup
   // generation is this one (model/lookup_cache.h).
   VkPipelineLayout last_layout = VK_NULL_HANDLE;
@@ -57,8 +112,19 @@ class BindingsCommandData : public CommandData {
   VkDescriptorUpdateTemplate last_template = VK_NULL_HANDLE;
   const TemplateShadow* last_template_shadow = nullptr;
   uint64_t last_template_generation = 0;
+  // The last bind of one set without dynamic offsets that took a short path
+  // (bind_hooks.cpp): a plain native set (BindNativeOnlySets; `plain_root` nullptr) or a
+  // root-only set (BindRootOnlySets; `plain_root` the layout's shadow). A bind through the
+  // same layout at the same set number, while the lookup generation is this one, takes
+  // the same path again without looking the layout up or checking it (what decides the
+  // path is the layout's, whatever set is bound).
+  VkPipelineLayout plain_layout = VK_NULL_HANDLE;
+  uint32_t plain_first_set = 0;
+  uint32_t plain_native_set = 0;
+  uint64_t plain_generation = 0;
+  const PipelineLayoutShadow* plain_root = nullptr;
   RootRing ring;
-  std::vector<uint8_t> push_arena;  // PushCopy contents
+  PushArena push_arena;  // PushCopy contents
   VkResult error = VK_SUCCESS;  // the first failure while recording (out of ring memory)
   RootRingPool& pool() { return pool_; }
 

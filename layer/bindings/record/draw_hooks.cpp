@@ -6,6 +6,7 @@
 // the extensions whose commands bind or draw in ways this cannot follow are hidden
 // (bindings_capability.cpp).
 #include "bindings/record/bind_point_state.h"
+#include "bindings/record/nothing_to_prepare.h"
 #include "bindings/record/record_store.h"
 #include "bindings/record/record_hooks.h"
 #include "bindings/pipelines/native_twin.h"
@@ -36,18 +37,37 @@ VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoi
   return BindPipelineSlow(cb, bindPoint, pipeline, cached);
 }
 
+// The pre-draw step at bind point `index` on a device where draws may have something to
+// act on (`work`: its Work()): skipped, after the command-state lookup and one compare,
+// while nothing was recorded at the command buffer's bind points since a step that left
+// nothing to do (BindingsCommandData::settled).
+static inline bool ReadyToDraw(RecordStore& b, VkCommandBuffer cb, int index, uint32_t work) {
+  BindingsCommandData* data = CommandDataOf(b, cb);
+  if (data == nullptr) return true;
+  const uint32_t settled = work | BindingsCommandData::kSettled;
+  if (data->settled[index] == settled) return true;
+  // Usually nothing to do (the binds and pushes since the last draw left nothing behind):
+  // the step's early returns tested here, without its calls, and the bind point settled.
+  if (NothingToPrepare(settled, data->points[index], index)) {
+    data->settled[index] = settled;
+    return true;
+  }
+  return PrepareDraw(b, cb, *data, index, settled);
+}
+
 // Until the device has something a draw must act on (a pipeline running natively, a
 // twin, a ring root, stale push bytes), a draw costs the device lookup, one load and one
 // test before it goes down.
 // (The device the hook found is handed to the slow path, last: a draw finds it once, and
 // the pass-through shifts no argument register for it.)
 #define BINDERY_UNPAREN(...) __VA_ARGS__
-#define BINDERY_DRAW(name, bind_point, params, args)                                              \
+#define BINDERY_DRAW(name, point_index, params, args)                                         \
   [[gnu::noinline]] static void name##Slow(BINDERY_UNPAREN params, RecordStore* cached) {         \
     RecordStore* found = cached != nullptr ? cached : FindBindings<RecordStore>(cb);              \
     if (found == nullptr) return NextOf(cb).name args;                                            \
     RecordStore& b = *found;                                                                      \
-    if ((b.Work() & RecordStore::kWorkDraw) != 0 && !PrepareDraw(b, cb, bind_point)) return;      \
+    const uint32_t work = b.Work();                                                               \
+    if ((work & RecordStore::kWorkDraw) != 0 && !ReadyToDraw(b, cb, point_index, work)) return;   \
     b.next.name args;                                                                             \
   }                                                                                               \
   VKAPI_ATTR void VKAPI_CALL name params {                                                        \
@@ -57,8 +77,8 @@ VKAPI_ATTR void VKAPI_CALL CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoi
     }                                                                                             \
     return name##Slow(BINDERY_UNPAREN args, cached);                                              \
   }
-#define BINDERY_GRAPHICS(name, params, args) BINDERY_DRAW(name, VK_PIPELINE_BIND_POINT_GRAPHICS, params, args)
-#define BINDERY_COMPUTE(name, params, args) BINDERY_DRAW(name, VK_PIPELINE_BIND_POINT_COMPUTE, params, args)
+#define BINDERY_GRAPHICS(name, params, args) BINDERY_DRAW(name, 0, params, args)
+#define BINDERY_COMPUTE(name, params, args) BINDERY_DRAW(name, 1, params, args)
 
 // Direct draws.
 BINDERY_GRAPHICS(CmdDraw, (VkCommandBuffer cb, uint32_t a, uint32_t c, uint32_t d, uint32_t e), (cb, a, c, d, e))

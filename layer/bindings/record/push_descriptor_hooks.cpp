@@ -65,6 +65,7 @@ uint32_t BindsOf(const BindingsCommandData::BindPoint* point) { return point != 
 PushContext PushContextOf(RecordStore& b, VkCommandBuffer cb, BindingsCommandData* data, VkPipelineBindPoint bind_point,
                           VkPipelineLayout layout, uint32_t set) {
   const PipelineLayoutShadow* pl = LayoutShadowOf(b, data, layout);
+  if (data != nullptr) data->Unsettle();  // the next draw or dispatch looks at what this push changes
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bind_point) : nullptr;
   return PushContext{RecordContext{b, cb, data}, bind_point, layout, pl, set, pl != nullptr ? pl->NativeSet(set) : set,
                      point, BindsOf(point)};
@@ -219,8 +220,9 @@ const void* ElementArray(const VkWriteDescriptorSet& w, Payload payload) {
 // layout and the set still holds what it wrote (PushStillHolds: not disturbed since,
 // through a compatible layout), unless `covers_all()` says this push writes every
 // descriptor. One growth of the arena per push (it keeps its capacity across recordings).
+// Returns nullptr, keeping nothing (the set's copy invalid), where the arena cannot grow.
 template <typename CoversAll>
-PushCopy& BeginPushCopy(RecordStore& b, BindingsCommandData& data, BindingsCommandData::BindPoint& point,
+PushCopy* BeginPushCopy(RecordStore& b, BindingsCommandData& data, BindingsCommandData::BindPoint& point,
                         uint32_t set, const SetLayoutShadow& layout, VkPipelineLayout app_layout,
                         CoversAll&& covers_all, size_t contents, uint8_t** out) {
   PushCopy& copy = point.push_copy[set];
@@ -229,10 +231,11 @@ PushCopy& BeginPushCopy(RecordStore& b, BindingsCommandData& data, BindingsComma
       prior.valid && prior.layout == &layout && !covers_all() && PushStillHolds(b, point, set, prior, app_layout);
   const size_t at = data.push_arena.size();
   const size_t header = chain ? sizeof(PushCopy) : 0;
-  data.push_arena.resize(at + header + contents);
+  uint8_t* const appended = data.push_arena.Append(header + contents);
   copy = {};
+  if (appended == nullptr) return nullptr;
   if (chain) {
-    std::memcpy(data.push_arena.data() + at, &prior, sizeof(PushCopy));
+    std::memcpy(appended, &prior, sizeof(PushCopy));
     copy.previous = static_cast<uint32_t>(at);
   }
   copy.valid = true;
@@ -241,8 +244,8 @@ PushCopy& BeginPushCopy(RecordStore& b, BindingsCommandData& data, BindingsComma
   copy.order = ++point.binds;
   copy.offset = static_cast<uint32_t>(at + header);
   copy.size = static_cast<uint32_t>(contents);
-  *out = data.push_arena.data() + at + header;
-  return copy;
+  *out = appended + header;
+  return &copy;
 }
 
 // The bytes a write and its array take in the arena; 0 for a write that cannot be kept.
@@ -269,8 +272,9 @@ void SavePush(const PushContext& p, const SetLayoutShadow& layout, CoversAll&& c
     contents += bytes;
   }
   uint8_t* at = nullptr;
-  PushCopy& copy = BeginPushCopy(p.c.b, *p.c.data, *p.point, p.set, layout, p.layout, covers_all, contents, &at);
-  copy.writes = writeCount;
+  PushCopy* const copy = BeginPushCopy(p.c.b, *p.c.data, *p.point, p.set, layout, p.layout, covers_all, contents, &at);
+  if (copy == nullptr) return;
+  copy->writes = writeCount;
   for (uint32_t i = 0; i < writeCount; ++i) {
     const VkWriteDescriptorSet& w = pWrites[i];
     const Payload payload = PayloadOf(w.descriptorType);
@@ -292,11 +296,12 @@ void SaveTemplatePush(const PushContext& p, const SetLayoutShadow& layout, const
     return;
   }
   uint8_t* at = nullptr;
-  PushCopy& copy = BeginPushCopy(p.c.b, *p.c.data, *p.point, p.set, layout, p.layout,
-                                 [&] { return t.writes_every_descriptor; }, t.data_size, &at);
+  PushCopy* const copy = BeginPushCopy(p.c.b, *p.c.data, *p.point, p.set, layout, p.layout,
+                                       [&] { return t.writes_every_descriptor; }, t.data_size, &at);
+  if (copy == nullptr) return;
   if (t.data_size != 0) std::memcpy(at, pData, t.data_size);
-  copy.native_template = t.native;
-  copy.with_template = t.full;
+  copy->native_template = t.native;
+  copy->with_template = t.full;
 }
 
 // A pushed buffer without a device address: its record is null, so a rewritten pipeline

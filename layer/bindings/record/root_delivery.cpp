@@ -64,6 +64,11 @@ bool RingAddressIntact(const BindPointState& point, const RingPipeline& p, int i
 
 }  // namespace
 
+bool RingRootInPlace(const BindPointState& point, const RingPipeline& p, int index) {
+  return !point.ring_disturbed && (point.ring_layout == p.layout || point.ring_layout == p.copy) &&
+         (!p.address_in_push || (index >= 0 && RingAddressIntact(point, p, index)));
+}
+
 void DeliverRoot(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout,
                  const PipelineLayoutShadow& pl, uint32_t lo, uint32_t hi, const uint8_t* bytes, uint32_t slot_sets) {
   RecordStore& b = c.b;
@@ -136,10 +141,7 @@ void RestoreRingRoot(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bin
   if (point.ring_pipeline == nullptr || !point.ring_root_written || point.twin_bound) return;
   const RingPipeline& p = *point.ring_pipeline;
   const int index = BindPointIndex(bindPoint);
-  if (!point.ring_disturbed && (point.ring_layout == p.layout || point.ring_layout == p.copy) &&
-      (!p.address_in_push || (index >= 0 && RingAddressIntact(point, p, index)))) {
-    return;
-  }
+  if (RingRootInPlace(point, p, index)) return;
   const RingSlice slot = data.ring.Allocate(data.pool(), p.root_end, b.ring_alignment);
   if (slot.data == nullptr || (slot.block->root_set == VK_NULL_HANDLE && !p.address_in_push)) {
     data.Fail(VK_ERROR_OUT_OF_DEVICE_MEMORY);

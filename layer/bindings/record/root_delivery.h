@@ -18,6 +18,10 @@ void NoteSetsBoundInRing(const RecordContext& c, VkPipelineBindPoint bindPoint, 
 inline void NoteSetsBound(const RecordContext& c, VkPipelineBindPoint bindPoint, VkPipelineLayout layout) {
   if (c.b.any_ring.load(std::memory_order_acquire)) NoteSetsBoundInRing(c, bindPoint, layout);
 }
+// Does the ring pipeline `p` bound at `point` (bind point `index`) read its root where it
+// is (its reserved set bound through its layout, undisturbed; its address intact in push
+// constants)? RestoreRingRoot has nothing to do then.
+bool RingRootInPlace(const BindPointState& point, const RingPipeline& p, int index);
 void RestoreRingRoot(RecordStore& b, VkCommandBuffer cb, VkPipelineBindPoint bindPoint, BindingsCommandData& data,
                      BindPointState& point);
 // Delivers root bytes [lo, hi) of `pl`'s root (`bytes`: those hi - lo bytes) to where the
