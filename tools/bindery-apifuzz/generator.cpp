@@ -1,6 +1,7 @@
 #include "generator.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -1055,6 +1056,43 @@ class Generator {
     return out;
   }
 
+  // lavapipe (Mesa 22.3) handles a push at COMPUTE twice: once for the compute stage, then,
+  // with the per-stage counts of the pushing layout's earlier sets added a second time (twice
+  // in all where the set layout names COMPUTE), for every graphics stage the set layout names.
+  // A FRAGMENT descriptor's index there can pass the end of lavapipe's per-stage array of its
+  // kind (16 uniform buffers) and spill into the next stage's, which is COMPUTE's: the push
+  // overwrites a compute uniform buffer of any set, read by the dispatch natively, against
+  // the spec (seeds 75264, 105998: set 0 binding 4 element 0 read as the push's element 1;
+  // each prediction of this count holds, docs/apifuzz.md). Whether the push of set `set`
+  // through `layout` reaches that far, per kind (32 for the kinds other than uniform
+  // buffers: no larger than lavapipe's arrays for them, so the rule errs on avoiding).
+  bool ComputePushSpillsIntoCompute(uint32_t layout, uint32_t set) const {
+    const PipelineLayout& pl = p_.pipeline_layouts[layout];
+    const SetLayout& pushed = p_.set_layouts[pl.sets[set]];
+    enum { kUbo, kSsbo, kStorageImage, kSamplerView, kSampler, kKinds };
+    auto add = [](const SetLayout& l, std::array<uint32_t, kKinds>& n) {
+      for (const Binding& b : l.bindings) {
+        if (!(b.stages & kFragment)) continue;
+        switch (b.type) {
+          case DescType::kUniform: case DescType::kUniformDynamic: n[kUbo] += b.count; break;
+          case DescType::kStorage: case DescType::kStorageDynamic: n[kSsbo] += b.count; break;
+          case DescType::kStorageImage: n[kStorageImage] += b.count; break;
+          case DescType::kSampledImage: n[kSamplerView] += b.count; break;
+          case DescType::kCombinedImageSampler: n[kSamplerView] += b.count; n[kSampler] += b.count; break;
+        }
+      }
+    };
+    std::array<uint32_t, kKinds> earlier{}, own{};
+    for (uint32_t n = 0; n < set; ++n) add(p_.set_layouts[pl.sets[n]], earlier);
+    add(pushed, own);
+    const uint32_t times = (SetLayoutStages(pushed) & kCompute) ? 2 : 1;
+    for (int k = 0; k < kKinds; ++k) {
+      const uint32_t limit = k == kUbo ? 16 : 32;
+      if (own[k] != 0 && times * earlier[k] + own[k] > limit) return true;
+    }
+    return false;
+  }
+
   // Pushes every binding of a push-descriptor set (in one or two pushes).
   void PushSet(std::vector<Cmd>& cmds, bool graphics, uint32_t layout, uint32_t set) {
     const SetLayout& sl = p_.set_layouts[p_.pipeline_layouts[layout].sets[set]];
@@ -1116,6 +1154,8 @@ class Generator {
       }
       const uint32_t via = r_.Chance(60) ? pl.layout : r_.Pick(through);
       if (p_.set_layouts[layout.sets[set]].push) {
+        if (f_.compute_push_reaches_graphics_sets && !pl.graphics && ComputePushSpillsIntoCompute(via, set))
+          return false;
         PushSet(cmds, pl.graphics, via, set);
         ApplyBind(bp, via, set, {kPushed});
         // lavapipe (Mesa 22.3) applies a push to every stage of the set layout, whatever

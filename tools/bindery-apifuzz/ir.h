@@ -271,7 +271,9 @@ struct Features {
   // stages too, numbering its descriptors through the *pushing* layout's earlier sets: where
   // those hold fewer descriptors than the graphics pipeline's layout, the push lands on a
   // lower graphics set number than its own (docs/apifuzz.md). There a compute push whose set
-  // layout names a graphics stage takes away every set the graphics bind point holds.
+  // layout names a graphics stage takes away every set the graphics bind point holds. It
+  // counts the earlier sets twice there: a FRAGMENT index past its array spills into COMPUTE's
+  // (seed 75264), so such a compute push is not made (ComputePushSpillsIntoCompute).
   bool compute_push_reaches_graphics_sets = false;
   // OPAQUE_FD external memory for the programs' buffers (their usage), exported and imported
   // (VK_KHR_external_memory_fd): buffers may be on external memory.
