@@ -42,6 +42,8 @@ void BuildInstanceStack(InstanceState& instance) {
     g_build_above = static_cast<int>(s);
     layer_init_instance_dispatch_table(instance.handle, &instance.slots[s].next, &ResolveForBuild);
   }
+  g_build_above = -1;
+  layer_init_instance_dispatch_table(instance.handle, &instance.top, &ResolveForBuild);
   g_build_instance = nullptr;
 }
 

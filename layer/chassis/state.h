@@ -35,6 +35,11 @@ struct InstanceState {
 
   VkInstance handle = VK_NULL_HANDLE;
   VkLayerInstanceDispatchTable dispatch{};
+  // What the shell's own instance hooks call down to (the first active capability's hook,
+  // else the next layer's), resolved once at vkCreateInstance like every slot's `next`:
+  // asking the next layer's vkGetInstanceProcAddr later, at call time, returned the
+  // loader's trampoline on some stacks, i.e. the shell's own hook (endless recursion).
+  VkLayerInstanceDispatchTable top{};
   PFN_vkGetInstanceProcAddr next_get_instance_proc_addr = nullptr;
   uint32_t api_version = VK_API_VERSION_1_0;  // the application's (VkApplicationInfo)
   std::vector<std::string> enabled_extensions;  // as sent down (the app's plus ours)

@@ -198,10 +198,11 @@ VKAPI_ATTR VkResult VKAPI_CALL EnumerateDeviceExtensionProperties(VkPhysicalDevi
 
 // Feature queries: the capabilities' answers (through the stack), then the features of
 // hidden extensions cleared.
-static void GetFeatures2(const char* name, VkPhysicalDevice physicalDevice, VkPhysicalDeviceFeatures2* pFeatures) {
+static void GetFeatures2(bool khr, VkPhysicalDevice physicalDevice, VkPhysicalDeviceFeatures2* pFeatures) {
   InstanceState* instance = StateRegistry::Get().FindInstance(physicalDevice);
   if (instance == nullptr) return;  // a physical device never enumerated through this layer
-  auto next = reinterpret_cast<PFN_vkGetPhysicalDeviceFeatures2>(ResolveInstanceFunction(*instance, -1, name));
+  PFN_vkGetPhysicalDeviceFeatures2 next =
+      khr ? instance->top.GetPhysicalDeviceFeatures2KHR : instance->top.GetPhysicalDeviceFeatures2;
   if (next == nullptr) return;  // not offered below (the shell's hook is then never handed out)
   next(physicalDevice, pFeatures);
   ClearHiddenFeatures(HiddenDeviceExtensions(*instance, physicalDevice), pFeatures->pNext);
@@ -209,12 +210,12 @@ static void GetFeatures2(const char* name, VkPhysicalDevice physicalDevice, VkPh
 
 VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceFeatures2(VkPhysicalDevice physicalDevice,
                                                       VkPhysicalDeviceFeatures2* pFeatures) {
-  GetFeatures2("vkGetPhysicalDeviceFeatures2", physicalDevice, pFeatures);
+  GetFeatures2(false, physicalDevice, pFeatures);
 }
 
 VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceFeatures2KHR(VkPhysicalDevice physicalDevice,
                                                          VkPhysicalDeviceFeatures2* pFeatures) {
-  GetFeatures2("vkGetPhysicalDeviceFeatures2KHR", physicalDevice, pFeatures);
+  GetFeatures2(true, physicalDevice, pFeatures);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateDebugUtilsMessengerEXT(VkInstance instance,
