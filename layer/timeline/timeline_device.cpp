@@ -53,7 +53,7 @@ DeviceTimelines::DeviceTimelines(DeviceState& d, const TimelinePlan& plan, const
       synchronization2(plan.synchronization2),
       counters{&d.counters.Register("emulated semaphores"), &d.counters.Register("parked submissions"),
                &d.counters.Register("timeline relays"), &d.counters.Register("host waits"),
-               &d.counters.Register("submit-thread looks")} {}
+               &d.counters.Register("submit-thread looks"), &d.counters.Register("fence watches")} {}
 
 DeviceTimelines::~DeviceTimelines() {
   stopping_.store(true);
