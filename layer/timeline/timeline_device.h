@@ -324,6 +324,11 @@ class DeviceTimelines : public CapabilityDevice {
   // H100). Driver fences sent down before, on other queues than the parking one, are waited
   // in slices like fences no submission through the layer carries.
   std::atomic<bool> watch_fences_{false};
+  // BINDERY_TIMELINE_SPIN_US (measurement, environment only; 0 by default): a host wait on
+  // its submissions' fences polls them this long before blocking in the driver.
+  const uint64_t spin_ns_;
+  // VK_SUCCESS once the fences are signalled (all, or any), VK_TIMEOUT after `spin_ns`.
+  VkResult SpinOnFences(uint32_t count, const VkFence* fences, bool any, uint64_t spin_ns);
   // The latest watch of `fence` not yet swept, or null (no submission through the layer
   // carries it: never submitted, acquired, imported).
   SubmissionRef FindWatch(VkFence fence);
