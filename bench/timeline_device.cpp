@@ -1,6 +1,7 @@
 #include "timeline_device.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <iterator>
 
@@ -91,7 +92,10 @@ std::string TimelineDevice::Init() {
   submit_ = reinterpret_cast<PFN_vkQueueSubmit>(vkGetDeviceProcAddr(d, "vkQueueSubmit"));
   signal_ = reinterpret_cast<PFN_vkSignalSemaphore>(vkGetDeviceProcAddr(d, "vkSignalSemaphore"));
   wait_ = reinterpret_cast<PFN_vkWaitSemaphores>(vkGetDeviceProcAddr(d, "vkWaitSemaphores"));
-  if (submit_ == nullptr || signal_ == nullptr || wait_ == nullptr) return "vkGetDeviceProcAddr returned null";
+  counter_ = reinterpret_cast<PFN_vkGetSemaphoreCounterValue>(vkGetDeviceProcAddr(d, "vkGetSemaphoreCounterValue"));
+  if (submit_ == nullptr || signal_ == nullptr || wait_ == nullptr || counter_ == nullptr) {
+    return "vkGetDeviceProcAddr returned null";
+  }
   host_ = Create();
   done_ = Create();
   chain_ = Create();
@@ -107,6 +111,37 @@ bool TimelineDevice::RoundTrip() {
   if (!Submit(host_, value_, done_, value_)) return false;
   if (!Signal(host_, value_)) return false;
   return Wait(&done_, &value_, 1);
+}
+
+bool TimelineDevice::RoundTripPhases() {
+  using Clock = std::chrono::steady_clock;
+  auto ns = [](Clock::time_point a, Clock::time_point b) {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
+  };
+  ++value_;
+  const Clock::time_point t0 = Clock::now();
+  if (!Submit(host_, value_, done_, value_)) return false;
+  const Clock::time_point t1 = Clock::now();
+  if (!Signal(host_, value_)) return false;
+  const Clock::time_point t2 = Clock::now();
+  if (!Wait(&done_, &value_, 1)) return false;
+  const Clock::time_point t3 = Clock::now();
+  phase_ns_[0] += ns(t0, t1);
+  phase_ns_[1] += ns(t1, t2);
+  phase_ns_[2] += ns(t2, t3);
+  return true;
+}
+
+bool TimelineDevice::RoundTripPolled() {
+  ++value_;
+  if (!Submit(host_, value_, done_, value_)) return false;
+  if (!Signal(host_, value_)) return false;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::nanoseconds(kWaitNs);
+  for (uint64_t v = 0;;) {
+    if (counter_(harness_.device(), done_, &v) != VK_SUCCESS) return false;
+    if (v >= value_) return true;
+    if (std::chrono::steady_clock::now() > give_up) return false;
+  }
 }
 
 bool TimelineDevice::Chain() {

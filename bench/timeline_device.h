@@ -54,6 +54,14 @@ class TimelineDevice {
   VkPhysicalDevice physical_device() const { return harness_.physical_device(); }
 
   bool RoundTrip();
+  // The same round trip with the time of each call added to phase_ns() (0: the submit,
+  // 1: the host signal, 2: the host wait): where the round trip's time goes on a driver.
+  bool RoundTripPhases();
+  // The round trip with the host wait done by polling vkGetSemaphoreCounterValue instead of
+  // blocking in vkWaitSemaphores: what a blocking wait's wake-up costs on a driver.
+  bool RoundTripPolled();
+  const uint64_t* phase_ns() const { return phase_ns_; }
+  void ResetPhases() { phase_ns_[0] = phase_ns_[1] = phase_ns_[2] = 0; }
   bool Chain();
   bool FanOut();
   bool BinaryFloor() { return BinaryChain(2, true); }
@@ -78,6 +86,8 @@ class TimelineDevice {
   PFN_vkQueueSubmit submit_ = nullptr;
   PFN_vkSignalSemaphore signal_ = nullptr;
   PFN_vkWaitSemaphores wait_ = nullptr;
+  PFN_vkGetSemaphoreCounterValue counter_ = nullptr;
+  uint64_t phase_ns_[3] = {0, 0, 0};
   std::vector<VkSemaphore> all_;
   VkSemaphore host_ = VK_NULL_HANDLE, done_ = VK_NULL_HANDLE, chain_ = VK_NULL_HANDLE;
   VkSemaphore fan_[kTimelineFanOut]{};

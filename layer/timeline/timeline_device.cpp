@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include "core/chain_edit.h"
 #include "core/pnext.h"
@@ -47,13 +48,29 @@ Handle TakeOrCreate(std::vector<Handle>& free, Create create) {
 
 }  // namespace
 
+namespace {
+// BINDERY_TIMELINE_SPIN_US (a measurement setting, read from the environment only): how long
+// a host wait polls its fences before blocking in the driver. 0 (the default): it blocks at
+// once. For measuring what a blocking wait's wake-up costs on a driver (issue 32: the H100's
+// emulated round trip).
+uint64_t SpinNs() {
+  const char* v = std::getenv("BINDERY_TIMELINE_SPIN_US");
+  if (v == nullptr || *v == '\0') return 0;
+  char* end = nullptr;
+  const unsigned long long us = std::strtoull(v, &end, 10);
+  if (end == v || *end != '\0' || us > 1'000'000) return 0;
+  return static_cast<uint64_t>(us) * 1000;
+}
+}  // namespace
+
 DeviceTimelines::DeviceTimelines(DeviceState& d, const TimelinePlan& plan, const VkLayerDispatchTable& n)
     : device(d),
       next(n),
       synchronization2(plan.synchronization2),
       counters{&d.counters.Register("emulated semaphores"), &d.counters.Register("parked submissions"),
                &d.counters.Register("timeline relays"), &d.counters.Register("host waits"),
-               &d.counters.Register("submit-thread looks")} {}
+               &d.counters.Register("submit-thread looks"), &d.counters.Register("fence watches")},
+      spin_ns_(SpinNs()) {}
 
 DeviceTimelines::~DeviceTimelines() {
   stopping_.store(true);
@@ -536,7 +553,8 @@ VkResult DeviceTimelines::WaitOnDevice(const std::vector<SubmissionRef>& held, b
   }
   // The submissions are the driver's (LowestPending) and referenced here: their fences are
   // not reset or reused while this waits (Sweep recycles unreferenced ones only).
-  const VkResult r = next.WaitForFences(device.handle, count, fences, any ? VK_FALSE : VK_TRUE, std::min(left, kSliceNs));
+  VkResult r = spin_ns_ != 0 ? SpinOnFences(count, fences, any, std::min(left, spin_ns_)) : VK_TIMEOUT;
+  if (r == VK_TIMEOUT) r = next.WaitForFences(device.handle, count, fences, any ? VK_FALSE : VK_TRUE, std::min(left, kSliceNs));
   if (r == VK_SUCCESS) {
     // Wait-all: every fence is signalled; wait-any: the driver does not say which.
     for (const SubmissionRef& sub : held) {
@@ -551,6 +569,23 @@ VkResult DeviceTimelines::WaitOnDevice(const std::vector<SubmissionRef>& held, b
     return r;
   }
   return VK_NOT_READY;  // the caller looks at the values again (and at its deadline)
+}
+
+VkResult DeviceTimelines::SpinOnFences(uint32_t count, const VkFence* fences, bool any, uint64_t spin_ns) {
+  const Clock::time_point until = Clock::now() + std::chrono::nanoseconds(spin_ns);
+  do {
+    uint32_t signalled = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+      const VkResult r = next.GetFenceStatus(device.handle, fences[i]);
+      if (r == VK_SUCCESS) {
+        ++signalled;
+      } else if (r != VK_NOT_READY) {
+        return r;
+      }
+    }
+    if (any ? signalled != 0 : signalled == count) return VK_SUCCESS;
+  } while (Clock::now() < until);
+  return VK_TIMEOUT;
 }
 
 // ---- pools ----------------------------------------------------------------------------

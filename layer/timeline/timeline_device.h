@@ -114,6 +114,12 @@ struct QueueTimelines {
   // takes it).
   SubmissionRef awaiting;
   SubmitBuilder builder;  // builds and sends each release (this queue's mutex held)
+  // The application fence of the last driver call on this queue that carried application
+  // work, while nothing went down after it and it has no watch (DeviceTimelines::
+  // watch_fences_ not yet set); else null. Written by the thread that holds the queue (the
+  // application's, externally synchronized, on the pass-through path; else under `mutex`).
+  std::atomic<VkFence> last_fence{VK_NULL_HANDLE};
+  std::atomic<Route> last_fence_route{Route::kSubmit};
   VkResult deferred_present_result = VK_SUCCESS;  // reported by the next present
 };
 
@@ -159,9 +165,11 @@ class DeviceTimelines : public CapabilityDevice {
   VkResult WaitForFences(uint32_t count, const VkFence* fences, VkBool32 all, uint64_t timeout);
   VkResult FenceStatus(VkFence fence);
   bool FenceParked(VkFence fence);
-  // `fence` of the application went down on `q` (the pass-through submit path): a watch
-  // follows it (see Submission::watched). Takes q's mutex.
-  void WatchFence(QueueTimelines& q, VkFence fence, Route route);
+  // Work of the application went down on `q` through the pass-through submit path, with
+  // `fence` (or none): a watch follows the fence once the device has parked fenced work
+  // (watch_fences_), else the fence is remembered as the queue's last (QueueTimelines::
+  // last_fence). Takes q's mutex only to watch.
+  void PassedThrough(QueueTimelines& q, VkFence fence, Route route);
   void DestroyFence(VkFence fence, const VkAllocationCallbacks* alloc);
 
   // Exports (vkGetFenceFdKHR, vkGetSemaphoreFdKHR): the payload must be one the driver was
@@ -201,6 +209,9 @@ class DeviceTimelines : public CapabilityDevice {
     // Each time a queue's submit thread looks at its parked work: work that a host signal or
     // another queue's submit releases itself costs none (tests count them).
     Counter* submit_thread_looks;
+    // Fence-only submissions the layer sent to watch an application fence (tests count
+    // them: none on a device that never parked fenced work).
+    Counter* fence_watches;
   } counters;
 
  private:
@@ -300,6 +311,24 @@ class DeviceTimelines : public CapabilityDevice {
   std::unordered_map<VkFence, uint32_t> parked_fences_;
   void ParkFence(VkFence fence, int delta);
   void WatchFenceLocked(QueueTimelines& q, VkFence fence, Route route);  // q.mutex held
+  // `fence` (or none) went down on `q` after the work of a release (q.mutex held): watched
+  // once watch_fences_ is set, else remembered as the queue's last fence.
+  void FenceAfterRelease(QueueTimelines& q, VkFence fence, Route route);
+  // Work with a fence is being parked on `q` (q.mutex held): application fences sent down
+  // from now on get watches, and the last one that went down on `q` with nothing after it
+  // gets its watch now (as good as one made at its submit).
+  void StartWatchingFences(QueueTimelines& q);
+  // Set once work with an application fence has been parked on this device: only then can
+  // a wait-any mix parked and driver fences (WaitAnyMixed), so only then does each fence
+  // sent down get a watch (a fence-only vkQueueSubmit: ~7 us per fenced submit on the
+  // H100). Driver fences sent down before, on other queues than the parking one, are waited
+  // in slices like fences no submission through the layer carries.
+  std::atomic<bool> watch_fences_{false};
+  // BINDERY_TIMELINE_SPIN_US (measurement, environment only; 0 by default): a host wait on
+  // its submissions' fences polls them this long before blocking in the driver.
+  const uint64_t spin_ns_;
+  // VK_SUCCESS once the fences are signalled (all, or any), VK_TIMEOUT after `spin_ns`.
+  VkResult SpinOnFences(uint32_t count, const VkFence* fences, bool any, uint64_t spin_ns);
   // The latest watch of `fence` not yet swept, or null (no submission through the layer
   // carries it: never submitted, acquired, imported).
   SubmissionRef FindWatch(VkFence fence);

@@ -98,11 +98,37 @@ VkResult DeviceTimelines::WaitAnyMixed(uint32_t count, const VkFence* fences, ui
   return VK_NOT_READY;
 }
 
-void DeviceTimelines::WatchFence(QueueTimelines& q, VkFence fence, Route route) {
-  if (fence == VK_NULL_HANDLE) return;
-  std::lock_guard<std::mutex> lock(q.mutex);
-  Sweep(q);
-  WatchFenceLocked(q, fence, route);
+void DeviceTimelines::PassedThrough(QueueTimelines& q, VkFence fence, Route route) {
+  if (fence != VK_NULL_HANDLE && watch_fences_.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(q.mutex);
+    Sweep(q);
+    q.last_fence.store(VK_NULL_HANDLE, std::memory_order_relaxed);
+    WatchFenceLocked(q, fence, route);
+    return;
+  }
+  // No watch yet (and none at all on a device that never parks fenced work): a plain fenced
+  // submit stays one driver call. The fence is remembered until work follows it.
+  if (fence != VK_NULL_HANDLE) q.last_fence_route.store(route, std::memory_order_relaxed);
+  q.last_fence.store(fence, std::memory_order_release);
+}
+
+void DeviceTimelines::FenceAfterRelease(QueueTimelines& q, VkFence fence, Route route) {
+  if (fence != VK_NULL_HANDLE && watch_fences_.load(std::memory_order_acquire)) {
+    q.last_fence.store(VK_NULL_HANDLE, std::memory_order_relaxed);
+    WatchFenceLocked(q, fence, route);
+    return;
+  }
+  if (fence != VK_NULL_HANDLE) q.last_fence_route.store(route, std::memory_order_relaxed);
+  q.last_fence.store(fence, std::memory_order_release);
+}
+
+void DeviceTimelines::StartWatchingFences(QueueTimelines& q) {
+  watch_fences_.store(true, std::memory_order_release);
+  // The queue's last fence has nothing after it: a watch sent now signals when it would
+  // have at the fence's own submit. (Last fences of other queues stay unwatched: this
+  // thread does not hold those queues; a wait-any waits them in slices.)
+  const VkFence last = q.last_fence.exchange(VK_NULL_HANDLE, std::memory_order_acq_rel);
+  if (last != VK_NULL_HANDLE) WatchFenceLocked(q, last, q.last_fence_route.load(std::memory_order_relaxed));
 }
 
 void DeviceTimelines::WatchFenceLocked(QueueTimelines& q, VkFence fence, Route route) {
@@ -117,6 +143,7 @@ void DeviceTimelines::WatchFenceLocked(QueueTimelines& q, VkFence fence, Route r
   watch->watched = fence;
   watch->submitted.store(true, std::memory_order_release);
   q.in_flight.push_back(std::move(watch));
+  counters.fence_watches->Add();
 }
 
 // Calls `fn(queue)` with each queue's mutex held, one at a time, until it returns true.
@@ -175,6 +202,8 @@ void DeviceTimelines::DestroyFence(VkFence fence, const VkAllocationCallbacks* a
   if (fence != VK_NULL_HANDLE) {
     // A later fence may get the same handle: its waiters must not find this one's watches.
     EachQueueLocked(queues_mutex_, queue_list_, [&](QueueTimelines& q) {
+      VkFence last = fence;  // a later fence with this handle is not the one that went down
+      q.last_fence.compare_exchange_strong(last, VK_NULL_HANDLE, std::memory_order_acq_rel);
       for (const SubmissionRef& sub : q.in_flight) {
         if (sub->watched == fence) sub->watched = VK_NULL_HANDLE;
       }

@@ -126,6 +126,10 @@ void DeviceTimelines::Park(QueueTimelines& q, ParkedWork&& work, bool look_now, 
     }
   }
   ParkFence(work.fence, +1);
+  // From now on a wait-any may mix this parked fence with driver fences: those get watches.
+  if (work.fence != VK_NULL_HANDLE || (work.present != nullptr && !work.present->fences().empty())) {
+    StartWatchingFences(q);
+  }
   counters.parked->Add(work.kind == ParkedWork::Kind::kPresent ? 1 : std::max<std::size_t>(work.batches.size(), 1));
   const bool first = q.parked.empty();
   q.parked.push_back(std::move(work));
@@ -202,10 +206,11 @@ VkResult DeviceTimelines::SubmitLocked(QueueTimelines& q, std::vector<Batch>& ba
       }
       *sent = ready;
     }
+    if (ready != 0) FenceAfterRelease(q, VK_NULL_HANDLE, route);  // work went down after the last fence
     if (ready == count) {
       if (fence == VK_NULL_HANDLE) return VK_SUCCESS;
       const VkResult r = SubmitFence(q, fence, route);
-      if (r == VK_SUCCESS) WatchFenceLocked(q, fence, route);
+      if (r == VK_SUCCESS) FenceAfterRelease(q, fence, route);
       return r;
     }
   }
@@ -310,10 +315,11 @@ void DeviceTimelines::DrainParked(QueueTimelines& q, bool presents) {
       }
       continue;
     }
+    if (!q.release_list.empty()) FenceAfterRelease(q, VK_NULL_HANDLE, route);  // work went down after the last fence
     for (std::size_t i = 0; i < whole; ++i) {
       ParkedWork& x = q.parked.front();
       if (x.fence != VK_NULL_HANDLE) {
-        if (SubmitFence(q, x.fence, x.route) == VK_SUCCESS) WatchFenceLocked(q, x.fence, x.route);
+        if (SubmitFence(q, x.fence, x.route) == VK_SUCCESS) FenceAfterRelease(q, x.fence, x.route);
         FenceSentDown(x.fence);
       }
       q.parked.pop_front();

@@ -132,7 +132,7 @@ VkResult Submit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits, Vk
   if (!involved && !t.HasParked(q)) {
     const VkResult r =
         khr ? t.next.QueueSubmit2KHR(queue, count, submits, fence) : t.next.QueueSubmit2(queue, count, submits, fence);
-    if (r == VK_SUCCESS) t.WatchFence(q, fence, Route::kSubmit2);
+    if (r == VK_SUCCESS) t.PassedThrough(q, fence, Route::kSubmit2);
     return r;
   }
   std::vector<Batch>& batches = Scratch(q, count);
@@ -204,7 +204,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
   QueueTimelines& q = t.Queue(queue);
   if (!AnyInvolved(t, submits, count) && !t.HasParked(q)) {
     const VkResult r = t.next.QueueSubmit(queue, count, submits, fence);
-    if (r == VK_SUCCESS) t.WatchFence(q, fence, Route::kSubmit);
+    if (r == VK_SUCCESS) t.PassedThrough(q, fence, Route::kSubmit);
     return r;
   }
 
@@ -254,7 +254,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, co
   QueueTimelines& q = t.Queue(queue);
   if (!AnyInvolved(t, infos, count) && !t.HasParked(q)) {
     const VkResult r = t.next.QueueBindSparse(queue, count, infos, fence);
-    if (r == VK_SUCCESS) t.WatchFence(q, fence, Route::kBindSparse);
+    if (r == VK_SUCCESS) t.PassedThrough(q, fence, Route::kBindSparse);
     return r;
   }
   // Like a submit: timeline waits become relays to binary semaphores, timeline signals
