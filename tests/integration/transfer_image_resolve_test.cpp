@@ -362,5 +362,78 @@ TEST(TransferImageResolveProof, ProvenClassesGiveTheNativeBytesAsKernels) {
   if (std::getenv("BINDERY_RESOLVE_PROOF_VERBOSE") != nullptr) std::cout << policy.summary << "\n";
 }
 
+// What a resolve kernel must not or cannot take goes down natively, is counted under "image
+// native" with its reason, and gives the driver's bytes: a source with external memory (the
+// layer never extends it, so it has no SAMPLED usage), a class not proven on this driver
+// (`image_resolves=off` here: none is), and the proven class beside them runs as a kernel.
+TEST(TransferImageResolve, WhatKernelsCannotTakeGoesNativeWithItsReason) {
+  const VkImageAspectFlags color = VK_IMAGE_ASPECT_COLOR_BIT;
+  const VkImageResolve whole{{color, 0, 0, kLayers}, {0, 0, 0}, {color, 0, 0, kLayers}, {0, 0, 0}, kExtent};
+  auto program = [&](ImageRun& run, VkCommandBuffer cb) {
+    if (!MultisampleSupported(run.h(), VK_FORMAT_R8G8B8A8_UNORM, VK_SAMPLE_COUNT_4_BIT)) return false;
+    Filler filler(run);
+    VkExternalMemoryImageCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO};
+    external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    for (int i = 0; i < 2; ++i) {
+      VkImageCreateInfo src_info = ImageInfo(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, kExtent, 1, kLayers,
+                                             VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT);
+      src_info.samples = VK_SAMPLE_COUNT_4_BIT;
+      if (i == 0) src_info.pNext = &external;
+      const TestImage src = run.Image(src_info);
+      const TestImage dst = run.Image(ImageInfo(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, kExtent, 1, kLayers));
+      filler.Fill(cb, src, kFormats[0], 77 + i);
+      run.Upload(cb, dst, std::vector<uint8_t>(dst.bytes, 0x5A), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+      vkCmdResolveImage(cb, src.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst.image,
+                        VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &whole);
+      run.Download(cb, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    }
+    return true;
+  };
+  const ImageRunResult native = RunImageProgram(kLayerOff, program, DynamicRendering());
+  if (native.error == "skipped") GTEST_SKIP() << "no 4x R8G8B8A8_UNORM colour attachments here";
+  const ImageRunResult forced = RunImageProgram(kForceCompute, program, DynamicRendering({{"BINDERY_IMAGE_RESOLVES", "all"}}));
+  const ImageRunResult off = RunImageProgram(kForceCompute, program, DynamicRendering({{"BINDERY_IMAGE_RESOLVES", "off"}}));
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
+  ASSERT_BOTH_RAN_SILENTLY(native, off);
+  EXPECT_TRUE(SameDownloads(native, forced, {"external source", "plain source"}));
+  EXPECT_TRUE(SameDownloads(native, off, {"external source", "plain source"}));
+  // The plain source's resolve is a kernel; the external one's is native with its reason.
+  EXPECT_EQ(forced.Counter("image kernels"), forced.staging + 1) << forced.summary;
+  EXPECT_NE(forced.summary.find("external, swapchain, DRM-modifier or other extended image create info"),
+            std::string::npos)
+      << forced.summary;
+  // Resolves off: none is a kernel, and none counts as a fallback (the policy never wanted one).
+  EXPECT_EQ(off.Counter("image kernels"), off.staging) << off.summary;
+}
+
+// Memory requirements asked without an image (maintenance4) are those of the multisampled
+// image the layer creates for the same create info (SAMPLED added alike).
+TEST(TransferImageResolve, DeviceImageRequirementsMatchTheCreatedMultisampledImage) {
+  Rig rig(kForceCompute);
+  ASSERT_TRUE(rig.ok()) << rig.error();
+  VkDevice device = rig.h().device();
+  if (!MultisampleSupported(rig.h(), VK_FORMAT_R8G8B8A8_UNORM, VK_SAMPLE_COUNT_4_BIT)) {
+    rig.Finish();
+    GTEST_SKIP() << "no 4x R8G8B8A8_UNORM colour attachments here";
+  }
+  VkImageCreateInfo info = ImageInfo(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, {257, 129, 1}, 1, 3,
+                                     VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT);
+  info.samples = VK_SAMPLE_COUNT_4_BIT;
+  VkImage image = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateImage(device, &info, nullptr, &image), VK_SUCCESS);
+  VkMemoryRequirements created{};
+  vkGetImageMemoryRequirements(device, image, &created);
+  VkDeviceImageMemoryRequirements asked{VK_STRUCTURE_TYPE_DEVICE_IMAGE_MEMORY_REQUIREMENTS};
+  asked.pCreateInfo = &info;
+  VkMemoryRequirements2 answer{VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2};
+  vkGetDeviceImageMemoryRequirements(device, &asked, &answer);
+  EXPECT_EQ(answer.memoryRequirements.size, created.size);
+  EXPECT_EQ(answer.memoryRequirements.alignment, created.alignment);
+  EXPECT_EQ(answer.memoryRequirements.memoryTypeBits, created.memoryTypeBits);
+  vkDestroyImage(device, image, nullptr);
+  rig.Finish();
+  EXPECT_VALIDATION_SILENT(rig.h());
+}
+
 }  // namespace
 }  // namespace bindery::test::transfer
