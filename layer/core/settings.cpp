@@ -114,6 +114,12 @@ void Apply(Settings& s, const std::string& name, const std::string& value, const
     else if (v == "off") s.image_blits = ImageBlits::kOff;
     else if (v == "all") s.image_blits = ImageBlits::kAll;
     else bad_value("auto|off|all");
+  } else if (name == "image_resolves") {
+    const std::string v = Lower(Trim(value));
+    if (v == "auto") s.image_resolves = ImageBlits::kAuto;
+    else if (v == "off") s.image_resolves = ImageBlits::kOff;
+    else if (v == "all") s.image_resolves = ImageBlits::kAll;
+    else bad_value("auto|off|all");
   } else if (name == "staging_limit") {
     const std::string v = Lower(Trim(value));
     char* end = nullptr;
@@ -233,6 +239,7 @@ const SettingInfo kSettingsTable[] = {
     BINDERY_SETTING("transfer_push_replay", "BINDERY_TRANSFER_PUSH_REPLAY", kAutoOnOffValues),  // debug
     BINDERY_SETTING("fill_edges", "BINDERY_FILL_EDGES", kFillEdgesValues),  // measurement
     BINDERY_SETTING("image_blits", "BINDERY_IMAGE_BLITS", kImageBlitsValues),  // measurement, proofs
+    BINDERY_SETTING("image_resolves", "BINDERY_IMAGE_RESOLVES", kImageBlitsValues),  // measurement, proofs
     BINDERY_SETTING("bindings_ubo", "BINDERY_BINDINGS_UBO", kOnOffValues),
     SettingInfo{"bindings_dump", "BINDERY_BINDINGS_DUMP", nullptr, 0},  // a folder
     BINDERY_SETTING("bindings_validate", "BINDERY_BINDINGS_VALIDATE", kOnOffValues),
@@ -335,6 +342,10 @@ std::string Describe(const Settings& s) {
   if (s.image_blits != ImageBlits::kAuto) {
     out += " image_blits=";
     out += ToString(s.image_blits);
+  }
+  if (s.image_resolves != ImageBlits::kAuto) {
+    out += " image_resolves=";
+    out += ToString(s.image_resolves);
   }
   if (s.bindings_convert_ubo) out += " bindings_ubo=on";
   if (!s.bindings_dump_dir.empty()) out += " bindings_dump=" + s.bindings_dump_dir;

@@ -60,6 +60,7 @@ struct Settings {
   PushReplay transfer_push_replay = PushReplay::kAuto;
   FillEdges fill_edges = FillEdges::kAuto;
   ImageBlits image_blits = ImageBlits::kAuto;
+  ImageBlits image_resolves = ImageBlits::kAuto;  // the same three values, for vkCmdResolveImage
   // Indirect bindings: convert uniform buffers too (off until measured: descriptor UBOs are
   // often on faster paths than loads through addresses).
   bool bindings_convert_ubo = false;

@@ -36,6 +36,8 @@ const char* const kWhyShape = "region shape the kernels do not take";
 const char* const kWhyBlitClass = "blit class (formats, filter) not proven on this driver";
 const char* const kWhyPipeline = "the kernel's pipeline could not be built";
 const char* const kWhyBlitFormat = "blit format without the sampling or storage features a kernel needs";
+const char* const kWhyResolveClass = "resolve class (format, sample count) not proven on this driver";
+const char* const kWhyResolveFormat = "resolve format without the sampling or storage features a kernel needs";
 
 // Collects one command's dispatches and layout transitions, recording them in brackets
 // (ImageKernels::Record) when full and at the end. Fixed arrays: no allocation.
@@ -556,9 +558,147 @@ void BlitCommon(DeviceTransfers& t, VkCommandBuffer cb, VkImage src, VkImageLayo
   t.counters.image_kernels->Add();
 }
 
+// ---- resolves ---------------------------------------------------------------------------
+
+// Why a resolve from `s` to `d` cannot run as a kernel; nullptr when it can: one plain colour
+// format, a 2D multisampled source the kernel can sample (its own format, SAMPLED usage) and a
+// single-sample destination it can store to (its own format, STORAGE usage), transfer
+// layouts, the class proven on this driver.
+const char* ResolveWhyNot(DeviceTransfers& t, const ImageInfo& s, VkImageLayout src_layout, const ImageInfo& d,
+                          VkImageLayout dst_layout) {
+  if (const char* why = FormatWhyNot(s)) return why;
+  if (const char* why = FormatWhyNot(d)) return why;
+  if (s.type != VK_IMAGE_TYPE_2D || d.type != VK_IMAGE_TYPE_2D || s.samples == VK_SAMPLE_COUNT_1_BIT ||
+      d.samples != VK_SAMPLE_COUNT_1_BIT || s.format != d.format) {
+    return kWhyShape;
+  }
+  if (!TransferLayout(src_layout, false) || !TransferLayout(dst_layout, true)) return kWhyLayout;
+  if (!t.policy.ResolveProven(EncodingOf(s.format), s.samples)) return kWhyResolveClass;
+  if (!s.resolve_reads || (d.usage & VK_IMAGE_USAGE_STORAGE_BIT) == 0) {
+    return s.why_not != nullptr ? s.why_not : d.why_not != nullptr ? d.why_not : kWhyUnreachable;
+  }
+  const VkFormatFeatureFlags features = t.OptimalFeatures(s.format);
+  if ((features & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT) == 0 || (features & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT) == 0) {
+    return kWhyResolveFormat;
+  }
+  return nullptr;
+}
+
+// vkCmdResolveImage, any form: `region(i)` yields a VkImageResolve, `forward()` sends the
+// call down as it was made.
+template <typename RegionFn, typename Forward>
+void ResolveCommon(DeviceTransfers& t, VkCommandBuffer cb, VkImage src, VkImageLayout src_layout, VkImage dst,
+                   VkImageLayout dst_layout, uint32_t count, RegionFn&& region, Forward&& forward) {
+  FlushIfCrossed(t, cb);
+  ImageInfo* s = t.ImageKernelsPossible() ? t.images.images.Find(src) : nullptr;
+  ImageInfo* d = s != nullptr ? t.images.images.Find(dst) : nullptr;
+  if (d == nullptr) return forward();
+  uint64_t bytes = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    const VkImageResolve r = region(i);
+    bytes += uint64_t{r.extent.width} * r.extent.height * LayerCount(*d, r.dstSubresource.baseArrayLayer, r.dstSubresource.layerCount) *
+             std::max(d->described.texel_bytes, 1u);
+  }
+  if (bytes < t.policy.ImageKernelMin(ImageCommand::kResolve)) return forward();
+  const char* why = ResolveWhyNot(t, *s, src_layout, *d, dst_layout);
+  CommandState* state = why == nullptr ? KernelState(t, cb, &why) : nullptr;
+  for (uint32_t i = 0; i < count && why == nullptr; ++i) {
+    const VkImageResolve r = region(i);
+    if (r.srcSubresource.aspectMask != VK_IMAGE_ASPECT_COLOR_BIT ||
+        r.dstSubresource.aspectMask != VK_IMAGE_ASPECT_COLOR_BIT) {
+      why = kWhyShape;
+    }
+  }
+  const uint32_t pipeline = ImagePipelineIndex(ImageKernelKind::kResolve, 2, BlitKind(d->format));
+  if (why == nullptr && !t.image_kernels.Ensure(pipeline)) why = kWhyPipeline;
+  if (why != nullptr) return Native(t, why, forward);
+
+  ImageRecorder rec(t, cb, *state);
+  for (uint32_t i = 0; i < count; ++i) {
+    const VkImageResolve r = region(i);
+    const uint32_t src_base = r.srcSubresource.baseArrayLayer, dst_base = r.dstSubresource.baseArrayLayer;
+    const uint32_t layers = LayerCount(*s, src_base, r.srcSubresource.layerCount);
+    ImageRegion plan;
+    plan.src[0] = r.srcOffset.x;
+    plan.src[1] = r.srcOffset.y;
+    plan.dst[0] = r.dstOffset.x;
+    plan.dst[1] = r.dstOffset.y;
+    plan.width = r.extent.width;
+    plan.height = r.extent.height;
+    plan.slices = layers;
+    plan.texel_bytes = std::max(s->described.texel_bytes, 1u);
+    plan.value[0] = static_cast<uint32_t>(s->samples);
+    if (plan.width == 0 || plan.height == 0 || plan.slices == 0) continue;
+    const VkImageView src_view = t.images.View(t, src, *s, {VK_IMAGE_USAGE_SAMPLED_BIT, 0, src_base, layers, true});
+    const VkImageView dst_view =
+        t.images.View(t, dst, *d, {VK_IMAGE_USAGE_STORAGE_BIT, r.dstSubresource.mipLevel, dst_base, layers, true});
+    if (src_view == VK_NULL_HANDLE || dst_view == VK_NULL_HANDLE) {
+      rec.Flush();
+      t.NoteImageFallback(kWhyView);
+      for (uint32_t j = i; j < count; ++j) {
+        const VkImageResolve rest = region(j);
+        t.next.CmdResolveImage(cb, src, src_layout, dst, dst_layout, 1, &rest);
+      }
+      t.counters.image_kernels->Add();
+      return;
+    }
+    rec.Reserve(1, 2);
+    rec.Transition(src, src_layout, 0, src_base, layers);
+    rec.Transition(dst, dst_layout, r.dstSubresource.mipLevel, dst_base, layers);
+    PlanImageDispatches(plan, [&](const ImageParams& params, uint32_t groups) {
+      ImageDispatch job{pipeline, src_view, dst_view, params, groups};
+      if (!rec.Add(job)) {
+        rec.Flush();
+        rec.Transition(src, src_layout, 0, src_base, layers);
+        rec.Transition(dst, dst_layout, r.dstSubresource.mipLevel, dst_base, layers);
+        rec.Add(job);
+      }
+    });
+  }
+  rec.Flush();
+  t.counters.image_kernels->Add();
+}
+
 }  // namespace
 
 // ---- the hooks ----------------------------------------------------------------------------
+
+VKAPI_ATTR void VKAPI_CALL CmdResolveImage(VkCommandBuffer cb, VkImage src, VkImageLayout src_layout, VkImage dst,
+                                           VkImageLayout dst_layout, uint32_t count, const VkImageResolve* regions) {
+  DeviceTransfers* t = FindTransfers(cb);
+  if (t == nullptr) return NextOf(cb).CmdResolveImage(cb, src, src_layout, dst, dst_layout, count, regions);
+  ResolveCommon(
+      *t, cb, src, src_layout, dst, dst_layout, count, [&](uint32_t i) { return regions[i]; },
+      [&] { t->next.CmdResolveImage(cb, src, src_layout, dst, dst_layout, count, regions); });
+}
+
+template <typename Forward>
+static void Resolve2Common(DeviceTransfers& t, VkCommandBuffer cb, const VkResolveImageInfo2* info,
+                           Forward&& forward) {
+  if (!PlainRegions(info)) {
+    FlushIfCrossed(t, cb);
+    return forward();
+  }
+  ResolveCommon(
+      t, cb, info->srcImage, info->srcImageLayout, info->dstImage, info->dstImageLayout, info->regionCount,
+      [&](uint32_t i) {
+        const VkImageResolve2& r = info->pRegions[i];
+        return VkImageResolve{r.srcSubresource, r.srcOffset, r.dstSubresource, r.dstOffset, r.extent};
+      },
+      forward);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdResolveImage2(VkCommandBuffer cb, const VkResolveImageInfo2* info) {
+  DeviceTransfers* t = FindTransfers(cb);
+  if (t == nullptr) return NextOf(cb).CmdResolveImage2(cb, info);
+  Resolve2Common(*t, cb, info, [&] { t->next.CmdResolveImage2(cb, info); });
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdResolveImage2KHR(VkCommandBuffer cb, const VkResolveImageInfo2* info) {
+  DeviceTransfers* t = FindTransfers(cb);
+  if (t == nullptr) return NextOf(cb).CmdResolveImage2KHR(cb, info);
+  Resolve2Common(*t, cb, info, [&] { t->next.CmdResolveImage2KHR(cb, info); });
+}
 
 VKAPI_ATTR void VKAPI_CALL CmdBlitImage(VkCommandBuffer cb, VkImage src, VkImageLayout src_layout, VkImage dst,
                                         VkImageLayout dst_layout, uint32_t count, const VkImageBlit* regions,

@@ -29,6 +29,9 @@
 #include "image_i2i_2_3_comp.h"
 #include "image_i2i_3_2_comp.h"
 #include "image_i2i_3_3_comp.h"
+#include "image_resolve_0_comp.h"
+#include "image_resolve_1_comp.h"
+#include "image_resolve_2_comp.h"
 #include "transfer/kernels.h"
 #include "transfer/staging.h"
 #include "transfer/transfer_device.h"
@@ -42,6 +45,7 @@ uint32_t ImagePipelineIndex(ImageKernelKind kind, uint32_t src_dim, uint32_t dst
     case ImageKernelKind::kClear: return 6 + dst_dim - 1;
     case ImageKernelKind::kImageToImage: return 9 + (src_dim - 1) * 3 + (dst_dim - 1);
     case ImageKernelKind::kBlit: return 18 + (src_dim - 1) * 3 + dst_dim;
+    case ImageKernelKind::kResolve: return 27 + dst_dim;
   }
   return 0;
 }
@@ -125,6 +129,9 @@ const Source kSources[] = {
     BINDERY_IMAGE_KERNEL(kBlit, 3, 0, image_blit_3_0_comp),
     BINDERY_IMAGE_KERNEL(kBlit, 3, 1, image_blit_3_1_comp),
     BINDERY_IMAGE_KERNEL(kBlit, 3, 2, image_blit_3_2_comp),
+    BINDERY_IMAGE_KERNEL(kResolve, 2, 0, image_resolve_0_comp),
+    BINDERY_IMAGE_KERNEL(kResolve, 2, 1, image_resolve_1_comp),
+    BINDERY_IMAGE_KERNEL(kResolve, 2, 2, image_resolve_2_comp),
 };
 #undef BINDERY_IMAGE_KERNEL
 

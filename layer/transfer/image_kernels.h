@@ -67,10 +67,11 @@ enum class ImageKernelKind {
   kClear,          // + dst dim
   kImageToImage,   // + src dim x dst dim
   kBlit,           // + dim (src_dim) x numeric kind (dst_dim: 0 float, 1 unsigned, 2 signed)
+  kResolve,        // + numeric kind (dst_dim: 0 float, 1 unsigned, 2 signed); 2D only
 };
 // Pipeline index of a kernel: dims are 1, 2 or 3.
 uint32_t ImagePipelineIndex(ImageKernelKind kind, uint32_t src_dim, uint32_t dst_dim);
-inline constexpr uint32_t kImagePipelineCount = 3 + 3 + 3 + 9 + 9;
+inline constexpr uint32_t kImagePipelineCount = 3 + 3 + 3 + 9 + 9 + 3;
 
 // One dispatch: the pipeline, the views it reads (binding 0, sampled) and writes (binding
 // 1, storage), and its record. A blit reads binding 2 (a combined image sampler with the

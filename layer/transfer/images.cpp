@@ -96,6 +96,28 @@ bool Fits(const VkImageCreateInfo& info, const VkImageFormatProperties& p) {
          info.arrayLayers <= p.maxArrayLayers && (p.sampleCounts & info.samples) != 0;
 }
 
+// A multisampled image is read only by the resolve kernel, through a sampled view of its
+// own format (no raw view, no storage: a storage view of a multisampled image would need
+// shaderStorageImageMultisample). So a resolve source gets SAMPLED usage and nothing else,
+// only where a resolve of its class may run as a kernel, its format samples, and the driver
+// supports the image with it at its sample count.
+void ExtendMultisampled(DeviceTransfers& t, const VkImageCreateInfo& app, ImageExtension& out) {
+  if ((app.usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) == 0 || (app.usage & VK_IMAGE_USAGE_SAMPLED_BIT) != 0) return;
+  if (!t.policy.ResolveProven(EncodingOf(app.format), app.samples)) return;  // no kernel would read it
+  if ((t.OptimalFeatures(app.format) & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT) == 0) {
+    out.why_not = "multisampled format without sampling";
+    return;
+  }
+  out.info.usage |= VK_IMAGE_USAGE_SAMPLED_BIT;
+  VkImageFormatProperties properties{};
+  if (!Supported(t, out.info, FormatList(app.pNext), VK_FORMAT_UNDEFINED, properties) || !Fits(out.info, properties)) {
+    out.info = app;
+    out.why_not = "the driver does not support sampling this multisampled image";
+    return;
+  }
+  out.changed = true;
+}
+
 }  // namespace
 
 void ExtendImage(DeviceTransfers& t, const VkImageCreateInfo& app, ImageExtension& out) {
@@ -110,7 +132,7 @@ void ExtendImage(DeviceTransfers& t, const VkImageCreateInfo& app, ImageExtensio
   if (ImageBytes(app, format.texel_bytes) < t.policy.image_extend_min) return;
   if (app.tiling != VK_IMAGE_TILING_OPTIMAL) {
     out.why_not = "linear or DRM-modifier tiling";
-  } else if (app.samples != VK_SAMPLE_COUNT_1_BIT) {
+  } else if (app.samples != VK_SAMPLE_COUNT_1_BIT && !t.policy.UsesResolveKernels()) {
     out.why_not = "multisampled";
   } else if ((app.flags & ~kExtendableFlags) != 0) {
     out.why_not = "sparse, protected, aliased or otherwise flagged image";
@@ -120,6 +142,7 @@ void ExtendImage(DeviceTransfers& t, const VkImageCreateInfo& app, ImageExtensio
     out.why_not = "external, swapchain, DRM-modifier or other extended image create info";
   }
   if (out.why_not != nullptr) return;
+  if (app.samples != VK_SAMPLE_COUNT_1_BIT) return ExtendMultisampled(t, app, out);
   const int size_class = static_cast<int>(format.texel_bytes);
   const bool can_read = t.raw_sampled(size_class), can_write = t.raw_storage(size_class);
   VkImageUsageFlags usage = app.usage;
@@ -194,6 +217,9 @@ void ImageTracker::Add(VkImage image, const VkImageCreateInfo& created, bool ext
     info->kernel_reads = (created.usage & VK_IMAGE_USAGE_SAMPLED_BIT) != 0;
     info->kernel_writes = (created.usage & VK_IMAGE_USAGE_STORAGE_BIT) != 0;
   }
+  info->resolve_reads = created.samples != VK_SAMPLE_COUNT_1_BIT && created.imageType == VK_IMAGE_TYPE_2D &&
+                        (created.usage & VK_IMAGE_USAGE_SAMPLED_BIT) != 0 &&
+                        (created.flags & (VK_IMAGE_CREATE_SPARSE_BINDING_BIT | VK_IMAGE_CREATE_PROTECTED_BIT)) == 0;
   images.Insert(image, std::move(info));
 }
 

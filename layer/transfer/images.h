@@ -53,6 +53,7 @@ struct ImageInfo {
   VkImageUsageFlags usage = 0;   // as created (with the layer's)
   bool kernel_reads = false;   // a sampled raw view can be made
   bool kernel_writes = false;  // a storage raw view can be made
+  bool resolve_reads = false;  // multisampled, with a sampled view of its own format (resolves)
   bool extended = false;       // the layer added flags or usage
   const char* why_not = nullptr;  // why kernels cannot reach it (a literal), when they cannot
 

@@ -12,18 +12,6 @@ const VkLayerDispatchTable& CrossedFlushed(VkCommandBuffer cb) { return FlushThe
 
 }  // namespace
 
-VKAPI_ATTR void VKAPI_CALL CmdResolveImage(VkCommandBuffer cb, VkImage srcImage, VkImageLayout srcImageLayout, VkImage dstImage, VkImageLayout dstImageLayout, uint32_t regionCount, const VkImageResolve* pRegions) {
-  CrossedFlushed(cb).CmdResolveImage(cb, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdResolveImage2(VkCommandBuffer cb, const VkResolveImageInfo2* pResolveImageInfo) {
-  CrossedFlushed(cb).CmdResolveImage2(cb, pResolveImageInfo);
-}
-
-VKAPI_ATTR void VKAPI_CALL CmdResolveImage2KHR(VkCommandBuffer cb, const VkResolveImageInfo2* pResolveImageInfo) {
-  CrossedFlushed(cb).CmdResolveImage2KHR(cb, pResolveImageInfo);
-}
-
 VKAPI_ATTR void VKAPI_CALL CmdClearDepthStencilImage(VkCommandBuffer cb, VkImage image, VkImageLayout imageLayout, const VkClearDepthStencilValue* pDepthStencil, uint32_t rangeCount, const VkImageSubresourceRange* pRanges) {
   CrossedFlushed(cb).CmdClearDepthStencilImage(cb, image, imageLayout, pDepthStencil, rangeCount, pRanges);
 }

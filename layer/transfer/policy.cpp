@@ -46,6 +46,26 @@ void ProvenBlits(uint32_t vendor_id, VkDriverId driver_id, Policy& p) {
   }
 }
 
+// The resolve classes measured to give the driver's own bytes
+// (TransferImageResolveProof: every case of the class — whole images, offset and partial
+// regions, layers, a destination mip — against the driver's resolve).
+void ProvenResolves(uint32_t vendor_id, VkDriverId driver_id, Policy& p) {
+  (void)vendor_id;
+  if (driver_id == VK_DRIVER_ID_MESA_LLVMPIPE) {
+    // lavapipe (Mesa 22.3), 4 samples (its only multisample count), 2026-12-07: its resolve
+    // averages in float as the kernel does, and takes sample 0 of integer formats. float16
+    // differs only around a region: like its blit, lavapipe's resolve rewrites the texels
+    // sharing the region's tiles through float, quieting NaNs the kernel leaves alone (sRGB
+    // has no storage view: native whatever the table says).
+    for (Encoding e : {Encoding::kUnorm8, Encoding::kSnorm8, Encoding::kUnorm16, Encoding::kFloat32, Encoding::kUint,
+                       Encoding::kSint}) {
+      p.resolve_proven[1] |= static_cast<uint16_t>(1u << static_cast<int>(e));
+    }
+  }
+  // NVIDIA: not proven yet (scripts/gpu-issue31-resolve runs the proof on the H100); its
+  // resolves stay the driver's until the proof's table is entered here.
+}
+
 }  // namespace
 
 Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy strategy) {
@@ -65,6 +85,8 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
         for (uint16_t& classes : row) classes = 0;
       }
       ProvenBlits(vendor_id, driver_id, n);
+      for (uint16_t& classes : n.resolve_proven) classes = 0;
+      ProvenResolves(vendor_id, driver_id, n);
       return n;
     }
     case TransferStrategy::kNative:
@@ -91,6 +113,9 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
       }
       p.image_kernel_min[static_cast<int>(ImageCommand::kBlit)] = 1;
       ProvenBlits(vendor_id, driver_id, p);
+      // Resolves likewise, where proven (ProvenResolves).
+      p.image_kernel_min[static_cast<int>(ImageCommand::kResolve)] = 1;
+      ProvenResolves(vendor_id, driver_id, p);
       p.image_extend_min = 1;
       return p;
     case TransferStrategy::kAuto:
@@ -155,6 +180,11 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
     // the threshold sits where even a kernel at a quarter of the copies' bandwidth is ahead.
     p.image_kernel_min[static_cast<int>(ImageCommand::kBlit)] = 4ull << 20;
     ProvenBlits(vendor_id, driver_id, p);
+    // Resolves: the driver's 4x resolve of a 4096^2 R8G8B8A8_UNORM image takes 1232 us
+    // (~0.26 TB/s read, issue 31), where the copy kernels move ~1.3 TB/s. From 1 MiB written,
+    // as copies, for the classes proven on this driver (ProvenResolves: none yet).
+    p.image_kernel_min[static_cast<int>(ImageCommand::kResolve)] = 1ull << 20;
+    ProvenResolves(vendor_id, driver_id, p);
     p.image_extend_min = 1ull << 20;
     return p;
   }
@@ -176,6 +206,21 @@ void ApplyImageBlits(ImageBlits blits, Policy& p) {
       // Measurement and the proof tests: every blit a kernel can take, wherever the policy
       // runs blits (the compute strategy: all sizes).
       p.blits_unproven = true;
+      return;
+  }
+}
+
+void ApplyImageResolves(ImageBlits resolves, Policy& p) {
+  switch (resolves) {
+    case ImageBlits::kAuto:
+      return;
+    case ImageBlits::kOff:
+      p.image_kernel_min[static_cast<int>(ImageCommand::kResolve)] = UINT64_MAX;
+      return;
+    case ImageBlits::kAll:
+      // Measurement and the proof tests: every resolve a kernel can take, wherever the
+      // policy runs resolves.
+      p.resolves_unproven = true;
       return;
   }
 }

@@ -14,7 +14,7 @@
 namespace bindery::transfer {
 
 // The image commands a kernel can stand in for (transfer/image_hooks.cpp).
-enum class ImageCommand { kBufferToImage, kImageToBuffer, kImageToImage, kClear, kBlit, kCount };
+enum class ImageCommand { kBufferToImage, kImageToBuffer, kImageToImage, kClear, kBlit, kResolve, kCount };
 inline constexpr int kImageCommandCount = static_cast<int>(ImageCommand::kCount);
 
 struct Policy {
@@ -71,7 +71,8 @@ struct Policy {
 
   // Image transfers (transfer/image_hooks.cpp): a command whose regions write at least this
   // many texel bytes in all runs as kernels (raw views of the images); UINT64_MAX: never.
-  uint64_t image_kernel_min[kImageCommandCount] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX};
+  uint64_t image_kernel_min[kImageCommandCount] = {UINT64_MAX, UINT64_MAX, UINT64_MAX,
+                                                  UINT64_MAX, UINT64_MAX, UINT64_MAX};
   // Images of at least this many bytes (all layers of mip 0) get, at vkCreateImage, the
   // usage and flags a kernel needs to reach them (transfer/images.h); smaller ones stay as
   // the application made them. Derived from image_kernel_min (the smallest of them) unless
@@ -88,6 +89,33 @@ struct Policy {
     if (blits_unproven) return true;
     const int f = filter == VK_FILTER_LINEAR ? 1 : filter == VK_FILTER_NEAREST ? 0 : -1;
     return f >= 0 && (blit_proven[f][static_cast<int>(src)] >> static_cast<int>(dst) & 1u) != 0;
+  }
+
+  // Resolves likewise: a resolve's averaging and rounding are the implementation's, so one
+  // runs as a kernel only for the (format encoding, sample count) classes proven on this
+  // driver to give the native bytes (bit e of resolve_proven[log2(samples) - 1] for
+  // encoding e; TransferImageResolveProof finds them), or for every class under
+  // `image_resolves=all`.
+  uint16_t resolve_proven[4] = {};  // 2, 4, 8, 16 samples
+  bool resolves_unproven = false;
+  bool ResolveProven(Encoding encoding, VkSampleCountFlagBits samples) const {
+    if (resolves_unproven) return true;
+    const int row = samples == VK_SAMPLE_COUNT_2_BIT   ? 0
+                    : samples == VK_SAMPLE_COUNT_4_BIT ? 1
+                    : samples == VK_SAMPLE_COUNT_8_BIT ? 2
+                    : samples == VK_SAMPLE_COUNT_16_BIT ? 3
+                                                        : -1;
+    return row >= 0 && (resolve_proven[row] >> static_cast<int>(encoding) & 1u) != 0;
+  }
+  // Whether any resolve may run as a kernel (multisampled images then get SAMPLED usage at
+  // creation where they may be extended).
+  bool UsesResolveKernels() const {
+    if (image_kernel_min[static_cast<int>(ImageCommand::kResolve)] == UINT64_MAX) return false;
+    if (resolves_unproven) return true;
+    for (uint16_t row : resolve_proven) {
+      if (row != 0) return true;
+    }
+    return false;
   }
 
   bool UsesImageKernels() const {
@@ -112,6 +140,9 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
 
 // Applies `bindery.image_blits` (anything but auto) to a chosen policy.
 void ApplyImageBlits(ImageBlits blits, Policy& policy);
+
+// Applies `bindery.image_resolves` (anything but auto) to a chosen policy.
+void ApplyImageResolves(ImageBlits resolves, Policy& policy);
 
 // Applies `bindery.fill_edges` (anything but auto) to a chosen policy.
 void ApplyFillEdges(FillEdges edges, Policy& policy);

@@ -67,9 +67,9 @@ const Hook kHooks[] = {
     BINDERY_HOOK(CmdBlitImage, ImageCommandsHooked),
     BINDERY_HOOK(CmdBlitImage2, ImageCommandsHooked),
     BINDERY_HOOK(CmdBlitImage2KHR, ImageCommandsHooked),
-    BINDERY_HOOK(CmdResolveImage, SmallWritesPlanned),
-    BINDERY_HOOK(CmdResolveImage2, SmallWritesPlanned),
-    BINDERY_HOOK(CmdResolveImage2KHR, SmallWritesPlanned),
+    BINDERY_HOOK(CmdResolveImage, ImageCommandsHooked),
+    BINDERY_HOOK(CmdResolveImage2, ImageCommandsHooked),
+    BINDERY_HOOK(CmdResolveImage2KHR, ImageCommandsHooked),
     BINDERY_HOOK(CmdClearColorImage, ImageCommandsHooked),
     BINDERY_HOOK(CmdClearDepthStencilImage, SmallWritesPlanned),
     BINDERY_HOOK(CmdCopyQueryPoolResults, SmallWritesPlanned),
@@ -143,6 +143,7 @@ class Transfers final : public Capability {
     plan->policy = ChoosePolicy(editor.properties().vendorID, editor.driver_id(), strategy);
     ApplyFillEdges(settings.fill_edges, plan->policy);
     ApplyImageBlits(settings.image_blits, plan->policy);
+    ApplyImageResolves(settings.image_resolves, plan->policy);
     if (settings.transfer_push_replay != PushReplay::kAuto) {
       plan->policy.replay_pushes = settings.transfer_push_replay == PushReplay::kOn;
     }

@@ -149,6 +149,35 @@ TEST(TransferPolicy, ImageKernelsWhereMeasuredFaster) {
       << "a class proven on NVIDIA's driver is not lavapipe's bytes";
 }
 
+// Resolves run as kernels only for the (encoding, sample count) classes proven on the driver
+// (TransferImageResolveProof): lavapipe's six 4x classes under transfers=force (its own row
+// keeps resolves native: the kernel is slower there), none on NVIDIA until its proof runs;
+// image_resolves=all takes every class, off none.
+TEST(TransferPolicy, ResolvesOnlyWhereProven) {
+  const Policy nvidia = ChoosePolicy(0x10DE, VK_DRIVER_ID_NVIDIA_PROPRIETARY, TransferStrategy::kAuto);
+  const Policy lavapipe = ChoosePolicy(0x10005, VK_DRIVER_ID_MESA_LLVMPIPE, TransferStrategy::kAuto);
+  Policy forced = ChoosePolicy(0x10005, VK_DRIVER_ID_MESA_LLVMPIPE, TransferStrategy::kCompute);
+  EXPECT_EQ(nvidia.image_kernel_min[static_cast<int>(ImageCommand::kResolve)], 1ull << 20);
+  EXPECT_FALSE(nvidia.UsesResolveKernels()) << "no class proven on NVIDIA yet";
+  EXPECT_FALSE(nvidia.ResolveProven(Encoding::kUnorm8, VK_SAMPLE_COUNT_4_BIT));
+  EXPECT_EQ(lavapipe.image_kernel_min[static_cast<int>(ImageCommand::kResolve)], UINT64_MAX);
+  EXPECT_FALSE(lavapipe.UsesResolveKernels());
+  EXPECT_TRUE(forced.UsesResolveKernels());
+  for (Encoding e : {Encoding::kUnorm8, Encoding::kSnorm8, Encoding::kUnorm16, Encoding::kFloat32, Encoding::kUint,
+                     Encoding::kSint}) {
+    EXPECT_TRUE(forced.ResolveProven(e, VK_SAMPLE_COUNT_4_BIT)) << ToString(e);
+    EXPECT_FALSE(forced.ResolveProven(e, VK_SAMPLE_COUNT_2_BIT)) << "lavapipe has 4x only: " << ToString(e);
+  }
+  EXPECT_FALSE(forced.ResolveProven(Encoding::kFloat16, VK_SAMPLE_COUNT_4_BIT)) << "lavapipe rewrites tiles";
+  EXPECT_FALSE(forced.ResolveProven(Encoding::kSrgb8, VK_SAMPLE_COUNT_4_BIT));
+  EXPECT_FALSE(forced.ResolveProven(Encoding::kUnorm8, VK_SAMPLE_COUNT_1_BIT));
+  Policy all = forced;
+  ApplyImageResolves(ImageBlits::kAll, all);
+  EXPECT_TRUE(all.ResolveProven(Encoding::kFloat16, VK_SAMPLE_COUNT_8_BIT));
+  ApplyImageResolves(ImageBlits::kOff, forced);
+  EXPECT_FALSE(forced.UsesResolveKernels());
+}
+
 // transfer_strategy=nvidia: the NVIDIA row on any device (how tests on lavapipe run what the
 // default mode does on NVIDIA), with the device's own answer on replaying pushes.
 TEST(TransferPolicy, NvidiaStrategyIsTheNvidiaRowAnywhere) {
