@@ -98,6 +98,33 @@ class CommandState {
   void OnPushConstants2(const PushConstantsInfo& info);
   void OnBindShaders(uint32_t count, const VkShaderStageFlagBits* stages, const ShaderObject* shaders);
   void OnBeginConditionalRendering(const VkConditionalRenderingBeginInfoEXT& info);
+  // A compute vkCmdBindDescriptorSets that binds again exactly what the last recorded bind
+  // bound (the same first set, set count and number of dynamic offsets): its record is
+  // rewritten in place (layout, sets, offsets), which is what OnBindDescriptorSets would
+  // leave (it drops every record the bind covers, and the last one covers all those before
+  // it that the bind covers: they were dropped when it was recorded, then appends). The
+  // usual case, one set rebound per dispatch, inline: no loop over the other records, no
+  // compaction. False, having changed nothing, for any other bind.
+  // RebindLastOne is its one-set, no-offset form, few enough registers for the hook's leaf.
+  bool RebindLastOne(VkPipelineLayout layout, uint32_t first_set, uint32_t set_count, const VkDescriptorSet* sets,
+                     uint32_t dynamic_count) {
+    if ((set_count ^ 1u) != 0 || dynamic_count != 0 || set_bind_count_ == 0) return false;
+    SetBindRecord& r = set_binds_[set_bind_count_ - 1];
+    if (r.first_set != first_set || r.set_count != 1 || r.dynamic_count != 0) return false;
+    r.layout = layout;
+    set_handles_[r.sets_at] = sets[0];
+    return true;
+  }
+  bool RebindLast(VkPipelineLayout layout, uint32_t first_set, uint32_t set_count, const VkDescriptorSet* sets,
+                  uint32_t dynamic_count, const uint32_t* dynamic_offsets) {
+    if (set_bind_count_ == 0) return false;
+    SetBindRecord& r = set_binds_[set_bind_count_ - 1];
+    if (r.first_set != first_set || r.set_count != set_count || r.dynamic_count != dynamic_count) return false;
+    r.layout = layout;
+    for (uint32_t i = 0; i < set_count; ++i) set_handles_[r.sets_at + i] = sets[i];
+    for (uint32_t i = 0; i < dynamic_count; ++i) dynamic_offsets_[r.dynamic_at + i] = dynamic_offsets[i];
+    return true;
+  }
   // A vkCmdBindDescriptorSets sent down (only the compute bind point is recorded).
   void OnBindDescriptorSets(VkPipelineBindPoint bind_point, VkPipelineLayout layout, uint32_t first_set,
                             uint32_t set_count, const VkDescriptorSet* sets, uint32_t dynamic_count,

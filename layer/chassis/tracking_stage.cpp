@@ -483,24 +483,35 @@ VKAPI_ATTR void VKAPI_CALL CmdBindShadersEXT(VkCommandBuffer cb, uint32_t count,
 // Compute descriptor sets (TrackingPlan::compute_descriptor_sets): binds are recorded;
 // what cannot be bound again (push descriptors, descriptor buffers, a maintenance6 bind
 // with a dynamic layout) makes the command buffer's compute sets untrackable.
+
+// A compute bind the hook's inline form does not take (more than one set, dynamic offsets,
+// another range than the last bind's), or of a command buffer the index does not know.
 [[gnu::noinline]] void BindDescriptorSetsSlow(VkCommandBuffer cb, VkPipelineBindPoint bind_point,
                                               VkPipelineLayout layout, uint32_t first, uint32_t count,
                                               const VkDescriptorSet* sets, uint32_t dynamic_count,
                                               const uint32_t* dynamic_offsets) {
+  if (CommandState* state = Trackers::CommandOf(cb)) {
+    if (bind_point == VK_PIPELINE_BIND_POINT_COMPUTE &&
+        !state->RebindLast(layout, first, count, sets, dynamic_count, dynamic_offsets)) {
+      state->OnBindDescriptorSets(bind_point, layout, first, count, sets, dynamic_count, dynamic_offsets);
+    }
+    return state->tracking_next()->CmdBindDescriptorSets(cb, bind_point, layout, first, count, sets, dynamic_count,
+                                                          dynamic_offsets);
+  }
   Ctx c = Of(cb);
   c.next.CmdBindDescriptorSets(cb, bind_point, layout, first, count, sets, dynamic_count, dynamic_offsets);
 }
 
+// The usual compute bind (one set rebound where the last bind bound it) and every other
+// bind point's: a leaf ending in a tail call.
 VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint bind_point,
                                                  VkPipelineLayout layout, uint32_t first, uint32_t count,
                                                  const VkDescriptorSet* sets, uint32_t dynamic_count,
                                                  const uint32_t* dynamic_offsets) {
   CommandState* state = Trackers::CommandOf(cb);
-  if (state == nullptr) {
+  if (state == nullptr || (bind_point == VK_PIPELINE_BIND_POINT_COMPUTE &&
+                           !state->RebindLastOne(layout, first, count, sets, dynamic_count))) {
     return BindDescriptorSetsSlow(cb, bind_point, layout, first, count, sets, dynamic_count, dynamic_offsets);
-  }
-  if (bind_point == VK_PIPELINE_BIND_POINT_COMPUTE) {
-    state->OnBindDescriptorSets(bind_point, layout, first, count, sets, dynamic_count, dynamic_offsets);
   }
   return state->tracking_next()->CmdBindDescriptorSets(cb, bind_point, layout, first, count, sets, dynamic_count,
                                                         dynamic_offsets);
@@ -510,19 +521,37 @@ void ComputeSetsUntrackable(VkCommandBuffer cb) {
   if (CommandState* state = Trackers::CommandOf(cb)) state->OnComputeDescriptorsUntrackable();
 }
 
+// Push descriptors reach the next layer through the command buffer's state as binds do (no
+// device lookup); a command buffer the index does not know goes through its device.
+[[gnu::noinline]] void PushDescriptorSetSlow(VkCommandBuffer cb, VkPipelineBindPoint bind_point,
+                                             VkPipelineLayout layout, uint32_t set, uint32_t count,
+                                             const VkWriteDescriptorSet* writes) {
+  Of(cb).next.CmdPushDescriptorSetKHR(cb, bind_point, layout, set, count, writes);
+}
+
 VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetKHR(VkCommandBuffer cb, VkPipelineBindPoint bind_point,
                                                    VkPipelineLayout layout, uint32_t set, uint32_t count,
                                                    const VkWriteDescriptorSet* writes) {
-  if (bind_point == VK_PIPELINE_BIND_POINT_COMPUTE) ComputeSetsUntrackable(cb);
-  Of(cb).next.CmdPushDescriptorSetKHR(cb, bind_point, layout, set, count, writes);
+  CommandState* state = Trackers::CommandOf(cb);
+  if (state == nullptr) return PushDescriptorSetSlow(cb, bind_point, layout, set, count, writes);
+  if (bind_point == VK_PIPELINE_BIND_POINT_COMPUTE) state->OnComputeDescriptorsUntrackable();
+  return state->tracking_next()->CmdPushDescriptorSetKHR(cb, bind_point, layout, set, count, writes);
+}
+
+[[gnu::noinline]] void PushDescriptorSetWithTemplateSlow(VkCommandBuffer cb,
+                                                         VkDescriptorUpdateTemplate update_template,
+                                                         VkPipelineLayout layout, uint32_t set, const void* data) {
+  Of(cb).next.CmdPushDescriptorSetWithTemplateKHR(cb, update_template, layout, set, data);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdPushDescriptorSetWithTemplateKHR(VkCommandBuffer cb,
                                                                VkDescriptorUpdateTemplate update_template,
                                                                VkPipelineLayout layout, uint32_t set,
                                                                const void* data) {
-  ComputeSetsUntrackable(cb);  // the template's bind point is not tracked: assume compute
-  Of(cb).next.CmdPushDescriptorSetWithTemplateKHR(cb, update_template, layout, set, data);
+  CommandState* state = Trackers::CommandOf(cb);
+  if (state == nullptr) return PushDescriptorSetWithTemplateSlow(cb, update_template, layout, set, data);
+  state->OnComputeDescriptorsUntrackable();  // the template's bind point is not tracked: assume compute
+  return state->tracking_next()->CmdPushDescriptorSetWithTemplateKHR(cb, update_template, layout, set, data);
 }
 
 VKAPI_ATTR void VKAPI_CALL CmdBindDescriptorBuffersEXT(VkCommandBuffer cb, uint32_t count,

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
 #include <vector>
 
 namespace bindery {
@@ -320,6 +321,61 @@ TEST_F(CommandStateTest, ComputeDescriptorSetsAreBoundAgainInOrder) {
   EXPECT_TRUE(s.ComputeDescriptorSetsRestorable());
   s.OnComputeDescriptorsUntrackable();
   EXPECT_FALSE(s.ComputeDescriptorSetsRestorable());
+}
+
+// The tracking stage's bind hook rewrites the last record in place where a bind binds again
+// what it bound (RebindLastOne inline, RebindLast out of line) and records anything else
+// with OnBindDescriptorSets: every sequence of binds must then be bound again exactly as
+// OnBindDescriptorSets alone would bind it. Random sequences over few set numbers, so that
+// rebinds of the last range, covering binds and partial overlaps all occur.
+TEST_F(CommandStateTest, RebindingTheLastRangeInPlaceRestoresWhatRecordingEveryBindRestores) {
+  std::mt19937 random(20261207);
+  CommandState reference(VK_NULL_HANDLE, compute_pool_, false, 128), fast(VK_NULL_HANDLE, compute_pool_, false, 128);
+  auto restore = [&](const CommandState& s) {
+    recorder_.set_binds.clear();
+    s.RestoreComputeDescriptorSets(VK_NULL_HANDLE, table_);
+    return recorder_.set_binds;
+  };
+  int in_place = 0;
+  for (int sequence = 0; sequence < 200; ++sequence) {
+    reference.Reset();
+    fast.Reset();
+    for (int step = 0; step < 30; ++step) {
+      const uint32_t first = random() % 3, count = 1 + random() % 2, dynamic_count = random() % 3;
+      VkDescriptorSet sets[2] = {Set(1 + random() % 50), Set(1 + random() % 50)};
+      const uint32_t offsets[2] = {static_cast<uint32_t>(random() % 64) * 16, static_cast<uint32_t>(random() % 64) * 16};
+      const VkPipelineLayout layout = Layout(1 + random() % 4);
+      reference.OnBindDescriptorSets(VK_PIPELINE_BIND_POINT_COMPUTE, layout, first, count, sets, dynamic_count, offsets);
+      if (fast.RebindLastOne(layout, first, count, sets, dynamic_count) ||
+          fast.RebindLast(layout, first, count, sets, dynamic_count, offsets)) {
+        ++in_place;
+      } else {
+        fast.OnBindDescriptorSets(VK_PIPELINE_BIND_POINT_COMPUTE, layout, first, count, sets, dynamic_count, offsets);
+      }
+      ASSERT_EQ(fast.set_bind_count(), reference.set_bind_count()) << "sequence " << sequence << " step " << step;
+      const auto want = restore(reference), got = restore(fast);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(got[i].layout, want[i].layout);
+        EXPECT_EQ(got[i].first, want[i].first);
+        EXPECT_EQ(got[i].sets, want[i].sets);
+        ASSERT_EQ(got[i].offsets, want[i].offsets) << "sequence " << sequence << " step " << step << " bind " << i;
+      }
+    }
+  }
+  EXPECT_GT(in_place, 200) << "the sequences should rebind the last range often";
+  // A bind that is not the last one's range changes nothing through the in-place forms.
+  fast.Reset();
+  const VkDescriptorSet a = Set(7), b = Set(8);
+  EXPECT_FALSE(fast.RebindLastOne(Layout(1), 0, 1, &a, 0)) << "nothing recorded yet";
+  fast.OnBindDescriptorSets(VK_PIPELINE_BIND_POINT_COMPUTE, Layout(1), 0, 1, &a, 0, nullptr);
+  EXPECT_FALSE(fast.RebindLastOne(Layout(1), 1, 1, &b, 0));
+  EXPECT_FALSE(fast.RebindLast(Layout(1), 0, 2, &a, 0, nullptr));
+  EXPECT_TRUE(fast.RebindLastOne(Layout(2), 0, 1, &b, 0));
+  const auto binds = restore(fast);
+  ASSERT_EQ(binds.size(), 1u);
+  EXPECT_EQ(binds[0].layout, Layout(2));
+  EXPECT_EQ(binds[0].sets, std::vector<VkDescriptorSet>{b});
 }
 
 }  // namespace
