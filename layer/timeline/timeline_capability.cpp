@@ -69,7 +69,9 @@ class Timelines final : public Capability {
                   "timeline emulation is off on this device: %s; the driver gets the application's request", why);
       return nullptr;
     }
-    return std::make_unique<TimelinePlan>();
+    auto plan = std::make_unique<TimelinePlan>();
+    plan->host_wait_spin_ns = DefaultHostWaitSpinNs(editor.driver_id());
+    return plan;
   }
 
   std::unique_ptr<CapabilityDevice> CreateDevice(DeviceState& device, DevicePlan& plan) const override {

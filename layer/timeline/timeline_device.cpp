@@ -50,18 +50,22 @@ Handle TakeOrCreate(std::vector<Handle>& free, Create create) {
 
 namespace {
 // BINDERY_TIMELINE_SPIN_US (a measurement setting, read from the environment only): how long
-// a host wait polls its fences before blocking in the driver. 0 (the default): it blocks at
-// once. For measuring what a blocking wait's wake-up costs on a driver (issue 32: the H100's
-// emulated round trip).
-uint64_t SpinNs() {
+// a host wait polls its fences before blocking in the driver, instead of the driver's default
+// (0: it blocks at once). For measuring what a blocking wait's wake-up costs on a driver
+// (issue 32: the H100's emulated round trip).
+uint64_t SpinNs(uint64_t plan_default) {
   const char* v = std::getenv("BINDERY_TIMELINE_SPIN_US");
-  if (v == nullptr || *v == '\0') return 0;
+  if (v == nullptr || *v == '\0') return plan_default;
   char* end = nullptr;
   const unsigned long long us = std::strtoull(v, &end, 10);
-  if (end == v || *end != '\0' || us > 1'000'000) return 0;
+  if (end == v || *end != '\0' || us > 1'000'000) return plan_default;
   return static_cast<uint64_t>(us) * 1000;
 }
 }  // namespace
+
+uint64_t DefaultHostWaitSpinNs(VkDriverId driver_id) {
+  return driver_id == VK_DRIVER_ID_NVIDIA_PROPRIETARY ? 50'000 : 0;
+}
 
 DeviceTimelines::DeviceTimelines(DeviceState& d, const TimelinePlan& plan, const VkLayerDispatchTable& n)
     : device(d),
@@ -70,7 +74,7 @@ DeviceTimelines::DeviceTimelines(DeviceState& d, const TimelinePlan& plan, const
       counters{&d.counters.Register("emulated semaphores"), &d.counters.Register("parked submissions"),
                &d.counters.Register("timeline relays"), &d.counters.Register("host waits"),
                &d.counters.Register("submit-thread looks"), &d.counters.Register("fence watches")},
-      spin_ns_(SpinNs()) {}
+      spin_ns_(SpinNs(plan.host_wait_spin_ns)) {}
 
 DeviceTimelines::~DeviceTimelines() {
   stopping_.store(true);

@@ -42,7 +42,16 @@ namespace bindery::timeline {
 class TimelinePlan : public DevicePlan {
  public:
   bool synchronization2 = false;  // the application enabled it (vkQueueSubmit2 goes down as Submit2)
+  // How long a host wait polls its submissions' fences before blocking in the driver
+  // (DefaultHostWaitSpinNs; BINDERY_TIMELINE_SPIN_US overrides it).
+  uint64_t host_wait_spin_ns = 0;
 };
+
+// The per-driver default of TimelinePlan::host_wait_spin_ns: 50 us on NVIDIA's proprietary
+// driver, where a blocking fence wait's wake-up made the emulated round trip 1.69x native and
+// 50 us of polling made it 0.53x (H100, driver 580.159.04, 2026-12-07, docs/timeline.md);
+// 0 elsewhere (not measured: lavapipe's "GPU" is the CPU the polling would take).
+uint64_t DefaultHostWaitSpinNs(VkDriverId driver_id);
 
 // Work a queue holds back until its waits can be met, in queue order.
 struct ParkedWork {
@@ -324,8 +333,8 @@ class DeviceTimelines : public CapabilityDevice {
   // H100). Driver fences sent down before, on other queues than the parking one, are waited
   // in slices like fences no submission through the layer carries.
   std::atomic<bool> watch_fences_{false};
-  // BINDERY_TIMELINE_SPIN_US (measurement, environment only; 0 by default): a host wait on
-  // its submissions' fences polls them this long before blocking in the driver.
+  // A host wait on its submissions' fences polls them this long before blocking in the
+  // driver: the plan's per-driver default, or BINDERY_TIMELINE_SPIN_US (environment only).
   const uint64_t spin_ns_;
   // VK_SUCCESS once the fences are signalled (all, or any), VK_TIMEOUT after `spin_ns`.
   VkResult SpinOnFences(uint32_t count, const VkFence* fences, bool any, uint64_t spin_ns);

@@ -395,7 +395,10 @@ TEST(TransferImageResolve, WhatKernelsCannotTakeGoesNativeWithItsReason) {
   const ImageRunResult off = RunImageProgram(kForceCompute, program, DynamicRendering({{"BINDERY_IMAGE_RESOLVES", "off"}}));
   ASSERT_BOTH_RAN_SILENTLY(native, forced);
   ASSERT_BOTH_RAN_SILENTLY(native, off);
-  EXPECT_TRUE(SameDownloads(native, forced, {"external source", "plain source"}));
+  // Under `all` the plain source's class runs as a kernel whether or not it is proven here: its
+  // bytes are the driver's only where the class is (NVIDIA's 4x unorm8 resolve rounds one unit
+  // away from the plain average, docs/transfers.md), so only the external source's are compared.
+  EXPECT_TRUE(SameDownloads(native, forced, {"external source"}));
   EXPECT_TRUE(SameDownloads(native, off, {"external source", "plain source"}));
   // The plain source's resolve is a kernel; the external one's is native with its reason.
   EXPECT_EQ(forced.Counter("image kernels"), forced.staging + 1) << forced.summary;
