@@ -11,7 +11,7 @@
 // and a full-screen draw into the image as a colour attachment; for the SAMPLED usage the layer
 // adds to multisampled transfer sources (resolve kernels), four full-screen draws and four
 // load-op clears into a 4x target as the application creates it and with SAMPLED added
-// (the image/msaa rows, both in every process).
+// (the image/msaa rows, both in every process; edges up to 4096).
 //
 // Sizes: PROBE_IMAGE_SIZES (edges, comma-separated; default 1024,4096).
 #include <cstdlib>
@@ -29,6 +29,9 @@ namespace bindery::bench {
 namespace {
 
 constexpr int kSamples = 9;
+// The image/msaa rows run at edges up to 4096 (issue 31 asks 2048^2 and 4096^2): an 8192^2
+// 4x target is 1 GiB, and its rows would take the H100 longer than the rest of the group.
+constexpr uint32_t kMaxMultisampledEdge = 4096;
 constexpr VkImageUsageFlags kAppUsage =
     VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
 
@@ -294,8 +297,9 @@ using TimeRow = std::function<void(const std::string&, const std::function<bool(
 // 4x R8G8B8A8 target created as the application creates it (TRANSFER_SRC | COLOR_ATTACHMENT:
 // with the layer on, whatever its policy makes of it) and, in the same process, created with
 // the SAMPLED usage the layer adds: four full-screen draws, and four clears by the render
-// pass's load op. Skipped where the device has no such 4x image.
+// pass's load op. Skipped where the device has no such 4x image, and above kMaxMultisampledEdge.
 void MultisampledRenderRows(ProbeDevice& d, const OtherUses& uses, uint32_t n, const TimeRow& time_row) {
+  if (n > kMaxMultisampledEdge) return;
   const std::string name = "image/msaa 4x R8G8B8A8 " + std::to_string(n) + "^2 ";
   const char* const kinds[2] = {"", "+SAMPLED "};
   bool wanted = false;
