@@ -8,7 +8,10 @@
 // policy (or transfers=force) makes of them. Two more rows per size measure the image's other
 // uses, which the flags the layer adds at vkCreateImage (MUTABLE_FORMAT, STORAGE, SAMPLED) must
 // not slow (part 3 of the issue): four bilinear samples per 2 x 2 texels in a compute shader,
-// and a full-screen draw into the image as a colour attachment.
+// and a full-screen draw into the image as a colour attachment; for the SAMPLED usage the layer
+// adds to multisampled transfer sources (resolve kernels), four full-screen draws and four
+// load-op clears into a 4x target as the application creates it and with SAMPLED added
+// (the image/msaa rows, both in every process; edges up to 4096).
 //
 // Sizes: PROBE_IMAGE_SIZES (edges, comma-separated; default 1024,4096).
 #include <cstdlib>
@@ -26,6 +29,9 @@ namespace bindery::bench {
 namespace {
 
 constexpr int kSamples = 9;
+// The image/msaa rows run at edges up to 4096 (issue 31 asks 2048^2 and 4096^2): an 8192^2
+// 4x target is 1 GiB, and its rows would take the H100 longer than the rest of the group.
+constexpr uint32_t kMaxMultisampledEdge = 4096;
 constexpr VkImageUsageFlags kAppUsage =
     VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
 
@@ -141,6 +147,33 @@ VkShaderModule Module(VkDevice dev, const uint32_t* code, size_t bytes) {
   return m;
 }
 
+// A render pass of one R8G8B8A8_UNORM colour attachment kept in COLOR_ATTACHMENT_OPTIMAL
+// and stored: `load` DONT_CARE for the draw rows, CLEAR for the load-op clear rows.
+VkRenderPass ColorPass(VkDevice dev, VkSampleCountFlagBits samples, VkAttachmentLoadOp load) {
+  VkAttachmentDescription color{};
+  color.format = VK_FORMAT_R8G8B8A8_UNORM;
+  color.samples = samples;
+  color.loadOp = load;
+  color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  color.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  color.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  color.initialLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+  color.finalLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+  VkAttachmentReference ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  VkSubpassDescription subpass{};
+  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  subpass.colorAttachmentCount = 1;
+  subpass.pColorAttachments = &ref;
+  VkRenderPassCreateInfo rp{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+  rp.attachmentCount = 1;
+  rp.pAttachments = &color;
+  rp.subpassCount = 1;
+  rp.pSubpasses = &subpass;
+  VkRenderPass pass = VK_NULL_HANDLE;
+  if (vkCreateRenderPass(dev, &rp, nullptr, &pass) != VK_SUCCESS) return VK_NULL_HANDLE;
+  return pass;
+}
+
 bool MakeOtherUses(ProbeDevice& d, OtherUses& o) {
   VkDevice dev = d.device();
   const VkDescriptorSetLayoutBinding bindings[2] = {
@@ -177,26 +210,8 @@ bool MakeOtherUses(ProbeDevice& d, OtherUses& o) {
   si.addressModeU = si.addressModeV = si.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
   if (vkCreateSampler(dev, &si, nullptr, &o.sampler) != VK_SUCCESS) return false;
 
-  VkAttachmentDescription color{};
-  color.format = VK_FORMAT_R8G8B8A8_UNORM;
-  color.samples = VK_SAMPLE_COUNT_1_BIT;
-  color.loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-  color.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-  color.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-  color.initialLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-  color.finalLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-  VkAttachmentReference ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
-  VkSubpassDescription subpass{};
-  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-  subpass.colorAttachmentCount = 1;
-  subpass.pColorAttachments = &ref;
-  VkRenderPassCreateInfo rp{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
-  rp.attachmentCount = 1;
-  rp.pAttachments = &color;
-  rp.subpassCount = 1;
-  rp.pSubpasses = &subpass;
-  if (vkCreateRenderPass(dev, &rp, nullptr, &o.render_pass) != VK_SUCCESS) return false;
+  o.render_pass = ColorPass(dev, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_DONT_CARE);
+  if (o.render_pass == VK_NULL_HANDLE) return false;
   VkPipelineLayoutCreateInfo gl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   if (vkCreatePipelineLayout(dev, &gl, nullptr, &o.graphics_layout) != VK_SUCCESS) return false;
   o.modules[1] = Module(dev, probe_draw_vert_spv, sizeof(probe_draw_vert_spv));
@@ -204,7 +219,8 @@ bool MakeOtherUses(ProbeDevice& d, OtherUses& o) {
   return o.modules[0] != VK_NULL_HANDLE && o.modules[1] != VK_NULL_HANDLE && o.modules[2] != VK_NULL_HANDLE;
 }
 
-VkPipeline DrawPipeline(ProbeDevice& d, const OtherUses& o, uint32_t size) {
+VkPipeline DrawPipeline(ProbeDevice& d, const OtherUses& o, uint32_t size, VkRenderPass render_pass,
+                        VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT) {
   VkPipelineShaderStageCreateInfo stages[2] = {{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
                                                {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
   stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
@@ -226,7 +242,7 @@ VkPipeline DrawPipeline(ProbeDevice& d, const OtherUses& o, uint32_t size) {
   VkPipelineRasterizationStateCreateInfo raster{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
   raster.lineWidth = 1;
   VkPipelineMultisampleStateCreateInfo ms{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
-  ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+  ms.rasterizationSamples = samples;
   VkPipelineColorBlendAttachmentState blend{};
   blend.colorWriteMask = 0xF;
   VkPipelineColorBlendStateCreateInfo cb{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
@@ -242,7 +258,7 @@ VkPipeline DrawPipeline(ProbeDevice& d, const OtherUses& o, uint32_t size) {
   gp.pMultisampleState = &ms;
   gp.pColorBlendState = &cb;
   gp.layout = o.graphics_layout;
-  gp.renderPass = o.render_pass;
+  gp.renderPass = render_pass;
   VkPipeline p = VK_NULL_HANDLE;
   vkCreateGraphicsPipelines(d.device(), VK_NULL_HANDLE, 1, &gp, nullptr, &p);
   return p;
@@ -271,15 +287,112 @@ bool Setup(ProbeDevice& d, const std::function<void(VkCommandBuffer)>& record) {
   }) && d.SubmitAndWait();
 }
 
+// Times one row, if wanted: median GPU microseconds of `body` (RunImageProbes' time_row).
+using TimeRow = std::function<void(const std::string&, const std::function<bool(VkCommandBuffer)>&)>;
+
+// Part 3 for multisampled images: the layer adds SAMPLED (and nothing else) to a multisampled
+// transfer source where a resolve of its class may run as a kernel (transfer/images.cpp,
+// ExtendMultisampled). A driver may lay out or compress a sampled multisampled colour target
+// differently (NVIDIA may change its colour compression), so these rows time rendering into a
+// 4x R8G8B8A8 target created as the application creates it (TRANSFER_SRC | COLOR_ATTACHMENT:
+// with the layer on, whatever its policy makes of it) and, in the same process, created with
+// the SAMPLED usage the layer adds: four full-screen draws, and four clears by the render
+// pass's load op. Skipped where the device has no such 4x image, and above kMaxMultisampledEdge.
+void MultisampledRenderRows(ProbeDevice& d, const OtherUses& uses, uint32_t n, const TimeRow& time_row) {
+  if (n > kMaxMultisampledEdge) return;
+  const std::string name = "image/msaa 4x R8G8B8A8 " + std::to_string(n) + "^2 ";
+  const char* const kinds[2] = {"", "+SAMPLED "};
+  bool wanted = false;
+  for (const char* kind : kinds) {
+    wanted = wanted || RowWanted(name + kind + "x4 full-screen draws (GPU)") ||
+             RowWanted(name + kind + "x4 load-op clears (GPU)");
+  }
+  if (!wanted) return;
+  constexpr VkImageUsageFlags kTarget = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+  for (VkImageUsageFlags usage : {kTarget, kTarget | VK_IMAGE_USAGE_SAMPLED_BIT}) {
+    VkImageFormatProperties props{};
+    if (vkGetPhysicalDeviceImageFormatProperties(d.physical_device(), VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D,
+                                                 VK_IMAGE_TILING_OPTIMAL, usage, 0, &props) != VK_SUCCESS ||
+        (props.sampleCounts & VK_SAMPLE_COUNT_4_BIT) == 0 || props.maxExtent.width < n || props.maxExtent.height < n) {
+      return;
+    }
+  }
+  const VkRenderPass draw_pass = ColorPass(d.device(), VK_SAMPLE_COUNT_4_BIT, VK_ATTACHMENT_LOAD_OP_DONT_CARE);
+  const VkRenderPass clear_pass = ColorPass(d.device(), VK_SAMPLE_COUNT_4_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR);
+  const VkPipeline draw = draw_pass != VK_NULL_HANDLE ? DrawPipeline(d, uses, n, draw_pass, VK_SAMPLE_COUNT_4_BIT)
+                                                      : VK_NULL_HANDLE;
+  Image targets[2] = {MakeImage(d, VK_FORMAT_R8G8B8A8_UNORM, n, kTarget, VK_SAMPLE_COUNT_4_BIT),
+                      MakeImage(d, VK_FORMAT_R8G8B8A8_UNORM, n, kTarget | VK_IMAGE_USAGE_SAMPLED_BIT,
+                                VK_SAMPLE_COUNT_4_BIT)};
+  VkFramebuffer framebuffers[2] = {};
+  bool ok = draw != VK_NULL_HANDLE && clear_pass != VK_NULL_HANDLE;
+  for (int t = 0; t < 2 && ok; ++t) {
+    VkFramebufferCreateInfo fb{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
+    fb.renderPass = draw_pass;  // compatible with clear_pass: only the load op differs
+    fb.attachmentCount = 1;
+    fb.pAttachments = &targets[t].view;
+    fb.width = fb.height = n;
+    fb.layers = 1;
+    ok = targets[t].view != VK_NULL_HANDLE && vkCreateFramebuffer(d.device(), &fb, nullptr, &framebuffers[t]) == VK_SUCCESS;
+  }
+  if (ok) {
+    Setup(d, [&](VkCommandBuffer cb) {
+      for (const Image& img : targets) {
+        Layout(cb, img.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+      }
+    });
+    auto passes = [&](VkCommandBuffer cb, VkRenderPass pass, VkFramebuffer framebuffer, bool with_draw) {
+      VkClearValue clear{};
+      clear.color.float32[0] = 0.75f;
+      clear.color.float32[1] = 0.5f;
+      clear.color.float32[3] = 1.0f;
+      for (int i = 0; i < 4; ++i) {
+        VkRenderPassBeginInfo begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+        begin.renderPass = pass;
+        begin.framebuffer = framebuffer;
+        begin.renderArea = {{0, 0}, {n, n}};
+        begin.clearValueCount = with_draw ? 0 : 1;
+        begin.pClearValues = &clear;
+        vkCmdBeginRenderPass(cb, &begin, VK_SUBPASS_CONTENTS_INLINE);
+        if (with_draw) {
+          vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, draw);
+          vkCmdDraw(cb, 3, 1, 0, 0);
+        }
+        vkCmdEndRenderPass(cb);
+      }
+      return true;
+    };
+    for (int t = 0; t < 2; ++t) {
+      time_row(name + kinds[t] + "x4 full-screen draws (GPU)",
+               [&](VkCommandBuffer cb) { return passes(cb, draw_pass, framebuffers[t], true); });
+    }
+    for (int t = 0; t < 2; ++t) {
+      time_row(name + kinds[t] + "x4 load-op clears (GPU)",
+               [&](VkCommandBuffer cb) { return passes(cb, clear_pass, framebuffers[t], false); });
+    }
+  }
+  vkDeviceWaitIdle(d.device());
+  for (VkFramebuffer fb : framebuffers) {
+    if (fb != VK_NULL_HANDLE) vkDestroyFramebuffer(d.device(), fb, nullptr);
+  }
+  for (Image& img : targets) DestroyImage(d, img);
+  if (draw != VK_NULL_HANDLE) vkDestroyPipeline(d.device(), draw, nullptr);
+  if (draw_pass != VK_NULL_HANDLE) vkDestroyRenderPass(d.device(), draw_pass, nullptr);
+  if (clear_pass != VK_NULL_HANDLE) vkDestroyRenderPass(d.device(), clear_pass, nullptr);
+}
+
 }  // namespace
 
 std::vector<ProbeResult> RunImageProbes(ProbeDevice& d) {
   std::vector<ProbeResult> out;
   OtherUses uses;
   const bool other_uses = MakeOtherUses(d, uses);
-  auto gpu_us = [&](const std::function<bool(VkCommandBuffer)>& body) { return MedianGpuNs(d, body, 1, kSamples) / 1000; };
-  auto add = [&](const std::string& row, double us) {
-    if (us >= 0 && RowWanted(row)) out.push_back({row, "us", us});
+  // A row is timed only when wanted (bindery_probe --rows): the scripts that want a few rows
+  // (scripts/gpu-issue31-resolve) do not pay for the others.
+  auto time_row = [&](const std::string& row, const std::function<bool(VkCommandBuffer)>& body) {
+    if (!RowWanted(row)) return;
+    const double ns = MedianGpuNs(d, body, 1, kSamples);
+    if (ns >= 0) out.push_back({row, "us", ns / 1000});
   };
   for (const uint32_t n : Sizes()) {
     const std::string edge = std::to_string(n) + "^2";
@@ -321,52 +434,52 @@ std::vector<ProbeResult> RunImageProbes(ProbeDevice& d) {
         Layout(cb, msaa.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
       }
     });
-    add("image/buffer->image R8G8B8A8 " + edge + " (GPU)", gpu_us([&](VkCommandBuffer cb) {
-          vkCmdCopyBufferToImage(cb, buffer.buffer, b.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &whole);
-          return true;
-        }));
-    add("image/image->buffer R8G8B8A8 " + edge + " (GPU)", gpu_us([&](VkCommandBuffer cb) {
-          vkCmdCopyImageToBuffer(cb, a.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer.buffer, 1, &whole);
-          return true;
-        }));
+    time_row("image/buffer->image R8G8B8A8 " + edge + " (GPU)", [&](VkCommandBuffer cb) {
+      vkCmdCopyBufferToImage(cb, buffer.buffer, b.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &whole);
+      return true;
+    });
+    time_row("image/image->buffer R8G8B8A8 " + edge + " (GPU)", [&](VkCommandBuffer cb) {
+      vkCmdCopyImageToBuffer(cb, a.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer.buffer, 1, &whole);
+      return true;
+    });
     const VkImageCopy copy{{VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, {0, 0, 0}, {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                            {0, 0, 0}, {n, n, 1}};
-    add("image/image->image R8G8B8A8 " + edge + " (GPU)", gpu_us([&](VkCommandBuffer cb) {
-          vkCmdCopyImage(cb, a.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b.image,
-                         VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy);
-          return true;
-        }));
-    add("image/clear R8G8B8A8 " + edge + " (GPU)", gpu_us([&](VkCommandBuffer cb) {
-          VkClearColorValue color{};
-          color.float32[0] = 0.25f;
-          color.float32[3] = 1.0f;
-          const VkImageSubresourceRange all{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-          vkCmdClearColorImage(cb, b.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &color, 1, &all);
-          return true;
-        }));
-    add("image/buffer->image R16G16B16A16_SFLOAT " + edge + " (GPU)", gpu_us([&](VkCommandBuffer cb) {
-          vkCmdCopyBufferToImage(cb, buffer.buffer, h.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &whole);
-          return true;
-        }));
+    time_row("image/image->image R8G8B8A8 " + edge + " (GPU)", [&](VkCommandBuffer cb) {
+      vkCmdCopyImage(cb, a.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b.image,
+                     VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy);
+      return true;
+    });
+    time_row("image/clear R8G8B8A8 " + edge + " (GPU)", [&](VkCommandBuffer cb) {
+      VkClearColorValue color{};
+      color.float32[0] = 0.25f;
+      color.float32[3] = 1.0f;
+      const VkImageSubresourceRange all{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+      vkCmdClearColorImage(cb, b.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &color, 1, &all);
+      return true;
+    });
+    time_row("image/buffer->image R16G16B16A16_SFLOAT " + edge + " (GPU)", [&](VkCommandBuffer cb) {
+      vkCmdCopyBufferToImage(cb, buffer.buffer, h.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &whole);
+      return true;
+    });
     if (big.image != VK_NULL_HANDLE) {
       const int32_t s = static_cast<int32_t>(2 * n), t = static_cast<int32_t>(n);
       const VkImageBlit blit{{VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, {{0, 0, 0}, {s, s, 1}},
                              {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, {{0, 0, 0}, {t, t, 1}}};
-      add("image/blit linear R8G8B8A8 " + std::to_string(2 * n) + "^2 -> " + edge + " (GPU)",
-          gpu_us([&](VkCommandBuffer cb) {
+      time_row("image/blit linear R8G8B8A8 " + std::to_string(2 * n) + "^2 -> " + edge + " (GPU)",
+          [&](VkCommandBuffer cb) {
             vkCmdBlitImage(cb, big.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b.image,
                            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, VK_FILTER_LINEAR);
             return true;
-          }));
+          });
     }
     if (msaa.image != VK_NULL_HANDLE) {
       const VkImageResolve resolve{{VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, {0, 0, 0}, {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                                    {0, 0, 0}, {n, n, 1}};
-      add("image/resolve 4x R8G8B8A8 " + edge + " (GPU)", gpu_us([&](VkCommandBuffer cb) {
-            vkCmdResolveImage(cb, msaa.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b.image,
-                              VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &resolve);
-            return true;
-          }));
+      time_row("image/resolve 4x R8G8B8A8 " + edge + " (GPU)", [&](VkCommandBuffer cb) {
+        vkCmdResolveImage(cb, msaa.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b.image,
+                          VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &resolve);
+        return true;
+      });
     }
     // Part 3: the image's other uses (the layer extends images of at least its policy's size).
     if (other_uses) {
@@ -392,15 +505,15 @@ std::vector<ProbeResult> RunImageProbes(ProbeDevice& d) {
         writes[1].pBufferInfo = &buffer_info;
         vkUpdateDescriptorSets(d.device(), 2, writes, 0, nullptr);
         const uint32_t half = n / 2;
-        add("image/sample R8G8B8A8 " + edge + " x4 bilinear (GPU)", gpu_us([&](VkCommandBuffer cb) {
-              vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, uses.compute);
-              vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, uses.compute_layout, 0, 1, &set, 0, nullptr);
-              vkCmdPushConstants(cb, uses.compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &half);
-              vkCmdDispatch(cb, (half + 15) / 16, (half + 15) / 16, 1);
-              return true;
-            }));
+        time_row("image/sample R8G8B8A8 " + edge + " x4 bilinear (GPU)", [&](VkCommandBuffer cb) {
+          vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, uses.compute);
+          vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, uses.compute_layout, 0, 1, &set, 0, nullptr);
+          vkCmdPushConstants(cb, uses.compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &half);
+          vkCmdDispatch(cb, (half + 15) / 16, (half + 15) / 16, 1);
+          return true;
+        });
       }
-      VkPipeline draw = DrawPipeline(d, uses, n);
+      VkPipeline draw = DrawPipeline(d, uses, n, uses.render_pass);
       VkFramebuffer framebuffer = VK_NULL_HANDLE;
       VkFramebufferCreateInfo fb{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
       fb.renderPass = uses.render_pass;
@@ -409,24 +522,25 @@ std::vector<ProbeResult> RunImageProbes(ProbeDevice& d) {
       fb.width = fb.height = n;
       fb.layers = 1;
       if (draw != VK_NULL_HANDLE && vkCreateFramebuffer(d.device(), &fb, nullptr, &framebuffer) == VK_SUCCESS) {
-        add("image/render to R8G8B8A8 " + edge + " x4 full-screen draws (GPU)", gpu_us([&](VkCommandBuffer cb) {
-              for (int i = 0; i < 4; ++i) {
-                VkRenderPassBeginInfo begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
-                begin.renderPass = uses.render_pass;
-                begin.framebuffer = framebuffer;
-                begin.renderArea = {{0, 0}, {n, n}};
-                vkCmdBeginRenderPass(cb, &begin, VK_SUBPASS_CONTENTS_INLINE);
-                vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, draw);
-                vkCmdDraw(cb, 3, 1, 0, 0);
-                vkCmdEndRenderPass(cb);
-              }
-              return true;
-            }));
+        time_row("image/render to R8G8B8A8 " + edge + " x4 full-screen draws (GPU)", [&](VkCommandBuffer cb) {
+          for (int i = 0; i < 4; ++i) {
+            VkRenderPassBeginInfo begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+            begin.renderPass = uses.render_pass;
+            begin.framebuffer = framebuffer;
+            begin.renderArea = {{0, 0}, {n, n}};
+            vkCmdBeginRenderPass(cb, &begin, VK_SUBPASS_CONTENTS_INLINE);
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, draw);
+            vkCmdDraw(cb, 3, 1, 0, 0);
+            vkCmdEndRenderPass(cb);
+          }
+          return true;
+        });
         vkDestroyFramebuffer(d.device(), framebuffer, nullptr);
       }
       if (draw != VK_NULL_HANDLE) vkDestroyPipeline(d.device(), draw, nullptr);
       if (set != VK_NULL_HANDLE) vkResetDescriptorPool(d.device(), uses.pool, 0);
       d.Destroy(sums);
+      MultisampledRenderRows(d, uses, n, time_row);
     }
     vkDeviceWaitIdle(d.device());
     d.Destroy(buffer);

@@ -99,11 +99,16 @@ bool Fits(const VkImageCreateInfo& info, const VkImageFormatProperties& p) {
 // A multisampled image is read only by the resolve kernel, through a sampled view of its
 // own format (no raw view, no storage: a storage view of a multisampled image would need
 // shaderStorageImageMultisample). So a resolve source gets SAMPLED usage and nothing else,
-// only where a resolve of its class may run as a kernel, its format samples, and the driver
-// supports the image with it at its sample count.
+// only where a resolve of its class may run as a kernel, the usage is measured not to slow
+// rendering into it on this driver (Policy::multisampled_sampled_measured), its format
+// samples, and the driver supports the image with it at its sample count.
 void ExtendMultisampled(DeviceTransfers& t, const VkImageCreateInfo& app, ImageExtension& out) {
   if ((app.usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) == 0 || (app.usage & VK_IMAGE_USAGE_SAMPLED_BIT) != 0) return;
   if (!t.policy.ResolveProven(EncodingOf(app.format), app.samples)) return;  // no kernel would read it
+  if (!t.policy.ExtendsMultisampled(EncodingOf(app.format), app.samples)) {
+    out.why_not = "multisampled: the SAMPLED usage's cost to rendering is not measured on this driver";
+    return;
+  }
   if ((t.OptimalFeatures(app.format) & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT) == 0) {
     out.why_not = "multisampled format without sampling";
     return;

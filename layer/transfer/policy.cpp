@@ -66,6 +66,22 @@ void ProvenResolves(uint32_t vendor_id, VkDriverId driver_id, Policy& p) {
   // resolves stay the driver's until the proof's table is entered here.
 }
 
+// Whether rendering into a multisampled colour target measured no different with the SAMPLED
+// usage a resolve kernel's source gets (bindery_probe image/msaa rows: a 4x R8G8B8A8 target
+// as the application creates it and with SAMPLED, four full-screen draws and four load-op
+// clears, native vs transfers=force, docs/transfers.md). Only then may a proven resolve class
+// run as a kernel.
+bool MultisampledSampledMeasured(uint32_t vendor_id, VkDriverId driver_id) {
+  (void)vendor_id;
+  // lavapipe (Mesa 22.3), 2026-12-07: no difference at 1024^2 and 2048^2.
+  if (driver_id == VK_DRIVER_ID_MESA_LLVMPIPE) return true;
+  // NVIDIA: not measured yet (scripts/gpu-issue31-resolve runs the rows on the H100). A
+  // sampled multisampled target may lose colour compression there, so its resolve classes
+  // are entered in ProvenResolves only if the proof matches and these rows show no
+  // difference, and this answer turns true with them.
+  return false;
+}
+
 }  // namespace
 
 Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy strategy) {
@@ -73,6 +89,7 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
   // NVIDIA keeps push constants across a bind of the kernels' pipeline, as the spec says
   // (Policy::replay_pushes); every other driver has them replayed until shown to keep them.
   p.replay_pushes = !IsNvidiaProprietary(vendor_id, driver_id);
+  p.multisampled_sampled_measured = MultisampledSampledMeasured(vendor_id, driver_id);
   switch (strategy) {
     case TransferStrategy::kNvidia: {
       // NVIDIA's row on this device (tests of the default mode NVIDIA users get, on
@@ -87,6 +104,8 @@ Policy ChoosePolicy(uint32_t vendor_id, VkDriverId driver_id, TransferStrategy s
       ProvenBlits(vendor_id, driver_id, n);
       for (uint16_t& classes : n.resolve_proven) classes = 0;
       ProvenResolves(vendor_id, driver_id, n);
+      // But whether SAMPLED may be added to multisampled images stays NVIDIA's answer (a cost
+      // measured on its hardware, like its thresholds): no resolve kernels until it is.
       return n;
     }
     case TransferStrategy::kNative:
@@ -219,8 +238,9 @@ void ApplyImageResolves(ImageBlits resolves, Policy& p) {
       return;
     case ImageBlits::kAll:
       // Measurement and the proof tests: every resolve a kernel can take, wherever the
-      // policy runs resolves.
+      // policy runs resolves (its sources get SAMPLED: what the image/msaa rows measure).
       p.resolves_unproven = true;
+      p.multisampled_sampled_measured = true;
       return;
   }
 }

@@ -98,6 +98,17 @@ struct Policy {
   // `image_resolves=all`.
   uint16_t resolve_proven[4] = {};  // 2, 4, 8, 16 samples
   bool resolves_unproven = false;
+  // A resolve kernel reads its multisampled source through a sampled view, so the source
+  // needs the SAMPLED usage the layer adds at vkCreateImage. A driver may store a sampled
+  // multisampled colour target differently (its colour compression), so the usage is added
+  // only where rendering into a 4x target (draws and load-op clears) measured no different
+  // with it (bindery_probe image/msaa rows), or under `image_resolves=all` (measurement).
+  // Without it no multisampled image is extended and every resolve stays the driver's,
+  // whatever the proven classes.
+  bool multisampled_sampled_measured = false;
+  bool ExtendsMultisampled(Encoding encoding, VkSampleCountFlagBits samples) const {
+    return multisampled_sampled_measured && ResolveProven(encoding, samples);
+  }
   bool ResolveProven(Encoding encoding, VkSampleCountFlagBits samples) const {
     if (resolves_unproven) return true;
     const int row = samples == VK_SAMPLE_COUNT_2_BIT   ? 0

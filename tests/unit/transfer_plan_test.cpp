@@ -178,6 +178,28 @@ TEST(TransferPolicy, ResolvesOnlyWhereProven) {
   EXPECT_FALSE(forced.UsesResolveKernels());
 }
 
+// A resolve kernel's source needs the SAMPLED usage the layer adds at creation, and that is
+// added only where rendering into a multisampled target measured no slower with it (the
+// bindery_probe image/msaa rows): lavapipe measured, NVIDIA not yet — so even a class entered
+// for NVIDIA would not extend its images; NVIDIA's row on lavapipe keeps NVIDIA's answer;
+// image_resolves=all (measurement) extends them.
+TEST(TransferPolicy, MultisampledImagesExtendedOnlyWhereTheSampledCostIsMeasured) {
+  Policy nvidia = ChoosePolicy(0x10DE, VK_DRIVER_ID_NVIDIA_PROPRIETARY, TransferStrategy::kAuto);
+  EXPECT_FALSE(nvidia.multisampled_sampled_measured);
+  nvidia.resolve_proven[1] |= static_cast<uint16_t>(1u << static_cast<int>(Encoding::kUnorm8));
+  EXPECT_TRUE(nvidia.ResolveProven(Encoding::kUnorm8, VK_SAMPLE_COUNT_4_BIT));
+  EXPECT_FALSE(nvidia.ExtendsMultisampled(Encoding::kUnorm8, VK_SAMPLE_COUNT_4_BIT)) << "proven but not measured";
+  const Policy forced = ChoosePolicy(0x10005, VK_DRIVER_ID_MESA_LLVMPIPE, TransferStrategy::kCompute);
+  EXPECT_TRUE(forced.ExtendsMultisampled(Encoding::kUnorm8, VK_SAMPLE_COUNT_4_BIT));
+  EXPECT_FALSE(forced.ExtendsMultisampled(Encoding::kFloat16, VK_SAMPLE_COUNT_4_BIT)) << "measured but not proven";
+  const Policy nvidia_row = ChoosePolicy(0x10005, VK_DRIVER_ID_MESA_LLVMPIPE, TransferStrategy::kNvidia);
+  EXPECT_TRUE(nvidia_row.ResolveProven(Encoding::kUnorm8, VK_SAMPLE_COUNT_4_BIT)) << "this driver's proof";
+  EXPECT_FALSE(nvidia_row.ExtendsMultisampled(Encoding::kUnorm8, VK_SAMPLE_COUNT_4_BIT)) << "NVIDIA's measurement";
+  Policy measuring = ChoosePolicy(0x10DE, VK_DRIVER_ID_NVIDIA_PROPRIETARY, TransferStrategy::kAuto);
+  ApplyImageResolves(ImageBlits::kAll, measuring);
+  EXPECT_TRUE(measuring.ExtendsMultisampled(Encoding::kFloat16, VK_SAMPLE_COUNT_8_BIT));
+}
+
 // transfer_strategy=nvidia: the NVIDIA row on any device (how tests on lavapipe run what the
 // default mode does on NVIDIA), with the device's own answer on replaying pushes.
 TEST(TransferPolicy, NvidiaStrategyIsTheNvidiaRowAnywhere) {
