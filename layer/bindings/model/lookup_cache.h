@@ -29,16 +29,20 @@ template <typename Handle, typename Value, std::size_t kWays>
 class LookupCache {
  public:
   // Inline: the entry after the last hit, where the next handle usually is (a set's
-  // buffers are written in the same order each time and were cached in that order);
-  // anything else scans out of line.
+  // buffers are written in the same order each time and were cached in that order), then
+  // the entry where the last scan found one (the first buffer of the set written again:
+  // the hint then points past its last); anything else scans out of line.
   template <typename Map>
   Value* Find(const void* owner, const Map& map, Handle handle) {
     static_assert((kWays & (kWays - 1)) == 0, "kWays: a power of two");
     const uint64_t generation = g_lookup_generation.load(std::memory_order_acquire);
-    const std::size_t i = hint_;
-    if (generation_ == generation && handles_[i] == handle && owners_[i] == owner && handle != Handle{}) {
-      hint_ = (i + 1) & (kWays - 1);
-      return values_[i];
+    if (generation_ == generation && handle != Handle{}) {
+      std::size_t i = hint_;
+      if (handles_[i] != handle || owners_[i] != owner) i = restart_;
+      if (handles_[i] == handle && owners_[i] == owner) {
+        hint_ = (i + 1) & (kWays - 1);
+        return values_[i];
+      }
     }
     return Scan(owner, map, handle, generation);
   }
@@ -55,11 +59,13 @@ class LookupCache {
     for (std::size_t i = 0; i < kWays; ++i) {
       if (handles_[i] == handle && owners_[i] == owner && handle != Handle{}) {
         hint_ = (i + 1) & (kWays - 1);
+        restart_ = i;
         return values_[i];
       }
     }
     Value* value = map.Find(handle);
     if (value != nullptr) {
+      restart_ = next_;
       handles_[next_] = handle;
       owners_[next_] = owner;
       values_[next_] = value;
@@ -71,7 +77,8 @@ class LookupCache {
 
   uint64_t generation_ = 0;
   std::size_t next_ = 0;  // the entry the next miss replaces (round robin)
-  std::size_t hint_ = 0;  // the entry Find tries first: after the last hit or fill
+  std::size_t hint_ = 0;     // the entry Find tries first: after the last hit or fill
+  std::size_t restart_ = 0;  // the entry Find tries next: the last one Scan found or filled
   Handle handles_[kWays] = {};
   const void* owners_[kWays] = {};
   Value* values_[kWays] = {};

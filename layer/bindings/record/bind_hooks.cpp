@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "bindings/record/nothing_to_prepare.h"
 #include "bindings/record/record_store.h"
 #include "bindings/record/root_delivery.h"
 #include "bindings/record/record_hooks.h"
@@ -112,20 +113,6 @@ bool AllNative(const PipelineLayoutShadow* pl, uint32_t firstSet, uint32_t setCo
   }
   *dynamic = total_dynamic != 0;
   return true;
-}
-
-// Does the pre-draw step at `point` still find nothing to do after a bind of root-only
-// sets there (BindRootOnlySets) that marked nothing stale? The other bind point is then
-// untouched, and this one's images only got fresher; what may have changed is what a
-// pipeline running natively is given (it has none), where root slots were delivered (its
-// pipeline has them all where it reads them) and its ring root (it has none).
-bool StaysSettledAfterRoot(const BindPointState& point) {
-  if (point.fallback != nullptr || point.ring_pipeline != nullptr) return false;
-  const RootPipeline* p = point.pipeline_root;
-  if (p == nullptr) return true;
-  const RootLayout& root = p->base->layout.root;
-  const uint32_t delivered = root.in_buffer ? point.slots_in_ring : point.slots_in_push;
-  return (p->slot_sets & (~delivered | root.reshaped_sets)) == 0;
 }
 
 // A bind of root-only sets (SetRoot::root_only: no native binding, no dynamic one) through

@@ -79,6 +79,10 @@ struct PushCopy {
 // push, a slot of 1 to 4 records) inline, others through memcpy (a call costs more than
 // the copy itself).
 inline void CopyPushBytes(uint8_t* to, const uint8_t* from, uint32_t n) {
+  if (n == 8) {  // an address slot, the usual small push: first, not after the switch's compares
+    std::memcpy(to, from, 8);
+    return;
+  }
   switch (n) {
     case 4: std::memcpy(to, from, 4); return;
     case 8: std::memcpy(to, from, 8); return;
@@ -383,17 +387,20 @@ inline bool NoteApplicationPush(BindPointState* points, VkPipelineLayout layout,
   // The application's bytes kept in the AppImage of the bind points whose stages the push
   // names (when its layout is known), and what NotePushConstants does for an application
   // push, in one pass over the two bind points.
-  bool stale = false;
+  // Whatever stages it names, the driver may hand its bytes to every stage. (The two bind
+  // points written out: as a loop the compiler kept its counter and the stage masks.)
+  const bool stale_graphics = points[0].root.MarkStale(lo, hi);
+  const bool stale_compute = points[1].root.MarkStale(lo, hi);
   const bool keep_app = known_layout && hi <= kPushImageBytes && hi > lo;
-  for (int i = 0; i < 2; ++i) {
-    BindPointState& point = points[i];
-    // Whatever stages it names, the driver may hand its bytes to every stage.
-    if (point.root.MarkStale(lo, hi)) stale = true;
-    if ((stages & BindPointStages(i)) == 0) continue;
-    if (keep_app) point.app.Record(layout, ranges_key, lo, hi, bytes);
-    point.image.Record(layout, lo, hi, bytes);
+  if ((stages & kComputePointStages) != 0) {
+    if (keep_app) points[1].app.Record(layout, ranges_key, lo, hi, bytes);
+    points[1].image.Record(layout, lo, hi, bytes);
   }
-  return stale;
+  if ((stages & kGraphicsPointStages) != 0) {
+    if (keep_app) points[0].app.Record(layout, ranges_key, lo, hi, bytes);
+    points[0].image.Record(layout, lo, hi, bytes);
+  }
+  return stale_graphics || stale_compute;
 }
 
 

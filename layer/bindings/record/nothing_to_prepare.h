@@ -53,4 +53,22 @@ inline bool NothingToPrepare(uint32_t work, const BindPointState& point, int ind
   return true;
 }
 
+// Does the pre-draw step at `point` still find nothing to do after a root delivered there
+// in push constants that marked nothing stale: a bind of root-only sets (BindRootOnlySets,
+// bind_hooks.cpp) or a push of descriptors wholly into a block of records
+// (push_descriptor_hooks.cpp)? The other bind point is then untouched, and this one's
+// images only got fresher; what may have changed is what a pipeline running natively is
+// given (it has none), where root slots were delivered (its pipeline has them all where it
+// reads them) and its ring root (it has none). Asked only where the bind point was settled
+// before: the other early returns of NothingToPrepare held then and the bind or push
+// changed nothing they read.
+inline bool StaysSettledAfterRoot(const BindPointState& point) {
+  if (point.fallback != nullptr || point.ring_pipeline != nullptr) return false;
+  const RootPipeline* p = point.pipeline_root;
+  if (p == nullptr) return true;
+  const RootLayout& root = p->base->layout.root;
+  const uint32_t delivered = root.in_buffer ? point.slots_in_ring : point.slots_in_push;
+  return (p->slot_sets & (~delivered | root.reshaped_sets)) == 0;
+}
+
 }  // namespace bindery::bindings

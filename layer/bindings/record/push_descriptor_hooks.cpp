@@ -26,6 +26,7 @@
 #include <cstring>
 #include <vector>
 
+#include "bindings/record/nothing_to_prepare.h"
 #include "bindings/record/record_store.h"
 #include "bindings/record/root_delivery.h"
 #include "bindings/record/fallback_binds.h"
@@ -58,6 +59,7 @@ struct PushContext {
   uint32_t native_set;             // the layout sent down leaves root-only sets out
   BindingsCommandData::BindPoint* point;  // nullptr: not tracked
   uint32_t binds_before;           // the bind point's binds before the push (NotePushed)
+  uint32_t settled[2];             // the bind points' settled notes before the push (KeepSettled)
 };
 
 uint32_t BindsOf(const BindingsCommandData::BindPoint* point) { return point != nullptr ? point->binds : 0; }
@@ -65,10 +67,15 @@ uint32_t BindsOf(const BindingsCommandData::BindPoint* point) { return point != 
 PushContext PushContextOf(RecordStore& b, VkCommandBuffer cb, BindingsCommandData* data, VkPipelineBindPoint bind_point,
                           VkPipelineLayout layout, uint32_t set) {
   const PipelineLayoutShadow* pl = LayoutShadowOf(b, data, layout);
-  if (data != nullptr) data->Unsettle();  // the next draw or dispatch looks at what this push changes
+  uint32_t settled[2] = {0, 0};
+  if (data != nullptr) {
+    settled[0] = data->settled[0];
+    settled[1] = data->settled[1];
+    data->Unsettle();  // the next draw or dispatch looks at what this push changes (unless KeepSettled)
+  }
   BindingsCommandData::BindPoint* point = data != nullptr ? data->At(bind_point) : nullptr;
   return PushContext{RecordContext{b, cb, data}, bind_point, layout, pl, set, pl != nullptr ? pl->NativeSet(set) : set,
-                     point, BindsOf(point)};
+                     point, BindsOf(point), {settled[0], settled[1]}};
 }
 
 // Visits each write of a push as WritesEveryDescriptor asks: visit(binding, element, count).
@@ -149,12 +156,42 @@ uint8_t* NewPushBlock(BindingsCommandData& data, BindingsCommandData::BindPoint*
   return slice.data;
 }
 
-// The block's address into the set's root slot.
-void DeliverPushRoot(const PushContext& p, VkDeviceAddress address) {
+// The block's address into the set's root slot. True when it went into push constants at a
+// tracked bind point and marked nothing stale (DeliverRoot's push-constant path, telling
+// that): the push may keep the bind points settled then (KeepSettled).
+bool DeliverPushRoot(const PushContext& p, VkDeviceAddress address) {
   alignas(8) uint8_t bytes[8];
   std::memcpy(bytes, &address, 8);
   const uint32_t at = p.pl->root.sets[p.set].root_offset;
-  DeliverRoot(p.c, p.bind_point, p.layout, *p.pl, at, at + 8, bytes, BindPointState::SetMask(p.set, 1));
+  const uint32_t mask = BindPointState::SetMask(p.set, 1);
+  const int index = BindPointIndex(p.bind_point);
+  BindingsCommandData* data = p.c.data;
+  if (p.pl->root.in_buffer || index < 0 || data == nullptr) {
+    DeliverRoot(p.c, p.bind_point, p.layout, *p.pl, at, at + 8, bytes, mask);
+    return false;
+  }
+  const uint32_t shift = p.pl->RootShift(index);
+  const VkShaderStageFlags stages = p.pl->RootStages(index);
+  p.c.b.next.CmdPushConstants(p.c.cb, p.layout, stages, at + shift, 8, bytes);
+  data->points[index].NoteSlotsDelivered(mask, false, p.pl->root.reshaped_sets);
+  if (NoteRootDelivered(data->points, index, p.layout, p.pl->ranges_key, stages, at + shift, at + shift + 8, bytes)) {
+    p.c.b.MarkStalePush();
+    return false;
+  }
+  return true;
+}
+
+// A push that sent nothing down but its root (no native writes, no pipeline running
+// natively bound) and whose root marked nothing stale (DeliverPushRoot true) gives the
+// bind points back the settled notes PushContextOf took: the other bind point is untouched,
+// and this one stays settled where a root-only bind would (StaysSettledAfterRoot). Its
+// draws and dispatches then skip the pre-draw step, as they did before the push.
+void KeepSettled(const PushContext& p) {
+  const int index = BindPointIndex(p.bind_point);
+  BindingsCommandData* data = p.c.data;
+  if (index < 0 || data == nullptr || p.point == nullptr) return;
+  data->settled[1 - index] = p.settled[1 - index];
+  if (p.settled[index] != 0 && StaysSettledAfterRoot(*p.point)) data->settled[index] = p.settled[index];
 }
 
 // The fallback pipeline bound at the bind point whose full layout has `layout` at `set`.
@@ -452,14 +489,16 @@ void PushConverted(const PushContext& p, const SetLayoutShadow& set_layout, uint
   VkWriteDescriptorSet* native = writeCount > kInlineWrites ? heap_writes.data() : inline_writes;
   const uint32_t native_count = SplitWrites(p, set_layout, block, writeCount, pWrites, native);
   if (native_count != 0) b.next.CmdPushDescriptorSetKHR(p.c.cb, p.bind_point, p.layout, p.native_set, native_count, native);
+  bool quiet = false;
   if (block != nullptr) {
-    DeliverPushRoot(p, address);
+    quiet = DeliverPushRoot(p, address) && native_count == 0;
     b.counters.pushes->Add();
   }
   PushToBoundFallback(p, set_layout, native_count != 0, [&](const FallbackPipeline& f) {
     b.next.CmdPushDescriptorSetKHR(p.c.cb, p.bind_point, f.full, p.set, writeCount, pWrites);
     return f.full;
   });
+  if (quiet) KeepSettled(p);
 }
 
 // ---- vkCmdPushDescriptorSetWithTemplateKHR's steps ----
@@ -516,14 +555,16 @@ void PushConvertedTemplate(const PushContext& p, const SetLayoutShadow& set_layo
   if (t.native != VK_NULL_HANDLE) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(p.c.cb, t.native, p.layout, p.native_set, pData);
   }
+  bool quiet = false;
   if (block != nullptr) {
-    DeliverPushRoot(p, address);
+    quiet = DeliverPushRoot(p, address) && t.native == VK_NULL_HANDLE;
     b.counters.pushes->Add();
   }
   PushToBoundFallback(p, set_layout, t.native != VK_NULL_HANDLE, [&](const FallbackPipeline&) {
     b.next.CmdPushDescriptorSetWithTemplateKHR(p.c.cb, t.full, t.full_layout, p.set, pData);
     return t.full_layout;
   });
+  if (quiet) KeepSettled(p);
 }
 
 }  // namespace
