@@ -367,10 +367,11 @@ TEST_F(CommandStateTest, RebindingTheLastRangeInPlaceRestoresWhatRecordingEveryB
   // A bind that is not the last one's range changes nothing through the in-place forms.
   fast.Reset();
   const VkDescriptorSet a = Set(7), b = Set(8);
+  const VkDescriptorSet pair[2] = {a, b};
   EXPECT_FALSE(fast.RebindLastOne(Layout(1), 0, 1, &a, 0)) << "nothing recorded yet";
   fast.OnBindDescriptorSets(VK_PIPELINE_BIND_POINT_COMPUTE, Layout(1), 0, 1, &a, 0, nullptr);
   EXPECT_FALSE(fast.RebindLastOne(Layout(1), 1, 1, &b, 0));
-  EXPECT_FALSE(fast.RebindLast(Layout(1), 0, 2, &a, 0, nullptr));
+  EXPECT_FALSE(fast.RebindLast(Layout(1), 0, 2, pair, 0, nullptr));
   EXPECT_TRUE(fast.RebindLastOne(Layout(2), 0, 1, &b, 0));
   const auto binds = restore(fast);
   ASSERT_EQ(binds.size(), 1u);
