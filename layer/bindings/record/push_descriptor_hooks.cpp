@@ -262,25 +262,28 @@ template <typename CoversAll>
 PushCopy* BeginPushCopy(RecordStore& b, BindingsCommandData& data, BindingsCommandData::BindPoint& point,
                         uint32_t set, const SetLayoutShadow& layout, VkPipelineLayout app_layout,
                         CoversAll&& covers_all, size_t contents, uint8_t** out) {
+  // (The set's copy is read in place and replaced once, whole: no copy of the prior one is
+  // made unless it is chained, which the usual whole-set push never is.)
   PushCopy& copy = point.push_copy[set];
-  const PushCopy prior = copy;
   const bool chain =
-      prior.valid && prior.layout == &layout && !covers_all() && PushStillHolds(b, point, set, prior, app_layout);
+      copy.valid && copy.layout == &layout && !covers_all() && PushStillHolds(b, point, set, copy, app_layout);
   const size_t at = data.push_arena.size();
   const size_t header = chain ? sizeof(PushCopy) : 0;
-  uint8_t* const appended = data.push_arena.Append(header + contents);
-  copy = {};
-  if (appended == nullptr) return nullptr;
-  if (chain) {
-    std::memcpy(appended, &prior, sizeof(PushCopy));
-    copy.previous = static_cast<uint32_t>(at);
+  uint8_t* const appended = data.push_arena.Append(header + contents);  // (the arena is not where `copy` lies)
+  if (appended == nullptr) {
+    copy = {};
+    return nullptr;
   }
-  copy.valid = true;
-  copy.layout = &layout;
-  copy.app_layout = app_layout;
-  copy.order = ++point.binds;
-  copy.offset = static_cast<uint32_t>(at + header);
-  copy.size = static_cast<uint32_t>(contents);
+  if (chain) std::memcpy(appended, &copy, sizeof(PushCopy));
+  PushCopy kept;
+  kept.valid = true;
+  kept.layout = &layout;
+  kept.previous = chain ? static_cast<uint32_t>(at) : kNoPushCopy;
+  kept.app_layout = app_layout;
+  kept.order = ++point.binds;
+  kept.offset = static_cast<uint32_t>(at + header);
+  kept.size = static_cast<uint32_t>(contents);
+  copy = kept;
   *out = appended + header;
   return &copy;
 }
