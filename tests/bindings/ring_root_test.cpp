@@ -404,6 +404,69 @@ TEST(BindingsRingRootBesideNative, ARewrittenPipelineAfterANativeOneGetsItsReser
   EXPECT_EQ(SummaryCounter(forced.summary, "pipelines rewritten"), 1u) << forced.summary;
 }
 
+// (b2) Pushes accumulate: a whole push to set 0 (inputs 0 and 1, the output), then a
+// partial push of binding 0 only (inputs 2 and 3), then a pipeline of the layout that the
+// rewrite refuses. At its dispatch the layer makes the pushes again natively with the full
+// layout, oldest first (the partial push's kept copy is chained behind the whole one's,
+// PushCopy::previous): the output the partial push did not write must still be the whole
+// push's. Dropping the chain leaves binding 1 unwritten for the native pipeline.
+Regions RunPartialPushBeforeNativePipeline(const char* mode) {
+  HarnessOptions options;
+  options.device_extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  return RunWithBindings<Regions>(mode, options, [&](VkHarness& h, Regions& o) {
+    VkDevice d = h.device();
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(h.physical_device(), &props);
+    const uint32_t push_bytes = props.limits.maxPushConstantsSize;  // as the refused shader reads
+    HostBuffer in[4] = {Input(h, 0), Input(h, 1), Input(h, 2), Input(h, 3)};
+    HostBuffer out = h.CreateHostBuffer(2 * kRegion * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    std::memset(out.mapped, 0, 2 * kRegion * 4);
+    ObjectBag bag(d);
+    const VkDescriptorSetLayout pushed = bag.Keep(
+        CreateSetLayout(d, {{0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2, VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+                            {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr}},
+                        VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR));
+    const VkPipelineLayout layout = bag.Keep(CreatePipelineLayout(d, {pushed}, push_bytes));
+    const VkPipeline refused =
+        bag.Keep(CreateComputePipeline(d, layout, rr_push_refused_comp, sizeof(rr_push_refused_comp)));
+    if (refused == VK_NULL_HANDLE) o.error = "pipeline creation failed";
+    auto push_cmd = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(d, "vkCmdPushDescriptorSetKHR"));
+    if (o.error.empty()) {
+      const VkDescriptorBufferInfo first[2] = {{in[0].buffer, 0, VK_WHOLE_SIZE}, {in[1].buffer, 0, VK_WHOLE_SIZE}};
+      const VkDescriptorBufferInfo second[2] = {{in[2].buffer, 0, VK_WHOLE_SIZE}, {in[3].buffer, 0, VK_WHOLE_SIZE}};
+      const VkDescriptorBufferInfo output{out.buffer, 0, VK_WHOLE_SIZE};
+      const VkWriteDescriptorSet whole[2] = {PushWrite(0, first, 2), PushWrite(1, &output, 1)};
+      const VkWriteDescriptorSet partial = PushWrite(0, second, 2);
+      VkCommandBuffer cb = h.BeginCommands();
+      push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 2, whole);
+      push_cmd(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &partial);
+      vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, refused);
+      PushWords(cb, layout, push_bytes, kRegion, 3);
+      vkCmdDispatch(cb, 1, 1, 1);  // region 1: in2 + 3 in3
+      ShaderBarrier(cb);
+      if (h.SubmitAndWait(cb) != VK_SUCCESS) o.error = "submit failed";
+      const uint32_t* p = static_cast<const uint32_t*>(out.mapped);
+      o.out.assign(p, p + 2 * kRegion);
+    }
+    bag.DestroyAll();
+    for (HostBuffer* b : {&in[0], &in[1], &in[2], &in[3], &out}) h.Destroy(*b);
+  });
+}
+
+TEST(BindingsRingRootBesideNative, APartialPushReachesANativePipelineWithWhatTheEarlierPushWrote) {
+  if (!DeviceHasPushDescriptors()) GTEST_SKIP() << "the device has no VK_KHR_push_descriptor";
+  const Regions native = RunPartialPushBeforeNativePipeline("off");
+  const Regions forced = RunPartialPushBeforeNativePipeline("force");
+  ASSERT_BOTH_RAN_SILENTLY(native, forced);
+  ASSERT_EQ(native.out.size(), 2 * kRegion);
+  for (uint32_t i = 0; i < kRegion; ++i) {
+    ASSERT_EQ(native.out[i], 0u) << i;
+    ASSERT_EQ(native.out[kRegion + i], InputWord(2, i) + 3 * InputWord(3, i)) << i;
+  }
+  EXPECT_EQ(native.out, forced.out);
+  EXPECT_EQ(SummaryCounter(forced.summary, "fallen back"), 1u) << forced.summary;
+}
+
 // (c) Two layouts compatible for set 0 (the same push-constant range, the same set 0
 // layout): B has set 0 only and its root fits after the application's push constants; A
 // has one more set, and its root does not fit, so it lives in the ring. Sets bound through
