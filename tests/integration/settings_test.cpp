@@ -52,7 +52,9 @@ TEST(LayerSettings, EveryCapabilityOffAnswersFeatureQueriesAsTheDriver) {
       EXPECT_EQ(v12.bufferDeviceAddress, expected.bufferDeviceAddress) << name;
       EXPECT_EQ(v12.descriptorIndexing, expected.descriptorIndexing) << name;
     }
-    if (validation) EXPECT_VALIDATION_SILENT(h);
+    if (validation) {
+      EXPECT_VALIDATION_SILENT(h);
+    }
   }
 }
 
