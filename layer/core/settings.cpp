@@ -51,6 +51,41 @@ bool ParseAutoOnOff(const std::string& value, T* out) {
   return true;
 }
 
+// bindings_skip: `none`, `all`, or parts separated by commas (BindingsSkip's names).
+struct SkipPartName {
+  const char* name;
+  uint32_t bit;
+};
+const SkipPartName kSkipPartNames[] = {
+    {"features", kSkipFeatures},         {"addresses", kSkipAddresses},
+    {"resources", kSkipResources},       {"commands", kSkipCommands},
+    {"root-layout", kSkipRootLayout},    {"record-hooks", kSkipRecordHooks},
+    {"descriptor-hooks", kSkipDescriptorHooks}, {"pipeline-hooks", kSkipPipelineHooks},
+    {"all", kSkipAll},                   {"none", 0},
+};
+
+bool ParseSkipParts(const std::string& value, uint32_t* out) {
+  uint32_t bits = 0;
+  std::string rest = Lower(Trim(value));
+  if (rest.empty()) return false;
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    const std::string part = Trim(rest.substr(0, comma));
+    bool known = false;
+    for (const SkipPartName& n : kSkipPartNames) {
+      if (part == n.name) {
+        bits |= n.bit;
+        known = true;
+      }
+    }
+    if (!known) return false;
+    if (comma == std::string::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  *out = bits;
+  return true;
+}
+
 bool ParseLogLevel(const std::string& value, LogLevel* out) {
   const std::string v = Lower(Trim(value));
   if (v == "error") { *out = LogLevel::kError; return true; }
@@ -98,6 +133,12 @@ void Apply(Settings& s, const std::string& name, const std::string& value, const
     if (!ParseOnOff(value, &s.bindings_records_in_root)) bad_value("on|off");
   } else if (name == "bindings_root_split") {
     if (!ParseAutoOnOff(value, &s.bindings_root_split)) bad_value("auto|on|off");
+  } else if (name == "bindings_restrict") {
+    if (!ParseOnOff(value, &s.bindings_restrict)) bad_value("on|off");
+  } else if (name == "bindings_skip") {
+    if (!ParseSkipParts(value, &s.bindings_skip)) {
+      bad_value("none|all|features,addresses,resources,commands,root-layout,record-hooks,descriptor-hooks,pipeline-hooks");
+    }
   } else if (name == "transfer_push_replay") {
     if (!ParseAutoOnOff(value, &s.transfer_push_replay)) bad_value("auto|on|off");
   } else if (name == "fill_edges") {
@@ -245,6 +286,8 @@ const SettingInfo kSettingsTable[] = {
     BINDERY_SETTING("bindings_validate", "BINDERY_BINDINGS_VALIDATE", kOnOffValues),
     BINDERY_SETTING("bindings_records_in_root", "BINDERY_BINDINGS_RECORDS_IN_ROOT", kOnOffFirstOnValues),
     BINDERY_SETTING("bindings_root_split", "BINDERY_BINDINGS_ROOT_SPLIT", kAutoOnOffValues),
+    BINDERY_SETTING("bindings_restrict", "BINDERY_BINDINGS_RESTRICT", kOnOffFirstOnValues),
+    SettingInfo{"bindings_skip", "BINDERY_BINDINGS_SKIP", nullptr, 0},  // debug: parts, comma-separated
 };
 #undef BINDERY_SETTING
 }  // namespace
@@ -351,8 +394,19 @@ std::string Describe(const Settings& s) {
   if (!s.bindings_dump_dir.empty()) out += " bindings_dump=" + s.bindings_dump_dir;
   if (s.bindings_validate) out += " bindings_validate=on";
   if (!s.bindings_records_in_root) out += " bindings_records_in_root=off";
+  if (!s.bindings_restrict) out += " bindings_restrict=off";
   if (s.bindings_root_split != Settings::RootSplit::kAuto) {
     out += s.bindings_root_split == Settings::RootSplit::kOn ? " bindings_root_split=on" : " bindings_root_split=off";
+  }
+  if (s.bindings_skip != 0) {
+    out += " bindings_skip=";
+    bool first = true;
+    for (const SkipPartName& n : kSkipPartNames) {
+      if (n.bit == 0 || n.bit == kSkipAll || (s.bindings_skip & n.bit) == 0) continue;
+      out += first ? "" : ",";
+      out += n.name;
+      first = false;
+    }
   }
   out += " settings_file=" + (s.source_file.empty() ? std::string("(none)") : s.source_file);
   return out;

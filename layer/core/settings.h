@@ -46,6 +46,19 @@ enum class ImageBlits { kAuto, kOff, kAll };
 
 enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
 
+// The parts `bindings_skip` can leave out (docs/settings.md).
+enum BindingsSkip : uint32_t {
+  kSkipFeatures = 1u << 0,         // shaderInt64/Int16/Float16/Int8 requested at vkCreateDevice
+  kSkipAddresses = 1u << 1,        // address usage and allocation flags, address queries
+  kSkipResources = 1u << 2,        // the buffer and memory trackers (tracking stage)
+  kSkipCommands = 1u << 3,         // the command pool and buffer trackers (tracking stage)
+  kSkipRootLayout = 1u << 4,       // the ring root's set layout made at vkCreateDevice
+  kSkipRecordHooks = 1u << 5,      // binds, pushes, pipeline binds, draws, dispatches
+  kSkipDescriptorHooks = 1u << 6,  // set and pipeline layouts, pools, sets, updates, templates
+  kSkipPipelineHooks = 1u << 7,    // shader modules, pipelines, buffers
+  kSkipAll = (1u << 8) - 1,
+};
+
 struct Settings {
   Mode indirect_bindings = Mode::kAuto;
   Mode transfers = Mode::kAuto;
@@ -75,12 +88,22 @@ struct Settings {
   // Indirect bindings: small sets fixed while bound carry their records in the root
   // (bindings/model/root_layout.h) instead of their argument block's address.
   bool bindings_records_in_root = true;
+  // Indirect bindings: a converted buffer the module does not declare Aliased is read
+  // through a pointer kept in a RestrictPointer variable (spirv::RewriteOptions::
+  // restrict_pointers); off: the bare pointer (for comparison).
+  bool bindings_restrict = true;
   // Indirect bindings: the root in two copies, the compute bind point's in push-constant
   // bytes no graphics-only range covers (root_layout.h, RootPushSpace), so a compute bind's
   // push names no graphics stage. Auto: where maxPushConstantsSize is at least 256 (halving
   // a 128-byte space leaves too little root).
   enum class RootSplit { kAuto, kOn, kOff };
   RootSplit bindings_root_split = RootSplit::kAuto;
+  // Debug (issue 32 part 1: what the capability costs a program of which it converts
+  // nothing): parts of indirect bindings left out on a device where it would convert at
+  // most the layouts beyond the driver's limits (`auto`). Any part but `features` also
+  // stops those conversions, so every layout reaches the driver as the application made
+  // it, as with `off`. Ignored (with a warning) under `force`. Bits of BindingsSkip.
+  uint32_t bindings_skip = 0;
 
   std::vector<std::string> warnings;  // problems met while reading, reported later
   std::string source_file;            // the settings file that was read, if any

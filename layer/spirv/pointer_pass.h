@@ -161,6 +161,7 @@ class PointerPass {
   uint32_t EmitRecordPointer(uint32_t c, uint32_t record_index, uint32_t result_id, uint32_t* size);
   uint32_t EmitRootPointer(uint32_t set_index);
   uint32_t Emit(spv::Op op, uint32_t type, std::initializer_list<uint32_t> operands);
+  bool KeepsRestrictPointer(uint32_t c) const;
   void EmitWithId(spv::Op op, uint32_t type, uint32_t result, std::initializer_list<uint32_t> operands);
   uint32_t EmitArrayLength(uint32_t c, uint32_t size, uint32_t result_id);
   // A 64-bit value clamped to UINT32_MAX (still 64-bit).

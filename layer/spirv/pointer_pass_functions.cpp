@@ -272,15 +272,39 @@ bool PointerPass::Guarded(const Instruction& x) {
   return false;
 }
 
+// Whether converted variable `c`'s pointer is kept in a RestrictPointer variable
+// (RewriteOptions::restrict_pointers): a buffer the module does not declare Aliased.
+bool PointerPass::KeepsRestrictPointer(uint32_t c) const {
+  const Converted& cv = converted_[c];
+  return options_.restrict_pointers && !cv.var.array_type && !types_.HasDecoration(cv.var.id, spv::DecorationAliased);
+}
+
 void PointerPass::EmitFunctionPrologue(const std::vector<uint32_t>& direct) {
+  // The restrict variables first: a function's variables open its entry block.
+  PooledScratch<uint32_t> holders_scratch;
+  std::vector<uint32_t>& holders = holders_scratch.v;
+  holders.assign(direct.size(), 0);
+  for (size_t k = 0; k < direct.size(); ++k) {
+    if (!KeepsRestrictPointer(direct[k])) continue;
+    const uint32_t type = types_.GetPointerType(spv::StorageClassFunction, converted_[direct[k]].psb_block_pointer);
+    holders[k] = Emit(spv::OpVariable, type, {spv::StorageClassFunction});
+    types_.AddDecoration(holders[k], spv::DecorationRestrictPointer);
+  }
   for (uint32_t c : direct) {
     uint32_t s = static_cast<uint32_t>(converted_[c].set - options_.sets.data());
     if (!set_records_[s] && block_member_[s] != kNoMember) set_records_[s] = EmitRootPointer(s);
   }
-  for (uint32_t c : direct) {
+  for (size_t k = 0; k < direct.size(); ++k) {
+    const uint32_t c = direct[k];
     if (converted_[c].var.array_type) continue;
     uint32_t size = 0;
     uint32_t p = EmitRecordPointer(c, 0, 0, converted_[c].needs_size ? &size : nullptr);
+    if (holders[k] != 0) {
+      // Every use reads the pointer back from the RestrictPointer variable: the pointer
+      // is then one a driver may assume aliases no other buffer, as the descriptor was.
+      out_.emplace_back(spv::OpStore, 0, 0, std::initializer_list<uint32_t>{holders[k], p});
+      p = Emit(spv::OpLoad, converted_[c].psb_block_pointer, {holders[k]});
+    }
     replace_[converted_[c].var.id] = p;
     roots_[converted_[c].var.id] = Root{c, size};
     if (!converted_[c].var.name.empty()) {

@@ -111,6 +111,13 @@ struct RewriteOptions {
   // buffers convert): loads and stores through them state the alignment the layout then
   // proves (spirv/access_alignment.h). 0: unknown, each states its scalar alignment.
   uint32_t descriptor_base_alignment = 0;
+  // A converted buffer the module does not declare Aliased may be assumed to alias no
+  // other (SPIR-V's default for descriptors): its pointer is kept in a Function variable
+  // decorated RestrictPointer and read from there, so that a driver may assume of the
+  // pointer what it assumed of the descriptor (a read-only buffer's loads on a read-only
+  // path, loads moved across stores to other buffers). A pointer made by OpConvertUToPtr
+  // alone may alias anything. Off: the bare pointer (for comparison; issue 32).
+  bool restrict_pointers = true;
   // Bits 1 << spv::ExecutionModel: modules whose entry points are all of these models get
   // their dynamically uniform descriptor-array indices broadcast from the first active
   // lane (spirv/uniform_descriptor_index.h: a driver workaround; 0 never).

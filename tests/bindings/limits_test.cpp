@@ -391,5 +391,65 @@ TEST(BindingsLimits, TwelveSetsTwoOfThemNative) { RunTwelveSets(false); }
 
 TEST(BindingsLimits, TwelveSetsTwoOfThemNativeWithTheRootInTheReservedSet) { RunTwelveSets(true); }
 
+// Issue 32's debug setting bindings_skip (docs/settings.md): under auto, each part of
+// indirect bindings left out keeps the program's result and validation silent, and the
+// device says what it left out (no layout converts then).
+class SkipParts : public testing::TestWithParam<const char*> {};
+
+TEST_P(SkipParts, LeaveTheProgramAsItWas) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "auto");
+  ScopedEnv skip("BINDERY_BINDINGS_SKIP", GetParam());
+  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
+  auto owned = std::make_unique<VkHarness>();
+  VkHarness& h = *owned;
+  ASSERT_TRUE(h.ok()) << h.error();
+  HostBuffer data = h.CreateHostBuffer(1 << 20, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  ExpectEndsRead(h, data, VK_WHOLE_SIZE, 7, 9);
+  h.Destroy(data);
+  h.DestroyDevice();
+  EXPECT_VALIDATION_SILENT(h);
+  std::string said, summary;
+  for (const Message& m : h.BinderyMessages()) {
+    if (m.text.find("bindings_skip 0x") != std::string::npos) said = m.text;
+    if (m.text.find("device summary") != std::string::npos) summary = m.text;
+  }
+  EXPECT_NE(said.find("left out"), std::string::npos) << VkHarness::Format(h.BinderyMessages());
+  EXPECT_EQ(said.find("no layout converts") != std::string::npos, std::string(GetParam()) != "features") << said;
+  EXPECT_NE(summary.find("pipelines rewritten 0"), std::string::npos) << summary;
+}
+
+INSTANTIATE_TEST_SUITE_P(Parts, SkipParts,
+                         testing::Values("features", "addresses", "resources", "commands", "root-layout",
+                                         "record-hooks", "descriptor-hooks", "pipeline-hooks", "all"),
+                         [](const testing::TestParamInfo<const char*>& i) {
+                           std::string name = i.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+// Where every layout converts (force) the setting is refused with a warning: the
+// conversion needs every part.
+TEST(BindingsSkip, IgnoredWhereEveryLayoutConverts) {
+  ScopedEnv bindings("BINDERY_INDIRECT_BINDINGS", "force");
+  ScopedEnv skip("BINDERY_BINDINGS_SKIP", "all");
+  ScopedEnv level("BINDERY_LOG_LEVEL", "info");
+  auto owned = std::make_unique<VkHarness>();
+  VkHarness& h = *owned;
+  ASSERT_TRUE(h.ok()) << h.error();
+  HostBuffer data = h.CreateHostBuffer(1 << 20, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  ExpectEndsRead(h, data, VK_WHOLE_SIZE, 7, 9);
+  h.Destroy(data);
+  h.DestroyDevice();
+  EXPECT_VALIDATION_SILENT(h);
+  bool ignored = false;
+  std::string summary;
+  for (const Message& m : h.BinderyMessages()) {
+    ignored |= m.text.find("bindings_skip is ignored") != std::string::npos;
+    if (m.text.find("device summary") != std::string::npos) summary = m.text;
+  }
+  EXPECT_TRUE(ignored) << VkHarness::Format(h.BinderyMessages());
+  EXPECT_NE(summary.find("pipelines rewritten 1"), std::string::npos) << summary;
+}
+
 }  // namespace
 }  // namespace bindery::test

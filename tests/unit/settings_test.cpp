@@ -88,6 +88,40 @@ TEST(SettingsResolve, FillEdgesNamesAnOrderOrCopy) {
   EXPECT_EQ(bad.warnings.size(), 1u);
 }
 
+// Issue 32's debug setting: parts of indirect bindings, by name, comma-separated.
+TEST(SettingsResolve, BindingsSkipNamesPartsNoneOrAll) {
+  EXPECT_EQ(ResolveSettings({}, {}).bindings_skip, 0u) << "nothing left out by default";
+  EXPECT_EQ(ResolveSettings({}, {{"BINDERY_BINDINGS_SKIP", "none"}}).bindings_skip, 0u);
+  EXPECT_EQ(ResolveSettings({}, {{"BINDERY_BINDINGS_SKIP", "root-layout"}}).bindings_skip,
+            uint32_t{kSkipRootLayout});
+  EXPECT_EQ(ResolveSettings({{"bindery.bindings_skip", "Record-Hooks, features"}}, {}).bindings_skip,
+            uint32_t{kSkipRecordHooks | kSkipFeatures});
+  EXPECT_EQ(ResolveSettings({}, {{"BINDERY_BINDINGS_SKIP", "resources,addresses,commands"}}).bindings_skip,
+            uint32_t{kSkipResources | kSkipAddresses | kSkipCommands});
+  const Settings all = ResolveSettings({}, {{"BINDERY_BINDINGS_SKIP", "all"}});
+  EXPECT_EQ(all.bindings_skip, uint32_t{kSkipAll});
+  for (uint32_t bit : {kSkipFeatures, kSkipAddresses, kSkipResources, kSkipCommands, kSkipRootLayout,
+                       kSkipRecordHooks, kSkipDescriptorHooks, kSkipPipelineHooks}) {
+    EXPECT_NE(all.bindings_skip & bit, 0u) << bit;
+  }
+  EXPECT_NE(Describe(all).find("bindings_skip=features,addresses,resources,commands,root-layout,record-hooks,"
+                               "descriptor-hooks,pipeline-hooks"),
+            std::string::npos)
+      << Describe(all);
+  for (const char* bad : {"hooks", "features,,", "features;commands"}) {
+    const Settings s = ResolveSettings({}, {{"BINDERY_BINDINGS_SKIP", bad}});
+    EXPECT_EQ(s.bindings_skip, 0u) << bad;
+    EXPECT_EQ(s.warnings.size(), 1u) << bad;
+  }
+}
+
+TEST(SettingsResolve, BindingsRestrictIsOnByDefault) {
+  EXPECT_TRUE(ResolveSettings({}, {}).bindings_restrict);
+  const Settings off = ResolveSettings({}, {{"BINDERY_BINDINGS_RESTRICT", "off"}});
+  EXPECT_FALSE(off.bindings_restrict);
+  EXPECT_NE(Describe(off).find("bindings_restrict=off"), std::string::npos);
+}
+
 TEST(SettingsResolve, UnknownKeysAndBadValuesBecomeWarnings) {
   const Settings s = ResolveSettings({{"bindery.no_such_thing", "1"}, {"bindery.timeline", "sometimes"}},
                                      {{"BINDERY_BOGUS", "1"}});
@@ -143,7 +177,8 @@ TEST(SettingsTable, EveryDeclaredValueParsesAndEveryEnvNameMatchesItsKey) {
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     EXPECT_EQ(std::string(s.env), "BINDERY_" + upper);
     // Free-form settings (no value list) get a valid sample of their kind.
-    const std::string sample = std::string(s.key) == "staging_limit" ? "65536" : "/tmp/bindery.log";
+    const std::string key = s.key;
+    const std::string sample = key == "staging_limit" ? "65536" : key == "bindings_skip" ? "features,root-layout" : "/tmp/bindery.log";
     const std::vector<std::string> values = s.value_count == 0
                                                 ? std::vector<std::string>{sample}
                                                 : std::vector<std::string>(s.values, s.values + s.value_count);

@@ -1,6 +1,7 @@
 // bindery-spirv: runs the descriptor-to-pointer rewrite on a file and shows what it did.
 //   bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks] [--float16] [--int16] [--int8] [--records-in-root] [--root-records N]
 //                            [--base-alignment N: descriptors' base address alignment]
+//                            [--no-restrict: bare pointers, none kept in RestrictPointer variables]
 //                 [--ubo] [--target vulkan1.0|1.1|1.1spv1.4|1.2|1.3] [--entry NAME] [--glsl] -o OUT.spv
 //   --entry NAME: the rewrite is for that entry point alone (the others are left out), as
 //                 the layer makes it for a pipeline stage of a module with several
@@ -174,6 +175,7 @@ int Rewrite(const std::vector<uint32_t>& words, const std::vector<std::string>& 
     } else if (a == "--root-offset") {
       if (!value(&v) || !ParseUint(v, &root_offset)) return Fail("--root-offset needs a number");
     } else if (a == "--no-int64") o.shader_int64 = false;
+    else if (a == "--no-restrict") o.restrict_pointers = false;
     else if (a == "--bounds-checks") o.bounds_checks = true;
     else if (a == "--float16") o.float16 = true;
     else if (a == "--int16") o.int16 = true;
@@ -243,7 +245,7 @@ int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr,
                  "usage: bindery-spirv rewrite IN.spv [--sets 0,1] [--root-offset N] [--no-int64] [--bounds-checks] [--float16] [--int16] [--int8]\n"
-                 "                     [--records-in-root] [--root-records N] [--base-alignment N] [--ubo]\n"
+                 "                     [--records-in-root] [--root-records N] [--base-alignment N] [--ubo] [--no-restrict]\n"
                  "                     [--target vulkan1.0|1.1|1.1spv1.4|1.2|1.3] [--entry NAME] [--glsl] -o OUT.spv\n"
                  "       bindery-spirv info IN.spv\n");
     return 2;

@@ -25,85 +25,92 @@
 namespace bindery::bindings {
 namespace {
 
+// The debug setting bindings_skip leaves groups of hooks out (a device where it does
+// converts nothing, so each hook left out would only have passed its call on).
+bool Skips(const DevicePlan& p, uint32_t part) { return (static_cast<const BindingsPlan&>(p).skip & part) != 0; }
+bool DescriptorHooks(const DevicePlan& p) { return !Skips(p, kSkipDescriptorHooks); }
+bool PipelineHooks(const DevicePlan& p) { return !Skips(p, kSkipPipelineHooks); }
+bool RecordHooks(const DevicePlan& p) { return !Skips(p, kSkipRecordHooks); }
+
 const Hook kHooks[] = {
-    BINDERY_HOOK(CreateDescriptorSetLayout, nullptr),
-    BINDERY_HOOK(DestroyDescriptorSetLayout, nullptr),
-    BINDERY_HOOK(GetDescriptorSetLayoutSupport, nullptr),
-    BINDERY_HOOK(GetDescriptorSetLayoutSupportKHR, nullptr),
-    BINDERY_HOOK(CreatePipelineLayout, nullptr),
-    BINDERY_HOOK(DestroyPipelineLayout, nullptr),
-    BINDERY_HOOK(CreateDescriptorPool, nullptr),
-    BINDERY_HOOK(DestroyDescriptorPool, nullptr),
-    BINDERY_HOOK(ResetDescriptorPool, nullptr),
-    BINDERY_HOOK(AllocateDescriptorSets, nullptr),
-    BINDERY_HOOK(FreeDescriptorSets, nullptr),
-    BINDERY_HOOK(UpdateDescriptorSets, nullptr),
-    BINDERY_HOOK(DestroyBuffer, nullptr),  // empties the buffer lookup caches
+    BINDERY_HOOK(CreateDescriptorSetLayout, DescriptorHooks),
+    BINDERY_HOOK(DestroyDescriptorSetLayout, DescriptorHooks),
+    BINDERY_HOOK(GetDescriptorSetLayoutSupport, DescriptorHooks),
+    BINDERY_HOOK(GetDescriptorSetLayoutSupportKHR, DescriptorHooks),
+    BINDERY_HOOK(CreatePipelineLayout, DescriptorHooks),
+    BINDERY_HOOK(DestroyPipelineLayout, DescriptorHooks),
+    BINDERY_HOOK(CreateDescriptorPool, DescriptorHooks),
+    BINDERY_HOOK(DestroyDescriptorPool, DescriptorHooks),
+    BINDERY_HOOK(ResetDescriptorPool, DescriptorHooks),
+    BINDERY_HOOK(AllocateDescriptorSets, DescriptorHooks),
+    BINDERY_HOOK(FreeDescriptorSets, DescriptorHooks),
+    BINDERY_HOOK(UpdateDescriptorSets, DescriptorHooks),
+    BINDERY_HOOK(DestroyBuffer, PipelineHooks),  // empties the buffer lookup caches
     // Layer-owned sets in the functions that name any object (owned_object_hooks.cpp).
-    BINDERY_HOOK(SetDebugUtilsObjectNameEXT, nullptr),
-    BINDERY_HOOK(SetDebugUtilsObjectTagEXT, nullptr),
-    BINDERY_HOOK(DebugMarkerSetObjectNameEXT, nullptr),
-    BINDERY_HOOK(DebugMarkerSetObjectTagEXT, nullptr),
-    BINDERY_HOOK(SetPrivateData, nullptr),
-    BINDERY_HOOK(SetPrivateDataEXT, nullptr),
-    BINDERY_HOOK(GetPrivateData, nullptr),
-    BINDERY_HOOK(GetPrivateDataEXT, nullptr),
-    BINDERY_HOOK(DestroyPrivateDataSlot, nullptr),
-    BINDERY_HOOK(DestroyPrivateDataSlotEXT, nullptr),
-    BINDERY_HOOK(CreateDescriptorUpdateTemplate, nullptr),
-    BINDERY_HOOK(CreateDescriptorUpdateTemplateKHR, nullptr),
-    BINDERY_HOOK(DestroyDescriptorUpdateTemplate, nullptr),
-    BINDERY_HOOK(DestroyDescriptorUpdateTemplateKHR, nullptr),
-    BINDERY_HOOK(UpdateDescriptorSetWithTemplate, nullptr),
-    BINDERY_HOOK(UpdateDescriptorSetWithTemplateKHR, nullptr),
-    BINDERY_HOOK(CreateShaderModule, nullptr),
-    BINDERY_HOOK(CreateBuffer, nullptr),  // buffers without addresses (native_twin.h)
-    BINDERY_HOOK(DestroyShaderModule, nullptr),
-    BINDERY_HOOK(CreateComputePipelines, nullptr),
-    BINDERY_HOOK(CreateGraphicsPipelines, nullptr),
-    BINDERY_HOOK(CmdBindDescriptorSets, nullptr),
-    BINDERY_HOOK(CmdPushConstants, nullptr),
+    BINDERY_HOOK(SetDebugUtilsObjectNameEXT, DescriptorHooks),
+    BINDERY_HOOK(SetDebugUtilsObjectTagEXT, DescriptorHooks),
+    BINDERY_HOOK(DebugMarkerSetObjectNameEXT, DescriptorHooks),
+    BINDERY_HOOK(DebugMarkerSetObjectTagEXT, DescriptorHooks),
+    BINDERY_HOOK(SetPrivateData, DescriptorHooks),
+    BINDERY_HOOK(SetPrivateDataEXT, DescriptorHooks),
+    BINDERY_HOOK(GetPrivateData, DescriptorHooks),
+    BINDERY_HOOK(GetPrivateDataEXT, DescriptorHooks),
+    BINDERY_HOOK(DestroyPrivateDataSlot, DescriptorHooks),
+    BINDERY_HOOK(DestroyPrivateDataSlotEXT, DescriptorHooks),
+    BINDERY_HOOK(CreateDescriptorUpdateTemplate, DescriptorHooks),
+    BINDERY_HOOK(CreateDescriptorUpdateTemplateKHR, DescriptorHooks),
+    BINDERY_HOOK(DestroyDescriptorUpdateTemplate, DescriptorHooks),
+    BINDERY_HOOK(DestroyDescriptorUpdateTemplateKHR, DescriptorHooks),
+    BINDERY_HOOK(UpdateDescriptorSetWithTemplate, DescriptorHooks),
+    BINDERY_HOOK(UpdateDescriptorSetWithTemplateKHR, DescriptorHooks),
+    BINDERY_HOOK(CreateShaderModule, PipelineHooks),
+    BINDERY_HOOK(CreateBuffer, PipelineHooks),  // buffers without addresses (native_twin.h)
+    BINDERY_HOOK(DestroyShaderModule, PipelineHooks),
+    BINDERY_HOOK(CreateComputePipelines, PipelineHooks),
+    BINDERY_HOOK(CreateGraphicsPipelines, PipelineHooks),
+    BINDERY_HOOK(CmdBindDescriptorSets, RecordHooks),
+    BINDERY_HOOK(CmdPushConstants, RecordHooks),
     // Push descriptors (push_descriptor_hooks.cpp): installed where the device has them.
-    BINDERY_HOOK(CmdPushDescriptorSetKHR, nullptr),
-    BINDERY_HOOK(CmdPushDescriptorSetWithTemplateKHR, nullptr),
+    BINDERY_HOOK(CmdPushDescriptorSetKHR, RecordHooks),
+    BINDERY_HOOK(CmdPushDescriptorSetWithTemplateKHR, RecordHooks),
     // VK_KHR_maintenance6 (maintenance6_hooks.cpp): offered under auto, so translated to
     // the 1-commands above once a layout converts.
-    BINDERY_HOOK(CmdBindDescriptorSets2KHR, nullptr),
-    BINDERY_HOOK(CmdPushConstants2KHR, nullptr),
-    BINDERY_HOOK(CmdPushDescriptorSet2KHR, nullptr),
-    BINDERY_HOOK(CmdPushDescriptorSetWithTemplate2KHR, nullptr),
+    BINDERY_HOOK(CmdBindDescriptorSets2KHR, RecordHooks),
+    BINDERY_HOOK(CmdPushConstants2KHR, RecordHooks),
+    BINDERY_HOOK(CmdPushDescriptorSet2KHR, RecordHooks),
+    BINDERY_HOOK(CmdPushDescriptorSetWithTemplate2KHR, RecordHooks),
     // The bind point's state (bind_point_state.h): pipeline binds and every draw and
     // dispatch go through its pre-draw step (draw_hooks.cpp). Installed whatever the
     // policy: under auto a layout beyond a driver limit converts at any time, and its
     // pipelines then need twins and ring roots like any other; until the first layout
     // converts each hook only passes the call on.
-    BINDERY_HOOK(CmdBindPipeline, nullptr),
-    BINDERY_HOOK(DestroyPipeline, nullptr),
-    BINDERY_HOOK(CmdDraw, nullptr),
-    BINDERY_HOOK(CmdDrawIndexed, nullptr),
-    BINDERY_HOOK(CmdDrawMultiEXT, nullptr),
-    BINDERY_HOOK(CmdDrawMultiIndexedEXT, nullptr),
-    BINDERY_HOOK(CmdDrawIndirect, nullptr),
-    BINDERY_HOOK(CmdDrawIndexedIndirect, nullptr),
-    BINDERY_HOOK(CmdDrawIndirectByteCountEXT, nullptr),
-    BINDERY_HOOK(CmdDrawIndirectCount, nullptr),
-    BINDERY_HOOK(CmdDrawIndexedIndirectCount, nullptr),
-    BINDERY_HOOK(CmdDrawIndirectCountKHR, nullptr),
-    BINDERY_HOOK(CmdDrawIndexedIndirectCountKHR, nullptr),
-    BINDERY_HOOK(CmdDrawIndirectCountAMD, nullptr),
-    BINDERY_HOOK(CmdDrawIndexedIndirectCountAMD, nullptr),
-    BINDERY_HOOK(CmdDrawMeshTasksEXT, nullptr),
-    BINDERY_HOOK(CmdDrawMeshTasksIndirectEXT, nullptr),
-    BINDERY_HOOK(CmdDrawMeshTasksIndirectCountEXT, nullptr),
-    BINDERY_HOOK(CmdDrawMeshTasksNV, nullptr),
-    BINDERY_HOOK(CmdDrawMeshTasksIndirectNV, nullptr),
-    BINDERY_HOOK(CmdDrawMeshTasksIndirectCountNV, nullptr),
-    BINDERY_HOOK(CmdDrawClusterHUAWEI, nullptr),
-    BINDERY_HOOK(CmdDrawClusterIndirectHUAWEI, nullptr),
-    BINDERY_HOOK(CmdDispatch, nullptr),
-    BINDERY_HOOK(CmdDispatchBase, nullptr),
-    BINDERY_HOOK(CmdDispatchBaseKHR, nullptr),
-    BINDERY_HOOK(CmdDispatchIndirect, nullptr),
+    BINDERY_HOOK(CmdBindPipeline, RecordHooks),
+    BINDERY_HOOK(DestroyPipeline, PipelineHooks),
+    BINDERY_HOOK(CmdDraw, RecordHooks),
+    BINDERY_HOOK(CmdDrawIndexed, RecordHooks),
+    BINDERY_HOOK(CmdDrawMultiEXT, RecordHooks),
+    BINDERY_HOOK(CmdDrawMultiIndexedEXT, RecordHooks),
+    BINDERY_HOOK(CmdDrawIndirect, RecordHooks),
+    BINDERY_HOOK(CmdDrawIndexedIndirect, RecordHooks),
+    BINDERY_HOOK(CmdDrawIndirectByteCountEXT, RecordHooks),
+    BINDERY_HOOK(CmdDrawIndirectCount, RecordHooks),
+    BINDERY_HOOK(CmdDrawIndexedIndirectCount, RecordHooks),
+    BINDERY_HOOK(CmdDrawIndirectCountKHR, RecordHooks),
+    BINDERY_HOOK(CmdDrawIndexedIndirectCountKHR, RecordHooks),
+    BINDERY_HOOK(CmdDrawIndirectCountAMD, RecordHooks),
+    BINDERY_HOOK(CmdDrawIndexedIndirectCountAMD, RecordHooks),
+    BINDERY_HOOK(CmdDrawMeshTasksEXT, RecordHooks),
+    BINDERY_HOOK(CmdDrawMeshTasksIndirectEXT, RecordHooks),
+    BINDERY_HOOK(CmdDrawMeshTasksIndirectCountEXT, RecordHooks),
+    BINDERY_HOOK(CmdDrawMeshTasksNV, RecordHooks),
+    BINDERY_HOOK(CmdDrawMeshTasksIndirectNV, RecordHooks),
+    BINDERY_HOOK(CmdDrawMeshTasksIndirectCountNV, RecordHooks),
+    BINDERY_HOOK(CmdDrawClusterHUAWEI, RecordHooks),
+    BINDERY_HOOK(CmdDrawClusterIndirectHUAWEI, RecordHooks),
+    BINDERY_HOOK(CmdDispatch, RecordHooks),
+    BINDERY_HOOK(CmdDispatchBase, RecordHooks),
+    BINDERY_HOOK(CmdDispatchBaseKHR, RecordHooks),
+    BINDERY_HOOK(CmdDispatchIndirect, RecordHooks),
 };
 
 // Physical-device queries: the raised limits (limits.h).
@@ -192,6 +199,26 @@ class Bindings final : public Capability {
     return models;
   }
 
+  // The parts the debug setting bindings_skip leaves out: only where the policy converts
+  // no more than the layouts beyond the driver's limits (PlanDevice then stops those too
+  // unless `features` is all that is left out), never under force, whose conversions need
+  // every part.
+  static uint32_t SkippedParts(const DeviceEditor& editor, const BindingsPolicy& policy) {
+    const uint32_t skip = editor.instance().settings.bindings_skip;
+    if (skip == 0) return 0;
+    if (policy.convert_everything) {
+      BINDERY_LOG(editor.instance().log(), kWarn, "bindings-skip",
+                  "bindings_skip is ignored on %s: indirect bindings convert every layout there (%s)",
+                  editor.properties().deviceName, policy.name);
+      return 0;
+    }
+    BINDERY_LOG(editor.instance().log(), kInfo, "bindings-skip",
+                "bindings_skip 0x%x on %s (a debug setting): those parts of indirect bindings are left out%s", skip,
+                editor.properties().deviceName,
+                (skip & ~uint32_t{kSkipFeatures}) != 0 ? " and no layout converts" : "");
+    return skip;
+  }
+
   std::unique_ptr<DevicePlan> PlanDevice(DeviceEditor& editor) const override {
     const Settings& settings = editor.instance().settings;
     const BindingsPolicy policy =
@@ -210,6 +237,9 @@ class Bindings final : public Capability {
     }
     auto plan = std::make_unique<BindingsPlan>();
     plan->policy = policy;
+    plan->skip = SkippedParts(editor, policy);
+    if ((plan->skip & ~uint32_t{kSkipFeatures}) != 0) plan->policy.convert_over_limits = false;
+    const bool features = (plan->skip & kSkipFeatures) == 0;
     plan->native_limits = editor.properties().limits;
     plan->api_version = editor.api_version();
     // 64-bit offsets and sizes (buffers beyond 4 GiB: spirv/pointer_pass_wide_indices.cpp,
@@ -218,13 +248,14 @@ class Bindings final : public Capability {
     // application (whose features query and create info stay its own), so an unchanged
     // program reaches every byte of its buffers.
     plan->shader_int64 =
-        editor.RequestCoreFeature(offsetof(VkPhysicalDeviceFeatures, shaderInt64)) == nullptr;
+        features && editor.RequestCoreFeature(offsetof(VkPhysicalDeviceFeatures, shaderInt64)) == nullptr;
     // 8/16-bit values a module declares for storage only are merged and zeroed as they are
     // where these exist (spirv::RewriteOptions::float16): widened to 32 bits and back, a
     // 16-bit float's signalling NaN came back quiet (ggml's quantized block copies).
-    plan->shader_int16 = editor.RequestCoreFeature(offsetof(VkPhysicalDeviceFeatures, shaderInt16)) == nullptr;
-    plan->shader_float16 = editor.RequestFeature(DeviceFeature::kShaderFloat16) == nullptr;
-    plan->shader_int8 = editor.RequestFeature(DeviceFeature::kShaderInt8) == nullptr;
+    plan->shader_int16 =
+        features && editor.RequestCoreFeature(offsetof(VkPhysicalDeviceFeatures, shaderInt16)) == nullptr;
+    plan->shader_float16 = features && editor.RequestFeature(DeviceFeature::kShaderFloat16) == nullptr;
+    plan->shader_int8 = features && editor.RequestFeature(DeviceFeature::kShaderInt8) == nullptr;
     plan->bounds_checks = editor.application_features().robustBufferAccess == VK_TRUE;
     if (auto* r2 = static_cast<const VkPhysicalDeviceRobustness2FeaturesEXT*>(
             editor.FindApplicationStruct(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT))) {
@@ -235,16 +266,18 @@ class Bindings final : public Capability {
     plan->dump_dir = settings.bindings_dump_dir;
     plan->validate = settings.bindings_validate;
     plan->records_in_root = settings.bindings_records_in_root;
+    plan->restrict_pointers = settings.bindings_restrict;
     plan->root_split = settings.bindings_root_split == Settings::RootSplit::kOn ||
                        (settings.bindings_root_split == Settings::RootSplit::kAuto &&
                         editor.properties().limits.maxPushConstantsSize >= 256);
     plan->broadcast_descriptor_index_models = BroadcastIndexModels(editor);
     if (editor.driver_id() == VK_DRIVER_ID_MESA_LLVMPIPE) plan->lane_zero_descriptor_index_models = ~0u;
-    editor.tracking().resources = true;
-    editor.tracking().commands = true;  // per-command-buffer state: binds (fallbacks), the root ring
+    editor.tracking().resources = (plan->skip & kSkipResources) == 0;
+    // per-command-buffer state: binds (fallbacks), the root ring
+    editor.tracking().commands = (plan->skip & kSkipCommands) == 0;
     VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     if (plan->convert_uniform_buffers) usage |= VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
-    editor.tracking().address_rules.push_back({usage, 0});
+    if ((plan->skip & kSkipAddresses) == 0) editor.tracking().address_rules.push_back({usage, 0});
     return plan;
   }
 
@@ -287,7 +320,7 @@ DeviceBindings::DeviceBindings(DeviceState& device_state, const BindingsPlan& p,
   VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   info.bindingCount = 1;
   info.pBindings = &root;
-  if (ring_alignment > kRingRootBytes ||
+  if ((p.skip & kSkipRootLayout) != 0 || ring_alignment > kRingRootBytes ||
       next.CreateDescriptorSetLayout(device.handle, &info, nullptr, &root_set_layout) != VK_SUCCESS) {
     root_set_layout = VK_NULL_HANDLE;
   }

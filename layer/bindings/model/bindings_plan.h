@@ -32,11 +32,13 @@ class BindingsPlan : public DevicePlan {
   uint32_t lane_zero_descriptor_index_models = 0;
   std::string dump_dir;              // where rewritten modules are written ("" none)
   bool validate = false;             // spirv-val on each rewritten module (bindings_validate)
+  bool restrict_pointers = true;      // converted pointers kept in RestrictPointer variables (bindings_restrict)
   bool records_in_root = true;       // small fixed sets' records travel in the root (root_layout.h)
   bool root_split = false;           // a compute copy of the root (RootPushSpace), decided at device creation
   spirv::TargetEnv target = spirv::TargetEnv::kVulkan1_0;
   uint32_t api_version = VK_API_VERSION_1_0;
   BindingsPolicy policy;                 // which layouts convert (model/policy.h)
+  uint32_t skip = 0;                     // parts left out (Settings::bindings_skip, a debug setting)
   VkPhysicalDeviceLimits native_limits{};  // the driver's own limits
 };
 

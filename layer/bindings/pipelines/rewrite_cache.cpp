@@ -28,7 +28,8 @@ void AppendOptionsKey(const spirv::RewriteOptions& o, std::string* out) {
   };
   put(static_cast<uint32_t>(o.target));
   put((o.shader_int64 ? 1u : 0u) | (o.bounds_checks ? 2u : 0u) | (o.convert_uniform_buffers ? 4u : 0u) |
-      (o.float16 ? 8u : 0u) | (o.int16 ? 16u : 0u) | (o.int8 ? 32u : 0u));
+      (o.float16 ? 8u : 0u) | (o.int16 ? 16u : 0u) | (o.int8 ? 32u : 0u) |
+      (o.restrict_pointers ? 64u : 0u));
   put(static_cast<uint32_t>(o.root_placement));
   put(o.root_buffer_set);
   put(o.root_address_offset);

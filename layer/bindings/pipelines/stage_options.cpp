@@ -37,6 +37,7 @@ void OptionsFor(const PipelineStore& b, const RootLayout& root, uint32_t root_sh
   o.int16 = b.plan.shader_int16;
   o.int8 = b.plan.shader_int8;
   o.bounds_checks = bounds_checks;
+  o.restrict_pointers = b.plan.restrict_pointers;
   o.convert_uniform_buffers = b.plan.convert_uniform_buffers;
   o.broadcast_descriptor_index_models = b.plan.broadcast_descriptor_index_models;
   o.lane_zero_descriptor_index_models = b.plan.lane_zero_descriptor_index_models;
