@@ -286,7 +286,7 @@ const SettingInfo kSettingsTable[] = {
     BINDERY_SETTING("bindings_validate", "BINDERY_BINDINGS_VALIDATE", kOnOffValues),
     BINDERY_SETTING("bindings_records_in_root", "BINDERY_BINDINGS_RECORDS_IN_ROOT", kOnOffFirstOnValues),
     BINDERY_SETTING("bindings_root_split", "BINDERY_BINDINGS_ROOT_SPLIT", kAutoOnOffValues),
-    BINDERY_SETTING("bindings_restrict", "BINDERY_BINDINGS_RESTRICT", kOnOffFirstOnValues),
+    BINDERY_SETTING("bindings_restrict", "BINDERY_BINDINGS_RESTRICT", kOnOffValues),
     SettingInfo{"bindings_skip", "BINDERY_BINDINGS_SKIP", nullptr, 0},  // debug: parts, comma-separated
 };
 #undef BINDERY_SETTING
@@ -394,7 +394,7 @@ std::string Describe(const Settings& s) {
   if (!s.bindings_dump_dir.empty()) out += " bindings_dump=" + s.bindings_dump_dir;
   if (s.bindings_validate) out += " bindings_validate=on";
   if (!s.bindings_records_in_root) out += " bindings_records_in_root=off";
-  if (!s.bindings_restrict) out += " bindings_restrict=off";
+  if (s.bindings_restrict) out += " bindings_restrict=on";
   if (s.bindings_root_split != Settings::RootSplit::kAuto) {
     out += s.bindings_root_split == Settings::RootSplit::kOn ? " bindings_root_split=on" : " bindings_root_split=off";
   }

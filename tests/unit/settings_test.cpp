@@ -115,11 +115,12 @@ TEST(SettingsResolve, BindingsSkipNamesPartsNoneOrAll) {
   }
 }
 
-TEST(SettingsResolve, BindingsRestrictIsOnByDefault) {
-  EXPECT_TRUE(ResolveSettings({}, {}).bindings_restrict);
-  const Settings off = ResolveSettings({}, {{"BINDERY_BINDINGS_RESTRICT", "off"}});
-  EXPECT_FALSE(off.bindings_restrict);
-  EXPECT_NE(Describe(off).find("bindings_restrict=off"), std::string::npos);
+TEST(SettingsResolve, BindingsRestrictIsOffUntilMeasured) {
+  EXPECT_FALSE(ResolveSettings({}, {}).bindings_restrict);
+  EXPECT_EQ(Describe(ResolveSettings({}, {})).find("bindings_restrict"), std::string::npos);
+  const Settings on = ResolveSettings({}, {{"BINDERY_BINDINGS_RESTRICT", "on"}});
+  EXPECT_TRUE(on.bindings_restrict);
+  EXPECT_NE(Describe(on).find("bindings_restrict=on"), std::string::npos);
 }
 
 TEST(SettingsResolve, UnknownKeysAndBadValuesBecomeWarnings) {

@@ -32,7 +32,7 @@ class BindingsPlan : public DevicePlan {
   uint32_t lane_zero_descriptor_index_models = 0;
   std::string dump_dir;              // where rewritten modules are written ("" none)
   bool validate = false;             // spirv-val on each rewritten module (bindings_validate)
-  bool restrict_pointers = true;      // converted pointers kept in RestrictPointer variables (bindings_restrict)
+  bool restrict_pointers = false;     // converted pointers kept in RestrictPointer variables (bindings_restrict)
   bool records_in_root = true;       // small fixed sets' records travel in the root (root_layout.h)
   bool root_split = false;           // a compute copy of the root (RootPushSpace), decided at device creation
   spirv::TargetEnv target = spirv::TargetEnv::kVulkan1_0;
